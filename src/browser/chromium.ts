@@ -1,0 +1,97 @@
+/**
+ * Browser discovery and launch: the one place that knows where Chromium lives and which
+ * flags keep it quiet and deterministic offline.
+ */
+import { existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { chromium, type Browser, type LaunchOptions } from "playwright";
+import { UmpireError } from "../errors.js";
+
+/**
+ * Flags that stop Chromium from phoning home (refused connections and DNS look-ups on a closed
+ * network), keep rendering deterministic, and let it run as root in a container.
+ */
+export const CHROMIUM_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+  "--disable-default-apps",
+  "--disable-extensions",
+  "--mute-audio",
+  "--hide-scrollbars",
+  "--font-render-hinting=none",
+  "--force-color-profile=srgb",
+] as const;
+
+const PATH_NAMES = ["chromium", "chromium-browser", "google-chrome-stable", "google-chrome"];
+
+export interface ChromiumLocation {
+  path: string;
+  source: "UMPIRE_CHROMIUM" | "PATH" | "playwright";
+}
+
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Playwright's own download, if one was ever installed on this machine. */
+function playwrightBundled(): string | undefined {
+  try {
+    const path = chromium.executablePath();
+    return path && existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Finds a Chromium: UMPIRE_CHROMIUM, then the PATH, then Playwright's own; undefined if none. */
+export function locateChromium(env: NodeJS.ProcessEnv = process.env): ChromiumLocation | undefined {
+  const configured = env.UMPIRE_CHROMIUM;
+  if (configured) {
+    if (!existsSync(configured)) {
+      throw new UmpireError(
+        "browser",
+        `UMPIRE_CHROMIUM points at ${configured}, which does not exist`,
+        "Set UMPIRE_CHROMIUM to a Chromium executable, or unset it to use the one on the PATH.",
+      );
+    }
+    return { path: configured, source: "UMPIRE_CHROMIUM" };
+  }
+  for (const name of PATH_NAMES) {
+    const path = onPath(name, env);
+    if (path) return { path, source: "PATH" };
+  }
+  const bundled = playwrightBundled();
+  return bundled ? { path: bundled, source: "playwright" } : undefined;
+}
+
+/** Like locateChromium, but a missing browser is an error that says exactly what to run. */
+export function requireChromium(env: NodeJS.ProcessEnv = process.env): ChromiumLocation {
+  const found = locateChromium(env);
+  if (found) return found;
+  throw new UmpireError(
+    "browser",
+    "No Chromium found (checked UMPIRE_CHROMIUM, the PATH and Playwright's download).",
+    "Run `npm run setup` (it installs one), or `npx playwright install chromium`, or as root on Debian `apt-get install -y chromium`, or set UMPIRE_CHROMIUM=/path/to/chromium.",
+  );
+}
+
+/** Launches a headless Chromium with umpire's flags. */
+export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
+  const { path } = requireChromium();
+  return chromium.launch({
+    headless: true,
+    executablePath: path,
+    ...options,
+    args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * The CLI's entry: dispatches to one module per command and is the only place that turns
+ * errors into messages and exit codes.
+ */
+import { isUmpireError, type ErrorCode } from "../errors.js";
+import { EXIT } from "./exit-codes.js";
+import type { Command, CommandIO } from "./io.js";
+
+/** Commands load lazily so `umpire validate` does not pay for Playwright or SQLite. */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  run: { summary: "run task files against a model and store the results", load: async () => (await import("./commands/run.js")).run },
+  validate: { summary: "check task files (add --self-test to prove each task sound)", load: async () => (await import("./commands/validate.js")).run },
+  runs: { summary: "list stored runs", load: async () => (await import("./commands/runs.js")).run },
+  show: { summary: "show one run's trials, checks and stop reasons", load: async () => (await import("./commands/show.js")).run },
+  compare: { summary: "compare runs, modes or models with statistics", load: async () => (await import("./commands/compare.js")).run },
+  report: { summary: "write the HTML report of a run", load: async () => (await import("./commands/report.js")).run },
+  "serve-fixtures": { summary: "start the fixture website standalone", load: async () => (await import("./commands/serve-fixtures.js")).run },
+  "serve-model": { summary: "start the reference model server standalone", load: async () => (await import("./commands/serve-model.js")).run },
+  lint: { summary: "check a recorded chat-completions request against the Holo conventions", load: async () => (await import("./commands/lint.js")).run },
+};
+
+const EXIT_FOR_CODE: Record<ErrorCode, number> = {
+  usage: EXIT.usage,
+  input: EXIT.usage,
+  config: EXIT.usage,
+  browser: EXIT.usage,
+  store: EXIT.usage,
+  not_found: EXIT.usage,
+};
+
+function help(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `usage: umpire <command> [options]\n\ncommands:\n${lines.join("\n")}\n\n'umpire <command> --help' shows a command's options.\n`;
+}
+
+export function defaultIO(signal: AbortSignal): CommandIO {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal };
+}
+
+/** Runs one command; returns the exit code. Never throws. */
+export async function main(argv: string[], io?: CommandIO): Promise<number> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts += 1;
+    if (interrupts === 1) {
+      process.stderr.write("\numpire: interrupted; finishing the current action and storing what exists (Ctrl-C again to stop now)\n");
+      controller.abort(new Error("cancelled by user"));
+    } else {
+      process.stderr.write("\numpire: stopping now\n");
+      process.exit(EXIT.interrupted);
+    }
+  };
+  const ownsSignal = !io;
+  if (ownsSignal) process.on("SIGINT", onSigint);
+  const ctx = io ?? defaultIO(controller.signal);
+  const [name, ...rest] = argv;
+  try {
+    if (!name || name === "--help" || name === "-h" || name === "help") {
+      ctx.stdout.write(help());
+      return name ? EXIT.ok : EXIT.usage;
+    }
+    const entry = COMMANDS[name];
+    if (!entry) {
+      ctx.stderr.write(`umpire: unknown command '${name}'\n\n${help()}`);
+      return EXIT.usage;
+    }
+    const command = await entry.load();
+    const code = await command(rest, ctx);
+    return ctx.signal.aborted && code !== EXIT.ok ? EXIT.interrupted : code;
+  } catch (error) {
+    if (isUmpireError(error)) {
+      ctx.stderr.write(`umpire: ${error.message}\n${error.hint ? `  fix: ${error.hint}\n` : ""}`);
+      return EXIT_FOR_CODE[error.code];
+    }
+    ctx.stderr.write(`umpire: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT.failed;
+  } finally {
+    if (ownsSignal) process.off("SIGINT", onSigint);
+  }
+}
