@@ -1,0 +1,52 @@
+/**
+ * `npm run setup`: makes sure this machine has a Chromium umpire can drive.
+ *
+ * Order: an existing browser (UMPIRE_CHROMIUM, the PATH, Playwright's own download); else
+ * Playwright's download where the network allows; else Debian's package when we are root;
+ * else stop with the exact commands to run.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { locateChromium } from "../src/browser/chromium.js";
+
+function say(line: string): void {
+  process.stdout.write(`setup: ${line}\n`);
+}
+
+function run(command: string, args: string[], timeoutMs: number): boolean {
+  say(`running: ${command} ${args.join(" ")}`);
+  const result = spawnSync(command, args, { stdio: "inherit", timeout: timeoutMs });
+  return result.status === 0;
+}
+
+function found(): boolean {
+  const location = locateChromium();
+  if (location) say(`Chromium: ${location.path} (from ${location.source})`);
+  return Boolean(location);
+}
+
+function main(): number {
+  if (found()) return 0;
+
+  // Playwright's own browser build: the usual way on a developer's laptop.
+  if (run("npx", ["--no-install", "playwright", "install", "chromium"], 5 * 60_000) && found()) return 0;
+  say("Playwright's browser download did not work here (an offline or restricted network?)");
+
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (isRoot && existsSync("/etc/debian_version")) {
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    const apt = (args: string[]) => spawnSync("apt-get", args, { stdio: "inherit", env, timeout: 15 * 60_000 }).status === 0;
+    say("installing Debian's chromium package");
+    if (apt(["update", "-qq"]) && apt(["install", "-y", "-qq", "chromium"]) && found()) return 0;
+  }
+
+  process.stderr.write(
+    "setup: no Chromium could be installed automatically. Do one of:\n" +
+      "  npx playwright install chromium\n" +
+      "  sudo apt-get install -y chromium          (Debian/Ubuntu)\n" +
+      "  export UMPIRE_CHROMIUM=/path/to/chromium   (any Chromium or Chrome build)\n",
+  );
+  return 1;
+}
+
+process.exitCode = main();

@@ -1,0 +1,214 @@
+/**
+ * A trial's environment: its own browser context, fixture session and workspace folder.
+ *
+ * The context only reaches the origins the task allows (the control API, on its own port, is
+ * never one of them), and the observation keeps the exact screenshot bytes the model is sent,
+ * because coordinates are scaled against those bytes.
+ */
+import { createHash } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright";
+import type { Task } from "../task/schema.js";
+import type { FixtureControlClient } from "../../fixtures-site/client.js";
+
+/** What the agent is shown each turn, plus what the runner keeps about it. */
+export interface Observation {
+  /** The exact PNG bytes sent to the model. */
+  png: Buffer;
+  sha256: string;
+  /** Pixel size of `png` (device pixels: CSS size x deviceScaleFactor). */
+  width: number;
+  height: number;
+  url?: string;
+  title?: string;
+  text?: string;
+  capturedAt: string;
+  captureMs: number;
+  /** Moving regions the page declared (CSS px, viewport-relative), for the repetition masks. */
+  volatile: Box[];
+}
+
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface TrialEnvironmentOptions {
+  browser: Browser;
+  task: Task;
+  trialId: string;
+  /** The agent's workspace (notes/ lives here); created if missing. */
+  workspaceDir: string;
+  fixtures: { siteUrl: string; client: FixtureControlClient };
+  /** Milliseconds to wait for navigation and loads. */
+  navigationTimeoutMs?: number;
+}
+
+const PAGE_TEXT_LIMIT = 4_000;
+
+/** Resolves the task's allowed origins ("fixture" means the fixture site) to origin strings. */
+export function allowedOrigins(task: Task, siteUrl: string): Set<string> {
+  const fixtureOrigin = new URL(siteUrl).origin;
+  return new Set(task.permissions.allowedOrigins.map((o) => (o === "fixture" ? fixtureOrigin : new URL(o).origin)));
+}
+
+export class TrialEnvironment {
+  readonly origins: Set<string>;
+  /** Requests the agent's page tried that were refused, for the trial log. */
+  readonly blockedRequests: string[] = [];
+  private inflight = 0;
+
+  private constructor(
+    readonly options: TrialEnvironmentOptions,
+    readonly context: BrowserContext,
+    readonly page: Page,
+  ) {
+    this.origins = allowedOrigins(options.task, options.fixtures.siteUrl);
+  }
+
+  /** Creates the fixture session, the context and the page, and opens the start page. */
+  static async open(options: TrialEnvironmentOptions): Promise<TrialEnvironment> {
+    const { browser, task, trialId, workspaceDir, fixtures } = options;
+    await mkdir(join(workspaceDir, "notes"), { recursive: true });
+    const session = await fixtures.client.createSession({ id: trialId, scenario: task.start.scenario, workspace: workspaceDir });
+    const context = await browser.newContext({
+      viewport: { width: task.viewport.width, height: task.viewport.height },
+      deviceScaleFactor: task.viewport.deviceScaleFactor,
+      reducedMotion: "reduce",
+      serviceWorkers: "block",
+      acceptDownloads: false,
+      locale: "en-GB",
+      timezoneId: "UTC",
+    });
+    const site = new URL(fixtures.siteUrl);
+    await context.addCookies([{ name: session.cookie.name, value: session.cookie.value, domain: site.hostname, path: "/" }]);
+    const page = await context.newPage();
+    const env = new TrialEnvironment(options, context, page);
+    await env.guard();
+    page.setDefaultTimeout(options.navigationTimeoutMs ?? 15_000);
+    await page.goto(new URL(task.start.path, fixtures.siteUrl).toString(), { waitUntil: "load" });
+    return env;
+  }
+
+  /** Every request outside the allowed origins is aborted before it leaves the browser. */
+  private async guard(): Promise<void> {
+    await this.context.route("**/*", async (route) => {
+      const url = route.request().url();
+      if (this.isAllowedUrl(url)) return route.continue();
+      this.blockedRequests.push(url);
+      return route.abort("blockedbyclient");
+    });
+    this.page.on("request", () => (this.inflight += 1));
+    const done = () => (this.inflight = Math.max(0, this.inflight - 1));
+    this.page.on("requestfinished", done);
+    this.page.on("requestfailed", done);
+  }
+
+  isAllowedUrl(url: string): boolean {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return false;
+    }
+    if (parsed.protocol === "data:" || parsed.protocol === "blob:" || url === "about:blank") return true;
+    return this.origins.has(parsed.origin);
+  }
+
+  /** Requests still in flight on the agent's page (a pending Save, a lazy load). */
+  get pendingRequests(): number {
+    return this.inflight;
+  }
+
+  /**
+   * Waits until the page has no request in flight, up to `timeoutMs`.
+   * Returns false when it was still busy: the caller must not assume the effect did or did not happen.
+   */
+  async settle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (this.inflight > 0 && Date.now() < until && !signal?.aborted) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return this.inflight === 0;
+  }
+
+  /** Takes the observation: layout flushed, exact screenshot bytes, and the text the task asks for. */
+  async observe(): Promise<Observation> {
+    const started = performance.now();
+    const capturedAt = new Date().toISOString();
+    await this.flushLayout();
+    const png = await this.page.screenshot({ type: "png", animations: "allow", caret: "initial" });
+    const { width, height } = pngSize(png);
+    const mode = this.options.task.observation;
+    const observation: Observation = {
+      png,
+      sha256: createHash("sha256").update(png).digest("hex"),
+      width,
+      height,
+      capturedAt,
+      captureMs: 0,
+      volatile: await this.volatileRegions(),
+    };
+    if (mode !== "screenshot") {
+      observation.url = this.page.url();
+      observation.title = await this.page.title().catch(() => "");
+    }
+    if (mode === "screenshot+text") {
+      const text = await this.page.evaluate(() => document.body?.innerText ?? "").catch(() => "");
+      observation.text = text.length > PAGE_TEXT_LIMIT ? `${text.slice(0, PAGE_TEXT_LIMIT)}\n[page text cut at ${PAGE_TEXT_LIMIT} characters]` : text;
+    }
+    observation.captureMs = performance.now() - started;
+    return observation;
+  }
+
+  /** The fixture page reports its layout asynchronously; wait for the latest report (if the page has the hook). */
+  async flushLayout(): Promise<void> {
+    await this.page
+      .evaluate(() => {
+        const w = window as unknown as { __umpireLayoutFlush?: () => Promise<unknown> };
+        return w.__umpireLayoutFlush ? Promise.race([w.__umpireLayoutFlush(), new Promise((r) => setTimeout(r, 2_000))]) : null;
+      })
+      .catch(() => undefined);
+  }
+
+  private async volatileRegions(): Promise<Box[]> {
+    return this.page
+      .evaluate(() =>
+        Array.from(document.querySelectorAll("[data-volatile]")).map((el) => {
+          const r = el.getBoundingClientRect();
+          return { x: r.x, y: r.y, width: r.width, height: r.height };
+        }),
+      )
+      .catch(() => []);
+  }
+
+  /** Resolves CSS selectors (task masks) to viewport boxes on the current page. */
+  async boxesFor(selectors: string[]): Promise<Box[]> {
+    if (selectors.length === 0) return [];
+    return this.page
+      .evaluate((sels) => {
+        const boxes: { x: number; y: number; width: number; height: number }[] = [];
+        for (const sel of sels) {
+          for (const el of Array.from(document.querySelectorAll(sel))) {
+            const r = el.getBoundingClientRect();
+            boxes.push({ x: r.x, y: r.y, width: r.width, height: r.height });
+          }
+        }
+        return boxes;
+      }, selectors)
+      .catch(() => []);
+  }
+
+  async close(): Promise<void> {
+    await this.context.close().catch(() => undefined);
+  }
+}
+
+/** Width and height from a PNG's IHDR chunk. */
+export function pngSize(png: Buffer): { width: number; height: number } {
+  if (png.length < 24 || png.readUInt32BE(12) !== 0x49484452) throw new Error("not a PNG image");
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}

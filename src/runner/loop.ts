@@ -1,0 +1,329 @@
+/**
+ * The trial loop: observe -> model -> executor -> results, until exactly one stop reason.
+ *
+ * Turns and actions are capped separately; the token budget is checked before each request
+ * with room reserved for the response; one deadline covers model and browser waits; a user
+ * cancellation lets the current action finish and skips the rest, saying why.
+ */
+import type { ProposedAction } from "../toolbox/tools.js";
+import type { Task } from "../task/schema.js";
+import type { Observation } from "./environment.js";
+import { reasonOf, type ActionResult, type Executor } from "./executor.js";
+import type { StopReason } from "./stop-reason.js";
+import type { TrialLog } from "./trial-log.js";
+
+export interface Usage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+  reasoningTokens: number | null;
+  cachedTokens: number | null;
+}
+
+/** The model side's turn, as the agent session returns it (docs/ARCHITECTURE.md). */
+export interface AgentTurn {
+  outcome: "actions" | "invalid" | "refused" | "truncated" | "error";
+  actions: ProposedAction[];
+  invalid: { id: string; tool?: string; message: string }[];
+  note?: string | null;
+  thought?: string | null;
+  content?: string | null;
+  reasoning?: string | null;
+  usage: Usage;
+  timing: { modelMs: number; ttftMs?: number | null; retries: number };
+  finishReason?: string | null;
+  error?: { code: string; message: string; status?: number };
+}
+
+export interface AgentSessionLike {
+  nextTurn(observation: Observation, signal: AbortSignal): Promise<AgentTurn>;
+  addResults(results: { id: string; tool: string; status: string; message: string; output?: string }[]): void;
+  addUserText(text: string): void;
+}
+
+export type GuardDecision =
+  | { kind: "continue"; warnings?: Map<string, string> }
+  | { kind: "pause"; condition: string; message: string }
+  | { kind: "stuck"; condition: string; report: string; evidence: string[] };
+
+/** Repetition detection, seen from the loop (src/runner/repetition-guard.ts adapts the detector). */
+export interface RepetitionGuard {
+  beforeExecute(observation: Observation, screenshotPath: string, actions: ProposedAction[]): Promise<GuardDecision>;
+  afterExecute(results: ActionResult[]): void;
+  metrics(): Record<string, number>;
+}
+
+export interface TurnRecord {
+  idx: number;
+  startedAt: string;
+  outcome: AgentTurn["outcome"];
+  finishReason: string | null;
+  modelMs: number;
+  ttftMs: number | null;
+  retries: number;
+  usage: Usage;
+  note: string | null;
+  thought: string | null;
+  content: string | null;
+  reasoning: string | null;
+  screenshot: string;
+  width: number;
+  height: number;
+  flags: Record<string, unknown>;
+  actions: (ActionResult & { idx: number; args: Record<string, unknown> })[];
+}
+
+export interface LoopOptions {
+  task: Task;
+  observe: () => Promise<Observation>;
+  session: AgentSessionLike;
+  executor: Executor;
+  log: TrialLog;
+  userSignal: AbortSignal;
+  /** Consecutive invalid outputs that stop the trial with `invalid_output`. */
+  maxInvalidOutputs: number;
+  /** The response allowance reserved before each request (the agent's max_tokens). */
+  responseReserve: number;
+  /** Runs a model request under the run-wide model concurrency limit. */
+  modelSlot: <T>(fn: () => Promise<T>) => Promise<T>;
+  guard?: RepetitionGuard;
+  onTurn: (turn: TurnRecord) => void;
+}
+
+export interface LoopOutcome {
+  stopReason: StopReason;
+  /** Words beside the stop reason, e.g. "Save stayed covered after 3 attempts". */
+  stopDetail: string;
+  answer: string | null;
+  turns: number;
+  actions: number;
+  usage: { inputTokens: number; outputTokens: number; reasoningTokens: number; cachedTokens: number; reported: boolean };
+  timing: { modelMs: number; executorMs: number; captureMs: number; ttftMs: number[] };
+  lastScreenshot: string | null;
+  /** Screenshots attached to a stuck report. */
+  evidence: string[];
+}
+
+export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
+  const { task, session, executor, log, userSignal } = options;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`time limit of ${task.limits.seconds} s reached`)), task.limits.seconds * 1000);
+  const signal = AbortSignal.any([userSignal, deadline.signal]);
+  const out: LoopOutcome = {
+    stopReason: "answered",
+    stopDetail: "",
+    answer: null,
+    turns: 0,
+    actions: 0,
+    usage: { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0, reported: false },
+    timing: { modelMs: 0, executorMs: 0, captureMs: 0, ttftMs: [] },
+    lastScreenshot: null,
+    evidence: [],
+  };
+  const stop = (reason: StopReason, detail = ""): LoopOutcome => {
+    out.stopReason = reason;
+    out.stopDetail = detail;
+    log.step("flow_event", { flow: "stop", origin: "loop", reason, detail });
+    return out;
+  };
+  const abortedStop = () => (userSignal.aborted ? stop("cancelled", reasonOf(userSignal)) : stop("timeout", reasonOf(deadline.signal)));
+  let lastInput = 0;
+  let inputGrowth = 0;
+  let consecutiveInvalid = 0;
+
+  const observe = async (): Promise<{ observation: Observation; path: string }> => {
+    const observation = await options.observe();
+    out.timing.captureMs += observation.captureMs;
+    const path = log.screenshot(observation.png, observation.sha256);
+    out.lastScreenshot = path;
+    log.step("observation_event", {
+      type: "web",
+      text: null,
+      image: { type: "url", source: path, media_type: "image/png" },
+      metadata: {
+        url: observation.url ?? null,
+        title: observation.title ?? null,
+        text: observation.text ?? "",
+        viewport_size: [task.viewport.width, task.viewport.height],
+        image_size: [observation.width, observation.height],
+        captured_at: observation.capturedAt,
+        capture_ms: Math.round(observation.captureMs),
+      },
+    });
+    return { observation, path };
+  };
+
+  try {
+    let current: { observation: Observation; path: string };
+    try {
+      current = await observe();
+    } catch (error) {
+      return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
+    }
+    for (;;) {
+      if (signal.aborted) return abortedStop();
+      if (out.turns >= task.limits.turns) return stop("turn_limit", `${task.limits.turns} turns used`);
+      const used = out.usage.inputTokens + out.usage.outputTokens;
+      const nextInput = lastInput + Math.max(inputGrowth, 0);
+      if (out.turns > 0 && used + nextInput + options.responseReserve > task.limits.tokens) {
+        return stop("token_budget", `${used} of ${task.limits.tokens} tokens used; the next request (~${nextInput} in + ${options.responseReserve} reserved) would not fit`);
+      }
+
+      const startedAt = new Date().toISOString();
+      let turn: AgentTurn;
+      try {
+        turn = await options.modelSlot(() => session.nextTurn(current.observation, signal));
+      } catch (error) {
+        if (signal.aborted) return abortedStop();
+        return stop("model_error", messageOf(error));
+      }
+      out.turns += 1;
+      addUsage(out, turn);
+      if (turn.usage.inputTokens !== null) {
+        inputGrowth = lastInput ? turn.usage.inputTokens - lastInput : 0;
+        lastInput = turn.usage.inputTokens;
+      }
+      log.step("policy_event", {
+        turn: out.turns,
+        reasoning_content: turn.reasoning ?? null,
+        content: turn.content ?? null,
+        note: turn.note ?? null,
+        thought: turn.thought ?? null,
+        tool_reqs: turn.actions.map((a) => ({ tool_name: a.tool, args: a.args, id: a.id })),
+        validation_errors: turn.invalid,
+        outcome: turn.outcome,
+        finish_reason: turn.finishReason ?? null,
+        usage: turn.usage,
+        timing: turn.timing,
+      });
+      const record: TurnRecord = {
+        idx: out.turns,
+        startedAt,
+        outcome: turn.outcome,
+        finishReason: turn.finishReason ?? null,
+        modelMs: turn.timing.modelMs,
+        ttftMs: turn.timing.ttftMs ?? null,
+        retries: turn.timing.retries,
+        usage: turn.usage,
+        note: turn.note ?? null,
+        thought: turn.thought ?? null,
+        content: turn.content ?? null,
+        reasoning: turn.reasoning ?? null,
+        screenshot: current.path,
+        width: current.observation.width,
+        height: current.observation.height,
+        flags: {},
+        actions: [],
+      };
+
+      if (turn.outcome === "error" && signal.aborted) {
+        options.onTurn(record);
+        return abortedStop();
+      }
+      if (turn.outcome !== "actions" && turn.outcome !== "invalid") {
+        options.onTurn(record);
+        const detail = turn.error?.message ?? turn.finishReason ?? "";
+        log.step("error_event", { error: detail || turn.outcome, origin: "model", tool_req: null });
+        if (turn.outcome === "refused") return stop("model_refused", detail);
+        if (turn.outcome === "truncated") return stop("model_truncated", detail || "finish_reason length");
+        return stop("model_error", detail);
+      }
+      for (const invalid of turn.invalid) {
+        log.step("error_event", { error: invalid.message, origin: "validation", tool_req: { tool_name: invalid.tool ?? null, id: invalid.id } });
+      }
+      if (turn.outcome === "invalid" || turn.actions.length === 0) {
+        consecutiveInvalid += 1;
+        options.onTurn(record);
+        if (consecutiveInvalid >= options.maxInvalidOutputs) {
+          return stop("invalid_output", `${consecutiveInvalid} invalid outputs in a row; last: ${turn.invalid.at(-1)?.message ?? "no action"}`);
+        }
+        session.addResults([]);
+        current = await observe();
+        continue;
+      }
+      consecutiveInvalid = 0;
+
+      const decision: GuardDecision = options.guard
+        ? await options.guard.beforeExecute(current.observation, current.path, turn.actions)
+        : { kind: "continue" };
+      const results: ActionResult[] = [];
+      let answer: string | null = null;
+      let hitActionLimit = false;
+      for (const action of turn.actions) {
+        const skip = (why: string) => results.push({ id: action.id, tool: action.tool, status: "skipped", message: `not run: ${why}`, ms: 0 });
+        if (answer !== null) skip("the trial ended with the answer before this action");
+        else if (action.tool === "answer") answer = String(action.args.content ?? "");
+        else if (decision.kind !== "continue") skip(`paused: ${decision.condition}`);
+        else if (signal.aborted) skip(reasonOf(userSignal.aborted ? userSignal : deadline.signal));
+        else if (out.actions >= task.limits.actions) {
+          hitActionLimit = true;
+          skip(`the action cap of ${task.limits.actions} was reached`);
+        } else {
+          out.actions += 1;
+          const result = await executor.execute(action, signal);
+          const warning = decision.warnings?.get(action.id);
+          if (warning) result.message += ` Warning: ${warning}`;
+          out.timing.executorMs += result.ms;
+          results.push(result);
+        }
+      }
+      for (const result of results) {
+        const action = turn.actions.find((a) => a.id === result.id)!;
+        log.step("tool_result", {
+          tool_req: { tool_name: action.tool, args: action.args, id: action.id },
+          result: { status: result.status, message: result.message, ...(result.output !== undefined ? { output: result.output } : {}), ...(result.point ? { point: result.point } : {}) },
+          truncated: false,
+          output_artifact_path: null,
+        });
+      }
+      options.guard?.afterExecute(results);
+      record.actions = results.map((r, idx) => ({ ...r, idx, args: turn.actions.find((a) => a.id === r.id)?.args ?? {} }));
+      if (decision.kind !== "continue") record.flags = { repetition: decision.kind, condition: decision.condition };
+
+      if (answer !== null) {
+        options.onTurn(record);
+        out.answer = answer;
+        log.step("answer_event", { answer, outcome: "claimed" });
+        return stop("answered", "");
+      }
+      session.addResults(results.map((r) => ({ id: r.id, tool: r.tool, status: r.status, message: r.message, ...(r.output !== undefined ? { output: r.output } : {}) })));
+      if (decision.kind === "stuck") {
+        options.onTurn(record);
+        out.evidence = decision.evidence;
+        log.step("flow_event", { flow: "stuck", origin: "repetition", condition: decision.condition, evidence: decision.evidence });
+        return stop("stuck", decision.report);
+      }
+      if (decision.kind === "pause") {
+        record.flags.reflection = true;
+        session.addUserText(decision.message);
+        log.step("flow_event", { flow: "pause", origin: "repetition", condition: decision.condition });
+        log.step("flow_event", { flow: "reflection", origin: "repetition", message: decision.message });
+      }
+      options.onTurn(record);
+      if (hitActionLimit) return stop("action_limit", `${task.limits.actions} actions used`);
+      if (signal.aborted) return abortedStop();
+      try {
+        current = await observe();
+      } catch (error) {
+        if (signal.aborted) return abortedStop();
+        return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function addUsage(out: LoopOutcome, turn: AgentTurn): void {
+  const u = turn.usage;
+  if (u.inputTokens !== null || u.outputTokens !== null) out.usage.reported = true;
+  out.usage.inputTokens += u.inputTokens ?? 0;
+  out.usage.outputTokens += u.outputTokens ?? 0;
+  out.usage.reasoningTokens += u.reasoningTokens ?? 0;
+  out.usage.cachedTokens += u.cachedTokens ?? 0;
+  out.timing.modelMs += turn.timing.modelMs;
+  if (turn.timing.ttftMs != null) out.timing.ttftMs.push(turn.timing.ttftMs);
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message.split("\n")[0]! : String(error);
+}

@@ -1,0 +1,167 @@
+/**
+ * The scheduler: runs the planned trials with bounded concurrency, a separate bound on model
+ * requests, one automatic retry of infrastructure failures, and stores every turn as it happens
+ * and every trial when it ends. One trial's failure never stops the suite.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import pLimit from "p-limit";
+import type { FixtureControlClient } from "../../fixtures-site/client.js";
+import type { BrowserProvider } from "./browser-pool.js";
+import type { AgentSessionLike, RepetitionGuard, TurnRecord } from "./loop.js";
+import { trialFolderName, type PlannedTrial } from "./plan.js";
+import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js";
+import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
+import type { TrialEnvironment } from "./environment.js";
+import type { Usage } from "./loop.js";
+
+/** What the scheduler needs from the store (src/store/). */
+export interface SuiteStore {
+  startTrial(id: string, info: { folder: string; attempt: number }): void;
+  recordTurn(trialId: string, turn: TurnRecord, costUsd: number | null): void;
+  finishTrial(id: string, trial: PlannedTrial, outcome: TrialOutcome, extra: { costUsd: number | null; retried: boolean; attempt: number }): void;
+}
+
+export interface SuiteOptions {
+  runId: string;
+  trials: PlannedTrial[];
+  /** The run's folder; each trial gets a subfolder. */
+  runDir: string;
+  concurrency: number;
+  modelConcurrency: number;
+  browsers: BrowserProvider;
+  fixtures: { siteUrl: string; client: FixtureControlClient };
+  createSession: (trial: PlannedTrial) => AgentSessionLike;
+  createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
+  /** USD for one turn's usage on a model; null when the price is unknown. */
+  price: (model: string, usage: Usage) => number | null;
+  store: SuiteStore;
+  reporters?: Reporter[];
+  signal: AbortSignal;
+  maxInvalidOutputs?: number;
+  responseReserve?: number;
+  /** Attempts already made per trial (resume); the next attempt number follows. */
+  previousAttempts?: Map<string, number>;
+}
+
+export interface SuiteResult {
+  ends: TrialEnd[];
+  status: "finished" | "interrupted";
+}
+
+export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
+  const reporter = multiplexReporters(options.reporters ?? []);
+  const trialLimit = pLimit(Math.max(1, options.concurrency));
+  const modelLimit = pLimit(Math.max(1, options.modelConcurrency));
+  const ends: TrialEnd[] = [];
+  reporter.onRunBegin({ runId: options.runId, trials: options.trials });
+
+  const runOne = async (trial: PlannedTrial): Promise<void> => {
+    if (options.signal.aborted) return; // not started: stays pending, so --resume runs it
+    reporter.onTrialBegin(trial);
+    const firstAttempt = (options.previousAttempts?.get(trial.id) ?? 0) + 1;
+    let attempt = firstAttempt;
+    let outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep);
+    // Infrastructure failures are retried once; the first attempt's folder stays as evidence.
+    if (outcome.verdict === "error" && !options.signal.aborted) {
+      attempt += 1;
+      outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep);
+    }
+    const retried = attempt > firstAttempt;
+    const costUsd = trialCost(options, trial, outcome);
+    options.store.finishTrial(trial.id, trial, outcome, { costUsd, retried, attempt });
+    const end: TrialEnd = {
+      trial,
+      verdict: outcome.verdict,
+      stopReason: outcome.loop.stopReason,
+      stopLine: outcome.stopLine,
+      turns: outcome.loop.turns,
+      actions: outcome.loop.actions,
+      wallMs: outcome.wallMs,
+      retried,
+    };
+    ends.push(end);
+    reporter.onTrialEnd(end);
+  };
+
+  await Promise.all(options.trials.map((trial) => trialLimit(() => runOne(trial))));
+  const status = options.signal.aborted ? "interrupted" : "finished";
+  ends.sort((a, b) => a.trial.seq - b.trial.seq);
+  reporter.onRunEnd({ runId: options.runId, status, ends });
+  return { ends, status };
+}
+
+async function attemptTrial(
+  trial: PlannedTrial,
+  attempt: number,
+  options: SuiteOptions,
+  modelLimit: ReturnType<typeof pLimit>,
+  onStep: (trial: PlannedTrial, turn: TurnRecord) => void,
+): Promise<TrialOutcome> {
+  const folder = join(options.runDir, trialFolderName(trial, attempt));
+  mkdirSync(folder, { recursive: true });
+  options.store.startTrial(trial.id, { folder, attempt });
+  const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
+  let lease;
+  try {
+    lease = await options.browsers.acquire(options.signal);
+  } catch (error) {
+    return browserFailure(folder, error);
+  }
+  try {
+    return await runTrial(spec, folder, {
+      browser: lease.browser,
+      fixtures: options.fixtures,
+      createSession: () => options.createSession({ ...trial, id: spec.id }),
+      createGuard: options.createGuard,
+      modelSlot: (fn) => modelLimit(fn),
+      maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
+      responseReserve: options.responseReserve ?? 2048,
+      signal: options.signal,
+      onTurn: (turn) => {
+        options.store.recordTurn(trial.id, turn, options.price(trial.agent.model, turn.usage));
+        onStep(trial, turn);
+      },
+    });
+  } finally {
+    lease.release();
+  }
+}
+
+function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOutcome): number | null {
+  if (!outcome.loop.usage.reported && outcome.loop.turns > 0) return null;
+  const u = outcome.loop.usage;
+  return options.price(trial.agent.model, {
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    reasoningTokens: u.reasoningTokens,
+    cachedTokens: u.cachedTokens,
+  });
+}
+
+function browserFailure(folder: string, error: unknown): TrialOutcome {
+  const message = `no browser: ${error instanceof Error ? error.message : String(error)}`;
+  return {
+    loop: {
+      stopReason: "environment_error",
+      stopDetail: message,
+      answer: null,
+      turns: 0,
+      actions: 0,
+      usage: { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0, reported: false },
+      timing: { modelMs: 0, executorMs: 0, captureMs: 0, ttftMs: [] },
+      lastScreenshot: null,
+      evidence: [],
+    },
+    checks: [],
+    verdict: "error",
+    claimed: false,
+    verified: false,
+    stopLine: `environment failed (${message}); not judged: infrastructure error`,
+    wallMs: 0,
+    checkMs: 0,
+    folder,
+    error: message,
+    repetition: {},
+  };
+}

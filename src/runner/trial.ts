@@ -1,0 +1,169 @@
+/**
+ * One trial, start to finish: environment, loop, independent checks, verdict, teardown.
+ * Failures inside are data: this function resolves with an outcome, it does not throw.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser } from "playwright";
+import type { FixtureControlClient } from "../../fixtures-site/client.js";
+import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
+import type { CheckResult } from "../checks/types.js";
+import type { Task } from "../task/schema.js";
+import { TrialEnvironment } from "./environment.js";
+import { Executor } from "./executor.js";
+import { messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
+import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
+import { createTrialLog } from "./trial-log.js";
+
+export type Verdict = "passed" | "failed" | "error";
+
+export interface TrialSpec {
+  id: string;
+  task: Task;
+  /** The agent config's label, e.g. "reference/structured". */
+  agentLabel: string;
+  repeat: number;
+}
+
+export interface TrialDeps {
+  browser: Browser;
+  fixtures: { siteUrl: string; client: FixtureControlClient };
+  createSession: (trial: TrialSpec) => AgentSessionLike;
+  createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
+  modelSlot: <T>(fn: () => Promise<T>) => Promise<T>;
+  maxInvalidOutputs: number;
+  responseReserve: number;
+  signal: AbortSignal;
+  onTurn: (turn: TurnRecord) => void;
+}
+
+export interface TrialOutcome {
+  loop: LoopOutcome;
+  checks: CheckResult[];
+  verdict: Verdict;
+  claimed: boolean;
+  verified: boolean;
+  /** The human line beside the stop reason: "turn cap reached, notes/BB-042.md missing". */
+  stopLine: string;
+  wallMs: number;
+  checkMs: number;
+  folder: string;
+  error: string | null;
+  repetition: Record<string, number>;
+}
+
+export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps): Promise<TrialOutcome> {
+  const started = performance.now();
+  const log = createTrialLog(folder);
+  const workspaceDir = join(folder, "workspace");
+  log.emit("AgentStartedEvent", { trial: spec.id, task: spec.task.id, agent: spec.agentLabel, repeat: spec.repeat });
+  let env: TrialEnvironment | undefined;
+  let loop: LoopOutcome | undefined;
+  let guard: RepetitionGuard | undefined;
+  let error: string | null = null;
+  try {
+    env = await TrialEnvironment.open({ browser: deps.browser, task: spec.task, trialId: spec.id, workspaceDir, fixtures: deps.fixtures });
+    const opened = env;
+    const executor = new Executor({
+      env: opened,
+      task: spec.task,
+      frame: () => lastFrame,
+      workspaceDir,
+      recordEffect: (type, detail) => deps.fixtures.client.recordEffect(spec.id, type, detail).then(() => undefined),
+    });
+    let lastFrame = { width: spec.task.viewport.width * spec.task.viewport.deviceScaleFactor, height: spec.task.viewport.height * spec.task.viewport.deviceScaleFactor };
+    guard = deps.createGuard?.(spec, opened);
+    loop = await runLoop({
+      task: spec.task,
+      observe: async () => {
+        const observation = await opened.observe();
+        lastFrame = { width: observation.width, height: observation.height };
+        return observation;
+      },
+      session: deps.createSession(spec),
+      executor,
+      log,
+      userSignal: deps.signal,
+      maxInvalidOutputs: deps.maxInvalidOutputs,
+      responseReserve: deps.responseReserve,
+      modelSlot: deps.modelSlot,
+      guard,
+      onTurn: deps.onTurn,
+    });
+  } catch (e) {
+    error = messageOf(e);
+    log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
+  }
+  if (!loop) loop = emptyOutcome(error ?? "environment failed");
+
+  const checkStarted = performance.now();
+  let checks: CheckResult[] = [];
+  try {
+    const effects = await deps.fixtures.client.effects(spec.id);
+    const context = env?.context;
+    checks = await runChecks(spec.task.checks, {
+      workspaceDir,
+      effects,
+      answer: loop.answer,
+      page: env && context
+        ? {
+            current: async () => env!.page,
+            open: async (path: string) => {
+              const page = await context.newPage();
+              await page.goto(new URL(path, deps.fixtures.siteUrl).toString(), { waitUntil: "load" });
+              return page;
+            },
+          }
+        : undefined,
+    });
+  } catch (e) {
+    error ??= `checks could not run: ${messageOf(e)}`;
+  }
+  const checkMs = performance.now() - checkStarted;
+  await env?.close();
+  await deps.fixtures.client.deleteSession(spec.id).catch(() => undefined);
+
+  const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
+  const verdict = verdictOf(checks, { infraError });
+  const { claimed, verified } = summarizeClaim(loop.answer, checks);
+  const stopLine = describeStop(loop, checks, verdict);
+  const repetition = guard?.metrics() ?? {};
+  writeFileSync(join(folder, "checks.json"), `${JSON.stringify(checks, null, 2)}\n`);
+  log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
+  log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
+  return {
+    loop,
+    checks,
+    verdict,
+    claimed,
+    verified,
+    stopLine,
+    wallMs: performance.now() - started,
+    checkMs,
+    folder,
+    error,
+    repetition,
+  };
+}
+
+/** "turn cap reached, notes/BB-042.md missing" / "model finished, all checks passed". */
+export function describeStop(loop: LoopOutcome, checks: CheckResult[], verdict: Verdict): string {
+  const head = STOP_WORDS[loop.stopReason] + (loop.stopDetail ? ` (${loop.stopDetail})` : "");
+  if (verdict === "error") return `${head}; not judged: infrastructure error`;
+  const failing = checks.find((c) => c.required && !c.pass);
+  return failing ? `${head}, ${failing.reason}` : `${head}, all required checks passed`;
+}
+
+function emptyOutcome(detail: string): LoopOutcome {
+  return {
+    stopReason: "environment_error",
+    stopDetail: detail,
+    answer: null,
+    turns: 0,
+    actions: 0,
+    usage: { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0, reported: false },
+    timing: { modelMs: 0, executorMs: 0, captureMs: 0, ttftMs: [] },
+    lastScreenshot: null,
+    evidence: [],
+  };
+}
