@@ -1,0 +1,81 @@
+/**
+ * The no-expected-values-in-instruction rule. A check's expected values (the scores, the result,
+ * the record id) must not appear in the instruction, or the task measures copying rather than
+ * finding. Values the instruction names on purpose are listed in `givens` and exempt.
+ */
+import type { Task } from "./schema.js";
+import type { DataPath } from "./problem.js";
+import type { RuleFinding } from "./rules.js";
+
+interface Expected {
+  path: DataPath;
+  value: string;
+  /** Numbers match only as whole numbers, so 16 is not found inside 168. */
+  numeric: boolean;
+}
+
+/** The same folding the checks use by default: case, runs of white space, unicode dashes. */
+export function foldText(text: string): string {
+  return text.toLowerCase().replace(/[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g, "-").replace(/\s+/g, " ").trim();
+}
+
+/** The plain-text expected values of a task's checks (regex matchers are patterns, not values). */
+function expectedValues(task: Task): Expected[] {
+  const out: Expected[] = [];
+  const text = (path: DataPath, value: unknown) => {
+    if (typeof value === "string" && value.trim() !== "") out.push({ path, value, numeric: false });
+  };
+  task.checks.forEach((check, i) => {
+    const at = (...rest: (string | number)[]): DataPath => ["checks", i, ...rest];
+    switch (check.kind) {
+      case "file":
+        check.contains.forEach((m, j) => text(at("contains", j), m));
+        for (const [key, value] of Object.entries(check.fields)) text(at("fields", key), value);
+        if (check.onlyRecord) text(at("onlyRecord", "expect"), check.onlyRecord.expect);
+        break;
+      case "answer":
+        check.contains.forEach((m, j) => text(at("contains", j), m));
+        check.cricket?.scores.forEach((score, j) => text(at("cricket", "scores", j), score));
+        if (check.cricket?.result) text(at("cricket", "result"), check.cricket.result);
+        if (check.number) out.push({ path: at("number", "value"), value: String(check.number.value), numeric: true });
+        break;
+      case "page":
+        text(at("text"), check.text);
+        break;
+      case "effects":
+        break;
+    }
+  });
+  return out;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function occursIn(instruction: string, expected: Expected): boolean {
+  const value = foldText(expected.value);
+  if (!expected.numeric) return instruction.includes(value);
+  return new RegExp(`(?<![\\d.])${escapeRegex(value)}(?![\\d]|\\.\\d)`).test(instruction);
+}
+
+export function expectedValuesLeak(task: Task): RuleFinding[] {
+  const instruction = foldText(task.instruction);
+  const givens = new Set(task.givens.map(foldText));
+  const findings: RuleFinding[] = [];
+  for (const expected of expectedValues(task)) {
+    if (givens.has(foldText(expected.value)) || !occursIn(instruction, expected)) continue;
+    findings.push({
+      path: expected.path,
+      severity: "error",
+      message: `the expected value ${JSON.stringify(expected.value)} appears in the instruction, so the agent can copy it instead of finding it`,
+      fix: "reword the instruction, or list the value in givens if the instruction must state it",
+    });
+  }
+  task.givens.forEach((given, i) => {
+    if (!instruction.includes(foldText(given))) {
+      findings.push({ path: ["givens", i], severity: "warning", message: `the given ${JSON.stringify(given)} does not occur in the instruction`, fix: "remove it from givens" });
+    }
+  });
+  return findings;
+}

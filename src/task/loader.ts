@@ -1,0 +1,182 @@
+/**
+ * Loads task files: read -> parse YAML (keeping lines) -> zod-validate -> normalize -> named
+ * rules. Every problem in every file is reported at once, each with its file, line, dotted path
+ * and a fix. Bad input never throws; only an unreadable folder argument does.
+ *
+ * The named rules judge a resolved task, so they run once a file passes the schema; a file
+ * with schema errors reports those (and `known-tools`, which reads the raw data) first.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { UmpireError } from "../errors.js";
+import { formatProblems } from "./format-problems.js";
+import { normalizeTask } from "./normalize.js";
+import { dottedPath, hasErrors, type Problem } from "./problem.js";
+import { TASK_RULES, duplicateIds, knownToolsInRaw, type RuleFinding } from "./rules.js";
+import { TaskFileSchema, type Task } from "./schema.js";
+import { parseYamlSource, type YamlSource } from "./yaml-source.js";
+import { plainIssues } from "./zod-issues.js";
+
+export interface LoadOptions {
+  /** Folder that relative paths, task ids and the default `tasks/` resolve against. */
+  cwd: string;
+}
+
+/** One file that was read, valid or not: what `umpire validate` lists as a row. */
+export interface LoadedFile {
+  file: string;
+  /** The id written in the file, when it has a text id. */
+  id?: string;
+  /** The resolved task when the file passed the schema (it may still break a rule). */
+  task?: Task;
+  /** True when the file has no error-severity problem. */
+  valid: boolean;
+}
+
+export interface LoadResult {
+  /** The tasks without errors (warnings allowed), in file order. */
+  tasks: Task[];
+  /** Every problem found, grouped by file, by line within a file. */
+  problems: Problem[];
+  files: LoadedFile[];
+}
+
+const DEFAULT_FOLDER = "tasks";
+const TASK_FILE = /\.ya?ml$/i;
+const TASK_ID = /^[a-z0-9][a-z0-9-]*$/;
+
+function displayPath(absolute: string, cwd: string): string {
+  const relative = path.relative(cwd, absolute);
+  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : absolute;
+}
+
+function listFolder(folder: string, shown: string): string[] {
+  try {
+    return fs
+      .readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && TASK_FILE.test(entry.name))
+      .map((entry) => path.join(folder, entry.name))
+      .sort();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new UmpireError("input", `cannot read the task folder ${shown}: ${reason}`, "pass task files, folders or task ids that exist");
+  }
+}
+
+/** Finds the file of a task id: `tasks/<id>.yaml`, else any file in `tasks/` whose id is `<id>`. */
+function findTaskById(id: string, cwd: string): string | undefined {
+  const folder = path.join(cwd, DEFAULT_FOLDER);
+  for (const ext of [".yaml", ".yml"]) {
+    const candidate = path.join(folder, `${id}${ext}`);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  if (!fs.existsSync(folder)) return undefined;
+  return listFolder(folder, DEFAULT_FOLDER).find((file) => {
+    const source = parseYamlSource(fs.readFileSync(file, "utf8"));
+    return (source.data as { id?: unknown } | undefined)?.id === id;
+  });
+}
+
+/** Expands the arguments into task files; arguments that name nothing become problems. */
+function resolveArguments(args: readonly string[], cwd: string): { files: string[]; problems: Problem[] } {
+  const files: string[] = [];
+  const problems: Problem[] = [];
+  for (const arg of args.length > 0 ? args : [DEFAULT_FOLDER]) {
+    const absolute = path.resolve(cwd, arg);
+    const stat = fs.statSync(absolute, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) files.push(...listFolder(absolute, arg));
+    else if (stat?.isFile()) files.push(absolute);
+    else if (args.length === 0) listFolder(absolute, arg); // throws: the default folder is missing
+    else {
+      const byId = TASK_ID.test(arg) ? findTaskById(arg, cwd) : undefined;
+      if (byId) files.push(byId);
+      else problems.push({ file: arg, path: "", severity: "error", rule: "input", message: `no task file, folder or task id named ${JSON.stringify(arg)}`, fix: `check the spelling; task ids are the file names in ${DEFAULT_FOLDER}/` });
+    }
+  }
+  return { files: [...new Set(files)], problems };
+}
+
+interface FileOutcome {
+  entry: LoadedFile;
+  problems: Problem[];
+  source?: YamlSource;
+}
+
+function loadOne(absolute: string, cwd: string): FileOutcome {
+  const file = displayPath(absolute, cwd);
+  const problems: Problem[] = [];
+  const fail = (message: string, fix?: string, line?: number, rule = "yaml"): FileOutcome => {
+    problems.push({ file, line, path: "", message, fix, severity: "error", rule });
+    return { entry: { file, valid: false }, problems };
+  };
+
+  let text: string;
+  try {
+    text = fs.readFileSync(absolute, "utf8");
+  } catch (error) {
+    return fail(`cannot read the file: ${error instanceof Error ? error.message : String(error)}`, undefined, undefined, "input");
+  }
+  const source = parseYamlSource(text);
+  if (source.problems.length > 0) {
+    for (const p of source.problems) problems.push({ file, line: p.line, path: "", message: p.message, fix: p.fix, severity: "error", rule: "yaml" });
+    return { entry: { file, valid: false }, problems, source };
+  }
+  const data = source.data;
+  if (data === null || data === undefined) return fail("the file is empty", "write the task's fields: id, title, instruction, tools, checks, reference");
+  if (typeof data !== "object" || Array.isArray(data)) {
+    return { ...fail(`expected a mapping of task fields at the top level, got ${Array.isArray(data) ? "a list" : "a single value"}`, "start the file with id: ..., title: ...", 1, "schema"), source };
+  }
+
+  const add = (finding: RuleFinding, rule: string) =>
+    problems.push({ file, line: source.lineOf(finding.path, { key: finding.atKey }), path: dottedPath(finding.path), message: finding.message, fix: finding.fix, severity: finding.severity, rule });
+
+  const toolFindings = knownToolsInRaw(data);
+  for (const finding of toolFindings) add(finding, "known-tools");
+  const reported = new Set(toolFindings.map((f) => dottedPath(f.path)));
+
+  const parsed = TaskFileSchema.safeParse(data, { reportInput: true });
+  const rawId = typeof (data as { id?: unknown }).id === "string" ? ((data as { id: string }).id) : undefined;
+  if (!parsed.success) {
+    for (const issue of plainIssues(parsed.error.issues, TaskFileSchema, data)) {
+      if (!reported.has(dottedPath(issue.path))) add({ ...issue, severity: "error" }, "schema");
+    }
+    return { entry: { file, id: rawId, valid: false }, problems, source };
+  }
+  const task = normalizeTask(parsed.data, file);
+  for (const rule of TASK_RULES) for (const finding of rule.check(task)) add(finding, rule.name);
+  return { entry: { file, id: task.id, task, valid: true }, problems, source };
+}
+
+/**
+ * Loads task files. `paths` may be files, folders (their `*.yaml`) or task ids; none means
+ * `tasks/`. Returns the valid tasks and every problem; throws only when a folder cannot be read.
+ */
+export function loadTasks(paths: readonly string[], options: LoadOptions): LoadResult {
+  const { files, problems: argumentProblems } = resolveArguments(paths, options.cwd);
+  const outcomes = files.map((file) => loadOne(file, options.cwd));
+
+  for (const { file, finding } of duplicateIds(outcomes.map((o) => ({ file: o.entry.file, id: o.entry.id })))) {
+    const outcome = outcomes.find((o) => o.entry.file === file)!;
+    outcome.problems.push({ file, line: outcome.source?.lineOf(finding.path), path: dottedPath(finding.path), message: finding.message, fix: finding.fix, severity: finding.severity, rule: "unique-ids" });
+  }
+
+  const problems = [...argumentProblems];
+  for (const outcome of outcomes) {
+    outcome.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    outcome.entry.valid = !hasErrors(outcome.problems);
+    problems.push(...outcome.problems);
+  }
+  const entries = outcomes.map((o) => o.entry);
+  return { tasks: entries.filter((e) => e.valid && e.task).map((e) => e.task!), problems, files: entries };
+}
+
+/** Like `loadTasks`, but any error becomes one UmpireError('input') listing every problem. */
+export function loadTasksOrThrow(paths: readonly string[], options: LoadOptions): Task[] {
+  const result = loadTasks(paths, options);
+  const errors = result.problems.filter((p) => p.severity === "error");
+  if (errors.length > 0) {
+    const noun = errors.length === 1 ? "problem" : "problems";
+    throw new UmpireError("input", `${errors.length} ${noun} in task files:\n${formatProblems(errors, "  ")}`, "run 'umpire validate' to see every task and problem");
+  }
+  return result.tasks;
+}

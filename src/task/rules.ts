@@ -1,0 +1,303 @@
+/**
+ * The named validation rules. Each is a small function over a resolved task (or, for
+ * `known-tools` and `unique-ids`, over raw data and the set of files) that returns findings;
+ * the loader adds the file and line. Rule names appear in every problem so a reader can look
+ * the rule up here.
+ */
+import path from "node:path";
+import type { z } from "zod";
+import { TOOL_ARGS, TOOL_NAMES, isToolName, type ToolName } from "../toolbox/tools.js";
+import { LIMIT_RANGES, type CheckSpec, type ReferenceStep, type Task, type TextMatcher } from "./schema.js";
+import { normalizeWorkspacePath, staysInWorkspace } from "./normalize.js";
+import type { DataPath, Severity } from "./problem.js";
+import { didYouMean } from "./suggest.js";
+import { plainIssues } from "./zod-issues.js";
+import { expectedValuesLeak } from "./leak-rule.js";
+
+export interface RuleFinding {
+  path: DataPath;
+  message: string;
+  fix?: string;
+  severity: Severity;
+  /** The finding concerns the key at `path` rather than its value. */
+  atKey?: boolean;
+}
+
+export interface TaskRule {
+  name: string;
+  check(task: Task): RuleFinding[];
+}
+
+const error = (path: DataPath, message: string, fix?: string): RuleFinding => ({ path, message, fix, severity: "error" });
+const warning = (path: DataPath, message: string, fix?: string): RuleFinding => ({ path, message, fix, severity: "warning" });
+
+/** Tools whose steps aim at a layout mark; their x/y come from grounding the mark, never from the file. */
+const TARGETED_TOOLS: ReadonlySet<ToolName> = new Set(["click", "double_click"]);
+const TARGET_OPTIONAL_TOOLS: ReadonlySet<ToolName> = new Set(["scroll"]);
+
+/** Every trajectory step with its path: the gold reference and each negative. */
+function allSteps(task: Task): { step: ReferenceStep; path: DataPath }[] {
+  const steps = task.reference.map((step, i) => ({ step, path: ["reference", i] as DataPath }));
+  for (const [name, negative] of Object.entries(task.negatives)) {
+    negative.forEach((step, i) => steps.push({ step, path: ["negatives", name, i] }));
+  }
+  return steps;
+}
+
+/** known-tools, on raw data: runs even when the file fails the schema, and suggests the intended tool. */
+export function knownToolsInRaw(raw: unknown): RuleFinding[] {
+  if (!raw || typeof raw !== "object") return [];
+  const data = raw as Record<string, unknown>;
+  const findings: RuleFinding[] = [];
+  const judge = (value: unknown, at: DataPath) => {
+    if (typeof value === "string" && !isToolName(value)) {
+      findings.push(error(at, `unknown tool ${JSON.stringify(value)}`, didYouMean(value, TOOL_NAMES) ?? `use one of ${TOOL_NAMES.join(", ")}`));
+    }
+  };
+  if (Array.isArray(data.tools)) data.tools.forEach((tool, i) => judge(tool, ["tools", i]));
+  const stepsOf = (list: unknown, at: DataPath) => {
+    if (Array.isArray(list)) list.forEach((step, i) => judge((step as Record<string, unknown> | null)?.tool, [...at, i, "tool"]));
+  };
+  stepsOf(data.reference, ["reference"]);
+  if (data.negatives && typeof data.negatives === "object") {
+    for (const [name, steps] of Object.entries(data.negatives)) stepsOf(steps, ["negatives", name]);
+  }
+  return findings;
+}
+
+/** unique-ids, across files: each file whose id another file also uses gets an error naming the other. */
+export function duplicateIds(entries: readonly { file: string; id: string | undefined }[]): { file: string; finding: RuleFinding }[] {
+  const byId = new Map<string, string[]>();
+  for (const { file, id } of entries) if (id !== undefined) byId.set(id, [...(byId.get(id) ?? []), file]);
+  const out: { file: string; finding: RuleFinding }[] = [];
+  for (const [id, files] of byId) {
+    if (files.length < 2) continue;
+    for (const file of files) {
+      const others = files.filter((f) => f !== file);
+      out.push({ file, finding: error(["id"], `id ${JSON.stringify(id)} is also used by ${others.join(", ")}`, "give each task its own id") });
+    }
+  }
+  return out;
+}
+
+const stepsUseAllowedTools: TaskRule = {
+  name: "steps-use-allowed-tools",
+  check: (task) =>
+    allSteps(task)
+      .filter(({ step }) => !task.tools.includes(step.tool))
+      .map(({ step, path: at }) => error([...at, "tool"], `the step uses ${step.tool}, which the task does not allow`, `add ${step.tool} to tools, or change the step`)),
+};
+
+const stepTargets: TaskRule = {
+  name: "step-targets",
+  check: (task) =>
+    allSteps(task).flatMap(({ step, path: at }) => {
+      const findings: RuleFinding[] = [];
+      const pixels = ["x", "y"].filter((k) => k in step.args);
+      if (TARGETED_TOOLS.has(step.tool) && !step.target) {
+        findings.push(error([...at, "target"], `a ${step.tool} step needs a target (a layout mark)`, "add target: <mark name>, e.g. target: search-box"));
+      }
+      if (step.target && !TARGETED_TOOLS.has(step.tool) && !TARGET_OPTIONAL_TOOLS.has(step.tool)) {
+        findings.push(error([...at, "target"], `target does not apply to ${step.tool}`, "remove target; only click, double_click and scroll aim at marks"));
+      }
+      if (pixels.length > 0 && (TARGETED_TOOLS.has(step.tool) || step.target)) {
+        findings.push(error([...at, "args"], `steps aim at layout marks, not pixels: remove ${pixels.map((k) => `args.${k}`).join(" and ")}`, "name the element with target instead"));
+      }
+      return findings;
+    }),
+};
+
+/** The args a step may carry: the tool's own, minus the pixels a target replaces. */
+function stepArgsSchema(step: ReferenceStep): z.ZodType {
+  if (step.tool === "click" || step.tool === "double_click") return TOOL_ARGS[step.tool].omit({ x: true, y: true }).partial();
+  return TOOL_ARGS[step.tool];
+}
+
+const stepArgs: TaskRule = {
+  name: "step-args",
+  check: (task) =>
+    allSteps(task).flatMap(({ step, path: at }) => {
+      const { x: _x, y: _y, ...rest } = step.args;
+      // x/y on a targeted step are step-targets' finding; judge the rest here.
+      const args = TARGETED_TOOLS.has(step.tool) || step.target ? rest : step.args;
+      const schema = stepArgsSchema(step);
+      const result = schema.safeParse(args, { reportInput: true });
+      if (result.success) return [];
+      return plainIssues(result.error.issues, schema, args, [...at, "args"]).map((issue) => ({ ...issue, severity: "error" as const }));
+    }),
+};
+
+const limitsInRange: TaskRule = {
+  name: "limits-in-range",
+  check: (task) =>
+    (Object.keys(LIMIT_RANGES) as (keyof typeof LIMIT_RANGES)[]).flatMap((key) => {
+      const [min, max] = LIMIT_RANGES[key];
+      const value = task.limits[key];
+      return value >= min && value <= max ? [] : [error(["limits", key], `${value} is outside the allowed range ${min}..${max}`, `use a value from ${min} to ${max}`)];
+    }),
+};
+
+const referenceWithinLimits: TaskRule = {
+  name: "reference-within-limits",
+  check: (task) => {
+    const steps = task.reference.length;
+    const findings: RuleFinding[] = [];
+    if (steps > task.limits.actions) findings.push(error(["reference"], `the gold trajectory takes ${steps} actions but limits.actions is ${task.limits.actions}`, "raise limits.actions"));
+    // The reference model plays one step per turn.
+    if (steps > task.limits.turns) findings.push(error(["reference"], `the gold trajectory takes ${steps} turns but limits.turns is ${task.limits.turns}`, "raise limits.turns"));
+    return findings;
+  },
+};
+
+const referenceEndsWithAnswer: TaskRule = {
+  name: "reference-ends-with-answer",
+  check: (task) =>
+    task.tools.includes("answer") && task.reference.at(-1)?.tool !== "answer"
+      ? [warning(["reference", task.reference.length - 1], "the gold trajectory does not end with answer, so a trial of it runs to the turn limit", "end the reference with an answer step")]
+      : [],
+};
+
+const pathsInWorkspace: TaskRule = {
+  name: "paths-in-workspace",
+  check: (task) => {
+    const findings: RuleFinding[] = [];
+    task.checks.forEach((check, i) => {
+      if (check.kind !== "file") return;
+      const canonical = normalizeWorkspacePath(check.path);
+      if (canonical === "") findings.push(error(["checks", i, "path"], "the path names the workspace itself, not a file", "name a file, e.g. notes/BB-042.md"));
+      else if (!staysInWorkspace(canonical)) findings.push(error(["checks", i, "path"], `${JSON.stringify(check.path)} leaves the trial workspace`, "use a path relative to the workspace, e.g. notes/BB-042.md"));
+    });
+    const scope = normalizeWorkspacePath(task.permissions.writeScope);
+    if (scope !== "" && !staysInWorkspace(scope)) {
+      findings.push(error(["permissions", "writeScope"], `${JSON.stringify(task.permissions.writeScope)} leaves the trial workspace`, "use a folder inside the workspace, e.g. notes/"));
+    }
+    return findings;
+  },
+};
+
+/** Every text matcher in the checks, with its path. */
+function matchersOf(checks: readonly CheckSpec[]): { matcher: TextMatcher; path: DataPath }[] {
+  const out: { matcher: TextMatcher; path: DataPath }[] = [];
+  checks.forEach((check, i) => {
+    const list = (key: string, items: readonly TextMatcher[]) => items.forEach((m, j) => out.push({ matcher: m, path: ["checks", i, key, j] }));
+    if (check.kind === "file" || check.kind === "answer") {
+      list("contains", check.contains);
+      list("notContains", check.notContains);
+    }
+    if (check.kind === "page") {
+      if (check.url) out.push({ matcher: check.url, path: ["checks", i, "url"] });
+      if (check.text) out.push({ matcher: check.text, path: ["checks", i, "text"] });
+    }
+  });
+  return out;
+}
+
+function regexProblem(source: string, flags?: string): string | undefined {
+  try {
+    new RegExp(source, flags);
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+const regexesCompile: TaskRule = {
+  name: "regexes-compile",
+  check: (task) => {
+    const findings: RuleFinding[] = [];
+    for (const { matcher, path: at } of matchersOf(task.checks)) {
+      if (typeof matcher === "string") continue;
+      const problem = regexProblem(matcher.regex, matcher.flags);
+      if (problem) findings.push(error([...at, "regex"], `the regular expression does not compile: ${problem}`, "fix the pattern; in YAML, single quotes keep backslashes as written"));
+    }
+    task.checks.forEach((check, i) => {
+      if (check.kind !== "file" || !check.onlyRecord) return;
+      const problem = regexProblem(check.onlyRecord.pattern);
+      if (problem) findings.push(error(["checks", i, "onlyRecord", "pattern"], `the regular expression does not compile: ${problem}`, "fix the pattern"));
+    });
+    return findings;
+  },
+};
+
+const checksTestSomething: TaskRule = {
+  name: "checks-test-something",
+  check: (task) =>
+    task.checks.flatMap((check, i): RuleFinding[] => {
+      if (check.kind === "page") {
+        if (check.state && !check.selector) return [error(["checks", i, "state"], "state needs a selector to look at", "add selector, e.g. '[data-mark=cookie-dialog]'")];
+        if (!check.url && check.text === undefined && !check.state) return [error(["checks", i], "a page check that tests no url, text or state always passes", "add url, text or selector + state")];
+      }
+      if (check.kind === "effects" && check.require.length === 0 && check.forbid.length === 0) {
+        return [error(["checks", i], "an effects check that requires and forbids nothing always passes", "add require or forbid entries")];
+      }
+      return [];
+    }),
+};
+
+const effectsConsistent: TaskRule = {
+  name: "effects-consistent",
+  check: (task) =>
+    task.checks.flatMap((check, i) =>
+      check.kind !== "effects"
+        ? []
+        : check.require.flatMap((req, j) =>
+            task.permissions.forbiddenEffects.includes(req.type) && (req.count ?? req.min ?? 1) > 0
+              ? [error(["checks", i, "require", j, "type"], `${req.type} is required here but permissions.forbiddenEffects forbids it`, "remove one of the two")]
+              : [],
+          ),
+    ),
+};
+
+const narrowToolsConfigured: TaskRule = {
+  name: "narrow-tools-configured",
+  check: (task) => {
+    const findings: RuleFinding[] = [];
+    if (task.tools.includes("write_note") && normalizeWorkspacePath(task.permissions.writeScope) === "") {
+      findings.push(error(["permissions", "writeScope"], "write_note is allowed but writeScope names no folder", "set writeScope, e.g. notes/"));
+    }
+    if (task.tools.includes("http_get") && task.permissions.httpAllow.length === 0) {
+      findings.push(error(["permissions", "httpAllow"], "http_get is allowed but httpAllow lists no path prefix, so every request would be refused", 'add a prefix, e.g. httpAllow: ["/api/matches/"]'));
+    }
+    return findings;
+  },
+};
+
+const answerToolForAnswerCheck: TaskRule = {
+  name: "answer-tool-for-answer-check",
+  check: (task) =>
+    task.tools.includes("answer")
+      ? []
+      : task.checks.flatMap((check, i) =>
+          check.kind === "answer" && check.present
+            ? [(check.required ? error : warning)(["checks", i], "this check expects an answer but the task does not allow the answer tool", "add answer to tools, or set present: false")]
+            : [],
+        ),
+};
+
+const fileNameMatchesId: TaskRule = {
+  name: "file-name-matches-id",
+  check: (task) => {
+    const base = path.basename(task.file).replace(/\.ya?ml$/i, "");
+    return base === task.id ? [] : [warning(["id"], `the file is named ${path.basename(task.file)} but the id is ${task.id}`, `rename the file to ${task.id}.yaml`)];
+  },
+};
+
+const noExpectedValuesInInstruction: TaskRule = { name: "no-expected-values-in-instruction", check: expectedValuesLeak };
+
+/** Every per-task rule, in the order their findings are listed. */
+export const TASK_RULES: readonly TaskRule[] = [
+  stepsUseAllowedTools,
+  stepTargets,
+  stepArgs,
+  limitsInRange,
+  referenceWithinLimits,
+  referenceEndsWithAnswer,
+  pathsInWorkspace,
+  regexesCompile,
+  checksTestSomething,
+  effectsConsistent,
+  narrowToolsConfigured,
+  answerToolForAnswerCheck,
+  noExpectedValuesInInstruction,
+  fileNameMatchesId,
+];
