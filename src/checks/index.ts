@@ -1,0 +1,24 @@
+/**
+ * The public face of umpire's independent checks (docs/checks.md). Other layers import from here.
+ */
+export type { CheckContext, CheckResult, Confidence, Effect, Evidence, PageProbe } from "./types.js";
+export { CheckUnjudgeableError } from "./types.js";
+export { HANDLERS, confidenceOf, runCheck, runChecks } from "./registry.js";
+export { declaredFailure, summarizeClaim, verdictOf } from "./verdict.js";
+export type { ClaimOptions, ClaimSummary, Verdict, VerdictOptions } from "./verdict.js";
+export { checkDeclarationProblems, type DeclarationProblem } from "./declaration.js";
+export { workspacePathProblem } from "./workspace-path.js";
+export {
+  deriveResult,
+  findResults,
+  findScores,
+  formatResult,
+  formatScore,
+  parseResult,
+  parseScore,
+  readCricketAnswer,
+  sameResult,
+  type MatchResult,
+  type Score,
+} from "./cricket.js";
+export { normalizeText, type NormalizeOptions } from "./text-match.js";

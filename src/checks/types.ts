@@ -1,0 +1,93 @@
+/**
+ * The checks contract (docs/ARCHITECTURE.md, "Checks contract"): what a check is given, and
+ * what it hands back. Checks read the world a trial left behind (workspace files, the fixture's
+ * effects log, a fresh look at the page, the final answer), never the conversation.
+ */
+import type { Page } from "playwright";
+import type { CheckKind, CheckSpec, EffectType } from "../task/schema.js";
+
+/** One entry of the fixture's effects log (`GET /sessions/:id/effects`). */
+export interface Effect {
+  type: EffectType | string;
+  /** ISO timestamp (or epoch ms) of when the fixture recorded it. */
+  at: string | number;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * A fresh view of the application, supplied by the runner.
+ * - `current()` returns the trial's page as the loop left it (the check must not close it).
+ * - `open(path)` opens a NEW page at `path` on the fixture site, in the trial's browser context
+ *   (same session cookie), and waits for its `load` event. The caller owns that page and closes it.
+ */
+export interface PageProbe {
+  current(): Promise<Page>;
+  open(path: string): Promise<Page>;
+}
+
+/** Everything a check may look at. Deliberately no conversation, no model output but the answer. */
+export interface CheckContext {
+  /** The trial's workspace folder (absolute). File checks never read outside it. */
+  workspaceDir: string;
+  /** The fixture session's effects log, read after the loop ended. */
+  effects: Effect[];
+  /** The agent's final answer, or null when it never answered. */
+  answer: string | null;
+  /** Absent when the trial had no browser; a page check then cannot be judged (verdict `error`). */
+  page?: PageProbe;
+}
+
+/**
+ * How a check knows what it reports:
+ * - `verified`: read the artifact or the application state directly (a file, the effects log);
+ * - `observed`: from a fresh view of the page, which shows what the application displays;
+ * - `claimed`: only the agent's own words (the final answer).
+ */
+export type Confidence = "verified" | "observed" | "claimed";
+
+/** JSON-serialisable evidence: the excerpt read, the effects listed, the page text seen. */
+export type Evidence = { [key: string]: unknown };
+
+/** One check's judgement, as stored and reported. */
+export interface CheckResult {
+  kind: CheckKind;
+  name: string;
+  required: boolean;
+  pass: boolean;
+  /** A sentence a person can act on, e.g. "notes/BB-042.md names BB-024". */
+  reason: string;
+  evidence: Evidence;
+  confidence: Confidence;
+  /** Wall time the check took, in milliseconds. */
+  ms: number;
+  /**
+   * Set when the check could not judge at all (its handler threw: a browser that died, a fixture
+   * that stopped answering, a page check without a page). A crashed required check makes the
+   * verdict `error`, because the trial was not judged; it says nothing about the agent.
+   */
+  crashed?: true;
+}
+
+/** What a handler decides; the registry adds kind, name, required, confidence and timing. */
+export interface Judgement {
+  pass: boolean;
+  reason: string;
+  evidence: Evidence;
+}
+
+/** One check kind's implementation. */
+export interface Handler<S extends CheckSpec> {
+  confidence: Confidence;
+  /** The name shown when the spec gives none, e.g. "file notes/BB-042.md". */
+  defaultName(spec: S): string;
+  /** Judges the spec against the context. Throws only when the check cannot be judged at all. */
+  judge(spec: S, ctx: CheckContext): Promise<Judgement>;
+}
+
+/** Thrown by a handler when the world could not be looked at (not the agent's fault). */
+export class CheckUnjudgeableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CheckUnjudgeableError";
+  }
+}
