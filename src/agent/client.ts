@@ -1,0 +1,185 @@
+/**
+ * The HTTP side of a model turn: the openai SDK client (its own retries off), umpire's retry
+ * loop (retry.ts), a per-request timeout that also covers reading a stream, and the caller's
+ * AbortSignal honoured at every await (request, stream, backoff sleep).
+ *
+ * Abort semantics: when the caller's signal aborts, `complete()` rejects with the signal's
+ * reason (cancellation and the trial timeout are the caller's to tell apart). Every other
+ * failure is returned as data, never thrown.
+ */
+import OpenAI from "openai";
+import type { RetryPolicy } from "./config.js";
+import type { ModelReply } from "./reply.js";
+import { replyFromCompletion } from "./reply.js";
+import { abortReason, classifyFailure, retryDelayMs, sleep, type FailureKind, type ModelFailure } from "./retry.js";
+import { StreamAccumulator } from "./stream.js";
+
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface ModelClientOptions {
+  /** OpenAI-compatible base URL, e.g. https://api.hcompany.ai/v1 */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer`; without it no Authorization header is sent at all. */
+  apiKey?: string;
+  requestTimeoutMs: number;
+  retry: RetryPolicy;
+  fetch?: FetchFunction;
+  /** Jitter source, injectable for tests. */
+  random?: () => number;
+}
+
+/** One failed attempt, for the trial log. `waitMs` is the backoff before the next attempt, null for the last. */
+export interface AttemptFailure {
+  attempt: number;
+  kind: FailureKind;
+  status?: number;
+  message: string;
+  waitMs: number | null;
+}
+
+interface CallTiming {
+  /** Wall time of the whole call, retries and waits included. */
+  modelMs: number;
+  /** Time to first token of the attempt that produced the result (streaming only). */
+  ttftMs: number | null;
+  retries: number;
+  failures: AttemptFailure[];
+}
+
+export type ModelCallResult =
+  | ({ ok: true; reply: ModelReply } & CallTiming)
+  | ({ ok: false; failure: ModelFailure; partial: ModelReply | null } & CallTiming);
+
+type AttemptResult =
+  | { ok: true; reply: ModelReply; ttftMs: number | null }
+  | { ok: false; failure: ModelFailure; partial: ModelReply | null; ttftMs: number | null };
+
+export class ModelClient {
+  private readonly sdk: OpenAI;
+  /** Body of the latest non-2xx response (see classifyFailure for why it is kept). */
+  private lastErrorBody: string | undefined;
+
+  constructor(private readonly options: ModelClientOptions) {
+    const baseFetch: FetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+    const recordingFetch: FetchFunction = async (input, init) => {
+      const response = await baseFetch(input, init);
+      if (response.ok) return response;
+      const text = await response.text().catch(() => "");
+      this.lastErrorBody = text;
+      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    };
+    this.sdk = new OpenAI({
+      baseURL: options.baseUrl,
+      apiKey: options.apiKey ?? "no-key",
+      // null values unset headers: no key means no Authorization header at all.
+      defaultHeaders: options.apiKey === undefined ? { Authorization: null } : undefined,
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: options.requestTimeoutMs,
+      fetch: recordingFetch,
+      logLevel: "off",
+    });
+  }
+
+  /**
+   * Sends one chat completion request (streamed when `body.stream` is true), retrying per the
+   * policy. Resolves with the reply or a classified failure; rejects only when `signal` aborts.
+   */
+  async complete(body: Record<string, unknown>, signal?: AbortSignal): Promise<ModelCallResult> {
+    const started = performance.now();
+    const policy = this.options.retry;
+    const failures: AttemptFailure[] = [];
+    for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw abortReason(signal);
+      const result = await this.attempt(body, signal);
+      const timing = () => ({
+        modelMs: Math.round(performance.now() - started),
+        ttftMs: result.ttftMs,
+        retries: attempt,
+        failures,
+      });
+      if (result.ok) return { ok: true, reply: result.reply, ...timing() };
+
+      const { failure } = result;
+      const retry = failure.retryable && attempt < policy.maxRetries;
+      const waitMs = retry ? retryDelayMs(failure, attempt, policy, this.options.random) : null;
+      failures.push({
+        attempt: attempt + 1,
+        kind: failure.kind,
+        ...(failure.status !== undefined && { status: failure.status }),
+        message: failure.message,
+        waitMs,
+      });
+      if (waitMs === null) return { ok: false, failure, partial: result.partial, ...timing() };
+      await sleep(waitMs, signal);
+    }
+  }
+
+  private async attempt(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<AttemptResult> {
+    const controller = new AbortController();
+    const forwardAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", forwardAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.options.requestTimeoutMs);
+    const started = performance.now();
+    const requestOptions = { signal: controller.signal, maxRetries: 0, timeout: this.options.requestTimeoutMs };
+    let accumulator: StreamAccumulator | null = null;
+    let ttftMs: number | null = null;
+    this.lastErrorBody = undefined;
+    // The body is plain data with H's extra top-level fields; the SDK serialises it as given.
+    const create = this.sdk.chat.completions.create.bind(this.sdk.chat.completions) as (
+      body: unknown,
+      options: typeof requestOptions,
+    ) => Promise<unknown>;
+
+    const timeoutFailure = (): AttemptResult => ({
+      ok: false,
+      failure: {
+        kind: "timeout",
+        message: `no complete response within ${this.options.requestTimeoutMs} ms`,
+        // Once output has arrived, a retry would discard it: keep it and stop instead.
+        retryable: !(accumulator?.hasOutput ?? false),
+        retryAfterMs: null,
+      },
+      partial: accumulator?.reply() ?? null,
+      ttftMs,
+    });
+
+    try {
+      if (body.stream !== true) {
+        return { ok: true, reply: replyFromCompletion(await create(body, requestOptions)), ttftMs: null };
+      }
+      const stream = (await create(body, requestOptions)) as AsyncIterable<unknown>;
+      accumulator = new StreamAccumulator();
+      for await (const chunk of stream) {
+        if (accumulator.add(chunk) && ttftMs === null) ttftMs = Math.round(performance.now() - started);
+      }
+      // The SDK ends a stream quietly when its signal aborts: find out why it ended.
+      if (signal?.aborted) throw abortReason(signal);
+      if (timedOut) return timeoutFailure();
+      return { ok: true, reply: accumulator.reply(), ttftMs };
+    } catch (error) {
+      if (signal?.aborted) throw abortReason(signal);
+      if (timedOut) return timeoutFailure();
+      const failure = classifyFailure(error, this.lastErrorBody);
+      if (accumulator?.hasOutput) {
+        // The response had started: what arrived is kept, nothing of it is executed, and the
+        // request is not silently re-run.
+        return {
+          ok: false,
+          failure: { ...failure, kind: "stream_broken", message: `the stream broke off: ${failure.message}`, retryable: false },
+          partial: accumulator.reply(),
+          ttftMs,
+        };
+      }
+      return { ok: false, failure, partial: null, ttftMs };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", forwardAbort);
+    }
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * Agent configuration: turning the CLI's model options into one `AgentConfig` per output mode,
+ * and refusing, before any trial starts, every configuration that cannot work.
+ *
+ * An `AgentConfig` never holds an API key. It names the environment variable the key comes
+ * from (`apiKeyEnv`); the CLI reads the key and hands it to the session in memory. So a config
+ * can be stored and printed as it is; `redactConfig()` additionally strips credentials someone
+ * may have put inside a base URL.
+ */
+import { z } from "zod";
+import { UmpireError } from "../errors.js";
+import { HCOMPANY_BASE_URL, HCOMPANY_MODEL_IDS, REFERENCE_MODEL_ID, lookupModel } from "./models.js";
+
+export const OUTPUT_MODES = ["structured", "tools"] as const;
+export type OutputMode = (typeof OUTPUT_MODES)[number];
+export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+export const DEFAULT_API_KEY_ENV = "HAI_API_KEY";
+/** Room for ~1.5k reasoning tokens before the JSON step (H saw 250 reasoning tokens eat max_tokens 300). */
+export const DEFAULT_MAX_TOKENS = 2048;
+export const DEFAULT_TEMPERATURE = 0.8;
+
+const RetryPolicySchema = z
+  .object({
+    /** Retries after the first attempt (so `maxRetries + 1` requests at most). */
+    maxRetries: z.number().int().min(0).max(20),
+    /** First backoff delay; doubles on each retry, with jitter. */
+    baseDelayMs: z.number().int().min(0),
+    /** Upper bound of one computed backoff delay. */
+    maxDelayMs: z.number().int().min(0),
+    /** Upper bound of a server-requested `retry-after` wait. */
+    retryAfterCapMs: z.number().int().min(0),
+  })
+  .strict();
+export type RetryPolicy = z.infer<typeof RetryPolicySchema>;
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 4,
+  baseDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  retryAfterCapMs: 60_000,
+};
+
+const Endpoint = z.discriminatedUnion("kind", [
+  /** The reference model, started by the runner, which supplies its URL to the session. */
+  z.object({ kind: z.literal("embedded") }).strict(),
+  z.object({ kind: z.literal("url"), baseUrl: z.string().url() }).strict(),
+]);
+export type Endpoint = z.infer<typeof Endpoint>;
+
+export const AgentConfigSchema = z
+  .object({
+    /** Short name used in tables, e.g. `reference/structured`, `holo3-1-35b-a3b/tools`. */
+    label: z.string().min(1),
+    model: z.string().min(1),
+    provider: z.enum(["reference", "hcompany", "custom"]),
+    mode: z.enum(OUTPUT_MODES),
+    endpoint: Endpoint,
+    /** Name of the environment variable holding the key; `null` when no key is sent. */
+    apiKeyEnv: z.string().nullable(),
+    temperature: z.number().min(0).max(2),
+    reasoningEffort: z.enum(REASONING_EFFORTS),
+    maxTokens: z.number().int().positive(),
+    stream: z.boolean(),
+    requestTimeoutMs: z.number().int().positive(),
+    retry: RetryPolicySchema,
+    contextTokens: z.number().int().positive().nullable(),
+    pricing: z
+      .object({
+        inputPerMillion: z.number().min(0).nullable(),
+        outputPerMillion: z.number().min(0).nullable(),
+        cachedInputPerMillion: z.number().min(0).nullable(),
+      })
+      .strict(),
+  })
+  .strict();
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+
+/** The model options as the CLI collected them (strings are accepted for numbers). */
+export interface AgentOptions {
+  model?: string;
+  baseUrl?: string;
+  mode?: string;
+  apiKeyEnv?: string;
+  temperature?: number | string;
+  reasoningEffort?: string;
+  maxTokens?: number | string;
+  stream?: boolean;
+  requestTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Where API keys are looked up to check they exist; defaults to `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * One `AgentConfig` per requested mode (`--mode both` gives structured then tools).
+ * @throws UmpireError `usage` for malformed values, `config` for a configuration that cannot
+ *   work: tools mode on a model without function calling, an unknown model id without
+ *   `--base-url`, a missing API key, `--max-tokens` above the model's output limit.
+ */
+export function resolveAgentConfigs(options: AgentOptions = {}): AgentConfig[] {
+  const env = options.env ?? process.env;
+  const model = (options.model ?? REFERENCE_MODEL_ID).trim();
+  if (model === "") throw new UmpireError("usage", "--model: empty model id", `Use e.g. --model ${REFERENCE_MODEL_ID}`);
+  const info = lookupModel(model);
+  const modes = parseModes(options.mode);
+
+  if (info.functionCalling === false && modes.includes("tools")) {
+    throw new UmpireError(
+      "config",
+      `${model} (${info.name}) has no native function calling, so --mode ${options.mode ?? "tools"} cannot run on it`,
+      "Use --mode structured (structured outputs work on every Holo model).",
+    );
+  }
+
+  const endpoint = resolveEndpoint(model, info.defaultBaseUrl, info.provider, options.baseUrl);
+  const apiKeyEnv = resolveApiKeyEnv(endpoint, options.apiKeyEnv);
+  if (apiKeyEnv !== null && !env[apiKeyEnv]) {
+    const where = endpoint.kind === "url" ? withoutCredentials(endpoint.baseUrl) : "the embedded endpoint";
+    throw new UmpireError(
+      "config",
+      `${model} at ${where} needs an API key, but the environment variable ${apiKeyEnv} is not set`,
+      `Export ${apiKeyEnv}=<your key>, or name the variable that holds it with --api-key-env.`,
+    );
+  }
+
+  const maxTokens = resolveMaxTokens(options.maxTokens, info.maxOutputTokens, model);
+  const common = {
+    model,
+    provider: info.provider,
+    endpoint,
+    apiKeyEnv,
+    temperature: parseNumberOption("--temperature", options.temperature, DEFAULT_TEMPERATURE, 0, 2),
+    reasoningEffort: parseEffort(options.reasoningEffort),
+    maxTokens,
+    stream: options.stream ?? false,
+    requestTimeoutMs: options.requestTimeoutMs ?? 120_000,
+    retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    contextTokens: info.contextTokens,
+    pricing: info.pricing,
+  };
+  return modes.map((mode) => AgentConfigSchema.parse({ ...common, mode, label: `${model}/${mode}` }));
+}
+
+/** The key for `config`, read from `env`; `undefined` when the config needs none. */
+export function readApiKey(
+  config: AgentConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string | undefined {
+  return config.apiKeyEnv === null ? undefined : env[config.apiKeyEnv] || undefined;
+}
+
+/**
+ * A copy of `config` safe to store or print. `AgentConfig` carries no key by construction; this
+ * also drops user info and query strings from the base URL, where people sometimes put tokens.
+ */
+export function redactConfig(config: AgentConfig): AgentConfig {
+  const copy: AgentConfig = structuredClone(config);
+  if (copy.endpoint.kind === "url") copy.endpoint = { kind: "url", baseUrl: withoutCredentials(copy.endpoint.baseUrl) };
+  return copy;
+}
+
+/** `baseUrl` without user info, query or fragment (where tokens hide), for storage and messages. */
+function withoutCredentials(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  url.username = "";
+  url.password = "";
+  url.search = "";
+  url.hash = "";
+  return url.toString().replace(/\/$/, "");
+}
+/** Alias under the name ARCHITECTURE.md uses. */
+export const redactedConfig = redactConfig;
+
+function parseModes(mode: string | undefined): OutputMode[] {
+  const m = mode ?? "structured";
+  if (m === "both") return ["structured", "tools"];
+  if ((OUTPUT_MODES as readonly string[]).includes(m)) return [m as OutputMode];
+  throw new UmpireError("usage", `--mode: unknown mode '${m}'`, "Use --mode structured, --mode tools or --mode both.");
+}
+
+function resolveEndpoint(
+  model: string,
+  defaultBaseUrl: string | null,
+  provider: string,
+  baseUrl: string | undefined,
+): Endpoint {
+  if (baseUrl !== undefined) return { kind: "url", baseUrl: normaliseBaseUrl(baseUrl) };
+  if (provider === "reference") return { kind: "embedded" };
+  if (defaultBaseUrl !== null) return { kind: "url", baseUrl: defaultBaseUrl };
+  throw new UmpireError(
+    "config",
+    `model '${model}' is not one umpire knows, so it has no default endpoint`,
+    `Give its OpenAI-compatible endpoint with --base-url (e.g. http://localhost:8000/v1 for a local vLLM), ` +
+      `or use one of: ${[REFERENCE_MODEL_ID, ...HCOMPANY_MODEL_IDS].join(", ")}.`,
+  );
+}
+
+function normaliseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UmpireError("usage", `--base-url: '${raw}' is not a URL`, "Use e.g. --base-url http://localhost:8000/v1");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UmpireError("usage", `--base-url: only http and https are supported, got ${url.protocol}`);
+  }
+  return url.toString().replace(/\/+$/, "");
+}
+
+/**
+ * Which environment variable holds the key, or `null` when none is sent. H's endpoint always
+ * needs one. A custom endpoint gets a key only when `--api-key-env` names one explicitly:
+ * otherwise H's key (HAI_API_KEY) would be sent to whatever server `--base-url` points at.
+ */
+function resolveApiKeyEnv(endpoint: Endpoint, explicit: string | undefined): string | null {
+  if (explicit !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(explicit)) {
+    // Never echo the value: people paste the key itself here.
+    throw new UmpireError(
+      "usage",
+      "--api-key-env: expected the NAME of an environment variable (letters, digits, '_')",
+      `Put the key in an environment variable and pass its name, e.g. --api-key-env ${DEFAULT_API_KEY_ENV}.`,
+    );
+  }
+  if (endpoint.kind === "embedded") return null;
+  if (isHCompanyHost(endpoint.baseUrl)) return explicit ?? DEFAULT_API_KEY_ENV;
+  return explicit ?? null;
+}
+
+function isHCompanyHost(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname;
+  return host === new URL(HCOMPANY_BASE_URL).hostname || host.endsWith(".hcompany.ai");
+}
+
+function resolveMaxTokens(raw: number | string | undefined, modelMax: number | null, model: string): number {
+  const fallback = modelMax === null ? DEFAULT_MAX_TOKENS : Math.min(DEFAULT_MAX_TOKENS, modelMax);
+  const value = parseNumberOption("--max-tokens", raw, fallback, 1, Number.MAX_SAFE_INTEGER);
+  if (!Number.isInteger(value)) throw new UmpireError("usage", `--max-tokens: expected a whole number, got ${value}`);
+  if (modelMax !== null && value > modelMax) {
+    throw new UmpireError(
+      "config",
+      `--max-tokens ${value} is above ${model}'s maximum output of ${modelMax} tokens`,
+      `Use --max-tokens ${modelMax} or less.`,
+    );
+  }
+  return value;
+}
+
+function parseNumberOption(
+  flag: string,
+  raw: number | string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  const value = typeof raw === "number" ? raw : Number(raw.trim() === "" ? NaN : raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in [${min}, ${max}]`;
+    throw new UmpireError("usage", `${flag}: expected a number ${range}, got '${raw}'`);
+  }
+  return value;
+}
+
+function parseEffort(raw: string | undefined): ReasoningEffort {
+  if (raw === undefined) return "medium";
+  if ((REASONING_EFFORTS as readonly string[]).includes(raw)) return raw as ReasoningEffort;
+  throw new UmpireError("usage", `--reasoning-effort: unknown value '${raw}'`, "Use low, medium or high.");
+}

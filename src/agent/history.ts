@@ -1,0 +1,119 @@
+/**
+ * The conversation as sent to the model: message shapes, the `<observation>` wrapper, the image
+ * budget, and tool results in each mode's layout (H's "Agent loop" page):
+ *
+ * - observations are always `user` messages: `<observation>\n`, the screenshot, `\n</observation>`;
+ * - at most the last IMAGE_BUDGET screenshots stay; older ones become the text
+ *   `[screenshot evicted]` in place, so the `<observation>` wrapper survives;
+ * - structured mode: results are `user` messages `<tool_output tool="...">\n...\n</tool_output>`;
+ * - tools mode: results are `tool` messages with the matching `tool_call_id`.
+ */
+import type { OutputMode } from "./config.js";
+
+/** Screenshots kept in context; more degrades accuracy (H's docs). */
+export const IMAGE_BUDGET = 3;
+export const EVICTED_PLACEHOLDER = "[screenshot evicted]";
+
+export type TextPart = { type: "text"; text: string };
+export type ImagePart = { type: "image_url"; image_url: { url: string } };
+export interface AssistantToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+/** A chat message in the OpenAI wire shape (structurally what the openai SDK accepts). */
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | Array<TextPart | ImagePart> }
+  | { role: "assistant"; content: string | null; tool_calls?: AssistantToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export type ImageMimeType = "image/png" | "image/jpeg" | "image/webp";
+
+/** What the runner saw, turned into one `<observation>` message. */
+export interface Observation {
+  /** The exact bytes the model's coordinates will be scaled against; a string is base64. */
+  screenshot?: { data: Uint8Array | string; mimeType?: ImageMimeType };
+  url?: string;
+  title?: string;
+  /** Visible page text, for tasks observed as "screenshot+text". */
+  text?: string;
+}
+
+/** The `<observation>` user message; the plain case is exactly H's three-part layout. */
+export function observationMessage(observation: Observation): ChatMessage {
+  let head = "<observation>\n";
+  if (observation.url !== undefined) head += `URL: ${observation.url}\n`;
+  if (observation.title !== undefined) head += `Title: ${observation.title}\n`;
+  let tail = "\n</observation>";
+  if (observation.text !== undefined) tail = `\n<page_text>\n${observation.text}\n</page_text>` + tail;
+
+  const parts: Array<TextPart | ImagePart> = [{ type: "text", text: head }];
+  if (observation.screenshot) {
+    const { data, mimeType = "image/png" } = observation.screenshot;
+    const base64 = typeof data === "string" ? data : Buffer.from(data).toString("base64");
+    parts.push({ type: "image_url", image_url: { url: `data:${mimeType};base64,${base64}` } });
+  }
+  parts.push({ type: "text", text: tail });
+  return { role: "user", content: parts };
+}
+
+/**
+ * Replaces all but the newest `keep` images in user messages by `[screenshot evicted]` text,
+ * in place (H's `trim_to_last_n_images`). Returns how many images it evicted this call.
+ */
+export function evictOldImages(messages: ChatMessage[], keep = IMAGE_BUDGET): number {
+  let seen = 0;
+  let evicted = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message.role !== "user" || !Array.isArray(message.content)) continue;
+    for (let j = message.content.length - 1; j >= 0; j--) {
+      if (message.content[j].type !== "image_url") continue;
+      seen += 1;
+      if (seen > keep) {
+        message.content[j] = { type: "text", text: EVICTED_PLACEHOLDER };
+        evicted += 1;
+      }
+    }
+  }
+  return evicted;
+}
+
+/** How an action ended, as the runner's executor reports it. */
+export type ToolResultStatus = "ok" | "rejected" | "failed" | "skipped";
+
+/** The result of one proposed action, matched to it by `id` (the ProposedAction id). */
+export interface ToolResult {
+  id: string;
+  status: ToolResultStatus;
+  /** What the executor observed, e.g. "Clicked at (512, 300)" or why it refused. */
+  output: string;
+}
+
+const STATUS_PREFIX: Record<ToolResultStatus, string> = {
+  ok: "",
+  rejected: "Rejected: ",
+  failed: "Failed: ",
+  skipped: "Skipped: ",
+};
+
+/** The result text the model reads: the output, prefixed by its status unless it succeeded. */
+export function resultText(result: Pick<ToolResult, "status" | "output">): string {
+  return STATUS_PREFIX[result.status] + result.output;
+}
+
+/** One tool result in the mode's layout. `tool` is the tool name (structured wrapper attribute). */
+export function resultMessage(mode: OutputMode, id: string, tool: string, text: string): ChatMessage {
+  if (mode === "tools") return { role: "tool", tool_call_id: id, content: text };
+  return { role: "user", content: `<tool_output tool="${escapeAttribute(tool)}">\n${text}\n</tool_output>` };
+}
+
+/** A plain user text message (reflection prompts, format corrections). */
+export function userTextMessage(text: string): ChatMessage {
+  return { role: "user", content: text };
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/[&"<>]/g, (c) => ({ "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;" })[c] as string);
+}
