@@ -13,7 +13,6 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   runs: { summary: "list stored runs", load: async () => (await import("./commands/runs.js")).run },
   show: { summary: "show one run's trials, checks and stop reasons", load: async () => (await import("./commands/show.js")).run },
   compare: { summary: "compare runs, modes or models with statistics", load: async () => (await import("./commands/compare.js")).run },
-  report: { summary: "write the HTML report of a run", load: async () => (await import("./commands/report.js")).run },
   "serve-fixtures": { summary: "start the fixture website standalone", load: async () => (await import("./commands/serve-fixtures.js")).run },
   "serve-model": { summary: "start the reference model server standalone", load: async () => (await import("./commands/serve-model.js")).run },
   lint: { summary: "check a recorded chat-completions request against the Holo conventions", load: async () => (await import("./commands/lint.js")).run },

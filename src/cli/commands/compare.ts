@@ -1,0 +1,164 @@
+/**
+ * `umpire compare`: two runs side by side, or one run split by mode, model or tag, with paired
+ * statistics; with `--fail-on-regression` it is a CI gate (exit 1 on a regression).
+ */
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { UmpireError } from "../../errors.js";
+import { openStore, type RunRecord, type Store, type TrialRecord } from "../../store/index.js";
+import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type CompareGroupInput } from "../../report/compare.js";
+import { reportedCost } from "../../report/cost.js";
+import { junitXml } from "../../report/junit.js";
+import { compareMarkdown } from "../../report/markdown.js";
+import { loadPriceBook, type PriceBook } from "../../report/prices.js";
+import { judgeRegression, type RegressionVerdict } from "../../report/regression.js";
+import { compareText } from "../../report/tables.js";
+import { terminalStyle } from "../../report/table-layout.js";
+import { EXIT } from "../exit-codes.js";
+import type { Command } from "../io.js";
+import { DEFAULT_DB } from "./runs.js";
+
+const HELP = `usage: umpire compare <runA> <runB> [options]
+       umpire compare <run>... --by mode|model|tag [options]
+       umpire compare [run] --baseline <run|tag> --fail-on-regression [--max-cost-increase PCT]
+
+One row per task and group: passes k/n, pass@k, pass^k, mean cost, cost per success, p50/p95 wall
+time, turns, actions, false successes, stop reasons; a summary row per group with a Wilson 95%
+interval; then each group against the first: flipped and flaky tasks, exact McNemar test,
+bootstrap interval on the pass-rate difference, cost and latency deltas.
+
+Runs are ids, unique id prefixes or "latest".
+  --by mode|model|tag     split the given run(s) into groups instead of comparing runs
+  --baseline RUN|TAG      the run to compare against (a tag means the newest run with it);
+                          the candidate is the given run, or the latest run
+  --fail-on-regression    exit 1 when the pass rate drops significantly (McNemar p < 0.05), a
+                          stable task flips to failing, or cost per success rises too much
+  --max-cost-increase PCT the cost-per-success rise (percent) that counts as a regression
+  --k N                   k for pass@k and pass^k (default: the fewest repeats of any task)
+  --seed N                bootstrap seed (default 1)
+  --json | --markdown     print JSON only, or Markdown (for a pull-request comment)
+  --junit FILE            also write the compared trials as JUnit XML (the candidates when gating)
+  --db FILE               the results database (default ${DEFAULT_DB})
+  --config FILE           prices from this file's "prices" (default: umpire.config.json if present)
+  --price-in USD, --price-out USD   price every model at these USD per million tokens
+`;
+
+const BY: readonly CompareBy[] = ["mode", "model", "tag"];
+
+function wholeNumber(text: string | undefined, flag: string, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new UmpireError("usage", `${flag} ${text}: not a whole number >= ${min}`, `e.g. ${flag} ${Math.max(min, 1)}`);
+  return n;
+}
+
+/** A baseline reference: a run (id, prefix, latest), else the newest run carrying that tag. */
+function resolveBaseline(store: Store, ref: string, candidateIds: readonly string[]): RunRecord {
+  try {
+    return store.getRun(ref);
+  } catch (error) {
+    const tagged = store.latestRunWithTag(ref, candidateIds.length === 1 ? candidateIds[0] : undefined);
+    if (tagged) return tagged;
+    throw new UmpireError("not_found", `--baseline ${ref}: no run with that id and no run tagged '${ref}'`, "tag runs with `umpire run --tag NAME`; `umpire runs` lists ids and tags");
+  }
+}
+
+function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialRecord[] {
+  return store.trials(runId).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }));
+}
+
+export const run: Command = async (argv, io) => {
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: {
+        by: { type: "string" },
+        baseline: { type: "string" },
+        "fail-on-regression": { type: "boolean" },
+        "max-cost-increase": { type: "string" },
+        k: { type: "string" },
+        seed: { type: "string" },
+        json: { type: "boolean" },
+        markdown: { type: "boolean" },
+        junit: { type: "string" },
+        db: { type: "string" },
+        config: { type: "string" },
+        "price-in": { type: "string" },
+        "price-out": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (error) {
+    throw new UmpireError("usage", (error as Error).message, "umpire compare --help lists the options");
+  }
+  if (values.help) {
+    io.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  const by = values.by as CompareBy | undefined;
+  if (by !== undefined && !BY.includes(by)) throw new UmpireError("usage", `--by ${by}: unknown`, "use --by mode, --by model or --by tag");
+  if (by && values.baseline) throw new UmpireError("usage", "--baseline compares whole runs and cannot be combined with --by", "drop one of them");
+  if (values.json && values.markdown) throw new UmpireError("usage", "--json and --markdown both asked for", "choose one output format");
+  const maxCost = values["max-cost-increase"] === undefined ? undefined : Number(values["max-cost-increase"]);
+  if (maxCost !== undefined && (!Number.isFinite(maxCost) || maxCost < 0)) {
+    throw new UmpireError("usage", `--max-cost-increase ${values["max-cost-increase"]}: not a percentage`, "e.g. --max-cost-increase 20");
+  }
+  const k = wholeNumber(values.k, "--k", 1);
+  const seed = wholeNumber(values.seed, "--seed", 0);
+  const prices = loadPriceBook({ cwd: io.cwd, configFile: values.config, priceIn: values["price-in"], priceOut: values["price-out"] });
+
+  const store = openStore(resolve(io.cwd, values.db ?? DEFAULT_DB), { readonly: true });
+  try {
+    let groups: CompareGroupInput[];
+    const gating = values.baseline !== undefined || values["fail-on-regression"] === true;
+    if (by === "mode" || by === "model") {
+      const runs = (positionals.length > 0 ? positionals : ["latest"]).map((ref) => store.getRun(ref));
+      groups = groupTrialsBy(runs.flatMap((r) => trialsPriced(store, r.id, prices)), by);
+    } else if (by === "tag") {
+      const runs = positionals.map((ref) => store.getRun(ref));
+      groups = groupRunsByTag(runs.map((r) => ({ id: r.id, tags: r.tags, trials: trialsPriced(store, r.id, prices) })));
+    } else {
+      let runs = positionals.map((ref) => store.getRun(ref));
+      if (values.baseline !== undefined) {
+        if (runs.length === 0) runs = [store.getRun("latest")];
+        runs = [resolveBaseline(store, values.baseline, runs.map((r) => r.id)), ...runs];
+      }
+      if (runs.length < 2) throw new UmpireError("usage", "compare needs two runs, a --baseline, or --by", "umpire compare <runA> <runB>, or umpire compare <run> --by mode");
+      groups = runs.map((r) => ({ label: r.id, runIds: [r.id], trials: trialsPriced(store, r.id, prices) }));
+    }
+    const labels = groups.map((g) => g.label);
+    if (new Set(labels).size !== labels.length) throw new UmpireError("usage", `the same run appears twice: ${labels.join(", ")}`, "compare two different runs");
+    if (groups.length < 2) {
+      throw new UmpireError("usage", `nothing to compare: every trial falls in one group (${labels.join(", ") || "none"})`, by ? `the runs have only one ${by}` : "give two runs");
+    }
+
+    const comparison = compareGroups(groups, by ?? "run", { k, seed });
+    const verdicts: RegressionVerdict[] = gating
+      ? comparison.paired.map((p, i) =>
+          judgeRegression(p, { base: comparison.groups[0].summary.costPerSuccess, candidate: comparison.groups[i + 1].summary.costPerSuccess }, { maxCostIncreasePct: maxCost }),
+        )
+      : [];
+    const verdict: RegressionVerdict | undefined = gating
+      ? { regressed: verdicts.some((v) => v.regressed), reasons: verdicts.flatMap((v) => v.reasons), notes: verdicts.flatMap((v) => v.notes) }
+      : undefined;
+
+    if (values.junit) {
+      const suites = (gating ? groups.slice(1) : groups).map((g) => ({
+        name: g.label,
+        trials: g.trials.map((t) => ({ trial: t as TrialRecord, checks: store.checks(t.id) })),
+      }));
+      writeFileSync(resolve(io.cwd, values.junit), junitXml(suites));
+    }
+    if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null }, null, 2)}\n`);
+    else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict));
+    else io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict));
+    return values["fail-on-regression"] && verdict?.regressed ? EXIT.failed : EXIT.ok;
+  } finally {
+    store.close();
+  }
+};

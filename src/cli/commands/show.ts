@@ -1,0 +1,82 @@
+/** `umpire show <run>`: one run's trials, stop reasons, costs, timings and every check. */
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { UmpireError } from "../../errors.js";
+import { openStore, type TurnRecord } from "../../store/index.js";
+import { costOfUsage, reportedCost } from "../../report/cost.js";
+import { junitXml } from "../../report/junit.js";
+import { loadPriceBook } from "../../report/prices.js";
+import { showText, type TrialDetail } from "../../report/tables.js";
+import { terminalStyle } from "../../report/table-layout.js";
+import { runToJson, trialToJson } from "../../report/trial-json.js";
+import { EXIT } from "../exit-codes.js";
+import type { Command } from "../io.js";
+import { DEFAULT_DB } from "./runs.js";
+
+const HELP = `usage: umpire show [run] [--turns] [--json] [--junit FILE] [--db FILE] [--config FILE] [--price-in USD --price-out USD]
+
+Shows one run (default: the latest; a unique prefix of its id is enough): per trial the verdict,
+stop reason and detail, claimed/verified, turns, actions, tokens, cost, wall time and where it went,
+repetition metrics, and every check with its pass, confidence and reason.
+
+  --turns         also list every turn (model time, first token, tokens, cost) and action
+                  (status, executor time, message)
+  --json          print JSON only (the same trial shape as \`umpire run --json\`)
+  --junit FILE    also write the trials as JUnit XML
+  --db FILE       the results database (default ${DEFAULT_DB})
+  --config FILE   prices from this file's "prices" (default: umpire.config.json if present)
+  --price-in USD, --price-out USD
+                  price every model at these USD per million tokens (re-prices stored tokens)
+`;
+
+export const run: Command = async (argv, io) => {
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: {
+        db: { type: "string" },
+        json: { type: "boolean" },
+        turns: { type: "boolean" },
+        junit: { type: "string" },
+        config: { type: "string" },
+        "price-in": { type: "string" },
+        "price-out": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (error) {
+    throw new UmpireError("usage", (error as Error).message, "umpire show --help lists the options");
+  }
+  if (values.help) {
+    io.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length > 1) throw new UmpireError("usage", `show takes one run, got ${positionals.length}`, "umpire show <run>");
+  const prices = loadPriceBook({ cwd: io.cwd, configFile: values.config, priceIn: values["price-in"], priceOut: values["price-out"] });
+  const store = openStore(resolve(io.cwd, values.db ?? DEFAULT_DB), { readonly: true });
+  try {
+    const runRecord = store.getRun(positionals[0] ?? "latest");
+    // Re-price turns like trials when the user supplied prices (see reportedCost).
+    const turnCost = (turn: TurnRecord, model: string) => (prices.userPrices ? costOfUsage(turn.usage, prices.lookup(model)) : turn.costUsd);
+    const details: TrialDetail[] = store.trials(runRecord.id).map((t) => ({
+      trial: { ...t, costUsd: reportedCost(t, prices) },
+      checks: store.checks(t.id),
+      ...(values.turns ? { turns: store.turns(t.id).map((turn) => ({ ...turn, costUsd: turnCost(turn, t.model) })), actions: store.actions(t.id) } : {}),
+    }));
+    if (values.junit) writeFileSync(resolve(io.cwd, values.junit), junitXml([{ name: runRecord.id, trials: details }]));
+    if (values.json) {
+      const trials = details.map((d) => ({ ...trialToJson(d.trial, d.checks), ...(d.turns ? { turnLog: d.turns, actionLog: d.actions } : {}) }));
+      io.stdout.write(`${JSON.stringify(runToJson(runRecord, trials), null, 2)}\n`);
+    } else {
+      io.stdout.write(showText(runRecord, details, terminalStyle(io.stdout, io.env)));
+    }
+    return EXIT.ok;
+  } finally {
+    store.close();
+  }
+};

@@ -1,0 +1,33 @@
+/**
+ * What `umpire run` prints when the trials are done: JSON only (--json), or the summary table,
+ * and, when the run has both output modes, the structured-vs-function-calling comparison.
+ */
+import { compareGroups, groupTrialsBy } from "../report/compare.js";
+import { reportedCost } from "../report/cost.js";
+import type { PriceBook } from "../report/prices.js";
+import { runSummaryLine, runSummaryTable } from "../report/run-summary.js";
+import { compareText } from "../report/tables.js";
+import { terminalStyle } from "../report/table-layout.js";
+import { runToJson, trialToJson } from "../report/trial-json.js";
+import type { Store } from "../store/store.js";
+import type { CommandIO } from "./io.js";
+
+/** Prints the run's outcome; returns true when every trial passed. */
+export function renderRunOutcome(store: Store, runId: string, prices: PriceBook, io: CommandIO, json: boolean): boolean {
+  const run = store.getRun(runId);
+  const trials = store.trials(runId).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }));
+  const allPassed = trials.length > 0 && trials.every((t) => t.verdict === "passed");
+  if (json) {
+    const body = runToJson(run, trials.map((t) => trialToJson(t, store.checks(t.id))));
+    io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    return allPassed;
+  }
+  const style = terminalStyle(io.stdout, io.env);
+  io.stdout.write(`\nrun ${run.id} (${run.status})\n${runSummaryTable(trials, style)}\n${runSummaryLine(trials)}\n`);
+  const modes = new Set(trials.map((t) => t.mode));
+  if (modes.size > 1) {
+    io.stdout.write(`\nstructured outputs vs function calling\n${compareText(compareGroups(groupTrialsBy(trials, "mode"), "mode"), style)}`);
+  }
+  io.stdout.write(`\nstored in the database; details: umpire show ${run.id}\n`);
+  return allPassed;
+}

@@ -1,0 +1,114 @@
+/**
+ * Everything a run needs besides its options: the fixture site, the embedded reference model
+ * (when a config uses it), the browser provider and the price book; and one function that
+ * plans, stores and executes trials. Shared by `umpire run` and `umpire validate --self-test`.
+ */
+import { join, resolve } from "node:path";
+import { mkdirSync } from "node:fs";
+import { createAgentSession, readApiKey, type AgentConfig } from "../agent/index.js";
+import { startFixtureSite, type FixtureSite } from "../../fixtures-site/index.js";
+import type { PriceBook } from "../report/prices.js";
+import { costOfUsage } from "../report/cost.js";
+import { bridgeAgentSession } from "../runner/agent-bridge.js";
+import { createLocalBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
+import type { PlannedTrial } from "../runner/plan.js";
+import type { Reporter } from "../runner/reporters.js";
+import { createRepetitionGuard, type RepetitionSettings } from "../runner/repetition-guard.js";
+import { runSuite, type SuiteResult } from "../runner/run-suite.js";
+import { createStoreSink } from "../runner/store-sink.js";
+import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
+import type { Store } from "../store/store.js";
+import type { Task } from "../task/schema.js";
+
+export interface Runtime {
+  fixtures: FixtureSite;
+  model?: ReferenceModel;
+  browsers: BrowserProvider;
+  close(): Promise<void>;
+}
+
+export async function startRuntime(options: { tasks: Task[]; agents: AgentConfig[]; browsers?: BrowserProvider }): Promise<Runtime> {
+  const fixtures = await startFixtureSite({ port: 0, controlPort: 0 });
+  let model: ReferenceModel | undefined;
+  try {
+    if (options.agents.some((a) => a.endpoint.kind === "embedded")) {
+      // umpire's own requests must follow the Holo conventions: the embedded model runs strict.
+      model = await startReferenceModel({ port: 0, fixtures: fixtures.client, tasks: options.tasks, strict: true });
+    }
+  } catch (error) {
+    await fixtures.close();
+    throw error;
+  }
+  const browsers = options.browsers ?? createLocalBrowserProvider();
+  return {
+    fixtures,
+    model,
+    browsers,
+    async close() {
+      await browsers.close();
+      await model?.close();
+      await fixtures.close();
+    },
+  };
+}
+
+export interface ExecuteOptions {
+  runtime: Runtime;
+  store: Store;
+  runId: string;
+  runDir: string;
+  trials: PlannedTrial[];
+  agents: Map<string, AgentConfig>;
+  env: NodeJS.ProcessEnv;
+  prices: PriceBook;
+  concurrency: number;
+  modelConcurrency: number;
+  repetition: RepetitionSettings;
+  reporters: Reporter[];
+  signal: AbortSignal;
+  previousAttempts?: Map<string, number>;
+}
+
+export async function executeTrials(options: ExecuteOptions): Promise<SuiteResult> {
+  const { runtime } = options;
+  mkdirSync(options.runDir, { recursive: true });
+  return runSuite({
+    runId: options.runId,
+    trials: options.trials,
+    runDir: resolve(options.runDir),
+    concurrency: options.concurrency,
+    modelConcurrency: options.modelConcurrency,
+    browsers: runtime.browsers,
+    fixtures: { siteUrl: runtime.fixtures.siteUrl, client: runtime.fixtures.client },
+    createSession: (trial) => {
+      const config = options.agents.get(trial.agent.label)!;
+      const session = createAgentSession({
+        config,
+        apiKey: readApiKey(config, options.env),
+        instruction: trial.task.instruction,
+        tools: trial.task.tools,
+        trialId: trial.id,
+        ...(config.endpoint.kind === "embedded" ? { baseUrl: runtime.model!.baseUrl } : {}),
+      });
+      return bridgeAgentSession(session);
+    },
+    createGuard: (trial, env) => createRepetitionGuard(trial.task, env, options.repetition),
+    price: (model, usage) =>
+      costOfUsage(
+        usage.inputTokens === null && usage.outputTokens === null
+          ? null
+          : { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, reasoningTokens: usage.reasoningTokens ?? 0, cachedTokens: usage.cachedTokens ?? 0 },
+        options.prices.lookup(model),
+      ),
+    store: createStoreSink(options.store, resolve(options.runDir)),
+    reporters: options.reporters,
+    signal: options.signal,
+    previousAttempts: options.previousAttempts,
+    responseReserve: Math.max(...[...options.agents.values()].map((a) => a.maxTokens)),
+  });
+}
+
+/** The run's folder under the output folder. */
+export function runFolder(outDir: string, runId: string): string {
+  return join(outDir, runId);
+}

@@ -1,0 +1,44 @@
+/**
+ * The table `umpire run` ends with: one row per trial (task x agent config x repeat) with the
+ * verdict, the stop reason, turns, actions, tokens, cost and wall time. A pure function of
+ * stored trials.
+ */
+import type { TrialRecord } from "../store/records.js";
+import { formatMs, formatTokens, formatUsd } from "./format.js";
+import { renderTable, type Colour, type Column, type TableStyle } from "./table-layout.js";
+
+const VERDICT_COLOUR: Record<string, Colour> = { passed: "green", failed: "red", error: "yellow" };
+
+const COLUMNS: Column<TrialRecord>[] = [
+  { head: "task", priority: 100, cell: (t) => t.taskId },
+  { head: "mode", priority: 99, cell: (t) => ({ text: t.agentLabel, colour: "cyan" }) },
+  { head: "#", priority: 40, align: "right", cell: (t) => String(t.repeat) },
+  { head: "verdict", priority: 98, cell: (t) => ({ text: t.verdict ?? "not run", colour: t.verdict ? VERDICT_COLOUR[t.verdict] : "dim" }) },
+  { head: "stop reason", priority: 97, cell: (t) => t.stopReason ?? "—" },
+  { head: "claimed/verified", priority: 60, cell: (t) => `${yesNo(t.claimed)}/${yesNo(t.verified)}` },
+  { head: "turns", priority: 80, align: "right", cell: (t) => String(t.turns) },
+  { head: "actions", priority: 70, align: "right", cell: (t) => String(t.actions) },
+  { head: "tokens in/out", priority: 65, align: "right", cell: (t) => `${formatTokens(t.inputTokens)}/${formatTokens(t.outputTokens)}` },
+  { head: "cost", priority: 55, align: "right", cell: (t) => formatUsd(t.costUsd) },
+  { head: "wall", priority: 90, align: "right", cell: (t) => formatMs(t.wallMs) },
+];
+
+function yesNo(value: boolean | null): string {
+  return value === null ? "—" : value ? "yes" : "no";
+}
+
+export function runSummaryTable(trials: readonly TrialRecord[], style: TableStyle): string {
+  return renderTable(COLUMNS, [...trials].sort((a, b) => a.seq - b.seq), style);
+}
+
+/** One line under the table: counts by verdict, false and silent successes. */
+export function runSummaryLine(trials: readonly TrialRecord[]): string {
+  const count = (f: (t: TrialRecord) => boolean) => trials.filter(f).length;
+  const done = trials.filter((t) => t.verdict !== null);
+  return (
+    `${count((t) => t.verdict === "passed")}/${done.length} passed, ${count((t) => t.verdict === "failed")} failed, ` +
+    `${count((t) => t.verdict === "error")} errors; false successes ${count((t) => t.verdict === "failed" && t.claimed === true)}, ` +
+    `silent successes ${count((t) => t.verified === true && t.claimed === false)}` +
+    (done.length < trials.length ? `; ${trials.length - done.length} not finished` : "")
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * Wires the repetition detector into the loop: gathers masks (the page's volatile regions, the
+ * task's boxes and selectors), what lies under each click (a consequential control? covered by
+ * something?), whether the application still owes an acknowledgement, and turns the detector's
+ * decision into what the loop does: go on, pause with one reflection, or stop as stuck.
+ */
+import type { ProposedAction } from "../toolbox/tools.js";
+import type { Task } from "../task/schema.js";
+import type { Observation, TrialEnvironment } from "./environment.js";
+import type { GuardDecision, RepetitionGuard } from "./loop.js";
+import { createRepetitionDetector, maskBoxesForCapture, reflectionMessage, splitTaskMasks } from "./repetition/index.js";
+import type { Box } from "./repetition/masks.js";
+
+export interface RepetitionSettings {
+  window: number;
+  recoveryLimit: number;
+  /** Extra CSS-pixel boxes the agent config masks. */
+  agentMasks?: Box[];
+}
+
+interface PointInfo {
+  effect: string | null;
+  /** "Save" stayed covered by "cookie-dialog": the control under the point and what covers it. */
+  covered: { control: string; by: string } | null;
+}
+
+export function createRepetitionGuard(task: Task, env: TrialEnvironment, settings: RepetitionSettings): RepetitionGuard {
+  const detector = createRepetitionDetector({ window: settings.window, recoveryLimit: settings.recoveryLimit, waitCap: task.repetition.waitCap });
+  const { boxes: taskBoxes, selectors } = splitTaskMasks(task.repetition.masks);
+  const paths = new Map<string, string>();
+  const viewport = { width: task.viewport.width, height: task.viewport.height };
+
+  const pointInfo = async (action: ProposedAction): Promise<PointInfo> => {
+    if ((action.tool !== "click" && action.tool !== "double_click") || typeof action.args.x !== "number" || typeof action.args.y !== "number") {
+      return { effect: null, covered: null };
+    }
+    const x = (action.args.x / 1000) * viewport.width;
+    const y = (action.args.y / 1000) * viewport.height;
+    return env.page
+      .evaluate(
+        ([px, py]) => {
+          const stack = document.elementsFromPoint(px, py);
+          const top = stack[0];
+          const effect = top?.closest("[data-effect]")?.getAttribute("data-effect") ?? null;
+          const topMark = top?.closest("[data-mark]");
+          const control = stack.find((el) => el.matches("button, a, input, textarea, select, [role=button]") && !top?.closest("button, a, input, textarea, select, [role=button]")?.isSameNode(el));
+          const covered =
+            control && topMark && !control.contains(top!) && !topMark.contains(control)
+              ? { control: (control.getAttribute("aria-label") || control.textContent || control.getAttribute("data-mark") || "the control").trim().slice(0, 40), by: topMark.getAttribute("data-mark") ?? "another element" }
+              : null;
+          return { effect, covered };
+        },
+        [x, y] as const,
+      )
+      .catch(() => ({ effect: null, covered: null }));
+  };
+
+  return {
+    async beforeExecute(observation: Observation, screenshotPath: string, actions: ProposedAction[]): Promise<GuardDecision> {
+      paths.set(observation.sha256, screenshotPath);
+      const selectorBoxes = await env.boxesFor(selectors);
+      const masks = maskBoxesForCapture(
+        { volatile: observation.volatile, taskBoxes, selectorBoxes, agentBoxes: settings.agentMasks ?? [] },
+        { image: { width: observation.width, height: observation.height }, viewport, devicePixelRatio: task.viewport.deviceScaleFactor },
+      );
+      const infos = await Promise.all(actions.map(pointInfo));
+      const covered = infos.find((i) => i.covered)?.covered;
+      const decision = detector.observe({
+        capture: observation,
+        masks,
+        actions,
+        effects: infos.map((i) => i.effect),
+        // A request still in flight (a Save awaiting its acknowledgement) means "not acknowledged".
+        acknowledged: env.pendingRequests === 0,
+        ...(covered ? { stateHint: `${covered.control} stayed covered by ${covered.by}` } : {}),
+      });
+      const evidencePaths = (captures: { sha256: string }[]) => captures.map((c) => paths.get(c.sha256) ?? c.sha256);
+      switch (decision.kind) {
+        case "continue":
+          return { kind: "continue" };
+        case "duplicate-effect-risk":
+          return { kind: "continue", warnings: new Map(actions.map((a) => [a.id, `duplicate-effect risk: ${decision.condition}`])) };
+        case "pause":
+          return { kind: "pause", condition: decision.condition, message: reflectionMessage(decision.condition) };
+        case "stuck":
+          return { kind: "stuck", condition: decision.condition, report: decision.report, evidence: evidencePaths(decision.evidence) };
+      }
+    },
+    afterExecute() {},
+    metrics() {
+      const m = detector.metrics();
+      return {
+        stuckSteps: m.stuckSteps,
+        reflections: m.reflections,
+        recoveries: m.recoveriesThatBrokeThePattern,
+        duplicateEffectRisks: m.duplicateEffectRisks,
+        comparisons: m.comparisons,
+        compareMs: Math.round(m.compareMs * 10) / 10,
+      };
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Writes what the scheduler produces into the store: every turn as it happens, every trial
+ * when it ends (with its checks, in one transaction). Paths are stored relative to the run
+ * folder so a moved or merged results folder stays valid.
+ */
+import { relative, join } from "node:path";
+import type { Store } from "../store/store.js";
+import type { TrialOutcome } from "./trial.js";
+import type { PlannedTrial } from "./plan.js";
+import type { SuiteStore } from "./run-suite.js";
+import type { TurnRecord, Usage } from "./loop.js";
+
+function usageOrNull(u: Usage): { inputTokens: number; outputTokens: number; reasoningTokens: number; cachedTokens: number } | null {
+  if (u.inputTokens === null && u.outputTokens === null) return null;
+  return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, reasoningTokens: u.reasoningTokens ?? 0, cachedTokens: u.cachedTokens ?? 0 };
+}
+
+export function createStoreSink(store: Store, runDir: string): SuiteStore {
+  const folders = new Map<string, string>();
+  return {
+    startTrial(id, info) {
+      folders.set(id, info.folder);
+      store.startTrial(id, { folder: relative(runDir, info.folder), attempt: info.attempt });
+    },
+    recordTurn(trialId, turn: TurnRecord, costUsd) {
+      const folder = relative(runDir, folders.get(trialId) ?? runDir);
+      store.recordTurn({
+        trialId,
+        idx: turn.idx,
+        startedAt: turn.startedAt,
+        outcome: turn.outcome,
+        finishReason: turn.finishReason,
+        modelMs: turn.modelMs,
+        ttftMs: turn.ttftMs,
+        retries: turn.retries,
+        usage: usageOrNull(turn.usage),
+        costUsd,
+        note: turn.note,
+        thought: turn.thought,
+        content: turn.content,
+        reasoning: turn.reasoning,
+        screenshot: { path: join(folder, turn.screenshot), width: turn.width, height: turn.height },
+        flags: turn.flags,
+      });
+      store.recordActions(
+        turn.actions.map((a) => ({
+          trialId,
+          turnIdx: turn.idx,
+          idx: a.idx,
+          callId: a.id,
+          tool: a.tool,
+          args: a.args,
+          status: a.status,
+          message: a.message,
+          executorMs: a.ms,
+        })),
+      );
+    },
+    finishTrial(id, _trial: PlannedTrial, outcome: TrialOutcome, extra) {
+      const { loop } = outcome;
+      const ttft = loop.timing.ttftMs;
+      store.finishTrial(
+        id,
+        {
+          stopReason: loop.stopReason,
+          stopDetail: outcome.stopLine,
+          verdict: outcome.verdict,
+          claimed: outcome.claimed,
+          verified: outcome.verified,
+          turns: loop.turns,
+          actions: loop.actions,
+          usage: loop.usage.reported
+            ? { inputTokens: loop.usage.inputTokens, outputTokens: loop.usage.outputTokens, reasoningTokens: loop.usage.reasoningTokens, cachedTokens: loop.usage.cachedTokens }
+            : null,
+          costUsd: extra.costUsd,
+          timing: {
+            wallMs: outcome.wallMs,
+            modelMs: loop.timing.modelMs,
+            executorMs: loop.timing.executorMs,
+            captureMs: loop.timing.captureMs,
+            checkMs: outcome.checkMs,
+          },
+          ttftMsAvg: ttft.length ? ttft.reduce((a, b) => a + b, 0) / ttft.length : null,
+          error: outcome.error,
+          metrics: { repetition: outcome.repetition, evidence: loop.evidence },
+        },
+        outcome.checks.map((c) => ({ kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason, evidence: c.evidence, ms: c.ms })),
+      );
+    },
+  };
+}
