@@ -1,0 +1,276 @@
+/**
+ * Conformance lint: checks one chat-completions request body against the Holo agent-loop
+ * conventions (shared/reference/000 "Agent loop", 001 "Structured outputs", holo-api-facts).
+ * Pure: usable on a recorded request (`umpire lint request.json`) as well as by the reference
+ * model, which runs it on every request it receives.
+ */
+import { decodeDataUri, sniffImageFormat } from "./image.js";
+import { imagesOf, isObservation, isRecord, messagesOf, requestMode, textOf, type WireMessage } from "./request.js";
+
+export interface Violation {
+  /** Stable rule id, one of LINT_RULES' keys. */
+  rule: LintRule;
+  message: string;
+  /** Where in the body, e.g. `messages[3].content[1]`; `$` for the body itself. */
+  path: string;
+}
+
+/** Every rule, with the convention it enforces (shown by `umpire lint --rules`). */
+export const LINT_RULES = {
+  "body-shape": "The body is a JSON object with a `model` string and a non-empty `messages` array.",
+  "no-extra-body": "No literal `extra_body` key: H-specific fields go at the top level of the body (the API ignores `extra_body`).",
+  "enable-thinking": "Thinking stays on: `chat_template_kwargs.enable_thinking` is true.",
+  "reasoning-effort": "`reasoning_effort`, when sent, is low, medium or high.",
+  "output-format": "The request declares its output format: `structured_outputs.json` (structured mode) or `tools` (function calling).",
+  "schema-in-both-places": "Structured mode: the same JSON Schema is in `structured_outputs.json` and in the system prompt's <output_format> block.",
+  "no-structured-with-tools": "`structured_outputs` is never combined with `tools`.",
+  "tool-choice-required": "Function-calling mode sends `tool_choice: \"required\"`.",
+  "no-tool-format-examples": "Function-calling mode: the system prompt holds no tool-format examples.",
+  "tool-result-layout": "Structured mode: results are `user` messages `<tool_output tool=\"...\">`, no `tool` role; function-calling mode: results are `tool` messages.",
+  "tool-call-ids": "Function-calling mode: each `tool` message answers an earlier call by `tool_call_id`, and every call is answered.",
+  "image-budget": "At most 3 images in the request (older screenshots evicted to a text placeholder).",
+  "observation-wrapper": "Screenshots and their evicted placeholders stay inside `<observation>` ... `</observation>`; old observations are stripped, never dropped.",
+  "no-reasoning-in-history": "Assistant messages in history carry no `reasoning`/`reasoning_content` and no `<think>` text.",
+  "image-decodes": "Every image is a base64 PNG, JPEG or WebP data URI whose bytes match its type.",
+  "auth-header": "An Authorization header, when sent, has the form `Bearer <key>`.",
+} as const;
+export type LintRule = keyof typeof LINT_RULES;
+
+export type RequestHeaders = Record<string, string | string[] | undefined>;
+
+const MAX_IMAGES = 3;
+const TOOL_FORMAT_EXAMPLE = /<output_format>|<tool_call>|<function=|"tool_name"\s*:|"tool_calls"\s*:|"arguments"\s*:|"function"\s*:\s*\{/;
+const TOOL_OUTPUT_OPEN = /<tool_output\s+tool="[^"]+"\s*>/;
+const THINK_TAG = /<\/?think>/i;
+
+/** Lints one request body (and optionally its headers); returns every violation found, [] when conformant. */
+export function lintRequest(body: unknown, headers?: RequestHeaders): Violation[] {
+  const violations: Violation[] = [];
+  const report = (rule: LintRule, path: string, message: string) => violations.push({ rule, path, message });
+  if (headers) lintHeaders(headers, report);
+  if (!isRecord(body)) {
+    report("body-shape", "$", "the request body is not a JSON object");
+    return violations;
+  }
+  if (typeof body.model !== "string" || body.model.length === 0) report("body-shape", "model", "`model` is missing");
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    report("body-shape", "messages", "`messages` is missing or empty");
+    return violations;
+  }
+  const messages = messagesOf(body);
+  if (messages.length !== body.messages.length) report("body-shape", "messages", "every message must be an object with a string `role`");
+
+  lintExtraBody(body, report);
+  lintThinking(body, report);
+  const mode = requestMode(body);
+  if (isRecord(body.structured_outputs) && Array.isArray(body.tools) && body.tools.length > 0) {
+    report("no-structured-with-tools", "structured_outputs", "`structured_outputs` and `tools` are sent together; pick one output format");
+  }
+  if (mode === "plain") lintNoOutputFormat(messages, report);
+  if (mode === "structured") lintStructured(body, messages, report);
+  if (mode === "tools") lintTools(body, messages, report);
+  lintImages(messages, report);
+  lintObservations(messages, report);
+  lintHistoryReasoning(messages, report);
+  return violations;
+}
+
+type Report = (rule: LintRule, path: string, message: string) => void;
+
+function lintHeaders(headers: RequestHeaders, report: Report): void {
+  const raw = headers.authorization ?? headers.Authorization;
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  // The value is a secret: the message never quotes it.
+  if (value !== undefined && !/^Bearer \S+$/.test(value)) report("auth-header", "headers.authorization", "the Authorization header is not of the form `Bearer <key>`");
+}
+
+function lintExtraBody(body: Record<string, unknown>, report: Report): void {
+  const visit = (value: unknown, path: string): void => {
+    if (Array.isArray(value)) return value.forEach((item, i) => visit(item, `${path}[${i}]`));
+    if (!isRecord(value)) return;
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = path ? `${path}.${key}` : key;
+      if (key === "extra_body") {
+        report("no-extra-body", childPath, "a literal `extra_body` key is sent; the API ignores it, so its fields (structured_outputs, chat_template_kwargs) must go at the top level");
+      }
+      visit(child, childPath);
+    }
+  };
+  visit(body, "");
+}
+
+function lintThinking(body: Record<string, unknown>, report: Report): void {
+  const kwargs = body.chat_template_kwargs;
+  if (!isRecord(kwargs) || kwargs.enable_thinking !== true) {
+    report("enable-thinking", "chat_template_kwargs.enable_thinking", "thinking is not enabled; send `chat_template_kwargs: {enable_thinking: true}` at the top level");
+  }
+  const effort = body.reasoning_effort;
+  if (effort !== undefined && effort !== "low" && effort !== "medium" && effort !== "high") {
+    report("reasoning-effort", "reasoning_effort", `reasoning_effort ${JSON.stringify(effort)} is not one of low, medium, high`);
+  }
+}
+
+/** Neither format is declared: free-form text comes back. A prompt schema alone means structured_outputs was forgotten. */
+function lintNoOutputFormat(messages: WireMessage[], report: Report): void {
+  const systemIndex = messages.findIndex((m) => m.role === "system");
+  if (systemIndex >= 0 && textOf(messages[systemIndex].content).includes("<output_format>")) {
+    report("schema-in-both-places", "structured_outputs", "the system prompt has an <output_format> schema but `structured_outputs.json` is missing; send the same schema there");
+  } else {
+    report("output-format", "$", "neither `structured_outputs` nor `tools` is sent, so the model answers free-form text");
+  }
+}
+
+function lintStructured(body: Record<string, unknown>, messages: WireMessage[], report: Report): void {
+  const outputs = body.structured_outputs as Record<string, unknown>;
+  if (!isRecord(outputs.json)) {
+    report("schema-in-both-places", "structured_outputs.json", "`structured_outputs.json` must hold the step's JSON Schema object");
+  } else {
+    const systemIndex = messages.findIndex((m) => m.role === "system");
+    const system = systemIndex >= 0 ? textOf(messages[systemIndex].content) : "";
+    const path = systemIndex >= 0 ? `messages[${systemIndex}].content` : "messages";
+    const block = /<output_format>([\s\S]*?)<\/output_format>/.exec(system);
+    if (!block) {
+      report("schema-in-both-places", path, "the system prompt has no <output_format> block with the schema");
+    } else {
+      const inPrompt = parseEmbeddedJson(block[1]);
+      if (inPrompt === undefined) report("schema-in-both-places", path, "the <output_format> block does not hold parseable JSON");
+      else if (canonicalJson(inPrompt) !== canonicalJson(outputs.json)) {
+        report("schema-in-both-places", path, "the schema in <output_format> differs from `structured_outputs.json`");
+      }
+    }
+  }
+  messages.forEach((message, i) => {
+    if (message.role === "tool") report("tool-result-layout", `messages[${i}]`, "structured mode sends tool results as `user` messages `<tool_output tool=\"...\">`, not `tool`-role messages");
+    if (message.role === "user" && textOf(message.content).includes("<tool_output") && !TOOL_OUTPUT_OPEN.test(textOf(message.content))) {
+      report("tool-result-layout", `messages[${i}].content`, "a <tool_output> wrapper lacks its tool=\"...\" attribute");
+    }
+    if (message.role !== "assistant" || i === messages.length - 1) return;
+    // Every executed step is followed by its result before the next observation or step.
+    let answered = false;
+    for (let j = i + 1; j < messages.length && messages[j].role !== "assistant"; j++) {
+      if (messages[j].role === "user" && TOOL_OUTPUT_OPEN.test(textOf(messages[j].content))) answered = true;
+      if (isObservation(messages[j])) break;
+    }
+    if (!answered) report("tool-result-layout", `messages[${i}]`, "this assistant step has no `<tool_output tool=\"...\">` user message after it");
+  });
+}
+
+function lintTools(body: Record<string, unknown>, messages: WireMessage[], report: Report): void {
+  if (body.tool_choice !== "required") {
+    report("tool-choice-required", "tool_choice", `tool_choice is ${JSON.stringify(body.tool_choice ?? null)}; function-calling mode needs "required"`);
+  }
+  messages.forEach((message, i) => {
+    if (message.role !== "system") return;
+    const example = TOOL_FORMAT_EXAMPLE.exec(textOf(message.content));
+    if (example) report("no-tool-format-examples", `messages[${i}].content`, `the system prompt contains a tool-format example (${JSON.stringify(example[0])}); the model renders calls from \`tools\` alone`);
+  });
+  const issued = new Set<string>();
+  const answered = new Set<string>();
+  let pending: { id: string; path: string }[] = [];
+  const flushPending = () => {
+    for (const call of pending) if (!answered.has(call.id)) report("tool-call-ids", call.path, `tool call ${call.id} is never answered by a \`tool\` message`);
+    pending = [];
+  };
+  messages.forEach((message, i) => {
+    if (message.role === "assistant") {
+      flushPending();
+      if (!Array.isArray(message.tool_calls)) return;
+      message.tool_calls.forEach((call, k) => {
+        const id = isRecord(call) && typeof call.id === "string" ? call.id : "";
+        if (!id) return report("tool-call-ids", `messages[${i}].tool_calls[${k}]`, "a tool call has no `id`");
+        issued.add(id);
+        pending.push({ id, path: `messages[${i}].tool_calls[${k}]` });
+      });
+    } else if (message.role === "tool") {
+      const id = typeof message.tool_call_id === "string" ? message.tool_call_id : "";
+      if (!issued.has(id)) report("tool-call-ids", `messages[${i}].tool_call_id`, `tool message answers ${JSON.stringify(id)}, which no earlier assistant message called`);
+      else if (answered.has(id)) report("tool-call-ids", `messages[${i}].tool_call_id`, `tool call ${id} is answered twice`);
+      answered.add(id);
+    } else if (message.role === "user" && textOf(message.content).includes("<tool_output")) {
+      report("tool-result-layout", `messages[${i}]`, "function-calling mode sends tool results as `tool` messages with the matching tool_call_id, not as user text");
+    }
+  });
+  flushPending();
+}
+
+function lintImages(messages: WireMessage[], report: Report): void {
+  const images = imagesOf(messages);
+  if (images.length > MAX_IMAGES) {
+    report("image-budget", "messages", `${images.length} images are sent; keep the last ${MAX_IMAGES} and evict older ones to a text placeholder`);
+  }
+  for (const image of images) {
+    const path = `messages[${image.messageIndex}].content[${image.chunkIndex}].image_url.url`;
+    if (/^https?:\/\//.test(image.url)) continue; // a URL the API fetches itself; nothing to decode here
+    const data = decodeDataUri(image.url);
+    const format = data ? sniffImageFormat(data.bytes) : null;
+    if (!data) report("image-decodes", path, "the image is neither an http(s) URL nor a base64 data URI");
+    else if (!format) report("image-decodes", path, "the image bytes are not PNG, JPEG or WebP");
+    else if (data.mime && data.mime !== `image/${format}` && !(format === "jpeg" && data.mime === "image/jpg")) {
+      report("image-decodes", path, `the data URI says ${data.mime} but the bytes are ${format.toUpperCase()}`);
+    }
+  }
+}
+
+function lintObservations(messages: WireMessage[], report: Report): void {
+  let observedSinceStep = false;
+  messages.forEach((message, i) => {
+    if (message.role === "assistant") {
+      if (!observedSinceStep) report("observation-wrapper", `messages[${i}]`, "no <observation> precedes this assistant step; older observations must be stripped to text, not dropped");
+      observedSinceStep = false;
+      return;
+    }
+    if (message.role !== "user") return;
+    const text = textOf(message.content);
+    if (isObservation(message)) observedSinceStep = true;
+    const carriesScreen = imagesOf([message]).length > 0 || /\[screenshot evicted\]/i.test(text);
+    if (!carriesScreen) return;
+    if (!text.includes("<observation>") || !text.includes("</observation>")) {
+      report("observation-wrapper", `messages[${i}].content`, "a screenshot or its evicted placeholder sits outside an <observation> ... </observation> wrapper");
+    }
+  });
+}
+
+function lintHistoryReasoning(messages: WireMessage[], report: Report): void {
+  messages.forEach((message, i) => {
+    if (message.role !== "assistant") return;
+    for (const field of ["reasoning", "reasoning_content"] as const) {
+      const value = message[field];
+      if (value !== undefined && value !== null && value !== "") {
+        report("no-reasoning-in-history", `messages[${i}].${field}`, `an assistant message carries \`${field}\`; push only the parsed output`);
+      }
+    }
+    if (THINK_TAG.test(textOf(message.content))) {
+      report("no-reasoning-in-history", `messages[${i}].content`, "an assistant message's content holds <think> text; reasoning belongs in `reasoning`, never in history");
+    }
+  });
+}
+
+/** The JSON inside an <output_format> block, fenced or not; undefined when none parses. */
+function parseEmbeddedJson(block: string): unknown {
+  const start = block.indexOf("{");
+  const end = block.lastIndexOf("}");
+  if (start < 0 || end < start) return undefined;
+  try {
+    return JSON.parse(block.slice(start, end + 1));
+  } catch {
+    return undefined;
+  }
+}
+
+/** JSON with object keys sorted, so key order never makes two equal schemas differ. */
+export function canonicalJson(value: unknown): string {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sort) : isRecord(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort(v[k])])) : v;
+  return JSON.stringify(sort(value));
+}
+
+/** One line per violation, for logs and the CLI. */
+export function formatViolations(violations: readonly Violation[]): string {
+  return violations.map((v) => `${v.rule} at ${v.path}: ${v.message}`).join("\n");
+}
+
+/** Compact header value: `ok`, or `rule@path` entries (ASCII only, fits one header line). */
+export function lintHeaderValue(violations: readonly Violation[]): string {
+  if (violations.length === 0) return "ok";
+  return violations.map((v) => `${v.rule}@${v.path}`).join(", ").replace(/[^\x20-\x7e]/g, "?").slice(0, 4000);
+}

@@ -1,0 +1,167 @@
+/**
+ * Renders a planned turn as the assistant output of one mode, then applies the profile's
+ * output-level faults (refuse, truncate, malformed) and the request's token budget.
+ * Structured mode: content is `{note, thought, tool_call: {tool_name, ...args}}`.
+ * Tools mode: one `tool_calls` entry, with the note (the facts to keep) in `content`.
+ */
+import { randomBytes } from "node:crypto";
+import type { PlannedTurn } from "./policy.js";
+import { malformedKind, type MalformedKind, type ProfileName } from "./profiles.js";
+import type { RequestMode } from "./request.js";
+import { estimateTokens } from "./usage.js";
+
+export interface ToolCallOut {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface AssistantOutput {
+  content: string | null;
+  refusal: string | null;
+  reasoning: string;
+  toolCalls: ToolCallOut[];
+  finishReason: "stop" | "tool_calls" | "length";
+  /** For the log: `action`, `refusal`, `truncated`, `budget-exceeded` or `malformed:<kind>`. */
+  kind: string;
+}
+
+export const REFUSAL_TEXT = "I can't help with that";
+
+export interface RenderOptions {
+  mode: RequestMode;
+  profile: ProfileName;
+  seed: number;
+  /** `max_completion_tokens` / `max_tokens` of the request, if any. */
+  maxTokens?: number;
+}
+
+/** The assistant output for a planned turn under a profile. */
+export function renderOutput(plan: PlannedTurn, options: RenderOptions): AssistantOutput {
+  const { mode, profile } = options;
+  if (profile === "refuse") {
+    return { content: REFUSAL_TEXT, refusal: REFUSAL_TEXT, reasoning: "This request is one I will not act on.", toolCalls: [], finishReason: "stop", kind: "refusal" };
+  }
+  if (profile === "malformed") return malformed(plan, mode, malformedKind(options.seed, plan.progress.turn));
+  const output = wellFormed(plan, mode);
+  if (profile === "truncate") return cutShort(output, "truncated");
+  if (options.maxTokens !== undefined && estimateTokens(output.reasoning) + completionTextTokens(output) > options.maxTokens) {
+    return overBudget(output, options.maxTokens);
+  }
+  return output;
+}
+
+function wellFormed(plan: PlannedTurn, mode: RequestMode): AssistantOutput {
+  const { tool, args } = plan.action;
+  if (mode === "tools") {
+    return {
+      content: plan.note ?? plan.thought,
+      refusal: null,
+      reasoning: plan.reasoning,
+      toolCalls: [{ id: newCallId(), name: tool, arguments: JSON.stringify(args) }],
+      finishReason: "tool_calls",
+      kind: "action",
+    };
+  }
+  return {
+    content: JSON.stringify(structuredStep(plan.note, plan.thought, { tool_name: tool, ...args })),
+    refusal: null,
+    reasoning: plan.reasoning,
+    toolCalls: [],
+    finishReason: "stop",
+    kind: "action",
+  };
+}
+
+function structuredStep(note: string | null, thought: string, toolCall: Record<string, unknown>) {
+  return { note, thought, tool_call: toolCall };
+}
+
+/** Cuts the output in the middle of its JSON, as a generation stopped by `max_tokens` would. */
+function cutShort(output: AssistantOutput, kind: string): AssistantOutput {
+  const half = (text: string) => text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+  if (output.toolCalls.length > 0) {
+    return { ...output, toolCalls: output.toolCalls.map((c) => ({ ...c, arguments: half(c.arguments) })), finishReason: "length", kind };
+  }
+  return { ...output, content: half(output.content ?? ""), finishReason: "length", kind };
+}
+
+/** Reasoning ate the budget: the trace is cut to it and no action is emitted. */
+function overBudget(output: AssistantOutput, maxTokens: number): AssistantOutput {
+  const reasoning = output.reasoning.slice(0, Math.max(0, maxTokens * 4));
+  return { content: "", refusal: null, reasoning, toolCalls: [], finishReason: "length", kind: "budget-exceeded" };
+}
+
+/**
+ * One kind of invalid output. The base is the planned click when there is one (so the fault
+ * is the only thing wrong), otherwise a click at the middle of the screen.
+ */
+function malformed(plan: PlannedTurn, mode: RequestMode, kind: MalformedKind): AssistantOutput {
+  const planned = plan.action.tool === "click" ? plan.action.args : null;
+  const element = typeof planned?.element === "string" ? planned.element : "the middle of the page";
+  const x = typeof planned?.x === "number" ? planned.x : 500;
+  const y = typeof planned?.y === "number" ? planned.y : 500;
+  let name = "click";
+  let args: Record<string, unknown> = { element, x, y };
+  switch (kind) {
+    case "unknown-tool":
+      name = "teleport";
+      break;
+    case "missing-field":
+      args = { element, x };
+      break;
+    case "extra-field":
+      args = { element, x, y, button: "left" };
+      break;
+    case "wrong-type":
+      args = { element, x: String(x), y };
+      break;
+    case "coordinate-out-of-range":
+      args = { element, x: 1500, y };
+      break;
+    case "xy-as-list":
+      args = { element, x: [x, y] };
+      break;
+    default:
+      break;
+  }
+  const note = plan.note;
+  const thought = "Click the target.";
+  const base: AssistantOutput = { content: null, refusal: null, reasoning: plan.reasoning, toolCalls: [], finishReason: "stop", kind: `malformed:${kind}` };
+  if (mode === "tools") {
+    const call = (argumentsText: string): ToolCallOut[] => [{ id: newCallId(), name, arguments: argumentsText }];
+    if (kind === "empty-content") return { ...base, content: "" };
+    if (kind === "invalid-json") return { ...base, content: note, toolCalls: call(singleQuoted(JSON.stringify(args))), finishReason: "tool_calls" };
+    if (kind === "think-in-content") {
+      return { ...base, content: `<think>${plan.reasoning}</think>${note ?? ""}`, toolCalls: call(JSON.stringify(args)), finishReason: "tool_calls" };
+    }
+    return { ...base, content: note, toolCalls: call(JSON.stringify(args)), finishReason: "tool_calls" };
+  }
+  const json = JSON.stringify(structuredStep(note, thought, { tool_name: name, ...args }));
+  if (kind === "empty-content") return { ...base, content: "" };
+  if (kind === "invalid-json") return { ...base, content: singleQuoted(json) };
+  if (kind === "think-in-content") return { ...base, content: `<think>${plan.reasoning}</think>\n${json}` };
+  return { ...base, content: json };
+}
+
+/** JSON with single quotes: what a model imitating Python dicts writes; no JSON parser accepts it. */
+function singleQuoted(json: string): string {
+  return json.replace(/"/g, "'");
+}
+
+function completionTextTokens(output: AssistantOutput): number {
+  const calls = output.toolCalls.map((c) => c.name + c.arguments).join("");
+  return estimateTokens((output.content ?? "") + (output.refusal && output.refusal !== output.content ? output.refusal : "") + calls);
+}
+
+/** Completion and reasoning token counts of an output. */
+export function completionUsage(output: AssistantOutput): { completionTokens: number; reasoningTokens: number } {
+  const reasoningTokens = estimateTokens(output.reasoning);
+  return { completionTokens: reasoningTokens + completionTextTokens(output), reasoningTokens };
+}
+
+function newCallId(): string {
+  return `call_${randomBytes(9).toString("base64url")}`;
+}
+
+export type { MalformedKind };

@@ -1,0 +1,231 @@
+/**
+ * The reference model's policy: recognise the task from the request, pick the trajectory the
+ * profile plays (gold, a declared negative, or a synthetic one), find the step from the
+ * conversation's progress, ground its target on the live layout of the trial's fixture
+ * session, and describe the one action of this turn with a note, a thought and a reasoning
+ * trace. It never sees checks: only instruction, reference and negatives are read.
+ */
+import type { ReferenceStep } from "../task/schema.js";
+import { TOOL_ARGS, isToolName } from "../toolbox/tools.js";
+import { describeElement, groundMark, type PageLayout, type ScreenFrame } from "./grounding.js";
+import { dataUriImageInfo } from "./image.js";
+import { NEGATIVE_PROFILES, misclickOffset, type ProfileName } from "./profiles.js";
+import { HOLD_PHRASE, readProgress, type Progress } from "./progress.js";
+import { imagesOf, squashSpace, taskContextText, type WireMessage } from "./request.js";
+
+/** What the policy reads of a task (a resolved `Task` fits). */
+export interface ReferenceTask {
+  id?: string;
+  instruction: string;
+  reference: readonly PolicyStep[];
+  negatives?: Readonly<Record<string, readonly PolicyStep[]>>;
+}
+
+/** A trajectory step; `args` may be omitted as in a task file. */
+export type PolicyStep = Omit<ReferenceStep, "args"> & { args?: Record<string, unknown> };
+
+export interface PolicyContext {
+  tasks: readonly ReferenceTask[];
+  profile: ProfileName;
+  seed: number;
+  /** Reads the trial's latest layout; null when there is none (no session, no fixture site). */
+  layout: () => Promise<{ layout: PageLayout | null; problem?: string }>;
+}
+
+export interface PlannedTurn {
+  taskId: string | null;
+  /** Which trajectory was played: `reference`, `negatives.<name>`, `same-spot`, `answer-now`, `unknown-task`, `hold`, `lost`. */
+  trajectory: string;
+  /** Index of the trajectory step played, null for synthetic turns. */
+  step: number | null;
+  progress: Progress;
+  action: { tool: string; args: Record<string, unknown> };
+  note: string | null;
+  thought: string;
+  reasoning: string;
+}
+
+/** Hold turns (waits while a target mark is missing) before the policy gives up and says so. */
+export const MAX_HOLDS = 2;
+export const UNKNOWN_TASK_ANSWER = "I cannot identify the task";
+
+const SAME_SPOT: PolicyStep = { tool: "click", args: { element: "the middle of the page", x: 500, y: 500 } };
+
+/** Decides this turn's single action. */
+export async function planTurn(messages: readonly WireMessage[], context: PolicyContext): Promise<PlannedTurn> {
+  const progress = readProgress(messages);
+  const task = findTask(messages, context.tasks);
+  const base = { taskId: task?.id ?? null, progress };
+  if (!task) {
+    return { ...base, trajectory: "unknown-task", step: null, ...answer(UNKNOWN_TASK_ANSWER, "The request names no task I know, so I say so.") };
+  }
+  if (context.profile === "answer-now") {
+    return { ...base, trajectory: "answer-now", step: null, ...answer("Done.", "I answer at once.") };
+  }
+  const { name, steps, index } = chooseStep(task, context.profile, progress);
+  const step = steps[Math.min(index, steps.length - 1)];
+  const label = `step ${Math.min(index, steps.length - 1) + 1} of ${steps.length}`;
+  // The layout is read every turn (one local HTTP call): it grounds targets and feeds the note.
+  const seen = await context.layout();
+  const grounded = groundStep(step, messages, context, progress, seen);
+  if (grounded.kind !== "ok") {
+    return { ...base, trajectory: grounded.kind, step: null, ...grounded.turn };
+  }
+  const { args, where } = grounded;
+  const layout = seen.layout;
+  const action = { tool: step.tool, args: withDefaults(step.tool, args) };
+  const thought = `${describeAction(action)} (${label} of the plan).`;
+  return {
+    ...base,
+    trajectory: name,
+    step: Math.min(index, steps.length - 1),
+    action,
+    note: step.note ?? (step.tool === "answer" ? null : pageNote(layout)),
+    thought,
+    reasoning: [
+      `The task is ${task.id ?? "the one stated in the prompt"}.`,
+      layout ? `The screen shows ${layout.path ?? layout.url ?? "a page"}${layout.title ? ` titled "${layout.title}"` : ""}.` : "I have no layout for this screen.",
+      `Next is ${label}: ${step.tool}${step.target ? ` on ${step.target}` : ""}.`,
+      where,
+    ]
+      .filter(Boolean)
+      .join(" "),
+  };
+}
+
+/** The task whose instruction occurs in the system prompt or first user message (the longest, when several do). */
+export function findTask<T extends ReferenceTask>(messages: readonly WireMessage[], tasks: readonly T[]): T | null {
+  const context = squashSpace(taskContextText(messages));
+  let best: T | null = null;
+  for (const task of tasks) {
+    const instruction = squashSpace(task.instruction);
+    if (instruction && context.includes(instruction) && (!best || instruction.length > squashSpace(best.instruction).length)) best = task;
+  }
+  return best;
+}
+
+/** The trajectory a profile plays and the index within it for this turn. */
+export function chooseStep(task: ReferenceTask, profile: ProfileName, progress: Progress): { name: string; steps: readonly PolicyStep[]; index: number } {
+  const gold = { name: "reference", steps: task.reference };
+  const negative = (name: string) => {
+    const steps = task.negatives?.[name];
+    return steps && steps.length > 0 ? { name: `negatives.${name}`, steps } : null;
+  };
+  const loop = negative("loop") ?? { name: "same-spot", steps: [SAME_SPOT] };
+  if (profile === "loop") return { ...loop, index: progress.stepsPlayed };
+  if (profile === "recover") {
+    const reflectedAt = progress.stepsBeforeReflection;
+    if (reflectedAt === null) return { ...loop, index: progress.stepsPlayed };
+    // Loop and gold agree up to `diverge`; a reflection before that changes nothing yet.
+    const diverge = divergence(loop.steps, gold.steps);
+    const index = reflectedAt <= diverge ? progress.stepsPlayed : diverge + (progress.stepsPlayed - reflectedAt);
+    return { ...gold, index };
+  }
+  if (NEGATIVE_PROFILES.has(profile)) return { ...(negative(profile) ?? gold), index: progress.stepsPlayed };
+  return { ...gold, index: progress.stepsPlayed };
+}
+
+/** First index where two trajectories differ (tool, target or args). */
+export function divergence(a: readonly PolicyStep[], b: readonly PolicyStep[]): number {
+  const key = (s: PolicyStep) => JSON.stringify([s.tool, s.target ?? null, s.args ?? {}]);
+  let i = 0;
+  while (i < a.length && i < b.length && key(a[i]) === key(b[i])) i += 1;
+  return i;
+}
+
+type Grounded =
+  | { kind: "ok"; args: Record<string, unknown>; where: string }
+  | { kind: "hold" | "lost"; turn: Pick<PlannedTurn, "action" | "note" | "thought" | "reasoning"> };
+
+function groundStep(
+  step: PolicyStep,
+  messages: readonly WireMessage[],
+  context: PolicyContext,
+  progress: Progress,
+  { layout, problem }: { layout: PageLayout | null; problem?: string },
+): Grounded {
+  const args: Record<string, unknown> = { ...(step.args ?? {}) };
+  const clickLike = step.tool === "click" || step.tool === "double_click";
+  if (!step.target) {
+    if (clickLike && context.profile === "misclick") applyMisclick(args, context.seed, progress.turn);
+    if (step.tool === "answer" && typeof args.content !== "string") args.content = step.note ?? "Done.";
+    return { kind: "ok", args, where: "" };
+  }
+  const frame = lastScreenshotFrame(messages);
+  const point = layout ? groundMark(layout, step.target, frame ?? undefined) : null;
+  if (!layout || !point) {
+    if (step.tool === "scroll") return { kind: "ok", args, where: `I cannot see ${step.target}, so I scroll where the pointer is.` };
+    const missing = layout ? `${step.target} is not on ${layout.path ?? "the page"}` : `I have no layout (${problem ?? "no session"})`;
+    if (layout && progress.trailingHolds < MAX_HOLDS) {
+      return { kind: "hold", turn: { action: { tool: "wait", args: { seconds: 1 } }, note: null, thought: `${HOLD_PHRASE} [${step.target}].`, reasoning: `${missing}; it may still be loading, so I wait.` } };
+    }
+    return { kind: "lost", turn: answer(`I could not find ${step.target}: ${missing}.`, `${missing}; I stop and say so.`) };
+  }
+  if (step.tool === "scroll") {
+    // Scroll at the mark while it is on screen; once it has scrolled away, wherever the pointer is.
+    if (point.clamped) return { kind: "ok", args, where: `${step.target} is out of view, so I scroll where the pointer is.` };
+  } else {
+    args.element ??= describeElement(point.mark, layout);
+  }
+  args.x = point.x;
+  args.y = point.y;
+  if (clickLike && context.profile === "misclick") applyMisclick(args, context.seed, progress.turn);
+  const frameText = frame ? `the screenshot is ${frame.width}x${frame.height} px` : "there is no screenshot, so the viewport is the frame";
+  const where = `${step.target} spans (${point.mark.x}, ${point.mark.y}) ${point.mark.width}x${point.mark.height} CSS px in a ${layout.viewport.width}x${layout.viewport.height} viewport; ${frameText}, so its centre is (${args.x}, ${args.y}) in [0, 1000].`;
+  return { kind: "ok", args, where };
+}
+
+/** Pixel size of the last image in the request, the frame coordinates refer to. */
+export function lastScreenshotFrame(messages: readonly WireMessage[]): ScreenFrame | null {
+  const images = imagesOf(messages);
+  const last = images[images.length - 1];
+  const info = last ? dataUriImageInfo(last.url) : null;
+  return info ? { width: info.width, height: info.height } : null;
+}
+
+function applyMisclick(args: Record<string, unknown>, seed: number, turn: number): void {
+  if (typeof args.x !== "number" || typeof args.y !== "number") return;
+  const { dx, dy } = misclickOffset(seed, turn);
+  args.x = Math.min(1000, Math.max(0, args.x + dx));
+  args.y = Math.min(1000, Math.max(0, args.y + dy));
+}
+
+/** Fills a tool's defaults (write's press_enter) when the args are otherwise valid. */
+function withDefaults(tool: string, args: Record<string, unknown>): Record<string, unknown> {
+  if (!isToolName(tool)) return args;
+  const parsed = TOOL_ARGS[tool].safeParse(args);
+  return parsed.success ? (parsed.data as Record<string, unknown>) : args;
+}
+
+function answer(content: string, thought: string): Pick<PlannedTurn, "action" | "note" | "thought" | "reasoning"> {
+  return { action: { tool: "answer", args: { content } }, note: null, thought, reasoning: thought };
+}
+
+function describeAction(action: { tool: string; args: Record<string, unknown> }): string {
+  const a = action.args;
+  switch (action.tool) {
+    case "click":
+    case "double_click":
+      return `${action.tool === "click" ? "Click" : "Double-click"} ${String(a.element ?? "the target")}`;
+    case "write":
+      return `Type ${JSON.stringify(a.content)}${a.press_enter ? " and press Enter" : ""}`;
+    case "press":
+      return `Press ${Array.isArray(a.keys) ? a.keys.join("+") : "a key"}`;
+    case "scroll":
+      return `Scroll ${String(a.direction ?? "down")} by ${String(a.amount ?? 1)}`;
+    case "navigate":
+      return `Open ${String(a.url)}`;
+    case "answer":
+      return "Give the final answer";
+    default:
+      return `Use ${action.tool}`;
+  }
+}
+
+/** A note of what the screen shows: the page and the marked elements in view. */
+function pageNote(layout: PageLayout | null): string | null {
+  if (!layout) return null;
+  const inView = layout.marks.filter((m) => m.visible !== false).map((m) => m.name + (m.covered ? " (covered)" : ""));
+  const shown = inView.slice(0, 8).join(", ") + (inView.length > 8 ? `, +${inView.length - 8} more` : "");
+  return `On ${layout.path ?? layout.url ?? "the page"}${layout.title ? ` ("${layout.title}")` : ""}: ${shown || "no marked elements in view"}.`;
+}

@@ -1,0 +1,231 @@
+/**
+ * The reference model: an OpenAI-compatible chat-completions server that plays each task's
+ * reference trajectory (or a fault profile) one action per turn, grounded on the live layout
+ * of the trial's fixture session. umpire starts it itself, so the whole harness runs offline.
+ *
+ * Routes: `POST /v1/chat/completions` (structured and tools modes, streamed or not),
+ * `GET /v1/models`, `GET /v1/models/:id`. Every request is linted against the Holo conventions;
+ * violations go to the `x-umpire-lint` header and the log, and in strict mode make a 400.
+ */
+import express, { type NextFunction, type Request, type Response } from "express";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { performance } from "node:perf_hooks";
+import { AttemptCounter } from "./attempts.js";
+import { asPageLayout, type LayoutSource, type PageLayout } from "./grounding.js";
+import { lintHeaderValue, lintRequest, type Violation } from "./lint.js";
+import { RequestLog, type RequestRecord } from "./log.js";
+import { modelEntry, modelList } from "./models.js";
+import { completionUsage, renderOutput } from "./output.js";
+import { planTurn, type ReferenceTask } from "./policy.js";
+import { flakyFault, profileForModel, referenceModelIds, type HttpFault, type ProfileName } from "./profiles.js";
+import { readProgress } from "./progress.js";
+import { isRecord, messagesOf, requestMode } from "./request.js";
+import { promptTokens } from "./usage.js";
+import { completionBody, completionChunks, completionMeta, errorBody, makeUsage, sseEvent, SSE_DONE } from "./wire.js";
+
+export interface ReferenceModelOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Where layouts are read (the fixture site's control client); without it, targets cannot be grounded. */
+  fixtures?: LayoutSource;
+  /** Tasks to recognise; only instruction, reference and negatives are read. */
+  tasks: readonly ReferenceTask[];
+  /** Answer 400 to requests that break a Holo convention (umpire's own tests run strict). */
+  strict?: boolean;
+  /** Profile for the model id `reference`; default `gold`. */
+  profile?: ProfileName;
+  /** Seed of every deterministic choice (misclick offsets, malformed kinds, flaky faults); a request's `seed` overrides it. */
+  seed?: number;
+  /** Latency the `slow` profile adds before the first byte; default 1500 ms. */
+  latencyMs?: number;
+  /** Receives one line per request (serve-model prints them). */
+  onLogLine?: (line: string) => void;
+  /** Request bodies kept in the log (most recent); default 200. */
+  keepBodies?: number;
+}
+
+export interface ReferenceModel {
+  /** Ends with `/v1`, ready for the openai SDK's `baseURL`. */
+  baseUrl: string;
+  log: RequestLog;
+  close(): Promise<void>;
+}
+
+const DEFAULT_SLOW_MS = 1_500;
+
+/** Starts the reference model on `host:port`; resolves once it listens. */
+export async function startReferenceModel(options: ReferenceModelOptions): Promise<ReferenceModel> {
+  const log = new RequestLog(options.keepBodies ?? 200, options.onLogLine);
+  const attempts = new AttemptCounter();
+  const closing = new AbortController();
+  const defaultProfile = options.profile ?? "gold";
+  const app = express();
+  app.disable("x-powered-by");
+  // Stamped before the body is read and parsed, so the server's time includes JSON parsing.
+  app.use((_req, res, next) => {
+    res.locals.arrivedAt = performance.now();
+    next();
+  });
+  app.use(express.json({ limit: "64mb" }));
+
+  app.get("/v1/models", (_req, res) => {
+    res.json(modelList());
+  });
+  app.get("/v1/models/:id", (req, res) => {
+    const id = String(req.params.id);
+    if (referenceModelIds().includes(id)) res.json(modelEntry(id));
+    else res.status(404).json(errorBody(`The model '${id}' does not exist`, "invalid_request_error", "model_not_found"));
+  });
+
+  app.post("/v1/chat/completions", async (req: Request, res: Response) => {
+    const started = typeof res.locals.arrivedAt === "number" ? res.locals.arrivedAt : performance.now();
+    const body: unknown = req.body;
+    const record: Omit<RequestRecord, "seq" | "at" | "status" | "outcome" | "serverMs"> = {
+      method: req.method,
+      path: req.path,
+      model: isRecord(body) && typeof body.model === "string" ? body.model : null,
+      profile: null,
+      user: isRecord(body) && typeof body.user === "string" ? body.user : null,
+      mode: null,
+      stream: isRecord(body) && body.stream === true,
+      taskId: null,
+      turn: null,
+      step: null,
+      trajectory: null,
+      tool: null,
+      lint: [],
+      body,
+    };
+    const finish = (status: number, outcome: string) => log.add({ ...record, status, outcome, serverMs: performance.now() - started });
+    const violations: Violation[] = lintRequest(body, req.headers);
+    record.lint = violations;
+    res.setHeader("x-umpire-lint", lintHeaderValue(violations));
+    if (!isRecord(body)) {
+      res.status(400).json(errorBody("The request body must be a JSON object", "invalid_request_error", "invalid_request"));
+      return void finish(400, "invalid_request");
+    }
+    const profile = profileForModel(body.model, defaultProfile);
+    if (!profile) {
+      res.status(404).json(errorBody(`The model '${String(body.model)}' does not exist; use one of: ${referenceModelIds().join(", ")}`, "invalid_request_error", "model_not_found"));
+      return void finish(404, "model_not_found");
+    }
+    record.profile = profile;
+    if (options.strict && violations.length > 0) {
+      const summary = violations.map((v) => `${v.rule} at ${v.path}: ${v.message}`).join("; ");
+      res.status(400).json(errorBody(`The request breaks Holo conventions: ${summary}`, "invalid_request_error", "umpire_lint", { violations }));
+      return void finish(400, "lint");
+    }
+    const messages = messagesOf(body);
+    if (messages.length === 0) {
+      res.status(400).json(errorBody("`messages` must be a non-empty array of messages", "invalid_request_error", "invalid_request"));
+      return void finish(400, "invalid_request");
+    }
+    const seed = Number.isInteger(body.seed) ? (body.seed as number) : (options.seed ?? 0);
+    const progress = readProgress(messages);
+    record.turn = progress.turn;
+    const fault: HttpFault = profile === "flaky-http" ? flakyFault(seed, progress.turn, attempts.next(body)) : "none";
+    if (fault === "server-error") {
+      res.status(500).json(errorBody("The reference model failed on purpose (profile flaky-http)", "server_error", "server_error"));
+      return void finish(500, fault);
+    }
+    if (fault === "rate-limited") {
+      res.status(429).setHeader("retry-after", "1");
+      res.json(errorBody("Rate limit reached (profile flaky-http); retry after 1 second", "rate_limit_error", "rate_limit_exceeded"));
+      return void finish(429, fault);
+    }
+
+    const mode = requestMode(body);
+    record.mode = mode;
+    const plan = await planTurn(messages, { tasks: options.tasks, profile, seed, layout: () => readLayout(options.fixtures, record.user) });
+    Object.assign(record, { taskId: plan.taskId, step: plan.step, trajectory: plan.trajectory });
+    const maxTokens = [body.max_completion_tokens, body.max_tokens].find((v): v is number => typeof v === "number" && v > 0);
+    const output = renderOutput(plan, { mode, profile, seed, maxTokens });
+    record.tool = output.toolCalls[0]?.name ?? (mode !== "tools" && output.kind === "action" ? plan.action.tool : null);
+    const { completionTokens, reasoningTokens } = completionUsage(output);
+    const usage = makeUsage(promptTokens(body, messages), completionTokens, reasoningTokens);
+    const meta = completionMeta(String(body.model));
+    const serverMs = performance.now() - started;
+    res.setHeader("x-umpire-server-ms", serverMs.toFixed(2));
+
+    if (profile === "slow") await delay(options.latencyMs ?? DEFAULT_SLOW_MS, closing.signal);
+    const outcome = fault === "dropped-connection" ? fault : output.kind;
+    log.add({ ...record, status: 200, outcome, serverMs });
+    if (!record.stream) {
+      const text = JSON.stringify(completionBody(output, meta, usage));
+      if (fault === "dropped-connection") return dropMidway(res, "application/json", [text]);
+      res.status(200).type("application/json").send(text);
+      return;
+    }
+    const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
+    const events = [...completionChunks(output, meta, usage, includeUsage).map(sseEvent), SSE_DONE];
+    if (fault === "dropped-connection") return dropMidway(res, "text/event-stream", events);
+    res.status(200).setHeader("content-type", "text/event-stream; charset=utf-8");
+    res.setHeader("cache-control", "no-cache");
+    res.end(events.join(""));
+  });
+
+  app.use((req, res) => {
+    res.status(404).json(errorBody(`No route ${req.method} ${req.path}; the reference model serves /v1/chat/completions and /v1/models`, "invalid_request_error", "not_found"));
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const status = typeof (error as { status?: unknown }).status === "number" ? (error as { status: number }).status : 500;
+    const message = status === 400 ? `The body is not valid JSON: ${(error as Error).message}` : `Internal error: ${(error as Error).message}`;
+    if (!res.headersSent) res.status(status).json(errorBody(message, status === 400 ? "invalid_request_error" : "server_error", status === 400 ? "invalid_json" : "server_error"));
+  });
+
+  const server = await listen(app, options.port ?? 0, options.host ?? "127.0.0.1");
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    baseUrl: `http://${host}:${address.port}/v1`,
+    log,
+    close: async () => {
+      closing.abort();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** Reads the trial's layout; a missing client, session or report is reported, never thrown. */
+async function readLayout(fixtures: LayoutSource | undefined, user: string | null): Promise<{ layout: PageLayout | null; problem?: string }> {
+  if (!fixtures) return { layout: null, problem: "the reference model was started without a fixture site" };
+  if (!user) return { layout: null, problem: "the request has no `user` field naming the fixture session" };
+  try {
+    const layout = asPageLayout(await fixtures.layout(user));
+    return layout ? { layout } : { layout: null, problem: `session ${user} has reported no layout` };
+  } catch (error) {
+    return { layout: null, problem: `reading the layout of session ${user} failed: ${(error as Error).message}` };
+  }
+}
+
+/** Sends about half of the response, then destroys the socket: a connection dropped mid-stream. */
+function dropMidway(res: Response, contentType: string, parts: string[]): void {
+  const whole = parts.join("");
+  res.status(200).setHeader("content-type", contentType);
+  if (contentType === "application/json") res.setHeader("content-length", String(Buffer.byteLength(whole)));
+  res.flushHeaders();
+  const cut = parts.length > 1 ? parts.slice(0, Math.ceil(parts.length / 2)).join("") : whole.slice(0, Math.floor(whole.length / 2));
+  res.write(cut, () => setTimeout(() => res.socket?.destroy(), 10));
+}
+
+function listen(app: express.Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once("listening", () => resolve(server));
+    server.once("error", reject);
+  });
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
