@@ -1,0 +1,107 @@
+/**
+ * Summaries of a set of trials (one task in one group, or a whole group): passes k/n with a
+ * Wilson interval, pass@k and pass^k, cost, cost per success, wall-time percentiles, turns,
+ * actions, the stop-reason mix and false successes.
+ *
+ * Counting rules (docs/reporting.md): only `done` trials count. Trials with verdict `error` broke
+ * for infrastructure reasons, not because of the agent, so they are left out of pass rates, times,
+ * turns and actions, and shown as `errors`; their cost is still counted, since it was spent.
+ */
+import type { TrialRecord } from "../store/records.js";
+import { costPerSuccess, sumCosts, type CostPerSuccess } from "./cost.js";
+import { mean, passAtK, passHatK, percentile, wilson, type Interval } from "./stats.js";
+
+/** What a report needs of a trial; `costUsd` is the cost the report shows (see `reportedCost`). */
+export type ReportTrial = Pick<
+  TrialRecord,
+  "id" | "runId" | "seq" | "taskId" | "model" | "mode" | "agentLabel" | "repeat" | "status" | "verdict" | "claimed" | "stopReason" | "turns" | "actions" | "wallMs" | "costUsd"
+>;
+
+/** A task's state in one group: every counted repeat passed, none did, or they disagree. */
+export type TaskOutcome = "pass" | "fail" | "flaky" | "none";
+
+export interface TrialSetStats {
+  /** Finished trials, errors included. */
+  trials: number;
+  /** Finished trials that count for the pass rate (verdict passed or failed). */
+  n: number;
+  passes: number;
+  errors: number;
+  /** Trials not finished (pending, or running when the run was killed). */
+  unfinished: number;
+  passRate: number | null;
+  /** Wilson 95% interval on the pass rate. */
+  interval: Interval;
+  /** Over the repeats with the comparison's k; for a group, the mean over its tasks. */
+  passAtK: number | null;
+  passHatK: number | null;
+  totalCostUsd: number | null;
+  meanCostUsd: number | null;
+  costPerSuccess: CostPerSuccess;
+  wallP50Ms: number | null;
+  wallP95Ms: number | null;
+  meanTurns: number | null;
+  meanActions: number | null;
+  /** Stop reason -> count, over finished trials (errors included: `environment_error` is a stop reason). */
+  stopReasons: Record<string, number>;
+  /** Trials that claimed success but failed their checks. */
+  falseSuccesses: number;
+  outcome: TaskOutcome;
+}
+
+function outcomeOf(passes: number, n: number): TaskOutcome {
+  if (n === 0) return "none";
+  if (passes === n) return "pass";
+  if (passes === 0) return "fail";
+  return "flaky";
+}
+
+/** Summarises one set of trials; pass@k and pass^k over its repeats with the given k. */
+export function summarizeTrials(trials: readonly ReportTrial[], k: number): TrialSetStats {
+  const done = trials.filter((t) => t.status === "done");
+  const counted = done.filter((t) => t.verdict === "passed" || t.verdict === "failed");
+  const passes = counted.filter((t) => t.verdict === "passed").length;
+  const n = counted.length;
+  const totalCostUsd = sumCosts(done.map((t) => t.costUsd));
+  const stopReasons: Record<string, number> = {};
+  for (const t of done) {
+    const reason = t.stopReason ?? "unknown";
+    stopReasons[reason] = (stopReasons[reason] ?? 0) + 1;
+  }
+  const walls = counted.map((t) => t.wallMs).filter((w): w is number => w !== null);
+  return {
+    trials: done.length,
+    n,
+    passes,
+    errors: done.filter((t) => t.verdict === "error").length,
+    unfinished: trials.length - done.length,
+    passRate: n > 0 ? passes / n : null,
+    interval: wilson(passes, n),
+    passAtK: n > 0 ? passAtK(n, passes, k) : null,
+    passHatK: n > 0 ? passHatK(n, passes, k) : null,
+    totalCostUsd,
+    meanCostUsd: totalCostUsd !== null && done.length > 0 ? totalCostUsd / done.length : null,
+    costPerSuccess: costPerSuccess(totalCostUsd, passes),
+    wallP50Ms: percentile(walls, 50),
+    wallP95Ms: percentile(walls, 95),
+    meanTurns: mean(counted.map((t) => t.turns)),
+    meanActions: mean(counted.map((t) => t.actions)),
+    stopReasons,
+    falseSuccesses: counted.filter((t) => t.claimed === true && t.verdict === "failed").length,
+    outcome: outcomeOf(passes, n),
+  };
+}
+
+/**
+ * A group's summary: its trials summarised together, with pass@k and pass^k replaced by their
+ * mean over the group's tasks (the usual way to report them for a suite).
+ */
+export function summarizeGroup(trials: readonly ReportTrial[], perTask: readonly TrialSetStats[], k: number): TrialSetStats {
+  const all = summarizeTrials(trials, k);
+  return {
+    ...all,
+    passAtK: mean(perTask.map((c) => c.passAtK).filter((v): v is number => v !== null)),
+    passHatK: mean(perTask.map((c) => c.passHatK).filter((v): v is number => v !== null)),
+    outcome: outcomeOf(all.passes, all.n),
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * Comparisons: groups of trials (two runs, or one run split by mode, model or tag) lined up per
+ * task, with a summary per group and a paired analysis of each group against the first.
+ *
+ * Pairing: a task is the same unit on both sides when its task id matches, plus its mode and model
+ * when those vary inside a group (and are not what is being compared). Within a task, repeats are
+ * paired in repeat order for the McNemar test; the bootstrap resamples whole tasks.
+ */
+import { summarizeGroup, summarizeTrials, type ReportTrial, type TrialSetStats } from "./aggregate.js";
+import type { CostPerSuccess } from "./cost.js";
+import { bootstrapPassRateDiff, mcnemarExact, type PairedCounts } from "./stats.js";
+
+export type CompareBy = "run" | "mode" | "model" | "tag";
+
+export interface CompareGroupInput {
+  label: string;
+  runIds: string[];
+  trials: readonly ReportTrial[];
+}
+
+export interface CompareOptions {
+  /** k for pass@k and pass^k; default: the fewest counted repeats of any task, so all rows share it. */
+  k?: number;
+  seed?: number;
+  bootstrapIterations?: number;
+}
+
+export interface TaskRow {
+  key: string;
+  taskId: string;
+  mode?: string;
+  model?: string;
+  /** One per group, in group order; null when the group has no trial of this task. */
+  cells: (TrialSetStats | null)[];
+}
+
+export interface TaskCounts {
+  key: string;
+  passes: number;
+  n: number;
+}
+
+export interface PairedAnalysis {
+  base: string;
+  candidate: string;
+  /** Tasks with counted trials on both sides. */
+  tasks: number;
+  /** Repeats paired one to one (same task, same position in repeat order). */
+  trialPairs: number;
+  /** Pairs that passed only on the base side (b) and only on the candidate side (c). */
+  onlyBasePassed: number;
+  onlyCandidatePassed: number;
+  /** Exact McNemar two-sided p-value on b and c. */
+  pValue: number;
+  /** Pass rates over the paired tasks. */
+  basePassRate: number | null;
+  candidatePassRate: number | null;
+  /** candidate - base, with a 95% bootstrap interval over tasks. */
+  diff: number | null;
+  diffInterval: { low: number; high: number } | null;
+  /** Every repeat passed on the base side, none on the candidate side. */
+  flippedToFail: string[];
+  /** No repeat passed on the base side, every one on the candidate side. */
+  flippedToPass: string[];
+  /** Tasks whose repeats disagree on either side. */
+  flaky: { key: string; base: TaskCounts | null; candidate: TaskCounts | null }[];
+  /** Stable on the base side (all repeats passed) and failing in most candidate repeats. */
+  stableRegressions: { key: string; base: TaskCounts; candidate: TaskCounts }[];
+  /** Candidate relative to base, in percent; null when not computable (base 0 or unknown). */
+  deltas: {
+    meanCostPct: number | null;
+    costPerSuccessPct: number | null;
+    wallP50Pct: number | null;
+    wallP95Pct: number | null;
+    meanTurnsPct: number | null;
+    meanActionsPct: number | null;
+  };
+}
+
+export interface Comparison {
+  by: CompareBy;
+  k: number;
+  groups: { label: string; runIds: string[]; summary: TrialSetStats }[];
+  tasks: TaskRow[];
+  paired: PairedAnalysis[];
+}
+
+/** Known modes first in this order; anything else keeps first appearance. */
+const MODE_ORDER = ["structured", "tools"];
+
+/** Splits one run's (or several runs') trials into groups by mode or model, in a stable order. */
+export function groupTrialsBy(trials: readonly ReportTrial[], by: "mode" | "model"): CompareGroupInput[] {
+  const groups = new Map<string, ReportTrial[]>();
+  for (const t of [...trials].sort((a, b) => a.runId.localeCompare(b.runId) || a.seq - b.seq)) {
+    const label = by === "mode" ? t.mode : t.model;
+    (groups.get(label) ?? groups.set(label, []).get(label)!).push(t);
+  }
+  const labels = [...groups.keys()];
+  if (by === "mode") labels.sort((a, b) => rank(a) - rank(b));
+  return labels.map((label) => {
+    const ts = groups.get(label)!;
+    return { label, runIds: [...new Set(ts.map((t) => t.runId))], trials: ts };
+  });
+}
+
+function rank(mode: string): number {
+  const i = MODE_ORDER.indexOf(mode);
+  return i === -1 ? MODE_ORDER.length : i;
+}
+
+/** Groups runs by their tags (runs with the same tag set form one group), in the order given. */
+export function groupRunsByTag(runs: readonly { id: string; tags: string[]; trials: readonly ReportTrial[] }[]): CompareGroupInput[] {
+  const groups = new Map<string, CompareGroupInput>();
+  for (const run of runs) {
+    const label = run.tags.length > 0 ? [...run.tags].sort().join(",") : "(untagged)";
+    const g = groups.get(label) ?? groups.set(label, { label, runIds: [], trials: [] }).get(label)!;
+    g.runIds.push(run.id);
+    g.trials = [...g.trials, ...run.trials];
+  }
+  return [...groups.values()];
+}
+
+/** The dimensions a task row is keyed by beyond its task id. */
+function keyDimensions(groups: readonly CompareGroupInput[], by: CompareBy): ("mode" | "model")[] {
+  return (["mode", "model"] as const).filter(
+    (dim) => dim !== by && groups.some((g) => new Set(g.trials.map((t) => t[dim])).size > 1),
+  );
+}
+
+function rowKey(t: ReportTrial, dims: readonly ("mode" | "model")[]): string {
+  const extra = dims.map((d) => t[d]);
+  return extra.length > 0 ? `${t.taskId} [${extra.join(" ")}]` : t.taskId;
+}
+
+const counts = (key: string, c: TrialSetStats | null): TaskCounts | null => (c && c.n > 0 ? { key, passes: c.passes, n: c.n } : null);
+
+function pct(base: number | null, candidate: number | null): number | null {
+  if (base === null || candidate === null || base === 0) return null;
+  return ((candidate - base) / base) * 100;
+}
+
+function cpsNumber(c: CostPerSuccess): number | null {
+  return typeof c === "number" ? c : null;
+}
+
+/** The paired analysis of `candidate` (group j) against `base` (group 0). */
+function pairGroups(
+  groups: readonly CompareGroupInput[],
+  summaries: readonly TrialSetStats[],
+  rows: readonly TaskRow[],
+  byKey: readonly Map<string, ReportTrial[]>[],
+  j: number,
+  opts: CompareOptions,
+): PairedAnalysis {
+  let b = 0;
+  let c = 0;
+  let trialPairs = 0;
+  const tasksCounts: PairedCounts[] = [];
+  const flippedToFail: string[] = [];
+  const flippedToPass: string[] = [];
+  const flaky: PairedAnalysis["flaky"] = [];
+  const stableRegressions: PairedAnalysis["stableRegressions"] = [];
+  for (const row of rows) {
+    const base = row.cells[0];
+    const cand = row.cells[j];
+    if ((base?.outcome === "flaky" || cand?.outcome === "flaky") && (base?.n || cand?.n)) {
+      flaky.push({ key: row.key, base: counts(row.key, base), candidate: counts(row.key, cand) });
+    }
+    if (!base || !cand || base.n === 0 || cand.n === 0) continue;
+    tasksCounts.push({ basePasses: base.passes, baseN: base.n, candidatePasses: cand.passes, candidateN: cand.n });
+    if (base.outcome === "pass" && cand.outcome === "fail") flippedToFail.push(row.key);
+    if (base.outcome === "fail" && cand.outcome === "pass") flippedToPass.push(row.key);
+    if (base.outcome === "pass" && cand.passes / cand.n < 0.5) {
+      stableRegressions.push({ key: row.key, base: counts(row.key, base)!, candidate: counts(row.key, cand)! });
+    }
+    const counted = (ts: ReportTrial[] | undefined) =>
+      (ts ?? []).filter((t) => t.status === "done" && (t.verdict === "passed" || t.verdict === "failed")).sort((x, y) => x.repeat - y.repeat || x.seq - y.seq);
+    const bs = counted(byKey[0].get(row.key));
+    const cs = counted(byKey[j].get(row.key));
+    for (let i = 0; i < Math.min(bs.length, cs.length); i++) {
+      trialPairs += 1;
+      const bp = bs[i].verdict === "passed";
+      const cp = cs[i].verdict === "passed";
+      if (bp && !cp) b += 1;
+      if (!bp && cp) c += 1;
+    }
+  }
+  const boot = bootstrapPassRateDiff(tasksCounts, { seed: opts.seed ?? 1, iterations: opts.bootstrapIterations ?? 2000 });
+  const rate = (p: number, n: number) => (n > 0 ? p / n : null);
+  const sum = (f: (t: PairedCounts) => number) => tasksCounts.reduce((acc, t) => acc + f(t), 0);
+  const sb = summaries[0];
+  const sc = summaries[j];
+  return {
+    base: groups[0].label,
+    candidate: groups[j].label,
+    tasks: tasksCounts.length,
+    trialPairs,
+    onlyBasePassed: b,
+    onlyCandidatePassed: c,
+    pValue: mcnemarExact(b, c),
+    basePassRate: rate(sum((t) => t.basePasses), sum((t) => t.baseN)),
+    candidatePassRate: rate(sum((t) => t.candidatePasses), sum((t) => t.candidateN)),
+    diff: boot?.diff ?? null,
+    diffInterval: boot ? { low: boot.low, high: boot.high } : null,
+    flippedToFail,
+    flippedToPass,
+    flaky,
+    stableRegressions,
+    deltas: {
+      meanCostPct: pct(sb.meanCostUsd, sc.meanCostUsd),
+      costPerSuccessPct: pct(cpsNumber(sb.costPerSuccess), cpsNumber(sc.costPerSuccess)),
+      wallP50Pct: pct(sb.wallP50Ms, sc.wallP50Ms),
+      wallP95Pct: pct(sb.wallP95Ms, sc.wallP95Ms),
+      meanTurnsPct: pct(sb.meanTurns, sc.meanTurns),
+      meanActionsPct: pct(sb.meanActions, sc.meanActions),
+    },
+  };
+}
+
+/**
+ * Lines groups up per task and analyses each later group against the first. Pure: the same
+ * trials and options always give the same comparison (the bootstrap is seeded).
+ */
+export function compareGroups(groups: readonly CompareGroupInput[], by: CompareBy, opts: CompareOptions = {}): Comparison {
+  const dims = keyDimensions(groups, by);
+  const byKey = groups.map((g) => {
+    const m = new Map<string, ReportTrial[]>();
+    for (const t of g.trials) (m.get(rowKey(t, dims)) ?? m.set(rowKey(t, dims), []).get(rowKey(t, dims))!).push(t);
+    return m;
+  });
+  // Row order: first appearance in trial order, group by group.
+  const keys: string[] = [];
+  const sample = new Map<string, ReportTrial>();
+  for (const g of groups) {
+    for (const t of [...g.trials].sort((a, b) => a.runId.localeCompare(b.runId) || a.seq - b.seq)) {
+      const key = rowKey(t, dims);
+      if (!sample.has(key)) {
+        sample.set(key, t);
+        keys.push(key);
+      }
+    }
+  }
+  const countedPerCell = byKey.flatMap((m) =>
+    [...m.values()].map((ts) => ts.filter((t) => t.status === "done" && (t.verdict === "passed" || t.verdict === "failed")).length),
+  );
+  const repeatCounts = countedPerCell.filter((n) => n > 0);
+  const k = opts.k ?? (repeatCounts.length > 0 ? Math.min(...repeatCounts) : 1);
+  const rows: TaskRow[] = keys.map((key) => {
+    const t = sample.get(key)!;
+    return {
+      key,
+      taskId: t.taskId,
+      ...(dims.includes("mode") ? { mode: t.mode } : {}),
+      ...(dims.includes("model") ? { model: t.model } : {}),
+      cells: byKey.map((m) => {
+        const ts = m.get(key);
+        return ts ? summarizeTrials(ts, k) : null;
+      }),
+    };
+  });
+  const summaries = groups.map((g, i) =>
+    summarizeGroup(g.trials, rows.map((r) => r.cells[i]).filter((c): c is TrialSetStats => c !== null), k),
+  );
+  return {
+    by,
+    k,
+    groups: groups.map((g, i) => ({ label: g.label, runIds: g.runIds, summary: summaries[i] })),
+    tasks: rows,
+    paired: groups.slice(1).map((_, i) => pairGroups(groups, summaries, rows, byKey, i + 1, opts)),
+  };
+}

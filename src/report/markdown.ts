@@ -1,0 +1,89 @@
+/**
+ * A comparison as GitHub-flavoured Markdown, for a pull-request comment: the per-task table, the
+ * summary rows, each paired analysis as a list, and the regression verdict when gating.
+ */
+import type { TrialSetStats } from "./aggregate.js";
+import type { Comparison, PairedAnalysis } from "./compare.js";
+import {
+  NONE,
+  formatCostPerSuccess,
+  formatDelta,
+  formatInterval,
+  formatMean,
+  formatMs,
+  formatP,
+  formatPercent,
+  formatPoints,
+  formatScore,
+  formatStopMix,
+  formatUsd,
+} from "./format.js";
+import type { RegressionVerdict } from "./regression.js";
+
+/** Escapes what would break a table cell or start formatting. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/([*_`<>[\]])/g, "\\$1").replace(/\r?\n/g, " ");
+}
+
+/**
+ * Text as a code span inside a table cell: GFM splits cells on '|' even inside code spans unless
+ * it is escaped, and a backtick would end the span early.
+ */
+export function codeSpan(text: string): string {
+  return `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|").replace(/\r?\n/g, " ")}\``;
+}
+
+const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+
+function cells(s: TrialSetStats | null, summary: boolean): string[] {
+  if (!s) return Array(11).fill(NONE);
+  let passes = `${s.passes}/${s.n}`;
+  if (summary) passes += ` (${formatPercent(s.passRate, 0)}, 95% CI ${formatInterval(s.interval)})`;
+  if (s.errors > 0) passes += ` +${s.errors} err`;
+  return [
+    passes,
+    formatScore(s.passAtK),
+    formatScore(s.passHatK),
+    s.trials === 0 ? NONE : formatUsd(s.meanCostUsd),
+    formatCostPerSuccess(s.costPerSuccess),
+    formatMs(s.wallP50Ms),
+    formatMs(s.wallP95Ms),
+    formatMean(s.meanTurns),
+    formatMean(s.meanActions),
+    String(s.falseSuccesses),
+    formatStopMix(s.stopReasons),
+  ].map(escapeMarkdown);
+}
+
+function pairedMarkdown(p: PairedAnalysis): string {
+  const e = escapeMarkdown;
+  const list = (keys: readonly string[]) => (keys.length === 0 ? "none" : keys.map(codeSpan).join(", "));
+  const ci = p.diffInterval ? `, 95% bootstrap CI ${formatPoints(p.diffInterval.low)} to ${formatPoints(p.diffInterval.high)}` : "";
+  const flaky = p.flaky.length === 0 ? "none" : p.flaky.map((f) => `${codeSpan(f.key)} (${f.base ? `${f.base.passes}/${f.base.n}` : NONE} vs ${f.candidate ? `${f.candidate.passes}/${f.candidate.n}` : NONE})`).join(", ");
+  const d = p.deltas;
+  return [
+    `**${e(p.candidate)} vs ${e(p.base)}** (${p.tasks} paired tasks, ${p.trialPairs} paired repeats)`,
+    "",
+    `- pass rate ${formatPercent(p.basePassRate)} → ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
+    `- exact McNemar: ${p.onlyBasePassed} passed only in ${e(p.base)}, ${p.onlyCandidatePassed} only in ${e(p.candidate)}, p ${formatP(p.pValue)}`,
+    `- flipped pass → fail: ${list(p.flippedToFail)}; fail → pass: ${list(p.flippedToPass)}`,
+    `- flaky: ${flaky}`,
+    `- deltas: mean cost ${formatDelta(d.meanCostPct)}, cost/success ${formatDelta(d.costPerSuccessPct)}, p50 wall ${formatDelta(d.wallP50Pct)}, p95 wall ${formatDelta(d.wallP95Pct)}, turns ${formatDelta(d.meanTurnsPct)}, actions ${formatDelta(d.meanActionsPct)}`,
+  ].join("\n");
+}
+
+/** The whole comparison as Markdown. */
+export function compareMarkdown(c: Comparison, verdict?: RegressionVerdict): string {
+  const head = ["task", "group", "passes", `pass@${c.k}`, `pass^${c.k}`, "mean cost", "cost/success", "p50 wall", "p95 wall", "turns", "actions", "false succ.", "stop reasons"];
+  const lines = [row(head), row(head.map((_, i) => (i >= 3 && i <= 11 ? "---:" : "---")))];
+  for (const task of c.tasks) {
+    c.groups.forEach((g, i) => lines.push(row([i === 0 ? codeSpan(task.key) : "", escapeMarkdown(g.label), ...cells(task.cells[i], false)])));
+  }
+  c.groups.forEach((g, i) => lines.push(row([i === 0 ? "**all tasks**" : "", `**${escapeMarkdown(g.label)}**`, ...cells(g.summary, true)])));
+  const parts = [lines.join("\n"), ...c.paired.map(pairedMarkdown)];
+  if (verdict) {
+    const title = verdict.regressed ? "**Regression** :x:" : "**No regression** :white_check_mark:";
+    parts.push([title, "", ...verdict.reasons.map((r) => `- ${escapeMarkdown(r)}`), ...verdict.notes.map((n) => `- note: ${escapeMarkdown(n)}`)].join("\n"));
+  }
+  return `${parts.join("\n\n")}\n`;
+}

@@ -1,0 +1,99 @@
+/**
+ * The JSON shape of a trial, shared by `umpire run --json` and `umpire show --json` so scripts
+ * read one format. Costs are numbers in USD or null when unknown (never 0 for unknown).
+ */
+import type { CheckRecord, RunRecord, TrialRecord } from "../store/records.js";
+
+export interface TrialJson {
+  id: string;
+  task: string;
+  taskFile: string;
+  agent: string;
+  mode: string;
+  model: string;
+  repeat: number;
+  status: string;
+  attempt: number;
+  retried: boolean;
+  stopReason: string | null;
+  stopDetail: string | null;
+  verdict: string | null;
+  claimed: boolean | null;
+  verified: boolean | null;
+  checks: { kind: string; name: string; required: boolean; pass: boolean; confidence: string; reason: string }[];
+  turns: number;
+  actions: number;
+  usage: { inputTokens: number | null; outputTokens: number | null; reasoningTokens: number | null; cachedTokens: number | null };
+  costUsd: number | null;
+  timing: { wallMs: number | null; modelMs: number | null; executorMs: number | null; captureMs: number | null; checkMs: number | null; ttftMsAvg: number | null };
+  metrics: Record<string, unknown>;
+  error: string | null;
+  folder: string | null;
+}
+
+export type CheckLike = Pick<CheckRecord, "kind" | "name" | "required" | "pass" | "confidence" | "reason">;
+
+/** One trial and its checks as JSON. `trial.costUsd` is written as given (see `reportedCost`). */
+export function trialToJson(trial: TrialRecord, checks: readonly CheckLike[]): TrialJson {
+  return {
+    id: trial.id,
+    task: trial.taskId,
+    taskFile: trial.taskFile,
+    agent: trial.agentLabel,
+    mode: trial.mode,
+    model: trial.model,
+    repeat: trial.repeat,
+    status: trial.status,
+    attempt: trial.attempt,
+    retried: trial.retried,
+    stopReason: trial.stopReason,
+    stopDetail: trial.stopDetail,
+    verdict: trial.verdict,
+    claimed: trial.claimed,
+    verified: trial.verified,
+    checks: checks.map((c) => ({ kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason })),
+    turns: trial.turns,
+    actions: trial.actions,
+    usage: {
+      inputTokens: trial.inputTokens,
+      outputTokens: trial.outputTokens,
+      reasoningTokens: trial.reasoningTokens,
+      cachedTokens: trial.cachedTokens,
+    },
+    costUsd: trial.costUsd,
+    timing: {
+      wallMs: trial.wallMs,
+      modelMs: trial.modelMs,
+      executorMs: trial.executorMs,
+      captureMs: trial.captureMs,
+      checkMs: trial.checkMs,
+      ttftMsAvg: trial.ttftMsAvg,
+    },
+    metrics: trial.metrics,
+    error: trial.error,
+    folder: trial.folder,
+  };
+}
+
+export interface RunJson {
+  runId: string;
+  status: string;
+  startedAt: string;
+  endedAt: string | null;
+  tags: string[];
+  umpireVersion: string;
+  trials: TrialJson[];
+}
+
+/** A run with its trials as JSON: what `run --json` and `show --json` print. */
+export function runToJson(run: RunRecord, trials: TrialJson[]): RunJson {
+  return {
+    runId: run.id,
+    status: run.status,
+    startedAt: run.startedAt,
+    endedAt: run.endedAt,
+    tags: run.tags,
+    umpireVersion: run.umpireVersion,
+    trials,
+  };
+}

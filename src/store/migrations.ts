@@ -1,0 +1,219 @@
+/**
+ * The store's schema, as an ordered list of migrations, and the code that applies them.
+ *
+ * Rules for adding a migration: append it with the next version number and the umpire version that
+ * first ships it; never edit a released one. A database whose version is newer than the last
+ * migration here was written by a newer umpire and is refused untouched (never "repaired").
+ *
+ * Design notes for merging shards (`umpire merge`, issue 9): every key is text or a composite of
+ * natural columns, never an autoincrement number, so rows from several stores of the same logical
+ * run (shared `--run-id`, trial ids `<runId>-<seq>`) merge with `INSERT OR IGNORE` and no renumbering;
+ * artifact paths are relative to the run folder; `trials.shard` records which shard ran a trial.
+ */
+import type Database from "better-sqlite3";
+import { UmpireError } from "../errors.js";
+
+export interface Migration {
+  version: number;
+  /** The first umpire version that writes this schema; quoted when an older umpire refuses it. */
+  umpireVersion: string;
+  description: string;
+  sql: string;
+}
+
+const V1 = `
+CREATE TABLE runs (
+  id             TEXT PRIMARY KEY,
+  started_at     TEXT NOT NULL,
+  ended_at       TEXT,
+  status         TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+  tags           TEXT NOT NULL DEFAULT '[]',
+  options        TEXT NOT NULL DEFAULT '{}',
+  umpire_version TEXT NOT NULL,
+  folder         TEXT
+);
+
+CREATE TABLE trials (
+  id               TEXT PRIMARY KEY,
+  run_id           TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq              INTEGER NOT NULL,
+  task_id          TEXT NOT NULL,
+  task_file        TEXT NOT NULL,
+  agent_label      TEXT NOT NULL,
+  model            TEXT NOT NULL,
+  mode             TEXT NOT NULL CHECK (mode IN ('structured', 'tools')),
+  repeat           INTEGER NOT NULL,
+  status           TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'done')),
+  attempt          INTEGER NOT NULL DEFAULT 0,
+  retried          INTEGER NOT NULL DEFAULT 0,
+  stop_reason      TEXT,
+  stop_detail      TEXT,
+  verdict          TEXT CHECK (verdict IS NULL OR verdict IN ('passed', 'failed', 'error')),
+  claimed          INTEGER,
+  verified         INTEGER,
+  turns            INTEGER NOT NULL DEFAULT 0,
+  actions          INTEGER NOT NULL DEFAULT 0,
+  input_tokens     INTEGER,
+  output_tokens    INTEGER,
+  reasoning_tokens INTEGER,
+  cached_tokens    INTEGER,
+  cost_usd         REAL,
+  wall_ms          REAL,
+  model_ms         REAL,
+  executor_ms      REAL,
+  capture_ms       REAL,
+  check_ms         REAL,
+  ttft_ms_avg      REAL,
+  folder           TEXT,
+  error            TEXT,
+  metrics          TEXT NOT NULL DEFAULT '{}',
+  started_at       TEXT,
+  ended_at         TEXT,
+  shard            TEXT,
+  UNIQUE (run_id, seq)
+);
+CREATE INDEX trials_by_task_agent ON trials (task_id, agent_label);
+
+CREATE TABLE turns (
+  trial_id          TEXT NOT NULL REFERENCES trials (id) ON DELETE CASCADE,
+  attempt           INTEGER NOT NULL,
+  idx               INTEGER NOT NULL,
+  started_at        TEXT NOT NULL,
+  outcome           TEXT NOT NULL,
+  finish_reason     TEXT,
+  model_ms          REAL NOT NULL,
+  ttft_ms           REAL,
+  retries           INTEGER NOT NULL DEFAULT 0,
+  input_tokens      INTEGER,
+  output_tokens     INTEGER,
+  reasoning_tokens  INTEGER,
+  cached_tokens     INTEGER,
+  cost_usd          REAL,
+  note              TEXT,
+  thought           TEXT,
+  content           TEXT,
+  reasoning         TEXT,
+  screenshot_path   TEXT,
+  screenshot_width  INTEGER,
+  screenshot_height INTEGER,
+  flags             TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (trial_id, attempt, idx)
+);
+
+CREATE TABLE actions (
+  trial_id    TEXT NOT NULL REFERENCES trials (id) ON DELETE CASCADE,
+  attempt     INTEGER NOT NULL,
+  turn_idx    INTEGER NOT NULL,
+  idx         INTEGER NOT NULL,
+  call_id     TEXT NOT NULL,
+  tool        TEXT NOT NULL,
+  args        TEXT NOT NULL,
+  status      TEXT NOT NULL CHECK (status IN ('success', 'rejected', 'failed', 'skipped')),
+  message     TEXT NOT NULL,
+  executor_ms REAL NOT NULL,
+  PRIMARY KEY (trial_id, attempt, turn_idx, idx)
+);
+
+CREATE TABLE checks (
+  trial_id   TEXT NOT NULL REFERENCES trials (id) ON DELETE CASCADE,
+  attempt    INTEGER NOT NULL,
+  idx        INTEGER NOT NULL,
+  kind       TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  required   INTEGER NOT NULL,
+  pass       INTEGER NOT NULL,
+  confidence TEXT NOT NULL CHECK (confidence IN ('verified', 'observed', 'claimed')),
+  reason     TEXT NOT NULL,
+  evidence   TEXT NOT NULL DEFAULT 'null',
+  ms         REAL NOT NULL,
+  PRIMARY KEY (trial_id, attempt, idx)
+);
+
+CREATE TABLE artifacts (
+  trial_id TEXT NOT NULL REFERENCES trials (id) ON DELETE CASCADE,
+  attempt  INTEGER NOT NULL,
+  kind     TEXT NOT NULL,
+  path     TEXT NOT NULL,
+  sha256   TEXT NOT NULL,
+  bytes    INTEGER NOT NULL,
+  PRIMARY KEY (trial_id, attempt, path)
+);
+`;
+
+/** Every schema version, oldest first. */
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, umpireVersion: "0.1.0", description: "runs, trials, turns, actions, checks, artifacts", sql: V1 },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+function hasMetaTable(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
+}
+
+/** The schema version recorded in the database; 0 for a database umpire never wrote. */
+export function schemaVersionOf(db: Database.Database): number {
+  if (!hasMetaTable(db)) return 0;
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+  return row ? Number(row.value) : 0;
+}
+
+function metaValue(db: Database.Database, key: string): string | undefined {
+  if (!hasMetaTable(db)) return undefined;
+  const row = db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
+  return row?.value;
+}
+
+/**
+ * Throws a `store` error when the database cannot be used by this umpire: written by a newer one,
+ * or an SQLite file that holds somebody else's tables. Reads only.
+ */
+export function assertCompatible(db: Database.Database, file: string, migrations: readonly Migration[] = MIGRATIONS): number {
+  const known = migrations[migrations.length - 1].version;
+  const current = schemaVersionOf(db);
+  if (current > known) {
+    const needs = metaValue(db, "min_umpire_version") ?? "a newer umpire";
+    throw new UmpireError(
+      "store",
+      `${file} has store schema version ${current}, written by umpire ${needs} or later; this umpire reads schema versions up to ${known}`,
+      `upgrade umpire to ${needs} or later, or pass --db with another file; the database was left untouched`,
+    );
+  }
+  if (current === 0) {
+    const foreign = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .all() as { name: string }[];
+    if (foreign.length > 0) {
+      throw new UmpireError(
+        "store",
+        `${file} is an SQLite database but not umpire's (it holds tables ${foreign.map((t) => t.name).join(", ")})`,
+        "pass --db with a new file name or an umpire database; the file was left untouched",
+      );
+    }
+  }
+  return current;
+}
+
+/**
+ * Applies the migrations newer than the database's version, in order, each in its own
+ * transaction together with the version bump, so a failure leaves the last good version.
+ * Returns the resulting version.
+ */
+export function migrate(db: Database.Database, file: string, migrations: readonly Migration[] = MIGRATIONS): number {
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`store migrations out of order: entry ${i} has version ${m.version}`);
+  });
+  let current = assertCompatible(db, file, migrations);
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+      db.exec(m.sql);
+      const put = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+      put.run("schema_version", String(m.version));
+      put.run("min_umpire_version", m.umpireVersion);
+    })();
+    current = m.version;
+  }
+  return current;
+}

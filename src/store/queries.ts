@@ -1,0 +1,129 @@
+/**
+ * Every SQL statement the store runs, prepared once per connection (better-sqlite3 prepares
+ * writing statements on a read-only connection too; they fail only if run).
+ */
+import type Database from "better-sqlite3";
+
+const TRIAL_RESULT_CLEARED = `
+  stop_reason = NULL, stop_detail = NULL, verdict = NULL, claimed = NULL, verified = NULL,
+  turns = 0, actions = 0, input_tokens = NULL, output_tokens = NULL, reasoning_tokens = NULL,
+  cached_tokens = NULL, cost_usd = NULL, wall_ms = NULL, model_ms = NULL, executor_ms = NULL,
+  capture_ms = NULL, check_ms = NULL, ttft_ms_avg = NULL, error = NULL, metrics = '{}', ended_at = NULL`;
+
+/** Rows of one trial's evidence for one attempt, or every attempt when :attempt is NULL. */
+const ofAttempt = (table: string, order: string) =>
+  `SELECT * FROM ${table} WHERE trial_id = @trial_id AND (@attempt IS NULL OR attempt = @attempt) ORDER BY ${order}`;
+
+export class StoreQueries {
+  readonly insertRun;
+  readonly finishRun;
+  readonly reopenRun;
+  readonly runById;
+  readonly runsByPrefix;
+  readonly latestRun;
+  readonly latestRunWithTag;
+  readonly runSummaries;
+  readonly insertTrial;
+  readonly startTrial;
+  readonly finishTrial;
+  readonly resetTrial;
+  readonly trialById;
+  readonly trialAttempt;
+  readonly trialsOfRun;
+  readonly unfinishedOfRun;
+  readonly insertTurn;
+  readonly insertAction;
+  readonly insertArtifact;
+  readonly insertCheck;
+  readonly deleteChecks;
+  readonly turns;
+  readonly actions;
+  readonly checks;
+  readonly artifacts;
+  readonly durationHistory;
+
+  constructor(db: Database.Database) {
+    this.insertRun = db.prepare(`
+      INSERT INTO runs (id, started_at, status, tags, options, umpire_version, folder)
+      VALUES (@id, @started_at, @status, @tags, @options, @umpire_version, @folder)`);
+    this.finishRun = db.prepare(`UPDATE runs SET status = @status, ended_at = @ended_at WHERE id = @id`);
+    this.reopenRun = db.prepare(`UPDATE runs SET status = 'running', ended_at = NULL WHERE id = @id`);
+    this.runById = db.prepare(`SELECT * FROM runs WHERE id = ?`);
+    this.runsByPrefix = db.prepare(`SELECT * FROM runs WHERE id LIKE @prefix ESCAPE '\\' ORDER BY started_at DESC, id DESC`);
+    this.latestRun = db.prepare(`SELECT * FROM runs ORDER BY started_at DESC, id DESC LIMIT 1`);
+    this.latestRunWithTag = db.prepare(`
+      SELECT * FROM runs
+      WHERE EXISTS (SELECT 1 FROM json_each(runs.tags) WHERE json_each.value = @tag)
+        AND (@except IS NULL OR id != @except)
+      ORDER BY started_at DESC, id DESC LIMIT 1`);
+    // Unit separator joins the distinct models/modes; they never contain it.
+    this.runSummaries = db.prepare(`
+      SELECT runs.*,
+        COUNT(t.id) AS n_trials,
+        COALESCE(SUM(t.status = 'done'), 0) AS n_done,
+        COALESCE(SUM(t.verdict = 'passed'), 0) AS n_passed,
+        COALESCE(SUM(t.verdict = 'failed'), 0) AS n_failed,
+        COALESCE(SUM(t.verdict = 'error'), 0) AS n_errors,
+        SUM(t.cost_usd) AS cost_sum,
+        COALESCE(SUM(t.status = 'done' AND t.cost_usd IS NULL), 0) AS n_cost_unknown,
+        (SELECT group_concat(model, char(31)) FROM (SELECT DISTINCT model FROM trials WHERE run_id = runs.id ORDER BY model)) AS models,
+        (SELECT group_concat(mode, char(31)) FROM (SELECT DISTINCT mode FROM trials WHERE run_id = runs.id ORDER BY mode)) AS modes
+      FROM runs LEFT JOIN trials t ON t.run_id = runs.id
+      GROUP BY runs.id
+      ORDER BY runs.started_at DESC, runs.id DESC`);
+
+    this.insertTrial = db.prepare(`
+      INSERT INTO trials (id, run_id, seq, task_id, task_file, agent_label, model, mode, repeat, shard)
+      VALUES (@id, @run_id, @seq, @task_id, @task_file, @agent_label, @model, @mode, @repeat, @shard)
+      ON CONFLICT (id) DO NOTHING`);
+    this.startTrial = db.prepare(`
+      UPDATE trials SET status = 'running', attempt = @attempt, folder = @folder, started_at = @started_at,
+        ${TRIAL_RESULT_CLEARED}
+      WHERE id = @id`);
+    this.finishTrial = db.prepare(`
+      UPDATE trials SET status = 'done',
+        stop_reason = @stop_reason, stop_detail = @stop_detail, verdict = @verdict,
+        claimed = @claimed, verified = @verified, turns = @turns, actions = @actions,
+        input_tokens = @input_tokens, output_tokens = @output_tokens,
+        reasoning_tokens = @reasoning_tokens, cached_tokens = @cached_tokens, cost_usd = @cost_usd,
+        wall_ms = @wall_ms, model_ms = @model_ms, executor_ms = @executor_ms, capture_ms = @capture_ms,
+        check_ms = @check_ms, ttft_ms_avg = @ttft_ms_avg, error = @error, metrics = @metrics,
+        ended_at = @ended_at
+      WHERE id = @id`);
+    this.resetTrial = db.prepare(`UPDATE trials SET status = 'pending', retried = 1, ${TRIAL_RESULT_CLEARED} WHERE id = @id`);
+    this.trialById = db.prepare(`SELECT * FROM trials WHERE id = @id`);
+    this.trialAttempt = db.prepare(`SELECT attempt FROM trials WHERE id = @id`);
+    this.trialsOfRun = db.prepare(`SELECT * FROM trials WHERE run_id = @run_id ORDER BY seq`);
+    this.unfinishedOfRun = db.prepare(`SELECT * FROM trials WHERE run_id = @run_id AND status != 'done' ORDER BY seq`);
+
+    this.insertTurn = db.prepare(`
+      INSERT INTO turns (trial_id, attempt, idx, started_at, outcome, finish_reason, model_ms, ttft_ms, retries,
+        input_tokens, output_tokens, reasoning_tokens, cached_tokens, cost_usd, note, thought, content, reasoning,
+        screenshot_path, screenshot_width, screenshot_height, flags)
+      VALUES (@trial_id, @attempt, @idx, @started_at, @outcome, @finish_reason, @model_ms, @ttft_ms, @retries,
+        @input_tokens, @output_tokens, @reasoning_tokens, @cached_tokens, @cost_usd, @note, @thought, @content, @reasoning,
+        @screenshot_path, @screenshot_width, @screenshot_height, @flags)`);
+    this.insertAction = db.prepare(`
+      INSERT INTO actions (trial_id, attempt, turn_idx, idx, call_id, tool, args, status, message, executor_ms)
+      VALUES (@trial_id, @attempt, @turn_idx, @idx, @call_id, @tool, @args, @status, @message, @executor_ms)`);
+    this.insertArtifact = db.prepare(`
+      INSERT INTO artifacts (trial_id, attempt, kind, path, sha256, bytes)
+      VALUES (@trial_id, @attempt, @kind, @path, @sha256, @bytes)
+      ON CONFLICT (trial_id, attempt, path) DO NOTHING`);
+    this.insertCheck = db.prepare(`
+      INSERT INTO checks (trial_id, attempt, idx, kind, name, required, pass, confidence, reason, evidence, ms)
+      VALUES (@trial_id, @attempt, @idx, @kind, @name, @required, @pass, @confidence, @reason, @evidence, @ms)`);
+    this.deleteChecks = db.prepare(`DELETE FROM checks WHERE trial_id = @trial_id AND attempt = @attempt`);
+
+    this.turns = db.prepare(ofAttempt("turns", "attempt, idx"));
+    this.actions = db.prepare(ofAttempt("actions", "attempt, turn_idx, idx"));
+    this.checks = db.prepare(ofAttempt("checks", "attempt, idx"));
+    this.artifacts = db.prepare(ofAttempt("artifacts", "attempt, kind, path"));
+    this.durationHistory = db.prepare(`
+      SELECT task_id, agent_label, AVG(wall_ms) AS mean_wall_ms, COUNT(*) AS n
+      FROM trials
+      WHERE status = 'done' AND verdict != 'error' AND wall_ms IS NOT NULL
+      GROUP BY task_id, agent_label
+      ORDER BY task_id, agent_label`);
+  }
+}

@@ -1,0 +1,265 @@
+/**
+ * The shapes the store reads and writes: what goes in (…Input) and what comes out (…Record).
+ * Field names are camelCase here and snake_case in SQL; `rows.ts` maps between the two.
+ * Timestamps are ISO-8601 strings (UTC), so they sort as text and read well in `sqlite3`.
+ */
+
+export type RunStatus = "running" | "finished" | "interrupted";
+export type TrialStatus = "pending" | "running" | "done";
+export type Verdict = "passed" | "failed" | "error";
+export type OutputMode = "structured" | "tools";
+export type ActionStatus = "success" | "rejected" | "failed" | "skipped";
+export type Confidence = "verified" | "observed" | "claimed";
+
+/** Exactly one per finished trial (DESIGN.md). */
+export const STOP_REASONS = [
+  "answered",
+  "turn_limit",
+  "action_limit",
+  "token_budget",
+  "timeout",
+  "cancelled",
+  "stuck",
+  "model_refused",
+  "model_truncated",
+  "model_error",
+  "invalid_output",
+  "environment_error",
+] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** Token counts as the model server reported them. See docs/reporting.md for what each includes. */
+export interface Usage {
+  /** prompt_tokens: every input token, cached ones included. */
+  inputTokens: number;
+  /** completion_tokens: every generated token, reasoning included (OpenAI-compatible servers count it there). */
+  outputTokens: number;
+  /** completion_tokens_details.reasoning_tokens: a part of outputTokens, not an addition to it. */
+  reasoningTokens: number;
+  /** prompt_tokens_details.cached_tokens: a part of inputTokens. */
+  cachedTokens: number;
+}
+
+export interface RunInput {
+  /** Given by `--run-id` so that shards of one logical run share it; generated otherwise. */
+  id?: string;
+  startedAt?: string;
+  tags?: string[];
+  /** The run's options. Anything that looks like a secret is removed before it is stored. */
+  options?: Record<string, unknown>;
+  umpireVersion: string;
+  /** The run's output folder; artifact paths are relative to it. */
+  folder?: string | null;
+}
+
+export interface RunRecord {
+  id: string;
+  startedAt: string;
+  endedAt: string | null;
+  status: RunStatus;
+  tags: string[];
+  options: Record<string, unknown>;
+  umpireVersion: string;
+  folder: string | null;
+}
+
+/** A run with its trials counted, for `umpire runs`. */
+export interface RunSummary extends RunRecord {
+  trials: number;
+  done: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  /** Sum of stored trial costs; null when any finished trial's cost is unknown. */
+  costUsd: number | null;
+  models: string[];
+  modes: string[];
+}
+
+/** One trial as the scheduler plans it, before it runs. */
+export interface PlannedTrial {
+  /** Defaults to `<runId>-<seq>`: deterministic, so merged shards of one run never collide. */
+  id?: string;
+  /** Position in the deterministic trial order of the whole (unsharded) run. */
+  seq: number;
+  taskId: string;
+  taskFile: string;
+  /** Names the agent config (model + mode + options), e.g. `reference/structured`. */
+  agentLabel: string;
+  model: string;
+  mode: OutputMode;
+  repeat: number;
+  /** `i/n` when the trial was run by a shard. */
+  shard?: string | null;
+}
+
+export interface Timing {
+  wallMs: number;
+  modelMs: number;
+  executorMs: number;
+  captureMs: number;
+  checkMs: number;
+}
+
+/** What the loop knows when a trial ends; `finishTrial` stores it with the checks in one transaction. */
+export interface TrialResult {
+  stopReason: StopReason;
+  /** The human line beside the stop reason: "turn cap reached, note missing". */
+  stopDetail: string;
+  verdict: Verdict;
+  claimed: boolean;
+  verified: boolean;
+  turns: number;
+  actions: number;
+  /** null when the server never reported usage. */
+  usage: Usage | null;
+  /** null when the model's price is unknown or some turn's usage was not reported. */
+  costUsd: number | null;
+  timing: Timing;
+  /** Mean time to first token over streamed turns; null when not streamed. */
+  ttftMsAvg?: number | null;
+  /** The infrastructure error behind an `error` verdict, as one line. */
+  error?: string | null;
+  /** Loop metrics, e.g. repetition: `{ stuckSteps, reflections, recoveries }`. */
+  metrics?: Record<string, unknown>;
+  endedAt?: string;
+}
+
+export interface TrialRecord {
+  id: string;
+  runId: string;
+  seq: number;
+  taskId: string;
+  taskFile: string;
+  agentLabel: string;
+  model: string;
+  mode: OutputMode;
+  repeat: number;
+  status: TrialStatus;
+  /** 0 before the first start; each start (retry, resume) takes the next number. */
+  attempt: number;
+  /** True once the trial was reset for an automatic infrastructure retry. */
+  retried: boolean;
+  stopReason: StopReason | null;
+  stopDetail: string | null;
+  verdict: Verdict | null;
+  claimed: boolean | null;
+  verified: boolean | null;
+  turns: number;
+  actions: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  reasoningTokens: number | null;
+  cachedTokens: number | null;
+  costUsd: number | null;
+  wallMs: number | null;
+  modelMs: number | null;
+  executorMs: number | null;
+  captureMs: number | null;
+  checkMs: number | null;
+  ttftMsAvg: number | null;
+  folder: string | null;
+  error: string | null;
+  metrics: Record<string, unknown>;
+  startedAt: string | null;
+  endedAt: string | null;
+  shard: string | null;
+}
+
+export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";
+
+export interface TurnInput {
+  trialId: string;
+  idx: number;
+  startedAt?: string;
+  outcome: TurnOutcome;
+  finishReason?: string | null;
+  modelMs: number;
+  ttftMs?: number | null;
+  retries?: number;
+  usage: Usage | null;
+  costUsd: number | null;
+  note?: string | null;
+  thought?: string | null;
+  content?: string | null;
+  /** The reasoning trace, kept in full (it is evidence, and never sent back to the model). */
+  reasoning?: string | null;
+  /** The observation sent with this turn: path relative to the run folder, and its pixel size. */
+  screenshot?: { path: string; width: number; height: number } | null;
+  /** e.g. `{ reflection: true }` when the turn followed a reflection message. */
+  flags?: Record<string, unknown>;
+}
+
+export interface TurnRecord extends Omit<TurnInput, "usage" | "startedAt" | "flags" | "screenshot"> {
+  attempt: number;
+  startedAt: string;
+  finishReason: string | null;
+  ttftMs: number | null;
+  retries: number;
+  usage: Usage | null;
+  note: string | null;
+  thought: string | null;
+  content: string | null;
+  reasoning: string | null;
+  screenshot: { path: string; width: number; height: number } | null;
+  flags: Record<string, unknown>;
+}
+
+export interface ActionInput {
+  trialId: string;
+  turnIdx: number;
+  /** Position of the action within its turn. */
+  idx: number;
+  /** The call's stable id (tool_call_id in function-calling mode). */
+  callId: string;
+  tool: string;
+  args: unknown;
+  status: ActionStatus;
+  message: string;
+  executorMs: number;
+}
+
+export interface ActionRecord extends ActionInput {
+  attempt: number;
+}
+
+/** The checks contract's CheckResult (ARCHITECTURE.md), as stored. */
+export interface CheckInput {
+  kind: string;
+  name: string;
+  required: boolean;
+  pass: boolean;
+  confidence: Confidence;
+  reason: string;
+  evidence?: unknown;
+  ms: number;
+}
+
+export interface CheckRecord extends CheckInput {
+  trialId: string;
+  attempt: number;
+  idx: number;
+  evidence: unknown;
+}
+
+export interface ArtifactInput {
+  trialId: string;
+  /** e.g. `screenshot`, `events`, `note`, `trace`. */
+  kind: string;
+  /** Relative to the run folder, so a merged or moved results folder keeps working. */
+  path: string;
+  sha256: string;
+  bytes: number;
+}
+
+export interface ArtifactRecord extends ArtifactInput {
+  attempt: number;
+}
+
+/** Mean duration of earlier finished trials, for duration-aware shards. */
+export interface DurationHistoryEntry {
+  taskId: string;
+  agentLabel: string;
+  meanWallMs: number;
+  trials: number;
+}

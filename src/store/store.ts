@@ -1,0 +1,374 @@
+/**
+ * The results store: one SQLite file (better-sqlite3, synchronous) holding runs, trials, turns,
+ * actions, checks and artifacts. The run loop writes every turn as it happens and every trial in
+ * one transaction when it ends, so a crash loses nothing that finished; reports read it back.
+ *
+ * Retries: `resetTrial` keeps the failed attempt's turns, actions, checks and artifacts (they are the
+ * evidence of the infrastructure error) under their attempt number; the next `startTrial` takes the
+ * next number and the reading queries return the current attempt unless asked for another.
+ * Open one with `openStore` (open.ts).
+ */
+import type Database from "better-sqlite3";
+import { UmpireError } from "../errors.js";
+import { newRunId, trialIdFor } from "./ids.js";
+import { schemaVersionOf } from "./migrations.js";
+import type {
+  ActionInput,
+  ActionRecord,
+  ArtifactInput,
+  ArtifactRecord,
+  CheckInput,
+  CheckRecord,
+  DurationHistoryEntry,
+  PlannedTrial,
+  RunInput,
+  RunRecord,
+  RunStatus,
+  RunSummary,
+  TrialRecord,
+  TrialResult,
+  TurnInput,
+  TurnRecord,
+} from "./records.js";
+import { redactSecrets } from "./redact.js";
+import {
+  actionFromRow,
+  artifactFromRow,
+  checkFromRow,
+  runFromRow,
+  toBit,
+  toJson,
+  trialFromRow,
+  turnFromRow,
+} from "./rows.js";
+import { StoreQueries } from "./queries.js";
+
+/** Which attempt's evidence to read: the trial's current one (default), a given number, or all. */
+export type AttemptSelector = { attempt?: number | "all" };
+
+type Row = Record<string, unknown>;
+
+const now = () => new Date().toISOString();
+
+export class Store {
+  private readonly q: StoreQueries;
+
+  constructor(
+    private readonly db: Database.Database,
+    /** The path as given, for messages. */
+    readonly file: string,
+  ) {
+    this.q = new StoreQueries(db);
+  }
+
+  /** The schema version of the open database. */
+  get schemaVersion(): number {
+    return schemaVersionOf(this.db);
+  }
+
+  /** Creates a run in status `running`. Options are stored with secrets removed. */
+  createRun(input: RunInput): RunRecord {
+    const startedAt = input.startedAt ?? now();
+    const id = input.id ?? newRunId(new Date(startedAt));
+    if (this.q.runById.get(id)) {
+      throw new UmpireError("usage", `run ${id} already exists in ${this.file}`, "resume it with --resume, or choose another --run-id");
+    }
+    this.q.insertRun.run({
+      id,
+      started_at: startedAt,
+      status: "running",
+      tags: toJson(input.tags ?? []),
+      options: toJson(redactSecrets(input.options ?? {})),
+      umpire_version: input.umpireVersion,
+      folder: input.folder ?? null,
+    });
+    return this.getRun(id);
+  }
+
+  /** Ends a run: `finished` when its loop completed, `interrupted` when it was cancelled or killed. */
+  finishRun(id: string, status: Exclude<RunStatus, "running"> = "finished"): void {
+    const info = this.q.finishRun.run({ id, status, ended_at: now() });
+    if (info.changes === 0) throw new UmpireError("not_found", `no run ${id} in ${this.file}`);
+  }
+
+  /** Marks a run interrupted; its unfinished trials stay as they are for `--resume`. */
+  markInterrupted(id: string): void {
+    this.finishRun(id, "interrupted");
+  }
+
+  /** Marks a resumed run as running again (clears its end time). */
+  reopenRun(id: string): void {
+    const info = this.q.reopenRun.run({ id });
+    if (info.changes === 0) throw new UmpireError("not_found", `no run ${id} in ${this.file}`);
+  }
+
+  /**
+   * Adds the planned trials of a run, all in one transaction. Idempotent: a trial whose id already
+   * exists is left untouched (resume, or a shard re-planning the same list). Returns them in seq order.
+   */
+  addTrials(runId: string, planned: readonly PlannedTrial[]): TrialRecord[] {
+    this.getRun(runId);
+    const ids = this.db.transaction(() =>
+      planned.map((p) => {
+        const id = p.id ?? trialIdFor(runId, p.seq);
+        this.q.insertTrial.run({
+          id,
+          run_id: runId,
+          seq: p.seq,
+          task_id: p.taskId,
+          task_file: p.taskFile,
+          agent_label: p.agentLabel,
+          model: p.model,
+          mode: p.mode,
+          repeat: p.repeat,
+          shard: p.shard ?? null,
+        });
+        return id;
+      }),
+    )();
+    return ids.map((id) => this.requireTrial(id)).sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
+   * Marks a trial running with its folder. `attempt` defaults to the next number (1 on the first
+   * start), so evidence of an earlier, interrupted or retried attempt is never overwritten.
+   * Returns the attempt number.
+   */
+  startTrial(id: string, opts: { folder: string; attempt?: number; startedAt?: string }): number {
+    const trial = this.requireTrial(id);
+    if (trial.status === "done") {
+      throw new UmpireError("usage", `trial ${id} is already done`, "call resetTrial(id) before running it again");
+    }
+    const attempt = opts.attempt ?? trial.attempt + 1;
+    this.q.startTrial.run({ id, attempt, folder: opts.folder, started_at: opts.startedAt ?? now() });
+    return attempt;
+  }
+
+  /** Stores one turn as soon as it happens, under the trial's current attempt. */
+  recordTurn(turn: TurnInput): void {
+    const attempt = this.currentAttempt(turn.trialId);
+    this.q.insertTurn.run({
+      trial_id: turn.trialId,
+      attempt,
+      idx: turn.idx,
+      started_at: turn.startedAt ?? now(),
+      outcome: turn.outcome,
+      finish_reason: turn.finishReason ?? null,
+      model_ms: turn.modelMs,
+      ttft_ms: turn.ttftMs ?? null,
+      retries: turn.retries ?? 0,
+      input_tokens: turn.usage?.inputTokens ?? null,
+      output_tokens: turn.usage?.outputTokens ?? null,
+      reasoning_tokens: turn.usage?.reasoningTokens ?? null,
+      cached_tokens: turn.usage?.cachedTokens ?? null,
+      cost_usd: turn.costUsd,
+      note: turn.note ?? null,
+      thought: turn.thought ?? null,
+      content: turn.content ?? null,
+      reasoning: turn.reasoning ?? null,
+      screenshot_path: turn.screenshot?.path ?? null,
+      screenshot_width: turn.screenshot?.width ?? null,
+      screenshot_height: turn.screenshot?.height ?? null,
+      flags: toJson(turn.flags ?? {}),
+    });
+  }
+
+  /** Stores the results of one turn's actions together. */
+  recordActions(actions: readonly ActionInput[]): void {
+    this.db.transaction(() => {
+      for (const a of actions) {
+        this.q.insertAction.run({
+          trial_id: a.trialId,
+          attempt: this.currentAttempt(a.trialId),
+          turn_idx: a.turnIdx,
+          idx: a.idx,
+          call_id: a.callId,
+          tool: a.tool,
+          args: toJson(a.args),
+          status: a.status,
+          message: a.message,
+          executor_ms: a.executorMs,
+        });
+      }
+    })();
+  }
+
+  /** Stores artifact entries; an entry already stored for the same attempt and path is kept as is. */
+  recordArtifacts(artifacts: readonly ArtifactInput[]): void {
+    this.db.transaction(() => {
+      for (const a of artifacts) {
+        this.q.insertArtifact.run({
+          trial_id: a.trialId,
+          attempt: this.currentAttempt(a.trialId),
+          kind: a.kind,
+          path: a.path,
+          sha256: a.sha256,
+          bytes: a.bytes,
+        });
+      }
+    })();
+  }
+
+  /** Stores a trial's result and its checks in one transaction and marks it done. */
+  finishTrial(id: string, result: TrialResult, checks: readonly CheckInput[]): TrialRecord {
+    const attempt = this.currentAttempt(id);
+    this.db.transaction(() => {
+      this.q.finishTrial.run({
+        id,
+        stop_reason: result.stopReason,
+        stop_detail: result.stopDetail,
+        verdict: result.verdict,
+        claimed: toBit(result.claimed),
+        verified: toBit(result.verified),
+        turns: result.turns,
+        actions: result.actions,
+        input_tokens: result.usage?.inputTokens ?? null,
+        output_tokens: result.usage?.outputTokens ?? null,
+        reasoning_tokens: result.usage?.reasoningTokens ?? null,
+        cached_tokens: result.usage?.cachedTokens ?? null,
+        cost_usd: result.costUsd,
+        wall_ms: result.timing.wallMs,
+        model_ms: result.timing.modelMs,
+        executor_ms: result.timing.executorMs,
+        capture_ms: result.timing.captureMs,
+        check_ms: result.timing.checkMs,
+        ttft_ms_avg: result.ttftMsAvg ?? null,
+        error: result.error ?? null,
+        metrics: toJson(result.metrics ?? {}),
+        ended_at: result.endedAt ?? now(),
+      });
+      this.q.deleteChecks.run({ trial_id: id, attempt });
+      checks.forEach((c, idx) => {
+        this.q.insertCheck.run({
+          trial_id: id,
+          attempt,
+          idx,
+          kind: c.kind,
+          name: c.name,
+          required: toBit(c.required),
+          pass: toBit(c.pass),
+          confidence: c.confidence,
+          reason: c.reason,
+          evidence: toJson(c.evidence ?? null),
+          ms: c.ms,
+        });
+      });
+    })();
+    return this.requireTrial(id);
+  }
+
+  /**
+   * Prepares a trial for an automatic retry: back to `pending`, result fields cleared, `retried`
+   * set. The failed attempt's turns, actions, checks and artifacts stay, under their attempt number.
+   */
+  resetTrial(id: string): void {
+    this.requireTrial(id);
+    this.q.resetTrial.run({ id });
+  }
+
+  /**
+   * A run by exact id, unique id prefix, or `latest`. Throws `not_found` (with the candidates
+   * when a prefix is ambiguous).
+   */
+  getRun(ref: string): RunRecord {
+    const row = ref === "latest" ? this.q.latestRun.get() : (this.q.runById.get(ref) as Row | undefined);
+    if (row) return runFromRow(row as Row);
+    const matches = this.q.runsByPrefix.all({ prefix: `${ref.replace(/[\\%_]/g, (c) => `\\${c}`)}%` }) as Row[];
+    if (matches.length === 1) return runFromRow(matches[0]);
+    if (matches.length > 1) {
+      throw new UmpireError(
+        "not_found",
+        `run '${ref}' is ambiguous in ${this.file}: ${matches.map((m) => String(m.id)).join(", ")}`,
+        "give more characters of the run id",
+      );
+    }
+    throw new UmpireError("not_found", `no run '${ref}' in ${this.file}`, "`umpire runs` lists the stored runs; `latest` names the newest");
+  }
+
+  /** The newest run carrying `tag`, optionally skipping one run id; undefined when there is none. */
+  latestRunWithTag(tag: string, exceptId?: string): RunRecord | undefined {
+    const row = this.q.latestRunWithTag.get({ tag, except: exceptId ?? null }) as Row | undefined;
+    return row ? runFromRow(row) : undefined;
+  }
+
+  /** Every run, newest first, with its trials counted. */
+  listRuns(): RunSummary[] {
+    return (this.q.runSummaries.all() as Row[]).map((r) => ({
+      ...runFromRow(r),
+      trials: Number(r.n_trials),
+      done: Number(r.n_done),
+      passed: Number(r.n_passed),
+      failed: Number(r.n_failed),
+      errors: Number(r.n_errors),
+      costUsd: Number(r.n_cost_unknown) > 0 ? null : Number(r.cost_sum ?? 0),
+      models: r.models ? String(r.models).split("\u001f") : [],
+      modes: r.modes ? String(r.modes).split("\u001f") : [],
+    }));
+  }
+
+  /** A run's trials in their deterministic order. */
+  trials(runId: string): TrialRecord[] {
+    return (this.q.trialsOfRun.all({ run_id: runId }) as Row[]).map(trialFromRow);
+  }
+
+  trial(id: string): TrialRecord | undefined {
+    const row = this.q.trialById.get({ id }) as Row | undefined;
+    return row ? trialFromRow(row) : undefined;
+  }
+
+  /** Trials not done (pending, or running when the run was killed), in order: what `--resume` runs. */
+  unfinishedTrials(runId: string): TrialRecord[] {
+    return (this.q.unfinishedOfRun.all({ run_id: runId }) as Row[]).map(trialFromRow);
+  }
+
+  turns(trialId: string, sel: AttemptSelector = {}): TurnRecord[] {
+    return (this.q.turns.all(this.attemptParams(trialId, sel)) as Row[]).map(turnFromRow);
+  }
+
+  actions(trialId: string, sel: AttemptSelector = {}): ActionRecord[] {
+    return (this.q.actions.all(this.attemptParams(trialId, sel)) as Row[]).map(actionFromRow);
+  }
+
+  checks(trialId: string, sel: AttemptSelector = {}): CheckRecord[] {
+    return (this.q.checks.all(this.attemptParams(trialId, sel)) as Row[]).map(checkFromRow);
+  }
+
+  artifacts(trialId: string, sel: AttemptSelector = {}): ArtifactRecord[] {
+    return (this.q.artifacts.all(this.attemptParams(trialId, sel)) as Row[]).map(artifactFromRow);
+  }
+
+  /**
+   * Mean wall time per task and agent config over every finished trial in the store, for
+   * duration-aware shards. Trials with verdict `error` are left out: an infrastructure failure's
+   * duration says nothing about the task's.
+   */
+  durationHistory(): DurationHistoryEntry[] {
+    return (this.q.durationHistory.all() as Row[]).map((r) => ({
+      taskId: String(r.task_id),
+      agentLabel: String(r.agent_label),
+      meanWallMs: Number(r.mean_wall_ms),
+      trials: Number(r.n),
+    }));
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private requireTrial(id: string): TrialRecord {
+    const trial = this.trial(id);
+    if (!trial) throw new UmpireError("not_found", `no trial ${id} in ${this.file}`);
+    return trial;
+  }
+
+  private currentAttempt(trialId: string): number {
+    const row = this.q.trialAttempt.get({ id: trialId }) as { attempt: number } | undefined;
+    if (!row) throw new UmpireError("not_found", `no trial ${trialId} in ${this.file}`);
+    return row.attempt;
+  }
+
+  private attemptParams(trialId: string, sel: AttemptSelector): { trial_id: string; attempt: number | null } {
+    if (sel.attempt === "all") return { trial_id: trialId, attempt: null };
+    return { trial_id: trialId, attempt: sel.attempt ?? this.currentAttempt(trialId) };
+  }
+}
