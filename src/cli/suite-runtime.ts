@@ -11,6 +11,7 @@ import type { PriceBook } from "../report/prices.js";
 import { costOfUsage } from "../report/cost.js";
 import { bridgeAgentSession } from "../runner/agent-bridge.js";
 import { createLocalBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
+import type { AgentSessionLike } from "../runner/loop.js";
 import type { PlannedTrial } from "../runner/plan.js";
 import type { Reporter } from "../runner/reporters.js";
 import { createRepetitionGuard, type RepetitionSettings } from "../runner/repetition-guard.js";
@@ -67,6 +68,8 @@ export interface ExecuteOptions {
   reporters: Reporter[];
   signal: AbortSignal;
   previousAttempts?: Map<string, number>;
+  /** Wraps each trial's agent session (instrumentation, fault injection in tests). */
+  wrapSession?: (session: AgentSessionLike, trial: PlannedTrial) => AgentSessionLike;
 }
 
 export async function executeTrials(options: ExecuteOptions): Promise<SuiteResult> {
@@ -90,7 +93,8 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
         trialId: trial.id,
         ...(config.endpoint.kind === "embedded" ? { baseUrl: runtime.model!.baseUrl } : {}),
       });
-      return bridgeAgentSession(session);
+      const bridged = bridgeAgentSession(session);
+      return options.wrapSession ? options.wrapSession(bridged, trial) : bridged;
     },
     createGuard: (trial, env) => createRepetitionGuard(trial.task, env, options.repetition),
     price: (model, usage) =>

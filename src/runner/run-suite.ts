@@ -20,6 +20,8 @@ export interface SuiteStore {
   startTrial(id: string, info: { folder: string; attempt: number }): void;
   recordTurn(trialId: string, turn: TurnRecord, costUsd: number | null): void;
   finishTrial(id: string, trial: PlannedTrial, outcome: TrialOutcome, extra: { costUsd: number | null; retried: boolean; attempt: number }): void;
+  /** Prepares a finished trial for its automatic retry, keeping the failed attempt's rows. */
+  resetTrial(id: string): void;
 }
 
 export interface SuiteOptions {
@@ -62,14 +64,15 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     const firstAttempt = (options.previousAttempts?.get(trial.id) ?? 0) + 1;
     let attempt = firstAttempt;
     let outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep);
-    // Infrastructure failures are retried once; the first attempt's folder stays as evidence.
+    options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
+    // Infrastructure failures are retried once; the first attempt stays stored (and in its folder) as evidence.
     if (outcome.verdict === "error" && !options.signal.aborted) {
+      options.store.resetTrial(trial.id);
       attempt += 1;
       outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep);
+      options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
     }
     const retried = attempt > firstAttempt;
-    const costUsd = trialCost(options, trial, outcome);
-    options.store.finishTrial(trial.id, trial, outcome, { costUsd, retried, attempt });
     const end: TrialEnd = {
       trial,
       verdict: outcome.verdict,

@@ -56,6 +56,9 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
         })),
       );
     },
+    resetTrial(id) {
+      store.resetTrial(id);
+    },
     finishTrial(id, _trial: PlannedTrial, outcome: TrialOutcome, extra) {
       const { loop } = outcome;
       const ttft = loop.timing.ttftMs;

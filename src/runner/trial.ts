@@ -64,6 +64,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   try {
     env = await TrialEnvironment.open({ browser: deps.browser, task: spec.task, trialId: spec.id, workspaceDir, fixtures: deps.fixtures });
     const opened = env;
+    // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
+    let lastFrame = { width: spec.task.viewport.width * spec.task.viewport.deviceScaleFactor, height: spec.task.viewport.height * spec.task.viewport.deviceScaleFactor };
     const executor = new Executor({
       env: opened,
       task: spec.task,
@@ -71,7 +73,6 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       workspaceDir,
       recordEffect: (type, detail) => deps.fixtures.client.recordEffect(spec.id, type, detail).then(() => undefined),
     });
-    let lastFrame = { width: spec.task.viewport.width * spec.task.viewport.deviceScaleFactor, height: spec.task.viewport.height * spec.task.viewport.deviceScaleFactor };
     guard = deps.createGuard?.(spec, opened);
     loop = await runLoop({
       task: spec.task,
@@ -125,7 +126,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
 
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
   const verdict = verdictOf(checks, { infraError });
-  const { claimed, verified } = summarizeClaim(loop.answer, checks);
+  // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
+  const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError });
   const stopLine = describeStop(loop, checks, verdict);
   const repetition = guard?.metrics() ?? {};
   writeFileSync(join(folder, "checks.json"), `${JSON.stringify(checks, null, 2)}\n`);

@@ -36,6 +36,8 @@ export interface PageLayout {
  */
 export interface LayoutSource {
   layout(sessionId: string): Promise<unknown>;
+  /** The session's scenario, which tells apart tasks that share one instruction (the cookie variants). */
+  getSession?(sessionId: string): Promise<{ scenario?: string }>;
 }
 
 /** Pixel size of the screenshot the coordinates refer to. */

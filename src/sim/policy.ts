@@ -19,6 +19,8 @@ export interface ReferenceTask {
   instruction: string;
   reference: readonly PolicyStep[];
   negatives?: Readonly<Record<string, readonly PolicyStep[]>>;
+  /** Where the task starts; its scenario tells apart tasks with the same instruction. */
+  start?: { scenario?: string };
 }
 
 /** A trajectory step; `args` may be omitted as in a task file. */
@@ -30,6 +32,8 @@ export interface PolicyContext {
   seed: number;
   /** Reads the trial's latest layout; null when there is none (no session, no fixture site). */
   layout: () => Promise<{ layout: PageLayout | null; problem?: string }>;
+  /** The fixture session's scenario, when known. */
+  scenario?: () => Promise<string | null>;
 }
 
 export interface PlannedTurn {
@@ -54,7 +58,7 @@ const SAME_SPOT: PolicyStep = { tool: "click", args: { element: "the middle of t
 /** Decides this turn's single action. */
 export async function planTurn(messages: readonly WireMessage[], context: PolicyContext): Promise<PlannedTurn> {
   const progress = readProgress(messages);
-  const task = findTask(messages, context.tasks);
+  const task = findTask(messages, context.tasks, context.scenario ? await context.scenario() : null);
   const base = { taskId: task?.id ?? null, progress };
   if (!task) {
     return { ...base, trajectory: "unknown-task", step: null, ...answer(UNKNOWN_TASK_ANSWER, "The request names no task I know, so I say so.") };
@@ -93,15 +97,23 @@ export async function planTurn(messages: readonly WireMessage[], context: Policy
   };
 }
 
-/** The task whose instruction occurs in the system prompt or first user message (the longest, when several do). */
-export function findTask<T extends ReferenceTask>(messages: readonly WireMessage[], tasks: readonly T[]): T | null {
+/**
+ * The task whose instruction occurs in the system prompt or first user message (the longest, when
+ * several do). Tasks that share an instruction (the same request on another scenario) are told
+ * apart by the fixture session's scenario.
+ */
+export function findTask<T extends ReferenceTask>(messages: readonly WireMessage[], tasks: readonly T[], scenario: string | null = null): T | null {
   const context = squashSpace(taskContextText(messages));
-  let best: T | null = null;
+  let candidates: T[] = [];
+  let longest = 0;
   for (const task of tasks) {
     const instruction = squashSpace(task.instruction);
-    if (instruction && context.includes(instruction) && (!best || instruction.length > squashSpace(best.instruction).length)) best = task;
+    if (!instruction || !context.includes(instruction) || instruction.length < longest) continue;
+    if (instruction.length > longest) candidates = [];
+    longest = instruction.length;
+    candidates.push(task);
   }
-  return best;
+  return candidates.find((t) => scenario !== null && (t.start?.scenario ?? "plain") === scenario) ?? candidates[0] ?? null;
 }
 
 /** The trajectory a profile plays and the index within it for this turn. */

@@ -139,7 +139,7 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
 
     const mode = requestMode(body);
     record.mode = mode;
-    const plan = await planTurn(messages, { tasks: options.tasks, profile, seed, layout: () => readLayout(options.fixtures, record.user) });
+    const plan = await planTurn(messages, { tasks: options.tasks, profile, seed, layout: () => readLayout(options.fixtures, record.user), scenario: () => readScenario(options.fixtures, record.user) });
     Object.assign(record, { taskId: plan.taskId, step: plan.step, trajectory: plan.trajectory });
     const maxTokens = [body.max_completion_tokens, body.max_tokens].find((v): v is number => typeof v === "number" && v > 0);
     const output = renderOutput(plan, { mode, profile, seed, maxTokens });
@@ -190,6 +190,12 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
       });
     },
   };
+}
+
+/** The trial's fixture scenario, or null when it cannot be read. */
+async function readScenario(fixtures: LayoutSource | undefined, user: string | null): Promise<string | null> {
+  if (!fixtures?.getSession || !user) return null;
+  return fixtures.getSession(user).then((s) => s.scenario ?? null, () => null);
 }
 
 /** Reads the trial's layout; a missing client, session or report is reported, never thrown. */
