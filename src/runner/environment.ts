@@ -140,7 +140,7 @@ export class TrialEnvironment {
     const started = performance.now();
     const capturedAt = new Date().toISOString();
     await this.flushLayout();
-    const png = await this.page.screenshot({ type: "png", animations: "allow", caret: "initial" });
+    const png = await this.screenshot();
     const { width, height } = pngSize(png);
     const mode = this.options.task.observation;
     const observation: Observation = {
@@ -162,6 +162,23 @@ export class TrialEnvironment {
     }
     observation.captureMs = performance.now() - started;
     return observation;
+  }
+
+  /**
+   * The exact PNG of the viewport. Chromium refuses a capture while a navigation swaps the
+   * document ("Unable to capture screenshot"); that is a moment, not a broken environment, so wait
+   * for the new page and try again a few times before giving up.
+   */
+  private async screenshot(): Promise<Buffer> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.page.screenshot({ type: "png", animations: "allow", caret: "initial" });
+      } catch (error) {
+        if (attempt >= 4 || this.page.isClosed()) throw error;
+        await this.page.waitForLoadState("load", { timeout: 5_000 }).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
+    }
   }
 
   /** The fixture page reports its layout asynchronously; wait for the latest report (if the page has the hook). */

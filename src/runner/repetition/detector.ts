@@ -11,6 +11,13 @@
  *
  * Screens are compared only when the action repeats, so a trial making progress pays nothing.
  * This module decides; it does not send messages or stop anything (the loop does).
+ *
+ * How the loop uses it: once per turn, after the model proposed and before executing, call
+ * `observe({capture: the screenshot the model saw, masks, actions, ...})`. Decisions, most
+ * severe first: `stuck` (stop the trial with `report` and `evidence`), `duplicate-effect-risk`
+ * (do not run the repeat blindly), `pause` (send `reflectionMessage(condition)` once; each pause
+ * counts as one reflection sent), `continue`. The attempt right after a pause is the recovery:
+ * if it continues the pattern, its decision is `stuck` (with the default recovery limit of 1).
  */
 import { CONSEQUENTIAL_TOOLS, type ProposedAction } from "../../toolbox/tools.js";
 import { createDecodedImageCache, type Capture } from "./decoded-cache.js";
