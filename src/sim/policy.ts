@@ -29,6 +29,8 @@ export type PolicyStep = Omit<ReferenceStep, "args"> & { args?: Record<string, u
 export interface PolicyContext {
   tasks: readonly ReferenceTask[];
   profile: ProfileName;
+  /** A declared negative to play instead of the gold trajectory (`reference:negative-<name>`). */
+  negative?: string;
   seed: number;
   /** Reads the trial's latest layout; null when there is none (no session, no fixture site). */
   layout: () => Promise<{ layout: PageLayout | null; problem?: string }>;
@@ -66,7 +68,7 @@ export async function planTurn(messages: readonly WireMessage[], context: Policy
   if (context.profile === "answer-now") {
     return { ...base, trajectory: "answer-now", step: null, ...answer("Done.", "I answer at once.") };
   }
-  const { name, steps, index } = chooseStep(task, context.profile, progress);
+  const { name, steps, index } = chooseStep(task, context.profile, progress, context.negative);
   const step = steps[Math.min(index, steps.length - 1)];
   const label = `step ${Math.min(index, steps.length - 1) + 1} of ${steps.length}`;
   // The layout is read every turn (one local HTTP call): it grounds targets and feeds the note.
@@ -117,12 +119,13 @@ export function findTask<T extends ReferenceTask>(messages: readonly WireMessage
 }
 
 /** The trajectory a profile plays and the index within it for this turn. */
-export function chooseStep(task: ReferenceTask, profile: ProfileName, progress: Progress): { name: string; steps: readonly PolicyStep[]; index: number } {
+export function chooseStep(task: ReferenceTask, profile: ProfileName, progress: Progress, named?: string): { name: string; steps: readonly PolicyStep[]; index: number } {
   const gold = { name: "reference", steps: task.reference };
   const negative = (name: string) => {
     const steps = task.negatives?.[name];
     return steps && steps.length > 0 ? { name: `negatives.${name}`, steps } : null;
   };
+  if (named) return { ...(negative(named) ?? gold), index: progress.stepsPlayed };
   const loop = negative("loop") ?? { name: "same-spot", steps: [SAME_SPOT] };
   if (profile === "loop") return { ...loop, index: progress.stepsPlayed };
   if (profile === "recover") {

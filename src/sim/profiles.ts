@@ -40,6 +40,22 @@ export function profileForModel(model: unknown, serverDefault: ProfileName): Pro
   return isProfileName(name) ? name : null;
 }
 
+/** Model ids `reference:negative-<name>` play the recognised task's declared negative `<name>`. */
+export const NEGATIVE_PREFIX = "negative-";
+
+/**
+ * Like profileForModel, but also reads `reference:negative-<name>`: the gold profile playing the
+ * task's negative trajectory `<name>` (how `umpire validate --self-test` proves each negative fails).
+ */
+export function parseReferenceModel(model: unknown, serverDefault: ProfileName): { profile: ProfileName; negative?: string } | null {
+  if (typeof model === "string" && model.startsWith(`${REFERENCE_MODEL}:${NEGATIVE_PREFIX}`)) {
+    const negative = model.slice(REFERENCE_MODEL.length + 1 + NEGATIVE_PREFIX.length);
+    return /^[a-z0-9][a-z0-9-]*$/.test(negative) ? { profile: "gold", negative } : null;
+  }
+  const profile = profileForModel(model, serverDefault);
+  return profile ? { profile } : null;
+}
+
 /** The model ids `/v1/models` lists: `reference` and one per profile. */
 export function referenceModelIds(): string[] {
   return [REFERENCE_MODEL, ...PROFILE_NAMES.map((p) => `${REFERENCE_MODEL}:${p}`)];

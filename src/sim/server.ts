@@ -18,7 +18,7 @@ import { RequestLog, type RequestRecord } from "./log.js";
 import { modelEntry, modelList } from "./models.js";
 import { completionUsage, renderOutput } from "./output.js";
 import { planTurn, type ReferenceTask } from "./policy.js";
-import { flakyFault, profileForModel, referenceModelIds, type HttpFault, type ProfileName } from "./profiles.js";
+import { flakyFault, parseReferenceModel, referenceModelIds, type HttpFault, type ProfileName } from "./profiles.js";
 import { readProgress } from "./progress.js";
 import { isRecord, messagesOf, requestMode } from "./request.js";
 import { promptTokens } from "./usage.js";
@@ -107,8 +107,9 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
       res.status(400).json(errorBody("The request body must be a JSON object", "invalid_request_error", "invalid_request"));
       return void finish(400, "invalid_request");
     }
-    const profile = profileForModel(body.model, defaultProfile);
-    if (!profile) {
+    const parsedModel = parseReferenceModel(body.model, defaultProfile);
+    const profile = parsedModel?.profile;
+    if (!parsedModel || !profile) {
       res.status(404).json(errorBody(`The model '${String(body.model)}' does not exist; use one of: ${referenceModelIds().join(", ")}`, "invalid_request_error", "model_not_found"));
       return void finish(404, "model_not_found");
     }
@@ -139,7 +140,7 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
 
     const mode = requestMode(body);
     record.mode = mode;
-    const plan = await planTurn(messages, { tasks: options.tasks, profile, seed, layout: () => readLayout(options.fixtures, record.user), scenario: () => readScenario(options.fixtures, record.user) });
+    const plan = await planTurn(messages, { tasks: options.tasks, profile, negative: parsedModel.negative, seed, layout: () => readLayout(options.fixtures, record.user), scenario: () => readScenario(options.fixtures, record.user) });
     Object.assign(record, { taskId: plan.taskId, step: plan.step, trajectory: plan.trajectory });
     const maxTokens = [body.max_completion_tokens, body.max_tokens].find((v): v is number => typeof v === "number" && v > 0);
     const output = renderOutput(plan, { mode, profile, seed, maxTokens });

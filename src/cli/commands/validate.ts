@@ -2,12 +2,15 @@
  * `umpire validate [paths...] [--json]`: loads task files and prints a table of the tasks and
  * every problem. Exit 0 when all are valid (warnings allowed), 2 otherwise.
  */
+import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { UmpireError } from "../../errors.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
 import { loadTasks, type LoadResult } from "../../task/loader.js";
+import { terminalStyle } from "../../report/table-layout.js";
+import { runSelfTest, selfTestTable } from "../self-test.js";
 
 const USAGE = `usage: umpire validate [paths...] [--json]
 
@@ -16,7 +19,10 @@ Exit 0 when every task is valid, 2 otherwise.
 
 options:
   --json        print the result as JSON
-  --self-test   also run each task's reference and negatives against the fixture (needs the run loop)
+  --self-test   also prove each task sound on the reference model: its gold trajectory passes in
+                both modes, answering "Done." at once fails, and every declared negative fails
+                (exit 1 when a task is unsound)
+  --concurrency N  trials at once during the self-test (default: the number of cores)
   -h, --help    show this help
 `;
 
@@ -41,7 +47,7 @@ export const run: Command = async (argv, io) => {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { json: { type: "boolean" }, "self-test": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: { json: { type: "boolean" }, "self-test": { type: "boolean" }, concurrency: { type: "string" }, help: { type: "boolean", short: "h" } },
     });
   } catch (error) {
     throw new UmpireError("usage", error instanceof Error ? error.message : String(error), "see 'umpire validate --help'");
@@ -68,9 +74,24 @@ export const run: Command = async (argv, io) => {
   }
 
   if (parsed.values["self-test"]) {
-    // Placeholder until the run loop exists; the lead replaces this branch.
-    io.stderr.write("umpire validate: self-test needs the run loop\n");
-    return EXIT.usage;
+    if (!ok) {
+      io.stderr.write("umpire validate: fix the task files first; the self-test runs only valid tasks\n");
+      return EXIT.usage;
+    }
+    const concurrency = parsed.values.concurrency === undefined ? availableParallelism() : Number(parsed.values.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new UmpireError("usage", `--concurrency ${parsed.values.concurrency}: expected a whole number >= 1`, "e.g. --concurrency 2");
+    io.stderr.write(`umpire validate: self-test of ${result.tasks.length} tasks on the reference model\n`);
+    const results = await runSelfTest({
+      tasks: result.tasks,
+      concurrency,
+      signal: io.signal,
+      env: io.env,
+      onTrialEnd: (end) => io.stderr.write(`  ${end.trial.task.id} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})\n`),
+    });
+    const sound = results.every((r) => r.ok);
+    if (parsed.values.json) io.stdout.write(`${JSON.stringify({ sound, results }, null, 2)}\n`);
+    else io.stdout.write(`\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${sound ? "every task is sound" : "some tasks are unsound: their checks cannot tell right from wrong"}\n`);
+    return sound ? EXIT.ok : EXIT.failed;
   }
   return ok ? EXIT.ok : EXIT.usage;
 };

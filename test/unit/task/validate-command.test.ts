@@ -1,4 +1,7 @@
 /** `umpire validate` through the real CLI entry, with a fake io that captures output. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
@@ -87,9 +90,11 @@ describe("umpire validate", () => {
     expect(err()).toMatch(/umpire: .*bogus/);
   });
 
-  it("accepts --self-test but says it needs the run loop (exit 2)", async () => {
-    const { io, err } = fakeIO(REPO_ROOT);
-    expect(await main(["validate", "--self-test"], io)).toBe(2);
-    expect(err()).toContain("self-test needs the run loop");
+  it("refuses --self-test on invalid task files (exit 2) before starting anything", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "umpire-selftest-bad-"));
+    writeFileSync(join(dir, "broken.yaml"), "id: broken\ntitle: x\n");
+    const { io, err } = fakeIO(dir);
+    expect(await main(["validate", ".", "--self-test"], io)).toBe(2);
+    expect(err()).toContain("fix the task files first");
   });
 });

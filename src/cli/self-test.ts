@@ -1,0 +1,122 @@
+/**
+ * `umpire validate --self-test`: proves each task sound on the reference model. A task is sound
+ * when its gold trajectory passes in both output modes, an agent that answers "Done." at once
+ * fails, and every declared negative (a known-wrong trajectory) fails. A check that cannot fail,
+ * or a gold path the checks reject, shows up here before any real model is blamed.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveAgentConfigs, type AgentConfig } from "../agent/index.js";
+import { createPriceBook } from "../report/prices.js";
+import { renderTable, type TableStyle } from "../report/table-layout.js";
+import { newRunId, trialId, type PlannedTrial } from "../runner/plan.js";
+import type { TrialEnd } from "../runner/reporters.js";
+import { openStore } from "../store/index.js";
+import type { Task } from "../task/schema.js";
+import { executeTrials, startRuntime } from "./suite-runtime.js";
+
+/** What one self-test trial is for, and the verdict that makes the task sound. */
+export interface Probe {
+  /** "gold/structured", "gold/tools", "answer-now", "negative:wrong-record". */
+  name: string;
+  model: string;
+  mode: "structured" | "tools";
+  expect: "passed" | "failed";
+}
+
+export function probesFor(task: Task): Probe[] {
+  return [
+    { name: "gold/structured", model: "reference", mode: "structured", expect: "passed" },
+    { name: "gold/tools", model: "reference", mode: "tools", expect: "passed" },
+    { name: "answer-now", model: "reference:answer-now", mode: "structured", expect: "failed" },
+    ...Object.keys(task.negatives).map((n): Probe => ({ name: `negative:${n}`, model: `reference:negative-${n}`, mode: "structured", expect: "failed" })),
+  ];
+}
+
+export interface ProbeResult {
+  task: string;
+  probe: Probe;
+  verdict: string;
+  stopReason: string;
+  stopLine: string;
+  ok: boolean;
+}
+
+export interface SelfTestOptions {
+  tasks: Task[];
+  concurrency: number;
+  signal: AbortSignal;
+  env: NodeJS.ProcessEnv;
+  onTrialEnd?: (end: TrialEnd) => void;
+}
+
+export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult[]> {
+  const runId = `selftest-${newRunId()}`;
+  const configs = new Map<string, AgentConfig>();
+  const trials: PlannedTrial[] = [];
+  const probes = new Map<string, { task: Task; probe: Probe }>();
+  for (const task of [...options.tasks].sort((a, b) => a.id.localeCompare(b.id))) {
+    for (const probe of probesFor(task)) {
+      const [config] = resolveAgentConfigs({ model: probe.model, mode: probe.mode, env: options.env });
+      configs.set(config!.label, config!);
+      const seq = trials.length;
+      const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: { label: config!.label, model: config!.model, mode: probe.mode }, repeat: 0 };
+      trials.push(trial);
+      probes.set(trial.id, { task, probe });
+    }
+  }
+  // A scratch store and folder: a self-test is a property of the task files, not a run to keep.
+  const dir = mkdtempSync(join(tmpdir(), "umpire-selftest-"));
+  const store = openStore(join(dir, "selftest.db"));
+  const runtime = await startRuntime({ tasks: options.tasks, agents: [...configs.values()] });
+  try {
+    store.createRun({ id: runId, umpireVersion: "self-test", folder: join(dir, runId), tags: ["self-test"] });
+    store.addTrials(runId, trials.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: 0 })));
+    const { ends } = await executeTrials({
+      runtime,
+      store,
+      runId,
+      runDir: join(dir, runId),
+      trials,
+      agents: configs,
+      env: options.env,
+      prices: createPriceBook(),
+      concurrency: options.concurrency,
+      modelConcurrency: options.concurrency,
+      repetition: { window: 3, recoveryLimit: 1 },
+      reporters: options.onTrialEnd ? [{ onTrialEnd: options.onTrialEnd }] : [],
+      signal: options.signal,
+    });
+    return ends.map((end) => {
+      const { task, probe } = probes.get(end.trial.id)!;
+      return { task: task.id, probe, verdict: end.verdict, stopReason: end.stopReason, stopLine: end.stopLine, ok: end.verdict === probe.expect };
+    });
+  } finally {
+    await runtime.close();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One row per task: each probe's verdict, marked where it is not what soundness needs. */
+export function selfTestTable(results: ProbeResult[], style: TableStyle): string {
+  const tasks = [...new Set(results.map((r) => r.task))];
+  const rows = tasks.map((task) => {
+    const mine = results.filter((r) => r.task === task);
+    return { task, sound: mine.every((r) => r.ok), mine };
+  });
+  return renderTable(
+    [
+      { head: "task", priority: 100, cell: (r: (typeof rows)[number]) => r.task },
+      { head: "sound", priority: 99, cell: (r) => ({ text: r.sound ? "yes" : "NO", colour: r.sound ? "green" : "red" }) },
+      {
+        head: "probes (expected verdict: got)",
+        priority: 98,
+        cell: (r) => r.mine.map((m) => `${m.probe.name} ${m.probe.expect}: ${m.ok ? "ok" : `${m.verdict} (${m.stopReason})`}`).join("; "),
+      },
+    ],
+    rows,
+    style,
+  );
+}
