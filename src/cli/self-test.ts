@@ -40,6 +40,8 @@ export interface ProbeResult {
   verdict: string;
   stopReason: string;
   stopLine: string;
+  /** Reflections the repetition detector asked for: on a gold trajectory, each is a false positive. */
+  reflections: number;
   ok: boolean;
 }
 
@@ -90,7 +92,11 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
     });
     return ends.map((end) => {
       const { task, probe } = probes.get(end.trial.id)!;
-      return { task: task.id, probe, verdict: end.verdict, stopReason: end.stopReason, stopLine: end.stopLine, ok: end.verdict === probe.expect };
+      const repetition = (store.trial(end.trial.id)?.metrics.repetition ?? {}) as { reflections?: number };
+      const reflections = repetition.reflections ?? 0;
+      // A gold path that trips the repetition detector is a detector false positive: not sound either.
+      const ok = end.verdict === probe.expect && (probe.expect === "failed" || reflections === 0);
+      return { task: task.id, probe, verdict: end.verdict, stopReason: end.stopReason, stopLine: end.stopLine, reflections, ok };
     });
   } finally {
     await runtime.close();
@@ -113,7 +119,10 @@ export function selfTestTable(results: ProbeResult[], style: TableStyle): string
       {
         head: "probes (expected verdict: got)",
         priority: 98,
-        cell: (r) => r.mine.map((m) => `${m.probe.name} ${m.probe.expect}: ${m.ok ? "ok" : `${m.verdict} (${m.stopReason})`}`).join("; "),
+        cell: (r) =>
+          r.mine
+            .map((m) => `${m.probe.name} ${m.probe.expect}: ${m.ok ? "ok" : `${m.verdict} (${m.stopReason}${m.reflections ? `, ${m.reflections} reflections` : ""})`}`)
+            .join("; "),
       },
     ],
     rows,

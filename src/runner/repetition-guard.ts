@@ -39,15 +39,23 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
     return env.page
       .evaluate(
         ([px, py]) => {
-          const stack = document.elementsFromPoint(px, py);
-          const top = stack[0];
+          const top = document.elementFromPoint(px, py);
           const effect = top?.closest("[data-effect]")?.getAttribute("data-effect") ?? null;
-          const topMark = top?.closest("[data-mark]");
-          const control = stack.find((el) => el.matches("button, a, input, textarea, select, [role=button]") && !top?.closest("button, a, input, textarea, select, [role=button]")?.isSameNode(el));
-          const covered =
-            control && topMark && !control.contains(top!) && !topMark.contains(control)
-              ? { control: (control.getAttribute("aria-label") || control.textContent || control.getAttribute("data-mark") || "the control").trim().slice(0, 40), by: topMark.getAttribute("data-mark") ?? "another element" }
-              : null;
+          const interactive = "button, a, input, textarea, select, [role=button]";
+          if (!top || top.closest(interactive)) return { effect, covered: null };
+          // A control whose box holds the point but which the hit test does not reach is covered.
+          // Hit testing skips inert content under a modal, so look at boxes, not the hit-test stack.
+          const control = Array.from(document.querySelectorAll(interactive)).find((el) => {
+            const r = el.getBoundingClientRect();
+            return r.width > 0 && r.height > 0 && px >= r.left && px <= r.right && py >= r.top && py <= r.bottom && !el.contains(top) && !top.contains(el);
+          });
+          const cover = top.closest("[data-mark]") ?? top.querySelector("[data-mark]");
+          const covered = control
+            ? {
+                control: (control.getAttribute("aria-label") || control.textContent || "the control").trim().slice(0, 40),
+                by: cover?.getAttribute("data-mark") ?? (top.className ? String(top.className) : top.tagName.toLowerCase()),
+              }
+            : null;
           return { effect, covered };
         },
         [x, y] as const,

@@ -131,21 +131,34 @@ export function chooseStep(task: ReferenceTask, profile: ProfileName, progress: 
   if (profile === "recover") {
     const reflectedAt = progress.stepsBeforeReflection;
     if (reflectedAt === null) return { ...loop, index: progress.stepsPlayed };
-    // Loop and gold agree up to `diverge`; a reflection before that changes nothing yet.
-    const diverge = divergence(loop.steps, gold.steps);
-    const index = reflectedAt <= diverge ? progress.stepsPlayed : diverge + (progress.stepsPlayed - reflectedAt);
-    return { ...gold, index };
+    return { name: "recovered", steps: recoveredTrajectory(loop.steps, gold.steps, reflectedAt), index: progress.stepsPlayed };
   }
   if (NEGATIVE_PROFILES.has(profile)) return { ...(negative(profile) ?? gold), index: progress.stepsPlayed };
   return { ...gold, index: progress.stepsPlayed };
 }
 
-/** First index where two trajectories differ (tool, target or args). */
+/** A step's identity for comparing trajectories; the element description is wording, not identity. */
+function stepKey(s: PolicyStep): string {
+  const { element: _element, ...args } = s.args ?? {};
+  return JSON.stringify([s.tool, s.target ?? null, args]);
+}
+
+/** First index where two trajectories differ (tool, target or other args). */
 export function divergence(a: readonly PolicyStep[], b: readonly PolicyStep[]): number {
-  const key = (s: PolicyStep) => JSON.stringify([s.tool, s.target ?? null, s.args ?? {}]);
   let i = 0;
-  while (i < a.length && i < b.length && key(a[i]) === key(b[i])) i += 1;
+  while (i < a.length && i < b.length && stepKey(a[i]) === stepKey(b[i])) i += 1;
   return i;
+}
+
+/**
+ * What `recover` plays once a reflection arrives: the loop steps already played, then gold from
+ * where the two trajectories part (for a cookie dialog: dismiss it, then type and save the note
+ * again, since input behind the modal never arrived).
+ */
+export function recoveredTrajectory(loop: readonly PolicyStep[], gold: readonly PolicyStep[], reflectedAt: number): PolicyStep[] {
+  // The loop's last step repeats once the trajectory runs out (the index is clamped when played).
+  const played = Array.from({ length: reflectedAt }, (_, i) => loop[Math.min(i, loop.length - 1)]!);
+  return [...played, ...gold.slice(Math.min(divergence(loop, gold), reflectedAt))];
 }
 
 type Grounded =

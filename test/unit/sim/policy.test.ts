@@ -150,17 +150,19 @@ describe("planTurn: behavioural profiles", () => {
     expect(before.trajectory).toBe("negatives.loop");
     const looping = await planTurn(conversation(played(5), { before: reflection }), context("loop"));
     expect(looping.trajectory).toBe("negatives.loop");
-    // reflection after 5 steps; loop and gold differ at index 2, so gold resumes at step 2 (cookie-reject)
+    // Reflection after 5 steps (search, write, save, save, save): gold resumes where the two part
+    // (cookie-reject), then goes on (note-save).
     const recovered = await planTurn(conversation(played(5), { before: reflection }), context("recover"));
-    expect(recovered).toMatchObject({ trajectory: "reference", step: 2 });
+    expect(recovered).toMatchObject({ trajectory: "recovered", step: 5 });
     expect(String(recovered.action.args.element)).toContain("cookie reject");
     const next = await planTurn(withReflectionAfter(5, 6, reflection[0]), context("recover"));
-    expect(next.step).toBe(3);
+    expect(next.step).toBe(6);
+    expect(String(next.action.args.element)).toContain("note save");
   });
 
   it("a reflection before the divergence point changes nothing yet", async () => {
     const plan = await planTurn(conversation(played(1), { before: ["<reflection>check</reflection>"] }), context("recover"));
-    expect(plan).toMatchObject({ trajectory: "reference", step: 1 });
+    expect(plan).toMatchObject({ trajectory: "recovered", step: 1, action: { tool: "write" } });
   });
 
   it("wrong-record plays the negative of the same name; without one it plays gold", async () => {
