@@ -167,12 +167,20 @@ export class ModelClient {
       if (timedOut) return timeoutFailure();
       const failure = classifyFailure(error, this.lastErrorBody);
       if (accumulator?.hasOutput) {
-        // The response had started: what arrived is kept, nothing of it is executed, and the
-        // request is not silently re-run.
+        // The response had started: nothing of it is executed (a partial call can change meaning
+        // as fragments arrive). What arrived is kept in the failure's message for the log, and
+        // the request is retried like any transport error: no action of it ran, so a retry is safe.
+        const partial = accumulator.reply();
+        const arrived = [partial.content ?? "", ...partial.toolCalls.map((c) => `${c.name ?? ""}(${c.arguments ?? ""})`)].join(" ").trim();
         return {
           ok: false,
-          failure: { ...failure, kind: "stream_broken", message: `the stream broke off: ${failure.message}`, retryable: false },
-          partial: accumulator.reply(),
+          failure: {
+            ...failure,
+            kind: "stream_broken",
+            message: `the stream broke off after ${arrived.length} characters (${JSON.stringify(arrived.slice(0, 200))}): ${failure.message}`,
+            retryable: true,
+          },
+          partial,
           ttftMs,
         };
       }

@@ -31,6 +31,7 @@ export function bridgeAgentSession(session: AgentSession): AgentSessionLike {
         usage: turn.usage,
         timing: { modelMs: turn.timing.modelMs, ttftMs: turn.timing.ttftMs ?? null, retries: turn.timing.retries },
         finishReason: turn.finishReason,
+        failures: turn.failures,
         ...(turn.error ? { error: { code: turn.error.code, message: turn.error.message, ...(turn.error.status !== undefined ? { status: turn.error.status } : {}) } } : {}),
       };
     },

@@ -32,6 +32,8 @@ export interface AgentTurn {
   timing: { modelMs: number; ttftMs?: number | null; retries: number };
   finishReason?: string | null;
   error?: { code: string; message: string; status?: number };
+  /** Failed attempts of this turn's request (retried or final), for the log. */
+  failures?: { attempt: number; kind: string; message: string; status?: number; waitMs: number | null }[];
 }
 
 export interface AgentSessionLike {
@@ -194,6 +196,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
         finish_reason: turn.finishReason ?? null,
         usage: turn.usage,
         timing: turn.timing,
+        attempt_failures: turn.failures ?? [],
       });
       const record: TurnRecord = {
         idx: out.turns,
