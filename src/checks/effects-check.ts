@@ -47,7 +47,7 @@ async function judgeEffects(spec: EffectsCheckSpec, ctx: CheckContext): Promise<
     const label = describeRule(rule);
     let problem: string | null = null;
     let expected: string;
-    // An exact count wins over a minimum (declaring both is flagged by checkDeclarationProblems).
+    // An exact count wins over a minimum (declaring both is a task-file error: rule checks-consistent).
     if (rule.count !== undefined) {
       expected = `exactly ${rule.count}`;
       if (count !== rule.count) problem = `${label} happened ${times(count)}, expected exactly ${rule.count}`;

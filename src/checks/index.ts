@@ -6,7 +6,6 @@ export { CheckUnjudgeableError } from "./types.js";
 export { HANDLERS, confidenceOf, runCheck, runChecks } from "./registry.js";
 export { declaredFailure, summarizeClaim, verdictOf } from "./verdict.js";
 export type { ClaimOptions, ClaimSummary, Verdict, VerdictOptions } from "./verdict.js";
-export { checkDeclarationProblems, type DeclarationProblem } from "./declaration.js";
 export { workspacePathProblem } from "./workspace-path.js";
 export {
   deriveResult,

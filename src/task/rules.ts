@@ -234,6 +234,35 @@ const checksTestSomething: TaskRule = {
     }),
 };
 
+/** Declarations that contradict themselves, so the check could never pass or never apply. */
+const checksConsistent: TaskRule = {
+  name: "checks-consistent",
+  check: (task) =>
+    task.checks.flatMap((check, i): RuleFinding[] => {
+      const out: RuleFinding[] = [];
+      if (check.kind === "file") {
+        const only = check.onlyRecord;
+        if (only && regexProblem(only.pattern) === undefined && !new RegExp(`^(?:${only.pattern})$`, "i").test(only.expect)) {
+          out.push(error(["checks", i, "onlyRecord", "expect"], `"${only.expect}" does not match the pattern /${only.pattern}/, so the check could never pass`, "make expect one of the records the pattern matches"));
+        }
+        const content = check.contains.length + check.notContains.length + Object.keys(check.fields).length > 0 || only !== undefined;
+        if (!check.exists && content) out.push(error(["checks", i, "exists"], "an absent file has no content to check", "drop exists: false or the content conditions"));
+      }
+      if (check.kind === "page" && check.open !== undefined && (!check.open.startsWith("/") || check.open.startsWith("//"))) {
+        out.push(error(["checks", i, "open"], `"${check.open}" is not a path on the fixture site`, "start it with a single /, e.g. /notes?match=BB-042"));
+      }
+      if (check.kind === "effects") {
+        check.require.forEach((req, j) => {
+          if (req.count !== undefined && req.min !== undefined) out.push(error(["checks", i, "require", j], "count (exactly) and min (at least) both given", "keep one of them"));
+        });
+      }
+      if (check.kind === "answer" && !check.present && check.contains.length + check.notContains.length + (check.number ? 1 : 0) + (check.cricket ? 1 : 0) > 0) {
+        out.push(error(["checks", i, "present"], "present: false expects no answer, so its content conditions can never apply", "drop present: false or the content conditions"));
+      }
+      return out;
+    }),
+};
+
 const effectsConsistent: TaskRule = {
   name: "effects-consistent",
   check: (task) =>
@@ -286,6 +315,7 @@ const noExpectedValuesInInstruction: TaskRule = { name: "no-expected-values-in-i
 
 /** Every per-task rule, in the order their findings are listed. */
 export const TASK_RULES: readonly TaskRule[] = [
+  checksConsistent,
   stepsUseAllowedTools,
   stepTargets,
   stepArgs,
