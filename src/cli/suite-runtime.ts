@@ -10,7 +10,7 @@ import { startFixtureSite, type FixtureSite } from "../../fixtures-site/index.js
 import type { PriceBook } from "../report/prices.js";
 import { costOfUsage } from "../report/cost.js";
 import { bridgeAgentSession } from "../runner/agent-bridge.js";
-import { createLocalBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
+import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
 import type { AgentSessionLike } from "../runner/loop.js";
 import type { PlannedTrial } from "../runner/plan.js";
 import type { Reporter } from "../runner/reporters.js";
@@ -20,34 +20,65 @@ import { createStoreSink } from "../runner/store-sink.js";
 import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
+import { exposeSite, type ExposedSite } from "./fixtures-exposure.js";
 
 export interface Runtime {
   fixtures: FixtureSite;
+  /** The site as the browsers reach it: the fixture site itself, or its --fixtures-host forwarder. */
+  siteUrl: string;
   model?: ReferenceModel;
   browsers: BrowserProvider;
   close(): Promise<void>;
 }
 
-export async function startRuntime(options: { tasks: Task[]; agents: AgentConfig[]; browsers?: BrowserProvider }): Promise<Runtime> {
+export interface RuntimeOptions {
+  tasks: Task[];
+  agents: AgentConfig[];
+  /** A ready provider (tests); otherwise remote endpoints when given, else a local Chromium. */
+  browsers?: BrowserProvider;
+  /** `--browser-endpoint` values: trials run in those browsers instead of a local one. */
+  browserEndpoints?: string[];
+  /** `--fixtures-host HOST[:PORT]`: where remote browsers reach the site (the control API stays on loopback). */
+  fixturesHost?: string;
+  /** Lines worth telling the user while trials run (an endpoint dropped, the local fallback started). */
+  onNotice?: (message: string) => void;
+}
+
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const fixtures = await startFixtureSite({ port: 0, controlPort: 0 });
   let model: ReferenceModel | undefined;
+  let exposed: ExposedSite | undefined;
+  let browsers: BrowserProvider | undefined;
   try {
+    if (options.fixturesHost) exposed = await exposeSite(fixtures.siteUrl, options.fixturesHost);
     if (options.agents.some((a) => a.endpoint.kind === "embedded")) {
       // umpire's own requests must follow the Holo conventions: the embedded model runs strict.
       model = await startReferenceModel({ port: 0, fixtures: fixtures.client, tasks: options.tasks, strict: true });
     }
+    browsers =
+      options.browsers ??
+      (options.browserEndpoints?.length
+        ? createRemoteBrowserProvider({ endpoints: options.browserEndpoints, onNotice: options.onNotice })
+        : createLocalBrowserProvider());
+    // An endpoint that never answers fails here, before any trial starts.
+    await browsers.start?.();
   } catch (error) {
+    await browsers?.close();
+    await model?.close();
+    await exposed?.close();
     await fixtures.close();
     throw error;
   }
-  const browsers = options.browsers ?? createLocalBrowserProvider();
+  const provider = browsers;
   return {
     fixtures,
+    siteUrl: exposed?.url ?? fixtures.siteUrl,
     model,
-    browsers,
+    browsers: provider,
     async close() {
-      await browsers.close();
+      await provider.close();
       await model?.close();
+      await exposed?.close();
       await fixtures.close();
     },
   };
@@ -82,7 +113,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     concurrency: options.concurrency,
     modelConcurrency: options.modelConcurrency,
     browsers: runtime.browsers,
-    fixtures: { siteUrl: runtime.fixtures.siteUrl, client: runtime.fixtures.client },
+    fixtures: { siteUrl: runtime.siteUrl, client: runtime.fixtures.client },
     createSession: (trial) => {
       const config = options.agents.get(trial.agent.label)!;
       const session = createAgentSession({

@@ -11,6 +11,8 @@ import { UmpireError } from "../../errors.js";
 import { loadPriceBook } from "../../report/prices.js";
 import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
+import { totalCapacity } from "../../runner/browser-pool.js";
+import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
@@ -45,7 +47,15 @@ run
   --model-concurrency N   model requests at once (default: concurrency)
   --tag T                 label the run (repeatable), for compare --baseline / --by tag
   --resume RUN            run only the unfinished trials of an earlier run
-  --run-id ID             use this run id
+  --run-id ID             use this run id (all shards of one run share it)
+scale out (docs/scale-out.md)
+  --shard i/n             run shard i of n (from 1), balanced by the durations stored in --db
+                          (or --shard-history); default from UMPIRE_SHARD, CI_NODE_INDEX/TOTAL,
+                          JOB_COMPLETION_INDEX + UMPIRE_SHARD_TOTAL, BUILDKITE_*, CIRCLE_NODE_*
+  --shard-history FILE    read earlier durations from this database instead of --db
+  --browser-endpoint URL  run trials in a remote browser: ws://... (Playwright server), http://...
+                          or cdp+ws://... (CDP); add ?capacity=N (default 4); repeatable
+  --fixtures-host HOST    serve the fixture site to remote browsers at http://HOST[:PORT]
 repetition
   --repetition-window N   identical attempts before a pause (default 3)
   --recovery-limit N      reflections before a trial stops as stuck (default 1)
@@ -72,6 +82,10 @@ const OPTIONS = {
   tag: { type: "string", multiple: true },
   resume: { type: "string" },
   "run-id": { type: "string" },
+  shard: { type: "string" },
+  "shard-history": { type: "string" },
+  "browser-endpoint": { type: "string", multiple: true },
+  "fixtures-host": { type: "string" },
   "repetition-window": { type: "string" },
   "recovery-limit": { type: "string" },
   db: { type: "string" },
@@ -137,8 +151,9 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
-  const cores = availableParallelism();
-  const concurrency = positiveInt(values.concurrency, "--concurrency", cores, 1, 256);
+  const endpoints = values["browser-endpoint"] ?? [];
+  // With remote browsers, as many trials at once as the endpoints take.
+  const concurrency = positiveInt(values.concurrency, "--concurrency", endpoints.length ? totalCapacity(endpoints) : availableParallelism(), 1, 256);
   const modelConcurrency = positiveInt(values["model-concurrency"], "--model-concurrency", concurrency, 1, 256);
   const repeat = positiveInt(values.repeat, "--repeat", 1, 1, 1000);
   const repetition = {
@@ -147,6 +162,8 @@ export const run: Command = async (argv, io) => {
   };
   const prices = loadPriceBook({ cwd: io.cwd, configFile: values.config, priceIn: values["price-in"], priceOut: values["price-out"] });
   const dbPath = resolve(io.cwd, values.db ?? DEFAULT_DB);
+  if (values.resume && values.shard) throw new UmpireError("usage", "--shard does not go with --resume", "a shard's store holds only its own trials: --resume RUN --db <that shard's file> resumes exactly them");
+  const shard: ShardSource | undefined = values.resume ? undefined : values.shard ? { ...parseShard(values.shard), source: "--shard" } : shardFromEnv(io.env);
   const outDir = resolve(io.cwd, values.out ?? DEFAULT_OUT);
 
   const store = openStore(dbPath);
@@ -156,6 +173,8 @@ export const run: Command = async (argv, io) => {
   let tasks: Task[];
   const previousAttempts = new Map<string, number>();
   let finished = false;
+  // Store writes wait until the runtime is up, so a browser endpoint that never answers leaves no run behind.
+  let persist: () => void;
   try {
     if (values.resume) {
       const stored = store.getRun(values.resume);
@@ -167,20 +186,49 @@ export const run: Command = async (argv, io) => {
       const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
       trials = all.filter((t) => unfinished.has(t.id));
-      store.reopenRun(runId);
+      persist = () => store.reopenRun(runId);
     } else {
       tasks = loadTasksOrThrow(positionals, { cwd: io.cwd });
       agents = resolveAgents(values, io.env);
       runId = values["run-id"] ?? newRunId();
+      // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
       trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
-      store.createRun({
-        id: runId,
-        tags: values.tag ?? [],
-        umpireVersion: VERSION,
-        folder: runFolder(outDir, runId),
-        options: { paths: positionals, agentOptions: pickAgentFlags(values), repeat, concurrency, agents: agents.map(redactConfig) },
-      });
-      store.addTrials(runId, trials.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat })));
+      let shardOptions: Record<string, unknown> | undefined;
+      if (shard && shard.total > 1) {
+        const history = values["shard-history"] ? readHistory(resolve(io.cwd, values["shard-history"])) : store.durationHistory();
+        const plan = assignShards(trials, shard.total, history);
+        shardOptions = { index: shard.index, total: shard.total, trials: trials.length, balance: plan.balance, plan: plan.fingerprint };
+        trials = plan.shards[shard.index - 1];
+        if (!values.json) {
+          io.stderr.write(`shard ${shardLabel(shard)} (${shard.source}): ${trials.length} of ${shardOptions.trials} trials, balanced by ${plan.balance === "duration" ? "recorded durations" : "count (no history)"}, plan ${plan.fingerprint}\n`);
+        }
+      }
+      const shardOfTrial = shardOptions && shard ? shardLabel(shard) : null;
+      const [id, planned] = [runId, trials];
+      persist = () => {
+        store.createRun({
+          id,
+          tags: values.tag ?? [],
+          umpireVersion: VERSION,
+          folder: runFolder(outDir, id),
+          options: { paths: positionals, agentOptions: pickAgentFlags(values), repeat, concurrency, agents: agents.map(redactConfig), ...(shardOptions ? { shard: shardOptions } : {}) },
+        });
+        store.addTrials(id, planned.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat, shard: shardOfTrial })));
+      };
+    }
+
+    const runtime = await startRuntime({
+      tasks,
+      agents,
+      browserEndpoints: endpoints,
+      fixturesHost: values["fixtures-host"],
+      onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
+    });
+    try {
+      persist();
+    } catch (error) {
+      await runtime.close();
+      throw error;
     }
 
     // A second Ctrl-C exits the process at once: still leave the run marked as interrupted.
@@ -189,7 +237,6 @@ export const run: Command = async (argv, io) => {
     };
     process.once("exit", markOnExit);
     const reporters: Reporter[] = values.json ? [] : [createProgressReporter(io.stderr as never)];
-    const runtime = await startRuntime({ tasks, agents });
     let status: "finished" | "interrupted";
     try {
       ({ status } = await executeTrials({
@@ -222,6 +269,16 @@ export const run: Command = async (argv, io) => {
     store.close();
   }
 };
+
+/** Durations from another store (--shard-history): every shard must balance on the same history. */
+function readHistory(file: string) {
+  const history = openStore(file, { readonly: true });
+  try {
+    return history.durationHistory();
+  } finally {
+    history.close();
+  }
+}
 
 function agentPlan(config: AgentConfig): AgentPlan {
   return { label: config.label, model: config.model, mode: config.mode };
