@@ -29,7 +29,9 @@ function redact(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
     const namesEnvVar = /env$/i.test(key) && typeof inner === "string";
-    out[key] = SECRET_NAME.test(key) && !namesEnvVar && inner !== null && inner !== undefined ? REDACTED : redact(inner);
+    // Token counts and budgets (maxTokens, "max-tokens", tokens) are numbers about usage, not credentials.
+    const countsTokens = /tokens$/i.test(key) && typeof inner !== "string";
+    out[key] = SECRET_NAME.test(key) && !namesEnvVar && !countsTokens && inner !== null && inner !== undefined ? REDACTED : redact(inner);
   }
   return out;
 }

@@ -101,7 +101,7 @@ describe("runs", () => {
       umpireVersion: "0.1.0",
       startedAt: "2025-06-01T10:00:00.000Z",
       tags: ["baseline"],
-      options: { model: "holo3-1-35b-a3b", apiKey: "sk-abcdefghijkl", apiKeyEnv: "HAI_API_KEY", headers: { Authorization: "Bearer xyz" }, note: "Bearer abc.def" },
+      options: { model: "holo3-1-35b-a3b", apiKey: "sk-abcdefghijkl", apiKeyEnv: "HAI_API_KEY", headers: { Authorization: "Bearer xyz" }, note: "Bearer abc.def", maxTokens: 2048, token: "t0k3n" },
     });
     const b = store.createRun({ umpireVersion: "0.1.0", startedAt: "2025-06-02T10:00:00.000Z", tags: ["candidate"] });
     expect(a.id).toMatch(/^20250601-100000-[0-9a-f]{4}$/);
@@ -111,6 +111,8 @@ describe("runs", () => {
       apiKeyEnv: "HAI_API_KEY",
       headers: { Authorization: "[redacted]" },
       note: "[redacted]",
+      maxTokens: 2048,
+      token: "[redacted]",
     });
     expect(JSON.stringify(store.getRun(a.id))).not.toContain("sk-abcdefghijkl");
     expect(store.getRun("latest").id).toBe(b.id);
