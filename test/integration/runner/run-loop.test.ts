@@ -158,3 +158,33 @@ describe("display scaling", () => {
     expect(turns[0]!.screenshot).toMatchObject({ width: 2560, height: 1600 });
   });
 });
+
+describe("a crashed browser", () => {
+  it("ends the running trial as environment_error, relaunches, and the automatic retry passes", async () => {
+    let killed = false;
+    const { runId } = await h.run({
+      tasks: [h.task("answer-only-bb042")],
+      wrapSession: (session) => ({
+        async nextTurn(observation, signal) {
+          const turn = await session.nextTurn(observation, signal);
+          if (!killed && turn.actions[0]?.tool === "write") {
+            killed = true;
+            const lease = await h.runtime.browsers.acquire();
+            lease.browser.process()?.kill("SIGKILL");
+            await new Promise((r) => setTimeout(r, 300));
+          }
+          return turn;
+        },
+        addResults: (r) => session.addResults(r),
+        addUserText: (t) => session.addUserText(t),
+      }),
+    });
+    const [trial] = h.store.trials(runId);
+    expect(killed).toBe(true);
+    expect(trial).toMatchObject({ verdict: "passed", retried: true, attempt: 2 });
+    // The first attempt's evidence stays: its turns are stored under attempt 1.
+    expect(h.store.turns(trial!.id, { attempt: 1 }).length).toBeGreaterThan(0);
+    const first = h.store.checks(trial!.id, { attempt: 1 });
+    expect(first.length === 0 || first.some((c) => !c.pass)).toBe(true);
+  });
+});
