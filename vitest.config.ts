@@ -7,8 +7,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     pool: "forks",
     maxWorkers: 2,
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 180_000,
+    hookTimeout: 120_000,
     reporters: ["default"],
   },
 });

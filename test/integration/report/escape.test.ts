@@ -1,6 +1,6 @@
 /** The report's escaping functions (pure; no browser needed). */
 import { describe, expect, it } from "vitest";
-import { escapeHtml, html, jsonForScript, raw } from "../../../src/report/html/escape.js";
+import { escapeHtml, html, raw } from "../../../src/report/html/escape.js";
 
 describe("escapeHtml", () => {
   it("turns markup characters into entities, so text can never become markup", () => {
@@ -34,20 +34,5 @@ describe("html template", () => {
     const items = ["<1>", "2"].map((s) => html`<li>${s}</li>`);
     expect(html`<ul>${items}${false}</ul>`.markup).toBe("<ul><li>&lt;1&gt;</li><li>2</li></ul>");
     expect(html`${raw("<br>")}`.markup).toBe("<br>");
-  });
-});
-
-describe("jsonForScript", () => {
-  it("cannot close a script element or open a comment, and parses back to the same value", () => {
-    const value = { thought: "</script><script>window.__pwned=1</script>", note: "<!-- x -->", amp: "a & b", sep: "line\u2028break\u2029" };
-    const text = jsonForScript(value);
-    expect(text).not.toMatch(/<|>|&|\u2028|\u2029/);
-    expect(JSON.parse(text)).toEqual(value);
-    // It is also a JavaScript expression with the same value (data/<seq>.js relies on that).
-    expect(new Function(`return ${text};`)()).toEqual(value);
-  });
-
-  it("writes null for undefined", () => {
-    expect(jsonForScript(undefined)).toBe("null");
   });
 });
