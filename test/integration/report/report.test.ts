@@ -99,7 +99,18 @@ describe("overview", () => {
     // Task tags come from the task file.
     await page.selectOption("#filter-tags", "trap");
     expect(await visibleRows(page).count()).toBe(3);
+    // A link that sets the fragment (the matrix's "+N more") filters the table too.
+    await page.evaluate(() => (location.hash = "verdict=passed"));
+    await expect.poll(() => seqsOf(page)).toEqual(byVerdict("passed"));
+    expect(await page.locator("#filter-tags").inputValue()).toBe("");
     await page.close();
+    // And a shared link opens filtered.
+    const shared = await open("index.html");
+    await shared.goto(`${shared.url()}#verdict=failed`);
+    await shared.reload();
+    expect(await seqsOf(shared)).toEqual(byVerdict("failed"));
+    expect(await shared.locator("#filter-verdict").inputValue()).toBe("failed");
+    await shared.close();
   });
 
   it("sorts by a column, ascending then descending", async () => {
@@ -141,8 +152,9 @@ describe("trial view", () => {
       const expectedY = imageBox.y + (y / 1000) * imageBox.height;
       expect(Math.abs(dot.x + dot.width / 2 - expectedX)).toBeLessThanOrEqual(1.5);
       expect(Math.abs(dot.y + dot.height / 2 - expectedY)).toBeLessThanOrEqual(1.5);
-      const px = Math.round((x / 1000) * turn.screenshot!.width);
-      const py = Math.round((y / 1000) * turn.screenshot!.height);
+      // The pixel the executor clicked: round(v/1000 * size), 1000 onto the last pixel.
+      const px = Math.min(Math.round((x / 1000) * turn.screenshot!.width), turn.screenshot!.width - 1);
+      const py = Math.min(Math.round((y / 1000) * turn.screenshot!.height), turn.screenshot!.height - 1);
       expect(await section.locator(`g.mark[data-n="${position}"] text`).textContent()).toBe(`${position} · (${x}, ${y}) → ${px}, ${py} px`);
     }
     await page.close();
