@@ -2,8 +2,10 @@
  * `umpire compare`: two runs side by side, or one run split by mode, model or tag, with paired
  * statistics; with `--fail-on-regression` it is a CI gate (exit 1 on a regression).
  */
-import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { defaultReportDir } from "../../report/html/writer.js";
+import { sideBySideUrl } from "../../report/html/layout.js";
 import { parseArgs } from "node:util";
 import { UmpireError } from "../../errors.js";
 import { openStore, type RunRecord, type Store, type TrialRecord } from "../../store/index.js";
@@ -62,6 +64,25 @@ function resolveBaseline(store: Store, ref: string, candidateIds: readonly strin
     if (tagged) return tagged;
     throw new UmpireError("not_found", `--baseline ${ref}: no run with that id and no run tagged '${ref}'`, "tag runs with `umpire run --tag NAME`; `umpire runs` lists ids and tags");
   }
+}
+
+/**
+ * For a comparison inside one run: per task, a link to the report's side-by-side view of the
+ * first trial of the first two groups (the report must exist: `umpire report <run>`).
+ */
+function sideBySideLinks(store: Store, groups: readonly CompareGroupInput[], cwd: string): string {
+  const runIds = new Set(groups.flatMap((g) => g.trials.map((t) => t.runId)));
+  if (runIds.size !== 1 || groups.length < 2) return "";
+  const run = store.getRun([...runIds][0]!);
+  const dir = defaultReportDir(run, cwd);
+  if (!existsSync(join(dir, "index.html"))) return `\nside-by-side views: run \`umpire report ${run.id}\` first\n`;
+  const [a, b] = groups;
+  const lines = [...new Set(a!.trials.map((t) => t.taskId))].flatMap((task) => {
+    const ta = a!.trials.find((t) => t.taskId === task);
+    const tb = b!.trials.find((t) => t.taskId === task);
+    return ta && tb ? [`  ${task}: ${sideBySideUrl(dir, ta.seq, tb.seq)}`] : [];
+  });
+  return lines.length ? `\nside by side (${a!.label} | ${b!.label}):\n${lines.join("\n")}\n` : "";
 }
 
 function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialRecord[] {
@@ -156,7 +177,10 @@ export const run: Command = async (argv, io) => {
     }
     if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null }, null, 2)}\n`);
     else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict));
-    else io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict));
+    else {
+      io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict));
+      if (by === "mode" || by === "model") io.stdout.write(sideBySideLinks(store, groups, io.cwd));
+    }
     return values["fail-on-regression"] && verdict?.regressed ? EXIT.failed : EXIT.ok;
   } finally {
     store.close();

@@ -19,6 +19,7 @@ import type { Task } from "../../task/schema.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
+import { writeRunReport } from "../../report/html/index.js";
 import { executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
 import { DEFAULT_DB } from "./runs.js";
 
@@ -65,6 +66,7 @@ output
   --config FILE           prices ("prices") from this JSON file (default umpire.config.json if present)
   --price-in USD, --price-out USD   price per million tokens for every model
   --json                  print only JSON (run id and every trial)
+  --report                also write the HTML report (see umpire report)
 `;
 
 const OPTIONS = {
@@ -94,6 +96,7 @@ const OPTIONS = {
   "price-in": { type: "string" },
   "price-out": { type: "string" },
   json: { type: "boolean" },
+  report: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -263,6 +266,11 @@ export const run: Command = async (argv, io) => {
     else store.finishRun(runId, "finished");
     finished = true;
     const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json));
+    if (values.report) {
+      const { indexPath } = writeRunReport(store, runId, { prices, cwd: io.cwd });
+      // stdout stays pure JSON under --json; the path goes to stderr then.
+      (values.json ? io.stderr : io.stdout).write(`report: ${indexPath}\n`);
+    }
     if (status === "interrupted") return EXIT.interrupted;
     return allPassed ? EXIT.ok : EXIT.failed;
   } finally {

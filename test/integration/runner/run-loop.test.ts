@@ -170,7 +170,9 @@ describe("a crashed browser", () => {
           if (!killed && turn.actions[0]?.tool === "write") {
             killed = true;
             const lease = await h.runtime.browsers.acquire();
-            lease.browser.process()?.kill("SIGKILL");
+            // A real crash of the browser process, as Chromium itself offers it.
+            const cdp = await lease.browser.newBrowserCDPSession();
+            await cdp.send("Browser.crash").catch(() => undefined);
             await new Promise((r) => setTimeout(r, 300));
           }
           return turn;
