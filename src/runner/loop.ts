@@ -105,14 +105,11 @@ export interface LoopOutcome {
   evidence: string[];
 }
 
-export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
-  const { task, session, executor, log, userSignal } = options;
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error(`time limit of ${task.limits.seconds} s reached`)), task.limits.seconds * 1000);
-  const signal = AbortSignal.any([userSignal, deadline.signal]);
-  const out: LoopOutcome = {
-    stopReason: "answered",
-    stopDetail: "",
+/** An outcome with nothing done yet; also what a trial that never reached its loop reports. */
+export function emptyLoopOutcome(stopReason: StopReason, stopDetail: string): LoopOutcome {
+  return {
+    stopReason,
+    stopDetail,
     answer: null,
     turns: 0,
     actions: 0,
@@ -121,6 +118,14 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
     lastScreenshot: null,
     evidence: [],
   };
+}
+
+export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
+  const { task, session, executor, log, userSignal } = options;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error(`time limit of ${task.limits.seconds} s reached`)), task.limits.seconds * 1000);
+  const signal = AbortSignal.any([userSignal, deadline.signal]);
+  const out = emptyLoopOutcome("answered", "");
   const stop = (reason: StopReason, detail = ""): LoopOutcome => {
     out.stopReason = reason;
     out.stopDetail = detail;

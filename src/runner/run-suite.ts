@@ -8,7 +8,7 @@ import { join } from "node:path";
 import pLimit from "p-limit";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
 import type { BrowserProvider } from "./browser-pool.js";
-import type { AgentSessionLike, RepetitionGuard, TurnRecord } from "./loop.js";
+import { emptyLoopOutcome, type AgentSessionLike, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { trialFolderName, type PlannedTrial } from "./plan.js";
 import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
@@ -145,17 +145,7 @@ function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOut
 function browserFailure(folder: string, error: unknown): TrialOutcome {
   const message = `no browser: ${error instanceof Error ? error.message : String(error)}`;
   return {
-    loop: {
-      stopReason: "environment_error",
-      stopDetail: message,
-      answer: null,
-      turns: 0,
-      actions: 0,
-      usage: { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0, reported: false },
-      timing: { modelMs: 0, executorMs: 0, captureMs: 0, ttftMs: [] },
-      lastScreenshot: null,
-      evidence: [],
-    },
+    loop: emptyLoopOutcome("environment_error", message),
     checks: [],
     verdict: "error",
     claimed: false,

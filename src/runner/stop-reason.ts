@@ -1,19 +1,7 @@
-/** Why a trial's loop stopped: exactly one of these per trial (see shared/DESIGN.md). */
-export const STOP_REASONS = [
-  "answered",
-  "turn_limit",
-  "action_limit",
-  "token_budget",
-  "timeout",
-  "cancelled",
-  "stuck",
-  "model_refused",
-  "model_truncated",
-  "model_error",
-  "invalid_output",
-  "environment_error",
-] as const;
-export type StopReason = (typeof STOP_REASONS)[number];
+/** Why a trial's loop stopped: exactly one per trial (see shared/DESIGN.md); the store owns the list. */
+import { STOP_REASONS, type StopReason } from "../store/records.js";
+
+export { STOP_REASONS, type StopReason };
 
 /** Stop reasons that mean the infrastructure broke rather than the agent: the verdict is `error`. */
 export const INFRASTRUCTURE_STOPS: ReadonlySet<StopReason> = new Set<StopReason>(["model_error", "environment_error"]);

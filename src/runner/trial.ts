@@ -11,7 +11,7 @@ import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
 import { TrialEnvironment } from "./environment.js";
 import { Executor } from "./executor.js";
-import { messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
+import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
 import { createTrialLog } from "./trial-log.js";
 
@@ -95,7 +95,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     error = messageOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
-  if (!loop) loop = emptyOutcome(error ?? "environment failed");
+  if (!loop) loop = emptyLoopOutcome("environment_error", error ?? "environment failed");
 
   const checkStarted = performance.now();
   let checks: CheckResult[] = [];
@@ -154,18 +154,4 @@ export function describeStop(loop: LoopOutcome, checks: CheckResult[], verdict: 
   if (verdict === "error") return `${head}; not judged: infrastructure error`;
   const failing = checks.find((c) => c.required && !c.pass);
   return failing ? `${head}, ${failing.reason}` : `${head}, all required checks passed`;
-}
-
-function emptyOutcome(detail: string): LoopOutcome {
-  return {
-    stopReason: "environment_error",
-    stopDetail: detail,
-    answer: null,
-    turns: 0,
-    actions: 0,
-    usage: { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0, reported: false },
-    timing: { modelMs: 0, executorMs: 0, captureMs: 0, ttftMs: [] },
-    lastScreenshot: null,
-    evidence: [],
-  };
 }

@@ -6,17 +6,17 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defaultReportDir } from "../../report/html/writer.js";
 import { sideBySideUrl } from "../../report/html/layout.js";
-import { parseArgs } from "node:util";
 import { UmpireError } from "../../errors.js";
 import { openStore, type RunRecord, type Store, type TrialRecord } from "../../store/index.js";
 import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type CompareGroupInput } from "../../report/compare.js";
 import { reportedCost } from "../../report/cost.js";
 import { junitXml } from "../../report/junit.js";
 import { compareMarkdown } from "../../report/markdown.js";
-import { loadPriceBook, type PriceBook } from "../../report/prices.js";
+import type { PriceBook } from "../../report/prices.js";
 import { judgeRegression, type RegressionVerdict } from "../../report/regression.js";
 import { compareText } from "../../report/tables.js";
 import { terminalStyle } from "../../report/table-layout.js";
+import { PRICE_OPTIONS, parseCommandArgs, pricesFromFlags } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { DEFAULT_DB } from "./runs.js";
@@ -90,33 +90,19 @@ function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialReco
 }
 
 export const run: Command = async (argv, io) => {
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        by: { type: "string" },
-        baseline: { type: "string" },
-        "fail-on-regression": { type: "boolean" },
-        "max-cost-increase": { type: "string" },
-        k: { type: "string" },
-        seed: { type: "string" },
-        json: { type: "boolean" },
-        markdown: { type: "boolean" },
-        junit: { type: "string" },
-        db: { type: "string" },
-        config: { type: "string" },
-        "price-in": { type: "string" },
-        "price-out": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (error) {
-    throw new UmpireError("usage", (error as Error).message, "umpire compare --help lists the options");
-  }
+  const { values, positionals } = parseCommandArgs("compare", argv, {
+    by: { type: "string" },
+    baseline: { type: "string" },
+    "fail-on-regression": { type: "boolean" },
+    "max-cost-increase": { type: "string" },
+    k: { type: "string" },
+    seed: { type: "string" },
+    json: { type: "boolean" },
+    markdown: { type: "boolean" },
+    junit: { type: "string" },
+    db: { type: "string" },
+    ...PRICE_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(HELP);
     return EXIT.ok;
@@ -131,7 +117,7 @@ export const run: Command = async (argv, io) => {
   }
   const k = wholeNumber(values.k, "--k", 1);
   const seed = wholeNumber(values.seed, "--seed", 0);
-  const prices = loadPriceBook({ cwd: io.cwd, configFile: values.config, priceIn: values["price-in"], priceOut: values["price-out"] });
+  const prices = pricesFromFlags(values, io.cwd);
 
   const store = openStore(resolve(io.cwd, values.db ?? DEFAULT_DB), { readonly: true });
   try {

@@ -1,10 +1,9 @@
 /** `umpire report [run]`: writes the run's static HTML report and prints the path of its index.html. */
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { UmpireError } from "../../errors.js";
 import { openStore } from "../../store/index.js";
-import { loadPriceBook } from "../../report/prices.js";
 import { writeRunReport } from "../../report/html/index.js";
+import { PRICE_OPTIONS, parseCommandArgs, pricesFromFlags } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { DEFAULT_DB } from "./runs.js";
@@ -26,31 +25,17 @@ model's thought, note and reasoning, each action's result, the checks) and a sid
 `;
 
 export const run: Command = async (argv, io) => {
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        out: { type: "string" },
-        db: { type: "string" },
-        config: { type: "string" },
-        "price-in": { type: "string" },
-        "price-out": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (error) {
-    throw new UmpireError("usage", (error as Error).message, "umpire report --help lists the options");
-  }
+  const { values, positionals } = parseCommandArgs("report", argv, {
+    out: { type: "string" },
+    db: { type: "string" },
+    ...PRICE_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
   if (positionals.length > 1) throw new UmpireError("usage", `report takes one run, got ${positionals.length}`, "umpire report <run> [--out PATH]");
-  const prices = loadPriceBook({ cwd: io.cwd, configFile: values.config, priceIn: values["price-in"], priceOut: values["price-out"] });
+  const prices = pricesFromFlags(values, io.cwd);
   const store = openStore(resolve(io.cwd, values.db ?? DEFAULT_DB), { readonly: true });
   try {
     const result = writeRunReport(store, positionals[0] ?? "latest", { out: values.out, prices, cwd: io.cwd });

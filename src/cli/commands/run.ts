@@ -8,7 +8,6 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
 import { UmpireError } from "../../errors.js";
-import { loadPriceBook } from "../../report/prices.js";
 import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
@@ -16,6 +15,7 @@ import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } 
 import { openStore } from "../../store/index.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
+import { pricesFromFlags } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
@@ -163,7 +163,7 @@ export const run: Command = async (argv, io) => {
     window: positiveInt(values["repetition-window"], "--repetition-window", 3, 2, 20),
     recoveryLimit: positiveInt(values["recovery-limit"], "--recovery-limit", 1, 0, 10),
   };
-  const prices = loadPriceBook({ cwd: io.cwd, configFile: values.config, priceIn: values["price-in"], priceOut: values["price-out"] });
+  const prices = pricesFromFlags(values, io.cwd);
   const dbPath = resolve(io.cwd, values.db ?? DEFAULT_DB);
   if (values.resume && values.shard) throw new UmpireError("usage", "--shard does not go with --resume", "a shard's store holds only its own trials: --resume RUN --db <that shard's file> resumes exactly them");
   const shard: ShardSource | undefined = values.resume ? undefined : values.shard ? { ...parseShard(values.shard), source: "--shard" } : shardFromEnv(io.env);

@@ -1,15 +1,14 @@
 /** `umpire show <run>`: one run's trials, stop reasons, costs, timings and every check. */
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { UmpireError } from "../../errors.js";
 import { openStore, type TurnRecord } from "../../store/index.js";
 import { costOfUsage, reportedCost } from "../../report/cost.js";
 import { junitXml } from "../../report/junit.js";
-import { loadPriceBook } from "../../report/prices.js";
 import { showText, type TrialDetail } from "../../report/tables.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { runToJson, trialToJson } from "../../report/trial-json.js";
+import { PRICE_OPTIONS, parseCommandArgs, pricesFromFlags } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { DEFAULT_DB } from "./runs.js";
@@ -31,33 +30,19 @@ repetition metrics, and every check with its pass, confidence and reason.
 `;
 
 export const run: Command = async (argv, io) => {
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        db: { type: "string" },
-        json: { type: "boolean" },
-        turns: { type: "boolean" },
-        junit: { type: "string" },
-        config: { type: "string" },
-        "price-in": { type: "string" },
-        "price-out": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (error) {
-    throw new UmpireError("usage", (error as Error).message, "umpire show --help lists the options");
-  }
+  const { values, positionals } = parseCommandArgs("show", argv, {
+    db: { type: "string" },
+    json: { type: "boolean" },
+    turns: { type: "boolean" },
+    junit: { type: "string" },
+    ...PRICE_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
   if (positionals.length > 1) throw new UmpireError("usage", `show takes one run, got ${positionals.length}`, "umpire show <run>");
-  const prices = loadPriceBook({ cwd: io.cwd, configFile: values.config, priceIn: values["price-in"], priceOut: values["price-out"] });
+  const prices = pricesFromFlags(values, io.cwd);
   const store = openStore(resolve(io.cwd, values.db ?? DEFAULT_DB), { readonly: true });
   try {
     const runRecord = store.getRun(positionals[0] ?? "latest");
