@@ -3,6 +3,7 @@
  * requests, one automatic retry of infrastructure failures, and stores every turn as it happens
  * and every trial when it ends. One trial's failure never stops the suite.
  */
+import { setMaxListeners } from "node:events";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pLimit from "p-limit";
@@ -53,6 +54,8 @@ export interface SuiteResult {
 
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const reporter = multiplexReporters(options.reporters ?? []);
+  // Every running trial listens on the run's signal (its deadline joins it): many listeners is expected.
+  setMaxListeners(Math.max(10, options.concurrency * 4), options.signal);
   const trialLimit = pLimit(Math.max(1, options.concurrency));
   const modelLimit = pLimit(Math.max(1, options.modelConcurrency));
   const ends: TrialEnd[] = [];

@@ -1,0 +1,169 @@
+/**
+ * `npm run bench`: umpire's performance figures, each against a baseline measured in the same
+ * run, printed as a table and written to results/bench.json. Not a test: figures depend on the
+ * machine and on whatever else runs on it (the machine's load is printed beside them).
+ *
+ *   npm run bench                          all benchmarks (~10 min on 2 cores)
+ *   npm run bench -- --quick               smaller samples (~2-3 min)
+ *   npm run bench -- --only step,setup     just those
+ *
+ * The benchmarks: per-step harness time vs a bare Playwright loop (step), trial set-up vs a bare
+ * newContext + newPage + goto (setup), throughput at concurrency 1/2/4 with 500 ms model latency
+ * and peak memory per concurrent trial (throughput), the repetition detector's cost per step
+ * (detector, scripts/bench-repetition.ts), fixture session creation (sessions), the reference
+ * model's time per request (model), and, when their modules exist, the 1,000-trial HTML report
+ * (report) and local vs remote browsers (remote).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { measureSessionCreation } from "../fixtures-site/index.js";
+import { measureReferenceModel } from "../src/sim/bench.js";
+import { benchRepetition } from "./bench-repetition.js";
+import { BENCH_USAGE, parseBenchArgs, type BenchArgs, type BenchName } from "./bench/args.js";
+import { machineUsageSince, snapshotMachine } from "./bench/machine-load.js";
+import { loadOptionalFunction } from "./bench/optional.js";
+import { benchSetup } from "./bench/setup-time.js";
+import { benchStepOverhead } from "./bench/step-overhead.js";
+import { detailLines, headlineTable, type BenchResults, type RemoteFigures, type SectionOutcome } from "./bench/summary.js";
+import { benchThroughput, THROUGHPUT_SETS } from "./bench/throughput.js";
+import { startBenchWorld, type BenchWorld } from "./bench/world.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const MODEL_LATENCY_MS = 500;
+
+/** Sample sizes: full mode fits ~10 minutes on a 2-core machine, quick mode a smoke run. */
+function sizes(quick: boolean) {
+  return {
+    sessions: quick ? 200 : 1000,
+    modelRequests: quick ? 30 : 200,
+    detector: quick ? { steps: 40, shots: 10 } : { steps: 200, shots: 40 },
+    setupSamples: quick ? 5 : 20,
+    stepRepeats: quick ? 2 : 6,
+    attributionSamples: quick ? 8 : 20,
+    throughput: quick ? THROUGHPUT_SETS.quick : THROUGHPUT_SETS.full,
+    reportTrials: quick ? 200 : 1000,
+  };
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+async function section<T>(name: BenchName, run: () => Promise<T>): Promise<SectionOutcome<T>> {
+  log(`bench: ${name}...`);
+  const started = performance.now();
+  const machine = snapshotMachine();
+  try {
+    const result = await run();
+    const ms = Math.round(performance.now() - started);
+    log(`bench: ${name} done in ${(ms / 1000).toFixed(1)} s`);
+    return { status: "ok", ms, machine: machineUsageSince(machine), result };
+  } catch (error) {
+    const ms = Math.round(performance.now() - started);
+    const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
+    log(`bench: ${name} failed after ${(ms / 1000).toFixed(1)} s: ${error instanceof Error ? error.stack : message}`);
+    return { status: "error", ms, error: message };
+  }
+}
+
+async function main(args: BenchArgs): Promise<number> {
+  const size = sizes(args.quick);
+  const wanted = new Set(args.only);
+  const results: BenchResults = {};
+  const startedAt = new Date().toISOString();
+  const started = performance.now();
+  let world: BenchWorld | undefined;
+  const needWorld = async () => (world ??= await startBenchWorld({ root: ROOT, slowLatencyMs: MODEL_LATENCY_MS }));
+  let chromiumVersion: string | undefined;
+
+  try {
+    if (wanted.has("sessions")) results.sessions = await section("sessions", async () => ({ n: size.sessions, medianMs: Math.round((await measureSessionCreation(size.sessions)) * 100) / 100 }));
+    if (wanted.has("model")) results.model = await section("model", () => measureReferenceModel(size.modelRequests));
+    if (wanted.has("detector")) results.detector = await section("detector", () => benchRepetition(size.detector));
+    if (wanted.has("setup")) results.setup = await section("setup", async () => benchSetup(await needWorld(), { samples: size.setupSamples }));
+    if (wanted.has("step")) results.step = await section("step", async () => benchStepOverhead(await needWorld(), { repeats: size.stepRepeats, attributionSamples: size.attributionSamples }));
+    if (wanted.has("throughput")) {
+      results.throughput = await section("throughput", async () =>
+        benchThroughput(await needWorld(), { ...size.throughput, latencyMs: MODEL_LATENCY_MS, concurrencies: [1, 2, 4] }),
+      );
+    }
+    chromiumVersion = world?.browser.version();
+    // The optional benchmarks start their own runtimes: let ours go first.
+    await world?.close();
+    world = undefined;
+
+    if (wanted.has("report")) results.report = await optionalReport(size.reportTrials);
+    if (wanted.has("remote")) {
+      // It runs 2 x 8 trials with its own runtimes and has no smaller size: only on request in quick mode.
+      results.remote = args.quick && !args.onlyGiven ? { status: "skipped", reason: "not in --quick (ask for it: --only remote)" } : await optionalRemote();
+    }
+  } finally {
+    await world?.close();
+  }
+
+  const totalMs = Math.round(performance.now() - started);
+  const out = resolve(ROOT, args.out);
+  mkdirSync(dirname(out), { recursive: true });
+  const document = {
+    version: 1,
+    startedAt,
+    totalMs,
+    quick: args.quick,
+    only: args.only,
+    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "unknown", memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, chromium: chromiumVersion ?? null, loadAverageAtEnd: loadavg().map((v) => Math.round(v * 100) / 100) },
+    aims: { stepRatio: 1.25, setupRatio: 1.2, speedup1to4: 1.7, detectorMs: 15 },
+    results,
+  };
+  writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);
+
+  process.stdout.write(`\numpire bench${args.quick ? " (--quick)" : ""}: ${startedAt}, ${availableParallelism()} cores, node ${process.version}${chromiumVersion ? `, Chromium ${chromiumVersion}` : ""}, load ${loadavg().map((v) => v.toFixed(2)).join(" ")}\n`);
+  process.stdout.write(`${headlineTable(results)}\n\n${detailLines(results).join("\n")}\n\nwrote ${args.out} (${(totalMs / 1000).toFixed(0)} s in all)\n`);
+  return Object.values(results).some((r) => r.status === "error") ? 1 : 0;
+}
+
+async function optionalReport(trials: number): Promise<SectionOutcome<{ trials: number; ms: number; detail: unknown }>> {
+  const file = "src/report/html/bench.ts";
+  const detailed = await loadOptionalFunction<(n: number) => Promise<{ ms: number }>>(ROOT, file, "runReportBench");
+  if (detailed.available) return section("report", async () => {
+    const detail = await detailed.value(trials);
+    return { trials, ms: detail.ms, detail };
+  });
+  const simple = await loadOptionalFunction<(n: number) => Promise<number>>(ROOT, file, "generateReportBench");
+  if (!simple.available) {
+    log(`bench: report not available: ${simple.reason}`);
+    return { status: "not available", reason: simple.reason };
+  }
+  return section("report", async () => ({ trials, ms: await simple.value(trials), detail: null }));
+}
+
+async function optionalRemote(): Promise<SectionOutcome<RemoteFigures>> {
+  const found = await loadOptionalFunction<(options: { concurrency?: number }) => Promise<RemoteFigures>>(ROOT, "scripts/bench-scale.ts", "benchRemoteBrowsers");
+  if (!found.available) {
+    log(`bench: remote not available: ${found.reason}`);
+    return { status: "not available", reason: found.reason };
+  }
+  return section("remote", () => found.value({ concurrency: 4 }));
+}
+
+let parsed: BenchArgs;
+try {
+  parsed = parseBenchArgs(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n\n${BENCH_USAGE}`);
+  process.exit(2);
+}
+if (parsed.help) {
+  process.stdout.write(BENCH_USAGE);
+} else {
+  main(parsed).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * The benchmark's command line, as a pure function so it can be tested without running anything.
+ *
+ *   npm run bench                      every benchmark, full sample sizes (~10 min on 2 cores)
+ *   npm run bench -- --quick           smaller samples, a smoke run (~2 min)
+ *   npm run bench -- --only setup,step  just those benchmarks
+ */
+import { parseArgs } from "node:util";
+
+/** Every benchmark, in the order they run. */
+export const BENCH_NAMES = ["sessions", "model", "detector", "setup", "step", "throughput", "report", "remote"] as const;
+export type BenchName = (typeof BENCH_NAMES)[number];
+
+export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
+  sessions: "fixture session creation (median over 1000)",
+  model: "the reference model's own time per request",
+  detector: "the repetition detector's cost per step at 1280x800",
+  setup: "trial set-up (TrialEnvironment.open) vs a bare newContext + newPage + goto",
+  step: "the harness's time per step vs a bare Playwright loop replaying the same actions",
+  throughput: "trials per minute at concurrency 1, 2, 4 with 500 ms model latency, and peak memory per trial",
+  report: "HTML report generation for 1,000 trials (src/report/html/bench.ts, when present)",
+  remote: "suite wall time through one local browser vs two browser servers (scripts/bench-scale.ts, when present)",
+};
+
+export interface BenchArgs {
+  quick: boolean;
+  only: BenchName[];
+  /** True when --only named the benchmarks (quick mode then runs even the long optional ones). */
+  onlyGiven: boolean;
+  /** Where the JSON results go. */
+  out: string;
+  help: boolean;
+}
+
+export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--only name,...] [--out FILE]
+
+  --quick          fewer samples (a smoke run of about 2 minutes)
+  --only a,b       run only these benchmarks: ${BENCH_NAMES.join(", ")}
+  --out FILE       where to write the JSON results (default results/bench.json)
+
+Benchmarks:
+${BENCH_NAMES.map((n) => `  ${n.padEnd(11)} ${BENCH_DESCRIPTIONS[n]}`).join("\n")}
+`;
+
+/** Parses the benchmark's arguments; throws an Error naming the bad flag or name and the fix. */
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: "boolean", default: false },
+      only: { type: "string", multiple: true },
+      out: { type: "string", default: "results/bench.json" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"; name benchmarks with --only ${positionals.join(",")}`);
+  const requested = (values.only ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+  const unknown = requested.filter((n) => !(BENCH_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new Error(`--only: unknown benchmark ${unknown.map((n) => `"${n}"`).join(", ")}; choose from ${BENCH_NAMES.join(", ")}`);
+  }
+  if (values.only !== undefined && requested.length === 0) throw new Error(`--only needs at least one name: ${BENCH_NAMES.join(", ")}`);
+  // Keep the canonical order whatever order they were given in.
+  const only = requested.length > 0 ? BENCH_NAMES.filter((n) => requested.includes(n)) : [...BENCH_NAMES];
+  return { quick: values.quick ?? false, only, onlyGiven: requested.length > 0, out: values.out ?? "results/bench.json", help: values.help ?? false };
+}

@@ -1,0 +1,176 @@
+/**
+ * The benchmark's printed output: one table of headline figures (umpire, baseline, ratio, aim)
+ * followed by the details that say where the time goes.
+ */
+import Table from "cli-table3";
+import type { ReferenceModelTiming } from "../../src/sim/bench.js";
+import type { RepetitionBench } from "../bench-repetition.js";
+import type { BenchName } from "./args.js";
+import type { MachineUsage } from "./machine-load.js";
+import type { SetupBench } from "./setup-time.js";
+import type { StepBench } from "./step-overhead.js";
+import type { ThroughputBench } from "./throughput.js";
+
+export type SectionOutcome<T> =
+  | { status: "ok"; ms: number; machine: MachineUsage; result: T }
+  | { status: "not available"; reason: string }
+  | { status: "skipped"; reason: string }
+  | { status: "error"; ms: number; error: string };
+
+/** What the optional remote-browser benchmark returns (only the fields printed here). */
+export interface RemoteFigures {
+  concurrency?: number;
+  local?: { wallMs?: number; passed?: number; trials?: number };
+  twoServers?: { wallMs?: number; passed?: number; trials?: number };
+  ratio?: number;
+}
+
+export interface BenchResults {
+  sessions?: SectionOutcome<{ n: number; medianMs: number }>;
+  model?: SectionOutcome<ReferenceModelTiming>;
+  detector?: SectionOutcome<RepetitionBench>;
+  setup?: SectionOutcome<SetupBench>;
+  step?: SectionOutcome<StepBench>;
+  throughput?: SectionOutcome<ThroughputBench>;
+  report?: SectionOutcome<{ trials: number; ms: number; detail: unknown }>;
+  remote?: SectionOutcome<RemoteFigures>;
+}
+
+type Row = [string, string, string, string, string, string, string];
+
+const fmt = (v: number | undefined, digits = 0) => (v === undefined || Number.isNaN(v) ? "?" : v.toFixed(digits));
+const met = (ok: boolean) => (ok ? "yes" : "NO");
+
+function rowFor(name: BenchName, outcome: SectionOutcome<unknown> | undefined, ok: (o: Extract<SectionOutcome<unknown>, { status: "ok" }>) => Row): Row | undefined {
+  if (!outcome) return undefined;
+  const label = LABELS[name];
+  if (outcome.status === "ok") return ok(outcome);
+  if (outcome.status === "error") return [label, `error: ${outcome.error.slice(0, 60)}`, "", "", "", "", ""];
+  return [label, outcome.status === "not available" ? "not available" : "skipped", outcome.reason.slice(0, 60), "", "", "", ""];
+}
+
+const LABELS: Record<BenchName, string> = {
+  step: "Per-step harness time (wall - model)",
+  setup: "Trial set-up to first page",
+  throughput: "Throughput, 500 ms model latency",
+  sessions: "Fixture session creation",
+  model: "Reference model, per request",
+  detector: "Repetition detector, per step 1280x800",
+  report: "HTML report generation",
+  remote: "Suite: local browser vs 2 browser servers",
+};
+
+/** The headline table. */
+export function headlineTable(results: BenchResults): string {
+  const table = new Table({
+    head: ["benchmark", "umpire", "baseline", "ratio", "aim", "met", "samples"],
+    style: { head: [], border: [], compact: true },
+    wordWrap: true,
+    colWidths: [28, 30, 26, 12, 10, 5, 22],
+  });
+  const rows: (Row | undefined)[] = [
+    rowFor("step", results.step, (o) => {
+      const r = o.result as StepBench;
+      return [LABELS.step, `${fmt(r.umpirePerStepMs)} ms/step`, `${fmt(r.barePerStepMs)} ms/step, bare loop`, `${fmt(r.ratio, 2)}x`, "<= 1.25x", met(r.ratio <= 1.25), `${r.repeats} trials x ${r.stepsPerTrial} steps`];
+    }),
+    rowFor("setup", results.setup, (o) => {
+      const r = o.result as SetupBench;
+      return [LABELS.setup, `${fmt(r.umpire.median)} ms median`, `${fmt(r.bare.median)} ms, bare`, `${fmt(r.ratio, 2)}x`, "<= 1.2x", met(r.ratio <= 1.2), `n=${r.samples} each`];
+    }),
+    rowFor("throughput", results.throughput, (o) => {
+      const r = o.result as ThroughputBench;
+      const perMin = r.runs.map((x) => `c${x.concurrency}: ${fmt(x.trialsPerMinute, 1)}`).join(", ");
+      const trials = r.runs[0]?.trials ?? 0;
+      return [LABELS.throughput, `${perMin} trials/min`, "concurrency 1", `${fmt(r.speedup1to4, 2)}x (1->4)`, ">= 1.7x", met(r.speedup1to4 >= 1.7), `${trials} trials per level`];
+    }),
+    rowFor("throughput", results.throughput, (o) => {
+      const r = o.result as ThroughputBench;
+      const per = r.runs.map((x) => `c${x.concurrency}: ${fmt(x.memory?.perTrialRssMb)}`).join(", ");
+      const pss = r.runs.map((x) => fmt(x.memory?.perTrialPssMb)).join("/");
+      return ["Peak memory per concurrent trial", `${per} MB RSS`, `PSS ${pss} MB`, "", "", "", "sampled every 200 ms"];
+    }),
+    rowFor("detector", results.detector, (o) => {
+      const r = o.result as RepetitionBench;
+      const s = r.perStep.stuck;
+      return [LABELS.detector, `${fmt(s.wall.median, 1)} ms (p95 ${fmt(s.wall.p95, 1)}), stuck screen`, `scrolling ${fmt(r.perStep.scrolling.wall.median, 1)} ms`, "", "< 15 ms", met(s.wall.median < 15), `${r.steps} steps`];
+    }),
+    rowFor("sessions", results.sessions, (o) => {
+      const r = o.result as { n: number; medianMs: number };
+      return [LABELS.sessions, `${fmt(r.medianMs, 2)} ms median`, "", "", "", "", `n=${r.n}`];
+    }),
+    rowFor("model", results.model, (o) => {
+      const r = o.result as ReferenceModelTiming;
+      return [LABELS.model, `server ${fmt(r.serverMedianMs, 1)} ms (p95 ${fmt(r.serverP95Ms, 1)})`, `round trip ${fmt(r.roundTripMedianMs, 1)} ms`, "", "", "", `n=${r.requests}, ${Math.round(r.requestBytes / 1024)} KiB body`];
+    }),
+    rowFor("report", results.report, (o) => {
+      const r = o.result as { trials: number; ms: number };
+      return [LABELS.report, `${fmt(r.ms)} ms for ${r.trials} trials`, "", "", "", "", "1 run"];
+    }),
+    rowFor("remote", results.remote, (o) => {
+      const r = o.result as RemoteFigures;
+      return [LABELS.remote, `2 servers: ${fmt((r.twoServers?.wallMs ?? NaN) / 1000, 1)} s`, `local: ${fmt((r.local?.wallMs ?? NaN) / 1000, 1)} s`, `${fmt(r.ratio, 2)}x`, "", "", `concurrency ${r.concurrency ?? "?"}`];
+    }),
+  ];
+  for (const row of rows) if (row) table.push(row);
+  return table.toString();
+}
+
+/** The lines under the table: where the time goes. */
+export function detailLines(results: BenchResults): string[] {
+  const lines: string[] = [];
+  const machine = (m: MachineUsage) => `machine: ${fmt(m.coresBusy ?? NaN, 2)} of ${m.cores} cores busy (all processes), load ${fmt(m.loadAverage1m, 2)}`;
+  if (results.step?.status === "ok") {
+    const r = results.step.result;
+    const u = r.umpireBreakdownPerStepMs;
+    const b = r.bareBreakdownPerStepMs;
+    const a = r.attribution;
+    lines.push(
+      `step (${r.task}, gold reference model, ${machine(results.step.machine)}):`,
+      `  umpire per step ${fmt(r.umpirePerStepMs)} ms = executor ${fmt(u.executor)} + observe ${fmt(u.capture)} + model client ${fmt(u.client, 1)} + guard/log/store ${fmt(u.bookkeeping)}`,
+      `  bare per step   ${fmt(r.barePerStepMs)} ms = input + settle ${fmt(b.actionAndSettle)} + screenshot ${fmt(b.screenshot)}; overhead ${fmt(r.overheadPerStepMs)} ms/step`,
+      ...Object.entries(r.byTool).map(
+        ([tool, t]) =>
+          `  ${tool.padEnd(6)} n=${t.n}: umpire ${fmt(t.umpireMedianMs)} ms (executor ${fmt(t.umpireParts.executor)}, observe ${fmt(t.umpireParts.capture)}, guard/log/store ${fmt(t.umpireParts.bookkeeping)}) vs bare ${fmt(t.bareMedianMs)} ms (input+settle ${fmt(t.bareParts.actionAndSettle)}, screenshot ${fmt(t.bareParts.screenshot)}): ${fmt(t.ratio, 2)}x`,
+      ),
+      `  call by call (medians of ${a.samples}, ms): observe ${fmt(a.observe, 1)} | screenshot ${fmt(a.screenshotRouted, 1)} routed, ${fmt(a.screenshotUnrouted, 1)} bare | layout flush ${fmt(a.flushLayoutRouted, 1)} routed, ${fmt(a.flushLayoutUnrouted, 1)} bare | evaluate ${fmt(a.evaluateRoundTrip, 1)} | sha256 ${fmt(a.sha256, 2)}`,
+      `                                screenshot via CDP ${fmt(a.cdpScreenshot, 1)}, with optimizeForSpeed ${fmt(a.cdpScreenshotFast, 1)} (PNG ${fmt(a.pngBytes.cdp / 1024)} KiB -> ${fmt(a.pngBytes.cdpFast / 1024)} KiB; Playwright's ${fmt(a.pngBytes.playwright / 1024)} KiB)`,
+      `                                typing the ${a.noteCharacters}-character note: keyboard.type ${fmt(a.typeNote)} vs keyboard.insertText ${fmt(a.insertNote, 1)}`,
+      `                                executor click ${fmt(a.executorClick, 1)} vs bare click ${fmt(a.bareClickAndSettle, 1)} | guard ${fmt(a.guardBeforeExecute, 1)} | trial log ${fmt(a.trialLogWrites, 1)} | store turn ${fmt(a.storeRecordTurn, 1)}`,
+      `  trials ${r.verdicts.join(", ")}; bare replays saved the note ${r.bareReplays.filter((x) => x.savedNote).length}/${r.bareReplays.length}, off umpire's pages ${r.bareReplays.reduce((s, x) => s + x.offTrack, 0)} times`,
+    );
+  }
+  if (results.setup?.status === "ok") {
+    const r = results.setup.result;
+    const s = r.stagesMedianMs;
+    const b = r.bareStagesMedianMs;
+    lines.push(
+      `setup (${r.task} start page ${r.page}, ${machine(results.setup.machine)}):`,
+      `  umpire ${fmt(r.umpire.median)} ms (p25 ${fmt(r.umpire.p25)}, p75 ${fmt(r.umpire.p75)}); bare ${fmt(r.bare.median)} ms (p25 ${fmt(r.bare.p25)}, p75 ${fmt(r.bare.p75)})`,
+      `  umpire by stage: workspace ${fmt(s.workspace, 1)} + fixture session ${fmt(s.fixtureSession, 1)} + newContext ${fmt(s.newContext, 1)} + cookie ${fmt(s.addCookies, 1)} + newPage ${fmt(s.newPage, 1)} + origin guard ${fmt(s.originGuard, 1)} + goto ${fmt(s.gotoLoad, 1)} (total ${fmt(r.stagesTotal.median)})`,
+      `  bare by stage:   newContext ${fmt(b.newContext, 1)} + cookie ${fmt(b.addCookies, 1)} + newPage ${fmt(b.newPage, 1)} + goto ${fmt(b.gotoLoad, 1)}; close: umpire ${fmt(r.closeMedianMs.umpire)} ms, bare ${fmt(r.closeMedianMs.bare)} ms`,
+      `  with a warm context + page from a pool, a trial would still wait ~${fmt(r.warmPoolEstimateMs)} ms (session, cookie, guard, goto)`,
+    );
+  }
+  if (results.throughput?.status === "ok") {
+    const r = results.throughput.result;
+    lines.push(`throughput (${r.model}, ${r.latencyMs} ms, mode ${r.mode}, tasks ${r.tasks.join(", ")} x${r.repeat}; ${r.cores} cores):`);
+    for (const x of r.runs) {
+      const mem = x.memory ? `; memory idle ${fmt(x.memory.idleRssMb)} -> peak ${fmt(x.memory.peakRssMb)} MB RSS (PSS ${fmt(x.memory.idlePssMb)} -> ${fmt(x.memory.peakPssMb)}), ${x.memory.maxProcesses} processes` : "";
+      lines.push(
+        `  c${x.concurrency}: ${fmt(x.wallMs / 1000, 1)} s, ${x.passed}/${x.trials} passed, ${x.turns} turns, median trial ${fmt(x.medianTrialWallMs / 1000, 1)} s, ${fmt(x.effectiveParallelism, 2)} trials at once; umpire+Chromium used ${fmt(x.coresBusy, 2)} cores (CPU s per trial: ${Object.entries(x.cpuPerTrialByKind).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(", ")}; sampler ${fmt(x.samplerMs)} ms; CPU-bound ceiling ${fmt(x.cpuBoundTrialsPerMinute, 1)} trials/min), ${machine(x.machine)}${mem}`,
+      );
+    }
+  }
+  if (results.detector?.status === "ok") {
+    const r = results.detector.result;
+    const p = r.perStep;
+    lines.push(
+      `detector (${r.viewport}, load ${r.load.average1m} on ${r.load.cores} cores): stuck ${fmt(p.stuck.wall.median, 1)} ms wall / ${fmt(p.stuck.cpu.median, 1)} ms CPU, downscaled ${fmt(p.stuckDownscaled.wall.median, 1)}; scrolling ${fmt(p.scrolling.wall.median, 1)}, downscaled ${fmt(p.scrollingDownscaled.wall.median, 1)}; first repeat ${fmt(r.firstRepeat.wall.median, 1)} ms; answers: ${r.answers.unchangedWithMasks}/${r.answers.stuckPairs} stuck pairs unchanged with masks, ${r.answers.scrollPairsChanged}/${r.answers.stuckPairs} scroll pairs changed`,
+    );
+  }
+  if (results.remote?.status === "ok") {
+    const r = results.remote.result;
+    lines.push(`remote: local ${r.local?.passed ?? "?"}/${r.local?.trials ?? "?"} passed, two servers ${r.twoServers?.passed ?? "?"}/${r.twoServers?.trials ?? "?"} passed`);
+  }
+  return lines;
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { BENCH_NAMES, parseBenchArgs } from "../../scripts/bench/args.js";
+
+describe("parseBenchArgs", () => {
+  it("runs every benchmark in full mode by default, writing results/bench.json", () => {
+    expect(parseBenchArgs([])).toEqual({ quick: false, only: [...BENCH_NAMES], onlyGiven: false, out: "results/bench.json", help: false });
+  });
+
+  it("reads --quick and --out", () => {
+    const args = parseBenchArgs(["--quick", "--out", "elsewhere.json"]);
+    expect(args.quick).toBe(true);
+    expect(args.out).toBe("elsewhere.json");
+  });
+
+  it("keeps the canonical order of --only names, given comma-separated or repeated", () => {
+    expect(parseBenchArgs(["--only", "throughput,setup"]).only).toEqual(["setup", "throughput"]);
+    expect(parseBenchArgs(["--only", "remote", "--only", "step, sessions"]).only).toEqual(["sessions", "step", "remote"]);
+    expect(parseBenchArgs(["--only", "step"]).onlyGiven).toBe(true);
+  });
+
+  it("refuses an unknown benchmark, naming it and the valid ones", () => {
+    expect(() => parseBenchArgs(["--only", "step,speed"])).toThrow(/unknown benchmark "speed"; choose from sessions, model, detector/);
+  });
+
+  it("refuses an empty --only and stray arguments", () => {
+    expect(() => parseBenchArgs(["--only", ","])).toThrow(/--only needs at least one name/);
+    expect(() => parseBenchArgs(["step"])).toThrow(/unexpected argument "step"; name benchmarks with --only step/);
+    expect(() => parseBenchArgs(["--fast"])).toThrow(/--fast/);
+  });
+});
