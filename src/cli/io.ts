@@ -10,3 +10,11 @@ export interface CommandIO {
 
 /** A CLI command: parses its own arguments, returns the process exit code. */
 export type Command = (argv: string[], io: CommandIO) => Promise<number>;
+
+/** Resolves when the command's signal aborts (Ctrl-C): how a serving command waits to stop. */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}

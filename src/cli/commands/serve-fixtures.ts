@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { startFixtureSite } from "../../../fixtures-site/index.js";
 import { UmpireError } from "../../errors.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command } from "../io.js";
+import { untilAborted, type Command } from "../io.js";
 
 const USAGE = `usage: umpire serve-fixtures [--port N] [--control-port N] [--host H]
 
@@ -25,13 +25,6 @@ function portOption(value: string | undefined, flag: string): number {
     throw new UmpireError("usage", `${flag}: '${value}' is not a port`, `Give ${flag} a number from 0 to 65535 (0 picks a free port).`);
   }
   return port;
-}
-
-function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener("abort", () => resolve(), { once: true });
-  });
 }
 
 export const run: Command = async (argv, io) => {

@@ -10,7 +10,7 @@ import { PROFILE_NAMES, isProfileName } from "../../sim/profiles.js";
 import { startReferenceModel } from "../../sim/server.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command } from "../io.js";
+import { untilAborted, type Command } from "../io.js";
 
 const USAGE = `usage: umpire serve-model [--port N] [--host H] [--profile P] [--strict] [--seed N]
                           [--fixtures-control URL --control-token T] [--tasks DIR]... [--quiet]
@@ -37,13 +37,6 @@ function integerOption(value: string | undefined, flag: string, fallback: number
     throw new UmpireError("usage", `${flag}: '${value}' is not a whole number from 0 to ${max}`, `e.g. ${flag} ${fallback}`);
   }
   return Number(value);
-}
-
-function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener("abort", () => resolve(), { once: true });
-  });
 }
 
 export const run: Command = async (argv, io) => {
