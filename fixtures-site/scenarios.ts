@@ -1,39 +1,15 @@
 /**
  * The fixture scenarios: how one session's site misbehaves. The names are the task schema's
- * (`start.scenario`); only the type is imported from src/, so the site stays free of zod.
+ * (`start.scenario`); the lists are the task schema's own.
  */
-import type { EffectType, Scenario } from "../src/task/schema.js";
+import { EFFECT_TYPES, SCENARIOS, type EffectType, type Scenario } from "../src/task/schema.js";
 
 export type FixtureScenario = Scenario;
-
-export const FIXTURE_SCENARIOS = [
-  "plain",
-  "cookie-escape",
-  "cookie-reject",
-  "cookie-reappear",
-  "canvas",
-  "lazy",
-  "slow-save",
-  "injection",
-] as const satisfies readonly Scenario[];
-
-// Fails to compile if the task schema gains a scenario this site does not implement.
-type Missing = Exclude<Scenario, (typeof FIXTURE_SCENARIOS)[number]>;
-const _everyScenarioImplemented: Missing extends never ? true : never = true;
-void _everyScenarioImplemented;
-
 export type FixtureEffectType = EffectType;
 
-export const FIXTURE_EFFECT_TYPES = [
-  "note_saved",
-  "note_overwritten",
-  "match_deleted",
-  "cookie_choice",
-] as const satisfies readonly EffectType[];
-
-type MissingEffect = Exclude<EffectType, (typeof FIXTURE_EFFECT_TYPES)[number]>;
-const _everyEffectKnown: MissingEffect extends never ? true : never = true;
-void _everyEffectKnown;
+/** The task schema's lists: the site implements every scenario and effect a task can name. */
+export const FIXTURE_SCENARIOS = SCENARIOS;
+export const FIXTURE_EFFECT_TYPES = EFFECT_TYPES;
 
 export function isScenario(value: unknown): value is FixtureScenario {
   return typeof value === "string" && (FIXTURE_SCENARIOS as readonly string[]).includes(value);

@@ -3,9 +3,9 @@
  * its control API standalone until interrupted. Port 0 picks a free port; the bound URLs and
  * the control token are printed so a separate runner or a person can use them.
  */
-import { parseArgs } from "node:util";
 import { startFixtureSite } from "../../../fixtures-site/index.js";
 import { UmpireError } from "../../errors.js";
+import { parseCommandArgs } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type Command } from "../io.js";
 
@@ -28,22 +28,12 @@ function portOption(value: string | undefined, flag: string): number {
 }
 
 export const run: Command = async (argv, io) => {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: "string" },
-        "control-port": { type: "string" },
-        host: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UmpireError("usage", `serve-fixtures: ${(error as Error).message}`, "Run `umpire serve-fixtures --help` for the options.");
-  }
+  const { values, positionals } = parseCommandArgs("serve-fixtures", argv, {
+    port: { type: "string" },
+    "control-port": { type: "string" },
+    host: { type: "string" },
+  });
+  if (positionals.length > 0) throw new UmpireError("usage", `serve-fixtures takes no arguments, got ${positionals.join(" ")}`, "umpire serve-fixtures --help lists the options");
   if (values.help) {
     io.stdout.write(USAGE);
     return EXIT.ok;

@@ -3,12 +3,12 @@
  * task's reference trajectory or a fault profile) standalone until interrupted, and prints its
  * base URL. Without a fixture site it can still answer, but cannot ground clicks on targets.
  */
-import { parseArgs } from "node:util";
 import { FixtureControlClient } from "../../../fixtures-site/client.js";
 import { UmpireError } from "../../errors.js";
 import { PROFILE_NAMES, isProfileName } from "../../sim/profiles.js";
 import { startReferenceModel } from "../../sim/server.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
+import { parseCommandArgs } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type Command } from "../io.js";
 
@@ -40,29 +40,19 @@ function integerOption(value: string | undefined, flag: string, fallback: number
 }
 
 export const run: Command = async (argv, io) => {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        profile: { type: "string" },
-        strict: { type: "boolean" },
-        seed: { type: "string" },
-        "latency-ms": { type: "string" },
-        "fixtures-control": { type: "string" },
-        "control-token": { type: "string" },
-        tasks: { type: "string", multiple: true },
-        quiet: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UmpireError("usage", `serve-model: ${(error as Error).message}`, "Run `umpire serve-model --help` for the options.");
-  }
+  const { values, positionals } = parseCommandArgs("serve-model", argv, {
+    port: { type: "string" },
+    host: { type: "string" },
+    profile: { type: "string" },
+    strict: { type: "boolean" },
+    seed: { type: "string" },
+    "latency-ms": { type: "string" },
+    "fixtures-control": { type: "string" },
+    "control-token": { type: "string" },
+    tasks: { type: "string", multiple: true },
+    quiet: { type: "boolean" },
+  });
+  if (positionals.length > 0) throw new UmpireError("usage", `serve-model takes no arguments, got ${positionals.join(" ")}`, "umpire serve-model --help lists the options");
   if (values.help) {
     io.stdout.write(USAGE);
     return EXIT.ok;
