@@ -48,15 +48,32 @@ async function openTrial(trialId: string, mode: SampleMode): Promise<Page> {
   return page;
 }
 
+/**
+ * Runs `fn` once the page has settled. A click may start a navigation a moment after it returns;
+ * an evaluation caught by it is run again on the new document.
+ */
+async function settled<T>(page: Page, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    await page.waitForLoadState("load");
+    try {
+      return await fn();
+    } catch (error) {
+      if (attempt >= 5 || !/Execution context was destroyed|navigat/i.test(String(error))) throw error;
+      await page.waitForTimeout(100);
+    }
+  }
+}
+
 async function observe(page: Page): Promise<Buffer> {
-  await page.waitForLoadState("load");
-  await page.evaluate(() => (window as unknown as { __umpireLayoutFlush?: () => Promise<unknown> }).__umpireLayoutFlush?.());
+  await settled(page, () => page.evaluate(() => (window as unknown as { __umpireLayoutFlush?: () => Promise<unknown> }).__umpireLayoutFlush?.()));
   return page.screenshot({ type: "png" });
 }
 
 /** The data-mark of the element at a CSS point (or of its nearest marked ancestor). */
 function markAt(page: Page, x: number, y: number): Promise<string | null> {
-  return page.evaluate(([px, py]) => (document.elementFromPoint(px, py)?.closest("[data-mark]") as HTMLElement | null)?.dataset.mark ?? null, [x, y]);
+  return settled(page, () =>
+    page.evaluate(([px, py]) => (document.elementFromPoint(px, py)?.closest("[data-mark]") as HTMLElement | null)?.dataset.mark ?? null, [x, y]),
+  );
 }
 
 /** Plays the task to its answer; returns the clicks (target vs hit) and the answer. */
