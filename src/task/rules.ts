@@ -277,6 +277,33 @@ const effectsConsistent: TaskRule = {
     ),
 };
 
+/**
+ * `allowedOrigins` entries are origins: "fixture" or scheme://host[:port] over http(s). Anything
+ * else used to pass validation and then fail every trial at run time as an environment error.
+ */
+export function originProblem(entry: string): string | undefined {
+  if (entry === "fixture") return undefined;
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return `${JSON.stringify(entry)} is not a URL origin`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `${JSON.stringify(entry)} is not an http(s) origin (${url.protocol} pages are never on a task's origins)`;
+  if (url.username || url.password) return `${JSON.stringify(entry)} carries credentials; an origin is scheme://host[:port] only`;
+  if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash) return `${JSON.stringify(entry)} has a path, query or fragment; an origin is scheme://host[:port] only`;
+  return undefined;
+}
+
+const allowedOriginsAreOrigins: TaskRule = {
+  name: "allowed-origins-are-origins",
+  check: (task) =>
+    task.permissions.allowedOrigins.flatMap((entry, i) => {
+      const problem = originProblem(entry);
+      return problem ? [error(["permissions", "allowedOrigins", i], problem, 'write "fixture" or an origin such as https://example.com or http://127.0.0.1:8080')] : [];
+    }),
+};
+
 const narrowToolsConfigured: TaskRule = {
   name: "narrow-tools-configured",
   check: (task) => {
@@ -326,6 +353,7 @@ export const TASK_RULES: readonly TaskRule[] = [
   regexesCompile,
   checksTestSomething,
   effectsConsistent,
+  allowedOriginsAreOrigins,
   narrowToolsConfigured,
   answerToolForAnswerCheck,
   noExpectedValuesInInstruction,

@@ -1,7 +1,9 @@
 /**
- * `umpire serve-fixtures --port N [--control-port N] [--host H]`: runs the fixture website and
- * its control API standalone until interrupted. Port 0 picks a free port; the bound URLs and
- * the control token are printed so a separate runner or a person can use them.
+ * `umpire serve-fixtures --port N [--control-port N] [--host H] [--control-host H]`: runs the
+ * fixture website and its control API standalone until interrupted. Port 0 picks a free port; the
+ * bound URLs and the control token are printed so a separate runner or a person can use them.
+ * `--host` moves only the site: the control API stays on 127.0.0.1 unless `--control-host` says
+ * otherwise, so sharing the site with a remote browser never shares the session controls.
  */
 import { startFixtureSite } from "../../../fixtures-site/index.js";
 import { UmpireError } from "../../errors.js";
@@ -9,11 +11,12 @@ import { parseCommandArgs } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type Command } from "../io.js";
 
-const USAGE = `usage: umpire serve-fixtures [--port N] [--control-port N] [--host H]
+const USAGE = `usage: umpire serve-fixtures [--port N] [--control-port N] [--host H] [--control-host H]
 
   --port N           site port (default 0: a free port)
   --control-port N   control API port (default 0: a free port)
-  --host H           interface to listen on (default 127.0.0.1)
+  --host H           interface the site listens on (default 127.0.0.1)
+  --control-host H   interface the control API listens on (default 127.0.0.1, whatever --host is)
 
 Runs until Ctrl-C. Control requests need the header x-umpire-control: <token>.
 `;
@@ -32,6 +35,7 @@ export const run: Command = async (argv, io) => {
     port: { type: "string" },
     "control-port": { type: "string" },
     host: { type: "string" },
+    "control-host": { type: "string" },
   });
   if (positionals.length > 0) throw new UmpireError("usage", `serve-fixtures takes no arguments, got ${positionals.join(" ")}`, "umpire serve-fixtures --help lists the options");
   if (values.help) {
@@ -45,9 +49,9 @@ export const run: Command = async (argv, io) => {
   }
   let site;
   try {
-    site = await startFixtureSite({ port, controlPort, host: values.host ?? "127.0.0.1" });
+    site = await startFixtureSite({ port, controlPort, host: values.host ?? "127.0.0.1", controlHost: values["control-host"] ?? "127.0.0.1" });
   } catch (error) {
-    throw new UmpireError("usage", `serve-fixtures: cannot listen: ${(error as Error).message}`, "Pick other ports (or 0 for free ones), or another --host.");
+    throw new UmpireError("usage", `serve-fixtures: cannot listen: ${(error as Error).message}`, "Pick other ports (or 0 for free ones), or another --host / --control-host.");
   }
   io.stdout.write(
     `fixture site:  ${site.siteUrl}\ncontrol API:   ${site.controlUrl}\ncontrol token: ${site.controlToken}\n` +
