@@ -35,6 +35,8 @@ export interface TrialDeps {
   responseReserve: number;
   signal: AbortSignal;
   onTurn: (turn: TurnRecord) => void;
+  /** An earlier, non-empty folder at this trial's path was moved here before it started. */
+  movedAside?: string;
 }
 
 export interface TrialOutcome {
@@ -56,7 +58,14 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const started = performance.now();
   const log = createTrialLog(folder);
   const workspaceDir = join(folder, "workspace");
-  log.emit("AgentStartedEvent", { trial: spec.id, task: spec.task.id, agent: spec.agentLabel, repeat: spec.repeat });
+  log.emit("AgentStartedEvent", {
+    trial: spec.id,
+    task: spec.task.id,
+    agent: spec.agentLabel,
+    repeat: spec.repeat,
+    // Said in the log so nobody mistakes the moved folder's contents for this trial's.
+    ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
+  });
   let env: TrialEnvironment | undefined;
   let loop: LoopOutcome | undefined;
   let guard: RepetitionGuard | undefined;
