@@ -55,6 +55,18 @@ export function allowedOrigins(task: Task, siteUrl: string): Set<string> {
   return new Set(task.permissions.allowedOrigins.map((o) => (o === "fixture" ? fixtureOrigin : new URL(o).origin)));
 }
 
+/** True for an http(s) URL whose origin is in `origins` (a `blob:` URL's inner origin does not count). */
+export function isOnOrigins(url: string, origins: ReadonlySet<string>): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return false;
+  return origins.has(parsed.origin);
+}
+
 export class TrialEnvironment {
   readonly origins: Set<string>;
   /** Requests the agent's page tried that were refused, for the trial log. */
@@ -107,15 +119,14 @@ export class TrialEnvironment {
     this.page.on("requestfailed", done);
   }
 
+  /**
+   * Whether the agent may go to `url`: http(s) on one of the task's origins, nothing else.
+   * `data:`, `blob:` and `about:` pages are refused like any foreign origin: a model could
+   * otherwise open `data:text/html,<h1 data-mark=match-title>BB-042</h1>` and fake page checks.
+   * (Subresources such as `data:` images never reach the route guard, so pages still load them.)
+   */
   isAllowedUrl(url: string): boolean {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return false;
-    }
-    if (parsed.protocol === "data:" || parsed.protocol === "blob:" || url === "about:blank") return true;
-    return this.origins.has(parsed.origin);
+    return isOnOrigins(url, this.origins);
   }
 
   /** Requests still in flight on the agent's page (a pending Save, a lazy load). */

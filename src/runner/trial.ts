@@ -118,6 +118,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       page: env && context
         ? {
             current: async () => env!.page,
+            isTaskPage: (url: string) => env!.isAllowedUrl(url),
             open: async (path: string) => {
               const page = await context.newPage();
               await page.goto(new URL(path, deps.fixtures.siteUrl).toString(), { waitUntil: "load" });
