@@ -45,6 +45,20 @@ export interface TrialEnvironmentOptions {
   fixtures: { siteUrl: string; client: FixtureControlClient };
   /** Milliseconds to wait for navigation and loads. */
   navigationTimeoutMs?: number;
+  /** Told of every request the guard refused, as it happens (the trial log keeps them as evidence). */
+  onBlockedRequest?: (blocked: BlockedRequest) => void;
+}
+
+/** A request the agent's page tried that never left the browser. */
+export interface BlockedRequest {
+  url: string;
+  method: string;
+  /** Playwright's resource type: document, script, fetch, image, ... */
+  resourceType: string;
+  /** A top-level or frame navigation rather than a subresource. */
+  navigation: boolean;
+  /** The page that made it. */
+  frameUrl: string;
 }
 
 const PAGE_TEXT_LIMIT = 4_000;
@@ -108,9 +122,17 @@ export class TrialEnvironment {
   /** Every request outside the allowed origins is aborted before it leaves the browser. */
   private async guard(): Promise<void> {
     await this.context.route("**/*", async (route) => {
-      const url = route.request().url();
+      const request = route.request();
+      const url = request.url();
       if (this.isAllowedUrl(url)) return route.continue();
       this.blockedRequests.push(url);
+      let frameUrl = "";
+      try {
+        frameUrl = request.frame().url();
+      } catch {
+        // Service-worker requests have no frame; the URL alone is the evidence.
+      }
+      this.options.onBlockedRequest?.({ url, method: request.method(), resourceType: request.resourceType(), navigation: request.isNavigationRequest(), frameUrl });
       return route.abort("blockedbyclient");
     });
     this.page.on("request", () => (this.inflight += 1));

@@ -19,17 +19,24 @@ export type HostileScript = (trialId: string, turn: number) => HostileCall[] | P
 
 export interface HostileModel {
   baseUrl: string;
+  /** The server's origin, where `pages` are served. */
+  origin: string;
   model: string;
   /** Trial ids in the order their first request arrived. */
   trials: string[];
   close(): Promise<void>;
 }
 
-export async function startHostileModel(script: HostileScript, model = "hostile"): Promise<HostileModel> {
+/**
+ * `pages` (path -> HTML) are served from the same server, so a test can put hostile page content
+ * on an origin a task allows.
+ */
+export async function startHostileModel(script: HostileScript, model = "hostile", pages: Record<string, string> = {}): Promise<HostileModel> {
   const turns = new Map<string, number>();
   const trials: string[] = [];
   const app = express();
   app.use(express.json({ limit: "100mb" }));
+  for (const [path, html] of Object.entries(pages)) app.get(path, (_req, res) => void res.type("html").send(html));
   app.get(/\/models$/, (_req, res) => {
     res.json({ object: "list", data: [{ id: model, object: "model", created: 0, owned_by: "test" }] });
   });
@@ -71,6 +78,7 @@ export async function startHostileModel(script: HostileScript, model = "hostile"
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
+    origin: `http://127.0.0.1:${port}`,
     model,
     trials,
     close: async () => {
