@@ -13,6 +13,7 @@ import type { DataPath, Severity } from "./problem.js";
 import { didYouMean } from "./suggest.js";
 import { plainIssues } from "./zod-issues.js";
 import { expectedValuesLeak } from "./leak-rule.js";
+import { compileUserRegex, userRegexProblem } from "./user-regex.js";
 
 export interface RuleFinding {
   path: DataPath;
@@ -192,13 +193,9 @@ function matchersOf(checks: readonly CheckSpec[]): { matcher: TextMatcher; path:
   return out;
 }
 
+/** Why a declared pattern cannot run on umpire's linear-time engine, or undefined when it can. */
 function regexProblem(source: string, flags?: string): string | undefined {
-  try {
-    new RegExp(source, flags);
-    return undefined;
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
-  }
+  return userRegexProblem(source, flags);
 }
 
 const regexesCompile: TaskRule = {
@@ -242,7 +239,7 @@ const checksConsistent: TaskRule = {
       const out: RuleFinding[] = [];
       if (check.kind === "file") {
         const only = check.onlyRecord;
-        if (only && regexProblem(only.pattern) === undefined && !new RegExp(`^(?:${only.pattern})$`, "i").test(only.expect)) {
+        if (only && regexProblem(only.pattern) === undefined && !compileUserRegex(`^(?:${only.pattern})$`, "i").test(only.expect)) {
           out.push(error(["checks", i, "onlyRecord", "expect"], `"${only.expect}" does not match the pattern /${only.pattern}/, so the check could never pass`, "make expect one of the records the pattern matches"));
         }
         const content = check.contains.length + check.notContains.length + Object.keys(check.fields).length > 0 || only !== undefined;

@@ -14,8 +14,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `umpire <args>` to completion. */
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+/**
+ * Runs `umpire <args>` to completion. `killAfterMs` is a hang guard, not a timing assertion: a
+ * child still running then is killed and reported with code null, so a hang fails the test.
+ */
+export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; killAfterMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
@@ -26,8 +29,12 @@ export function runCli(args: string[], options: { cwd?: string; env?: Record<str
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
+    const guard = options.killAfterMs ? setTimeout(() => child.kill("SIGKILL"), options.killAfterMs) : undefined;
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.on("close", (code) => {
+      clearTimeout(guard);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

@@ -49,3 +49,27 @@ describe("task validation of allowedOrigins", () => {
     expect(validate.code).toBe(0);
   });
 });
+
+describe("task validation of regular expressions", () => {
+  it("a catastrophic pattern no longer hangs validate: (a+)+b against a non-matching expect is judged at once", async () => {
+    const dir = taskCopy("redos", "redos-expect", (t) => {
+      // On a backtracking engine, checking expect against ^(?:(a+)+b)$ takes minutes.
+      t.checks[0].onlyRecord = { pattern: "(a+)+b", expect: `${"a".repeat(40)}c` };
+    });
+    const validate = await runCli(["validate", dir], { killAfterMs: 120_000 });
+    expect(validate.code).toBe(2);
+    expect(validate.stdout + validate.stderr).toMatch(/redos-expect\.yaml:\d+: checks\[0\]\.onlyRecord\.expect: "a+c" does not match the pattern/);
+  });
+
+  it("a pattern the linear-time engine cannot run is an error naming the file, the field and why", async () => {
+    const dir = taskCopy("lookaround", "lookaround-task", (t) => {
+      t.checks[1].contains = [{ regex: "(?<!not )Jaipur Kites won" }];
+      t.checks[0].onlyRecord = { pattern: "(BB)-\\1", expect: "BB-BB" };
+    });
+    const validate = await runCli(["validate", dir], { killAfterMs: 120_000 });
+    expect(validate.code).toBe(2);
+    const all = validate.stdout + validate.stderr;
+    expect(all).toMatch(/lookaround-task\.yaml:\d+: checks\[1\]\.contains\[0\]\.regex: the regular expression does not compile: .*lookahead and lookbehind are not supported/);
+    expect(all).toMatch(/checks\[0\]\.onlyRecord\.pattern: the regular expression does not compile: .*backreferences are not supported/);
+  });
+});
