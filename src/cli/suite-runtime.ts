@@ -99,6 +99,10 @@ export interface ExecuteOptions {
   reporters: Reporter[];
   signal: AbortSignal;
   previousAttempts?: Map<string, number>;
+  /** `--retries`: re-runs of an `error` verdict (default 1). */
+  retries?: number;
+  /** `--max-failures`: stop starting trials after this many failed or error trials. */
+  maxFailures?: number;
   /** Wraps each trial's agent session (instrumentation, fault injection in tests). */
   wrapSession?: (session: AgentSessionLike, trial: PlannedTrial) => AgentSessionLike;
 }
@@ -139,6 +143,8 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     reporters: options.reporters,
     signal: options.signal,
     previousAttempts: options.previousAttempts,
+    retries: options.retries,
+    maxFailures: options.maxFailures,
     responseReserve: Math.max(...[...options.agents.values()].map((a) => a.maxTokens)),
   });
 }

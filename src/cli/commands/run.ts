@@ -11,7 +11,7 @@ import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
 import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
-import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
+import type { Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
@@ -21,6 +21,9 @@ import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.j
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
+import { planOutputs, writeRunOutputs } from "../output-reporters.js";
+import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, type ProgressStream } from "../progress.js";
+import { failedPairs, filterTasks, hasTaskFilter, keepPairs, nothingSelected, pairKey } from "../selection.js";
 import { writeRunReport } from "../../report/html/index.js";
 import { executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
 import { VERSION } from "../version.js";
@@ -44,7 +47,18 @@ const RUN_OPTIONS = {
   tag: O.tag,
   resume: { kind: "string", arg: "RUN", help: "run only the unfinished trials of an earlier run" },
   "run-id": { kind: "string", arg: "ID", help: "use this run id (all shards of one run share it)" },
+  retries: O.retries,
+  "max-failures": O["max-failures"],
+  "exit-first": O["exit-first"],
 } as const satisfies Record<string, OptionSpec>;
+const SELECT_OPTIONS = {
+  grep: O.grep,
+  "grep-invert": O["grep-invert"],
+  "task-tag": O["task-tag"],
+  "last-failed": O["last-failed"],
+  "failed-in": O["failed-in"],
+  list: O.list,
+} as const;
 const SCALE_OPTIONS = {
   shard: {
     kind: "string",
@@ -60,10 +74,12 @@ const OUTPUT_OPTIONS = {
   db: O.db,
   out: O.out,
   ...PRICE_OPTIONS,
-  json: { ...O.json, help: "print only JSON (run id and every trial)" },
+  json: { ...O.json, help: "print only JSON (run id and every trial); same as --reporter json" },
   report: O.report,
+  reporter: O.reporter,
+  quiet: O.quiet,
 } as const;
-const OPTIONS = { ...MODEL_OPTIONS, ...RUN_OPTIONS, ...SCALE_OPTIONS, ...REPETITION_OPTIONS, ...OUTPUT_OPTIONS } as const;
+const OPTIONS = { ...MODEL_OPTIONS, ...SELECT_OPTIONS, ...RUN_OPTIONS, ...SCALE_OPTIONS, ...REPETITION_OPTIONS, ...OUTPUT_OPTIONS } as const;
 
 const HELP = `usage: umpire run [paths or task ids...] [options]
 
@@ -72,7 +88,7 @@ the fixture site; judges each trial with independent checks and stores it in SQL
 With no options: the whole suite, both output modes, on the embedded reference model.
 A value comes from the command line, else the config file's "defaults", else the built-in default.
 
-${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}`;
+${optionsHelp({ model: MODEL_OPTIONS, "choosing what runs (--tag labels a run; --task-tag selects tasks)": SELECT_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}`;
 
 /** The agent options as resolved (flag, config or default), with where each came from. */
 interface AgentValues {
@@ -139,6 +155,18 @@ export const run: Command = async (argv, io) => {
   if (values.resume && values.shard) throw new UmpireError("usage", "--shard does not go with --resume", "a shard's store holds only its own trials: --resume RUN --db <that shard's file> resumes exactly them");
   const shard: ShardSource | undefined = values.resume ? undefined : values.shard ? { ...parseShard(values.shard), source: "--shard" } : shardFromEnv(io.env);
   const outDir = resolve(io.cwd, values.out);
+  const failedRef = values["failed-in"] ?? (values["last-failed"] ? "latest" : undefined);
+  if (values["failed-in"] && values["last-failed"]) throw new UmpireError("usage", "--last-failed and --failed-in are both given", "--last-failed is --failed-in latest: keep one");
+  if (values.resume && (failedRef || hasTaskFilter(values))) {
+    throw new UmpireError("usage", "--resume runs exactly the unfinished trials of its run: it takes no --last-failed, --failed-in, --grep, --grep-invert or --task-tag", "drop the filter, or start a new run with it");
+  }
+  if (values["exit-first"] && values["max-failures"] !== undefined && values["max-failures"] !== 1) {
+    throw new UmpireError("usage", `-x (--exit-first) and --max-failures ${values["max-failures"]} disagree`, "-x is --max-failures 1: keep one");
+  }
+  const maxFailures = values["exit-first"] ? 1 : values["max-failures"];
+  const outputs = planOutputs(values.reporter ?? [], { json: values.json, quiet: values.quiet, cwd: io.cwd });
+  // Lines for a person (shard plan, notices) stay off the terminal under --quiet and when stdout is a machine's.
+  const chatty = !values.quiet && outputs.summary;
 
   const store = openStore(dbPath);
   let runId: string;
@@ -159,28 +187,61 @@ export const run: Command = async (argv, io) => {
       const now = pickAgentValues(values, sources, ["flag"]);
       agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
       runId = stored.id;
-      const all = planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1);
-      const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
+      // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
+      const all = new Map(planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
-      trials = all.filter((t) => unfinished.has(t.id));
+      trials = store.unfinishedTrials(runId).map((row) => {
+        const planned = all.get(`${pairKey(row.taskId, row.agentLabel)}\u0000${row.repeat}`);
+        if (!planned) {
+          throw new UmpireError("input", `run ${runId}: trial ${row.id} is task ${row.taskId} with ${row.agentLabel}, which the run's task files and agents no longer give`, `restore ${row.taskFile}, or start a new run`);
+        }
+        return { ...planned, id: row.id, seq: row.seq };
+      });
       persist = () => store.reopenRun(runId);
     } else {
-      tasks = loadTasksOrThrow(positionals, { cwd: io.cwd });
-      agents = resolveAgents(values, sources, io.env);
+      // --last-failed: the earlier run's tasks and agents (today's flags on top), narrowed to what did not pass there.
+      const failed = failedRef ? failedPairs(store, failedRef) : undefined;
+      const earlier = failed ? (store.getRun(failed.runId).options as { paths?: string[]; agentOptions?: Record<string, unknown> }) : undefined;
+      const paths = positionals.length || !earlier ? positionals : (earlier.paths ?? []);
+      const allTasks = loadTasksOrThrow(paths, { cwd: io.cwd });
+      tasks = filterTasks(allTasks, values);
+      if (tasks.length === 0) throw nothingSelected(allTasks, values);
+      let agentValues = pickAgentValues(values, sources, ["flag", "config"]);
+      if (earlier) {
+        const before = (earlier.agentOptions ?? {}) as AgentValues;
+        const now = pickAgentValues(values, sources, ["flag"]);
+        agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
+        agentValues = { ...before, ...now };
+      } else {
+        agents = resolveAgents(values, sources, io.env);
+      }
       runId = values["run-id"] ?? newRunId();
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
       trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
+      if (failed) {
+        trials = keepPairs(trials, failed.pairs, runId);
+        if (trials.length === 0) {
+          const why = failed.notPassed === 0 ? `every one of its ${failed.trials} trials passed` : "none of the tasks x agents that did not pass there is in today's selection";
+          (values.json ? io.stderr : io.stdout).write(`umpire: nothing to re-run from run ${failed.runId}: ${why}\n`);
+          return EXIT.ok;
+        }
+        if (chatty) io.stderr.write(`umpire: re-running ${trials.length} trials: the tasks x agents that did not pass in run ${failed.runId}\n`);
+      }
       let shardOptions: Record<string, unknown> | undefined;
       if (shard && shard.total > 1) {
         const history = values["shard-history"] ? readHistory(resolve(io.cwd, values["shard-history"])) : store.durationHistory();
         const plan = assignShards(trials, shard.total, history);
         shardOptions = { index: shard.index, total: shard.total, trials: trials.length, balance: plan.balance, plan: plan.fingerprint };
         trials = plan.shards[shard.index - 1];
-        if (!values.json) {
+        if (chatty && !values.list) {
           io.stderr.write(`shard ${shardLabel(shard)} (${shard.source}): ${trials.length} of ${shardOptions.trials} trials, balanced by ${plan.balance === "duration" ? "recorded durations" : "count (no history)"}, plan ${plan.fingerprint}\n`);
         }
       }
       const shardOfTrial = shardOptions && shard ? shardLabel(shard) : null;
+      if (values.list) {
+        io.stdout.write(values.json ? `${JSON.stringify(listJson(trials, shardOfTrial), null, 2)}\n` : listText(trials, shardOfTrial));
+        return EXIT.ok;
+      }
       const [id, planned] = [runId, trials];
       persist = () => {
         store.createRun({
@@ -189,8 +250,9 @@ export const run: Command = async (argv, io) => {
           umpireVersion: VERSION,
           folder: runFolder(outDir, id),
           options: {
-            paths: positionals,
-            agentOptions: pickAgentValues(values, sources, ["flag", "config"]),
+            paths,
+            agentOptions: agentValues,
+            ...(failed || hasTaskFilter(values) ? { selection: { grep: values.grep, grepInvert: values["grep-invert"], taskTags: values["task-tag"], failedIn: failed?.runId } } : {}),
             repeat,
             concurrency,
             agents: agents.map(redactConfig),
@@ -207,7 +269,9 @@ export const run: Command = async (argv, io) => {
       agents,
       browserEndpoints: endpoints,
       fixturesHost: values["fixtures-host"],
-      onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
+      onNotice: (message) => {
+        if (!values.quiet) io.stderr.write(`umpire: ${message}\n`);
+      },
     });
     try {
       persist();
@@ -221,10 +285,11 @@ export const run: Command = async (argv, io) => {
       if (!finished) store.markInterrupted(runId);
     };
     process.once("exit", markOnExit);
-    const reporters: Reporter[] = values.json ? [] : [createProgressReporter(io.stderr as never)];
+    const reporters: Reporter[] = progressReporters(outputs.progress, io);
     let status: "finished" | "interrupted";
+    let stoppedEarly: { failures: number; notStarted: number } | undefined;
     try {
-      ({ status } = await executeTrials({
+      ({ status, stoppedEarly } = await executeTrials({
         runtime,
         store,
         runId,
@@ -239,26 +304,60 @@ export const run: Command = async (argv, io) => {
         reporters,
         signal: io.signal,
         previousAttempts,
+        retries: values.retries,
+        maxFailures,
       }));
     } finally {
       await runtime.close();
       process.off("exit", markOnExit);
     }
-    if (status === "interrupted") store.markInterrupted(runId);
+    // A run stopped by --max-failures is not finished: its trials not started stay pending for --resume.
+    if (status === "interrupted" || stoppedEarly) store.markInterrupted(runId);
     else store.finishRun(runId, "finished");
     finished = true;
-    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json));
+    const allPassed = outputs.summary ? renderRunOutcome(store, runId, prices, io, false) : store.trials(runId).every((t) => t.verdict === "passed");
+    for (const note of writeRunOutputs(outputs, store, runId, prices, io)) (outputs.summary ? io.stdout : io.stderr).write(`${note}\n`);
+    if (stoppedEarly) {
+      io.stderr.write(
+        `umpire: stopped after ${stoppedEarly.failures} failed or error trials (--max-failures ${maxFailures}); ${stoppedEarly.notStarted} trials not run: umpire run --resume ${runId} runs them\n`,
+      );
+    }
     if (values.report) {
       const { indexPath } = writeRunReport(store, runId, { prices, cwd: io.cwd });
       // stdout stays pure JSON under --json; the path goes to stderr then.
-      (values.json ? io.stderr : io.stdout).write(`report: ${indexPath}\n`);
+      (outputs.summary ? io.stdout : io.stderr).write(`report: ${indexPath}\n`);
     }
     if (status === "interrupted") return EXIT.interrupted;
-    return allPassed ? EXIT.ok : EXIT.failed;
+    return allPassed && !stoppedEarly ? EXIT.ok : EXIT.failed;
   } finally {
     store.close();
   }
 };
+
+/** The progress reporter on stderr: the live view on a terminal, lines (with a heartbeat) in a log, or dots. */
+function progressReporters(kind: "list" | "dot" | null, io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): Reporter[] {
+  const stream = io.stderr as ProgressStream;
+  if (kind === null) return [];
+  if (kind === "dot") return [createDotProgress(stream)];
+  if (isLiveTerminal(stream, io.env)) return [createLiveView(stream)];
+  // UMPIRE_HEARTBEAT_MS shortens the 30 s heartbeat (tests; a CI that kills jobs quiet for less).
+  const heartbeat = Number(io.env.UMPIRE_HEARTBEAT_MS);
+  return [createLineProgress(stream, Number.isFinite(heartbeat) && heartbeat > 0 ? { heartbeatMs: heartbeat } : {})];
+}
+
+/** `--list`: the planned trials, one a line, in the order they would start. */
+function listText(trials: PlannedTrial[], shard: string | null): string {
+  const rows = [["task", "agent", "repeat", "shard"], ...trials.map((t) => [t.task.id, t.agent.label, String(t.repeat), shard ?? "1/1"])];
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const lines = rows.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join("  "));
+  const tasks = new Set(trials.map((t) => t.task.id)).size;
+  const agents = new Set(trials.map((t) => t.agent.label)).size;
+  return `${lines.join("\n")}\n${trials.length} trials (${tasks} tasks, ${agents} agents${shard ? `, shard ${shard}` : ""}); nothing was run\n`;
+}
+
+function listJson(trials: PlannedTrial[], shard: string | null) {
+  return trials.map((t) => ({ task: t.task.id, title: t.task.title, agent: t.agent.label, repeat: t.repeat, shard: shard ?? "1/1" }));
+}
 
 /** Durations from another store (--shard-history): every shard must balance on the same history. */
 function readHistory(file: string) {
@@ -289,7 +388,7 @@ function sourcesOf(values: AgentValues, source: ValueSource): Partial<Record<key
  * anything that looks like a secret on top (a key never is an option: only its variable's name).
  */
 function resolvedConfig(config: LoadedConfig, values: Record<string, unknown>, sources: Record<string, ValueSource | undefined>) {
-  const skip = new Set(["json", "resume", "config"]);
+  const skip = new Set(["json", "resume", "config", "list", "quiet"]);
   const options = Object.fromEntries(
     Object.entries(sources)
       .filter(([name, source]) => source !== undefined && !skip.has(name))
