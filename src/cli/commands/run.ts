@@ -319,7 +319,7 @@ export const run: Command = async (argv, io) => {
     for (const note of writeRunOutputs(outputs, store, runId, prices, io)) (outputs.summary ? io.stdout : io.stderr).write(`${note}\n`);
     if (stoppedEarly) {
       io.stderr.write(
-        `umpire: stopped after ${stoppedEarly.failures} failed or error trials (--max-failures ${maxFailures}); ${stoppedEarly.notStarted} trials not run: umpire run --resume ${runId} runs them\n`,
+        `umpire: stopped after ${plural(stoppedEarly.failures, "failed or error trial")} (--max-failures ${maxFailures}); ${plural(stoppedEarly.notStarted, "trial")} not run: umpire run --resume ${runId} runs them\n`,
       );
     }
     if (values.report) {
@@ -345,6 +345,8 @@ function progressReporters(kind: "list" | "dot" | null, io: { stderr: NodeJS.Wri
   return [createLineProgress(stream, Number.isFinite(heartbeat) && heartbeat > 0 ? { heartbeatMs: heartbeat } : {})];
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 /** `--list`: the planned trials, one a line, in the order they would start. */
 function listText(trials: PlannedTrial[], shard: string | null): string {
   const rows = [["task", "agent", "repeat", "shard"], ...trials.map((t) => [t.task.id, t.agent.label, String(t.repeat), shard ?? "1/1"])];
@@ -352,7 +354,7 @@ function listText(trials: PlannedTrial[], shard: string | null): string {
   const lines = rows.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join("  "));
   const tasks = new Set(trials.map((t) => t.task.id)).size;
   const agents = new Set(trials.map((t) => t.agent.label)).size;
-  return `${lines.join("\n")}\n${trials.length} trials (${tasks} tasks, ${agents} agents${shard ? `, shard ${shard}` : ""}); nothing was run\n`;
+  return `${lines.join("\n")}\n${plural(trials.length, "trial")} (${plural(tasks, "task")}, ${plural(agents, "agent")}${shard ? `, shard ${shard}` : ""}); nothing was run\n`;
 }
 
 function listJson(trials: PlannedTrial[], shard: string | null) {
