@@ -1,6 +1,7 @@
 /**
  * Reporters: optional hooks called through a multiplexer that isolates a failing reporter, so
- * a broken progress bar never stops a run. Output goes through an injected stream.
+ * a broken progress bar never stops a run. The views themselves (live view, log lines, dots) are
+ * the CLI's: src/cli/progress.ts.
  */
 import type { PlannedTrial } from "./plan.js";
 import type { TurnRecord } from "./loop.js";
@@ -42,40 +43,5 @@ export function multiplexReporters(reporters: Reporter[], onError: (error: unkno
     onStep: (trial, turn) => call("onStep", trial, turn),
     onTrialEnd: (end) => call("onTrialEnd", end),
     onRunEnd: (info) => call("onRunEnd", info),
-  };
-}
-
-const VERDICT_MARK: Record<Verdict, string> = { passed: "PASS", failed: "FAIL", error: "ERROR" };
-
-/**
- * Progress as trials finish: one line per trial when the stream is not a terminal, a
- * one-line bar redrawn in place when it is.
- */
-export function createProgressReporter(stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Reporter {
-  let total = 0;
-  let done = 0;
-  let failed = 0;
-  const started = Date.now();
-  const line = (end: TrialEnd) =>
-    `${VERDICT_MARK[end.verdict].padEnd(5)} ${end.trial.task.id} [${end.trial.agent.label} #${end.trial.repeat}] ${end.stopReason}: ${end.stopLine} (${end.turns} turns, ${(end.wallMs / 1000).toFixed(1)} s${end.retried ? ", retried" : ""})`;
-  return {
-    onRunBegin(info) {
-      total = info.trials.length;
-      stream.write(`umpire: run ${info.runId}: ${total} trials\n`);
-    },
-    onTrialEnd(end) {
-      done += 1;
-      if (end.verdict !== "passed") failed += 1;
-      if (stream.isTTY) {
-        const width = Math.max(20, Math.min(40, (stream.columns ?? 80) - 50));
-        const filled = Math.round((done / Math.max(total, 1)) * width);
-        const elapsed = ((Date.now() - started) / 1000).toFixed(0);
-        if (end.verdict !== "passed") stream.write(`\r\x1b[K${line(end)}\n`);
-        stream.write(`\r\x1b[K[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total} done, ${failed} not passed, ${elapsed} s`);
-        if (done === total) stream.write("\n");
-      } else {
-        stream.write(`[${done}/${total}] ${line(end)}\n`);
-      }
-    },
   };
 }
