@@ -21,6 +21,7 @@ import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
 import { exposeSite, type ExposedSite } from "./fixtures-exposure.js";
+import type { ReferenceTuning } from "./reference-tuning.js";
 
 export interface Runtime {
   fixtures: FixtureSite;
@@ -40,6 +41,8 @@ export interface RuntimeOptions {
   browserEndpoints?: string[];
   /** `--fixtures-host HOST[:PORT]`: where remote browsers reach the site (the control API stays on loopback). */
   fixturesHost?: string;
+  /** The embedded reference model's latency profile and rate limit (benchmarks, tests). */
+  reference?: ReferenceTuning;
   /** Lines worth telling the user while trials run (an endpoint dropped, the local fallback started). */
   onNotice?: (message: string) => void;
 }
@@ -53,7 +56,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (options.fixturesHost) exposed = await exposeSite(fixtures.siteUrl, options.fixturesHost);
     if (options.agents.some((a) => a.endpoint.kind === "embedded")) {
       // umpire's own requests must follow the Holo conventions: the embedded model runs strict.
-      model = await startReferenceModel({ port: 0, fixtures: fixtures.client, tasks: options.tasks, strict: true });
+      model = await startReferenceModel({ port: 0, fixtures: fixtures.client, tasks: options.tasks, strict: true, ...options.reference });
     }
     browsers =
       options.browsers ??

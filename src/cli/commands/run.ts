@@ -21,6 +21,7 @@ import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
 import { writeRunReport } from "../../report/html/index.js";
 import { executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import { referenceTuningFromEnv } from "../reference-tuning.js";
 import { DEFAULT_DB } from "./runs.js";
 
 export const DEFAULT_OUT = "results/runs";
@@ -225,6 +226,7 @@ export const run: Command = async (argv, io) => {
       agents,
       browserEndpoints: endpoints,
       fixturesHost: values["fixtures-host"],
+      reference: referenceTuningFromEnv(io.env),
       onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
     });
     try {

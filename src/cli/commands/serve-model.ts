@@ -9,6 +9,7 @@ import { PROFILE_NAMES, isProfileName } from "../../sim/profiles.js";
 import { startReferenceModel } from "../../sim/server.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import { parseCommandArgs } from "../args.js";
+import { rateTuning } from "../reference-tuning.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type Command } from "../io.js";
 
@@ -22,6 +23,11 @@ const USAGE = `usage: umpire serve-model [--port N] [--host H] [--profile P] [--
   --strict                 answer 400 to requests that break a Holo convention
   --seed N                 seed of the deterministic faults (default 0; a request's seed wins)
   --latency-ms N           latency the slow profile adds (default 1500)
+  --turn-latency-ms N      the latency profile's wait per turn (default 2000)
+  --jitter-ms N            its deterministic jitter, +/- (default 400)
+  --rpm N, --tpm N         answer 429 + retry-after beyond N requests / N tokens per window
+                           (tokens: the prompt estimate plus the requested max_tokens)
+  --rate-window-ms N       the rate window (default 60000: per minute)
   --fixtures-control URL   the fixture site's control API, to read each trial's layout
   --control-token T        its token (or set UMPIRE_CONTROL_TOKEN)
   --tasks DIR              task files or folders to recognise (default tasks/; repeatable)
@@ -39,6 +45,10 @@ function integerOption(value: string | undefined, flag: string, fallback: number
   return Number(value);
 }
 
+function optionalInteger(value: string | undefined, flag: string): number | undefined {
+  return value === undefined ? undefined : integerOption(value, flag, 0);
+}
+
 export const run: Command = async (argv, io) => {
   const { values, positionals } = parseCommandArgs("serve-model", argv, {
     port: { type: "string" },
@@ -47,6 +57,11 @@ export const run: Command = async (argv, io) => {
     strict: { type: "boolean" },
     seed: { type: "string" },
     "latency-ms": { type: "string" },
+    "turn-latency-ms": { type: "string" },
+    "jitter-ms": { type: "string" },
+    rpm: { type: "string" },
+    tpm: { type: "string" },
+    "rate-window-ms": { type: "string" },
     "fixtures-control": { type: "string" },
     "control-token": { type: "string" },
     tasks: { type: "string", multiple: true },
@@ -64,6 +79,13 @@ export const run: Command = async (argv, io) => {
   const port = integerOption(values.port, "--port", 0, 65535);
   const seed = integerOption(values.seed, "--seed", 0);
   const latencyMs = integerOption(values["latency-ms"], "--latency-ms", 1500);
+  const tuning = rateTuning({
+    turnLatencyMs: optionalInteger(values["turn-latency-ms"], "--turn-latency-ms"),
+    jitterMs: optionalInteger(values["jitter-ms"], "--jitter-ms"),
+    requests: optionalInteger(values.rpm, "--rpm"),
+    tokens: optionalInteger(values.tpm, "--tpm"),
+    windowMs: optionalInteger(values["rate-window-ms"], "--rate-window-ms"),
+  });
   const controlUrl = values["fixtures-control"];
   const token = values["control-token"] ?? io.env.UMPIRE_CONTROL_TOKEN;
   if (controlUrl && !token) {
@@ -86,6 +108,7 @@ export const run: Command = async (argv, io) => {
       profile,
       seed,
       latencyMs,
+      ...tuning,
       onLogLine: values.quiet ? undefined : (line) => io.stderr.write(`${line}\n`),
     });
   } catch (error) {
@@ -100,6 +123,7 @@ export const run: Command = async (argv, io) => {
   await untilAborted(io.signal);
   await model.close();
   const median = model.log.medianServerMs();
-  io.stderr.write(`reference model stopped after ${model.log.entries.length} request(s)${median === null ? "" : `, median server time ${median.toFixed(2)} ms`}\n`);
+  const limited = model.rateLimited();
+  io.stderr.write(`reference model stopped after ${model.log.entries.length} request(s)${median === null ? "" : `, median server time ${median.toFixed(2)} ms`}${limited ? `, ${limited} answered 429` : ""}\n`);
   return EXIT.ok;
 };
