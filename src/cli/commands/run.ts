@@ -20,7 +20,8 @@ import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
 import { writeRunReport } from "../../report/html/index.js";
-import { executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import type { EndpointReport } from "../../runner/concurrency-gate.js";
 import { referenceTuningFromEnv } from "../reference-tuning.js";
 import { DEFAULT_DB } from "./runs.js";
 
@@ -45,8 +46,11 @@ model
   --stream                stream responses (measures time to first token)
 run
   --repeat N              repeats per task and config (default 1)
-  --concurrency N         trials at once (default: the number of cores)
-  --model-concurrency N   model requests at once (default: concurrency)
+  --concurrency N         pin the trials at once to N (default: adaptive per model endpoint; see
+                          README "Concurrency")
+  --max-concurrency N     adaptive ceiling, all endpoints together (default ${DEFAULT_ADAPTIVE_MAX}, or the browser
+                          endpoints' capacity)
+  --model-concurrency N   model requests at once (default: concurrency, or the adaptive ceiling)
   --tag T                 label the run (repeatable), for compare --baseline / --by tag
   --resume RUN            run only the unfinished trials of an earlier run
   --run-id ID             use this run id (all shards of one run share it)
@@ -81,6 +85,7 @@ const OPTIONS = {
   stream: { type: "boolean" },
   repeat: { type: "string" },
   concurrency: { type: "string" },
+  "max-concurrency": { type: "string" },
   "model-concurrency": { type: "string" },
   tag: { type: "string", multiple: true },
   resume: { type: "string" },
@@ -157,8 +162,14 @@ export const run: Command = async (argv, io) => {
   }
   const endpoints = values["browser-endpoint"] ?? [];
   // With remote browsers, as many trials at once as the endpoints take.
-  const concurrency = positiveInt(values.concurrency, "--concurrency", endpoints.length ? totalCapacity(endpoints) : availableParallelism(), 1, 256);
-  const modelConcurrency = positiveInt(values["model-concurrency"], "--model-concurrency", concurrency, 1, 256);
+  const concurrency = positiveInt(values.concurrency, "--concurrency", endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : availableParallelism(), 1, 256);
+  // Not pinned: each model endpoint's concurrency adapts (src/runner/concurrency-controller.ts) up to this ceiling.
+  const adaptiveMax =
+    values.concurrency === undefined ? positiveInt(values["max-concurrency"], "--max-concurrency", endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX, 1, 256) : undefined;
+  if (values.concurrency !== undefined && values["max-concurrency"] !== undefined) {
+    throw new UmpireError("usage", "--max-concurrency bounds the adaptive mode, and --concurrency pins it: give one", "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin");
+  }
+  const modelConcurrency = positiveInt(values["model-concurrency"], "--model-concurrency", adaptiveMax ?? concurrency, 1, 256);
   const repeat = positiveInt(values.repeat, "--repeat", 1, 1, 1000);
   const repetition = {
     window: positiveInt(values["repetition-window"], "--repetition-window", 3, 2, 20),
@@ -215,7 +226,7 @@ export const run: Command = async (argv, io) => {
           tags: values.tag ?? [],
           umpireVersion: VERSION,
           folder: runFolder(outDir, id),
-          options: { paths: positionals, agentOptions: pickAgentFlags(values), repeat, concurrency, agents: agents.map(redactConfig), ...(shardOptions ? { shard: shardOptions } : {}) },
+          options: { paths: positionals, agentOptions: pickAgentFlags(values), repeat, concurrency: adaptiveMax ? `adaptive (max ${adaptiveMax})` : concurrency, agents: agents.map(redactConfig), ...(shardOptions ? { shard: shardOptions } : {}) },
         });
         store.addTrials(id, planned.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat, shard: shardOfTrial })));
       };
@@ -243,8 +254,9 @@ export const run: Command = async (argv, io) => {
     process.once("exit", markOnExit);
     const reporters: Reporter[] = values.json ? [] : [createProgressReporter(io.stderr as never)];
     let status: "finished" | "interrupted";
+    let concurrencyReport: EndpointReport[] = [];
     try {
-      ({ status } = await executeTrials({
+      ({ status, concurrency: concurrencyReport } = await executeTrials({
         runtime,
         store,
         runId,
@@ -254,6 +266,7 @@ export const run: Command = async (argv, io) => {
         env: io.env,
         prices,
         concurrency,
+        adaptiveMax,
         modelConcurrency,
         repetition,
         reporters,
@@ -267,7 +280,7 @@ export const run: Command = async (argv, io) => {
     if (status === "interrupted") store.markInterrupted(runId);
     else store.finishRun(runId, "finished");
     finished = true;
-    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json));
+    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json), { concurrency: concurrencyReport });
     if (values.report) {
       const { indexPath } = writeRunReport(store, runId, { prices, cwd: io.cwd });
       // stdout stays pure JSON under --json; the path goes to stderr then.
