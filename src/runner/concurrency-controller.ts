@@ -127,7 +127,7 @@ export class ConcurrencyController {
       const what = o.status === 429 ? "rate limited" : "overloaded";
       const reason = `the endpoint answered ${o.status} (${what}${o.retryAfterMs !== null ? `, retry-after ${formatMs(o.retryAfterMs)}` : ""}) at ${this.value} in flight`;
       // One cut per burst: every trial in flight may meet the same limit within one retry-after.
-      if (o.now < this.lastCutAt + Math.max(wait, 1_000)) return this.noteStop(reason, o.now);
+      if (o.now < this.lastCutAt + Math.max(wait, 1_000)) return null;
       return this.cut(0.5, o.status === 429 ? "rate_limited" : "overloaded", reason, o.now);
     }
     if (o.kind === "machine") {
