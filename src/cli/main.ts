@@ -2,7 +2,7 @@
  * The CLI's entry: dispatches to one module per command and is the only place that turns
  * errors into messages and exit codes.
  */
-import { isUmpireError, type ErrorCode } from "../errors.js";
+import { isStorageFault, isUmpireError, type ErrorCode } from "../errors.js";
 import { EXIT } from "./exit-codes.js";
 import type { Command, CommandIO } from "./io.js";
 
@@ -27,6 +27,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   browser: EXIT.usage,
   store: EXIT.usage,
   not_found: EXIT.usage,
+  storage: EXIT.internal,
 };
 
 function help(): string {
@@ -75,8 +76,15 @@ export async function main(argv: string[], io?: CommandIO): Promise<number> {
       ctx.stderr.write(`umpire: ${error.message}\n${error.hint ? `  fix: ${error.hint}\n` : ""}`);
       return EXIT_FOR_CODE[error.code];
     }
+    if (isStorageFault(error)) {
+      // A write fault no layer named (it should have): still say what it is, without a stack trace.
+      const { code, path } = error as { code?: string; path?: string };
+      ctx.stderr.write(`umpire: cannot write${path ? ` ${path}` : ""}: ${code ?? "storage fault"}\n  fix: free space or pass --out / --db on another filesystem, then \`umpire run --resume <run>\`\n`);
+      return EXIT.internal;
+    }
+    // A crash of umpire itself: exit 4, never 1 ("some trial failed"), so CI cannot mistake it for a verdict.
     ctx.stderr.write(`umpire: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return EXIT.failed;
+    return EXIT.internal;
   } finally {
     if (ownsSignal) process.off("SIGINT", onSigint);
   }

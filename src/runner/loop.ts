@@ -11,6 +11,7 @@ import type { Observation } from "./environment.js";
 import { reasonOf, type ActionResult, type Executor } from "./executor.js";
 import type { StopReason } from "./stop-reason.js";
 import type { TrialLog } from "./trial-log.js";
+import { isStorageFault } from "../errors.js";
 
 export interface Usage {
   inputTokens: number | null;
@@ -164,6 +165,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
     try {
       current = await observe();
     } catch (error) {
+      if (isStorageFault(error)) throw error; // umpire's disk, not the page: the run stops
       return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
     }
     for (;;) {
@@ -312,6 +314,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
       try {
         current = await observe();
       } catch (error) {
+        if (isStorageFault(error)) throw error;
         if (signal.aborted) return abortedStop();
         return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
       }

@@ -9,7 +9,7 @@
  * Open one with `openStore` (open.ts).
  */
 import type Database from "better-sqlite3";
-import { UmpireError } from "../errors.js";
+import { UmpireError, storageError } from "../errors.js";
 import { newRunId, trialIdFor } from "./ids.js";
 import { schemaVersionOf } from "./migrations.js";
 import type {
@@ -48,6 +48,9 @@ export type AttemptSelector = { attempt?: number | "all" };
 
 type Row = Record<string, unknown>;
 
+/** The methods that write; wrapped in the constructor so a storage fault names the file. */
+const WRITE_METHODS = ["createRun", "finishRun", "markInterrupted", "reopenRun", "addTrials", "startTrial", "recordTurn", "recordActions", "recordArtifacts", "finishTrial", "resetTrial"] as const;
+
 const now = () => new Date().toISOString();
 
 export class Store {
@@ -59,6 +62,18 @@ export class Store {
     readonly file: string,
   ) {
     this.q = new StoreQueries(db);
+    // Every write names the database file when the disk is full or read-only (SQLITE_FULL and
+    // friends): the caller stops the run with a message that says where and how to fix it.
+    for (const name of WRITE_METHODS) {
+      const original = this[name] as (...args: unknown[]) => unknown;
+      (this as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        try {
+          return original.apply(this, args);
+        } catch (error) {
+          throw storageError(error, this.file, "--db");
+        }
+      };
+    }
   }
 
   /** The schema version of the open database. */

@@ -258,6 +258,17 @@ export const run: Command = async (argv, io) => {
         signal: io.signal,
         previousAttempts,
       }));
+    } catch (error) {
+      // A storage fault (or a crash) stopped the run: mark it interrupted so `umpire runs` and
+      // --resume see it as such. The store itself may be what is full: then the dead-owner check
+      // in `umpire runs` shows it interrupted anyway.
+      try {
+        store.markInterrupted(runId);
+        finished = true;
+      } catch {
+        /* the original error says what happened */
+      }
+      throw error;
     } finally {
       await runtime.close();
       process.off("exit", markOnExit);
