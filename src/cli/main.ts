@@ -5,6 +5,7 @@
 import { isStorageFault, isUmpireError, type ErrorCode } from "../errors.js";
 import { EXIT } from "./exit-codes.js";
 import type { Command, CommandIO } from "./io.js";
+import { scrubbingStream } from "./scrubbing-stream.js";
 
 /** Commands load lazily so `umpire validate` does not pay for Playwright or SQLite. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
@@ -56,7 +57,9 @@ export async function main(argv: string[], io?: CommandIO): Promise<number> {
   };
   const ownsSignal = !io;
   if (ownsSignal) process.on("SIGINT", onSigint);
-  const ctx = io ?? defaultIO(controller.signal);
+  const raw = io ?? defaultIO(controller.signal);
+  // Everything a command prints passes the scrubber: a key that surfaced in a message stays hidden.
+  const ctx: CommandIO = { ...raw, stdout: scrubbingStream(raw.stdout), stderr: scrubbingStream(raw.stderr) };
   const [name, ...rest] = argv;
   try {
     if (!name || name === "--help" || name === "-h" || name === "help") {

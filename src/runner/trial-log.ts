@@ -6,6 +6,8 @@
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { storageError } from "../errors.js";
+import { capDeep } from "../safety/limits.js";
+import { scrubDeep } from "../safety/secrets.js";
 
 export type EnvelopeType = "AgentStartedEvent" | "AgentEvent" | "MetricsUpdateEvent" | "AgentCompletionEvent" | "AgentErrorEvent";
 
@@ -34,7 +36,11 @@ export function createTrialLog(folder: string, now: () => Date = () => new Date(
   return {
     folder,
     emit(type, data) {
-      writeOrFault(file, () => appendFileSync(file, `${JSON.stringify({ type, data, timestamp: now().toISOString() })}\n`));
+      // Untrusted text (model output, error bodies, page text) is scrubbed of known secrets and
+      // capped; a cut record lists the cut fields under `truncated`.
+      const { value, paths } = capDeep(scrubDeep(data));
+      const record = paths.length ? { ...value, truncated: paths } : value;
+      writeOrFault(file, () => appendFileSync(file, `${JSON.stringify({ type, data: record, timestamp: now().toISOString() })}\n`));
     },
     step(kind, data) {
       this.emit("AgentEvent", { kind, ...data });

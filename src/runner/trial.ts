@@ -15,6 +15,7 @@ import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopO
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
 import { createTrialLog, writeOrFault } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
+import { scrubDeep } from "../safety/secrets.js";
 
 export type Verdict = "passed" | "failed" | "error";
 
@@ -137,7 +138,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError });
   const stopLine = describeStop(loop, checks, verdict);
   const repetition = guard?.metrics() ?? {};
-  writeOrFault(join(folder, "checks.json"), () => writeFileSync(join(folder, "checks.json"), `${JSON.stringify(checks, null, 2)}\n`));
+  writeOrFault(join(folder, "checks.json"), () => writeFileSync(join(folder, "checks.json"), `${JSON.stringify(scrubDeep(checks), null, 2)}\n`));
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
   log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {

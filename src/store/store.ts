@@ -31,6 +31,7 @@ import type {
   TurnRecord,
 } from "./records.js";
 import { redactSecrets } from "./redact.js";
+import { scrubDeep } from "../safety/secrets.js";
 import {
   actionFromRow,
   artifactFromRow,
@@ -62,13 +63,14 @@ export class Store {
     readonly file: string,
   ) {
     this.q = new StoreQueries(db);
-    // Every write names the database file when the disk is full or read-only (SQLITE_FULL and
+    // Every write is scrubbed of known secrets, and names the database file when the disk is full or read-only (SQLITE_FULL and
     // friends): the caller stops the run with a message that says where and how to fix it.
     for (const name of WRITE_METHODS) {
       const original = this[name] as (...args: unknown[]) => unknown;
       (this as Record<string, unknown>)[name] = (...args: unknown[]) => {
         try {
-          return original.apply(this, args);
+          // Second line of defence after the sources: no configured key or URL credential is ever stored.
+          return original.apply(this, args.map((a) => scrubDeep(a)));
         } catch (error) {
           throw storageError(error, this.file, "--db");
         }

@@ -6,8 +6,9 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
+import { DEFAULT_API_KEY_ENV, resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
 import { UmpireError } from "../../errors.js";
+import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
 import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
@@ -154,6 +155,7 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
+  registerRunSecrets(values, io.env);
   const endpoints = values["browser-endpoint"] ?? [];
   // With remote browsers, as many trials at once as the endpoints take.
   const concurrency = positiveInt(values.concurrency, "--concurrency", endpoints.length ? totalCapacity(endpoints) : availableParallelism(), 1, 256);
@@ -183,7 +185,16 @@ export const run: Command = async (argv, io) => {
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
-      agents = resolveAgents({ ...(options.agentOptions as object), ...pickAgentFlags(values) }, io.env);
+      const storedAgent = (options.agentOptions ?? {}) as Record<string, unknown>;
+      if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
+        throw new UmpireError(
+          "usage",
+          `run ${stored.id} used a --base-url with credentials in it, which are never stored`,
+          `pass the same --base-url again: umpire run --resume ${stored.id} --base-url <url>`,
+        );
+      }
+      const { "base-url-had-credentials": _had, ...agentOptions } = storedAgent;
+      agents = resolveAgents({ ...agentOptions, ...pickAgentFlags(values, true) }, io.env);
       runId = stored.id;
       const all = planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1);
       const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
@@ -303,8 +314,27 @@ function agentPlan(config: AgentConfig): AgentPlan {
   return { label: config.label, model: config.model, mode: config.mode };
 }
 
-/** The agent flags as given, stored with the run so --resume rebuilds the same configs. */
-function pickAgentFlags(values: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The agent flags as given, stored with the run so --resume rebuilds the same configs. A base URL
+ * is stored without user info or query (where keys hide); the run remembers that it had them, so
+ * --resume asks for the URL again instead of silently calling the wrong endpoint.
+ * `raw` keeps the URL as given (for resolving now, never for storage).
+ */
+function pickAgentFlags(values: Record<string, unknown>, raw = false): Record<string, unknown> {
   const keys = ["model", "base-url", "mode", "api-key-env", "temperature", "reasoning-effort", "max-tokens", "stream"];
-  return Object.fromEntries(keys.filter((k) => values[k] !== undefined).map((k) => [k, values[k]]));
+  const picked: Record<string, unknown> = Object.fromEntries(keys.filter((k) => values[k] !== undefined).map((k) => [k, values[k]]));
+  const url = picked["base-url"];
+  if (!raw && typeof url === "string") {
+    const bare = withoutUrlCredentials(url);
+    if (bare !== url.replace(/\/+$/, "")) picked["base-url-had-credentials"] = true;
+    picked["base-url"] = bare;
+  }
+  return picked;
+}
+
+/** Registers the key values and URL credentials this run will use, before anything can print them. */
+function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: string }, env: NodeJS.ProcessEnv): void {
+  registerUrlSecrets(values["base-url"]);
+  registerSecret(env[DEFAULT_API_KEY_ENV]);
+  if (values["api-key-env"]) registerSecret(env[values["api-key-env"]]);
 }
