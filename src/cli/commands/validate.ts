@@ -5,6 +5,7 @@
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { UmpireError } from "../../errors.js";
+import { oneLine } from "../../safety/terminal.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
@@ -86,7 +87,7 @@ export const run: Command = async (argv, io) => {
       concurrency,
       signal: io.signal,
       env: io.env,
-      onTrialEnd: (end) => io.stderr.write(`  ${end.trial.task.id} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})\n`),
+      onTrialEnd: (end) => io.stderr.write(`  ${oneLine(end.trial.task.id)} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})\n`),
     });
     const sound = results.every((r) => r.ok);
     if (parsed.values.json) io.stdout.write(`${JSON.stringify({ sound, results }, null, 2)}\n`);
