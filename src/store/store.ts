@@ -8,6 +8,7 @@
  * next number and the reading queries return the current attempt unless asked for another.
  * Open one with `openStore` (open.ts).
  */
+import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { UmpireError, storageError } from "../errors.js";
 import { newRunId, trialIdFor } from "./ids.js";
@@ -50,9 +51,12 @@ export type AttemptSelector = { attempt?: number | "all" };
 type Row = Record<string, unknown>;
 
 /** The methods that write; wrapped in the constructor so a storage fault names the file. */
-const WRITE_METHODS = ["createRun", "finishRun", "markInterrupted", "reopenRun", "addTrials", "startTrial", "recordTurn", "recordActions", "recordArtifacts", "finishTrial", "resetTrial"] as const;
+const WRITE_METHODS = ["createRun", "finishRun", "markInterrupted", "reopenRun", "heartbeat", "addTrials", "startTrial", "recordTurn", "recordActions", "recordArtifacts", "finishTrial", "resetTrial"] as const;
 
 const now = () => new Date().toISOString();
+
+/** This process as a run's owner. */
+const owner = () => ({ owner_pid: process.pid, owner_host: hostname() });
 
 export class Store {
   private readonly q: StoreQueries;
@@ -98,6 +102,8 @@ export class Store {
       options: toJson(redactSecrets(input.options ?? {})),
       umpire_version: input.umpireVersion,
       folder: input.folder ?? null,
+      ...owner(),
+      heartbeat_at: now(),
     });
     return this.getRun(id);
   }
@@ -115,8 +121,13 @@ export class Store {
 
   /** Marks a resumed run as running again (clears its end time). */
   reopenRun(id: string): void {
-    const info = this.q.reopenRun.run({ id });
+    const info = this.q.reopenRun.run({ id, now: now(), ...owner() });
     if (info.changes === 0) throw new UmpireError("not_found", `no run ${id} in ${this.file}`);
+  }
+
+  /** Says the run's owner is alive (every HEARTBEAT_MS while it runs); see `runFromRow` for the reading side. */
+  heartbeat(id: string): void {
+    this.q.heartbeat.run({ id, now: now() });
   }
 
   /**

@@ -14,6 +14,7 @@ import { createProgressReporter, type Reporter } from "../../runner/reporters.js
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
+import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import { pricesFromFlags } from "../args.js";
@@ -245,6 +246,15 @@ export const run: Command = async (argv, io) => {
       throw error;
     }
 
+    // Readers tell a live run from one killed with -9 by its owner's pid and this heartbeat.
+    const heartbeat = setInterval(() => {
+      try {
+        store.heartbeat(runId);
+      } catch {
+        /* a full disk is reported by the trial writes; the heartbeat only goes stale */
+      }
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     // A second Ctrl-C exits the process at once: still leave the run marked as interrupted.
     const markOnExit = () => {
       if (!finished) store.markInterrupted(runId);
@@ -281,6 +291,7 @@ export const run: Command = async (argv, io) => {
       }
       throw error;
     } finally {
+      clearInterval(heartbeat);
       await runtime.close();
       process.off("exit", markOnExit);
     }
