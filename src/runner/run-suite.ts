@@ -4,13 +4,13 @@
  * and every trial when it ends. One trial's failure never stops the suite.
  */
 import { setMaxListeners } from "node:events";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pLimit from "p-limit";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
 import type { BrowserProvider } from "./browser-pool.js";
 import { emptyLoopOutcome, type AgentSessionLike, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { trialFolderName, type PlannedTrial } from "./plan.js";
+import { freshTrialFolder } from "./trial-folder.js";
 import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import type { TrialEnvironment } from "./environment.js";
@@ -126,8 +126,9 @@ async function attemptTrial(
   modelLimit: ReturnType<typeof pLimit>,
   onStep: (trial: PlannedTrial, turn: TurnRecord) => void,
 ): Promise<TrialOutcome> {
-  const folder = join(options.runDir, trialFolderName(trial, attempt));
-  writeOrFault(folder, () => mkdirSync(folder, { recursive: true }));
+  // Never inherit a workspace: an earlier run's folder at this path is moved aside first.
+  const target = join(options.runDir, trialFolderName(trial, attempt));
+  const { folder, movedAside } = writeOrFault(target, () => freshTrialFolder(target));
   options.store.startTrial(trial.id, { folder, attempt });
   const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
   let lease;
@@ -146,6 +147,7 @@ async function attemptTrial(
       maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
       responseReserve: options.responseReserve ?? 2048,
       signal: options.signal,
+      ...(movedAside ? { movedAside } : {}),
       onTurn: (turn) => {
         options.store.recordTurn(trial.id, turn, options.price(trial.agent.model, turn.usage));
         onStep(trial, turn);
