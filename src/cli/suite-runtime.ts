@@ -19,6 +19,7 @@ import type { Reporter } from "../runner/reporters.js";
 import { createRepetitionGuard, type RepetitionSettings } from "../runner/repetition-guard.js";
 import { runSuite, type SuiteResult } from "../runner/run-suite.js";
 import { createStoreSink } from "../runner/store-sink.js";
+import { writeOrFault } from "../runner/trial-log.js";
 import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
@@ -113,7 +114,7 @@ export interface ExecuteOptions {
 
 export async function executeTrials(options: ExecuteOptions): Promise<SuiteResult> {
   const { runtime } = options;
-  mkdirSync(options.runDir, { recursive: true });
+  writeOrFault(options.runDir, () => mkdirSync(options.runDir, { recursive: true }));
   const endpointOf = (trial: PlannedTrial) => endpointKey(options.agents.get(trial.agent.label)!);
   const adaptiveMax = options.adaptiveMax;
   const gate = adaptiveMax

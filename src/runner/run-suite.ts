@@ -16,6 +16,8 @@ import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import type { TrialEnvironment } from "./environment.js";
 import type { Usage } from "./loop.js";
+import { writeOrFault } from "./trial-log.js";
+import { isStorageFault } from "../errors.js";
 
 /** What the scheduler needs from the store (src/store/). */
 export interface SuiteStore {
@@ -60,7 +62,12 @@ export interface SuiteResult {
   concurrency: EndpointReport[];
 }
 
-export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
+export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult> {
+  // A storage fault (full or read-only disk under --out or --db) stops the whole run: trials in
+  // flight are cancelled and left for --resume, no new trial starts, and the fault is rethrown.
+  const fault = new AbortController();
+  let fatal: unknown;
+  const options: SuiteOptions = { ...suiteOptions, signal: AbortSignal.any([suiteOptions.signal, fault.signal]) };
   const reporter = multiplexReporters(options.reporters ?? []);
   // Every running trial listens on the run's signal (its deadline joins it): many listeners is expected.
   setMaxListeners(Math.max(10, options.concurrency * 4), options.signal);
@@ -77,14 +84,25 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     const firstAttempt = (options.previousAttempts?.get(trial.id) ?? 0) + 1;
     let attempt = firstAttempt;
     const observe = (turn: TurnTiming) => gate.observeTurn(endpointOf(trial), turn);
-    let outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
-    options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
-    // Infrastructure failures are retried once; the first attempt stays stored (and in its folder) as evidence.
-    if (outcome.verdict === "error" && !options.signal.aborted) {
-      options.store.resetTrial(trial.id);
-      attempt += 1;
+    let outcome: TrialOutcome;
+    try {
       outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
-      options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
+      if (leftForResume(outcome)) return;
+      options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
+      // Infrastructure failures are retried once; the first attempt stays stored (and in its folder) as evidence.
+      if (outcome.verdict === "error" && !options.signal.aborted) {
+        options.store.resetTrial(trial.id);
+        attempt += 1;
+        outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
+        if (leftForResume(outcome)) return;
+        options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
+      }
+    } catch (error) {
+      if (!isStorageFault(error)) throw error;
+      // The trial stays `running` in the store (unfinished): --resume runs it again.
+      fatal ??= error;
+      fault.abort(error);
+      return;
     }
     const retried = attempt > firstAttempt;
     const end: TrialEnd = {
@@ -101,11 +119,15 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     reporter.onTrialEnd(end);
   };
 
+  /** A trial cut short by a storage fault elsewhere has no verdict of its own: it is not stored as done. */
+  const leftForResume = (outcome: TrialOutcome) => fault.signal.aborted && !suiteOptions.signal.aborted && outcome.loop.stopReason === "cancelled";
+
   try {
     await Promise.all(options.trials.map((trial) => gate.run(endpointOf(trial), () => runOne(trial))));
   } finally {
     gate.close();
   }
+  if (fatal !== undefined) throw fatal;
   const status = options.signal.aborted ? "interrupted" : "finished";
   ends.sort((a, b) => a.trial.seq - b.trial.seq);
   reporter.onRunEnd({ runId: options.runId, status, ends });
@@ -121,7 +143,8 @@ async function attemptTrial(
   observe: (turn: TurnTiming) => void,
 ): Promise<TrialOutcome> {
   // Never inherit a workspace: an earlier run's folder at this path is moved aside first.
-  const { folder, movedAside } = freshTrialFolder(join(options.runDir, trialFolderName(trial, attempt)));
+  const target = join(options.runDir, trialFolderName(trial, attempt));
+  const { folder, movedAside } = writeOrFault(target, () => freshTrialFolder(target));
   options.store.startTrial(trial.id, { folder, attempt });
   const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
   let lease;

@@ -13,7 +13,9 @@ import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
-import { createTrialLog, type TrialLog } from "./trial-log.js";
+import { createTrialLog, writeOrFault, type TrialLog } from "./trial-log.js";
+import { isStorageFault } from "../errors.js";
+import { scrubDeep } from "../safety/secrets.js";
 
 export type Verdict = "passed" | "failed" | "error";
 
@@ -109,6 +111,12 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       onTurn: deps.onTurn,
     });
   } catch (e) {
+    if (isStorageFault(e)) {
+      // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
+      await env?.close().catch(() => undefined);
+      await deps.fixtures.client.deleteSession(spec.id).catch(() => undefined);
+      throw e;
+    }
     error = messageOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
@@ -149,7 +157,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError });
   const stopLine = describeStop(loop, checks, verdict);
   const repetition = guard?.metrics() ?? {};
-  writeFileSync(join(folder, "checks.json"), `${JSON.stringify(checks, null, 2)}\n`);
+  writeOrFault(join(folder, "checks.json"), () => writeFileSync(join(folder, "checks.json"), `${JSON.stringify(scrubDeep(checks), null, 2)}\n`));
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
   log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {

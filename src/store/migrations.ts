@@ -143,6 +143,18 @@ CREATE TABLE artifacts (
 /** Every schema version, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, umpireVersion: "0.1.0", description: "runs, trials, turns, actions, checks, artifacts", sql: V1 },
+  // Issue 13 item 8: a run killed with -9 stayed `running` forever. The owning process and a
+  // heartbeat let readers tell a live run from a dead one (self-contained: renumber freely).
+  {
+    version: 2,
+    umpireVersion: "0.1.0",
+    description: "run owner: pid, host and heartbeat",
+    sql: `
+ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+ALTER TABLE runs ADD COLUMN owner_host TEXT;
+ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
