@@ -11,7 +11,7 @@ import type { FixtureControlClient } from "../../fixtures-site/client.js";
 import type { BrowserProvider } from "./browser-pool.js";
 import { emptyLoopOutcome, type AgentSessionLike, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { trialFolderName, type PlannedTrial } from "./plan.js";
-import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js";
+import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import type { TrialEnvironment } from "./environment.js";
 import type { Usage } from "./loop.js";
@@ -40,6 +40,8 @@ export interface SuiteOptions {
   price: (model: string, usage: Usage) => number | null;
   store: SuiteStore;
   reporters?: Reporter[];
+  /** A reporter hook threw. The run goes on; the failure is also counted in the result. */
+  onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   maxInvalidOutputs?: number;
   responseReserve?: number;
@@ -50,10 +52,16 @@ export interface SuiteOptions {
 export interface SuiteResult {
   ends: TrialEnd[];
   status: "finished" | "interrupted";
+  /** Reporter hooks that threw: the run went on, but its output is incomplete. */
+  reporterFailures: ReporterFailure[];
 }
 
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
-  const reporter = multiplexReporters(options.reporters ?? []);
+  const reporterFailures: ReporterFailure[] = [];
+  const reporter = multiplexReporters(options.reporters ?? [], (failure) => {
+    reporterFailures.push(failure);
+    options.onReporterError?.(failure);
+  });
   // Every running trial listens on the run's signal (its deadline joins it): many listeners is expected.
   setMaxListeners(Math.max(10, options.concurrency * 4), options.signal);
   const trialLimit = pLimit(Math.max(1, options.concurrency));
@@ -94,7 +102,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const status = options.signal.aborted ? "interrupted" : "finished";
   ends.sort((a, b) => a.trial.seq - b.trial.seq);
   reporter.onRunEnd({ runId: options.runId, status, ends });
-  return { ends, status };
+  return { ends, status, reporterFailures };
 }
 
 async function attemptTrial(

@@ -16,7 +16,7 @@ import { openStore } from "../../store/index.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import { pricesFromFlags } from "../args.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, runExitCode } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
 import { writeRunReport } from "../../report/html/index.js";
@@ -174,6 +174,9 @@ export const run: Command = async (argv, io) => {
   let trials: PlannedTrial[];
   let agents: AgentConfig[];
   let tasks: Task[];
+  // Where trial folders go. A resumed run keeps its stored folder, whatever --out says now, so the
+  // run row, its report links and every attempt's folder stay together.
+  let runDir: string;
   const previousAttempts = new Map<string, number>();
   let finished = false;
   // Store writes wait until the runtime is up, so a browser endpoint that never answers leaves no run behind.
@@ -185,6 +188,7 @@ export const run: Command = async (argv, io) => {
       tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
       agents = resolveAgents({ ...(options.agentOptions as object), ...pickAgentFlags(values) }, io.env);
       runId = stored.id;
+      runDir = stored.folder ?? runFolder(outDir, runId);
       const all = planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1);
       const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
@@ -194,6 +198,7 @@ export const run: Command = async (argv, io) => {
       tasks = loadTasksOrThrow(positionals, { cwd: io.cwd });
       agents = resolveAgents(values, io.env);
       runId = values["run-id"] ?? newRunId();
+      runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
       trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
       let shardOptions: Record<string, unknown> | undefined;
@@ -213,7 +218,7 @@ export const run: Command = async (argv, io) => {
           id,
           tags: values.tag ?? [],
           umpireVersion: VERSION,
-          folder: runFolder(outDir, id),
+          folder: runDir,
           options: { paths: positionals, agentOptions: pickAgentFlags(values), repeat, concurrency, agents: agents.map(redactConfig), ...(shardOptions ? { shard: shardOptions } : {}) },
         });
         store.addTrials(id, planned.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat, shard: shardOfTrial })));
@@ -241,12 +246,13 @@ export const run: Command = async (argv, io) => {
     process.once("exit", markOnExit);
     const reporters: Reporter[] = values.json ? [] : [createProgressReporter(io.stderr as never)];
     let status: "finished" | "interrupted";
+    let reporterFailed = false;
     try {
       ({ status } = await executeTrials({
         runtime,
         store,
         runId,
-        runDir: runFolder(outDir, runId),
+        runDir,
         trials,
         agents: new Map(agents.map((a) => [a.label, a])),
         env: io.env,
@@ -255,6 +261,11 @@ export const run: Command = async (argv, io) => {
         modelConcurrency,
         repetition,
         reporters,
+        // Isolated from the run, but loud: the user learns their output is incomplete, and the exit code says so.
+        onReporterError: ({ hook, error }) => {
+          reporterFailed = true;
+          io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${error instanceof Error ? error.message : String(error)}\n`);
+        },
         signal: io.signal,
         previousAttempts,
       }));
@@ -262,17 +273,17 @@ export const run: Command = async (argv, io) => {
       await runtime.close();
       process.off("exit", markOnExit);
     }
-    if (status === "interrupted") store.markInterrupted(runId);
+    // Finished only when every planned trial has a judged verdict (a cancelled one waits for --resume).
+    if (status === "interrupted" || store.unfinishedTrials(runId).length > 0) store.markInterrupted(runId);
     else store.finishRun(runId, "finished");
     finished = true;
-    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json));
+    const counts = renderRunOutcome(store, runId, prices, io, Boolean(values.json));
     if (values.report) {
       const { indexPath } = writeRunReport(store, runId, { prices, cwd: io.cwd });
       // stdout stays pure JSON under --json; the path goes to stderr then.
       (values.json ? io.stderr : io.stdout).write(`report: ${indexPath}\n`);
     }
-    if (status === "interrupted") return EXIT.interrupted;
-    return allPassed ? EXIT.ok : EXIT.failed;
+    return runExitCode(counts, { interrupted: status === "interrupted", reporterFailed });
   } finally {
     store.close();
   }
