@@ -12,7 +12,7 @@ export const DEFAULT_DB = "results/umpire.db";
 
 const HELP = `usage: umpire runs [--db FILE] [--limit N] [--json]
 
-Lists the stored runs, newest first: status, tags, trials, passes, failures, errors, cost.
+Lists the stored runs, newest first: status, tags, trials, passes, failures, errors, cancelled, cost.
 
   --db FILE   the results database (default ${DEFAULT_DB})
   --limit N   show only the newest N runs
