@@ -229,10 +229,22 @@ function listen(app: express.Express, port: number, host: string): Promise<Serve
   });
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Waits `ms`, or less when `signal` (the server closing) aborts. The abort listener is removed when
+ * the timer fires: the signal lives as long as the server, so a listener per request would pile up
+ * (MaxListenersExceededWarning after 10 slow requests).
+ */
+export function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
 }
