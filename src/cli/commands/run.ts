@@ -6,7 +6,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
+import { preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
 import { UmpireError } from "../../errors.js";
 import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
@@ -42,6 +42,8 @@ model
   --reasoning-effort E    low | medium | high (default medium)
   --max-tokens N          response allowance, with headroom for reasoning (default 2048)
   --stream                stream responses (measures time to first token)
+  --no-preflight          skip the check, before the first trial, that each endpoint is reachable,
+                          accepts the key and serves the model
 run
   --repeat N              repeats per task and config (default 1)
   --concurrency N         trials at once (default: the number of cores)
@@ -67,6 +69,15 @@ output
   --price-in USD, --price-out USD   price per million tokens for every model
   --json                  print only JSON (run id and every trial)
   --report                also write the HTML report (see umpire report)
+
+exit codes
+  0    every trial passed
+  1    some trial failed (the agent's doing)
+  2    usage or input error, including a model endpoint that is unreachable, refuses the key or
+       does not serve the model (found by the preflight, before any browser starts)
+  3    some trial ended in verdict error (infrastructure) after its retry, and none failed
+  4    umpire could not do its whole job (e.g. a reporter failed; the run itself went on)
+  130  interrupted (Ctrl-C): trials in flight are stored as cancelled; --resume runs them again
 `;
 
 const OPTIONS = {
@@ -78,6 +89,7 @@ const OPTIONS = {
   "reasoning-effort": { type: "string" },
   "max-tokens": { type: "string" },
   stream: { type: "boolean" },
+  "no-preflight": { type: "boolean" },
   repeat: { type: "string" },
   concurrency: { type: "string" },
   "model-concurrency": { type: "string" },
@@ -225,6 +237,9 @@ export const run: Command = async (argv, io) => {
       };
     }
 
+    // Before any browser starts: a dead or misconfigured endpoint stops the run here, in seconds.
+    if (!values["no-preflight"]) await preflightEndpoints(agents, io);
+
     const runtime = await startRuntime({
       tasks,
       agents,
@@ -288,6 +303,30 @@ export const run: Command = async (argv, io) => {
     store.close();
   }
 };
+
+/**
+ * Runs the preflight once per distinct endpoint, model and key. The embedded reference model is
+ * skipped: umpire starts it itself. Throws a `config` error (exit 2) naming the URL, the model and the fix.
+ */
+async function preflightEndpoints(agents: readonly AgentConfig[], io: Parameters<Command>[1]): Promise<void> {
+  const targets = new Map<string, Parameters<typeof preflight>[0]>();
+  for (const agent of agents) {
+    if (agent.endpoint.kind !== "url") continue;
+    const apiKey = readApiKey(agent, io.env);
+    const key = JSON.stringify([agent.endpoint.baseUrl, agent.model, agent.apiKeyEnv]);
+    targets.set(key, { baseUrl: agent.endpoint.baseUrl, shownUrl: withoutCredentials(agent.endpoint.baseUrl), model: agent.model, apiKey, apiKeyEnv: agent.apiKeyEnv });
+  }
+  const results = await Promise.all([...targets.values()].map((t) => preflight(t)));
+  for (const result of results) {
+    if (result.ok && result.note) io.stderr.write(`umpire: preflight: ${result.note}\n`);
+  }
+  const failed = results.filter((r): r is Extract<typeof r, { ok: false }> => !r.ok);
+  if (failed.length > 0) {
+    const [first, ...rest] = failed;
+    const more = rest.map((r) => `\n  also: ${r.message}`).join("");
+    throw new UmpireError("config", `preflight failed: ${first.message}${more}`, first.hint);
+  }
+}
 
 /** Durations from another store (--shard-history): every shard must balance on the same history. */
 function readHistory(file: string) {

@@ -26,6 +26,7 @@ const USAGE = `usage: umpire serve-model [--port N] [--host H] [--profile P] [--
   --control-token T        its token (or set UMPIRE_CONTROL_TOKEN)
   --tasks DIR              task files or folders to recognise (default tasks/; repeatable)
   --quiet                  do not print one line per request on stderr
+  --api-key-env NAME       require the key held in this environment variable (401 without it)
 
 profiles: ${PROFILE_NAMES.join(", ")}
 Runs until Ctrl-C.
@@ -51,6 +52,7 @@ export const run: Command = async (argv, io) => {
     "control-token": { type: "string" },
     tasks: { type: "string", multiple: true },
     quiet: { type: "boolean" },
+    "api-key-env": { type: "string" },
   });
   if (positionals.length > 0) throw new UmpireError("usage", `serve-model takes no arguments, got ${positionals.join(" ")}`, "umpire serve-model --help lists the options");
   if (values.help) {
@@ -72,6 +74,11 @@ export const run: Command = async (argv, io) => {
   if (controlUrl && !/^https?:\/\//.test(controlUrl)) {
     throw new UmpireError("usage", `--fixtures-control ${controlUrl}: not an http(s) URL`, "e.g. --fixtures-control http://127.0.0.1:41234");
   }
+  const keyEnv = values["api-key-env"];
+  const apiKey = keyEnv === undefined ? undefined : io.env[keyEnv];
+  if (keyEnv !== undefined && !apiKey) {
+    throw new UmpireError("usage", `--api-key-env ${keyEnv}: the environment variable ${keyEnv} is not set`, `export ${keyEnv}=<the key clients must send>`);
+  }
   const tasks = loadTasksOrThrow(values.tasks ?? [], { cwd: io.cwd });
   const fixtures = controlUrl && token ? new FixtureControlClient(controlUrl, token) : undefined;
 
@@ -86,6 +93,7 @@ export const run: Command = async (argv, io) => {
       profile,
       seed,
       latencyMs,
+      apiKey,
       onLogLine: values.quiet ? undefined : (line) => io.stderr.write(`${line}\n`),
     });
   } catch (error) {
@@ -93,7 +101,7 @@ export const run: Command = async (argv, io) => {
   }
   io.stdout.write(`${model.baseUrl}\n`);
   io.stderr.write(
-    `reference model: ${tasks.length} task(s), default profile ${profile}, ${values.strict ? "strict" : "lenient"} lint, seed ${seed}\n` +
+    `reference model: ${tasks.length} task(s), default profile ${profile}, ${values.strict ? "strict" : "lenient"} lint, seed ${seed}${apiKey ? `, key required (${keyEnv})` : ""}\n` +
       (fixtures ? `layouts from ${fixtures.controlUrl}\n` : "no --fixtures-control: clicks on targets cannot be grounded (the model says so)\n") +
       "(Ctrl-C stops)\n",
   );
