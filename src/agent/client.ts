@@ -12,6 +12,7 @@ import type { RetryPolicy } from "./config.js";
 import type { ModelReply } from "./reply.js";
 import { replyFromCompletion } from "./reply.js";
 import { abortReason, classifyFailure, retryDelayMs, sleep, type FailureKind, type ModelFailure } from "./retry.js";
+import { createEndpointFetch, type FetchFunction } from "./http-fetch.js";
 import { StreamAccumulator } from "./stream.js";
 import { ERROR_BODY_LIMIT, capText } from "../safety/limits.js";
 
@@ -30,7 +31,7 @@ export function splitBaseUrl(raw: string): { baseURL: string; query?: Record<str
   return { baseURL: url.toString().replace(/\/+$/, ""), ...(query && { query }), ...(basicAuth && { basicAuth }) };
 }
 
-export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+export type { FetchFunction } from "./http-fetch.js";
 
 export interface ModelClientOptions {
   /** OpenAI-compatible base URL, e.g. https://api.hcompany.ai/v1 */
@@ -38,6 +39,8 @@ export interface ModelClientOptions {
   /** Sent as `Authorization: Bearer`; without it no Authorization header is sent at all. */
   apiKey?: string;
   requestTimeoutMs: number;
+  /** Limit on opening the TCP connection, apart from the response timeout (default 1 s). */
+  connectTimeoutMs?: number;
   retry: RetryPolicy;
   fetch?: FetchFunction;
   /** Jitter source, injectable for tests. */
@@ -76,7 +79,7 @@ export class ModelClient {
   private lastErrorBody: string | undefined;
 
   constructor(private readonly options: ModelClientOptions) {
-    const baseFetch: FetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+    const baseFetch: FetchFunction = options.fetch ?? createEndpointFetch(options.connectTimeoutMs);
     const recordingFetch: FetchFunction = async (input, init) => {
       const response = await baseFetch(input, init);
       if (response.ok) return response;

@@ -15,7 +15,7 @@ import { bridgeAgentSession } from "../runner/agent-bridge.js";
 import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
 import type { AgentSessionLike } from "../runner/loop.js";
 import type { PlannedTrial } from "../runner/plan.js";
-import type { Reporter } from "../runner/reporters.js";
+import type { Reporter, ReporterFailure } from "../runner/reporters.js";
 import { createRepetitionGuard, type RepetitionSettings } from "../runner/repetition-guard.js";
 import { runSuite, type SuiteResult } from "../runner/run-suite.js";
 import { createStoreSink } from "../runner/store-sink.js";
@@ -106,6 +106,8 @@ export interface ExecuteOptions {
   modelConcurrency: number;
   repetition: RepetitionSettings;
   reporters: Reporter[];
+  /** A reporter hook threw (the run goes on). */
+  onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   previousAttempts?: Map<string, number>;
   /** Wraps each trial's agent session (instrumentation, fault injection in tests). */
@@ -158,6 +160,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
       ),
     store: createStoreSink(options.store, resolve(options.runDir)),
     reporters: options.reporters,
+    onReporterError: options.onReporterError,
     signal: options.signal,
     previousAttempts: options.previousAttempts,
     responseReserve: Math.max(...[...options.agents.values()].map((a) => a.maxTokens)),

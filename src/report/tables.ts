@@ -61,6 +61,7 @@ function compareColumns(k: number): Column<CompareRow>[] {
     { head: "p95 wall", priority: 55, align: "right", cell: stat((s) => formatMs(s.wallP95Ms)) },
     { head: "turns", priority: 65, align: "right", cell: stat((s) => formatMean(s.meanTurns)) },
     { head: "actions", priority: 50, align: "right", cell: stat((s) => formatMean(s.meanActions)) },
+    { head: "cancelled", priority: 45, align: "right", cell: (r) => (r.stats ? { text: String(r.stats.cancelled), colour: r.stats.cancelled > 0 ? "dim" : undefined } : NONE) },
     {
       head: "false succ.",
       priority: 80,
@@ -130,6 +131,7 @@ export function runsTable(runs: readonly RunSummary[], style: TableStyle): strin
     { head: "passed", priority: 95, align: "right", cell: (r) => ({ text: String(r.passed), colour: r.passed === r.done && r.done > 0 ? "green" : undefined }) },
     { head: "failed", priority: 85, align: "right", cell: (r) => ({ text: String(r.failed), colour: r.failed > 0 ? "red" : undefined }) },
     { head: "errors", priority: 70, align: "right", cell: (r) => ({ text: String(r.errors), colour: r.errors > 0 ? "yellow" : undefined }) },
+    { head: "cancelled", priority: 68, align: "right", cell: (r) => ({ text: String(r.cancelled), colour: r.cancelled > 0 ? "yellow" : undefined }) },
     { head: "cost", priority: 75, align: "right", cell: (r) => formatUsd(r.costUsd) },
     { head: "models", priority: 40, cell: (r) => r.models.join(", ") || NONE },
     { head: "modes", priority: 45, cell: (r) => r.modes.join(", ") || NONE },
@@ -170,7 +172,7 @@ export function turnLines(turns: readonly TurnRecord[], actions: readonly Action
   return lines;
 }
 
-const verdictColour = (v: string | null): Colour | undefined => (v === "passed" ? "green" : v === "failed" ? "red" : v === "error" ? "yellow" : undefined);
+const verdictColour = (v: string | null): Colour | undefined => (v === "passed" ? "green" : v === "failed" ? "red" : v === "error" ? "yellow" : v === "cancelled" ? "dim" : undefined);
 const yesNo = (b: boolean | null) => (b === null ? NONE : b ? "yes" : "no");
 
 function tokensCell(t: TrialRecord): string {

@@ -12,7 +12,7 @@ import { ConcurrencyGate, type EndpointReport, type TurnTiming } from "./concurr
 import { emptyLoopOutcome, type AgentSessionLike, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { trialFolderName, type PlannedTrial } from "./plan.js";
 import { freshTrialFolder } from "./trial-folder.js";
-import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js";
+import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import type { TrialEnvironment } from "./environment.js";
 import type { Usage } from "./loop.js";
@@ -48,6 +48,8 @@ export interface SuiteOptions {
   price: (model: string, usage: Usage) => number | null;
   store: SuiteStore;
   reporters?: Reporter[];
+  /** A reporter hook threw. The run goes on; the failure is also counted in the result. */
+  onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   maxInvalidOutputs?: number;
   responseReserve?: number;
@@ -58,6 +60,8 @@ export interface SuiteOptions {
 export interface SuiteResult {
   ends: TrialEnd[];
   status: "finished" | "interrupted";
+  /** Reporter hooks that threw: the run went on, but its output is incomplete. */
+  reporterFailures: ReporterFailure[];
   /** Per endpoint: the concurrency used and why it stopped rising. */
   concurrency: EndpointReport[];
 }
@@ -68,7 +72,11 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   const fault = new AbortController();
   let fatal: unknown;
   const options: SuiteOptions = { ...suiteOptions, signal: AbortSignal.any([suiteOptions.signal, fault.signal]) };
-  const reporter = multiplexReporters(options.reporters ?? []);
+  const reporterFailures: ReporterFailure[] = [];
+  const reporter = multiplexReporters(options.reporters ?? [], (failure) => {
+    reporterFailures.push(failure);
+    options.onReporterError?.(failure);
+  });
   // Every running trial listens on the run's signal (its deadline joins it): many listeners is expected.
   setMaxListeners(Math.max(10, options.concurrency * 4), options.signal);
   const pinned = Math.max(1, options.concurrency);
@@ -131,7 +139,7 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   const status = options.signal.aborted ? "interrupted" : "finished";
   ends.sort((a, b) => a.trial.seq - b.trial.seq);
   reporter.onRunEnd({ runId: options.runId, status, ends });
-  return { ends, status, concurrency: gate.report() };
+  return { ends, status, reporterFailures, concurrency: gate.report() };
 }
 
 async function attemptTrial(

@@ -164,7 +164,8 @@ export class Store {
    */
   startTrial(id: string, opts: { folder: string; attempt?: number; startedAt?: string }): number {
     const trial = this.requireTrial(id);
-    if (trial.status === "done") {
+    // A cancelled trial may start again (--resume); its cancelled attempt stays stored under its number.
+    if (trial.status === "done" && trial.verdict !== "cancelled") {
       throw new UmpireError("usage", `trial ${id} is already done`, "call resetTrial(id) before running it again");
     }
     const attempt = opts.attempt ?? trial.attempt + 1;
@@ -328,6 +329,7 @@ export class Store {
       passed: Number(r.n_passed),
       failed: Number(r.n_failed),
       errors: Number(r.n_errors),
+      cancelled: Number(r.n_cancelled),
       costUsd: Number(r.n_cost_unknown) > 0 ? null : Number(r.cost_sum ?? 0),
       models: r.models ? String(r.models).split("\u001f") : [],
       modes: r.modes ? String(r.modes).split("\u001f") : [],
@@ -344,7 +346,10 @@ export class Store {
     return row ? trialFromRow(row) : undefined;
   }
 
-  /** Trials not done (pending, or running when the run was killed), in order: what `--resume` runs. */
+  /**
+   * Trials without a judged verdict (pending, running when the run was killed, or cancelled by the
+   * user), in order: what `--resume` runs. A run is finished only when this is empty.
+   */
   unfinishedTrials(runId: string): TrialRecord[] {
     return (this.q.unfinishedOfRun.all({ run_id: runId }) as Row[]).map(trialFromRow);
   }
@@ -368,7 +373,7 @@ export class Store {
   /**
    * Mean wall time per task and agent config over every finished trial in the store, for
    * duration-aware shards. Trials with verdict `error` are left out: an infrastructure failure's
-   * duration says nothing about the task's.
+   * duration says nothing about the task's, nor does a cancelled trial's.
    */
   durationHistory(): DurationHistoryEntry[] {
     return (this.q.durationHistory.all() as Row[]).map((r) => ({

@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { DEFAULT_API_KEY_ENV, lookupModel, resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
+import { DEFAULT_API_KEY_ENV, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
@@ -20,7 +20,7 @@ import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, runExitCode } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
 import { writeRunReport } from "../../report/html/index.js";
@@ -40,7 +40,11 @@ const MODEL_OPTIONS = {
   "reasoning-effort": O["reasoning-effort"],
   "max-tokens": O["max-tokens"],
   stream: O.stream,
-} as const;
+  "no-preflight": {
+    kind: "boolean",
+    help: "skip the check, before the first trial, that each endpoint is reachable,\naccepts the key and serves the model",
+  },
+} as const satisfies Record<string, OptionSpec>;
 const RUN_OPTIONS = {
   repeat: O.repeat,
   concurrency: O.concurrency,
@@ -77,7 +81,16 @@ the fixture site; judges each trial with independent checks and stores it in SQL
 With no options: the whole suite, both output modes, on the embedded reference model.
 A value comes from the command line, else the config file's "defaults", else the built-in default.
 
-${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}`;
+${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}
+exit codes
+  0    every trial passed
+  1    some trial failed (the agent's doing)
+  2    usage or input error, including a model endpoint that is unreachable, refuses the key or
+       does not serve the model (found by the preflight, before any browser starts)
+  3    some trial ended in verdict error (infrastructure) after its retry, and none failed
+  4    umpire could not do its whole job (e.g. a reporter failed; the run itself went on)
+  130  interrupted (Ctrl-C): trials in flight are stored as cancelled; --resume runs them again
+`;
 
 /** The agent options as resolved (flag, config or default), with where each came from. */
 interface AgentValues {
@@ -156,6 +169,9 @@ export const run: Command = async (argv, io) => {
   let trials: PlannedTrial[];
   let agents: AgentConfig[];
   let tasks: Task[];
+  // Where trial folders go. A resumed run keeps its stored folder, whatever --out says now, so the
+  // run row, its report links and every attempt's folder stay together.
+  let runDir: string;
   const previousAttempts = new Map<string, number>();
   let finished = false;
   // Store writes wait until the runtime is up, so a browser endpoint that never answers leaves no run behind.
@@ -179,6 +195,7 @@ export const run: Command = async (argv, io) => {
       const now = pickAgentValues(values, sources, ["flag"]);
       agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
       runId = stored.id;
+      runDir = stored.folder ?? runFolder(outDir, runId);
       const all = planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1);
       const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
@@ -188,6 +205,7 @@ export const run: Command = async (argv, io) => {
       tasks = loadTasksOrThrow(positionals, { cwd: io.cwd });
       agents = resolveAgents(values, sources, io.env);
       runId = values["run-id"] ?? newRunId();
+      runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
       trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
       let shardOptions: Record<string, unknown> | undefined;
@@ -207,7 +225,7 @@ export const run: Command = async (argv, io) => {
           id,
           tags: values.tag ?? [],
           umpireVersion: VERSION,
-          folder: runFolder(outDir, id),
+          folder: runDir,
           options: {
             paths: positionals,
             agentOptions: storable(pickAgentValues(values, sources, ["flag", "config"])),
@@ -221,6 +239,9 @@ export const run: Command = async (argv, io) => {
         store.addTrials(id, planned.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat, shard: shardOfTrial })));
       };
     }
+
+    // Before any browser starts: a dead or misconfigured endpoint stops the run here, in seconds.
+    if (!values["no-preflight"]) await preflightEndpoints(agents, io);
 
     const runtime = await startRuntime({
       tasks,
@@ -254,12 +275,13 @@ export const run: Command = async (argv, io) => {
     const reporters: Reporter[] = values.json ? [] : [createProgressReporter(io.stderr as never)];
     let status: "finished" | "interrupted";
     let concurrencyReport: EndpointReport[] = [];
+    let reporterFailed = false;
     try {
       ({ status, concurrency: concurrencyReport } = await executeTrials({
         runtime,
         store,
         runId,
-        runDir: runFolder(outDir, runId),
+        runDir,
         trials,
         agents: new Map(agents.map((a) => [a.label, a])),
         env: io.env,
@@ -269,6 +291,11 @@ export const run: Command = async (argv, io) => {
         modelConcurrency,
         repetition,
         reporters,
+        // Isolated from the run, but loud: the user learns their output is incomplete, and the exit code says so.
+        onReporterError: ({ hook, error }) => {
+          reporterFailed = true;
+          io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${error instanceof Error ? error.message : String(error)}\n`);
+        },
         signal: io.signal,
         previousAttempts,
       }));
@@ -288,21 +315,45 @@ export const run: Command = async (argv, io) => {
       await runtime.close();
       process.off("exit", markOnExit);
     }
-    if (status === "interrupted") store.markInterrupted(runId);
+    // Finished only when every planned trial has a judged verdict (a cancelled one waits for --resume).
+    if (status === "interrupted" || store.unfinishedTrials(runId).length > 0) store.markInterrupted(runId);
     else store.finishRun(runId, "finished");
     finished = true;
-    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json), { concurrency: concurrencyReport });
+    const counts = renderRunOutcome(store, runId, prices, io, Boolean(values.json), { concurrency: concurrencyReport });
     if (values.report) {
       const { indexPath } = writeRunReport(store, runId, { prices, cwd: io.cwd });
       // stdout stays pure JSON under --json; the path goes to stderr then.
       (values.json ? io.stderr : io.stdout).write(`report: ${indexPath}\n`);
     }
-    if (status === "interrupted") return EXIT.interrupted;
-    return allPassed ? EXIT.ok : EXIT.failed;
+    return runExitCode(counts, { interrupted: status === "interrupted", reporterFailed });
   } finally {
     store.close();
   }
 };
+
+/**
+ * Runs the preflight once per distinct endpoint, model and key. The embedded reference model is
+ * skipped: umpire starts it itself. Throws a `config` error (exit 2) naming the URL, the model and the fix.
+ */
+async function preflightEndpoints(agents: readonly AgentConfig[], io: Parameters<Command>[1]): Promise<void> {
+  const targets = new Map<string, Parameters<typeof preflight>[0]>();
+  for (const agent of agents) {
+    if (agent.endpoint.kind !== "url") continue;
+    const apiKey = readApiKey(agent, io.env);
+    const key = JSON.stringify([agent.endpoint.baseUrl, agent.model, agent.apiKeyEnv]);
+    targets.set(key, { baseUrl: agent.endpoint.baseUrl, shownUrl: withoutCredentials(agent.endpoint.baseUrl), model: agent.model, apiKey, apiKeyEnv: agent.apiKeyEnv });
+  }
+  const results = await Promise.all([...targets.values()].map((t) => preflight(t)));
+  for (const result of results) {
+    if (result.ok && result.note) io.stderr.write(`umpire: preflight: ${result.note}\n`);
+  }
+  const failed = results.filter((r): r is Extract<typeof r, { ok: false }> => !r.ok);
+  if (failed.length > 0) {
+    const [first, ...rest] = failed;
+    const more = rest.map((r) => `\n  also: ${r.message}`).join("");
+    throw new UmpireError("config", `preflight failed: ${first.message}${more}`, first.hint);
+  }
+}
 
 /** Durations from another store (--shard-history): every shard must balance on the same history. */
 function readHistory(file: string) {
