@@ -12,6 +12,7 @@
  * Timers are unref'd and cleared at the run's end: a view never keeps the process alive.
  */
 import type { TurnRecord } from "../runner/loop.js";
+import { oneLine } from "../safety/terminal.js";
 import type { PlannedTrial } from "../runner/plan.js";
 import type { Reporter, TrialEnd } from "../runner/reporters.js";
 
@@ -36,8 +37,8 @@ const mark = (verdict: string) => ({ passed: "PASS", failed: "FAIL", error: "ERR
 
 const DOTS: Record<string, string> = { passed: ".", failed: "F", error: "E", cancelled: "C" };
 
-/** Control characters in model or page text would fake or break our lines: shown as `?`. */
-const plain = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ");
+/** Model and page text (stop lines, action messages) is untrusted: one line, controls shown as escapes. */
+const plain = oneLine;
 
 const who = (trial: PlannedTrial) => `${plain(trial.task.id)} [${plain(trial.agent.label)} #${trial.repeat}]`;
 

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright";
 import type { Task } from "../task/schema.js";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
+import { ViewportCapture } from "./fast-capture.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
 export interface Observation {
@@ -86,6 +87,8 @@ export class TrialEnvironment {
   /** Requests the agent's page tried that were refused, for the trial log. */
   readonly blockedRequests: string[] = [];
   private inflight = 0;
+  /** Chromium's fast PNG path (fast-capture.ts), same pixels as page.screenshot. */
+  private readonly capture: ViewportCapture;
 
   private constructor(
     readonly options: TrialEnvironmentOptions,
@@ -93,6 +96,7 @@ export class TrialEnvironment {
     readonly page: Page,
   ) {
     this.origins = allowedOrigins(options.task, options.fixtures.siteUrl);
+    this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor);
   }
 
   /** Creates the fixture session, the context and the page, and opens the start page. */
@@ -205,7 +209,7 @@ export class TrialEnvironment {
   private async screenshot(): Promise<Buffer> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.page.screenshot({ type: "png", animations: "allow", caret: "initial" });
+        return await this.capture.capture();
       } catch (error) {
         if (attempt >= 4 || this.page.isClosed()) throw error;
         await this.page.waitForLoadState("load", { timeout: 5_000 }).catch(() => undefined);

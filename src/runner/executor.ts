@@ -6,6 +6,7 @@
  * scope)? Only then is it performed. Results say what the executor did ("input sent"), never
  * that the application accepted it.
  */
+import { isStorageFault, storageError } from "../errors.js";
 import { join, resolve, sep } from "node:path";
 import { TOOL_ARGS, isToolName, type ProposedAction, type ToolName } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
@@ -93,7 +94,7 @@ export function safeNoteName(name: string): string | undefined {
 export class Executor {
   constructor(private readonly options: ExecutorOptions) {}
 
-  /** Checks and performs one action. Never throws: every outcome is a result. */
+  /** Checks and performs one action. Never throws (every outcome is a result) except on a storage fault. */
   async execute(action: ProposedAction, signal: AbortSignal): Promise<ActionResult> {
     const started = performance.now();
     const result = (status: ActionStatus, message: string, extra: Partial<ActionResult> = {}): ActionResult => ({
@@ -110,6 +111,8 @@ export class Executor {
     try {
       return await this.perform(action.tool, action.args, signal, result);
     } catch (error) {
+      // The workspace lives under --out: a full disk there is umpire's fault, never the agent's.
+      if (isStorageFault(error)) throw storageError(error, this.options.workspaceDir, "--out");
       const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
       return result("failed", `${action.tool} failed: ${message}`);
     }

@@ -1,7 +1,8 @@
 /**
  * Reporters: optional hooks called through a multiplexer that isolates a failing reporter, so
- * a broken progress bar never stops a run. The views themselves (live view, log lines, dots) are
- * the CLI's: src/cli/progress.ts.
+ * a broken progress bar never stops a run. Isolated is not silent: every error goes to `onError`
+ * (the run prints it and exits 4, since umpire did not do its whole job). The views themselves
+ * (live view, log lines, dots) are the CLI's: src/cli/progress.ts.
  */
 import type { PlannedTrial } from "./plan.js";
 import type { TurnRecord } from "./loop.js";
@@ -27,13 +28,23 @@ export interface Reporter {
   onRunEnd?(info: { runId: string; status: "finished" | "interrupted"; ends: TrialEnd[] }): void;
 }
 
-export function multiplexReporters(reporters: Reporter[], onError: (error: unknown) => void = () => {}): Required<Reporter> {
+/** A reporter hook that threw: which hook, and the error. */
+export interface ReporterFailure {
+  hook: keyof Reporter;
+  error: unknown;
+}
+
+/**
+ * One reporter made of many. A hook that throws does not stop the others or the run; it is handed
+ * to `onError`, which is required so that no caller can swallow a broken reporter by default.
+ */
+export function multiplexReporters(reporters: Reporter[], onError: (failure: ReporterFailure) => void): Required<Reporter> {
   const call = <K extends keyof Reporter>(hook: K, ...args: Parameters<NonNullable<Reporter[K]>>) => {
     for (const reporter of reporters) {
       try {
         (reporter[hook] as ((...a: unknown[]) => void) | undefined)?.apply(reporter, args);
       } catch (error) {
-        onError(error);
+        onError({ hook, error });
       }
     }
   };

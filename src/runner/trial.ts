@@ -13,9 +13,12 @@ import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
-import { createTrialLog, type TrialLog } from "./trial-log.js";
+import { createTrialLog, writeOrFault, type TrialLog } from "./trial-log.js";
+import { isStorageFault } from "../errors.js";
+import { scrubDeep } from "../safety/secrets.js";
 
-export type Verdict = "passed" | "failed" | "error";
+/** `cancelled`: stopped by the user; counts in no rate, and `--resume` runs the trial again. */
+export type Verdict = "passed" | "failed" | "error" | "cancelled";
 
 export interface TrialSpec {
   id: string;
@@ -109,6 +112,12 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       onTurn: deps.onTurn,
     });
   } catch (e) {
+    if (isStorageFault(e)) {
+      // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
+      await env?.close().catch(() => undefined);
+      await deps.fixtures.client.deleteSession(spec.id).catch(() => undefined);
+      throw e;
+    }
     error = messageOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
@@ -144,12 +153,14 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   await deps.fixtures.client.deleteSession(spec.id).catch(() => undefined);
 
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
-  const verdict = verdictOf(checks, { infraError });
+  // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
+  const cancelled = loop.stopReason === "cancelled" || (deps.signal.aborted && infraError);
+  const verdict = verdictOf(checks, { infraError, cancelled });
   // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
-  const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError });
+  const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError, cancelled });
   const stopLine = describeStop(loop, checks, verdict);
   const repetition = guard?.metrics() ?? {};
-  writeFileSync(join(folder, "checks.json"), `${JSON.stringify(checks, null, 2)}\n`);
+  writeOrFault(join(folder, "checks.json"), () => writeFileSync(join(folder, "checks.json"), `${JSON.stringify(scrubDeep(checks), null, 2)}\n`));
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
   log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {
@@ -209,6 +220,7 @@ function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedRequest) =
 export function describeStop(loop: LoopOutcome, checks: CheckResult[], verdict: Verdict): string {
   const head = STOP_WORDS[loop.stopReason] + (loop.stopDetail ? ` (${loop.stopDetail})` : "");
   if (verdict === "error") return `${head}; not judged: infrastructure error`;
+  if (verdict === "cancelled") return `${head}; not judged: cancelled (umpire run --resume runs it again)`;
   const failing = checks.find((c) => c.required && !c.pass);
   return failing ? `${head}, ${failing.reason}` : `${head}, all required checks passed`;
 }

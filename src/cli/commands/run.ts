@@ -5,27 +5,31 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { lookupModel, resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
+import { DEFAULT_API_KEY_ENV, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
+import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
 import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
 import type { Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
+import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, runExitCode, type VerdictCounts } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
 import { planOutputs, writeRunOutputs } from "../output-reporters.js";
 import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, type ProgressStream } from "../progress.js";
 import { failedPairs, filterTasks, hasTaskFilter, keepPairs, nothingSelected, pairKey } from "../selection.js";
 import { writeRunReport } from "../../report/html/index.js";
-import { executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import type { EndpointReport } from "../../runner/concurrency-gate.js";
+import { referenceTuningFromEnv } from "../reference-tuning.js";
 import { VERSION } from "../version.js";
 
 export { DEFAULT_OUT } from "../../config/options.js";
@@ -39,10 +43,15 @@ const MODEL_OPTIONS = {
   "reasoning-effort": O["reasoning-effort"],
   "max-tokens": O["max-tokens"],
   stream: O.stream,
-} as const;
+  "no-preflight": {
+    kind: "boolean",
+    help: "skip the check, before the first trial, that each endpoint is reachable,\naccepts the key and serves the model",
+  },
+} as const satisfies Record<string, OptionSpec>;
 const RUN_OPTIONS = {
   repeat: O.repeat,
   concurrency: O.concurrency,
+  "max-concurrency": O["max-concurrency"],
   "model-concurrency": O["model-concurrency"],
   tag: O.tag,
   resume: { kind: "string", arg: "RUN", help: "run only the unfinished trials of an earlier run" },
@@ -88,7 +97,16 @@ the fixture site; judges each trial with independent checks and stores it in SQL
 With no options: the whole suite, both output modes, on the embedded reference model.
 A value comes from the command line, else the config file's "defaults", else the built-in default.
 
-${optionsHelp({ model: MODEL_OPTIONS, "choosing what runs (--tag labels a run; --task-tag selects tasks)": SELECT_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}`;
+${optionsHelp({ model: MODEL_OPTIONS, "choosing what runs (--tag labels a run; --task-tag selects tasks)": SELECT_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}
+exit codes
+  0    every trial passed
+  1    some trial failed (the agent's doing)
+  2    usage or input error, including a model endpoint that is unreachable, refuses the key or
+       does not serve the model (found by the preflight, before any browser starts)
+  3    some trial ended in verdict error (infrastructure) after its retries (--retries), and none failed
+  4    umpire could not do its whole job (e.g. a reporter failed; the run itself went on)
+  130  interrupted (Ctrl-C): trials in flight are stored as cancelled; --resume runs them again
+`;
 
 /** The agent options as resolved (flag, config or default), with where each came from. */
 interface AgentValues {
@@ -144,10 +162,16 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
+  registerRunSecrets(values, io.env);
   const endpoints = values["browser-endpoint"] ?? [];
-  // With remote browsers, as many trials at once as the endpoints take.
-  const concurrency = values.concurrency ?? (endpoints.length ? totalCapacity(endpoints) : availableParallelism());
-  const modelConcurrency = values["model-concurrency"] ?? concurrency;
+  // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts.
+  const concurrency = values.concurrency ?? (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : availableParallelism());
+  if (values.concurrency !== undefined && values["max-concurrency"] !== undefined) {
+    throw new UmpireError("usage", "--max-concurrency bounds the adaptive mode, and --concurrency pins it: give one", "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin");
+  }
+  // Not pinned: each model endpoint's concurrency adapts (src/runner/concurrency-controller.ts) up to this ceiling.
+  const adaptiveMax = values.concurrency === undefined ? (values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX)) : undefined;
+  const modelConcurrency = values["model-concurrency"] ?? adaptiveMax ?? concurrency;
   const repeat = values.repeat;
   const repetition = { window: values["repetition-window"], recoveryLimit: values["recovery-limit"] };
   const prices = pricesOf(values, parsed.config);
@@ -173,6 +197,9 @@ export const run: Command = async (argv, io) => {
   let trials: PlannedTrial[];
   let agents: AgentConfig[];
   let tasks: Task[];
+  // Where trial folders go. A resumed run keeps its stored folder, whatever --out says now, so the
+  // run row, its report links and every attempt's folder stay together.
+  let runDir: string;
   const previousAttempts = new Map<string, number>();
   let finished = false;
   // Store writes wait until the runtime is up, so a browser endpoint that never answers leaves no run behind.
@@ -182,11 +209,21 @@ export const run: Command = async (argv, io) => {
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
+      const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
+      if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
+        throw new UmpireError(
+          "usage",
+          `run ${stored.id} used a --base-url with credentials in it, which are never stored`,
+          `pass the same --base-url again: umpire run --resume ${stored.id} --base-url <url>`,
+        );
+      }
+      const { "base-url-had-credentials": _had, ...beforeValues } = storedAgent;
       // The agent as the run first resolved it (flags and config then), with only today's flags on top.
-      const before = (options.agentOptions ?? {}) as AgentValues;
+      const before = beforeValues as AgentValues;
       const now = pickAgentValues(values, sources, ["flag"]);
       agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
       runId = stored.id;
+      runDir = stored.folder ?? runFolder(outDir, runId);
       // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
       const all = new Map(planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
@@ -216,6 +253,7 @@ export const run: Command = async (argv, io) => {
         agents = resolveAgents(values, sources, io.env);
       }
       runId = values["run-id"] ?? newRunId();
+      runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
       trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
       if (failed) {
@@ -248,13 +286,13 @@ export const run: Command = async (argv, io) => {
           id,
           tags: values.tag ?? [],
           umpireVersion: VERSION,
-          folder: runFolder(outDir, id),
+          folder: runDir,
           options: {
             paths,
-            agentOptions: agentValues,
+            agentOptions: storable(agentValues),
             ...(failed || hasTaskFilter(values) ? { selection: { grep: values.grep, grepInvert: values["grep-invert"], taskTags: values["task-tag"], failedIn: failed?.runId } } : {}),
             repeat,
-            concurrency,
+            concurrency: adaptiveMax ? `adaptive (max ${adaptiveMax})` : concurrency,
             agents: agents.map(redactConfig),
             config: resolvedConfig(parsed.config, values, sources),
             ...(shardOptions ? { shard: shardOptions } : {}),
@@ -264,11 +302,15 @@ export const run: Command = async (argv, io) => {
       };
     }
 
+    // Before any browser starts: a dead or misconfigured endpoint stops the run here, in seconds.
+    if (!values["no-preflight"]) await preflightEndpoints(agents, io);
+
     const runtime = await startRuntime({
       tasks,
       agents,
       browserEndpoints: endpoints,
       fixturesHost: values["fixtures-host"],
+      reference: referenceTuningFromEnv(io.env),
       onNotice: (message) => {
         if (!values.quiet) io.stderr.write(`umpire: ${message}\n`);
       },
@@ -280,6 +322,15 @@ export const run: Command = async (argv, io) => {
       throw error;
     }
 
+    // Readers tell a live run from one killed with -9 by its owner's pid and this heartbeat.
+    const heartbeat = setInterval(() => {
+      try {
+        store.heartbeat(runId);
+      } catch {
+        /* a full disk is reported by the trial writes; the heartbeat only goes stale */
+      }
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     // A second Ctrl-C exits the process at once: still leave the run marked as interrupted.
     const markOnExit = () => {
       if (!finished) store.markInterrupted(runId);
@@ -288,35 +339,59 @@ export const run: Command = async (argv, io) => {
     const reporters: Reporter[] = progressReporters(outputs.progress, io);
     let status: "finished" | "interrupted";
     let stoppedEarly: { failures: number; notStarted: number } | undefined;
+    let concurrencyReport: EndpointReport[] = [];
+    let reporterFailed = false;
     try {
-      ({ status, stoppedEarly } = await executeTrials({
+      ({ status, concurrency: concurrencyReport, stoppedEarly } = await executeTrials({
         runtime,
         store,
         runId,
-        runDir: runFolder(outDir, runId),
+        runDir,
         trials,
         agents: new Map(agents.map((a) => [a.label, a])),
         env: io.env,
         prices,
         concurrency,
+        adaptiveMax,
         modelConcurrency,
         repetition,
         reporters,
+        // Isolated from the run, but loud: the user learns their output is incomplete, and the exit code says so.
+        onReporterError: ({ hook, error }) => {
+          reporterFailed = true;
+          io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${error instanceof Error ? error.message : String(error)}\n`);
+        },
         signal: io.signal,
         previousAttempts,
         retries: values.retries,
         maxFailures,
       }));
+    } catch (error) {
+      // A storage fault (or a crash) stopped the run: mark it interrupted so `umpire runs` and
+      // --resume see it as such. The store itself may be what is full: then the dead-owner check
+      // in `umpire runs` shows it interrupted anyway.
+      try {
+        store.markInterrupted(runId);
+        finished = true;
+      } catch {
+        /* the original error says what happened */
+      }
+      throw error;
     } finally {
+      clearInterval(heartbeat);
       await runtime.close();
       process.off("exit", markOnExit);
     }
-    // A run stopped by --max-failures is not finished: its trials not started stay pending for --resume.
-    if (status === "interrupted" || stoppedEarly) store.markInterrupted(runId);
+    // Finished only when every planned trial has a judged verdict (a cancelled one, or one --max-failures left unstarted, waits for --resume).
+    if (status === "interrupted" || store.unfinishedTrials(runId).length > 0) store.markInterrupted(runId);
     else store.finishRun(runId, "finished");
     finished = true;
-    const allPassed = outputs.summary ? renderRunOutcome(store, runId, prices, io, false) : store.trials(runId).every((t) => t.verdict === "passed");
-    for (const note of writeRunOutputs(outputs, store, runId, prices, io)) (outputs.summary ? io.stdout : io.stderr).write(`${note}\n`);
+    // --json (a json reporter on stdout) keeps the run's JSON shape with its concurrency report.
+    const stdoutJson = outputs.reporters.some((r) => r.name === "json" && !r.file);
+    const counts =
+      outputs.summary || stdoutJson ? renderRunOutcome(store, runId, prices, io, stdoutJson, { concurrency: concurrencyReport }) : verdictCounts(store.trials(runId));
+    const others = { ...outputs, reporters: outputs.reporters.filter((r) => !(r.name === "json" && !r.file)) };
+    for (const note of writeRunOutputs(others, store, runId, prices, io)) (outputs.summary ? io.stdout : io.stderr).write(`${note}\n`);
     if (stoppedEarly) {
       io.stderr.write(
         `umpire: stopped after ${plural(stoppedEarly.failures, "failed or error trial")} (--max-failures ${maxFailures}); ${plural(stoppedEarly.notStarted, "trial")} not run: umpire run --resume ${runId} runs them\n`,
@@ -327,8 +402,7 @@ export const run: Command = async (argv, io) => {
       // stdout stays pure JSON under --json; the path goes to stderr then.
       (outputs.summary ? io.stdout : io.stderr).write(`report: ${indexPath}\n`);
     }
-    if (status === "interrupted") return EXIT.interrupted;
-    return allPassed && !stoppedEarly ? EXIT.ok : EXIT.failed;
+    return runExitCode(counts, { interrupted: status === "interrupted", reporterFailed });
   } finally {
     store.close();
   }
@@ -345,6 +419,11 @@ function progressReporters(kind: "list" | "dot" | null, io: { stderr: NodeJS.Wri
   return [createLineProgress(stream, Number.isFinite(heartbeat) && heartbeat > 0 ? { heartbeatMs: heartbeat } : {})];
 }
 
+/** Failures and errors of stored trials, for the exit code when nothing prints the summary. */
+function verdictCounts(trials: readonly { verdict: string | null }[]): VerdictCounts {
+  return { failed: trials.filter((t) => t.verdict === "failed").length, errors: trials.filter((t) => t.verdict === "error").length };
+}
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** `--list`: the planned trials, one a line, in the order they would start. */
@@ -359,6 +438,30 @@ function listText(trials: PlannedTrial[], shard: string | null): string {
 
 function listJson(trials: PlannedTrial[], shard: string | null) {
   return trials.map((t) => ({ task: t.task.id, title: t.task.title, agent: t.agent.label, repeat: t.repeat, shard: shard ?? "1/1" }));
+}
+
+/**
+ * Runs the preflight once per distinct endpoint, model and key. The embedded reference model is
+ * skipped: umpire starts it itself. Throws a `config` error (exit 2) naming the URL, the model and the fix.
+ */
+async function preflightEndpoints(agents: readonly AgentConfig[], io: Parameters<Command>[1]): Promise<void> {
+  const targets = new Map<string, Parameters<typeof preflight>[0]>();
+  for (const agent of agents) {
+    if (agent.endpoint.kind !== "url") continue;
+    const apiKey = readApiKey(agent, io.env);
+    const key = JSON.stringify([agent.endpoint.baseUrl, agent.model, agent.apiKeyEnv]);
+    targets.set(key, { baseUrl: agent.endpoint.baseUrl, shownUrl: withoutCredentials(agent.endpoint.baseUrl), model: agent.model, apiKey, apiKeyEnv: agent.apiKeyEnv });
+  }
+  const results = await Promise.all([...targets.values()].map((t) => preflight(t)));
+  for (const result of results) {
+    if (result.ok && result.note) io.stderr.write(`umpire: preflight: ${result.note}\n`);
+  }
+  const failed = results.filter((r): r is Extract<typeof r, { ok: false }> => !r.ok);
+  if (failed.length > 0) {
+    const [first, ...rest] = failed;
+    const more = rest.map((r) => `\n  also: ${r.message}`).join("");
+    throw new UmpireError("config", `preflight failed: ${first.message}${more}`, first.hint);
+  }
 }
 
 /** Durations from another store (--shard-history): every shard must balance on the same history. */
@@ -394,7 +497,26 @@ function resolvedConfig(config: LoadedConfig, values: Record<string, unknown>, s
   const options = Object.fromEntries(
     Object.entries(sources)
       .filter(([name, source]) => source !== undefined && !skip.has(name))
-      .map(([name, source]) => [name, { value: values[name], source }]),
+      .map(([name, source]) => [name, { value: name === "base-url" && typeof values[name] === "string" ? withoutUrlCredentials(values[name] as string) : values[name], source }]),
   );
   return { file: config.file, options, ...(config.data.prices ? { prices: config.data.prices } : {}) };
+}
+
+/**
+ * Agent values as stored with the run: a base URL without user info or query (where keys hide);
+ * the run remembers that it had them, so --resume asks for the URL again instead of silently
+ * calling the wrong endpoint.
+ */
+function storable(values: AgentValues): AgentValues & { "base-url-had-credentials"?: boolean } {
+  const url = (values as Record<string, unknown>)["base-url"];
+  if (typeof url !== "string") return values;
+  const bare = withoutUrlCredentials(url);
+  return { ...values, "base-url": bare, ...(bare !== url.replace(/\/+$/, "") ? { "base-url-had-credentials": true } : {}) } as AgentValues;
+}
+
+/** Registers the key values and URL credentials this run will use, before anything can print them. */
+function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: string }, env: NodeJS.ProcessEnv): void {
+  registerUrlSecrets(values["base-url"]);
+  registerSecret(env[DEFAULT_API_KEY_ENV]);
+  if (values["api-key-env"]) registerSecret(env[values["api-key-env"]]);
 }

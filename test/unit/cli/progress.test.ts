@@ -36,7 +36,7 @@ describe("run views", () => {
     view.onTrialBegin!(b);
     now = 5_000;
     view.onStep!(a, turn(1, "click", "success", "clicked search-box\nat 10,10"));
-    expect(out.text()).toContain("alpha [reference/structured #0] turn 2/30, click -> success: clicked search-box at 10,10, 5s");
+    expect(out.text()).toContain("alpha [reference/structured #0] turn 2/30, click -> success: clicked search-box\\nat 10,10, 5s");
     expect(out.text()).toContain("estimating time left");
     now = 20_000;
     view.onTrialEnd!(end(a, "passed"));
