@@ -26,7 +26,7 @@ const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u0
  * (`ESC[K`), and the live view's redraw (`ESC[<n>F` up to the block's first line, `ESC[J` clear
  * below; src/cli/progress.ts). Untrusted fields never carry one: `oneLine` escapes them first.
  */
-const KEPT = /^\u001b\[(?:[0-9;]*[mK]|[0-9]*[FJ])$/;
+const KEPT = /^\u001b\[(?:[0-9;]*[mK]|[0-9]*F|J)$/;
 /** Control characters other than \t, \n and \r (ESC is handled with its sequence). */
 const LONE_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
