@@ -9,10 +9,9 @@
  */
 import { z } from "zod";
 import { UmpireError } from "../errors.js";
+import { OUTPUT_MODES, type OutputMode } from "../vocabulary.js";
 import { HCOMPANY_BASE_URL, HCOMPANY_MODEL_IDS, REFERENCE_MODEL_ID, lookupModel } from "./models.js";
 
-export const OUTPUT_MODES = ["structured", "tools"] as const;
-export type OutputMode = (typeof OUTPUT_MODES)[number];
 export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 

@@ -9,7 +9,6 @@ export {
   DEFAULT_MAX_TOKENS,
   DEFAULT_RETRY_POLICY,
   DEFAULT_TEMPERATURE,
-  OUTPUT_MODES,
   REASONING_EFFORTS,
   readApiKey,
   redactConfig,
@@ -18,7 +17,6 @@ export {
   type AgentConfig,
   type AgentOptions,
   type Endpoint,
-  type OutputMode,
   type ReasoningEffort,
   type RetryPolicy,
 } from "./config.js";
@@ -42,13 +40,12 @@ export {
   type ChatMessage,
   type Observation,
   type ToolResult,
-  type ToolResultStatus,
 } from "./history.js";
 export { INVALID_KINDS, validateToolCall, type InvalidKind } from "./action-validation.js";
 export { actionId, looksLikeRefusal, parseReply, splitThink, type InvalidProposal, type RawToolCall } from "./parse.js";
 export { buildSystemPrompt, outputFormatBlock } from "./prompt.js";
 export { buildFunctionTools, buildStepSchema, toolParametersSchema, type FunctionTool, type JsonSchema } from "./step-schema.js";
 export { buildRequestBody } from "./request.js";
-export { readUsage, type TurnUsage } from "./usage.js";
+export { readUsage } from "./usage.js";
 export type { AttemptFailure, FetchFunction } from "./client.js";
 export type { FailureKind } from "./retry.js";

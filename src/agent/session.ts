@@ -32,7 +32,8 @@ import { buildSystemPrompt } from "./prompt.js";
 import { buildRequestBody } from "./request.js";
 import type { FailureKind } from "./retry.js";
 import { buildFunctionTools, buildStepSchema, offeredTools, type FunctionTool, type JsonSchema } from "./step-schema.js";
-import { readUsage, type TurnUsage } from "./usage.js";
+import { readUsage } from "./usage.js";
+import type { ReportedUsage } from "../vocabulary.js";
 
 export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";
 
@@ -59,7 +60,7 @@ export interface Turn {
   reasoning: string | null;
   /** Tool calls exactly as received (tools mode). */
   toolCalls: RawToolCall[];
-  usage: TurnUsage;
+  usage: ReportedUsage;
   timing: { modelMs: number; ttftMs?: number; retries: number };
   /** Failed attempts, retried or final, for the log. */
   failures: AttemptFailure[];

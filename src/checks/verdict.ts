@@ -6,9 +6,8 @@
  *   a required check crashed). Advisory checks are reported only and never change the verdict.
  * - claimed: see `summarizeClaim`.
  */
+import type { Verdict } from "../vocabulary.js";
 import type { CheckResult } from "./types.js";
-
-export type Verdict = "passed" | "failed" | "error";
 
 export interface VerdictOptions {
   /** The trial hit an infrastructure failure (environment_error, model endpoint down, ...). */

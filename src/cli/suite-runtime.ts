@@ -128,13 +128,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
       return options.wrapSession ? options.wrapSession(bridged, trial) : bridged;
     },
     createGuard: (trial, env) => createRepetitionGuard(trial.task, env, options.repetition),
-    price: (model, usage) =>
-      costOfUsage(
-        usage.inputTokens === null && usage.outputTokens === null
-          ? null
-          : { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, reasoningTokens: usage.reasoningTokens ?? 0, cachedTokens: usage.cachedTokens ?? 0 },
-        options.prices.lookup(model),
-      ),
+    price: (model, usage) => costOfUsage(usage, options.prices.lookup(model)),
     store: createStoreSink(options.store, resolve(options.runDir)),
     reporters: options.reporters,
     signal: options.signal,

@@ -9,7 +9,7 @@
  * the price says otherwise: a separate `reasoning` price re-prices that part of the output, and
  * `reasoningInOutput: false` (a server that reports reasoning outside completion_tokens) adds it.
  */
-import type { Usage } from "../store/records.js";
+import type { Usage } from "../vocabulary.js";
 import type { ModelPrice } from "./prices.js";
 
 /** Price resolution: one millionth of a dollar per million tokens. */

@@ -11,9 +11,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import { TOOL_ARGS, isToolName, type ProposedAction, type ToolName } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
+import type { ActionStatus } from "../vocabulary.js";
 import type { TrialEnvironment } from "./environment.js";
-
-export type ActionStatus = "success" | "rejected" | "failed" | "skipped";
 
 export interface ActionResult {
   /** The call's stable id (the model's tool_call id, or umpire's in structured mode). */

@@ -2,14 +2,14 @@
  * The trial list: tasks x agent configs x repeats, in one deterministic order, so that the same
  * invocation always yields the same trial ids (resume and shards depend on it).
  */
-import { randomBytes } from "node:crypto";
 import type { Task } from "../task/schema.js";
+import { trialId, type OutputMode } from "../vocabulary.js";
 
 export interface AgentPlan {
   /** e.g. "reference/structured", "holo3-1-35b-a3b/tools". */
   label: string;
   model: string;
-  mode: "structured" | "tools";
+  mode: OutputMode;
 }
 
 export interface PlannedTrial {
@@ -18,16 +18,6 @@ export interface PlannedTrial {
   task: Task;
   agent: AgentPlan;
   repeat: number;
-}
-
-/** A run id that sorts by time: 20261129-235501-3fa2. */
-export function newRunId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  return `${stamp}-${randomBytes(2).toString("hex")}`;
-}
-
-export function trialId(runId: string, seq: number): string {
-  return `${runId}-${String(seq).padStart(4, "0")}`;
 }
 
 /** Task-major order: every agent config and repeat of a task sit together, which keeps comparisons readable. */

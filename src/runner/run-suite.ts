@@ -9,18 +9,18 @@ import { join } from "node:path";
 import pLimit from "p-limit";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
 import type { BrowserProvider } from "./browser-pool.js";
-import { emptyLoopOutcome, type AgentSessionLike, type RepetitionGuard, type TurnRecord } from "./loop.js";
+import { emptyLoopOutcome, loopUsage, type AgentSessionLike, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { trialFolderName, type PlannedTrial } from "./plan.js";
 import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import type { TrialEnvironment } from "./environment.js";
-import type { Usage } from "./loop.js";
+import { knownUsage, type Usage } from "../vocabulary.js";
 
 /** What the scheduler needs from the store (src/store/). */
 export interface SuiteStore {
   startTrial(id: string, info: { folder: string; attempt: number }): void;
-  recordTurn(trialId: string, turn: TurnRecord, costUsd: number | null): void;
-  finishTrial(id: string, trial: PlannedTrial, outcome: TrialOutcome, extra: { costUsd: number | null; retried: boolean; attempt: number }): void;
+  recordTurn(trialId: string, turn: PlayedTurn, costUsd: number | null): void;
+  finishTrial(id: string, outcome: TrialOutcome, extra: { costUsd: number | null; retried: boolean; attempt: number }): void;
   /** Prepares a finished trial for its automatic retry, keeping the failed attempt's rows. */
   resetTrial(id: string): void;
 }
@@ -36,8 +36,8 @@ export interface SuiteOptions {
   fixtures: { siteUrl: string; client: FixtureControlClient };
   createSession: (trial: PlannedTrial) => AgentSessionLike;
   createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
-  /** USD for one turn's usage on a model; null when the price is unknown. */
-  price: (model: string, usage: Usage) => number | null;
+  /** USD for some usage on a model; null when the usage or the price is unknown. */
+  price: (model: string, usage: Usage | null) => number | null;
   store: SuiteStore;
   reporters?: Reporter[];
   signal: AbortSignal;
@@ -67,13 +67,13 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     const firstAttempt = (options.previousAttempts?.get(trial.id) ?? 0) + 1;
     let attempt = firstAttempt;
     let outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep);
-    options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
+    options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
     // Infrastructure failures are retried once; the first attempt stays stored (and in its folder) as evidence.
     if (outcome.verdict === "error" && !options.signal.aborted) {
       options.store.resetTrial(trial.id);
       attempt += 1;
       outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep);
-      options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
+      options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
     }
     const retried = attempt > firstAttempt;
     const end: TrialEnd = {
@@ -102,7 +102,7 @@ async function attemptTrial(
   attempt: number,
   options: SuiteOptions,
   modelLimit: ReturnType<typeof pLimit>,
-  onStep: (trial: PlannedTrial, turn: TurnRecord) => void,
+  onStep: (trial: PlannedTrial, turn: PlayedTurn) => void,
 ): Promise<TrialOutcome> {
   const folder = join(options.runDir, trialFolderName(trial, attempt));
   mkdirSync(folder, { recursive: true });
@@ -125,7 +125,7 @@ async function attemptTrial(
       responseReserve: options.responseReserve ?? 2048,
       signal: options.signal,
       onTurn: (turn) => {
-        options.store.recordTurn(trial.id, turn, options.price(trial.agent.model, turn.usage));
+        options.store.recordTurn(trial.id, turn, options.price(trial.agent.model, knownUsage(turn.usage)));
         onStep(trial, turn);
       },
     });
@@ -135,14 +135,9 @@ async function attemptTrial(
 }
 
 function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOutcome): number | null {
-  if (!outcome.loop.usage.reported && outcome.loop.turns > 0) return null;
-  const u = outcome.loop.usage;
-  return options.price(trial.agent.model, {
-    inputTokens: u.inputTokens,
-    outputTokens: u.outputTokens,
-    reasoningTokens: u.reasoningTokens,
-    cachedTokens: u.cachedTokens,
-  });
+  // A trial that never reached the model cost nothing; one whose usage went unreported has an unknown cost.
+  if (outcome.loop.turns === 0) return options.price(trial.agent.model, { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0 });
+  return options.price(trial.agent.model, loopUsage(outcome.loop));
 }
 
 function browserFailure(folder: string, error: unknown): TrialOutcome {

@@ -6,14 +6,9 @@
 import { relative, join } from "node:path";
 import type { Store } from "../store/store.js";
 import type { TrialOutcome } from "./trial.js";
-import type { PlannedTrial } from "./plan.js";
 import type { SuiteStore } from "./run-suite.js";
-import type { TurnRecord, Usage } from "./loop.js";
-
-function usageOrNull(u: Usage): { inputTokens: number; outputTokens: number; reasoningTokens: number; cachedTokens: number } | null {
-  if (u.inputTokens === null && u.outputTokens === null) return null;
-  return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, reasoningTokens: u.reasoningTokens ?? 0, cachedTokens: u.cachedTokens ?? 0 };
-}
+import { loopUsage, type PlayedTurn } from "./loop.js";
+import { knownUsage } from "../vocabulary.js";
 
 export function createStoreSink(store: Store, runDir: string): SuiteStore {
   const folders = new Map<string, string>();
@@ -22,7 +17,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
       folders.set(id, info.folder);
       store.startTrial(id, { folder: relative(runDir, info.folder), attempt: info.attempt });
     },
-    recordTurn(trialId, turn: TurnRecord, costUsd) {
+    recordTurn(trialId, turn: PlayedTurn, costUsd) {
       const folder = relative(runDir, folders.get(trialId) ?? runDir);
       store.recordTurn({
         trialId,
@@ -33,7 +28,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
         modelMs: turn.modelMs,
         ttftMs: turn.ttftMs,
         retries: turn.retries,
-        usage: usageOrNull(turn.usage),
+        usage: knownUsage(turn.usage),
         costUsd,
         note: turn.note,
         thought: turn.thought,
@@ -59,7 +54,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
     resetTrial(id) {
       store.resetTrial(id);
     },
-    finishTrial(id, _trial: PlannedTrial, outcome: TrialOutcome, extra) {
+    finishTrial(id, outcome: TrialOutcome, extra) {
       const { loop } = outcome;
       const ttft = loop.timing.ttftMs;
       store.finishTrial(
@@ -72,9 +67,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           verified: outcome.verified,
           turns: loop.turns,
           actions: loop.actions,
-          usage: loop.usage.reported
-            ? { inputTokens: loop.usage.inputTokens, outputTokens: loop.usage.outputTokens, reasoningTokens: loop.usage.reasoningTokens, cachedTokens: loop.usage.cachedTokens }
-            : null,
+          usage: loopUsage(loop),
           costUsd: extra.costUsd,
           timing: {
             wallMs: outcome.wallMs,

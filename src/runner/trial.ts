@@ -11,11 +11,10 @@ import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
 import { TrialEnvironment } from "./environment.js";
 import { Executor } from "./executor.js";
-import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
+import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
 import { createTrialLog } from "./trial-log.js";
-
-export type Verdict = "passed" | "failed" | "error";
+import type { Verdict } from "../vocabulary.js";
 
 export interface TrialSpec {
   id: string;
@@ -34,7 +33,7 @@ export interface TrialDeps {
   maxInvalidOutputs: number;
   responseReserve: number;
   signal: AbortSignal;
-  onTurn: (turn: TurnRecord) => void;
+  onTurn: (turn: PlayedTurn) => void;
 }
 
 export interface TrialOutcome {

@@ -9,8 +9,8 @@ import type {
   RunRecord,
   TrialRecord,
   TurnRecord,
-  Usage,
 } from "./records.js";
+import type { Usage } from "../vocabulary.js";
 
 type Row = Record<string, unknown>;
 
