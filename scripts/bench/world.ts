@@ -12,7 +12,7 @@ import type { Browser } from "playwright";
 import { resolveAgentConfigs, type AgentConfig } from "../../src/agent/index.js";
 import { launchChromium } from "../../src/browser/chromium.js";
 import { executeTrials, type Runtime } from "../../src/cli/suite-runtime.js";
-import { createPriceBook } from "../../src/report/prices.js";
+import { createPriceBook } from "../../src/pricing.js";
 import { createLocalBrowserProvider } from "../../src/runner/browser-pool.js";
 import type { AgentSessionLike } from "../../src/runner/loop.js";
 import { planTrials, type PlannedTrial } from "../../src/runner/plan.js";

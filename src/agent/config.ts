@@ -64,14 +64,6 @@ export const AgentConfigSchema = z
     stream: z.boolean(),
     requestTimeoutMs: z.number().int().positive(),
     retry: RetryPolicySchema,
-    contextTokens: z.number().int().positive().nullable(),
-    pricing: z
-      .object({
-        inputPerMillion: z.number().min(0).nullable(),
-        outputPerMillion: z.number().min(0).nullable(),
-        cachedInputPerMillion: z.number().min(0).nullable(),
-      })
-      .strict(),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
@@ -136,8 +128,6 @@ export function resolveAgentConfigs(options: AgentOptions = {}): AgentConfig[] {
     stream: options.stream ?? false,
     requestTimeoutMs: options.requestTimeoutMs ?? 120_000,
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
-    contextTokens: info.contextTokens,
-    pricing: info.pricing,
   };
   return modes.map((mode) => AgentConfigSchema.parse({ ...common, mode, label: `${model}/${mode}` }));
 }

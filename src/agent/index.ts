@@ -26,9 +26,7 @@ export {
   REFERENCE_MODEL_ID,
   isReferenceModelId,
   lookupModel,
-  requestCostUsd,
   type ModelInfo,
-  type ModelPricing,
   type Provider,
 } from "./models.js";
 export { createAgentSession, type AgentSession, type AgentSessionOptions, type Turn, type TurnError, type TurnOutcome } from "./session.js";

@@ -5,7 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UmpireError } from "../errors.js";
-import { loadPriceBook, type PriceBook } from "../report/prices.js";
+import { loadPriceBook, type PriceBook } from "../pricing.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 

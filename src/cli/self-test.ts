@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../agent/index.js";
-import { createPriceBook } from "../report/prices.js";
+import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
 import type { PlannedTrial } from "../runner/plan.js";
 import { newRunId, trialId } from "../vocabulary.js";

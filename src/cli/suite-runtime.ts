@@ -7,8 +7,7 @@ import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import { createAgentSession, readApiKey, type AgentConfig } from "../agent/index.js";
 import { startFixtureSite, type FixtureSite } from "../../fixtures-site/index.js";
-import type { PriceBook } from "../report/prices.js";
-import { costOfUsage } from "../report/cost.js";
+import type { PriceBook } from "../pricing.js";
 import { bridgeAgentSession } from "../runner/agent-bridge.js";
 import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
 import type { AgentSessionLike } from "../runner/loop.js";
@@ -128,7 +127,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
       return options.wrapSession ? options.wrapSession(bridged, trial) : bridged;
     },
     createGuard: (trial, env) => createRepetitionGuard(trial.task, env, options.repetition),
-    price: (model, usage) => costOfUsage(usage, options.prices.lookup(model)),
+    prices: options.prices,
     store: createStoreSink(options.store, resolve(options.runDir)),
     reporters: options.reporters,
     signal: options.signal,

@@ -14,7 +14,8 @@ import { trialFolderName, type PlannedTrial } from "./plan.js";
 import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import type { TrialEnvironment } from "./environment.js";
-import { knownUsage, type Usage } from "../vocabulary.js";
+import { costOfUsage, type PriceBook } from "../pricing.js";
+import { knownUsage } from "../vocabulary.js";
 
 /** What the scheduler needs from the store (src/store/). */
 export interface SuiteStore {
@@ -36,8 +37,8 @@ export interface SuiteOptions {
   fixtures: { siteUrl: string; client: FixtureControlClient };
   createSession: (trial: PlannedTrial) => AgentSessionLike;
   createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
-  /** USD for some usage on a model; null when the usage or the price is unknown. */
-  price: (model: string, usage: Usage | null) => number | null;
+  /** Prices every turn and trial as it is stored (the report re-prices only with user-supplied prices). */
+  prices: PriceBook;
   store: SuiteStore;
   reporters?: Reporter[];
   signal: AbortSignal;
@@ -125,7 +126,7 @@ async function attemptTrial(
       responseReserve: options.responseReserve ?? 2048,
       signal: options.signal,
       onTurn: (turn) => {
-        options.store.recordTurn(trial.id, turn, options.price(trial.agent.model, knownUsage(turn.usage)));
+        options.store.recordTurn(trial.id, turn, costOfUsage(knownUsage(turn.usage), options.prices.lookup(trial.agent.model)));
         onStep(trial, turn);
       },
     });
@@ -136,8 +137,9 @@ async function attemptTrial(
 
 function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOutcome): number | null {
   // A trial that never reached the model cost nothing; one whose usage went unreported has an unknown cost.
-  if (outcome.loop.turns === 0) return options.price(trial.agent.model, { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0 });
-  return options.price(trial.agent.model, loopUsage(outcome.loop));
+  const price = options.prices.lookup(trial.agent.model);
+  if (outcome.loop.turns === 0) return costOfUsage({ inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0 }, price);
+  return costOfUsage(loopUsage(outcome.loop), price);
 }
 
 function browserFailure(folder: string, error: unknown): TrialOutcome {

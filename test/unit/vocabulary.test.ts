@@ -31,6 +31,11 @@ const HOMES: Record<string, string> = {
   TrialInput: "src/store/records.ts",
   PlayedTurn: "src/runner/loop.ts",
   TurnRecord: "src/store/records.ts",
+  // One price list, one cost function (the agent's model catalog holds no prices).
+  ModelPrice: "src/pricing.ts",
+  PriceBook: "src/pricing.ts",
+  DEFAULT_PRICES: "src/pricing.ts",
+  costOfUsage: "src/pricing.ts",
 };
 
 function tsFiles(dir: string): string[] {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/index.js";
 import { executeTrials, startRuntime, type Runtime } from "../../../src/cli/suite-runtime.js";
-import { createPriceBook } from "../../../src/report/prices.js";
+import { createPriceBook } from "../../../src/pricing.js";
 import { planTrials, type PlannedTrial } from "../../../src/runner/plan.js";
 import type { Reporter } from "../../../src/runner/reporters.js";
 import type { AgentSessionLike } from "../../../src/runner/loop.js";

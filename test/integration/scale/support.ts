@@ -13,7 +13,7 @@ import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/index.
 import { CHROMIUM_FLAGS, requireChromium } from "../../../src/browser/chromium.js";
 import type { CommandIO } from "../../../src/cli/io.js";
 import { executeTrials, type Runtime } from "../../../src/cli/suite-runtime.js";
-import { createPriceBook } from "../../../src/report/prices.js";
+import { createPriceBook } from "../../../src/pricing.js";
 import type { BrowserLease, BrowserProvider } from "../../../src/runner/browser-pool.js";
 import { planTrials, type PlannedTrial } from "../../../src/runner/plan.js";
 import type { Reporter } from "../../../src/runner/reporters.js";
