@@ -64,7 +64,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
       const [config] = resolveAgentConfigs({ model: probe.model, mode: probe.mode, env: options.env });
       configs.set(config!.label, config!);
       const seq = trials.length;
-      const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: { label: config!.label, model: config!.model, mode: probe.mode }, repeat: 0 };
+      const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: config!, repeat: 0 };
       trials.push(trial);
       probes.set(trial.id, { task, probe });
     }
@@ -82,7 +82,6 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
       runId,
       runDir: join(dir, runId),
       trials,
-      agents: configs,
       env: options.env,
       prices: createPriceBook(),
       concurrency: options.concurrency,

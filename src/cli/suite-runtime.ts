@@ -88,8 +88,8 @@ export interface ExecuteOptions {
   store: Store;
   runId: string;
   runDir: string;
+  /** Each trial carries its agent config: the session is made from it as it is. */
   trials: PlannedTrial[];
-  agents: Map<string, AgentConfig>;
   env: NodeJS.ProcessEnv;
   prices: PriceBook;
   concurrency: number;
@@ -114,7 +114,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     browsers: runtime.browsers,
     fixtures: { siteUrl: runtime.siteUrl, client: runtime.fixtures.client },
     createSession: (trial) => {
-      const config = options.agents.get(trial.agent.label)!;
+      const config = trial.agent;
       const session = createAgentSession({
         config,
         apiKey: readApiKey(config, options.env),
@@ -132,7 +132,6 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     reporters: options.reporters,
     signal: options.signal,
     previousAttempts: options.previousAttempts,
-    responseReserve: Math.max(...[...options.agents.values()].map((a) => a.maxTokens)),
   });
 }
 

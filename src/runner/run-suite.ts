@@ -43,7 +43,6 @@ export interface SuiteOptions {
   reporters?: Reporter[];
   signal: AbortSignal;
   maxInvalidOutputs?: number;
-  responseReserve?: number;
   /** Attempts already made per trial (resume); the next attempt number follows. */
   previousAttempts?: Map<string, number>;
 }
@@ -123,7 +122,8 @@ async function attemptTrial(
       createGuard: options.createGuard,
       modelSlot: (fn) => modelLimit(fn),
       maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
-      responseReserve: options.responseReserve ?? 2048,
+      // The response allowance reserved before each request is this trial's agent's max_tokens.
+      responseReserve: trial.agent.maxTokens,
       signal: options.signal,
       onTurn: (turn) => {
         options.store.recordTurn(trial.id, turn, costOfUsage(knownUsage(turn.usage), options.prices.lookup(trial.agent.model)));

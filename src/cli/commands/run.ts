@@ -6,9 +6,9 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
+import { lookupModel, resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
 import { UmpireError } from "../../errors.js";
-import { planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
+import { planTrials, type PlannedTrial } from "../../runner/plan.js";
 import { newRunId } from "../../vocabulary.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
@@ -125,15 +125,9 @@ export function resolveAgents(values: { model?: string[]; "base-url"?: string; m
       stream: values.stream ?? false,
       env,
     };
-    const mode = values.mode ?? "both";
-    try {
-      configs.push(...resolveAgentConfigs({ ...common, mode }));
-    } catch (error) {
-      // The default "both" means "every mode this model has"; an explicit --mode tools stays an error.
-      if (values.mode === undefined && error instanceof UmpireError && error.code === "config" && /function calling/.test(error.message)) {
-        configs.push(...resolveAgentConfigs({ ...common, mode: "structured" }));
-      } else throw error;
-    }
+    // The default "both" means "every mode this model has", as the model table says; an explicit --mode tools stays an error.
+    const mode = values.mode ?? (lookupModel(model).functionCalling === false ? "structured" : "both");
+    configs.push(...resolveAgentConfigs({ ...common, mode }));
   }
   const labels = new Set<string>();
   for (const c of configs) {
@@ -186,7 +180,7 @@ export const run: Command = async (argv, io) => {
       tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
       agents = resolveAgents({ ...(options.agentOptions as object), ...pickAgentFlags(values) }, io.env);
       runId = stored.id;
-      const all = planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1);
+      const all = planTrials(runId, tasks, agents, options.repeat ?? 1);
       const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
       trials = all.filter((t) => unfinished.has(t.id));
@@ -196,7 +190,7 @@ export const run: Command = async (argv, io) => {
       agents = resolveAgents(values, io.env);
       runId = values["run-id"] ?? newRunId();
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
-      trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
+      trials = planTrials(runId, tasks, agents, repeat);
       let shardOptions: Record<string, unknown> | undefined;
       if (shard && shard.total > 1) {
         const history = values["shard-history"] ? readHistory(resolve(io.cwd, values["shard-history"])) : store.durationHistory();
@@ -249,7 +243,6 @@ export const run: Command = async (argv, io) => {
         runId,
         runDir: runFolder(outDir, runId),
         trials,
-        agents: new Map(agents.map((a) => [a.label, a])),
         env: io.env,
         prices,
         concurrency,
@@ -287,10 +280,6 @@ function readHistory(file: string) {
   } finally {
     history.close();
   }
-}
-
-function agentPlan(config: AgentConfig): AgentPlan {
-  return { label: config.label, model: config.model, mode: config.mode };
 }
 
 /** The agent flags as given, stored with the run so --resume rebuilds the same configs. */
