@@ -159,8 +159,6 @@ function withoutCredentials(baseUrl: string): string {
   url.hash = "";
   return url.toString().replace(/\/$/, "");
 }
-/** Alias under the name ARCHITECTURE.md uses. */
-export const redactedConfig = redactConfig;
 
 function parseModes(mode: string | undefined): OutputMode[] {
   const m = mode ?? "structured";

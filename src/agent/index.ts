@@ -12,7 +12,6 @@ export {
   REASONING_EFFORTS,
   readApiKey,
   redactConfig,
-  redactedConfig,
   resolveAgentConfigs,
   type AgentConfig,
   type AgentOptions,

@@ -15,14 +15,12 @@ export interface VerdictOptions {
 }
 
 /**
- * The verdict of a trial from its check results. `options` may be the object or, as in the
- * architecture notes, a bare `infraError` boolean.
+ * The verdict of a trial from its check results.
  * With no required checks at all the verdict is vacuously `passed` (the task validator should
  * warn about such tasks).
  */
-export function verdictOf(results: readonly CheckResult[], options: VerdictOptions | boolean = {}): Verdict {
-  const infraError = typeof options === "boolean" ? options : options.infraError === true;
-  if (infraError) return "error";
+export function verdictOf(results: readonly CheckResult[], options: VerdictOptions = {}): Verdict {
+  if (options.infraError === true) return "error";
   const required = results.filter((r) => r.required);
   if (required.some((r) => r.crashed)) return "error";
   return required.every((r) => r.pass) ? "passed" : "failed";

@@ -43,7 +43,6 @@ export type GuardDecision =
 /** Repetition detection, seen from the loop (src/runner/repetition-guard.ts adapts the detector). */
 export interface RepetitionGuard {
   beforeExecute(observation: Observation, screenshotPath: string, actions: ProposedAction[]): Promise<GuardDecision>;
-  afterExecute(results: ActionResult[]): void;
   metrics(): Record<string, number>;
 }
 
@@ -284,7 +283,6 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
           output_artifact_path: null,
         });
       }
-      options.guard?.afterExecute(results);
       record.actions = results.map((r, idx) => ({ ...r, idx, args: turn.actions.find((a) => a.id === r.id)?.args ?? {} }));
       if (decision.kind !== "continue") record.flags = { repetition: decision.kind, condition: decision.condition };
 

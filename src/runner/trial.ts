@@ -2,7 +2,6 @@
  * One trial, start to finish: environment, loop, independent checks, verdict, teardown.
  * Failures inside are data: this function resolves with an outcome, it does not throw.
  */
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
@@ -129,7 +128,6 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError });
   const stopLine = describeStop(loop, checks, verdict);
   const repetition = guard?.metrics() ?? {};
-  writeFileSync(join(folder, "checks.json"), `${JSON.stringify(checks, null, 2)}\n`);
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
   log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {
