@@ -26,17 +26,13 @@ export type OutputMode = (typeof OUTPUT_MODES)[number];
 
 /** Why a trial's loop stopped: exactly one per finished trial (DESIGN.md). */
 export const STOP_REASONS = [
-  "answered",
-  "turn_limit",
-  "action_limit",
-  "token_budget",
-  "timeout",
-  "cancelled",
-  "stuck",
-  "model_refused",
-  "model_truncated",
-  "model_error",
-  "invalid_output",
+  // the agent ended it, or a limit did
+  "answered", "turn_limit", "action_limit", "token_budget", "timeout",
+  // the user, the repetition guard
+  "cancelled", "stuck",
+  // the model's output
+  "model_refused", "model_truncated", "model_error", "invalid_output",
+  // the harness
   "environment_error",
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];

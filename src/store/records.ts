@@ -93,16 +93,10 @@ export interface TrialResult {
   endedAt?: string;
 }
 
-export interface TrialRecord {
+/** A stored trial: what was planned (`TrialInput`), then how it went. */
+export interface TrialRecord extends Omit<TrialInput, "id" | "shard"> {
   id: string;
   runId: string;
-  seq: number;
-  taskId: string;
-  taskFile: string;
-  agentLabel: string;
-  model: string;
-  mode: OutputMode;
-  repeat: number;
   status: TrialStatus;
   /** 0 before the first start; each start (retry, resume) takes the next number. */
   attempt: number;
