@@ -4,13 +4,14 @@
  * and every trial when it ends. One trial's failure never stops the suite.
  */
 import { setMaxListeners } from "node:events";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pLimit from "p-limit";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
 import type { BrowserProvider } from "./browser-pool.js";
+import { ConcurrencyGate, type EndpointReport, type TurnTiming } from "./concurrency-gate.js";
 import { emptyLoopOutcome, loopUsage, type AgentSessionLike, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { trialFolderName, type PlannedTrial } from "./plan.js";
+import { freshTrialFolder } from "./trial-folder.js";
 import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import type { TrialEnvironment } from "./environment.js";
@@ -31,7 +32,12 @@ export interface SuiteOptions {
   trials: PlannedTrial[];
   /** The run's folder; each trial gets a subfolder. */
   runDir: string;
+  /** Trials at once when no `gate` is given (pinned); with a gate, its run-wide cap. */
   concurrency: number;
+  /** Adaptive (or pinned) trial slots per model endpoint; default: `concurrency`, pinned. */
+  gate?: ConcurrencyGate;
+  /** The model endpoint a trial's agent talks to (the gate's key); default one for all. */
+  endpointOf?: (trial: PlannedTrial) => string;
   modelConcurrency: number;
   browsers: BrowserProvider;
   fixtures: { siteUrl: string; client: FixtureControlClient };
@@ -50,13 +56,17 @@ export interface SuiteOptions {
 export interface SuiteResult {
   ends: TrialEnd[];
   status: "finished" | "interrupted";
+  /** Per endpoint: the concurrency used and why it stopped rising. */
+  concurrency: EndpointReport[];
 }
 
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const reporter = multiplexReporters(options.reporters ?? []);
   // Every running trial listens on the run's signal (its deadline joins it): many listeners is expected.
   setMaxListeners(Math.max(10, options.concurrency * 4), options.signal);
-  const trialLimit = pLimit(Math.max(1, options.concurrency));
+  const pinned = Math.max(1, options.concurrency);
+  const gate = options.gate ?? new ConcurrencyGate({ globalMax: pinned, settingsFor: () => ({ start: pinned, max: pinned, pinned: true }) });
+  const endpointOf = options.endpointOf ?? (() => "model");
   const modelLimit = pLimit(Math.max(1, options.modelConcurrency));
   const ends: TrialEnd[] = [];
   reporter.onRunBegin({ runId: options.runId, trials: options.trials });
@@ -66,13 +76,14 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     reporter.onTrialBegin(trial);
     const firstAttempt = (options.previousAttempts?.get(trial.id) ?? 0) + 1;
     let attempt = firstAttempt;
-    let outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep);
+    const observe = (turn: TurnTiming) => gate.observeTurn(endpointOf(trial), turn);
+    let outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
     options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
     // Infrastructure failures are retried once; the first attempt stays stored (and in its folder) as evidence.
     if (outcome.verdict === "error" && !options.signal.aborted) {
       options.store.resetTrial(trial.id);
       attempt += 1;
-      outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep);
+      outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
       options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
     }
     const retried = attempt > firstAttempt;
@@ -90,11 +101,15 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     reporter.onTrialEnd(end);
   };
 
-  await Promise.all(options.trials.map((trial) => trialLimit(() => runOne(trial))));
+  try {
+    await Promise.all(options.trials.map((trial) => gate.run(endpointOf(trial), () => runOne(trial))));
+  } finally {
+    gate.close();
+  }
   const status = options.signal.aborted ? "interrupted" : "finished";
   ends.sort((a, b) => a.trial.seq - b.trial.seq);
   reporter.onRunEnd({ runId: options.runId, status, ends });
-  return { ends, status };
+  return { ends, status, concurrency: gate.report() };
 }
 
 async function attemptTrial(
@@ -103,9 +118,10 @@ async function attemptTrial(
   options: SuiteOptions,
   modelLimit: ReturnType<typeof pLimit>,
   onStep: (trial: PlannedTrial, turn: PlayedTurn) => void,
+  observe: (turn: TurnTiming) => void,
 ): Promise<TrialOutcome> {
-  const folder = join(options.runDir, trialFolderName(trial, attempt));
-  mkdirSync(folder, { recursive: true });
+  // Never inherit a workspace: an earlier run's folder at this path is moved aside first.
+  const { folder, movedAside } = freshTrialFolder(join(options.runDir, trialFolderName(trial, attempt)));
   options.store.startTrial(trial.id, { folder, attempt });
   const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
   let lease;
@@ -118,13 +134,14 @@ async function attemptTrial(
     return await runTrial(spec, folder, {
       browser: lease.browser,
       fixtures: options.fixtures,
-      createSession: () => options.createSession({ ...trial, id: spec.id }),
+      createSession: () => observedSession(options.createSession({ ...trial, id: spec.id }), observe),
       createGuard: options.createGuard,
       modelSlot: (fn) => modelLimit(fn),
       maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
       // The response allowance reserved before each request is this trial's agent's max_tokens.
       responseReserve: trial.agent.maxTokens,
       signal: options.signal,
+      ...(movedAside ? { movedAside } : {}),
       onTurn: (turn) => {
         options.store.recordTurn(trial.id, turn, costOfUsage(knownUsage(turn.usage), options.prices.lookup(trial.agent.model)));
         onStep(trial, turn);
@@ -133,6 +150,20 @@ async function attemptTrial(
   } finally {
     lease.release();
   }
+}
+
+/** The session, reporting each turn's timing and failed attempts to the concurrency gate. */
+function observedSession(session: AgentSessionLike, observe: (turn: TurnTiming) => void): AgentSessionLike {
+  return {
+    ...session,
+    nextTurn: async (observation, signal) => {
+      const turn = await session.nextTurn(observation, signal);
+      observe(turn);
+      return turn;
+    },
+    addResults: (results) => session.addResults(results),
+    addUserText: (text) => session.addUserText(text),
+  };
 }
 
 function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOutcome): number | null {

@@ -8,11 +8,11 @@ import type { FixtureControlClient } from "../../fixtures-site/client.js";
 import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
-import { TrialEnvironment } from "./environment.js";
+import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
-import { createTrialLog } from "./trial-log.js";
+import { createTrialLog, type TrialLog } from "./trial-log.js";
 import type { Verdict } from "../vocabulary.js";
 
 export interface TrialSpec {
@@ -33,6 +33,8 @@ export interface TrialDeps {
   responseReserve: number;
   signal: AbortSignal;
   onTurn: (turn: PlayedTurn) => void;
+  /** An earlier, non-empty folder at this trial's path was moved here before it started. */
+  movedAside?: string;
 }
 
 export interface TrialOutcome {
@@ -54,13 +56,28 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const started = performance.now();
   const log = createTrialLog(folder);
   const workspaceDir = join(folder, "workspace");
-  log.emit("AgentStartedEvent", { trial: spec.id, task: spec.task.id, agent: spec.agentLabel, repeat: spec.repeat });
+  log.emit("AgentStartedEvent", {
+    trial: spec.id,
+    task: spec.task.id,
+    agent: spec.agentLabel,
+    repeat: spec.repeat,
+    // Said in the log so nobody mistakes the moved folder's contents for this trial's.
+    ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
+  });
   let env: TrialEnvironment | undefined;
   let loop: LoopOutcome | undefined;
   let guard: RepetitionGuard | undefined;
   let error: string | null = null;
+  const blocked = blockedRequestLog(log);
   try {
-    env = await TrialEnvironment.open({ browser: deps.browser, task: spec.task, trialId: spec.id, workspaceDir, fixtures: deps.fixtures });
+    env = await TrialEnvironment.open({
+      browser: deps.browser,
+      task: spec.task,
+      trialId: spec.id,
+      workspaceDir,
+      fixtures: deps.fixtures,
+      onBlockedRequest: blocked.record,
+    });
     const opened = env;
     // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
     let lastFrame = { width: spec.task.viewport.width * spec.task.viewport.deviceScaleFactor, height: spec.task.viewport.height * spec.task.viewport.deviceScaleFactor };
@@ -107,6 +124,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       page: env && context
         ? {
             current: async () => env!.page,
+            isTaskPage: (url: string) => env!.isAllowedUrl(url),
             open: async (path: string) => {
               const page = await context.newPage();
               await page.goto(new URL(path, deps.fixtures.siteUrl).toString(), { waitUntil: "load" });
@@ -120,6 +138,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   }
   const checkMs = performance.now() - checkStarted;
   await env?.close();
+  blocked.finish();
   await deps.fixtures.client.deleteSession(spec.id).catch(() => undefined);
 
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
@@ -142,6 +161,44 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     folder,
     error,
     repetition,
+  };
+}
+
+/** Blocked requests logged one by one, up to this many; past it, one summary with the count. */
+export const BLOCKED_LOG_LIMIT = 100;
+
+/**
+ * Requests the page tried and umpire blocked are evidence of an agent or page going where it
+ * should not, so each is written to events.jsonl as it happens. The Agents API schema has no
+ * event for it; an `AgentEvent` of kind `error_event` (a recoverable error, origin `browser_guard`)
+ * fits its shape, with the request's details in a `blocked_request` field. A page that hammers a
+ * foreign origin cannot flood the log: past BLOCKED_LOG_LIMIT only a count is kept.
+ */
+function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedRequest) => void; finish: () => void } {
+  let count = 0;
+  return {
+    record(blocked) {
+      count += 1;
+      if (count > BLOCKED_LOG_LIMIT) return;
+      const what = blocked.navigation ? "navigation" : `${blocked.resourceType} request`;
+      log.emit("AgentEvent", {
+        kind: "error_event",
+        error: `blocked ${what} to ${blocked.url}: not an allowed origin for this task`,
+        origin: "browser_guard",
+        tool_req: null,
+        blocked_request: blocked,
+      });
+    },
+    finish() {
+      if (count <= BLOCKED_LOG_LIMIT) return;
+      log.emit("AgentEvent", {
+        kind: "error_event",
+        error: `${count - BLOCKED_LOG_LIMIT} more blocked requests were not logged one by one (${count} in all)`,
+        origin: "browser_guard",
+        tool_req: null,
+        blocked_requests_total: count,
+      });
+    },
   };
 }
 

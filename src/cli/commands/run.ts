@@ -23,7 +23,9 @@ import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
 import { writeRunReport } from "../../report/html/index.js";
-import { executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import type { EndpointReport } from "../../runner/concurrency-gate.js";
+import { referenceTuningFromEnv } from "../reference-tuning.js";
 import { VERSION } from "../version.js";
 
 export { DEFAULT_OUT } from "../../config/options.js";
@@ -41,6 +43,7 @@ const MODEL_OPTIONS = {
 const RUN_OPTIONS = {
   repeat: O.repeat,
   concurrency: O.concurrency,
+  "max-concurrency": O["max-concurrency"],
   "model-concurrency": O["model-concurrency"],
   tag: O.tag,
   resume: { kind: "string", arg: "RUN", help: "run only the unfinished trials of an earlier run" },
@@ -130,9 +133,14 @@ export const run: Command = async (argv, io) => {
     return EXIT.ok;
   }
   const endpoints = values["browser-endpoint"] ?? [];
-  // With remote browsers, as many trials at once as the endpoints take.
-  const concurrency = values.concurrency ?? (endpoints.length ? totalCapacity(endpoints) : availableParallelism());
-  const modelConcurrency = values["model-concurrency"] ?? concurrency;
+  // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts.
+  const concurrency = values.concurrency ?? (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : availableParallelism());
+  if (values.concurrency !== undefined && values["max-concurrency"] !== undefined) {
+    throw new UmpireError("usage", "--max-concurrency bounds the adaptive mode, and --concurrency pins it: give one", "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin");
+  }
+  // Not pinned: each model endpoint's concurrency adapts (src/runner/concurrency-controller.ts) up to this ceiling.
+  const adaptiveMax = values.concurrency === undefined ? (values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX)) : undefined;
+  const modelConcurrency = values["model-concurrency"] ?? adaptiveMax ?? concurrency;
   const repeat = values.repeat;
   const repetition = { window: values["repetition-window"], recoveryLimit: values["recovery-limit"] };
   const prices = pricesOf(values, parsed.config);
@@ -193,7 +201,7 @@ export const run: Command = async (argv, io) => {
             paths: positionals,
             agentOptions: pickAgentValues(values, sources, ["flag", "config"]),
             repeat,
-            concurrency,
+            concurrency: adaptiveMax ? `adaptive (max ${adaptiveMax})` : concurrency,
             agents: agents.map(redactConfig),
             config: resolvedConfig(parsed.config, values, sources),
             ...(shardOptions ? { shard: shardOptions } : {}),
@@ -208,6 +216,7 @@ export const run: Command = async (argv, io) => {
       agents,
       browserEndpoints: endpoints,
       fixturesHost: values["fixtures-host"],
+      reference: referenceTuningFromEnv(io.env),
       onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
     });
     try {
@@ -224,8 +233,9 @@ export const run: Command = async (argv, io) => {
     process.once("exit", markOnExit);
     const reporters: Reporter[] = values.json ? [] : [createProgressReporter(io.stderr as never)];
     let status: "finished" | "interrupted";
+    let concurrencyReport: EndpointReport[] = [];
     try {
-      ({ status } = await executeTrials({
+      ({ status, concurrency: concurrencyReport } = await executeTrials({
         runtime,
         store,
         runId,
@@ -234,6 +244,7 @@ export const run: Command = async (argv, io) => {
         env: io.env,
         prices,
         concurrency,
+        adaptiveMax,
         modelConcurrency,
         repetition,
         reporters,
@@ -247,7 +258,7 @@ export const run: Command = async (argv, io) => {
     if (status === "interrupted") store.markInterrupted(runId);
     else store.finishRun(runId, "finished");
     finished = true;
-    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json));
+    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json), { concurrency: concurrencyReport });
     if (values.report) {
       const { indexPath } = writeRunReport(store, runId, { prices, cwd: io.cwd });
       // stdout stays pure JSON under --json; the path goes to stderr then.
