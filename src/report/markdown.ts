@@ -3,7 +3,7 @@
  * summary rows, each paired analysis as a list, and the regression verdict when gating.
  */
 import type { TrialSetStats } from "./aggregate.js";
-import type { Comparison, PairedAnalysis } from "./compare.js";
+import { TASK_CHANGED, type Comparison, type PairedAnalysis } from "./compare.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -68,6 +68,9 @@ function pairedMarkdown(p: PairedAnalysis): string {
     `- exact McNemar: ${p.onlyBasePassed} passed only in ${e(p.base)}, ${p.onlyCandidatePassed} only in ${e(p.candidate)}, p ${formatP(p.pValue)}`,
     `- flipped pass → fail: ${list(p.flippedToFail)}; fail → pass: ${list(p.flippedToPass)}`,
     `- flaky: ${flaky}`,
+    ...(p.changedTasks.length > 0
+      ? [`- changed: ${list(p.changedTasks)}: ${TASK_CHANGED}; ${p.changedTasksIncluded ? "paired anyway" : "left out of this analysis and the regression gate"}`]
+      : []),
     `- deltas: mean cost ${formatDelta(d.meanCostPct)}, cost/success ${formatDelta(d.costPerSuccessPct)}, p50 wall ${formatDelta(d.wallP50Pct)}, p95 wall ${formatDelta(d.wallP95Pct)}, turns ${formatDelta(d.meanTurnsPct)}, actions ${formatDelta(d.meanActionsPct)}`,
   ].join("\n");
 }
@@ -77,7 +80,7 @@ export function compareMarkdown(c: Comparison, verdict?: RegressionVerdict): str
   const head = ["task", "group", "passes", `pass@${c.k}`, `pass^${c.k}`, "mean cost", "cost/success", "p50 wall", "p95 wall", "turns", "actions", "false succ.", "stop reasons"];
   const lines = [row(head), row(head.map((_, i) => (i >= 3 && i <= 11 ? "---:" : "---")))];
   for (const task of c.tasks) {
-    c.groups.forEach((g, i) => lines.push(row([i === 0 ? codeSpan(task.key) : "", escapeMarkdown(g.label), ...cells(task.cells[i], false)])));
+    c.groups.forEach((g, i) => lines.push(row([i === 0 ? codeSpan(task.key) + (task.changed ? ` (${TASK_CHANGED})` : "") : "", escapeMarkdown(g.label), ...cells(task.cells[i], false)])));
   }
   c.groups.forEach((g, i) => lines.push(row([i === 0 ? "**all tasks**" : "", `**${escapeMarkdown(g.label)}**`, ...cells(g.summary, true)])));
   const parts = [lines.join("\n"), ...c.paired.map(pairedMarkdown)];

@@ -4,6 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Task } from "../task/schema.js";
+import { taskContentHash } from "../task/content-hash.js";
+import type { PlannedTrial as StoredPlan } from "../store/records.js";
 
 export interface AgentPlan {
   /** e.g. "reference/structured", "holo3-1-35b-a3b/tools". */
@@ -49,4 +51,25 @@ export function planTrials(runId: string, tasks: Task[], agents: AgentPlan[], re
 export function trialFolderName(trial: PlannedTrial, attempt: number): string {
   const agent = trial.agent.label.replace(/[^A-Za-z0-9._-]+/g, "_");
   return `${String(trial.seq).padStart(4, "0")}-${trial.task.id}--${agent}--r${trial.repeat}${attempt > 1 ? `--attempt${attempt}` : ""}`;
+}
+
+/**
+ * A planned trial as the store keeps it: with the task's title, tags and content hash as planned,
+ * so reports and comparisons read the task as it was run, not the file as it is now.
+ */
+export function storedPlan(trial: PlannedTrial, shard: string | null = null): StoredPlan {
+  return {
+    id: trial.id,
+    seq: trial.seq,
+    taskId: trial.task.id,
+    taskFile: trial.task.file,
+    agentLabel: trial.agent.label,
+    model: trial.agent.model,
+    mode: trial.agent.mode,
+    repeat: trial.repeat,
+    shard,
+    taskTitle: trial.task.title,
+    taskTags: trial.task.tags,
+    taskHash: taskContentHash(trial.task),
+  };
 }

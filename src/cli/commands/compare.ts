@@ -37,6 +37,8 @@ Runs are ids, unique id prefixes or "latest".
   --fail-on-regression    exit 1 when the pass rate drops significantly (McNemar p < 0.05), a
                           stable task flips to failing, or cost per success rises too much
   --max-cost-increase PCT the cost-per-success rise (percent) that counts as a regression
+  --include-changed-tasks pair tasks whose content changed between the runs (default: they are
+                          marked "task changed" and left out of the paired analysis and the gate)
   --k N                   k for pass@k and pass^k (default: the fewest repeats of any task)
   --seed N                bootstrap seed (default 1)
   --json | --markdown     print JSON only, or Markdown (for a pull-request comment)
@@ -95,6 +97,7 @@ export const run: Command = async (argv, io) => {
     baseline: { type: "string" },
     "fail-on-regression": { type: "boolean" },
     "max-cost-increase": { type: "string" },
+    "include-changed-tasks": { type: "boolean" },
     k: { type: "string" },
     seed: { type: "string" },
     json: { type: "boolean" },
@@ -144,7 +147,7 @@ export const run: Command = async (argv, io) => {
       throw new UmpireError("usage", `nothing to compare: every trial falls in one group (${labels.join(", ") || "none"})`, by ? `the runs have only one ${by}` : "give two runs");
     }
 
-    const comparison = compareGroups(groups, by ?? "run", { k, seed });
+    const comparison = compareGroups(groups, by ?? "run", { k, seed, includeChangedTasks: values["include-changed-tasks"] === true });
     const verdicts: RegressionVerdict[] = gating
       ? comparison.paired.map((p, i) =>
           judgeRegression(p, { base: comparison.groups[0].summary.costPerSuccess, candidate: comparison.groups[i + 1].summary.costPerSuccess }, { maxCostIncreasePct: maxCost }),

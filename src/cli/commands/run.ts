@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
 import { UmpireError } from "../../errors.js";
-import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
+import { newRunId, planTrials, storedPlan, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
@@ -216,7 +216,7 @@ export const run: Command = async (argv, io) => {
           folder: runFolder(outDir, id),
           options: { paths: positionals, agentOptions: pickAgentFlags(values), repeat, concurrency, agents: agents.map(redactConfig), ...(shardOptions ? { shard: shardOptions } : {}) },
         });
-        store.addTrials(id, planned.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat, shard: shardOfTrial })));
+        store.addTrials(id, planned.map((t) => storedPlan(t, shardOfTrial)));
       };
     }
 
