@@ -13,7 +13,7 @@ import { TrialEnvironment } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
-import { createTrialLog } from "./trial-log.js";
+import { completionReason, createTrialLog, startedEventData } from "./trial-log.js";
 
 export type Verdict = "passed" | "failed" | "error";
 
@@ -56,7 +56,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const started = performance.now();
   const log = createTrialLog(folder);
   const workspaceDir = join(folder, "workspace");
-  log.emit("AgentStartedEvent", { trial: spec.id, task: spec.task.id, agent: spec.agentLabel, repeat: spec.repeat });
+  log.emit("AgentStartedEvent", startedEventData({ trial: spec.id, task: spec.task.id, agent: spec.agentLabel, repeat: spec.repeat }));
   let env: TrialEnvironment | undefined;
   let loop: LoopOutcome | undefined;
   let guard: RepetitionGuard | undefined;
@@ -132,7 +132,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const repetition = guard?.metrics() ?? {};
   writeFileSync(join(folder, "checks.json"), `${JSON.stringify(checks, null, 2)}\n`);
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
-  log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
+  // `reason` is the Agents API's enum; umpire's stop reason and verdict ride along as extra fields.
+  log.emit("AgentCompletionEvent", { reason: completionReason(loop.stopReason), stop_reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {
     loop,
     checks,
