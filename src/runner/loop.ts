@@ -248,7 +248,14 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
           return stop("invalid_output", `${consecutiveInvalid} invalid outputs in a row; last: ${turn.invalid.at(-1)?.message ?? "no action"}`);
         }
         session.addResults([]);
-        current = await observe();
+        // Guarded like every other capture: a failed screenshot is the environment's failure and
+        // must not discard the turns and tokens this trial already spent.
+        try {
+          current = await observe();
+        } catch (error) {
+          if (signal.aborted) return abortedStop();
+          return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
+        }
         continue;
       }
       consecutiveInvalid = 0;
