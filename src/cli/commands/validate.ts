@@ -18,7 +18,8 @@ Checks task files (files, folders or task ids; default tasks/) and prints each t
 Exit 0 when every task is valid, 2 otherwise.
 
 options:
-  --json        print the result as JSON
+  --json        print the result as one JSON document: {ok, tasks, problems}, and with
+                --self-test also selfTest: {sound, results} (null when the files are invalid)
   --self-test   also prove each task sound on the reference model: its gold trajectory passes in
                 both modes, answering "Done." at once fails, and every declared negative fails
                 (exit 1 when a task is unsound)
@@ -61,9 +62,12 @@ export const run: Command = async (argv, io) => {
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
 
+  // With --json, stdout carries exactly one JSON document: with --self-test its result joins the
+  // validation's as `selfTest` (null when the task files are not valid and it did not run).
+  const validation = { ok, tasks: rows.map((row) => ({ ...row, status: statusOf(row) })), problems: result.problems };
+  const selfTestRequested = parsed.values["self-test"] === true;
   if (parsed.values.json) {
-    const tasks = rows.map((row) => ({ ...row, status: statusOf(row) }));
-    io.stdout.write(`${JSON.stringify({ ok, tasks, problems: result.problems }, null, 2)}\n`);
+    if (!selfTestRequested || !ok) io.stdout.write(`${JSON.stringify(selfTestRequested ? { ...validation, selfTest: null } : validation, null, 2)}\n`);
   } else {
     if (rows.length > 0) io.stdout.write(`${formatTaskTable(rows)}\n`);
     if (result.problems.length > 0) io.stdout.write(`\n${formatProblems(result.problems)}\n`);
@@ -73,7 +77,7 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(`\n${valid} of ${rows.length} task file${rows.length === 1 ? "" : "s"} valid; ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`);
   }
 
-  if (parsed.values["self-test"]) {
+  if (selfTestRequested) {
     if (!ok) {
       io.stderr.write("umpire validate: fix the task files first; the self-test runs only valid tasks\n");
       return EXIT.usage;
@@ -89,7 +93,7 @@ export const run: Command = async (argv, io) => {
       onTrialEnd: (end) => io.stderr.write(`  ${end.trial.task.id} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})\n`),
     });
     const sound = results.every((r) => r.ok);
-    if (parsed.values.json) io.stdout.write(`${JSON.stringify({ sound, results }, null, 2)}\n`);
+    if (parsed.values.json) io.stdout.write(`${JSON.stringify({ ...validation, selfTest: { sound, results } }, null, 2)}\n`);
     else io.stdout.write(`\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${sound ? "every task is sound" : "some tasks are unsound: their checks cannot tell right from wrong"}\n`);
     return sound ? EXIT.ok : EXIT.failed;
   }

@@ -63,7 +63,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "umpire-log-"));
   // Task files copied out of the repository, so the test can delete them before reporting.
   for (const id of ["scorecard-note-bb042", "infeasible-bb999"]) copyFileSync(join(ROOT, "tasks", `${id}.yaml`), join(dir, `${id}.yaml`));
-  const both = await umpire(["run", "scorecard-note-bb042.yaml", "infeasible-bb999.yaml", "--mode", "both", "--json", "--db", db(), "--out", "runs"], dir);
+  const both = await umpire(["run", "scorecard-note-bb042.yaml", "infeasible-bb999.yaml", "--mode", "both", "--concurrency", "1", "--json", "--db", db(), "--out", "runs"], dir);
   const body = JSON.parse(both.out);
   const summary = (b: { trials: { task: string; mode: string; stopReason: string; stopDetail: string }[] }) => b.trials.map((t) => `${t.task}/${t.mode}: ${t.stopReason} ${t.stopDetail}`).join("\n");
   expect(both.code, `${both.err}\n${summary(body)}`).toBe(0);
