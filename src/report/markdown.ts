@@ -17,6 +17,7 @@ import {
   formatScore,
   formatStopMix,
   formatUsd,
+  plural,
 } from "./format.js";
 import type { RegressionVerdict } from "./regression.js";
 
@@ -62,7 +63,7 @@ function pairedMarkdown(p: PairedAnalysis): string {
   const flaky = p.flaky.length === 0 ? "none" : p.flaky.map((f) => `${codeSpan(f.key)} (${f.base ? `${f.base.passes}/${f.base.n}` : NONE} vs ${f.candidate ? `${f.candidate.passes}/${f.candidate.n}` : NONE})`).join(", ");
   const d = p.deltas;
   return [
-    `**${e(p.candidate)} vs ${e(p.base)}** (${p.tasks} paired tasks, ${p.trialPairs} paired repeats)`,
+    `**${e(p.candidate)} vs ${e(p.base)}** (${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")})`,
     "",
     `- pass rate ${formatPercent(p.basePassRate)} → ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
     `- exact McNemar: ${p.onlyBasePassed} passed only in ${e(p.base)}, ${p.onlyCandidatePassed} only in ${e(p.candidate)}, p ${formatP(p.pValue)}`,

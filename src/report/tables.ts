@@ -20,6 +20,7 @@ import {
   formatTime,
   formatTokens,
   formatUsd,
+  plural,
 } from "./format.js";
 import { explainDuration } from "./latency.js";
 import type { RegressionVerdict } from "./regression.js";
@@ -92,7 +93,7 @@ export function pairedText(p: PairedAnalysis, style: TableStyle): string {
   const sig = p.pValue < 0.05 ? paint("significant at 0.05", "yellow", style.color) : "not significant at 0.05";
   const d = p.deltas;
   return [
-    paint(`${p.candidate} vs ${p.base}`, "bold", style.color) + `: ${p.tasks} paired tasks, ${p.trialPairs} paired repeats`,
+    paint(`${p.candidate} vs ${p.base}`, "bold", style.color) + `: ${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")}`,
     `  ${label("pass rate")} ${formatPercent(p.basePassRate)} -> ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
     `  ${label("McNemar")} ${p.onlyBasePassed} passed only in ${p.base}, ${p.onlyCandidatePassed} only in ${p.candidate}: exact p ${formatP(p.pValue)}, ${sig}`,
     `  ${label("flipped")} pass -> fail: ${paint(list(p.flippedToFail), p.flippedToFail.length ? "red" : undefined, style.color)}; fail -> pass: ${paint(list(p.flippedToPass), p.flippedToPass.length ? "green" : undefined, style.color)}`,
@@ -236,6 +237,7 @@ export function showText(run: RunRecord, details: readonly TrialDetail[], style:
   const columns: Column<TrialDetail>[] = [
     { head: "#", priority: 60, align: "right", cell: (d) => String(d.trial.seq) },
     { head: "task", priority: 100, cell: (d) => d.trial.taskId },
+    { head: "model", priority: 96, cell: (d) => d.trial.model },
     { head: "mode", priority: 98, cell: (d) => ({ text: d.trial.mode, colour: "cyan" }) },
     { head: "rep", priority: 55, align: "right", cell: (d) => String(d.trial.repeat) },
     { head: "verdict", priority: 99, cell: (d) => ({ text: d.trial.verdict ?? d.trial.status, colour: verdictColour(d.trial.verdict) }) },

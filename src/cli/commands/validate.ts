@@ -11,6 +11,7 @@ import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../t
 import { loadTasks, type LoadResult } from "../../task/loader.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { runSelfTest, selfTestTable } from "../self-test.js";
+import { plural } from "../../report/format.js";
 
 const USAGE = `usage: umpire validate [paths...] [--json]
 
@@ -84,7 +85,7 @@ export const run: Command = async (argv, io) => {
     }
     const concurrency = parsed.values.concurrency === undefined ? availableParallelism() : Number(parsed.values.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new UmpireError("usage", `--concurrency ${parsed.values.concurrency}: expected a whole number >= 1`, "e.g. --concurrency 2");
-    io.stderr.write(`umpire validate: self-test of ${result.tasks.length} tasks on the reference model\n`);
+    io.stderr.write(`umpire validate: self-test of ${plural(result.tasks.length, "task")} on the reference model\n`);
     const results = await runSelfTest({
       tasks: result.tasks,
       concurrency,
