@@ -3,9 +3,9 @@
  * every problem. Exit 0 when all are valid (warnings allowed), 2 otherwise.
  */
 import { availableParallelism } from "node:os";
-import { parseArgs } from "node:util";
-import { UmpireError } from "../../errors.js";
 import { EXIT } from "../exit-codes.js";
+import { OPTIONS as O } from "../../config/options.js";
+import { optionsHelp, parseCommand } from "../args.js";
 import type { Command } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
 import { loadTasks, type LoadResult } from "../../task/loader.js";
@@ -13,20 +13,22 @@ import { terminalStyle } from "../../report/table-layout.js";
 import { runSelfTest, selfTestTable } from "../self-test.js";
 import { plural } from "../../report/format.js";
 
+const OPTIONS = {
+  json: { kind: "boolean", help: "print the result as one JSON document: {ok, tasks, problems}, and with\n--self-test also selfTest: {sound, results} (null when the files are invalid)" },
+  "self-test": {
+    kind: "boolean",
+    help: 'also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative fails\n(exit 1 when a task is unsound)',
+  },
+  concurrency: { ...O.concurrency, defaultText: "the number of cores", help: "trials at once during the self-test" },
+} as const;
+
 const USAGE = `usage: umpire validate [paths...] [--json]
 
 Checks task files (files, folders or task ids; default tasks/) and prints each task and its problems.
 Exit 0 when every task is valid, 2 otherwise.
 
 options:
-  --json        print the result as one JSON document: {ok, tasks, problems}, and with
-                --self-test also selfTest: {sound, results} (null when the files are invalid)
-  --self-test   also prove each task sound on the reference model: its gold trajectory passes in
-                both modes, answering "Done." at once fails, and every declared negative fails
-                (exit 1 when a task is unsound)
-  --concurrency N  trials at once during the self-test (default: the number of cores)
-  -h, --help    show this help
-`;
+${optionsHelp({ "": OPTIONS })}`;
 
 function rowsOf(result: LoadResult): TaskRow[] {
   return result.files.map((entry) => {
@@ -44,17 +46,8 @@ function rowsOf(result: LoadResult): TaskRow[] {
 }
 
 export const run: Command = async (argv, io) => {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { json: { type: "boolean" }, "self-test": { type: "boolean" }, concurrency: { type: "string" }, help: { type: "boolean", short: "h" } },
-    });
-  } catch (error) {
-    throw new UmpireError("usage", error instanceof Error ? error.message : String(error), "see 'umpire validate --help'");
-  }
-  if (parsed.values.help) {
+  const parsed = parseCommand("validate", argv, OPTIONS, io);
+  if (parsed.help) {
     io.stdout.write(USAGE);
     return EXIT.ok;
   }
@@ -83,9 +76,9 @@ export const run: Command = async (argv, io) => {
       io.stderr.write("umpire validate: fix the task files first; the self-test runs only valid tasks\n");
       return EXIT.usage;
     }
-    const concurrency = parsed.values.concurrency === undefined ? availableParallelism() : Number(parsed.values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new UmpireError("usage", `--concurrency ${parsed.values.concurrency}: expected a whole number >= 1`, "e.g. --concurrency 2");
-    io.stderr.write(`umpire validate: self-test of ${plural(result.tasks.length, "task")} on the reference model\n`);
+    const concurrency = parsed.values.concurrency ?? availableParallelism();
+    io.stderr.write(`umpire validate: self-test of ${plural(result.tasks.length, "task")} on the reference model
+`);
     const results = await runSelfTest({
       tasks: result.tasks,
       concurrency,
