@@ -96,7 +96,7 @@ describe("overview", () => {
     expect(new URL(page.url()).hash).toBe("#agent=reference%3Awrong-record%2Fstructured");
     expect(await seqsOf(page)).toEqual(byVerdict("failed"));
     await page.selectOption("#filter-agent", "");
-    // Task tags come from the task file.
+    // Task tags come from the store (the task as it was run).
     await page.selectOption("#filter-tags", "trap");
     expect(await visibleRows(page).count()).toBe(3);
     // A link that sets the fragment (the matrix's "+N more") filters the table too.
