@@ -9,7 +9,7 @@
  * Changed tasks: when the stored content hashes of a task differ between the two sides, the task
  * was edited between the runs, so its trials are not like-for-like. It is listed as changed and
  * left out of the paired analysis (and so out of the regression gate) unless
- * `includeChangedTasks` is set. Trials stored without a hash (schema 1) count as unknown, never
+ * `includeChangedTasks` is set. Trials stored without a hash (before schema 3) count as unknown, never
  * as changed.
  */
 import { summarizeGroup, summarizeTrials, type ReportTrial, type TrialSetStats } from "./aggregate.js";

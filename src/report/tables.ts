@@ -2,6 +2,7 @@
  * The terminal views of `compare`, `runs` and `show`: pure functions from query results (and a
  * comparison) to text. The commands only fetch, call these and write.
  */
+import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
 import { TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
@@ -167,10 +168,10 @@ export function turnLines(turns: readonly TurnRecord[], actions: readonly Action
     const retries = turn.retries > 0 ? `, ${turn.retries} retries` : "";
     const flags = Object.keys(turn.flags).length > 0 ? `, flags ${JSON.stringify(turn.flags)}` : "";
     lines.push(`   turn ${turn.idx}: ${turn.outcome}, model ${formatMs(turn.modelMs)}${ttft}${retries}, ${usage}, cost ${formatUsd(turn.costUsd)}${flags}`);
-    if (turn.note) lines.push(`      note: ${turn.note}`);
+    if (turn.note) lines.push(`      note: ${oneLine(turn.note)}`);
     for (const a of actions.filter((x) => x.turnIdx === turn.idx)) {
       const colour: Colour | undefined = a.status === "success" ? undefined : a.status === "skipped" ? "dim" : "yellow";
-      lines.push(`      ${a.tool} ${paint(a.status, colour, style.color)} ${formatMs(a.executorMs)}: ${a.message}`);
+      lines.push(`      ${a.tool} ${paint(a.status, colour, style.color)} ${formatMs(a.executorMs)}: ${oneLine(a.message)}`);
     }
   }
   return lines;
@@ -207,9 +208,9 @@ export function metricLines(metrics: Record<string, unknown>): string[] {
 /** One trial's detail lines: stop detail, tokens, timing breakdown, metrics, every check. */
 export function trialDetailText(d: TrialDetail, style: TableStyle): string {
   const t = d.trial;
-  const head = `${paint(`#${t.seq}`, "dim", style.color)} ${t.taskId} · ${t.mode} · ${t.model} · repeat ${t.repeat}: ${paint(t.verdict ?? t.status, verdictColour(t.verdict), style.color)}`;
+  const head = `${paint(`#${t.seq}`, "dim", style.color)} ${oneLine(t.taskId)} · ${t.mode} · ${oneLine(t.model)} · repeat ${t.repeat}: ${paint(t.verdict ?? t.status, verdictColour(t.verdict), style.color)}`;
   const lines = [head];
-  if (t.stopReason) lines.push(`   stop: ${t.stopReason}${t.stopDetail ? `: ${t.stopDetail}` : ""}; claimed ${yesNo(t.claimed)}, verified ${yesNo(t.verified)}${t.retried ? "; retried after an infrastructure error" : ""}`);
+  if (t.stopReason) lines.push(`   stop: ${t.stopReason}${t.stopDetail ? `: ${oneLine(t.stopDetail)}` : ""}; claimed ${yesNo(t.claimed)}, verified ${yesNo(t.verified)}${t.retried ? "; retried after an infrastructure error" : ""}`);
   if (t.inputTokens !== null) {
     lines.push(
       `   tokens: ${formatTokens(t.inputTokens)} in (${formatTokens(t.cachedTokens ?? 0)} cached), ${formatTokens(t.outputTokens)} out (${formatTokens(t.reasoningTokens ?? 0)} reasoning); cost ${formatUsd(t.costUsd)}`,
@@ -222,10 +223,10 @@ export function trialDetailText(d: TrialDetail, style: TableStyle): string {
     );
   }
   lines.push(...metricLines(t.metrics));
-  if (t.error) lines.push(`   error: ${paint(t.error, "yellow", style.color)}`);
+  if (t.error) lines.push(`   error: ${paint(oneLine(t.error), "yellow", style.color)}`);
   for (const c of d.checks) {
     const mark = c.pass ? paint("pass", "green", style.color) : paint("FAIL", "red", style.color);
-    lines.push(`   ${mark} ${c.kind} "${c.name}" (${c.required ? "required" : "advisory"}, ${c.confidence}): ${c.reason}`);
+    lines.push(`   ${mark} ${c.kind} "${c.name}" (${c.required ? "required" : "advisory"}, ${c.confidence}): ${oneLine(c.reason)}`);
   }
   if (d.turns) lines.push(...turnLines(d.turns, d.actions ?? [], style));
   return lines.join("\n");

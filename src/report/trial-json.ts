@@ -8,7 +8,7 @@ export interface TrialJson {
   id: string;
   task: string;
   taskFile: string;
-  /** The task as it was run: title, tags and content hash (null for trials stored before schema 2). */
+  /** The task as it was run: title, tags and content hash (null for trials stored before schema 3). */
   taskTitle: string | null;
   taskTags: string[] | null;
   taskHash: string | null;

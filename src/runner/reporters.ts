@@ -45,6 +45,8 @@ export function multiplexReporters(reporters: Reporter[], onError: (error: unkno
   };
 }
 
+import { oneLine } from "../safety/terminal.js";
+
 const VERDICT_MARK: Record<Verdict, string> = { passed: "PASS", failed: "FAIL", error: "ERROR" };
 
 /**
@@ -57,7 +59,8 @@ export function createProgressReporter(stream: NodeJS.WritableStream & { isTTY?:
   let failed = 0;
   const started = Date.now();
   const line = (end: TrialEnd) =>
-    `${VERDICT_MARK[end.verdict].padEnd(5)} ${end.trial.task.id} [${end.trial.agent.label} #${end.trial.repeat}] ${end.stopReason}: ${end.stopLine} (${end.turns} turns, ${(end.wallMs / 1000).toFixed(1)} s${end.retried ? ", retried" : ""})`;
+    // The stop line carries model and page text: one line, controls shown, so nothing can fake a line of ours.
+    `${VERDICT_MARK[end.verdict].padEnd(5)} ${oneLine(end.trial.task.id)} [${oneLine(end.trial.agent.label)} #${end.trial.repeat}] ${end.stopReason}: ${oneLine(end.stopLine)} (${end.turns} turns, ${(end.wallMs / 1000).toFixed(1)} s${end.retried ? ", retried" : ""})`;
   return {
     onRunBegin(info) {
       total = info.trials.length;

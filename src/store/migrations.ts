@@ -146,7 +146,7 @@ CREATE TABLE artifacts (
  * moved, and `compare` can tell when a task's content differs between two runs. Rows written
  * before this version keep NULL (unknown), never a guessed value.
  */
-const V2_TRIAL_ANSWER_AND_TASK = `
+const TRIAL_ANSWER_AND_TASK = `
 ALTER TABLE trials ADD COLUMN answer     TEXT;
 ALTER TABLE trials ADD COLUMN task_title TEXT;
 ALTER TABLE trials ADD COLUMN task_tags  TEXT;
@@ -156,7 +156,19 @@ ALTER TABLE trials ADD COLUMN task_hash  TEXT;
 /** Every schema version, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, umpireVersion: "0.1.0", description: "runs, trials, turns, actions, checks, artifacts", sql: V1 },
-  { version: 2, umpireVersion: "0.2.0", description: "trials: answer, task title, tags and content hash", sql: V2_TRIAL_ANSWER_AND_TASK },
+  // Issue 13 item 8: a run killed with -9 stayed `running` forever. The owning process and a
+  // heartbeat let readers tell a live run from a dead one (self-contained: renumber freely).
+  {
+    version: 2,
+    umpireVersion: "0.1.0",
+    description: "run owner: pid, host and heartbeat",
+    sql: `
+ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+ALTER TABLE runs ADD COLUMN owner_host TEXT;
+ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
+`,
+  },
+  { version: 3, umpireVersion: "0.2.0", description: "trials: answer, task title, tags and content hash", sql: TRIAL_ANSWER_AND_TASK },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

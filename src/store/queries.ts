@@ -18,6 +18,7 @@ export class StoreQueries {
   readonly insertRun;
   readonly finishRun;
   readonly reopenRun;
+  readonly heartbeat;
   readonly runById;
   readonly runsByPrefix;
   readonly latestRun;
@@ -44,10 +45,11 @@ export class StoreQueries {
 
   constructor(db: Database.Database) {
     this.insertRun = db.prepare(`
-      INSERT INTO runs (id, started_at, status, tags, options, umpire_version, folder)
-      VALUES (@id, @started_at, @status, @tags, @options, @umpire_version, @folder)`);
+      INSERT INTO runs (id, started_at, status, tags, options, umpire_version, folder, owner_pid, owner_host, heartbeat_at)
+      VALUES (@id, @started_at, @status, @tags, @options, @umpire_version, @folder, @owner_pid, @owner_host, @heartbeat_at)`);
     this.finishRun = db.prepare(`UPDATE runs SET status = @status, ended_at = @ended_at WHERE id = @id`);
-    this.reopenRun = db.prepare(`UPDATE runs SET status = 'running', ended_at = NULL WHERE id = @id`);
+    this.reopenRun = db.prepare(`UPDATE runs SET status = 'running', ended_at = NULL, owner_pid = @owner_pid, owner_host = @owner_host, heartbeat_at = @now WHERE id = @id`);
+    this.heartbeat = db.prepare(`UPDATE runs SET heartbeat_at = @now WHERE id = @id AND status = 'running'`);
     this.runById = db.prepare(`SELECT * FROM runs WHERE id = ?`);
     this.runsByPrefix = db.prepare(`SELECT * FROM runs WHERE id LIKE @prefix ESCAPE '\\' ORDER BY started_at DESC, id DESC`);
     this.latestRun = db.prepare(`SELECT * FROM runs ORDER BY started_at DESC, id DESC LIMIT 1`);

@@ -173,7 +173,7 @@ export interface TrialRecord {
   shard: string | null;
   /** The agent's final answer of the current attempt; null when it did not answer (or not yet). */
   answer: string | null;
-  /** The task as it was run; null for trials stored before schema version 2. */
+  /** The task as it was run; null for trials stored before schema version 3. */
   taskTitle: string | null;
   taskTags: string[] | null;
   taskHash: string | null;

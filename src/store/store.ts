@@ -8,8 +8,9 @@
  * next number and the reading queries return the current attempt unless asked for another.
  * Open one with `openStore` (open.ts).
  */
+import { hostname } from "node:os";
 import type Database from "better-sqlite3";
-import { UmpireError } from "../errors.js";
+import { UmpireError, storageError } from "../errors.js";
 import { newRunId, trialIdFor } from "./ids.js";
 import { schemaVersionOf } from "./migrations.js";
 import type {
@@ -31,6 +32,7 @@ import type {
   TurnRecord,
 } from "./records.js";
 import { redactSecrets } from "./redact.js";
+import { scrubDeep } from "../safety/secrets.js";
 import {
   actionFromRow,
   artifactFromRow,
@@ -48,7 +50,13 @@ export type AttemptSelector = { attempt?: number | "all" };
 
 type Row = Record<string, unknown>;
 
+/** The methods that write; wrapped in the constructor so a storage fault names the file. */
+const WRITE_METHODS = ["createRun", "finishRun", "markInterrupted", "reopenRun", "heartbeat", "addTrials", "startTrial", "recordTurn", "recordActions", "recordArtifacts", "finishTrial", "resetTrial"] as const;
+
 const now = () => new Date().toISOString();
+
+/** This process as a run's owner. */
+const owner = () => ({ owner_pid: process.pid, owner_host: hostname() });
 
 export class Store {
   private readonly q: StoreQueries;
@@ -59,6 +67,19 @@ export class Store {
     readonly file: string,
   ) {
     this.q = new StoreQueries(db);
+    // Every write is scrubbed of known secrets, and names the database file when the disk is full or read-only (SQLITE_FULL and
+    // friends): the caller stops the run with a message that says where and how to fix it.
+    for (const name of WRITE_METHODS) {
+      const original = this[name] as (...args: unknown[]) => unknown;
+      (this as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        try {
+          // Second line of defence after the sources: no configured key or URL credential is ever stored.
+          return original.apply(this, args.map((a) => scrubDeep(a)));
+        } catch (error) {
+          throw storageError(error, this.file, "--db");
+        }
+      };
+    }
   }
 
   /** The schema version of the open database. */
@@ -81,6 +102,8 @@ export class Store {
       options: toJson(redactSecrets(input.options ?? {})),
       umpire_version: input.umpireVersion,
       folder: input.folder ?? null,
+      ...owner(),
+      heartbeat_at: now(),
     });
     return this.getRun(id);
   }
@@ -98,8 +121,13 @@ export class Store {
 
   /** Marks a resumed run as running again (clears its end time). */
   reopenRun(id: string): void {
-    const info = this.q.reopenRun.run({ id });
+    const info = this.q.reopenRun.run({ id, now: now(), ...owner() });
     if (info.changes === 0) throw new UmpireError("not_found", `no run ${id} in ${this.file}`);
+  }
+
+  /** Says the run's owner is alive (every HEARTBEAT_MS while it runs); see `runFromRow` for the reading side. */
+  heartbeat(id: string): void {
+    this.q.heartbeat.run({ id, now: now() });
   }
 
   /**

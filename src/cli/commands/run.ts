@@ -5,16 +5,18 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { lookupModel, resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
+import { DEFAULT_API_KEY_ENV, lookupModel, resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
+import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
 import { newRunId, planTrials, storedPlan, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
+import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
@@ -22,7 +24,9 @@ import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
 import { writeRunReport } from "../../report/html/index.js";
-import { executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import type { EndpointReport } from "../../runner/concurrency-gate.js";
+import { referenceTuningFromEnv } from "../reference-tuning.js";
 import { VERSION } from "../version.js";
 
 export { DEFAULT_OUT } from "../../config/options.js";
@@ -40,6 +44,7 @@ const MODEL_OPTIONS = {
 const RUN_OPTIONS = {
   repeat: O.repeat,
   concurrency: O.concurrency,
+  "max-concurrency": O["max-concurrency"],
   "model-concurrency": O["model-concurrency"],
   tag: O.tag,
   resume: { kind: "string", arg: "RUN", help: "run only the unfinished trials of an earlier run" },
@@ -128,10 +133,16 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
+  registerRunSecrets(values, io.env);
   const endpoints = values["browser-endpoint"] ?? [];
-  // With remote browsers, as many trials at once as the endpoints take.
-  const concurrency = values.concurrency ?? (endpoints.length ? totalCapacity(endpoints) : availableParallelism());
-  const modelConcurrency = values["model-concurrency"] ?? concurrency;
+  // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts.
+  const concurrency = values.concurrency ?? (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : availableParallelism());
+  if (values.concurrency !== undefined && values["max-concurrency"] !== undefined) {
+    throw new UmpireError("usage", "--max-concurrency bounds the adaptive mode, and --concurrency pins it: give one", "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin");
+  }
+  // Not pinned: each model endpoint's concurrency adapts (src/runner/concurrency-controller.ts) up to this ceiling.
+  const adaptiveMax = values.concurrency === undefined ? (values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX)) : undefined;
+  const modelConcurrency = values["model-concurrency"] ?? adaptiveMax ?? concurrency;
   const repeat = values.repeat;
   const repetition = { window: values["repetition-window"], recoveryLimit: values["recovery-limit"] };
   const prices = pricesOf(values, parsed.config);
@@ -154,8 +165,17 @@ export const run: Command = async (argv, io) => {
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
+      const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
+      if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
+        throw new UmpireError(
+          "usage",
+          `run ${stored.id} used a --base-url with credentials in it, which are never stored`,
+          `pass the same --base-url again: umpire run --resume ${stored.id} --base-url <url>`,
+        );
+      }
+      const { "base-url-had-credentials": _had, ...beforeValues } = storedAgent;
       // The agent as the run first resolved it (flags and config then), with only today's flags on top.
-      const before = (options.agentOptions ?? {}) as AgentValues;
+      const before = beforeValues as AgentValues;
       const now = pickAgentValues(values, sources, ["flag"]);
       agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
       runId = stored.id;
@@ -190,9 +210,9 @@ export const run: Command = async (argv, io) => {
           folder: runFolder(outDir, id),
           options: {
             paths: positionals,
-            agentOptions: pickAgentValues(values, sources, ["flag", "config"]),
+            agentOptions: storable(pickAgentValues(values, sources, ["flag", "config"])),
             repeat,
-            concurrency,
+            concurrency: adaptiveMax ? `adaptive (max ${adaptiveMax})` : concurrency,
             agents: agents.map(redactConfig),
             config: resolvedConfig(parsed.config, values, sources),
             ...(shardOptions ? { shard: shardOptions } : {}),
@@ -207,6 +227,7 @@ export const run: Command = async (argv, io) => {
       agents,
       browserEndpoints: endpoints,
       fixturesHost: values["fixtures-host"],
+      reference: referenceTuningFromEnv(io.env),
       onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
     });
     try {
@@ -216,6 +237,15 @@ export const run: Command = async (argv, io) => {
       throw error;
     }
 
+    // Readers tell a live run from one killed with -9 by its owner's pid and this heartbeat.
+    const heartbeat = setInterval(() => {
+      try {
+        store.heartbeat(runId);
+      } catch {
+        /* a full disk is reported by the trial writes; the heartbeat only goes stale */
+      }
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     // A second Ctrl-C exits the process at once: still leave the run marked as interrupted.
     const markOnExit = () => {
       if (!finished) store.markInterrupted(runId);
@@ -223,8 +253,9 @@ export const run: Command = async (argv, io) => {
     process.once("exit", markOnExit);
     const reporters: Reporter[] = values.json ? [] : [createProgressReporter(io.stderr as never)];
     let status: "finished" | "interrupted";
+    let concurrencyReport: EndpointReport[] = [];
     try {
-      ({ status } = await executeTrials({
+      ({ status, concurrency: concurrencyReport } = await executeTrials({
         runtime,
         store,
         runId,
@@ -234,20 +265,33 @@ export const run: Command = async (argv, io) => {
         env: io.env,
         prices,
         concurrency,
+        adaptiveMax,
         modelConcurrency,
         repetition,
         reporters,
         signal: io.signal,
         previousAttempts,
       }));
+    } catch (error) {
+      // A storage fault (or a crash) stopped the run: mark it interrupted so `umpire runs` and
+      // --resume see it as such. The store itself may be what is full: then the dead-owner check
+      // in `umpire runs` shows it interrupted anyway.
+      try {
+        store.markInterrupted(runId);
+        finished = true;
+      } catch {
+        /* the original error says what happened */
+      }
+      throw error;
     } finally {
+      clearInterval(heartbeat);
       await runtime.close();
       process.off("exit", markOnExit);
     }
     if (status === "interrupted") store.markInterrupted(runId);
     else store.finishRun(runId, "finished");
     finished = true;
-    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json));
+    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json), { concurrency: concurrencyReport });
     if (values.report) {
       const { indexPath } = writeRunReport(store, runId, { prices, cwd: io.cwd });
       // stdout stays pure JSON under --json; the path goes to stderr then.
@@ -293,7 +337,26 @@ function resolvedConfig(config: LoadedConfig, values: Record<string, unknown>, s
   const options = Object.fromEntries(
     Object.entries(sources)
       .filter(([name, source]) => source !== undefined && !skip.has(name))
-      .map(([name, source]) => [name, { value: values[name], source }]),
+      .map(([name, source]) => [name, { value: name === "base-url" && typeof values[name] === "string" ? withoutUrlCredentials(values[name] as string) : values[name], source }]),
   );
   return { file: config.file, options, ...(config.data.prices ? { prices: config.data.prices } : {}) };
+}
+
+/**
+ * Agent values as stored with the run: a base URL without user info or query (where keys hide);
+ * the run remembers that it had them, so --resume asks for the URL again instead of silently
+ * calling the wrong endpoint.
+ */
+function storable(values: AgentValues): AgentValues & { "base-url-had-credentials"?: boolean } {
+  const url = (values as Record<string, unknown>)["base-url"];
+  if (typeof url !== "string") return values;
+  const bare = withoutUrlCredentials(url);
+  return { ...values, "base-url": bare, ...(bare !== url.replace(/\/+$/, "") ? { "base-url-had-credentials": true } : {}) } as AgentValues;
+}
+
+/** Registers the key values and URL credentials this run will use, before anything can print them. */
+function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: string }, env: NodeJS.ProcessEnv): void {
+  registerUrlSecrets(values["base-url"]);
+  registerSecret(env[DEFAULT_API_KEY_ENV]);
+  if (values["api-key-env"]) registerSecret(env[values["api-key-env"]]);
 }

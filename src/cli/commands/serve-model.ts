@@ -10,6 +10,7 @@ import { startReferenceModel } from "../../sim/server.js";
 import type { OptionSpec } from "../../config/option.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import { optionsHelp, parseCommand } from "../args.js";
+import { rateTuning } from "../reference-tuning.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type Command } from "../io.js";
 
@@ -26,6 +27,11 @@ const OPTIONS = {
   strict: { kind: "boolean", help: "answer 400 to requests that break a Holo convention" },
   seed: { kind: "int", arg: "N", min: 0, default: 0, help: "seed of the deterministic faults (a request's seed wins)" },
   "latency-ms": { kind: "int", arg: "N", min: 0, default: 1500, help: "latency the slow profile adds" },
+  "turn-latency-ms": { kind: "int", arg: "N", min: 0, default: 2000, help: "the latency profile's wait per turn" },
+  "jitter-ms": { kind: "int", arg: "N", min: 0, default: 400, help: "its deterministic jitter, +/-" },
+  rpm: { kind: "int", arg: "N", min: 1, help: "answer 429 + retry-after beyond N requests per rate window" },
+  tpm: { kind: "int", arg: "N", min: 1, help: "... beyond N tokens per rate window (prompt estimate + max_tokens)" },
+  "rate-window-ms": { kind: "int", arg: "N", min: 1, default: 60000, defaultText: "60000: per minute", help: "the rate window" },
   "fixtures-control": { kind: "string", arg: "URL", help: "the fixture site's control API, to read each trial's layout" },
   "control-token": { kind: "string", arg: "T", help: "its token (or set UMPIRE_CONTROL_TOKEN)" },
   tasks: { kind: "string", arg: "DIR", multiple: true, defaultText: "tasks/", help: "task files or folders to recognise" },
@@ -49,6 +55,7 @@ export const run: Command = async (argv, io) => {
     return EXIT.ok;
   }
   const { profile, port, seed, "latency-ms": latencyMs } = values;
+  const tuning = rateTuning({ turnLatencyMs: values["turn-latency-ms"], jitterMs: values["jitter-ms"], requests: values.rpm, tokens: values.tpm, windowMs: values["rate-window-ms"] });
   if (!isProfileName(profile)) throw new UmpireError("usage", `--profile ${profile}: no such profile`, `Use one of: ${PROFILE_NAMES.join(", ")}.`);
   const controlUrl = values["fixtures-control"];
   const token = values["control-token"] ?? io.env.UMPIRE_CONTROL_TOKEN;
@@ -72,6 +79,7 @@ export const run: Command = async (argv, io) => {
       profile,
       seed,
       latencyMs,
+      ...tuning,
       onLogLine: values.quiet ? undefined : (line) => io.stderr.write(`${line}\n`),
     });
   } catch (error) {
@@ -86,6 +94,7 @@ export const run: Command = async (argv, io) => {
   await untilAborted(io.signal);
   await model.close();
   const median = model.log.medianServerMs();
-  io.stderr.write(`reference model stopped after ${model.log.entries.length} request(s)${median === null ? "" : `, median server time ${median.toFixed(2)} ms`}\n`);
+  const limited = model.rateLimited();
+  io.stderr.write(`reference model stopped after ${model.log.entries.length} request(s)${median === null ? "" : `, median server time ${median.toFixed(2)} ms`}${limited ? `, ${limited} answered 429` : ""}\n`);
   return EXIT.ok;
 };

@@ -77,7 +77,7 @@ describe("migrations", () => {
   });
 });
 
-describe("schema 2: the stored trial is complete", () => {
+describe("schema 3 (answer and task columns): the stored trial is complete", () => {
   /** A database written by umpire at schema version 1 (see test/fixtures/make-store-v1.ts). */
   const FIXTURE = join(__dirname, "../../fixtures/store-v1.db");
 
