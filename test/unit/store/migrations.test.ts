@@ -78,30 +78,31 @@ describe("migrations", () => {
 });
 
 describe("migration: verdict cancelled", () => {
+  /** A database written by umpire at schema version 1 (see test/fixtures/make-store-v1.ts). */
+  const FIXTURE = join(__dirname, "../../fixtures/store-v1.db");
+
   it("upgrades a version-1 database without losing trials or their children, and then stores `cancelled`", () => {
     const file = join(dir, "umpire.db");
-    // A database as the previous umpire wrote it: only the first migration.
-    const old = openStore(file, { migrations: MIGRATIONS.slice(0, 1) });
-    const run = old.createRun({ umpireVersion: "0.1.0" });
-    const [trial] = old.addTrials(run.id, [planned(0)]);
-    old.startTrial(trial.id, { folder: "t0" });
-    old.recordTurn({ trialId: trial.id, idx: 0, outcome: "actions", modelMs: 5, usage: null, costUsd: null });
-    old.finishTrial(trial.id, result(), [{ kind: "file", name: "note", required: true, pass: true, confidence: "verified", reason: "ok", ms: 1 }]);
-    expect(() => old.finishTrial(trial.id, result({ verdict: "cancelled" as never }), [])).toThrow(/CHECK constraint/);
+    copyFileSync(FIXTURE, file);
+    const old = new Database(file);
+    const [first] = old.prepare("SELECT id FROM trials ORDER BY seq").all() as { id: string }[];
+    // Schema 1 refuses the new verdict.
+    expect(() => old.prepare("UPDATE trials SET verdict = 'cancelled' WHERE id = ?").run(first!.id)).toThrow(/CHECK constraint/);
     old.close();
 
     const store = openStore(file);
     expect(store.schemaVersion).toBe(MIGRATIONS.length);
-    expect(store.trial(trial.id)).toMatchObject({ verdict: "passed", status: "done", attempt: 1 });
+    expect(store.trial(first!.id)).toMatchObject({ verdict: "passed", status: "done", attempt: 1 });
     // Rebuilding the trials table must not cascade-delete its turns and checks.
-    expect(store.turns(trial.id)).toHaveLength(1);
-    expect(store.checks(trial.id)).toHaveLength(1);
-    const [second] = store.addTrials(run.id, [planned(1)]);
-    store.startTrial(second.id, { folder: "t1" });
+    expect(store.turns(first!.id)).toHaveLength(1);
+    expect(store.checks(first!.id)).toHaveLength(2);
+    const runId = store.trial(first!.id)!.runId;
+    const [second] = store.addTrials(runId, [planned(5)]);
+    store.startTrial(second.id, { folder: "t5" });
     store.finishTrial(second.id, result({ verdict: "cancelled", stopReason: "cancelled" }), []);
-    expect(store.unfinishedTrials(run.id).map((t) => t.id)).toEqual([second.id]);
+    expect(store.unfinishedTrials(runId).map((t) => t.id)).toEqual([second.id]);
     // A cancelled trial starts again under the next attempt number.
-    expect(store.startTrial(second.id, { folder: "t1-2" })).toBe(2);
+    expect(store.startTrial(second.id, { folder: "t5-2" })).toBe(2);
     store.close();
     const raw = new Database(file, { readonly: true });
     expect((raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'trials_by_task_agent'").all() as unknown[]).length).toBe(1);
@@ -109,7 +110,7 @@ describe("migration: verdict cancelled", () => {
   });
 });
 
-describe("schema 3 (answer and task columns): the stored trial is complete", () => {
+describe("schema 4 (answer and task columns): the stored trial is complete", () => {
   /** A database written by umpire at schema version 1 (see test/fixtures/make-store-v1.ts). */
   const FIXTURE = join(__dirname, "../../fixtures/store-v1.db");
 
