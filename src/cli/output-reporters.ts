@@ -12,7 +12,7 @@ import { UmpireError } from "../errors.js";
 import { reportedCost } from "../report/cost.js";
 import { writeRunReport } from "../report/html/index.js";
 import { junitXml } from "../report/junit.js";
-import type { PriceBook } from "../report/prices.js";
+import type { PriceBook } from "../pricing.js";
 import { runSummaryMarkdown } from "../report/run-summary.js";
 import { runToJson, trialToJson } from "../report/trial-json.js";
 import type { Store } from "../store/store.js";

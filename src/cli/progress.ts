@@ -11,7 +11,7 @@
  * - `dot`: one character per finished trial.
  * Timers are unref'd and cleared at the run's end: a view never keeps the process alive.
  */
-import type { TurnRecord } from "../runner/loop.js";
+import type { PlayedTurn as TurnRecord } from "../runner/loop.js";
 import { oneLine } from "../safety/terminal.js";
 import type { PlannedTrial } from "../runner/plan.js";
 import type { Reporter, TrialEnd } from "../runner/reporters.js";

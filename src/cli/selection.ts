@@ -5,7 +5,8 @@
  * and every shard of it filters the same way.
  */
 import { UmpireError } from "../errors.js";
-import { trialId, type PlannedTrial } from "../runner/plan.js";
+import type { PlannedTrial } from "../runner/plan.js";
+import { trialId } from "../vocabulary.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
 import { compileUserRegex, userRegexProblem, type UserRegex } from "../task/user-regex.js";

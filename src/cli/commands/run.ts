@@ -11,7 +11,8 @@ import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
 import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
-import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
+import { planTrials, storedPlan, type PlannedTrial } from "../../runner/plan.js";
+import { newRunId } from "../../vocabulary.js";
 import type { Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
@@ -225,7 +226,7 @@ export const run: Command = async (argv, io) => {
       runId = stored.id;
       runDir = stored.folder ?? runFolder(outDir, runId);
       // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
-      const all = new Map(planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]));
+      const all = new Map(planTrials(runId, tasks, agents, options.repeat ?? 1).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
       trials = store.unfinishedTrials(runId).map((row) => {
         const planned = all.get(`${pairKey(row.taskId, row.agentLabel)}\u0000${row.repeat}`);
@@ -255,7 +256,7 @@ export const run: Command = async (argv, io) => {
       runId = values["run-id"] ?? newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
-      trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
+      trials = planTrials(runId, tasks, agents, repeat);
       if (failed) {
         trials = keepPairs(trials, failed.pairs, runId);
         if (trials.length === 0) {
@@ -298,7 +299,7 @@ export const run: Command = async (argv, io) => {
             ...(shardOptions ? { shard: shardOptions } : {}),
           },
         });
-        store.addTrials(id, planned.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat, shard: shardOfTrial })));
+        store.addTrials(id, planned.map((t) => storedPlan(t, shardOfTrial)));
       };
     }
 
@@ -348,7 +349,6 @@ export const run: Command = async (argv, io) => {
         runId,
         runDir,
         trials,
-        agents: new Map(agents.map((a) => [a.label, a])),
         env: io.env,
         prices,
         concurrency,
@@ -472,10 +472,6 @@ function readHistory(file: string) {
   } finally {
     history.close();
   }
-}
-
-function agentPlan(config: AgentConfig): AgentPlan {
-  return { label: config.label, model: config.model, mode: config.mode };
 }
 
 /** The agent options that came from `from` (not built-in defaults), stored so --resume rebuilds the same configs. */

@@ -6,7 +6,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import { createDotProgress, createLineProgress, createLiveView, duration, isLiveTerminal } from "../../../src/cli/progress.js";
-import type { TurnRecord } from "../../../src/runner/loop.js";
+import type { PlayedTurn as TurnRecord } from "../../../src/runner/loop.js";
 import type { PlannedTrial } from "../../../src/runner/plan.js";
 import type { TrialEnd } from "../../../src/runner/reporters.js";
 
