@@ -9,6 +9,8 @@
  */
 import { z } from "zod";
 import { UmpireError } from "../errors.js";
+import { TOOL_NAMES, type ToolName } from "../toolbox/tools.js";
+import { MAX_IMAGE_BUDGET } from "./history.js";
 import { HCOMPANY_BASE_URL, HCOMPANY_MODEL_IDS, REFERENCE_MODEL_ID, lookupModel } from "./models.js";
 
 export const OUTPUT_MODES = ["structured", "tools"] as const;
@@ -73,6 +75,23 @@ export const AgentConfigSchema = z
         cachedInputPerMillion: z.number().min(0).nullable(),
       })
       .strict(),
+    /** The agent's name from the config file's `agents:`; absent for an agent made of --model/--mode. */
+    name: z.string().min(1).optional(),
+    /** Screenshots kept in context (default DEFAULT_IMAGE_BUDGET); never above the lint's limit. */
+    imageBudget: z.number().int().min(1).max(MAX_IMAGE_BUDGET).optional(),
+    /** The system prompt's policy text (replaces umpire's default policy lines); the protocol parts stay generated. */
+    policy: z.string().min(1).optional(),
+    /** The tools this agent may use; each trial offers their intersection with the task's. */
+    tools: z.array(z.enum(TOOL_NAMES as [ToolName, ...ToolName[]])).min(1).optional(),
+    /** The loop's knobs for this agent; unset ones come from the run's options. */
+    loop: z
+      .object({
+        repetitionWindow: z.number().int().min(2).max(20).optional(),
+        recoveryLimit: z.number().int().min(0).max(10).optional(),
+        maxInvalidOutputs: z.number().int().min(1).max(20).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;

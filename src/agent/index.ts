@@ -36,7 +36,9 @@ export {
 export { createAgentSession, type AgentSession, type AgentSessionOptions, type Turn, type TurnError, type TurnOutcome } from "./session.js";
 export {
   EVICTED_PLACEHOLDER,
+  DEFAULT_IMAGE_BUDGET,
   IMAGE_BUDGET,
+  MAX_IMAGE_BUDGET,
   evictOldImages,
   observationMessage,
   type ChatMessage,

@@ -42,6 +42,8 @@ export interface SuiteOptions {
   reporters?: Reporter[];
   signal: AbortSignal;
   maxInvalidOutputs?: number;
+  /** A per-trial invalid-output limit (a named agent's own), over `maxInvalidOutputs`. */
+  maxInvalidOutputsOf?: (trial: PlannedTrial) => number | undefined;
   responseReserve?: number;
   /** Attempts already made per trial (resume); the next attempt number follows. */
   previousAttempts?: Map<string, number>;
@@ -121,7 +123,7 @@ async function attemptTrial(
       createSession: () => options.createSession({ ...trial, id: spec.id }),
       createGuard: options.createGuard,
       modelSlot: (fn) => modelLimit(fn),
-      maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
+      maxInvalidOutputs: options.maxInvalidOutputsOf?.(trial) ?? options.maxInvalidOutputs ?? 3,
       responseReserve: options.responseReserve ?? 2048,
       signal: options.signal,
       onTurn: (turn) => {

@@ -36,7 +36,7 @@ describe("config file", () => {
   });
 
   it("without a file the config is empty; an empty file is an empty config", () => {
-    expect(loadConfig({ cwd: dir })).toEqual({ file: null, data: {} });
+    expect(loadConfig({ cwd: dir })).toEqual({ file: null, data: {}, policies: {} });
     writeFileSync(join(dir, "umpire.config.yaml"), "# nothing yet\n");
     expect(loadConfig({ cwd: dir }).data).toEqual({});
   });
@@ -77,7 +77,7 @@ describe("config file", () => {
   });
 
   it("is a composition of sections; every config-settable option is a defaults key", () => {
-    expect(Object.keys(CONFIG_SECTIONS)).toEqual(["$schema", "prices", "defaults"]);
+    expect(Object.keys(CONFIG_SECTIONS)).toEqual(["$schema", "prices", "defaults", "agents", "defaultAgents"]);
     const schema = exportConfigSchema() as any;
     const keys = Object.keys(schema.properties.defaults.properties).sort();
     expect(keys).toEqual(configurableOptions().map(([name]) => configKey(name)).sort());
