@@ -10,7 +10,8 @@
 import { z } from "zod";
 import { UmpireError } from "../errors.js";
 import { TOOL_NAMES, type ToolName } from "../toolbox/tools.js";
-import { MAX_IMAGE_BUDGET } from "./history.js";
+import { definitionHash } from "../definition-hash.js";
+import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET } from "./history.js";
 import { HCOMPANY_BASE_URL, HCOMPANY_MODEL_IDS, REFERENCE_MODEL_ID, lookupModel } from "./models.js";
 
 export const OUTPUT_MODES = ["structured", "tools"] as const;
@@ -160,6 +161,28 @@ export function resolveAgentConfigs(options: AgentOptions = {}): AgentConfig[] {
     pricing: info.pricing,
   };
   return modes.map((mode) => AgentConfigSchema.parse({ ...common, mode, label: `${model}/${mode}` }));
+}
+
+/**
+ * The hash of an agent's resolved definition: everything that changes what the agent does (model,
+ * endpoint, mode, sampling, image budget, policy text, tools, loop knobs), and nothing that only
+ * names it (label, name) or prices it. Two runs of an agent of the same name with different hashes
+ * are not like-for-like; `compare` says so. Endpoints are hashed without credentials.
+ */
+export function agentDefinitionHash(config: AgentConfig): string {
+  const c = redactConfig(config);
+  return definitionHash({
+    model: c.model,
+    endpoint: c.endpoint,
+    mode: c.mode,
+    temperature: c.temperature,
+    reasoningEffort: c.reasoningEffort,
+    maxTokens: c.maxTokens,
+    imageBudget: c.imageBudget ?? DEFAULT_IMAGE_BUDGET,
+    policy: c.policy ?? null,
+    tools: c.tools ? [...c.tools].sort() : null,
+    loop: c.loop ?? {},
+  });
 }
 
 /** The key for `config`, read from `env`; `undefined` when the config needs none. */

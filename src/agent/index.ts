@@ -3,6 +3,7 @@
  * function calling), prompt and message layout, image budget, parsing, client, usage.
  * The runner and the CLI import from here; see ARCHITECTURE.md "Agent (model side) contract".
  */
+export { agentDefinitionHash } from "./config.js";
 export {
   AgentConfigSchema,
   DEFAULT_API_KEY_ENV,

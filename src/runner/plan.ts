@@ -10,6 +10,10 @@ export interface AgentPlan {
   label: string;
   model: string;
   mode: "structured" | "tools";
+  /** The named agent (config file `agents:`); absent for an agent made of --model/--mode. */
+  name?: string;
+  /** The hash of the agent's resolved definition (stored with each trial). */
+  hash?: string;
 }
 
 export interface PlannedTrial {

@@ -91,6 +91,10 @@ export interface PlannedTrial {
   repeat: number;
   /** `i/n` when the trial was run by a shard. */
   shard?: string | null;
+  /** The named agent (config file `agents:`); null for an agent made of --model/--mode. */
+  agentName?: string | null;
+  /** `definitionHash` of the agent's resolved definition; compares tell a changed agent by it. */
+  agentHash?: string | null;
 }
 
 export interface Timing {
@@ -164,6 +168,10 @@ export interface TrialRecord {
   startedAt: string | null;
   endedAt: string | null;
   shard: string | null;
+  /** The named agent; null for an unnamed one, or for trials stored before schema version 2. */
+  agentName: string | null;
+  /** The agent definition's hash; null when unknown (stored before schema version 2). */
+  agentHash: string | null;
 }
 
 export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";

@@ -122,6 +122,8 @@ export class Store {
           mode: p.mode,
           repeat: p.repeat,
           shard: p.shard ?? null,
+          agent_name: p.agentName ?? null,
+          agent_hash: p.agentHash ?? null,
         });
         return id;
       }),
