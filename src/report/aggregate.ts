@@ -15,7 +15,9 @@ import { mean, passAtK, passHatK, percentile, wilson, type Interval } from "./st
 export type ReportTrial = Pick<
   TrialRecord,
   "id" | "runId" | "seq" | "taskId" | "model" | "mode" | "agentLabel" | "repeat" | "status" | "verdict" | "claimed" | "stopReason" | "turns" | "actions" | "wallMs" | "costUsd"
->;
+> &
+  /** The agent definition's hash (null or absent when unknown); compares tell a changed agent by it. */
+  Partial<Pick<TrialRecord, "agentHash">>;
 
 /** A task's state in one group: every counted repeat passed, none did, or they disagree. */
 export type TaskOutcome = "pass" | "fail" | "flaky" | "none";

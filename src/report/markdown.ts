@@ -3,7 +3,7 @@
  * summary rows, each paired analysis as a list, and the regression verdict when gating.
  */
 import type { TrialSetStats } from "./aggregate.js";
-import type { Comparison, PairedAnalysis } from "./compare.js";
+import { AGENT_CHANGED, type Comparison, type PairedAnalysis } from "./compare.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -68,6 +68,7 @@ function pairedMarkdown(p: PairedAnalysis): string {
     `- exact McNemar: ${p.onlyBasePassed} passed only in ${e(p.base)}, ${p.onlyCandidatePassed} only in ${e(p.candidate)}, p ${formatP(p.pValue)}`,
     `- flipped pass → fail: ${list(p.flippedToFail)}; fail → pass: ${list(p.flippedToPass)}`,
     `- flaky: ${flaky}`,
+    ...(p.changedAgents.length > 0 ? [`- changed agents: ${list(p.changedAgents)}: ${AGENT_CHANGED}${p.changedAgentsIncluded ? " (paired anyway)" : " (left out of this analysis and the gate)"}`] : []),
     `- deltas: mean cost ${formatDelta(d.meanCostPct)}, cost/success ${formatDelta(d.costPerSuccessPct)}, p50 wall ${formatDelta(d.wallP50Pct)}, p95 wall ${formatDelta(d.wallP95Pct)}, turns ${formatDelta(d.meanTurnsPct)}, actions ${formatDelta(d.meanActionsPct)}`,
   ].join("\n");
 }

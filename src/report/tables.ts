@@ -4,7 +4,7 @@
  */
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
-import type { Comparison, PairedAnalysis, TaskCounts } from "./compare.js";
+import { AGENT_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -74,11 +74,14 @@ function compareColumns(k: number): Column<CompareRow>[] {
 export function compareTable(c: Comparison, style: TableStyle): string {
   const rows: (CompareRow | typeof SEPARATOR)[] = [];
   for (const task of c.tasks) {
-    c.groups.forEach((g, i) => rows.push({ task: i === 0 ? task.key : "", group: g.label, stats: task.cells[i], summary: false }));
+    c.groups.forEach((g, i) =>
+      rows.push({ task: i === 0 ? task.key : i === 1 && task.changedAgents.length > 0 ? "(agent changed)" : "", group: g.label, stats: task.cells[i], summary: false }),
+    );
   }
   rows.push(SEPARATOR);
   c.groups.forEach((g, i) => rows.push({ task: i === 0 ? "all tasks" : "", group: g.label, stats: g.summary, summary: true }));
-  return renderTable(compareColumns(c.k), rows, style);
+  const changed = c.tasks.filter((t) => t.changedAgents.length > 0).map((t) => `${t.key}: ${AGENT_CHANGED} (${t.changedAgents.join(", ")})`);
+  return [renderTable(compareColumns(c.k), rows, style), ...changed].join("\n");
 }
 
 const ratio = (t: TaskCounts | null) => (t ? `${t.passes}/${t.n}` : NONE);
@@ -96,6 +99,11 @@ export function pairedText(p: PairedAnalysis, style: TableStyle): string {
     `  ${label("McNemar")} ${p.onlyBasePassed} passed only in ${p.base}, ${p.onlyCandidatePassed} only in ${p.candidate}: exact p ${formatP(p.pValue)}, ${sig}`,
     `  ${label("flipped")} pass -> fail: ${paint(list(p.flippedToFail), p.flippedToFail.length ? "red" : undefined, style.color)}; fail -> pass: ${paint(list(p.flippedToPass), p.flippedToPass.length ? "green" : undefined, style.color)}`,
     `  ${label("flaky")} ${p.flaky.length === 0 ? "none" : p.flaky.map((f) => `${f.key} (${p.base} ${ratio(f.base)}, ${p.candidate} ${ratio(f.candidate)})`).join("; ")}`,
+    ...(p.changedAgents.length > 0
+      ? [
+          `  ${label("changed")} ${paint(p.changedAgents.join(", "), "yellow", style.color)}: ${AGENT_CHANGED}; ${p.changedAgentsIncluded ? "paired anyway (--include-changed-agents)" : "left out of this analysis and the regression gate (--include-changed-agents counts them)"}`,
+        ]
+      : []),
     `  ${label("deltas")} mean cost ${formatDelta(d.meanCostPct)}, cost/success ${formatDelta(d.costPerSuccessPct)}, p50 wall ${formatDelta(d.wallP50Pct)}, p95 wall ${formatDelta(d.wallP95Pct)}, turns ${formatDelta(d.meanTurnsPct)}, actions ${formatDelta(d.meanActionsPct)}`,
   ].join("\n");
 }
