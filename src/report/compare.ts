@@ -147,7 +147,9 @@ const dimensionOf = (t: ReportTrial, dim: Dimension): string => (dim === "agent"
  */
 function keyDimensions(groups: readonly CompareGroupInput[], by: CompareBy): Dimension[] {
   const varies = (dim: Dimension) => dim !== by && groups.some((g) => new Set(g.trials.map((t) => dimensionOf(t, dim))).size > 1);
-  if (varies("agent")) return ["agent"];
+  // Unnamed agents (labelled model/mode) keep the mode and model dimensions they have always had.
+  const named = groups.some((g) => g.trials.some((t) => t.agentLabel !== `${t.model}/${t.mode}`));
+  if (named && varies("agent")) return ["agent"];
   return (["mode", "model"] as const).filter(varies);
 }
 

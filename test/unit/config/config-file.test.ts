@@ -104,3 +104,15 @@ describe("schema/config.schema.json", () => {
     expect(readFileSync(CONFIG_SCHEMA_FILE, "utf8")).toBe(renderConfigSchema());
   });
 });
+
+describe("the complete example (examples/config)", () => {
+  it("loads with its policy file, and docs/config.md shows it verbatim", () => {
+    const root = join(__dirname, "../../..");
+    const loaded = loadConfig({ cwd: join(root, "examples/config") });
+    expect(Object.keys(loaded.data.agents ?? {})).toEqual(["baseline", "careful", "local-vllm"]);
+    expect(loaded.data.defaultAgents).toEqual(["baseline", "careful"]);
+    expect(loaded.policies.careful).toMatch(/^- Read the whole page/);
+    const example = readFileSync(join(root, "examples/config/umpire.config.yaml"), "utf8");
+    expect(readFileSync(join(root, "docs/config.md"), "utf8")).toContain(`\`\`\`yaml\n${example}\`\`\``);
+  });
+});
