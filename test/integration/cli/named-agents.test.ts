@@ -95,7 +95,7 @@ describe("two named agents differing only in policy text and image budget", () =
     );
     // One trial at a time, so the scripted replies reach the agents in plan order.
     server.enqueue(...threeTurns(), ...threeTurns());
-    const result = await umpire(["run", TASK, "--concurrency", "1", "--json"], folder);
+    const result = await umpire(["run", TASK, "--concurrency", "1", "--no-preflight", "--json"], folder);
     expect(result.err).not.toMatch(/internal error/);
     expect(server.remaining()).toBe(0);
     expect(server.requests).toHaveLength(6);
@@ -163,7 +163,7 @@ describe("per-agent endpoints", () => {
     );
     a.enqueue(step("Done.", { tool_name: "answer", content: "nothing" }));
     b.enqueue(step("Done.", { tool_name: "answer", content: "nothing" }));
-    const result = await umpire(["run", TASK, "--agent", "alpha", "--agent", "beta", "--json"], folder);
+    const result = await umpire(["run", TASK, "--agent", "alpha", "--agent", "beta", "--no-preflight", "--json"], folder);
     expect(result.err).not.toMatch(/internal error/);
     expect(a.requests).toHaveLength(1);
     expect(b.requests).toHaveLength(1);
