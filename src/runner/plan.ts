@@ -6,6 +6,7 @@ import type { AgentConfig } from "../agent/index.js";
 import type { Task } from "../task/schema.js";
 import { trialId } from "../vocabulary.js";
 import { taskContentHash } from "../task/content-hash.js";
+import { agentDefinitionHash } from "../agent/index.js";
 import type { TrialInput as StoredPlan } from "../store/records.js";
 
 /** One trial of the run's plan. It carries its agent config itself (model, mode, endpoint, limits): nothing looks it up again by label. */
@@ -56,5 +57,7 @@ export function storedPlan(trial: PlannedTrial, shard: string | null = null): St
     taskTitle: trial.task.title,
     taskTags: trial.task.tags,
     taskHash: taskContentHash(trial.task),
+    agentName: trial.agent.name ?? null,
+    agentHash: agentDefinitionHash(trial.agent),
   };
 }

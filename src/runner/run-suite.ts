@@ -44,7 +44,7 @@ export interface SuiteOptions {
   browsers: BrowserProvider;
   fixtures: { siteUrl: string; client: FixtureControlClient };
   createSession: (trial: PlannedTrial) => AgentSessionLike;
-  createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
+  createGuard?: (trial: PlannedTrial, env: TrialEnvironment) => RepetitionGuard | undefined;
   /** Prices every turn and trial as it is stored (the report re-prices only with user-supplied prices). */
   prices: PriceBook;
   store: SuiteStore;
@@ -53,6 +53,8 @@ export interface SuiteOptions {
   onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   maxInvalidOutputs?: number;
+  /** A per-trial invalid-output limit (a named agent's own), over `maxInvalidOutputs`. */
+  maxInvalidOutputsOf?: (trial: PlannedTrial) => number | undefined;
   /** Attempts already made per trial (resume); the next attempt number follows. */
   previousAttempts?: Map<string, number>;
 }
@@ -166,9 +168,9 @@ async function attemptTrial(
       browser: lease.browser,
       fixtures: options.fixtures,
       createSession: () => observedSession(options.createSession({ ...trial, id: spec.id }), observe),
-      createGuard: options.createGuard,
+      createGuard: options.createGuard && ((_spec, env) => options.createGuard!(trial, env)),
       modelSlot: (fn) => modelLimit(fn),
-      maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
+      maxInvalidOutputs: options.maxInvalidOutputsOf?.(trial) ?? options.maxInvalidOutputs ?? 3,
       // The response allowance reserved before each request is this trial's agent's max_tokens.
       responseReserve: trial.agent.maxTokens,
       signal: options.signal,

@@ -5,7 +5,8 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { DEFAULT_API_KEY_ENV, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
+import { AgentConfigSchema, DEFAULT_API_KEY_ENV, agentDefinitionHash, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
+import { finalizeAgents, resolveNamedAgents } from "../agents.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
@@ -33,6 +34,13 @@ import { VERSION } from "../version.js";
 export { DEFAULT_OUT } from "../../config/options.js";
 
 const MODEL_OPTIONS = {
+  agent: {
+    kind: "string",
+    arg: "NAME",
+    multiple: true,
+    defaultText: "the config file's defaultAgents; without them, an agent made of --model and --mode",
+    help: "run the named agent from the config file's agents: (docs/config.md)",
+  },
   model: O.model,
   "base-url": O["base-url"],
   mode: O.mode,
@@ -77,9 +85,11 @@ const OPTIONS = { ...MODEL_OPTIONS, ...RUN_OPTIONS, ...SCALE_OPTIONS, ...REPETIT
 
 const HELP = `usage: umpire run [paths or task ids...] [options]
 
-Runs every task (default: tasks/) with each agent config, in parallel, in real Chromium against
+Runs every task (default: tasks/) with each agent, in parallel, in real Chromium against
 the fixture site; judges each trial with independent checks and stores it in SQLite.
-With no options: the whole suite, both output modes, on the embedded reference model.
+With no options: the whole suite, both output modes, on the embedded reference model
+(or the config file's defaultAgents). Agents: --agent NAME (repeatable) from the config
+file's agents:, and/or an unnamed agent made of --model and --mode.
 A value comes from the command line, else the config file's "defaults", else the built-in default.
 
 ${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}
@@ -105,7 +115,11 @@ interface AgentValues {
   stream?: boolean;
 }
 
-const AGENT_KEYS = Object.keys(MODEL_OPTIONS) as (keyof AgentValues)[];
+const AGENT_KEYS = Object.keys(MODEL_OPTIONS).filter((k) => k !== "agent") as (keyof AgentValues)[];
+/** Flags that ask for an unnamed agent (made of --model/--mode) next to or instead of named ones. */
+const UNNAMED_AGENT_FLAGS = ["model", "mode", "base-url", "api-key-env"] as const;
+/** An agent's invalid-output limit when it sets none. */
+const DEFAULT_MAX_INVALID_OUTPUTS = 3;
 
 /**
  * Agent configs for every model. The default mode, both, means "every mode this model has": a
@@ -159,6 +173,8 @@ export const run: Command = async (argv, io) => {
   const modelConcurrency = values["model-concurrency"] ?? adaptiveMax ?? concurrency;
   const repeat = values.repeat;
   const repetition = { window: values["repetition-window"], recoveryLimit: values["recovery-limit"] };
+  const loopDefaults = { repetitionWindow: repetition.window, recoveryLimit: repetition.recoveryLimit, maxInvalidOutputs: DEFAULT_MAX_INVALID_OUTPUTS };
+  let unnamedAgents = true;
   const prices = pricesOf(values, parsed.config);
   const dbPath = resolve(io.cwd, values.db);
   if (values.resume && values.shard) throw new UmpireError("usage", "--shard does not go with --resume", "a shard's store holds only its own trials: --resume RUN --db <that shard's file> resumes exactly them");
@@ -194,7 +210,10 @@ export const run: Command = async (argv, io) => {
       // The agent as the run first resolved it (flags and config then), with only today's flags on top.
       const before = beforeValues as AgentValues;
       const now = pickAgentValues(values, sources, ["flag"]);
-      agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
+      // Named agents run again exactly as stored (their definitions, policy text included, are in the run).
+      const named = ((stored.options as { agents?: AgentConfig[] }).agents ?? []).filter((a) => a.name !== undefined).map((a) => AgentConfigSchema.parse(a));
+      const unnamed = (stored.options as { unnamedAgents?: boolean }).unnamedAgents === false ? [] : resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
+      agents = finalizeAgents([...named, ...unnamed], loopDefaults);
       runId = stored.id;
       runDir = stored.folder ?? runFolder(outDir, runId);
       const all = planTrials(runId, tasks, agents, options.repeat ?? 1);
@@ -204,7 +223,12 @@ export const run: Command = async (argv, io) => {
       persist = () => store.reopenRun(runId);
     } else {
       tasks = loadTasksOrThrow(positionals, { cwd: io.cwd });
-      agents = resolveAgents(values, sources, io.env);
+      // --agent names agents; else the config's defaultAgents, unless --model/--mode ask for an unnamed one.
+      const unnamedAsked = UNNAMED_AGENT_FLAGS.some((k) => sources[k] === "flag");
+      const names = values.agent ?? (unnamedAsked ? [] : (parsed.config.data.defaultAgents ?? []));
+      const named = resolveNamedAgents(parsed.config, names, values, sources, io.env);
+      agents = finalizeAgents([...named, ...(named.length === 0 || unnamedAsked ? resolveAgents(values, sources, io.env) : [])], loopDefaults);
+      unnamedAgents = named.length === 0 || unnamedAsked;
       runId = values["run-id"] ?? newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
@@ -233,6 +257,8 @@ export const run: Command = async (argv, io) => {
             repeat,
             concurrency: adaptiveMax ? `adaptive (max ${adaptiveMax})` : concurrency,
             agents: agents.map(redactConfig),
+            agentNames: agents.flatMap((a) => (a.name !== undefined ? [a.name] : [])),
+            unnamedAgents,
             config: resolvedConfig(parsed.config, values, sources),
             ...(shardOptions ? { shard: shardOptions } : {}),
           },
