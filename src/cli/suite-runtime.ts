@@ -114,7 +114,8 @@ export interface ExecuteOptions {
 export async function executeTrials(options: ExecuteOptions): Promise<SuiteResult> {
   const { runtime } = options;
   mkdirSync(options.runDir, { recursive: true });
-  const endpointOf = (trial: PlannedTrial) => endpointKey(options.agents.get(trial.agent.label)!);
+  // An external agent's model calls are its own business: each command agent is its own gate key.
+  const endpointOf = (trial: PlannedTrial) => (trial.agent.command ? `command agent ${trial.agent.label}` : endpointKey(options.agents.get(trial.agent.label)!));
   const adaptiveMax = options.adaptiveMax;
   const gate = adaptiveMax
     ? new ConcurrencyGate({
@@ -159,7 +160,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     reporters: options.reporters,
     signal: options.signal,
     previousAttempts: options.previousAttempts,
-    responseReserve: Math.max(...[...options.agents.values()].map((a) => a.maxTokens)),
+    responseReserve: options.agents.size ? Math.max(...[...options.agents.values()].map((a) => a.maxTokens)) : 2048,
   });
 }
 

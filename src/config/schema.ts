@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { ModelPriceSchema } from "../report/prices.js";
+import { CommandAgentSchema } from "./command-agent.js";
 import { configKey, configSchemaOf } from "./option.js";
 import { configurableOptions } from "./options.js";
 
@@ -23,10 +24,19 @@ export const DefaultsSection = z
   .strict()
   .describe("Defaults for command-line options (a flag given on the command line wins)");
 
+/**
+ * `agents:`: named agents. On this branch only `kind: command` (src/config/command-agent.ts); the
+ * model agents (`kind: model`, the default) are the other members of this union on the agents branch.
+ */
+export const AgentsSection = z
+  .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "an agent name is letters, digits, '.', '_' and '-', starting with a letter or digit"), z.discriminatedUnion("kind", [CommandAgentSchema]))
+  .describe("Named agents under test; `umpire run --agent NAME` picks them (repeatable)");
+
 export const CONFIG_SECTIONS = {
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors (ignored by umpire)"),
   prices: PricesSection.optional(),
   defaults: DefaultsSection.optional(),
+  agents: AgentsSection.optional(),
 };
 
 export const ConfigFileSchema = z.object(CONFIG_SECTIONS).strict();

@@ -4,12 +4,15 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Task } from "../task/schema.js";
+import type { CommandAgentSpec } from "./external-trial.js";
 
 export interface AgentPlan {
   /** e.g. "reference/structured", "holo3-1-35b-a3b/tools". */
   label: string;
   model: string;
   mode: "structured" | "tools";
+  /** Set for an agent that brings its own loop (kind `command`): umpire runs this command per trial. */
+  command?: CommandAgentSpec;
 }
 
 export interface PlannedTrial {

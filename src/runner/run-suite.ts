@@ -14,6 +14,7 @@ import { trialFolderName, type PlannedTrial } from "./plan.js";
 import { freshTrialFolder } from "./trial-folder.js";
 import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
+import { runExternalTrial } from "./external-trial.js";
 import type { TrialEnvironment } from "./environment.js";
 import type { Usage } from "./loop.js";
 
@@ -124,6 +125,18 @@ async function attemptTrial(
   const { folder, movedAside } = freshTrialFolder(join(options.runDir, trialFolderName(trial, attempt)));
   options.store.startTrial(trial.id, { folder, attempt });
   const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
+  if (trial.agent.command) {
+    // An external agent gets a browser of its own per trial (trial-browser.ts), not a pooled one.
+    return runExternalTrial(spec, folder, trial.agent.command, {
+      fixtures: options.fixtures,
+      signal: options.signal,
+      ...(movedAside ? { movedAside } : {}),
+      onTurn: (turn) => {
+        options.store.recordTurn(trial.id, turn, null);
+        onStep(trial, turn);
+      },
+    });
+  }
   let lease;
   try {
     lease = await options.browsers.acquire(options.signal);

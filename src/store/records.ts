@@ -25,6 +25,8 @@ export const STOP_REASONS = [
   "model_error",
   "invalid_output",
   "environment_error",
+  // An agent that brings its own loop (kind command) crashed, exited non-zero, or ended without its result file.
+  "agent_crashed",
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 

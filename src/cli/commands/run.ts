@@ -7,6 +7,7 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { lookupModel, resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
 import type { LoadedConfig } from "../../config/loader.js";
+import { redactCommandAgent, resolveCommandAgent } from "../../config/command-agent.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
@@ -30,6 +31,7 @@ import { VERSION } from "../version.js";
 export { DEFAULT_OUT } from "../../config/options.js";
 
 const MODEL_OPTIONS = {
+  agent: { kind: "string", arg: "NAME", multiple: true, help: "run the named agent from the config file's agents: (repeatable);\nkind command: an agent with its own loop (docs/external-agents.md)" },
   model: O.model,
   "base-url": O["base-url"],
   mode: O.mode,
@@ -89,7 +91,7 @@ interface AgentValues {
   stream?: boolean;
 }
 
-const AGENT_KEYS = Object.keys(MODEL_OPTIONS) as (keyof AgentValues)[];
+const AGENT_KEYS = Object.keys(MODEL_OPTIONS).filter((k) => k !== "agent") as (keyof AgentValues)[];
 
 /**
  * Agent configs for every model. The default mode, both, means "every mode this model has": a
@@ -152,6 +154,7 @@ export const run: Command = async (argv, io) => {
   let runId: string;
   let trials: PlannedTrial[];
   let agents: AgentConfig[];
+  let commandAgents: CommandAgentPlan[] = [];
   let tasks: Task[];
   const previousAttempts = new Map<string, number>();
   let finished = false;
@@ -159,6 +162,7 @@ export const run: Command = async (argv, io) => {
   let persist: () => void;
   try {
     if (values.resume) {
+      if (values.agent?.length) throw new UmpireError("usage", "--agent does not go with --resume", "--resume reruns the agents the run was started with");
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
@@ -174,10 +178,13 @@ export const run: Command = async (argv, io) => {
       persist = () => store.reopenRun(runId);
     } else {
       tasks = loadTasksOrThrow(positionals, { cwd: io.cwd });
-      agents = resolveAgents(values, sources, io.env);
+      commandAgents = commandAgentPlans(values.agent ?? [], parsed.config, io.cwd);
+      // Named command agents alone run without a model; --model/--mode next to them add a model agent.
+      const modelAsked = sources.model === "flag" || sources.mode === "flag" || commandAgents.length === 0;
+      agents = modelAsked ? resolveAgents(values, sources, io.env) : [];
       runId = values["run-id"] ?? newRunId();
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
-      trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
+      trials = planTrials(runId, tasks, [...agents.map(agentPlan), ...commandAgents.map((c) => c.plan)], repeat);
       let shardOptions: Record<string, unknown> | undefined;
       if (shard && shard.total > 1) {
         const history = values["shard-history"] ? readHistory(resolve(io.cwd, values["shard-history"])) : store.durationHistory();
@@ -202,6 +209,7 @@ export const run: Command = async (argv, io) => {
             repeat,
             concurrency: adaptiveMax ? `adaptive (max ${adaptiveMax})` : concurrency,
             agents: agents.map(redactConfig),
+            ...(commandAgents.length ? { commandAgents: commandAgents.map((c) => c.stored) } : {}),
             config: resolvedConfig(parsed.config, values, sources),
             ...(shardOptions ? { shard: shardOptions } : {}),
           },
@@ -279,6 +287,37 @@ function readHistory(file: string) {
   } finally {
     history.close();
   }
+}
+
+interface CommandAgentPlan {
+  plan: AgentPlan;
+  stored: ReturnType<typeof redactCommandAgent>;
+}
+
+/**
+ * The agents `--agent NAME` names, from the config file's `agents:` (kind command on this
+ * branch). An unknown name is a usage error that lists the defined ones.
+ */
+function commandAgentPlans(names: string[], config: LoadedConfig, cwd: string): CommandAgentPlan[] {
+  const defined = config.data.agents ?? {};
+  const seen = new Set<string>();
+  return names.map((name) => {
+    const definition = defined[name];
+    if (!definition) {
+      const known = Object.keys(defined);
+      throw new UmpireError(
+        "usage",
+        `--agent ${name}: no agent of that name in ${config.file ?? "the config file (there is none)"}`,
+        known.length ? `defined agents: ${known.join(", ")}` : "define it under agents: in umpire.config.yaml (docs/external-agents.md)",
+      );
+    }
+    if (seen.has(name)) throw new UmpireError("usage", `--agent ${name} is given twice`, "name each agent once; --repeat runs it more times");
+    seen.add(name);
+    const configFile = config.file ? resolve(cwd, config.file) : null;
+    const command = resolveCommandAgent(name, definition, configFile, cwd);
+    // The store's mode column knows structured|tools only; an external agent has no Holo mode (see docs/external-agents.md).
+    return { plan: { label: name, model: definition.model ?? `command:${name}`, mode: "structured", command }, stored: redactCommandAgent(name, definition) };
+  });
 }
 
 function agentPlan(config: AgentConfig): AgentPlan {
