@@ -65,10 +65,14 @@ const both = readdirSync(process.env.SNOOP_DIR).filter((f) => f.startsWith("up-"
 const browser = await chromium.connectOverCDP(process.env.UMPIRE_CDP_URL);
 const cdp = await browser.newBrowserCDPSession();
 const { targetInfos } = await cdp.send("Target.getTargets");
+// Every context it can name (the browser's list and each target's), and the cookies of each.
+const { browserContextIds } = await cdp.send("Target.getBrowserContexts");
+const contexts = new Set([undefined, ...browserContextIds, ...targetInfos.map((t) => t.browserContextId)]);
 const cookies = [];
-for (const c of browser.contexts()) cookies.push(...(await c.cookies()).filter((k) => k.name === "umpire_session").map((k) => k.value));
-const { cookies: all } = await cdp.send("Storage.getCookies");
-cookies.push(...all.filter((k) => k.name === "umpire_session").map((k) => k.value));
+for (const browserContextId of contexts) {
+  const { cookies: found } = await cdp.send("Storage.getCookies", browserContextId ? { browserContextId } : {});
+  cookies.push(...found.filter((k) => k.name === "umpire_session").map((k) => k.value));
+}
 writeFileSync(process.env.UMPIRE_RESULT_FILE, JSON.stringify({ answer: JSON.stringify({ both, pages: targetInfos.filter((t) => t.type === "page").length, cookies: [...new Set(cookies)], self: process.env.UMPIRE_TRIAL_ID }) }));
 await browser.close();`;
 
