@@ -9,16 +9,16 @@ import { createAgentSession, readApiKey, redactConfig, type AgentConfig } from "
 import { ConcurrencyGate } from "../runner/concurrency-gate.js";
 import { createMachineSampler } from "../runner/machine-load.js";
 import { startFixtureSite, type FixtureSite } from "../../fixtures-site/index.js";
-import type { PriceBook } from "../report/prices.js";
-import { costOfUsage } from "../report/cost.js";
+import type { PriceBook } from "../pricing.js";
 import { bridgeAgentSession } from "../runner/agent-bridge.js";
 import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
 import type { AgentSessionLike } from "../runner/loop.js";
 import type { PlannedTrial } from "../runner/plan.js";
-import type { Reporter } from "../runner/reporters.js";
+import type { Reporter, ReporterFailure } from "../runner/reporters.js";
 import { createRepetitionGuard, type RepetitionSettings } from "../runner/repetition-guard.js";
 import { runSuite, type SuiteResult } from "../runner/run-suite.js";
 import { createStoreSink } from "../runner/store-sink.js";
+import { writeOrFault } from "../runner/trial-log.js";
 import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
@@ -94,8 +94,8 @@ export interface ExecuteOptions {
   store: Store;
   runId: string;
   runDir: string;
+  /** Each trial carries its agent config: the session is made from it as it is. */
   trials: PlannedTrial[];
-  agents: Map<string, AgentConfig>;
   env: NodeJS.ProcessEnv;
   prices: PriceBook;
   /** Trials at once; with `adaptiveMax`, where the embedded model's endpoint starts. */
@@ -105,6 +105,8 @@ export interface ExecuteOptions {
   modelConcurrency: number;
   repetition: RepetitionSettings;
   reporters: Reporter[];
+  /** A reporter hook threw (the run goes on). */
+  onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   previousAttempts?: Map<string, number>;
   /** Wraps each trial's agent session (instrumentation, fault injection in tests). */
@@ -113,9 +115,9 @@ export interface ExecuteOptions {
 
 export async function executeTrials(options: ExecuteOptions): Promise<SuiteResult> {
   const { runtime } = options;
-  mkdirSync(options.runDir, { recursive: true });
+  writeOrFault(options.runDir, () => mkdirSync(options.runDir, { recursive: true }));
   // An external agent's model calls are its own business: each command agent is its own gate key.
-  const endpointOf = (trial: PlannedTrial) => (trial.agent.command ? `command agent ${trial.agent.label}` : endpointKey(options.agents.get(trial.agent.label)!));
+  const endpointOf = (trial: PlannedTrial) => (trial.command ? `command agent ${trial.agent.label}` : endpointKey(trial.agent));
   const adaptiveMax = options.adaptiveMax;
   const gate = adaptiveMax
     ? new ConcurrencyGate({
@@ -136,7 +138,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     browsers: runtime.browsers,
     fixtures: { siteUrl: runtime.siteUrl, client: runtime.fixtures.client },
     createSession: (trial) => {
-      const config = options.agents.get(trial.agent.label)!;
+      const config = trial.agent;
       const session = createAgentSession({
         config,
         apiKey: readApiKey(config, options.env),
@@ -149,18 +151,12 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
       return options.wrapSession ? options.wrapSession(bridged, trial) : bridged;
     },
     createGuard: (trial, env) => createRepetitionGuard(trial.task, env, options.repetition),
-    price: (model, usage) =>
-      costOfUsage(
-        usage.inputTokens === null && usage.outputTokens === null
-          ? null
-          : { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, reasoningTokens: usage.reasoningTokens ?? 0, cachedTokens: usage.cachedTokens ?? 0 },
-        options.prices.lookup(model),
-      ),
+    prices: options.prices,
     store: createStoreSink(options.store, resolve(options.runDir)),
     reporters: options.reporters,
+    onReporterError: options.onReporterError,
     signal: options.signal,
     previousAttempts: options.previousAttempts,
-    responseReserve: options.agents.size ? Math.max(...[...options.agents.values()].map((a) => a.maxTokens)) : 2048,
   });
 }
 

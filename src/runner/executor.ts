@@ -6,13 +6,24 @@
  * scope)? Only then is it performed. Results say what the executor did ("input sent"), never
  * that the application accepted it.
  */
+import { isStorageFault, storageError } from "../errors.js";
 import { join, resolve, sep } from "node:path";
 import { TOOL_ARGS, isToolName, type ProposedAction, type ToolName } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
+import type { ActionStatus } from "../vocabulary.js";
 import type { TrialEnvironment } from "./environment.js";
 import { WorkspaceWriteRefused, writeInWorkspace } from "./workspace-write.js";
 
-export type ActionStatus = "success" | "rejected" | "failed" | "skipped";
+/**
+ * The one mapping from a [0,1000] point in the screenshot's frame (image pixels) to CSS pixels of
+ * the viewport: Holo's formula against the exact image sent; 1000 maps onto the last pixel, not past it.
+ * The executor clicks there and the repetition guard looks there.
+ */
+export function pointToCss(x: number, y: number, frame: { width: number; height: number }, deviceScaleFactor: number): { x: number; y: number } {
+  const px = Math.min(Math.round((x / 1000) * frame.width), frame.width - 1);
+  const py = Math.min(Math.round((y / 1000) * frame.height), frame.height - 1);
+  return { x: px / deviceScaleFactor, y: py / deviceScaleFactor };
+}
 
 export interface ActionResult {
   /** The call's stable id (the model's tool_call id, or umpire's in structured mode). */
@@ -27,8 +38,6 @@ export interface ActionResult {
   timedOut?: boolean;
   /** For clicks: where the [0,1000] point landed, in CSS pixels. */
   point?: { x: number; y: number };
-  /** The `data-effect` of the element under a click, when it has one (a consequential control). */
-  effect?: string;
   ms: number;
 }
 
@@ -93,7 +102,7 @@ export function safeNoteName(name: string): string | undefined {
 export class Executor {
   constructor(private readonly options: ExecutorOptions) {}
 
-  /** Checks and performs one action. Never throws: every outcome is a result. */
+  /** Checks and performs one action. Never throws (every outcome is a result) except on a storage fault. */
   async execute(action: ProposedAction, signal: AbortSignal): Promise<ActionResult> {
     const started = performance.now();
     const result = (status: ActionStatus, message: string, extra: Partial<ActionResult> = {}): ActionResult => ({
@@ -110,6 +119,8 @@ export class Executor {
     try {
       return await this.perform(action.tool, action.args, signal, result);
     } catch (error) {
+      // The workspace lives under --out: a full disk there is umpire's fault, never the agent's.
+      if (isStorageFault(error)) throw storageError(error, this.options.workspaceDir, "--out");
       const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
       return result("failed", `${action.tool} failed: ${message}`);
     }
@@ -153,12 +164,7 @@ export class Executor {
 
   /** Maps a [0,1000] point in the screenshot's frame to CSS pixels of the viewport. */
   toCss(x: number, y: number): { x: number; y: number } {
-    const frame = this.options.frame();
-    const dpr = this.options.task.viewport.deviceScaleFactor;
-    // Holo's formula, against the exact image sent; 1000 maps onto the last pixel, not past it.
-    const px = Math.min(Math.round((x / 1000) * frame.width), frame.width - 1);
-    const py = Math.min(Math.round((y / 1000) * frame.height), frame.height - 1);
-    return { x: px / dpr, y: py / dpr };
+    return pointToCss(x, y, this.options.frame(), this.options.task.viewport.deviceScaleFactor);
   }
 
   private resolveUrl(url: string): string | undefined {
@@ -181,14 +187,11 @@ export class Executor {
     switch (tool) {
       case "click":
       case "double_click": {
+        // What lies under the point (a consequential control, a cover) is read once, by the repetition guard, before execution.
         const point = this.toCss(args.x, args.y);
-        const effect = await page
-          .evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest("[data-effect]")?.getAttribute("data-effect") ?? null, [point.x, point.y] as const)
-          .catch(() => null);
         await page.mouse.click(point.x, point.y, { clickCount: tool === "double_click" ? 2 : 1 });
         return this.afterInput(`${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px`, signal, result, {
           point,
-          ...(effect ? { effect } : {}),
         });
       }
       case "write": {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { chromium, type Browser } from "playwright";
 import { MAX_AGENT_EVENTS, LineBuffer, parseAgentEventLine, parseAgentResult, type AgentEnvelope } from "./agent-events.js";
 import { TrialEnvironment } from "./environment.js";
-import { emptyLoopOutcome, messageOf, type LoopOutcome, type TurnRecord } from "./loop.js";
+import { emptyLoopOutcome, messageOf, type LoopOutcome, type PlayedTurn } from "./loop.js";
 import { blockedRequestLog, concludeTrial, type TrialDeps, type TrialOutcome, type TrialSpec } from "./trial.js";
 import { createTrialLog } from "./trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
@@ -74,7 +74,7 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
     loop = emptyLoopOutcome("environment_error", error);
   }
   try {
-    return await concludeTrial(spec, folder, { fixtures: deps.fixtures, log, env, loop, error, started, repetition: {}, blocked });
+    return await concludeTrial(spec, folder, { fixtures: deps.fixtures, signal: deps.signal, log, env, loop, error, started, repetition: {}, blocked });
   } finally {
     await browser?.close().catch(() => undefined);
     await trialBrowser?.close().catch(() => undefined);
@@ -88,7 +88,7 @@ interface Supervision {
   workspaceDir: string;
   endpoint: string;
   signal: AbortSignal;
-  onTurn: (turn: TurnRecord) => void;
+  onTurn: (turn: PlayedTurn) => void;
 }
 
 async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision): Promise<LoopOutcome> {
@@ -183,7 +183,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   const reader = new EventsReader(eventsFile);
   let events = 0;
   let refusedLines = 0;
-  let turn: TurnRecord | null = null;
+  let turn: PlayedTurn | null = null;
   const flushTurn = () => {
     if (turn) s.onTurn(turn);
     turn = null;

@@ -5,15 +5,11 @@
  */
 import { relative, join } from "node:path";
 import type { Store } from "../store/store.js";
+import { capDeep, capField } from "../safety/limits.js";
 import type { TrialOutcome } from "./trial.js";
-import type { PlannedTrial } from "./plan.js";
 import type { SuiteStore } from "./run-suite.js";
-import type { TurnRecord, Usage } from "./loop.js";
-
-function usageOrNull(u: Usage): { inputTokens: number; outputTokens: number; reasoningTokens: number; cachedTokens: number } | null {
-  if (u.inputTokens === null && u.outputTokens === null) return null;
-  return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, reasoningTokens: u.reasoningTokens ?? 0, cachedTokens: u.cachedTokens ?? 0 };
-}
+import { loopUsage, type PlayedTurn } from "./loop.js";
+import { knownUsage } from "../vocabulary.js";
 
 export function createStoreSink(store: Store, runDir: string): SuiteStore {
   const folders = new Map<string, string>();
@@ -22,8 +18,11 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
       folders.set(id, info.folder);
       store.startTrial(id, { folder: relative(runDir, info.folder), attempt: info.attempt });
     },
-    recordTurn(trialId, turn: TurnRecord, costUsd) {
+    recordTurn(trialId, turn: PlayedTurn, costUsd) {
       const folder = relative(runDir, folders.get(trialId) ?? runDir);
+      // Model output is untrusted in size too: each field is capped, and the turn says what was cut.
+      const fields = { note: capField(turn.note), thought: capField(turn.thought), content: capField(turn.content), reasoning: capField(turn.reasoning) };
+      const cut = Object.fromEntries(Object.entries(fields).filter(([, f]) => f.cut > 0).map(([name, f]) => [name, f.cut]));
       store.recordTurn({
         trialId,
         idx: turn.idx,
@@ -33,14 +32,14 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
         modelMs: turn.modelMs,
         ttftMs: turn.ttftMs,
         retries: turn.retries,
-        usage: usageOrNull(turn.usage),
+        usage: knownUsage(turn.usage),
         costUsd,
-        note: turn.note,
-        thought: turn.thought,
-        content: turn.content,
-        reasoning: turn.reasoning,
+        note: fields.note.text,
+        thought: fields.thought.text,
+        content: fields.content.text,
+        reasoning: fields.reasoning.text,
         screenshot: { path: join(folder, turn.screenshot), width: turn.width, height: turn.height },
-        flags: turn.flags,
+        flags: Object.keys(cut).length ? { ...turn.flags, truncated: cut } : turn.flags,
       });
       store.recordActions(
         turn.actions.map((a) => ({
@@ -49,7 +48,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           idx: a.idx,
           callId: a.id,
           tool: a.tool,
-          args: a.args,
+          args: capDeep(a.args).value,
           status: a.status,
           message: a.message,
           executorMs: a.ms,
@@ -59,7 +58,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
     resetTrial(id) {
       store.resetTrial(id);
     },
-    finishTrial(id, _trial: PlannedTrial, outcome: TrialOutcome, extra) {
+    finishTrial(id, outcome: TrialOutcome, extra) {
       const { loop } = outcome;
       const ttft = loop.timing.ttftMs;
       store.finishTrial(
@@ -72,9 +71,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           verified: outcome.verified,
           turns: loop.turns,
           actions: loop.actions,
-          usage: loop.usage.reported
-            ? { inputTokens: loop.usage.inputTokens, outputTokens: loop.usage.outputTokens, reasoningTokens: loop.usage.reasoningTokens, cachedTokens: loop.usage.cachedTokens }
-            : null,
+          usage: loopUsage(loop),
           costUsd: extra.costUsd,
           timing: {
             wallMs: outcome.wallMs,

@@ -2,7 +2,6 @@
  * One trial, start to finish: environment, loop, independent checks, verdict, teardown.
  * Failures inside are data: this function resolves with an outcome, it does not throw.
  */
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
@@ -11,11 +10,11 @@ import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
 import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
-import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
+import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
-import { createTrialLog, type TrialLog } from "./trial-log.js";
-
-export type Verdict = "passed" | "failed" | "error";
+import { createTrialLog, writeOrFault, type TrialLog } from "./trial-log.js";
+import { isStorageFault } from "../errors.js";
+import type { Verdict } from "../vocabulary.js";
 
 export interface TrialSpec {
   id: string;
@@ -34,7 +33,7 @@ export interface TrialDeps {
   maxInvalidOutputs: number;
   responseReserve: number;
   signal: AbortSignal;
-  onTurn: (turn: TurnRecord) => void;
+  onTurn: (turn: PlayedTurn) => void;
   /** An earlier, non-empty folder at this trial's path was moved here before it started. */
   movedAside?: string;
 }
@@ -109,16 +108,23 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       onTurn: deps.onTurn,
     });
   } catch (e) {
+    if (isStorageFault(e)) {
+      // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
+      await env?.close().catch(() => undefined);
+      await deps.fixtures.client.deleteSession(spec.id).catch(() => undefined);
+      throw e;
+    }
     error = messageOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
   if (!loop) loop = emptyLoopOutcome("environment_error", error ?? "environment failed");
-  return concludeTrial(spec, folder, { fixtures: deps.fixtures, log, env, loop, error, started, repetition: guard?.metrics() ?? {}, blocked });
+  return concludeTrial(spec, folder, { fixtures: deps.fixtures, signal: deps.signal, log, env, loop, error, started, repetition: guard?.metrics() ?? {}, blocked });
 }
 
 /** What a trial hands to `concludeTrial` once its agent (umpire's loop or an external one) has stopped. */
 export interface TrialEnding {
   fixtures: TrialDeps["fixtures"];
+  signal: AbortSignal;
   log: TrialLog;
   env: TrialEnvironment | undefined;
   loop: LoopOutcome;
@@ -168,11 +174,12 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   await fixtures.client.deleteSession(spec.id).catch(() => undefined);
 
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
-  const verdict = verdictOf(checks, { infraError });
+  // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
+  const cancelled = loop.stopReason === "cancelled" || (ending.signal.aborted && infraError);
+  const verdict = verdictOf(checks, { infraError, cancelled });
   // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
-  const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError });
+  const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError, cancelled });
   const stopLine = describeStop(loop, checks, verdict);
-  writeFileSync(join(folder, "checks.json"), `${JSON.stringify(checks, null, 2)}\n`);
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
   log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {
@@ -232,6 +239,7 @@ export function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedReq
 export function describeStop(loop: LoopOutcome, checks: CheckResult[], verdict: Verdict): string {
   const head = STOP_WORDS[loop.stopReason] + (loop.stopDetail ? ` (${loop.stopDetail})` : "");
   if (verdict === "error") return `${head}; not judged: infrastructure error`;
+  if (verdict === "cancelled") return `${head}; not judged: cancelled (umpire run --resume runs it again)`;
   const failing = checks.find((c) => c.required && !c.pass);
   return failing ? `${head}, ${failing.reason}` : `${head}, all required checks passed`;
 }

@@ -51,6 +51,11 @@ export interface ReferenceModelOptions {
   onLogLine?: (line: string) => void;
   /** Request bodies kept in the log (most recent); default 200. */
   keepBodies?: number;
+  /**
+   * When set, every /v1 request must carry `Authorization: Bearer <apiKey>` (401 otherwise), like
+   * a real provider; so umpire's preflight and auth errors can be tested against it. Unset: open.
+   */
+  apiKey?: string;
 }
 
 export interface ReferenceModel {
@@ -79,6 +84,14 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
     next();
   });
   app.use(express.json({ limit: "64mb" }));
+  if (options.apiKey !== undefined) {
+    const expected = `Bearer ${options.apiKey}`;
+    app.use("/v1", (req, res, next) => {
+      if (req.headers.authorization === expected) return next();
+      const message = req.headers.authorization ? "Incorrect API key provided" : "No API key provided: send Authorization: Bearer <key>";
+      res.status(401).json(errorBody(message, "invalid_request_error", "invalid_api_key"));
+    });
+  }
 
   app.get("/v1/models", (_req, res) => {
     res.json(modelList());
@@ -252,10 +265,22 @@ function listen(app: express.Express, port: number, host: string): Promise<Serve
   });
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Waits `ms`, or less when `signal` (the server closing) aborts. The abort listener is removed when
+ * the timer fires: the signal lives as long as the server, so a listener per request would pile up
+ * (MaxListenersExceededWarning after 10 slow requests).
+ */
+export function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
 }

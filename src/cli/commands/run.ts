@@ -5,21 +5,25 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { lookupModel, resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
+import { DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_RETRY_POLICY, DEFAULT_TEMPERATURE, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import { redactCommandAgent, resolveCommandAgent } from "../../config/command-agent.js";
+import type { CommandAgentSpec } from "../../runner/external-trial.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
-import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
+import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
+import { planTrials, type PlannedTrial } from "../../runner/plan.js";
+import { newRunId } from "../../vocabulary.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
+import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, runExitCode } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
 import { writeRunReport } from "../../report/html/index.js";
@@ -40,7 +44,11 @@ const MODEL_OPTIONS = {
   "reasoning-effort": O["reasoning-effort"],
   "max-tokens": O["max-tokens"],
   stream: O.stream,
-} as const;
+  "no-preflight": {
+    kind: "boolean",
+    help: "skip the check, before the first trial, that each endpoint is reachable,\naccepts the key and serves the model",
+  },
+} as const satisfies Record<string, OptionSpec>;
 const RUN_OPTIONS = {
   repeat: O.repeat,
   concurrency: O.concurrency,
@@ -77,7 +85,16 @@ the fixture site; judges each trial with independent checks and stores it in SQL
 With no options: the whole suite, both output modes, on the embedded reference model.
 A value comes from the command line, else the config file's "defaults", else the built-in default.
 
-${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}`;
+${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}
+exit codes
+  0    every trial passed
+  1    some trial failed (the agent's doing)
+  2    usage or input error, including a model endpoint that is unreachable, refuses the key or
+       does not serve the model (found by the preflight, before any browser starts)
+  3    some trial ended in verdict error (infrastructure) after its retry, and none failed
+  4    umpire could not do its whole job (e.g. a reporter failed; the run itself went on)
+  130  interrupted (Ctrl-C): trials in flight are stored as cancelled; --resume runs them again
+`;
 
 /** The agent options as resolved (flag, config or default), with where each came from. */
 interface AgentValues {
@@ -133,6 +150,7 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
+  registerRunSecrets(values, io.env);
   const endpoints = values["browser-endpoint"] ?? [];
   // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts.
   const concurrency = values.concurrency ?? (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : availableParallelism());
@@ -156,6 +174,9 @@ export const run: Command = async (argv, io) => {
   let agents: AgentConfig[];
   let commandAgents: CommandAgentPlan[] = [];
   let tasks: Task[];
+  // Where trial folders go. A resumed run keeps its stored folder, whatever --out says now, so the
+  // run row, its report links and every attempt's folder stay together.
+  let runDir: string;
   const previousAttempts = new Map<string, number>();
   let finished = false;
   // Store writes wait until the runtime is up, so a browser endpoint that never answers leaves no run behind.
@@ -166,12 +187,22 @@ export const run: Command = async (argv, io) => {
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
+      const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
+      if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
+        throw new UmpireError(
+          "usage",
+          `run ${stored.id} used a --base-url with credentials in it, which are never stored`,
+          `pass the same --base-url again: umpire run --resume ${stored.id} --base-url <url>`,
+        );
+      }
+      const { "base-url-had-credentials": _had, ...beforeValues } = storedAgent;
       // The agent as the run first resolved it (flags and config then), with only today's flags on top.
-      const before = (options.agentOptions ?? {}) as AgentValues;
+      const before = beforeValues as AgentValues;
       const now = pickAgentValues(values, sources, ["flag"]);
       agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
       runId = stored.id;
-      const all = planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1);
+      runDir = stored.folder ?? runFolder(outDir, runId);
+      const all = planTrials(runId, tasks, agents, options.repeat ?? 1);
       const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
       trials = all.filter((t) => unfinished.has(t.id));
@@ -183,8 +214,9 @@ export const run: Command = async (argv, io) => {
       const modelAsked = sources.model === "flag" || sources.mode === "flag" || commandAgents.length === 0;
       agents = modelAsked ? resolveAgents(values, sources, io.env) : [];
       runId = values["run-id"] ?? newRunId();
+      runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
-      trials = planTrials(runId, tasks, [...agents.map(agentPlan), ...commandAgents.map((c) => c.plan)], repeat);
+      trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, new Map(commandAgents.map((c) => [c.config.label, c.command])));
       let shardOptions: Record<string, unknown> | undefined;
       if (shard && shard.total > 1) {
         const history = values["shard-history"] ? readHistory(resolve(io.cwd, values["shard-history"])) : store.durationHistory();
@@ -202,10 +234,10 @@ export const run: Command = async (argv, io) => {
           id,
           tags: values.tag ?? [],
           umpireVersion: VERSION,
-          folder: runFolder(outDir, id),
+          folder: runDir,
           options: {
             paths: positionals,
-            agentOptions: pickAgentValues(values, sources, ["flag", "config"]),
+            agentOptions: storable(pickAgentValues(values, sources, ["flag", "config"])),
             repeat,
             concurrency: adaptiveMax ? `adaptive (max ${adaptiveMax})` : concurrency,
             agents: agents.map(redactConfig),
@@ -217,6 +249,9 @@ export const run: Command = async (argv, io) => {
         store.addTrials(id, planned.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat, shard: shardOfTrial })));
       };
     }
+
+    // Before any browser starts: a dead or misconfigured endpoint stops the run here, in seconds.
+    if (!values["no-preflight"]) await preflightEndpoints(agents, io);
 
     const runtime = await startRuntime({
       tasks,
@@ -233,6 +268,15 @@ export const run: Command = async (argv, io) => {
       throw error;
     }
 
+    // Readers tell a live run from one killed with -9 by its owner's pid and this heartbeat.
+    const heartbeat = setInterval(() => {
+      try {
+        store.heartbeat(runId);
+      } catch {
+        /* a full disk is reported by the trial writes; the heartbeat only goes stale */
+      }
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     // A second Ctrl-C exits the process at once: still leave the run marked as interrupted.
     const markOnExit = () => {
       if (!finished) store.markInterrupted(runId);
@@ -241,14 +285,14 @@ export const run: Command = async (argv, io) => {
     const reporters: Reporter[] = values.json ? [] : [createProgressReporter(io.stderr as never)];
     let status: "finished" | "interrupted";
     let concurrencyReport: EndpointReport[] = [];
+    let reporterFailed = false;
     try {
       ({ status, concurrency: concurrencyReport } = await executeTrials({
         runtime,
         store,
         runId,
-        runDir: runFolder(outDir, runId),
+        runDir,
         trials,
-        agents: new Map(agents.map((a) => [a.label, a])),
         env: io.env,
         prices,
         concurrency,
@@ -256,28 +300,69 @@ export const run: Command = async (argv, io) => {
         modelConcurrency,
         repetition,
         reporters,
+        // Isolated from the run, but loud: the user learns their output is incomplete, and the exit code says so.
+        onReporterError: ({ hook, error }) => {
+          reporterFailed = true;
+          io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${error instanceof Error ? error.message : String(error)}\n`);
+        },
         signal: io.signal,
         previousAttempts,
       }));
+    } catch (error) {
+      // A storage fault (or a crash) stopped the run: mark it interrupted so `umpire runs` and
+      // --resume see it as such. The store itself may be what is full: then the dead-owner check
+      // in `umpire runs` shows it interrupted anyway.
+      try {
+        store.markInterrupted(runId);
+        finished = true;
+      } catch {
+        /* the original error says what happened */
+      }
+      throw error;
     } finally {
+      clearInterval(heartbeat);
       await runtime.close();
       process.off("exit", markOnExit);
     }
-    if (status === "interrupted") store.markInterrupted(runId);
+    // Finished only when every planned trial has a judged verdict (a cancelled one waits for --resume).
+    if (status === "interrupted" || store.unfinishedTrials(runId).length > 0) store.markInterrupted(runId);
     else store.finishRun(runId, "finished");
     finished = true;
-    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json), { concurrency: concurrencyReport });
+    const counts = renderRunOutcome(store, runId, prices, io, Boolean(values.json), { concurrency: concurrencyReport });
     if (values.report) {
       const { indexPath } = writeRunReport(store, runId, { prices, cwd: io.cwd });
       // stdout stays pure JSON under --json; the path goes to stderr then.
       (values.json ? io.stderr : io.stdout).write(`report: ${indexPath}\n`);
     }
-    if (status === "interrupted") return EXIT.interrupted;
-    return allPassed ? EXIT.ok : EXIT.failed;
+    return runExitCode(counts, { interrupted: status === "interrupted", reporterFailed });
   } finally {
     store.close();
   }
 };
+
+/**
+ * Runs the preflight once per distinct endpoint, model and key. The embedded reference model is
+ * skipped: umpire starts it itself. Throws a `config` error (exit 2) naming the URL, the model and the fix.
+ */
+async function preflightEndpoints(agents: readonly AgentConfig[], io: Parameters<Command>[1]): Promise<void> {
+  const targets = new Map<string, Parameters<typeof preflight>[0]>();
+  for (const agent of agents) {
+    if (agent.endpoint.kind !== "url") continue;
+    const apiKey = readApiKey(agent, io.env);
+    const key = JSON.stringify([agent.endpoint.baseUrl, agent.model, agent.apiKeyEnv]);
+    targets.set(key, { baseUrl: agent.endpoint.baseUrl, shownUrl: withoutCredentials(agent.endpoint.baseUrl), model: agent.model, apiKey, apiKeyEnv: agent.apiKeyEnv });
+  }
+  const results = await Promise.all([...targets.values()].map((t) => preflight(t)));
+  for (const result of results) {
+    if (result.ok && result.note) io.stderr.write(`umpire: preflight: ${result.note}\n`);
+  }
+  const failed = results.filter((r): r is Extract<typeof r, { ok: false }> => !r.ok);
+  if (failed.length > 0) {
+    const [first, ...rest] = failed;
+    const more = rest.map((r) => `\n  also: ${r.message}`).join("");
+    throw new UmpireError("config", `preflight failed: ${first.message}${more}`, first.hint);
+  }
+}
 
 /** Durations from another store (--shard-history): every shard must balance on the same history. */
 function readHistory(file: string) {
@@ -290,7 +375,9 @@ function readHistory(file: string) {
 }
 
 interface CommandAgentPlan {
-  plan: AgentPlan;
+  /** A stand-in agent config for the plan, the store and the tables (label = the agent's name). */
+  config: AgentConfig;
+  command: CommandAgentSpec;
   stored: ReturnType<typeof redactCommandAgent>;
 }
 
@@ -315,13 +402,8 @@ function commandAgentPlans(names: string[], config: LoadedConfig, cwd: string): 
     seen.add(name);
     const configFile = config.file ? resolve(cwd, config.file) : null;
     const command = resolveCommandAgent(name, definition, configFile, cwd);
-    // The store's mode column knows structured|tools only; an external agent has no Holo mode (see docs/external-agents.md).
-    return { plan: { label: name, model: definition.model ?? `command:${name}`, mode: "structured", command }, stored: redactCommandAgent(name, definition) };
+    return { config: commandAgentConfig(name, definition.model), command, stored: redactCommandAgent(name, definition) };
   });
-}
-
-function agentPlan(config: AgentConfig): AgentPlan {
-  return { label: config.label, model: config.model, mode: config.mode };
 }
 
 /** The agent options that came from `from` (not built-in defaults), stored so --resume rebuilds the same configs. */
@@ -343,7 +425,49 @@ function resolvedConfig(config: LoadedConfig, values: Record<string, unknown>, s
   const options = Object.fromEntries(
     Object.entries(sources)
       .filter(([name, source]) => source !== undefined && !skip.has(name))
-      .map(([name, source]) => [name, { value: values[name], source }]),
+      .map(([name, source]) => [name, { value: name === "base-url" && typeof values[name] === "string" ? withoutUrlCredentials(values[name] as string) : values[name], source }]),
   );
   return { file: config.file, options, ...(config.data.prices ? { prices: config.data.prices } : {}) };
+}
+
+/**
+ * Agent values as stored with the run: a base URL without user info or query (where keys hide);
+ * the run remembers that it had them, so --resume asks for the URL again instead of silently
+ * calling the wrong endpoint.
+ */
+function storable(values: AgentValues): AgentValues & { "base-url-had-credentials"?: boolean } {
+  const url = (values as Record<string, unknown>)["base-url"];
+  if (typeof url !== "string") return values;
+  const bare = withoutUrlCredentials(url);
+  return { ...values, "base-url": bare, ...(bare !== url.replace(/\/+$/, "") ? { "base-url-had-credentials": true } : {}) } as AgentValues;
+}
+
+/** Registers the key values and URL credentials this run will use, before anything can print them. */
+function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: string }, env: NodeJS.ProcessEnv): void {
+  registerUrlSecrets(values["base-url"]);
+  registerSecret(env[DEFAULT_API_KEY_ENV]);
+  if (values["api-key-env"]) registerSecret(env[values["api-key-env"]]);
+}
+
+/**
+ * The agent config that stands for a command agent in the plan, the store and the tables: its
+ * name as label, its model (for pricing what it reports) or `command:<name>`. It never reaches
+ * a model session or the preflight: umpire makes no model request for a command agent. The
+ * store's mode column knows structured|tools only (docs/external-agents.md, "Limits").
+ */
+function commandAgentConfig(name: string, model: string | undefined): AgentConfig {
+  return {
+    label: name,
+    model: model ?? `command:${name}`,
+    provider: "custom",
+    mode: "structured",
+    endpoint: { kind: "url", baseUrl: "http://127.0.0.1/command-agent" },
+    apiKeyEnv: null,
+    temperature: DEFAULT_TEMPERATURE,
+    reasoningEffort: "medium",
+    maxTokens: DEFAULT_MAX_TOKENS,
+    stream: false,
+    requestTimeoutMs: 60_000,
+    retry: DEFAULT_RETRY_POLICY,
+  };
 }

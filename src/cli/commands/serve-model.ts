@@ -36,6 +36,7 @@ const OPTIONS = {
   "control-token": { kind: "string", arg: "T", help: "its token (or set UMPIRE_CONTROL_TOKEN)" },
   tasks: { kind: "string", arg: "DIR", multiple: true, defaultText: "tasks/", help: "task files or folders to recognise" },
   quiet: { kind: "boolean", help: "do not print one line per request on stderr" },
+  "api-key-env": { kind: "string", arg: "NAME", help: "require the key held in this environment variable (401 without it)" },
 } as const satisfies Record<string, OptionSpec>;
 
 const USAGE = `usage: umpire serve-model [--port N] [--host H] [--profile P] [--strict] [--seed N]
@@ -65,6 +66,11 @@ export const run: Command = async (argv, io) => {
   if (controlUrl && !/^https?:\/\//.test(controlUrl)) {
     throw new UmpireError("usage", `--fixtures-control ${controlUrl}: not an http(s) URL`, "e.g. --fixtures-control http://127.0.0.1:41234");
   }
+  const keyEnv = values["api-key-env"];
+  const apiKey = keyEnv === undefined ? undefined : io.env[keyEnv];
+  if (keyEnv !== undefined && !apiKey) {
+    throw new UmpireError("usage", `--api-key-env ${keyEnv}: the environment variable ${keyEnv} is not set`, `export ${keyEnv}=<the key clients must send>`);
+  }
   const tasks = loadTasksOrThrow(values.tasks ?? [], { cwd: io.cwd });
   const fixtures = controlUrl && token ? new FixtureControlClient(controlUrl, token) : undefined;
 
@@ -80,6 +86,7 @@ export const run: Command = async (argv, io) => {
       seed,
       latencyMs,
       ...tuning,
+      apiKey,
       onLogLine: values.quiet ? undefined : (line) => io.stderr.write(`${line}\n`),
     });
   } catch (error) {
@@ -87,7 +94,7 @@ export const run: Command = async (argv, io) => {
   }
   io.stdout.write(`${model.baseUrl}\n`);
   io.stderr.write(
-    `reference model: ${tasks.length} task(s), default profile ${profile}, ${values.strict ? "strict" : "lenient"} lint, seed ${seed}\n` +
+    `reference model: ${tasks.length} task(s), default profile ${profile}, ${values.strict ? "strict" : "lenient"} lint, seed ${seed}${apiKey ? `, key required (${keyEnv})` : ""}\n` +
       (fixtures ? `layouts from ${fixtures.controlUrl}\n` : "no --fixtures-control: clicks on targets cannot be grounded (the model says so)\n") +
       "(Ctrl-C stops)\n",
   );

@@ -189,3 +189,22 @@ describe("flaky-http", () => {
     expect(statuses).toEqual([500, 500, 200, 429, 200, 200]);
   });
 });
+
+describe("slow profile", () => {
+  it("adds no abort listener per request that outlives it (no MaxListenersExceededWarning after many requests)", async () => {
+    const slow = await startReferenceModel({ tasks: [TASK], fixtures: { layout: async () => HOME_LAYOUT }, seed: 0, latencyMs: 1 });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const slowClient = sdk(slow.baseUrl);
+      for (let i = 0; i < 14; i++) await create(slowClient, structured("slow"));
+      // Process warnings are emitted on a later tick.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message)).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+      await slow.close();
+    }
+  });
+});

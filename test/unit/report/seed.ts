@@ -4,9 +4,9 @@
  */
 import { Writable } from "node:stream";
 import type { CommandIO } from "../../../src/cli/io.js";
-import { costOfUsage } from "../../../src/report/cost.js";
-import { DEFAULT_PRICES } from "../../../src/report/prices.js";
-import type { OutputMode, StopReason, Store, Usage, Verdict } from "../../../src/store/index.js";
+import { costOfUsage, DEFAULT_PRICES } from "../../../src/pricing.js";
+import type { Store } from "../../../src/store/index.js";
+import type { OutputMode, StopReason, Usage, Verdict } from "../../../src/vocabulary.js";
 
 export interface SeedTrial {
   task: string;
@@ -53,7 +53,7 @@ export function seedRun(store: Store, spec: SeedRun): string {
     store.finishTrial(
       trial.id,
       {
-        stopReason: t.stopReason ?? (verdict === "error" ? "environment_error" : "answered"),
+        stopReason: t.stopReason ?? (verdict === "error" ? "environment_error" : verdict === "cancelled" ? "cancelled" : "answered"),
         stopDetail: verdict === "passed" ? "model finished, note verified" : verdict === "failed" ? "model finished, note wrong" : "browser crashed",
         verdict,
         claimed: t.claimed ?? verdict !== "error",
