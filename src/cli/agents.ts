@@ -55,6 +55,8 @@ export function resolveNamedAgents(
         hint ?? (known.length ? `defined agents: ${known.join(", ")}` : "define it under agents: in umpire.config.yaml (docs/config.md)"),
       );
     }
+    // Command agents (their own loop) are planned apart, by the run command.
+    if (definition.kind !== "model") throw new UmpireError("usage", `--agent ${name}: an agent of kind ${definition.kind} has no model settings to resolve`, "run it with --agent; it is planned as an external agent");
     return resolveModelAgent(name, definition, config.policies[name], values, sources, env, where);
   });
 }

@@ -116,7 +116,8 @@ export interface ExecuteOptions {
 export async function executeTrials(options: ExecuteOptions): Promise<SuiteResult> {
   const { runtime } = options;
   writeOrFault(options.runDir, () => mkdirSync(options.runDir, { recursive: true }));
-  const endpointOf = (trial: PlannedTrial) => endpointKey(trial.agent);
+  // An external agent's model calls are its own business: each command agent is its own gate key.
+  const endpointOf = (trial: PlannedTrial) => (trial.command ? `command agent ${trial.agent.label}` : endpointKey(trial.agent));
   const adaptiveMax = options.adaptiveMax;
   const gate = adaptiveMax
     ? new ConcurrencyGate({

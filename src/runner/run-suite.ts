@@ -14,6 +14,7 @@ import { trialFolderName, type PlannedTrial } from "./plan.js";
 import { freshTrialFolder } from "./trial-folder.js";
 import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
+import { runExternalTrial } from "./external-trial.js";
 import type { TrialEnvironment } from "./environment.js";
 import { writeOrFault } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
@@ -157,6 +158,18 @@ async function attemptTrial(
   const { folder, movedAside } = writeOrFault(target, () => freshTrialFolder(target));
   options.store.startTrial(trial.id, { folder, attempt });
   const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
+  if (trial.command) {
+    // An external agent gets a browser of its own per trial (trial-browser.ts), not a pooled one.
+    return runExternalTrial(spec, folder, trial.command, {
+      fixtures: options.fixtures,
+      signal: options.signal,
+      ...(movedAside ? { movedAside } : {}),
+      onTurn: (turn) => {
+        options.store.recordTurn(trial.id, turn, null);
+        onStep(trial, turn);
+      },
+    });
+  }
   let lease;
   try {
     lease = await options.browsers.acquire(options.signal);
