@@ -248,7 +248,7 @@ describe("compare --by agent and a changed agent, on the embedded reference mode
     expect(compared.out).toMatch(/answer-only-bb042 \[briefed\]: agent changed; not a like-for-like comparison \(briefed\)/);
     expect(compared.out).not.toMatch(/answer-only-bb042 \[plain\]: agent changed/);
     expect(compared.out).toMatch(/changed\s+answer-only-bb042 \[briefed\]: agent changed; not a like-for-like comparison; left out of this analysis and the regression gate/);
-    expect(compared.out).toMatch(/1 paired tasks, 1 paired repeats/);
+    expect(compared.out).toMatch(/1 paired task, 1 paired repeat/);
     const included = await umpire(["compare", firstId, secondId, "--include-changed-agents", "--json"], folder);
     const paired = JSON.parse(included.out).comparison.paired[0];
     expect(paired.changedAgents).toEqual(["answer-only-bb042 [briefed]"]);
