@@ -7,7 +7,7 @@ import { setMaxListeners } from "node:events";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pLimit from "p-limit";
-import type { FixtureControlClient } from "../../fixtures-site/client.js";
+import type { LayoutBoard, Target, TargetSet } from "../target/index.js";
 import type { BrowserProvider } from "./browser-pool.js";
 import { emptyLoopOutcome, type AgentSessionLike, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { trialFolderName, type PlannedTrial } from "./plan.js";
@@ -33,7 +33,11 @@ export interface SuiteOptions {
   concurrency: number;
   modelConcurrency: number;
   browsers: BrowserProvider;
-  fixtures: { siteUrl: string; client: FixtureControlClient };
+  /** The run's targets; each trial runs on its task's. */
+  targets: TargetSet;
+  board?: LayoutBoard;
+  /** Where checks read ${env:NAME} secrets. */
+  env?: Readonly<Record<string, string | undefined>>;
   createSession: (trial: PlannedTrial) => AgentSessionLike;
   createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
   /** USD for one turn's usage on a model; null when the price is unknown. */
@@ -59,6 +63,17 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const trialLimit = pLimit(Math.max(1, options.concurrency));
   const modelLimit = pLimit(Math.max(1, options.modelConcurrency));
   const ends: TrialEnd[] = [];
+  // A target whose trials share state takes one trial at a time; others up to their capacity.
+  const targetLimits = new Map<string, ReturnType<typeof pLimit>>();
+  const targetSlot = (target: Target) => {
+    let limit = targetLimits.get(target.name);
+    if (!limit) {
+      const bound = target.isolated ? target.capacity : 1;
+      limit = bound === undefined ? undefined : pLimit(bound);
+      if (limit) targetLimits.set(target.name, limit);
+    }
+    return limit;
+  };
   reporter.onRunBegin({ runId: options.runId, trials: options.trials });
 
   const runOne = async (trial: PlannedTrial): Promise<void> => {
@@ -90,7 +105,11 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     reporter.onTrialEnd(end);
   };
 
-  await Promise.all(options.trials.map((trial) => trialLimit(() => runOne(trial))));
+  const scheduled = (trial: PlannedTrial) => {
+    const limit = targetSlot(options.targets.get(trial.task.target));
+    return limit ? limit(() => trialLimit(() => runOne(trial))) : trialLimit(() => runOne(trial));
+  };
+  await Promise.all(options.trials.map(scheduled));
   const status = options.signal.aborted ? "interrupted" : "finished";
   ends.sort((a, b) => a.trial.seq - b.trial.seq);
   reporter.onRunEnd({ runId: options.runId, status, ends });
@@ -117,7 +136,10 @@ async function attemptTrial(
   try {
     return await runTrial(spec, folder, {
       browser: lease.browser,
-      fixtures: options.fixtures,
+      target: options.targets.get(trial.task.target),
+      fixtureSiteUrl: options.targets.fixtureSiteUrl,
+      board: options.board,
+      env: options.env,
       createSession: () => options.createSession({ ...trial, id: spec.id }),
       createGuard: options.createGuard,
       modelSlot: (fn) => modelLimit(fn),

@@ -5,10 +5,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright";
-import type { FixtureControlClient } from "../../fixtures-site/client.js";
 import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
+import type { LayoutBoard, Target } from "../target/index.js";
 import { TrialEnvironment } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
@@ -27,7 +27,12 @@ export interface TrialSpec {
 
 export interface TrialDeps {
   browser: Browser;
-  fixtures: { siteUrl: string; client: FixtureControlClient };
+  /** The task's target, started for the run. */
+  target: Target;
+  fixtureSiteUrl?: string;
+  board?: LayoutBoard;
+  /** Where ${env:NAME} in check headers is read. */
+  env?: Readonly<Record<string, string | undefined>>;
   createSession: (trial: TrialSpec) => AgentSessionLike;
   createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
   modelSlot: <T>(fn: () => Promise<T>) => Promise<T>;
@@ -62,7 +67,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   let guard: RepetitionGuard | undefined;
   let error: string | null = null;
   try {
-    env = await TrialEnvironment.open({ browser: deps.browser, task: spec.task, trialId: spec.id, workspaceDir, fixtures: deps.fixtures });
+    env = await TrialEnvironment.open({ browser: deps.browser, task: spec.task, trialId: spec.id, workspaceDir, target: deps.target, fixtureSiteUrl: deps.fixtureSiteUrl, board: deps.board });
     const opened = env;
     // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
     let lastFrame = { width: spec.task.viewport.width * spec.task.viewport.deviceScaleFactor, height: spec.task.viewport.height * spec.task.viewport.deviceScaleFactor };
@@ -71,7 +76,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       task: spec.task,
       frame: () => lastFrame,
       workspaceDir,
-      recordEffect: (type, detail) => deps.fixtures.client.recordEffect(spec.id, type, detail).then(() => undefined),
+      recordEffect: (type, detail) => deps.target.recordEffect(spec.id, type, detail),
     });
     guard = deps.createGuard?.(spec, opened);
     loop = await runLoop({
@@ -100,19 +105,42 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const checkStarted = performance.now();
   let checks: CheckResult[] = [];
   try {
-    const effects = await deps.fixtures.client.effects(spec.id);
+    // Effects are read only where checks need them and the target has a source (a validation rule guarantees the pairing).
+    const needsEffects = spec.task.checks.some((c) => c.kind === "effects");
+    const effects = needsEffects && deps.target.hasEffects ? await deps.target.effects(spec.id) : [];
     const context = env?.context;
+    const opened = env;
     checks = await runChecks(spec.task.checks, {
       workspaceDir,
       effects,
       answer: loop.answer,
-      page: env && context
+      trialId: spec.id,
+      taskFile: spec.task.file,
+      env: deps.env,
+      target: { name: deps.target.name, baseUrl: deps.target.baseUrl, isAllowedUrl: (url) => opened?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)) },
+      page: opened && context
         ? {
-            current: async () => env!.page,
-            open: async (path: string) => {
+            current: async () => opened.page,
+            open: async (pathOrUrl: string) => {
+              const url = new URL(pathOrUrl, `${deps.target.baseUrl}/`).toString();
+              // A page check may open any URL on an allowed origin of the trial's target, never another.
+              if (!opened.isAllowedUrl(url)) throw new Error(`${url} is not on an allowed origin of target ${deps.target.name}`);
               const page = await context.newPage();
-              await page.goto(new URL(path, deps.fixtures.siteUrl).toString(), { waitUntil: "load" });
+              await page.goto(url, { waitUntil: "load" });
               return page;
+            },
+          }
+        : undefined,
+      storage: opened && context
+        ? {
+            state: async () => {
+              const state = await context.storageState();
+              return { cookies: state.cookies, origins: state.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage })) };
+            },
+            sessionStorage: async (origin: string) => {
+              const page = context.pages().find((p) => safeOrigin(p.url()) === origin);
+              if (!page) return null;
+              return page.evaluate(() => Object.fromEntries(Object.entries(sessionStorage))).catch(() => null);
             },
           }
         : undefined,
@@ -122,7 +150,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   }
   const checkMs = performance.now() - checkStarted;
   await env?.close();
-  await deps.fixtures.client.deleteSession(spec.id).catch(() => undefined);
+  await deps.target.endTrial(spec.id);
+  deps.board?.forget(spec.id);
 
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
   const verdict = verdictOf(checks, { infraError });
@@ -146,6 +175,14 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     error,
     repetition,
   };
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
 }
 
 /** "turn cap reached, notes/BB-042.md missing" / "model finished, all checks passed". */

@@ -17,7 +17,8 @@ const ALLOWED: Record<string, string[]> = {
   "src/sim": ["src/toolbox", "src/task", "src/agent", "fixtures-site", "src/errors.ts"],
   "src/checks": ["src/toolbox", "src/task", "src/errors.ts"],
   "src/store": ["src/task", "src/toolbox", "src/errors.ts", "src/checks"],
-  "src/runner": ["src/toolbox", "src/task", "src/agent", "src/checks", "src/store", "src/browser", "fixtures-site", "src/errors.ts", "src/report"],
+  "src/target": ["src/task", "src/toolbox", "src/checks", "fixtures-site", "src/errors.ts"],
+  "src/runner": ["src/toolbox", "src/task", "src/agent", "src/checks", "src/store", "src/browser", "src/target", "src/errors.ts", "src/report"],
   "src/report": ["src/store", "src/task", "src/checks", "src/toolbox", "src/agent", "src/errors.ts"],
   "src/browser": ["src/errors.ts"],
 };

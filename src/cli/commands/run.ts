@@ -14,6 +14,7 @@ import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
+import { loadProjectConfig, type ProjectConfig } from "../../task/project-config.js";
 import type { Task } from "../../task/schema.js";
 import { pricesFromFlags } from "../args.js";
 import { EXIT } from "../exit-codes.js";
@@ -63,7 +64,8 @@ repetition
 output
   --db FILE               results database (default ${DEFAULT_DB})
   --out DIR               trial folders (default ${DEFAULT_OUT})
-  --config FILE           prices ("prices") from this JSON file (default umpire.config.json if present)
+  --config FILE           the project config: prices ("prices") and targets ("targets"); default the
+                          umpire.config.yaml|json beside the tasks (or in the working folder)
   --price-in USD, --price-out USD   price per million tokens for every model
   --json                  print only JSON (run id and every trial)
   --report                also write the HTML report (see umpire report)
@@ -174,6 +176,7 @@ export const run: Command = async (argv, io) => {
   let trials: PlannedTrial[];
   let agents: AgentConfig[];
   let tasks: Task[];
+  let project: ProjectConfig;
   const previousAttempts = new Map<string, number>();
   let finished = false;
   // Store writes wait until the runtime is up, so a browser endpoint that never answers leaves no run behind.
@@ -182,7 +185,8 @@ export const run: Command = async (argv, io) => {
     if (values.resume) {
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
-      tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
+      project = loadProjectConfig(options.paths ?? [], io.cwd, values.config);
+      tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd, targets: project.targets });
       agents = resolveAgents({ ...(options.agentOptions as object), ...pickAgentFlags(values) }, io.env);
       runId = stored.id;
       const all = planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1);
@@ -191,7 +195,8 @@ export const run: Command = async (argv, io) => {
       trials = all.filter((t) => unfinished.has(t.id));
       persist = () => store.reopenRun(runId);
     } else {
-      tasks = loadTasksOrThrow(positionals, { cwd: io.cwd });
+      project = loadProjectConfig(positionals, io.cwd, values.config);
+      tasks = loadTasksOrThrow(positionals, { cwd: io.cwd, targets: project.targets });
       agents = resolveAgents(values, io.env);
       runId = values["run-id"] ?? newRunId();
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
@@ -226,6 +231,10 @@ export const run: Command = async (argv, io) => {
       browserEndpoints: endpoints,
       fixturesHost: values["fixtures-host"],
       onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
+      config: project,
+      logDir: runFolder(outDir, runId),
+      env: io.env,
+      signal: io.signal,
     });
     try {
       persist();

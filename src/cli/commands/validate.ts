@@ -9,6 +9,7 @@ import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
 import { loadTasks, type LoadResult } from "../../task/loader.js";
+import { loadProjectConfig } from "../../task/project-config.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { runSelfTest, selfTestTable } from "../self-test.js";
 
@@ -23,6 +24,8 @@ options:
                 both modes, answering "Done." at once fails, and every declared negative fails
                 (exit 1 when a task is unsound)
   --concurrency N  trials at once during the self-test (default: the number of cores)
+  --config FILE    the project config file declaring targets (default: umpire.config.yaml|json
+                   beside the tasks, or in the working folder)
   -h, --help    show this help
 `;
 
@@ -47,7 +50,7 @@ export const run: Command = async (argv, io) => {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { json: { type: "boolean" }, "self-test": { type: "boolean" }, concurrency: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: { json: { type: "boolean" }, "self-test": { type: "boolean" }, concurrency: { type: "string" }, config: { type: "string" }, help: { type: "boolean", short: "h" } },
     });
   } catch (error) {
     throw new UmpireError("usage", error instanceof Error ? error.message : String(error), "see 'umpire validate --help'");
@@ -57,7 +60,9 @@ export const run: Command = async (argv, io) => {
     return EXIT.ok;
   }
 
-  const result = loadTasks(parsed.positionals, { cwd: io.cwd });
+  // Targets come from the project's config file (beside the tasks, or --config): tasks name them.
+  const project = loadProjectConfig(parsed.positionals, io.cwd, parsed.values.config);
+  const result = loadTasks(parsed.positionals, { cwd: io.cwd, targets: project.targets });
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
 
@@ -83,6 +88,7 @@ export const run: Command = async (argv, io) => {
     io.stderr.write(`umpire validate: self-test of ${result.tasks.length} tasks on the reference model\n`);
     const results = await runSelfTest({
       tasks: result.tasks,
+      config: project,
       concurrency,
       signal: io.signal,
       env: io.env,
