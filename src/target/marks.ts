@@ -43,7 +43,8 @@ export interface MarkSpec {
 
 /*
  * The in-page code below is written as inline arrows on purpose: Playwright serialises only the
- * outer function, and a named inner helper would be renamed by the TypeScript loader (keepNames);
+ * outer function, and an inner helper bound to a name is wrapped by the TypeScript loader (keepNames
+ * adds a __name() call the page does not have);
  * eval would break on pages whose CSP forbids it. So the fixture's describeMark appears twice.
  */
 let seq = 0;
@@ -82,8 +83,7 @@ export async function resolveMarks(page: Page, spec: MarkSpec): Promise<Resolved
             const labels = (el as HTMLInputElement).labels ? Array.from((el as HTMLInputElement).labels!) : [];
             covered = !(hit && (hit === el || el.contains(hit) || labels.some((l) => l === hit || l.contains(hit))));
           }
-          const round = (n: number) => Math.round(n * 100) / 100;
-          return { name, source, x: round(r.left), y: round(r.top), width: round(r.width), height: round(r.height), visible, covered, sized: r.width > 0 && r.height > 0 && !hidden };
+          return { name, source, x: Math.round(r.left * 100) / 100, y: Math.round(r.top * 100) / 100, width: Math.round(r.width * 100) / 100, height: Math.round(r.height * 100) / 100, visible, covered, sized: r.width > 0 && r.height > 0 && !hidden };
         });
         return {
           url: location.href,
@@ -128,8 +128,7 @@ export async function resolveMarks(page: Page, spec: MarkSpec): Promise<Resolved
             const labels = (el as HTMLInputElement).labels ? Array.from((el as HTMLInputElement).labels!) : [];
             covered = !(hit && (hit === el || el.contains(hit) || labels.some((l) => l === hit || l.contains(hit))));
           }
-          const round = (n: number) => Math.round(n * 100) / 100;
-          return { x: round(r.left), y: round(r.top), width: round(r.width), height: round(r.height), visible, covered, sized: r.width > 0 && r.height > 0 && !hidden };
+          return { x: Math.round(r.left * 100) / 100, y: Math.round(r.top * 100) / 100, width: Math.round(r.width * 100) / 100, height: Math.round(r.height * 100) / 100, visible, covered, sized: r.width > 0 && r.height > 0 && !hidden };
         });
         // The first one a person could see, else the first.
         return described.find((d) => d.sized) ?? described[0] ?? null;
