@@ -12,7 +12,7 @@ import { judgeJson, parseJson } from "./json-expect.js";
 import { runCommand } from "./run-command.js";
 import { checkMatchers, DEFAULT_NORMALIZE } from "./text-match.js";
 import { CheckUnjudgeableError, type Evidence, type Handler } from "./types.js";
-import { trialVars } from "./vars.js";
+import { matchersWithVars, trialVars } from "./vars.js";
 
 export type CommandCheckSpec = z.output<typeof CommandCheck>;
 
@@ -30,7 +30,7 @@ export const commandCheck: Handler<CommandCheckSpec> = {
     if (outcome.timedOut) throw new CheckUnjudgeableError(`the command ran past its ${spec.timeoutSeconds} s timeout and was stopped`);
     const failures: string[] = [];
     if (outcome.code !== spec.exitCode) failures.push(`exited with ${outcome.code ?? `signal ${outcome.signal}`}, expected ${spec.exitCode}`);
-    failures.push(...checkMatchers(outcome.stdout, spec.stdout, spec.notStdout, DEFAULT_NORMALIZE).failures.map((f) => `its output ${f}`));
+    failures.push(...checkMatchers(outcome.stdout, matchersWithVars(spec.stdout, ctx), matchersWithVars(spec.notStdout, ctx), DEFAULT_NORMALIZE).failures.map((f) => `its output ${f}`));
     if (spec.json.length > 0) {
       const parsed = parseJson(outcome.stdout);
       if (!parsed.ok) failures.push(`its output is not JSON (${parsed.error})`);

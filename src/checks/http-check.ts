@@ -9,7 +9,7 @@ import { clip } from "./evidence.js";
 import { judgeJson, parseJson } from "./json-expect.js";
 import { checkMatchers, DEFAULT_NORMALIZE } from "./text-match.js";
 import { CheckUnjudgeableError, type Evidence, type Handler } from "./types.js";
-import { targetUrl, withSecrets, withVars } from "./vars.js";
+import { matchersWithVars, targetUrl, withSecrets, withVars } from "./vars.js";
 
 export type HttpCheckSpec = z.output<typeof HttpCheck>;
 
@@ -23,7 +23,8 @@ export const httpCheck: Handler<HttpCheckSpec> = {
     for (const [name, raw] of Object.entries(spec.headers)) {
       const { value, secret } = withSecrets(raw, ctx);
       headers[name] = value;
-      shownHeaders[name] = secret ? "[secret from the environment]" : value;
+      // Evidence shows the header as declared ("Bearer ${env:TOKEN}"), never the secret itself.
+      shownHeaders[name] = secret ? raw : value;
     }
     let body: string | undefined;
     if (spec.body !== undefined) {
@@ -43,7 +44,7 @@ export const httpCheck: Handler<HttpCheckSpec> = {
     if (wanted ? !wanted.includes(response.status) : response.status < 200 || response.status > 299) {
       failures.push(`answered ${response.status}, expected ${wanted ? wanted.join(" or ") : "2xx"}`);
     }
-    const matchers = checkMatchers(text, spec.contains, [], DEFAULT_NORMALIZE);
+    const matchers = checkMatchers(text, matchersWithVars(spec.contains, ctx), [], DEFAULT_NORMALIZE);
     failures.push(...matchers.failures.map((f) => `the body ${f}`));
     if (spec.json.length > 0) {
       const parsed = parseJson(text);

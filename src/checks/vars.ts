@@ -33,3 +33,8 @@ export function targetUrl(urlOrPath: string, ctx: CheckContext): string {
   if (!ctx.target.isAllowedUrl(url)) throw new CheckUnjudgeableError(`${url} is not on an allowed origin of target ${ctx.target.name}; add its origin to the target's allowedOrigins`);
   return url;
 }
+
+/** Text matchers with trial variables filled in (a plain string or a regex source). */
+export function matchersWithVars<M extends string | { regex: string; flags?: string }>(matchers: readonly M[], ctx: CheckContext): M[] {
+  return matchers.map((m) => (typeof m === "string" ? withVars(m, ctx) : Object.assign({}, m, { regex: withVars(m.regex, ctx) })) as M);
+}
