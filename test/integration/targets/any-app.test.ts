@@ -78,7 +78,7 @@ checks:
   - { kind: storage, name: wrong-local, required: false, area: localStorage, key: no-such-key }
   - { kind: storage, name: cookie, area: cookie, key: saved, contains: [apple] }
   - { kind: storage, name: session, area: sessionStorage, key: draft }
-  - { kind: command, name: command, command: [node, -e, "console.log(JSON.stringify({trial: process.env.TRIAL_ID, ws: process.env.WORKSPACE}))"], json: [{ path: trial, regex: "-0000$" }] }
+  - { kind: command, name: command, command: [node, -e, "console.log(JSON.stringify({trial: process.env.TRIAL_ID, ws: process.env.WORKSPACE}))"], json: [{ path: trial, regex: "-\\\\d{4}$" }] }
   - { kind: command, name: wrong-command, required: false, command: [node, -e, "console.log('nope'); process.exit(3)"] }
   - { kind: page, name: about-page, open: /about, selector: "#about", text: list of items }
   - { kind: custom, name: custom, module: ./checks.mjs, export: itemCount, options: { count: 1 } }
