@@ -5,6 +5,7 @@
 import { isUmpireError, type ErrorCode } from "../errors.js";
 import { EXIT } from "./exit-codes.js";
 import type { Command, CommandIO } from "./io.js";
+import { VERSION } from "./version.js";
 
 /** Commands load lazily so `umpire validate` does not pay for Playwright or SQLite. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
@@ -33,7 +34,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
 function help(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return `usage: umpire <command> [options]\n\ncommands:\n${lines.join("\n")}\n\n'umpire <command> --help' shows a command's options.\n`;
+  return `usage: umpire <command> [options]\n\ncommands:\n${lines.join("\n")}\n\n'umpire <command> --help' shows a command's options; 'umpire --version' (-v) prints the version.\n`;
 }
 
 export function defaultIO(signal: AbortSignal): CommandIO {
@@ -62,6 +63,10 @@ export async function main(argv: string[], io?: CommandIO): Promise<number> {
     if (!name || name === "--help" || name === "-h" || name === "help") {
       ctx.stdout.write(help());
       return name ? EXIT.ok : EXIT.usage;
+    }
+    if (name === "--version" || name === "-v" || name === "version") {
+      ctx.stdout.write(`umpire ${VERSION}\n`);
+      return EXIT.ok;
     }
     const entry = COMMANDS[name];
     if (!entry) {

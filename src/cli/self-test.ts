@@ -14,7 +14,7 @@ import { newRunId, trialId, type PlannedTrial } from "../runner/plan.js";
 import type { TrialEnd } from "../runner/reporters.js";
 import { openStore } from "../store/index.js";
 import type { Task } from "../task/schema.js";
-import type { ProjectConfig } from "../task/project-config.js";
+import type { ProjectTargets } from "../config/project.js";
 import { executeTrials, startRuntime } from "./suite-runtime.js";
 
 /** What one self-test trial is for, and the verdict that makes the task sound. */
@@ -49,7 +49,7 @@ export interface ProbeResult {
 export interface SelfTestOptions {
   tasks: Task[];
   /** The project's targets; default only the fixture. */
-  config?: ProjectConfig;
+  config?: ProjectTargets;
   concurrency: number;
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;

@@ -20,7 +20,7 @@ import { createStoreSink } from "../runner/store-sink.js";
 import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
-import type { ProjectConfig } from "../task/project-config.js";
+import type { ProjectTargets } from "../config/project.js";
 import { LayoutBoard, startTargets, type TargetSet } from "../target/index.js";
 import { exposeSite, type ExposedSite } from "./fixtures-exposure.js";
 
@@ -49,7 +49,7 @@ export interface RuntimeOptions {
   /** Lines worth telling the user while trials run (an endpoint dropped, the local fallback started). */
   onNotice?: (message: string) => void;
   /** The project's config file (its targets); default: none, only the fixture. */
-  config?: ProjectConfig;
+  config?: ProjectTargets;
   /** Where target start commands write their output (the run's folder). */
   logDir?: string;
   env?: NodeJS.ProcessEnv;

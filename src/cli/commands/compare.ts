@@ -16,10 +16,34 @@ import type { PriceBook } from "../../report/prices.js";
 import { judgeRegression, type RegressionVerdict } from "../../report/regression.js";
 import { compareText } from "../../report/tables.js";
 import { terminalStyle } from "../../report/table-layout.js";
-import { PRICE_OPTIONS, parseCommandArgs, pricesFromFlags } from "../args.js";
+import type { OptionSpec } from "../../config/option.js";
+import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
+import { optionsHelp, parseCommand, pricesOf } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
-import { DEFAULT_DB } from "./runs.js";
+
+const BY: readonly CompareBy[] = ["mode", "model", "tag"];
+
+const OPTIONS = {
+  by: { kind: "enum", arg: "mode|model|tag", values: BY, help: "split the given run(s) into groups instead of comparing runs" },
+  baseline: {
+    kind: "string",
+    arg: "RUN|TAG",
+    help: "the run to compare against (a tag means the newest run with it);\nthe candidate is the given run, or the latest run",
+  },
+  "fail-on-regression": {
+    kind: "boolean",
+    help: "exit 1 when the pass rate drops significantly (McNemar p < 0.05), a\nstable task flips to failing, or cost per success rises too much",
+  },
+  "max-cost-increase": { kind: "number", arg: "PCT", min: 0, help: "the cost-per-success rise (percent) that counts as a regression" },
+  k: { kind: "int", arg: "N", min: 1, defaultText: "the fewest repeats of any task", help: "k for pass@k and pass^k" },
+  seed: { kind: "int", arg: "N", min: 0, default: 1, help: "bootstrap seed" },
+  json: { ...O.json, help: "print JSON only" },
+  markdown: { kind: "boolean", help: "print Markdown (for a pull-request comment)" },
+  junit: { kind: "string", arg: "FILE", help: "also write the compared trials as JUnit XML (the candidates when gating)" },
+  db: O.db,
+  ...PRICE_OPTIONS,
+} as const satisfies Record<string, OptionSpec>;
 
 const HELP = `usage: umpire compare <runA> <runB> [options]
        umpire compare <run>... --by mode|model|tag [options]
@@ -31,29 +55,8 @@ interval; then each group against the first: flipped and flaky tasks, exact McNe
 bootstrap interval on the pass-rate difference, cost and latency deltas.
 
 Runs are ids, unique id prefixes or "latest".
-  --by mode|model|tag     split the given run(s) into groups instead of comparing runs
-  --baseline RUN|TAG      the run to compare against (a tag means the newest run with it);
-                          the candidate is the given run, or the latest run
-  --fail-on-regression    exit 1 when the pass rate drops significantly (McNemar p < 0.05), a
-                          stable task flips to failing, or cost per success rises too much
-  --max-cost-increase PCT the cost-per-success rise (percent) that counts as a regression
-  --k N                   k for pass@k and pass^k (default: the fewest repeats of any task)
-  --seed N                bootstrap seed (default 1)
-  --json | --markdown     print JSON only, or Markdown (for a pull-request comment)
-  --junit FILE            also write the compared trials as JUnit XML (the candidates when gating)
-  --db FILE               the results database (default ${DEFAULT_DB})
-  --config FILE           prices from this file's "prices" (default: umpire.config.json if present)
-  --price-in USD, --price-out USD   price every model at these USD per million tokens
-`;
 
-const BY: readonly CompareBy[] = ["mode", "model", "tag"];
-
-function wholeNumber(text: string | undefined, flag: string, min: number): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new UmpireError("usage", `${flag} ${text}: not a whole number >= ${min}`, `e.g. ${flag} ${Math.max(min, 1)}`);
-  return n;
-}
+${optionsHelp({ "": OPTIONS })}`;
 
 /** A baseline reference: a run (id, prefix, latest), else the newest run carrying that tag. */
 function resolveBaseline(store: Store, ref: string, candidateIds: readonly string[]): RunRecord {
@@ -90,36 +93,20 @@ function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialReco
 }
 
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs("compare", argv, {
-    by: { type: "string" },
-    baseline: { type: "string" },
-    "fail-on-regression": { type: "boolean" },
-    "max-cost-increase": { type: "string" },
-    k: { type: "string" },
-    seed: { type: "string" },
-    json: { type: "boolean" },
-    markdown: { type: "boolean" },
-    junit: { type: "string" },
-    db: { type: "string" },
-    ...PRICE_OPTIONS,
-  });
-  if (values.help) {
+  const parsed = parseCommand("compare", argv, OPTIONS, io);
+  const { values, positionals } = parsed;
+  if (parsed.help) {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
-  const by = values.by as CompareBy | undefined;
-  if (by !== undefined && !BY.includes(by)) throw new UmpireError("usage", `--by ${by}: unknown`, "use --by mode, --by model or --by tag");
+  const by = values.by;
   if (by && values.baseline) throw new UmpireError("usage", "--baseline compares whole runs and cannot be combined with --by", "drop one of them");
   if (values.json && values.markdown) throw new UmpireError("usage", "--json and --markdown both asked for", "choose one output format");
-  const maxCost = values["max-cost-increase"] === undefined ? undefined : Number(values["max-cost-increase"]);
-  if (maxCost !== undefined && (!Number.isFinite(maxCost) || maxCost < 0)) {
-    throw new UmpireError("usage", `--max-cost-increase ${values["max-cost-increase"]}: not a percentage`, "e.g. --max-cost-increase 20");
-  }
-  const k = wholeNumber(values.k, "--k", 1);
-  const seed = wholeNumber(values.seed, "--seed", 0);
-  const prices = pricesFromFlags(values, io.cwd);
+  const maxCost = values["max-cost-increase"];
+  const { k, seed } = values;
+  const prices = pricesOf(values, parsed.config);
 
-  const store = openStore(resolve(io.cwd, values.db ?? DEFAULT_DB), { readonly: true });
+  const store = openStore(resolve(io.cwd, values.db), { readonly: true });
   try {
     let groups: CompareGroupInput[];
     const gating = values.baseline !== undefined || values["fail-on-regression"] === true;

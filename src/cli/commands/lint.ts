@@ -6,11 +6,16 @@
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { UmpireError } from "../../errors.js";
 import { LINT_RULES, lintRequest, type RequestHeaders, type Violation } from "../../sim/lint.js";
 import { EXIT } from "../exit-codes.js";
+import { optionsHelp, parseCommand } from "../args.js";
 import type { Command } from "../io.js";
+
+const OPTIONS = {
+  json: { kind: "boolean", help: "print {file, violations} objects as JSON" },
+  rules: { kind: "boolean", help: "list the rules and what each checks" },
+} as const;
 
 const USAGE = `usage: umpire lint <request.json>... [--json]
        umpire lint --rules
@@ -18,9 +23,7 @@ const USAGE = `usage: umpire lint <request.json>... [--json]
 Checks recorded chat-completions request bodies against the Holo agent-loop conventions.
 A file holds the request body, or {"body": ..., "headers": ...}.
 
-  --json    print {file, violations} objects as JSON
-  --rules   list the rules and what each checks
-`;
+${optionsHelp({ "": OPTIONS })}`;
 
 /** The body (and headers) inside a recorded request file. */
 function unwrap(recorded: unknown): { body: unknown; headers?: RequestHeaders } {
@@ -49,14 +52,9 @@ async function readRequest(file: string): Promise<unknown> {
 }
 
 export const run: Command = async (argv, io) => {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: { json: { type: "boolean" }, rules: { type: "boolean" }, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: true });
-  } catch (error) {
-    throw new UmpireError("usage", `lint: ${(error as Error).message}`, "Run `umpire lint --help` for the options.");
-  }
+  const parsed = parseCommand("lint", argv, OPTIONS, io);
   const { values, positionals } = parsed;
-  if (values.help) {
+  if (parsed.help) {
     io.stdout.write(USAGE);
     return EXIT.ok;
   }

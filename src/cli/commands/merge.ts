@@ -12,11 +12,17 @@
  */
 import { cpSync, existsSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { UmpireError } from "../../errors.js";
 import { mergeStores, type MergedRun, type MergeResult } from "../../store/merge.js";
 import { EXIT } from "../exit-codes.js";
+import { optionsHelp, parseCommand } from "../args.js";
 import type { Command } from "../io.js";
+
+const OPTIONS = {
+  into: { kind: "string", arg: "FILE", help: "the database to merge into (created when missing; skipped if also listed)" },
+  out: { kind: "string", arg: "DIR", defaultText: "runs/ beside --into", help: "where merged runs' trial folders go" },
+  json: { kind: "boolean", help: "print the result as JSON" },
+} as const;
 
 const HELP = `usage: umpire merge <db...> --into FILE [--out DIR] [--json]
 
@@ -24,27 +30,14 @@ Merges umpire result databases into one: the shard stores of one run (same --run
 run that reads like a run made on one machine; other runs are copied as they are. Merging the same
 files again changes nothing. Files with a different store schema version are refused.
 
-  --into FILE   the database to merge into (created when missing; skipped if also listed)
-  --out DIR     where merged runs' trial folders go (default: runs/ beside --into)
-  --json        print the result as JSON
-
+${optionsHelp({ "": OPTIONS })}
 example (CI merge job): umpire merge results/shard-*.db --into results/umpire.db
 `;
 
 export const run: Command = async (argv, io) => {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { into: { type: "string" }, out: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UmpireError("usage", (error as Error).message, "umpire merge --help lists the options");
-  }
+  const parsed = parseCommand("merge", argv, OPTIONS, io);
   const { values, positionals } = parsed;
-  if (values.help) {
+  if (parsed.help) {
     io.stdout.write(HELP);
     return EXIT.ok;
   }

@@ -3,10 +3,21 @@ import { resolve } from "node:path";
 import { UmpireError } from "../../errors.js";
 import { openStore } from "../../store/index.js";
 import { writeRunReport } from "../../report/html/index.js";
-import { PRICE_OPTIONS, parseCommandArgs, pricesFromFlags } from "../args.js";
+import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
+import { optionsHelp, parseCommand, pricesOf } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
-import { DEFAULT_DB } from "./runs.js";
+
+const OPTIONS = {
+  out: {
+    kind: "string",
+    arg: "PATH",
+    defaultText: "<run folder>/report, or results/reports/<run id>\nwhen the run folder is gone",
+    help: "the report folder; an earlier report there is replaced",
+  },
+  db: O.db,
+  ...PRICE_OPTIONS,
+} as const;
 
 const HELP = `usage: umpire report [run] [--out PATH] [--db FILE] [--config FILE] [--price-in USD --price-out USD]
 
@@ -16,27 +27,18 @@ network. It has the overview (summary, tasks x agent configs, every trial with f
 sorting), one page per trial (each turn's screenshot with the proposed clicks drawn on it, the
 model's thought, note and reasoning, each action's result, the checks) and a side-by-side view.
 
-  --out PATH      the report folder (default: <run folder>/report, or results/reports/<run id>
-                  when the run folder is gone); an earlier report there is replaced
-  --db FILE       the results database (default ${DEFAULT_DB})
-  --config FILE   prices from this file's "prices" (default: umpire.config.json if present)
-  --price-in USD, --price-out USD
-                  price every model at these USD per million tokens (re-prices stored tokens)
-`;
+${optionsHelp({ "": OPTIONS })}`;
 
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs("report", argv, {
-    out: { type: "string" },
-    db: { type: "string" },
-    ...PRICE_OPTIONS,
-  });
-  if (values.help) {
+  const parsed = parseCommand("report", argv, OPTIONS, io);
+  const { values, positionals } = parsed;
+  if (parsed.help) {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
   if (positionals.length > 1) throw new UmpireError("usage", `report takes one run, got ${positionals.length}`, "umpire report <run> [--out PATH]");
-  const prices = pricesFromFlags(values, io.cwd);
-  const store = openStore(resolve(io.cwd, values.db ?? DEFAULT_DB), { readonly: true });
+  const prices = pricesOf(values, parsed.config);
+  const store = openStore(resolve(io.cwd, values.db), { readonly: true });
   try {
     const result = writeRunReport(store, positionals[0] ?? "latest", { out: values.out, prices, cwd: io.cwd });
     if (result.files.missing > 0) {

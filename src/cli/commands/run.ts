@@ -5,8 +5,10 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
+import { lookupModel, resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
+import type { LoadedConfig } from "../../config/loader.js";
+import type { OptionSpec } from "../../config/option.js";
+import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
 import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
@@ -14,127 +16,103 @@ import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
-import { loadProjectConfig, type ProjectConfig } from "../../task/project-config.js";
+import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
-import { pricesFromFlags } from "../args.js";
+import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
 import { writeRunReport } from "../../report/html/index.js";
 import { executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
-import { DEFAULT_DB } from "./runs.js";
+import { VERSION } from "../version.js";
 
-export const DEFAULT_OUT = "results/runs";
-const VERSION = "0.1.0";
+export { DEFAULT_OUT } from "../../config/options.js";
+
+const MODEL_OPTIONS = {
+  model: O.model,
+  "base-url": O["base-url"],
+  mode: O.mode,
+  "api-key-env": O["api-key-env"],
+  temperature: O.temperature,
+  "reasoning-effort": O["reasoning-effort"],
+  "max-tokens": O["max-tokens"],
+  stream: O.stream,
+} as const;
+const RUN_OPTIONS = {
+  repeat: O.repeat,
+  concurrency: O.concurrency,
+  "model-concurrency": O["model-concurrency"],
+  tag: O.tag,
+  resume: { kind: "string", arg: "RUN", help: "run only the unfinished trials of an earlier run" },
+  "run-id": { kind: "string", arg: "ID", help: "use this run id (all shards of one run share it)" },
+} as const satisfies Record<string, OptionSpec>;
+const SCALE_OPTIONS = {
+  shard: {
+    kind: "string",
+    arg: "i/n",
+    help: "run shard i of n (from 1), balanced by the durations stored in --db\n(or --shard-history); default from UMPIRE_SHARD, CI_NODE_INDEX/TOTAL,\nJOB_COMPLETION_INDEX + UMPIRE_SHARD_TOTAL, BUILDKITE_*, CIRCLE_NODE_*",
+  },
+  "shard-history": { kind: "string", arg: "FILE", help: "read earlier durations from this database instead of --db" },
+  "browser-endpoint": O["browser-endpoint"],
+  "fixtures-host": O["fixtures-host"],
+} as const satisfies Record<string, OptionSpec>;
+const REPETITION_OPTIONS = { "repetition-window": O["repetition-window"], "recovery-limit": O["recovery-limit"] } as const;
+const OUTPUT_OPTIONS = {
+  db: O.db,
+  out: O.out,
+  ...PRICE_OPTIONS,
+  json: { ...O.json, help: "print only JSON (run id and every trial)" },
+  report: O.report,
+} as const;
+const OPTIONS = { ...MODEL_OPTIONS, ...RUN_OPTIONS, ...SCALE_OPTIONS, ...REPETITION_OPTIONS, ...OUTPUT_OPTIONS } as const;
 
 const HELP = `usage: umpire run [paths or task ids...] [options]
 
 Runs every task (default: tasks/) with each agent config, in parallel, in real Chromium against
 the fixture site; judges each trial with independent checks and stores it in SQLite.
 With no options: the whole suite, both output modes, on the embedded reference model.
+A value comes from the command line, else the config file's "defaults", else the built-in default.
 
-model
-  --model ID              reference (default), reference:<profile>, holo3-1-35b-a3b, holo3-122b-a10b,
-                          or any id served at --base-url; repeatable
-  --base-url URL          an OpenAI-compatible endpoint (a local vLLM, for instance)
-  --mode M                structured | tools | both (default both; structured only for models without tools)
-  --api-key-env NAME      environment variable holding the key (default HAI_API_KEY)
-  --temperature T         default 0.8
-  --reasoning-effort E    low | medium | high (default medium)
-  --max-tokens N          response allowance, with headroom for reasoning (default 2048)
-  --stream                stream responses (measures time to first token)
-run
-  --repeat N              repeats per task and config (default 1)
-  --concurrency N         trials at once (default: the number of cores)
-  --model-concurrency N   model requests at once (default: concurrency)
-  --tag T                 label the run (repeatable), for compare --baseline / --by tag
-  --resume RUN            run only the unfinished trials of an earlier run
-  --run-id ID             use this run id (all shards of one run share it)
-scale out (docs/scale-out.md)
-  --shard i/n             run shard i of n (from 1), balanced by the durations stored in --db
-                          (or --shard-history); default from UMPIRE_SHARD, CI_NODE_INDEX/TOTAL,
-                          JOB_COMPLETION_INDEX + UMPIRE_SHARD_TOTAL, BUILDKITE_*, CIRCLE_NODE_*
-  --shard-history FILE    read earlier durations from this database instead of --db
-  --browser-endpoint URL  run trials in a remote browser: ws://... (Playwright server), http://...
-                          or cdp+ws://... (CDP); add ?capacity=N (default 4); repeatable
-  --fixtures-host HOST    serve the fixture site to remote browsers at http://HOST[:PORT]
-repetition
-  --repetition-window N   identical attempts before a pause (default 3)
-  --recovery-limit N      reflections before a trial stops as stuck (default 1)
-output
-  --db FILE               results database (default ${DEFAULT_DB})
-  --out DIR               trial folders (default ${DEFAULT_OUT})
-  --config FILE           the project config: prices ("prices") and targets ("targets"); default the
-                          umpire.config.yaml|json beside the tasks (or in the working folder)
-  --price-in USD, --price-out USD   price per million tokens for every model
-  --json                  print only JSON (run id and every trial)
-  --report                also write the HTML report (see umpire report)
-`;
+${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}`;
 
-const OPTIONS = {
-  model: { type: "string", multiple: true },
-  "base-url": { type: "string" },
-  mode: { type: "string" },
-  "api-key-env": { type: "string" },
-  temperature: { type: "string" },
-  "reasoning-effort": { type: "string" },
-  "max-tokens": { type: "string" },
-  stream: { type: "boolean" },
-  repeat: { type: "string" },
-  concurrency: { type: "string" },
-  "model-concurrency": { type: "string" },
-  tag: { type: "string", multiple: true },
-  resume: { type: "string" },
-  "run-id": { type: "string" },
-  shard: { type: "string" },
-  "shard-history": { type: "string" },
-  "browser-endpoint": { type: "string", multiple: true },
-  "fixtures-host": { type: "string" },
-  "repetition-window": { type: "string" },
-  "recovery-limit": { type: "string" },
-  db: { type: "string" },
-  out: { type: "string" },
-  config: { type: "string" },
-  "price-in": { type: "string" },
-  "price-out": { type: "string" },
-  json: { type: "boolean" },
-  report: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const;
-
-export function positiveInt(value: string | undefined, flag: string, fallback: number, min = 1, max = 10_000): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new UmpireError("usage", `${flag} ${value}: expected a whole number from ${min} to ${max}`, `e.g. ${flag} ${Math.max(min, Math.min(fallback, max))}`);
-  }
-  return n;
+/** The agent options as resolved (flag, config or default), with where each came from. */
+interface AgentValues {
+  model?: string[];
+  "base-url"?: string;
+  mode?: string;
+  "api-key-env"?: string;
+  temperature?: number;
+  "reasoning-effort"?: string;
+  "max-tokens"?: number;
+  stream?: boolean;
 }
 
-/** Agent configs for every --model; --mode both on a model without tools falls back to structured. */
-export function resolveAgents(values: { model?: string[]; "base-url"?: string; mode?: string; "api-key-env"?: string; temperature?: string; "reasoning-effort"?: string; "max-tokens"?: string; stream?: boolean }, env: NodeJS.ProcessEnv): AgentConfig[] {
-  const models = values.model?.length ? values.model : ["reference"];
+const AGENT_KEYS = Object.keys(MODEL_OPTIONS) as (keyof AgentValues)[];
+
+/**
+ * Agent configs for every model. The default mode, both, means "every mode this model has": a
+ * model the model table says has no function calling runs structured only; a --mode both or
+ * tools that was asked for stays an error on it.
+ */
+export function resolveAgents(values: AgentValues, sources: Partial<Record<keyof AgentValues, ValueSource>>, env: NodeJS.ProcessEnv): AgentConfig[] {
+  const models = values.model?.length ? values.model : (O.model.default as readonly string[]);
   const configs: AgentConfig[] = [];
   for (const model of models) {
-    const common = {
-      model,
-      baseUrl: values["base-url"],
-      apiKeyEnv: values["api-key-env"],
-      temperature: values.temperature,
-      reasoningEffort: values["reasoning-effort"],
-      maxTokens: values["max-tokens"],
-      stream: values.stream ?? false,
-      env,
-    };
-    const mode = values.mode ?? "both";
-    try {
-      configs.push(...resolveAgentConfigs({ ...common, mode }));
-    } catch (error) {
-      // The default "both" means "every mode this model has"; an explicit --mode tools stays an error.
-      if (values.mode === undefined && error instanceof UmpireError && error.code === "config" && /function calling/.test(error.message)) {
-        configs.push(...resolveAgentConfigs({ ...common, mode: "structured" }));
-      } else throw error;
-    }
+    const mode = values.mode ?? DEFAULT_MODE;
+    const defaulted = (sources.mode ?? "default") === "default" && mode === DEFAULT_MODE;
+    configs.push(
+      ...resolveAgentConfigs({
+        model,
+        baseUrl: values["base-url"],
+        apiKeyEnv: values["api-key-env"],
+        temperature: values.temperature,
+        reasoningEffort: values["reasoning-effort"],
+        maxTokens: values["max-tokens"],
+        stream: values.stream ?? false,
+        env,
+        mode: defaulted && lookupModel(model).functionCalling === false ? "structured" : mode,
+      }),
+    );
   }
   const labels = new Set<string>();
   for (const c of configs) {
@@ -145,38 +123,30 @@ export function resolveAgents(values: { model?: string[]; "base-url"?: string; m
 }
 
 export const run: Command = async (argv, io) => {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
-  } catch (error) {
-    throw new UmpireError("usage", (error as Error).message, "umpire run --help lists the options");
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
+  const parsed = parseCommand("run", argv, OPTIONS, io);
+  const { values, sources, positionals } = parsed;
+  if (parsed.help) {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
   const endpoints = values["browser-endpoint"] ?? [];
   // With remote browsers, as many trials at once as the endpoints take.
-  const concurrency = positiveInt(values.concurrency, "--concurrency", endpoints.length ? totalCapacity(endpoints) : availableParallelism(), 1, 256);
-  const modelConcurrency = positiveInt(values["model-concurrency"], "--model-concurrency", concurrency, 1, 256);
-  const repeat = positiveInt(values.repeat, "--repeat", 1, 1, 1000);
-  const repetition = {
-    window: positiveInt(values["repetition-window"], "--repetition-window", 3, 2, 20),
-    recoveryLimit: positiveInt(values["recovery-limit"], "--recovery-limit", 1, 0, 10),
-  };
-  const prices = pricesFromFlags(values, io.cwd);
-  const dbPath = resolve(io.cwd, values.db ?? DEFAULT_DB);
+  const concurrency = values.concurrency ?? (endpoints.length ? totalCapacity(endpoints) : availableParallelism());
+  const modelConcurrency = values["model-concurrency"] ?? concurrency;
+  const repeat = values.repeat;
+  const repetition = { window: values["repetition-window"], recoveryLimit: values["recovery-limit"] };
+  const prices = pricesOf(values, parsed.config);
+  const dbPath = resolve(io.cwd, values.db);
   if (values.resume && values.shard) throw new UmpireError("usage", "--shard does not go with --resume", "a shard's store holds only its own trials: --resume RUN --db <that shard's file> resumes exactly them");
   const shard: ShardSource | undefined = values.resume ? undefined : values.shard ? { ...parseShard(values.shard), source: "--shard" } : shardFromEnv(io.env);
-  const outDir = resolve(io.cwd, values.out ?? DEFAULT_OUT);
+  const outDir = resolve(io.cwd, values.out);
 
   const store = openStore(dbPath);
   let runId: string;
   let trials: PlannedTrial[];
   let agents: AgentConfig[];
   let tasks: Task[];
-  let project: ProjectConfig;
+  let project: ProjectTargets;
   const previousAttempts = new Map<string, number>();
   let finished = false;
   // Store writes wait until the runtime is up, so a browser endpoint that never answers leaves no run behind.
@@ -185,9 +155,12 @@ export const run: Command = async (argv, io) => {
     if (values.resume) {
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
-      project = loadProjectConfig(options.paths ?? [], io.cwd, values.config);
+      project = projectTargets(parsed.config, options.paths ?? [], io.cwd);
       tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd, targets: project.targets });
-      agents = resolveAgents({ ...(options.agentOptions as object), ...pickAgentFlags(values) }, io.env);
+      // The agent as the run first resolved it (flags and config then), with only today's flags on top.
+      const before = (options.agentOptions ?? {}) as AgentValues;
+      const now = pickAgentValues(values, sources, ["flag"]);
+      agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
       runId = stored.id;
       const all = planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1);
       const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
@@ -195,9 +168,9 @@ export const run: Command = async (argv, io) => {
       trials = all.filter((t) => unfinished.has(t.id));
       persist = () => store.reopenRun(runId);
     } else {
-      project = loadProjectConfig(positionals, io.cwd, values.config);
+      project = projectTargets(parsed.config, positionals, io.cwd);
       tasks = loadTasksOrThrow(positionals, { cwd: io.cwd, targets: project.targets });
-      agents = resolveAgents(values, io.env);
+      agents = resolveAgents(values, sources, io.env);
       runId = values["run-id"] ?? newRunId();
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
       trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
@@ -219,7 +192,15 @@ export const run: Command = async (argv, io) => {
           tags: values.tag ?? [],
           umpireVersion: VERSION,
           folder: runFolder(outDir, id),
-          options: { paths: positionals, agentOptions: pickAgentFlags(values), repeat, concurrency, agents: agents.map(redactConfig), ...(shardOptions ? { shard: shardOptions } : {}) },
+          options: {
+            paths: positionals,
+            agentOptions: pickAgentValues(values, sources, ["flag", "config"]),
+            repeat,
+            concurrency,
+            agents: agents.map(redactConfig),
+            config: resolvedConfig(parsed.config, values, sources),
+            ...(shardOptions ? { shard: shardOptions } : {}),
+          },
         });
         store.addTrials(id, planned.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat, shard: shardOfTrial })));
       };
@@ -301,8 +282,26 @@ function agentPlan(config: AgentConfig): AgentPlan {
   return { label: config.label, model: config.model, mode: config.mode };
 }
 
-/** The agent flags as given, stored with the run so --resume rebuilds the same configs. */
-function pickAgentFlags(values: Record<string, unknown>): Record<string, unknown> {
-  const keys = ["model", "base-url", "mode", "api-key-env", "temperature", "reasoning-effort", "max-tokens", "stream"];
-  return Object.fromEntries(keys.filter((k) => values[k] !== undefined).map((k) => [k, values[k]]));
+/** The agent options that came from `from` (not built-in defaults), stored so --resume rebuilds the same configs. */
+function pickAgentValues(values: Record<string, unknown>, sources: Record<string, ValueSource | undefined>, from: ValueSource[]): AgentValues {
+  return Object.fromEntries(AGENT_KEYS.filter((k) => values[k] !== undefined && from.includes(sources[k]!)).map((k) => [k, values[k]])) as AgentValues;
+}
+
+function sourcesOf(values: AgentValues, source: ValueSource): Partial<Record<keyof AgentValues, ValueSource>> {
+  return Object.fromEntries(Object.keys(values).map((k) => [k, source]));
+}
+
+/**
+ * The configuration the run ran with: the config file it read and every option's value and
+ * source (flag, config, default). Per-invocation switches are left out; the store removes
+ * anything that looks like a secret on top (a key never is an option: only its variable's name).
+ */
+function resolvedConfig(config: LoadedConfig, values: Record<string, unknown>, sources: Record<string, ValueSource | undefined>) {
+  const skip = new Set(["json", "resume", "config"]);
+  const options = Object.fromEntries(
+    Object.entries(sources)
+      .filter(([name, source]) => source !== undefined && !skip.has(name))
+      .map(([name, source]) => [name, { value: values[name], source }]),
+  );
+  return { file: config.file, options, ...(config.data.prices ? { prices: config.data.prices } : {}) };
 }

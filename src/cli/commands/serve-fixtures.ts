@@ -5,47 +5,37 @@
  */
 import { startFixtureSite } from "../../../fixtures-site/index.js";
 import { UmpireError } from "../../errors.js";
-import { parseCommandArgs } from "../args.js";
+import { optionsHelp, parseCommand } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type Command } from "../io.js";
 
+const OPTIONS = {
+  port: { kind: "int", arg: "N", min: 0, max: 65535, default: 0, defaultText: "0: a free port", help: "site port" },
+  "control-port": { kind: "int", arg: "N", min: 0, max: 65535, default: 0, defaultText: "0: a free port", help: "control API port" },
+  host: { kind: "string", arg: "H", default: "127.0.0.1", help: "interface to listen on" },
+} as const;
+
 const USAGE = `usage: umpire serve-fixtures [--port N] [--control-port N] [--host H]
 
-  --port N           site port (default 0: a free port)
-  --control-port N   control API port (default 0: a free port)
-  --host H           interface to listen on (default 127.0.0.1)
-
+${optionsHelp({ "": OPTIONS })}
 Runs until Ctrl-C. Control requests need the header x-umpire-control: <token>.
 `;
 
-function portOption(value: string | undefined, flag: string): number {
-  if (value === undefined) return 0;
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) {
-    throw new UmpireError("usage", `${flag}: '${value}' is not a port`, `Give ${flag} a number from 0 to 65535 (0 picks a free port).`);
-  }
-  return port;
-}
-
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs("serve-fixtures", argv, {
-    port: { type: "string" },
-    "control-port": { type: "string" },
-    host: { type: "string" },
-  });
+  const parsed = parseCommand("serve-fixtures", argv, OPTIONS, io);
+  const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UmpireError("usage", `serve-fixtures takes no arguments, got ${positionals.join(" ")}`, "umpire serve-fixtures --help lists the options");
-  if (values.help) {
+  if (parsed.help) {
     io.stdout.write(USAGE);
     return EXIT.ok;
   }
-  const port = portOption(values.port, "--port");
-  const controlPort = portOption(values["control-port"], "--control-port");
+  const { port, "control-port": controlPort } = values;
   if (port !== 0 && port === controlPort) {
     throw new UmpireError("usage", "--port and --control-port are the same", "The control API needs its own port (its own origin); pick two different ports or 0.");
   }
   let site;
   try {
-    site = await startFixtureSite({ port, controlPort, host: values.host ?? "127.0.0.1" });
+    site = await startFixtureSite({ port, controlPort, host: values.host });
   } catch (error) {
     throw new UmpireError("usage", `serve-fixtures: cannot listen: ${(error as Error).message}`, "Pick other ports (or 0 for free ones), or another --host.");
   }

@@ -7,63 +7,49 @@ import { FixtureControlClient } from "../../../fixtures-site/client.js";
 import { UmpireError } from "../../errors.js";
 import { PROFILE_NAMES, isProfileName } from "../../sim/profiles.js";
 import { startReferenceModel } from "../../sim/server.js";
+import type { OptionSpec } from "../../config/option.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
-import { parseCommandArgs } from "../args.js";
+import { optionsHelp, parseCommand } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type Command } from "../io.js";
+
+const OPTIONS = {
+  port: { kind: "int", arg: "N", min: 0, max: 65535, default: 0, defaultText: "0: a free port", help: "port; the base URL is printed on stdout" },
+  host: { kind: "string", arg: "H", default: "127.0.0.1", help: "interface to listen on" },
+  // Checked below against the profile list (printed under the options) with its own message.
+  profile: {
+    kind: "string",
+    arg: "P",
+    default: "gold",
+    help: 'profile for the model id "reference"; requests may\npick one with the model id reference:<profile>',
+  },
+  strict: { kind: "boolean", help: "answer 400 to requests that break a Holo convention" },
+  seed: { kind: "int", arg: "N", min: 0, default: 0, help: "seed of the deterministic faults (a request's seed wins)" },
+  "latency-ms": { kind: "int", arg: "N", min: 0, default: 1500, help: "latency the slow profile adds" },
+  "fixtures-control": { kind: "string", arg: "URL", help: "the fixture site's control API, to read each trial's layout" },
+  "control-token": { kind: "string", arg: "T", help: "its token (or set UMPIRE_CONTROL_TOKEN)" },
+  tasks: { kind: "string", arg: "DIR", multiple: true, defaultText: "tasks/", help: "task files or folders to recognise" },
+  quiet: { kind: "boolean", help: "do not print one line per request on stderr" },
+} as const satisfies Record<string, OptionSpec>;
 
 const USAGE = `usage: umpire serve-model [--port N] [--host H] [--profile P] [--strict] [--seed N]
                           [--fixtures-control URL --control-token T] [--tasks DIR]... [--quiet]
 
-  --port N                 port (default 0: a free port); the base URL is printed on stdout
-  --host H                 interface to listen on (default 127.0.0.1)
-  --profile P              profile for the model id "reference" (default gold); requests may
-                           pick one with the model id reference:<profile>
-  --strict                 answer 400 to requests that break a Holo convention
-  --seed N                 seed of the deterministic faults (default 0; a request's seed wins)
-  --latency-ms N           latency the slow profile adds (default 1500)
-  --fixtures-control URL   the fixture site's control API, to read each trial's layout
-  --control-token T        its token (or set UMPIRE_CONTROL_TOKEN)
-  --tasks DIR              task files or folders to recognise (default tasks/; repeatable)
-  --quiet                  do not print one line per request on stderr
-
+${optionsHelp({ "": OPTIONS })}
 profiles: ${PROFILE_NAMES.join(", ")}
 Runs until Ctrl-C.
 `;
 
-function integerOption(value: string | undefined, flag: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > max) {
-    throw new UmpireError("usage", `${flag}: '${value}' is not a whole number from 0 to ${max}`, `e.g. ${flag} ${fallback}`);
-  }
-  return Number(value);
-}
-
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs("serve-model", argv, {
-    port: { type: "string" },
-    host: { type: "string" },
-    profile: { type: "string" },
-    strict: { type: "boolean" },
-    seed: { type: "string" },
-    "latency-ms": { type: "string" },
-    "fixtures-control": { type: "string" },
-    "control-token": { type: "string" },
-    tasks: { type: "string", multiple: true },
-    quiet: { type: "boolean" },
-  });
+  const parsed = parseCommand("serve-model", argv, OPTIONS, io);
+  const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UmpireError("usage", `serve-model takes no arguments, got ${positionals.join(" ")}`, "umpire serve-model --help lists the options");
-  if (values.help) {
+  if (parsed.help) {
     io.stdout.write(USAGE);
     return EXIT.ok;
   }
-  const profile = values.profile ?? "gold";
-  if (!isProfileName(profile)) {
-    throw new UmpireError("usage", `--profile ${profile}: no such profile`, `Use one of: ${PROFILE_NAMES.join(", ")}.`);
-  }
-  const port = integerOption(values.port, "--port", 0, 65535);
-  const seed = integerOption(values.seed, "--seed", 0);
-  const latencyMs = integerOption(values["latency-ms"], "--latency-ms", 1500);
+  const { profile, port, seed, "latency-ms": latencyMs } = values;
+  if (!isProfileName(profile)) throw new UmpireError("usage", `--profile ${profile}: no such profile`, `Use one of: ${PROFILE_NAMES.join(", ")}.`);
   const controlUrl = values["fixtures-control"];
   const token = values["control-token"] ?? io.env.UMPIRE_CONTROL_TOKEN;
   if (controlUrl && !token) {
@@ -79,7 +65,7 @@ export const run: Command = async (argv, io) => {
   try {
     model = await startReferenceModel({
       port,
-      host: values.host ?? "127.0.0.1",
+      host: values.host,
       tasks,
       fixtures,
       strict: values.strict ?? false,

@@ -8,10 +8,21 @@ import { junitXml } from "../../report/junit.js";
 import { showText, type TrialDetail } from "../../report/tables.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { runToJson, trialToJson } from "../../report/trial-json.js";
-import { PRICE_OPTIONS, parseCommandArgs, pricesFromFlags } from "../args.js";
+import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
+import { optionsHelp, parseCommand, pricesOf } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
-import { DEFAULT_DB } from "./runs.js";
+
+const OPTIONS = {
+  turns: {
+    kind: "boolean",
+    help: "also list every turn (model time, first token, tokens, cost) and action\n(status, executor time, message)",
+  },
+  json: { ...O.json, help: "print JSON only (the same trial shape as `umpire run --json`)" },
+  junit: { kind: "string", arg: "FILE", help: "also write the trials as JUnit XML" },
+  db: O.db,
+  ...PRICE_OPTIONS,
+} as const;
 
 const HELP = `usage: umpire show [run] [--turns] [--json] [--junit FILE] [--db FILE] [--config FILE] [--price-in USD --price-out USD]
 
@@ -19,31 +30,18 @@ Shows one run (default: the latest; a unique prefix of its id is enough): per tr
 stop reason and detail, claimed/verified, turns, actions, tokens, cost, wall time and where it went,
 repetition metrics, and every check with its pass, confidence and reason.
 
-  --turns         also list every turn (model time, first token, tokens, cost) and action
-                  (status, executor time, message)
-  --json          print JSON only (the same trial shape as \`umpire run --json\`)
-  --junit FILE    also write the trials as JUnit XML
-  --db FILE       the results database (default ${DEFAULT_DB})
-  --config FILE   prices from this file's "prices" (default: umpire.config.json if present)
-  --price-in USD, --price-out USD
-                  price every model at these USD per million tokens (re-prices stored tokens)
-`;
+${optionsHelp({ "": OPTIONS })}`;
 
 export const run: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs("show", argv, {
-    db: { type: "string" },
-    json: { type: "boolean" },
-    turns: { type: "boolean" },
-    junit: { type: "string" },
-    ...PRICE_OPTIONS,
-  });
-  if (values.help) {
+  const parsed = parseCommand("show", argv, OPTIONS, io);
+  const { values, positionals } = parsed;
+  if (parsed.help) {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
   if (positionals.length > 1) throw new UmpireError("usage", `show takes one run, got ${positionals.length}`, "umpire show <run>");
-  const prices = pricesFromFlags(values, io.cwd);
-  const store = openStore(resolve(io.cwd, values.db ?? DEFAULT_DB), { readonly: true });
+  const prices = pricesOf(values, parsed.config);
+  const store = openStore(resolve(io.cwd, values.db), { readonly: true });
   try {
     const runRecord = store.getRun(positionals[0] ?? "latest");
     // Re-price turns like trials when the user supplied prices (see reportedCost).

@@ -3,15 +3,25 @@
  * every problem. Exit 0 when all are valid (warnings allowed), 2 otherwise.
  */
 import { availableParallelism } from "node:os";
-import { parseArgs } from "node:util";
-import { UmpireError } from "../../errors.js";
 import { EXIT } from "../exit-codes.js";
+import { OPTIONS as O } from "../../config/options.js";
+import { optionsHelp, parseCommand } from "../args.js";
 import type { Command } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
 import { loadTasks, type LoadResult } from "../../task/loader.js";
-import { loadProjectConfig } from "../../task/project-config.js";
+import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { runSelfTest, selfTestTable } from "../self-test.js";
+
+const OPTIONS = {
+  json: { kind: "boolean", help: "print the result as JSON" },
+  "self-test": {
+    kind: "boolean",
+    help: 'also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative fails\n(exit 1 when a task is unsound)',
+  },
+  concurrency: { ...O.concurrency, defaultText: "the number of cores", help: "trials at once during the self-test" },
+  config: { ...O.config, help: "the config file declaring targets (default: umpire.config.* in the working folder, else beside the tasks)" },
+} as const;
 
 const USAGE = `usage: umpire validate [paths...] [--json]
 
@@ -19,15 +29,7 @@ Checks task files (files, folders or task ids; default tasks/) and prints each t
 Exit 0 when every task is valid, 2 otherwise.
 
 options:
-  --json        print the result as JSON
-  --self-test   also prove each task sound on the reference model: its gold trajectory passes in
-                both modes, answering "Done." at once fails, and every declared negative fails
-                (exit 1 when a task is unsound)
-  --concurrency N  trials at once during the self-test (default: the number of cores)
-  --config FILE    the project config file declaring targets (default: umpire.config.yaml|json
-                   beside the tasks, or in the working folder)
-  -h, --help    show this help
-`;
+${optionsHelp({ "": OPTIONS })}`;
 
 function rowsOf(result: LoadResult): TaskRow[] {
   return result.files.map((entry) => {
@@ -45,23 +47,14 @@ function rowsOf(result: LoadResult): TaskRow[] {
 }
 
 export const run: Command = async (argv, io) => {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { json: { type: "boolean" }, "self-test": { type: "boolean" }, concurrency: { type: "string" }, config: { type: "string" }, help: { type: "boolean", short: "h" } },
-    });
-  } catch (error) {
-    throw new UmpireError("usage", error instanceof Error ? error.message : String(error), "see 'umpire validate --help'");
-  }
-  if (parsed.values.help) {
+  const parsed = parseCommand("validate", argv, OPTIONS, io);
+  if (parsed.help) {
     io.stdout.write(USAGE);
     return EXIT.ok;
   }
 
-  // Targets come from the project's config file (beside the tasks, or --config): tasks name them.
-  const project = loadProjectConfig(parsed.positionals, io.cwd, parsed.values.config);
+  // Tasks name targets, declared in the config file (the working folder's, --config, or the one beside the tasks).
+  const project = projectTargets(parsed.config, parsed.positionals, io.cwd);
   const result = loadTasks(parsed.positionals, { cwd: io.cwd, targets: project.targets });
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
@@ -83,8 +76,7 @@ export const run: Command = async (argv, io) => {
       io.stderr.write("umpire validate: fix the task files first; the self-test runs only valid tasks\n");
       return EXIT.usage;
     }
-    const concurrency = parsed.values.concurrency === undefined ? availableParallelism() : Number(parsed.values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new UmpireError("usage", `--concurrency ${parsed.values.concurrency}: expected a whole number >= 1`, "e.g. --concurrency 2");
+    const concurrency = parsed.values.concurrency ?? availableParallelism();
     io.stderr.write(`umpire validate: self-test of ${result.tasks.length} tasks on the reference model\n`);
     const results = await runSelfTest({
       tasks: result.tasks,

@@ -1,0 +1,108 @@
+/**
+ * Finds and reads the config file with the task files' error quality: every problem at once, each
+ * with the file, the line, the dotted path, and a fix (did-you-mean for a misspelt key). YAML and
+ * JSON go through one loader: JSON for the data when the file is `.json` (its own syntax
+ * messages), the YAML parser for the lines (YAML reads JSON too).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { UmpireError } from "../errors.js";
+import { formatProblem, formatProblems } from "../task/format-problems.js";
+import { dottedPath, type Problem } from "../task/problem.js";
+import { parseYamlSource } from "../task/yaml-source.js";
+import { plainIssues } from "../task/zod-issues.js";
+import { CONFIG_FILE_NAMES, ConfigFileSchema, type ConfigFile } from "./schema.js";
+
+export interface LoadedConfig {
+  /** The file as shown to the user (relative to the working folder when inside it); null when there is none. */
+  file: string | null;
+  /** The validated content; `{}` without a file. */
+  data: ConfigFile;
+}
+
+const SCHEMA_HINT = "docs/config.md describes every key; schema/config.schema.json lets an editor check the file";
+
+function displayPath(absolute: string, cwd: string): string {
+  const relative = path.relative(cwd, absolute);
+  return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : absolute;
+}
+
+/** The config file to read: `explicit` (must exist), else the one umpire.config.* in `cwd`, else none. */
+export function findConfigFile(cwd: string, explicit?: string): string | null {
+  if (explicit !== undefined) {
+    const file = path.resolve(cwd, explicit);
+    if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
+      throw new UmpireError("input", `--config ${explicit}: no such file`, `pass the path of an existing config file (${CONFIG_FILE_NAMES.join(", ")})`);
+    }
+    return file;
+  }
+  const found = CONFIG_FILE_NAMES.map((name) => path.join(cwd, name)).filter((file) => fs.existsSync(file));
+  if (found.length > 1) {
+    throw new UmpireError("input", `two config files in ${cwd}: ${found.map((f) => path.basename(f)).join(" and ")}`, "keep one of them, or pick one with --config FILE");
+  }
+  return found[0] ?? null;
+}
+
+/** Reads and validates the config file. Throws an `input` UmpireError listing every problem. */
+export function loadConfig(opts: { cwd: string; file?: string }): LoadedConfig {
+  const absolute = findConfigFile(opts.cwd, opts.file);
+  if (absolute === null) return { file: null, data: {} };
+  const file = displayPath(absolute, opts.cwd);
+  let text: string;
+  try {
+    text = fs.readFileSync(absolute, "utf8");
+  } catch (error) {
+    throw new UmpireError("input", `${file}: cannot read the config file (${(error as Error).message})`, "check the file's permissions, or pass another with --config");
+  }
+  const problems = validateConfigText(text, file, /\.json$/i.test(absolute));
+  if ("problems" in problems) throw configError(problems.problems);
+  return { file, data: problems.data };
+}
+
+/** Validates a config file's text; `file` is only used to label problems. */
+export function validateConfigText(text: string, file: string, json: boolean): { data: ConfigFile } | { problems: Problem[] } {
+  const problem = (message: string, fix?: string, line?: number, rule = "syntax"): Problem => ({ file, line, path: "", message, fix, severity: "error", rule });
+  const source = parseYamlSource(text);
+  let data: unknown;
+  if (json) {
+    try {
+      data = JSON.parse(text);
+    } catch (error) {
+      return { problems: [problem(`not valid JSON (${(error as Error).message})`, 'write it as JSON, e.g. {"defaults": {"repeat": 3}}')] };
+    }
+  } else {
+    if (source.problems.length > 0) return { problems: source.problems.map((p) => problem(p.message, p.fix, p.line)) };
+    data = source.data;
+  }
+  // An empty file is an empty config: nothing to default, nothing to price.
+  if (data === null || data === undefined) return { data: {} };
+  if (typeof data !== "object" || Array.isArray(data)) {
+    return { problems: [problem(`expected a mapping of sections at the top level, got ${Array.isArray(data) ? "a list" : "a single value"}`, "start the file with a section such as defaults: or prices:", 1, "schema")] };
+  }
+  const parsed = ConfigFileSchema.safeParse(data, { reportInput: true });
+  if (parsed.success) return { data: parsed.data };
+  const lineOf = source.problems.length === 0 ? source.lineOf : () => undefined;
+  return {
+    problems: sortByLine(plainIssues(parsed.error.issues, ConfigFileSchema, data).map((issue) => ({
+      file,
+      line: lineOf(issue.path, { key: issue.atKey }),
+      path: dottedPath(issue.path),
+      message: issue.message,
+      fix: issue.fix,
+      severity: "error",
+      rule: "schema",
+    }))),
+  };
+}
+
+function sortByLine(problems: Problem[]): Problem[] {
+  return problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+function configError(problems: Problem[]): UmpireError {
+  if (problems.length === 1) {
+    const [p] = problems;
+    return new UmpireError("input", formatProblem({ ...p!, fix: undefined }), p!.fix ?? SCHEMA_HINT);
+  }
+  return new UmpireError("input", `the config file has ${problems.length} problems:\n${formatProblems(problems, "  ")}`, SCHEMA_HINT);
+}

@@ -1,0 +1,103 @@
+/**
+ * The options more than one place knows about: every option the config file's `defaults` may
+ * set (and so every `umpire run` option worth a default), and the ones several commands share
+ * (`--db`, `--config`, the price flags, `--json`). This table is the single source of their
+ * parsing, ranges, built-in defaults and help text; commands pick from it and add their own
+ * options in the same shape.
+ */
+import { DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, REASONING_EFFORTS } from "../agent/index.js";
+import type { OptionSpec } from "./option.js";
+
+/** `--mode`: one of the output modes, or both (every mode the model supports). */
+export const MODE_CHOICES = ["structured", "tools", "both"] as const;
+export const DEFAULT_MODE = "both";
+
+export const DEFAULT_DB = "results/umpire.db";
+export const DEFAULT_OUT = "results/runs";
+
+export const OPTIONS = {
+  // model
+  model: {
+    kind: "string",
+    arg: "ID",
+    multiple: true,
+    default: ["reference"],
+    config: true,
+    help: "reference, reference:<profile>, holo3-1-35b-a3b, holo3-122b-a10b,\nor any id served at --base-url; repeatable",
+  },
+  "base-url": { kind: "string", arg: "URL", config: true, help: "an OpenAI-compatible endpoint (a local vLLM, for instance)" },
+  mode: {
+    kind: "enum",
+    arg: "M",
+    values: MODE_CHOICES,
+    default: DEFAULT_MODE,
+    config: true,
+    help: "structured | tools | both; both = every mode the model has\n(structured only for a model without function calling)",
+  },
+  "api-key-env": {
+    kind: "string",
+    arg: "NAME",
+    config: true,
+    defaultText: `${DEFAULT_API_KEY_ENV} for H's endpoint, none for other endpoints`,
+    help: "environment variable holding the API key",
+  },
+  temperature: { kind: "number", arg: "T", min: 0, max: 2, default: DEFAULT_TEMPERATURE, config: true, help: "sampling temperature" },
+  "reasoning-effort": { kind: "enum", arg: "E", values: REASONING_EFFORTS, default: "medium", config: true, help: "low | medium | high" },
+  "max-tokens": {
+    kind: "int",
+    arg: "N",
+    min: 1,
+    config: true,
+    defaultText: `${DEFAULT_MAX_TOKENS}, or the model's maximum output when lower`,
+    help: "response allowance, with headroom for reasoning",
+  },
+  stream: { kind: "boolean", config: true, help: "stream responses (measures time to first token)" },
+  // run
+  repeat: { kind: "int", arg: "N", min: 1, max: 1000, default: 1, config: true, help: "repeats per task and agent config" },
+  concurrency: {
+    kind: "int",
+    arg: "N",
+    min: 1,
+    max: 256,
+    config: true,
+    defaultText: "the number of cores; with --browser-endpoint, their total capacity",
+    help: "trials at once",
+  },
+  "model-concurrency": { kind: "int", arg: "N", min: 1, max: 256, config: true, defaultText: "--concurrency", help: "model requests at once" },
+  tag: { kind: "string", arg: "T", multiple: true, config: true, help: "label the run (repeatable), for compare --baseline / --by tag" },
+  "browser-endpoint": {
+    kind: "string",
+    arg: "URL",
+    multiple: true,
+    config: true,
+    help: "run trials in a remote browser: ws://... (Playwright server), http://...\nor cdp+ws://... (CDP); add ?capacity=N (default 4); repeatable",
+  },
+  "fixtures-host": { kind: "string", arg: "HOST", config: true, help: "serve the fixture site to remote browsers at http://HOST[:PORT]" },
+  // repetition
+  "repetition-window": { kind: "int", arg: "N", min: 2, max: 20, default: 3, config: true, help: "identical attempts before a pause" },
+  "recovery-limit": { kind: "int", arg: "N", min: 0, max: 10, default: 1, config: true, help: "reflections before a trial stops as stuck" },
+  // output
+  db: { kind: "string", arg: "FILE", default: DEFAULT_DB, config: true, help: "the results database" },
+  out: { kind: "string", arg: "DIR", default: DEFAULT_OUT, config: true, help: "trial folders" },
+  report: { kind: "boolean", config: true, help: "also write the HTML report (see umpire report)" },
+  // shared, never from the config file
+  config: {
+    kind: "string",
+    arg: "FILE",
+    defaultText: "umpire.config.yaml, .yml or .json in the current folder, if present",
+    help: "the config file (prices, defaults for these options)",
+  },
+  "price-in": { kind: "number", arg: "USD", min: 0, help: "price every model's input at USD per million tokens (re-prices stored tokens)" },
+  "price-out": { kind: "number", arg: "USD", min: 0, help: "price every model's output at USD per million tokens" },
+  json: { kind: "boolean", help: "print only JSON" },
+} as const satisfies Record<string, OptionSpec>;
+
+export type SharedOptionName = keyof typeof OPTIONS;
+
+/** The options the config file's `defaults` section may set, by flag name. */
+export function configurableOptions(): [string, OptionSpec][] {
+  return Object.entries(OPTIONS as Record<string, OptionSpec>).filter(([, spec]) => spec.config);
+}
+
+/** `--config`, `--price-in`, `--price-out`: every command that shows costs takes them. */
+export const PRICE_OPTIONS = { config: OPTIONS.config, "price-in": OPTIONS["price-in"], "price-out": OPTIONS["price-out"] } as const;
