@@ -22,12 +22,12 @@ export interface ProjectTargets {
   targets: Record<string, TargetDecl>;
 }
 
-/** The nearest config file at or above the first task path, not above `cwd`. */
+/** The nearest config file at or above the first task path, not above `cwd` (a path outside `cwd`: its own folder only). */
 export function findConfigBesideTasks(paths: readonly string[], cwd: string): string | undefined {
   const first = path.resolve(cwd, paths[0] ?? ".");
   let dir = fs.statSync(first, { throwIfNoEntry: false })?.isDirectory() ? first : path.dirname(first);
-  const stop = path.resolve(cwd);
-  if (dir !== stop && !dir.startsWith(stop + path.sep)) return undefined;
+  // Inside the working folder: walk up to it. Outside it: only the folder the tasks are in.
+  const stop = dir === path.resolve(cwd) || dir.startsWith(path.resolve(cwd) + path.sep) ? path.resolve(cwd) : dir;
   for (;;) {
     const found = CONFIG_FILE_NAMES.map((name) => path.join(dir, name)).find((file) => fs.existsSync(file));
     if (found) return found;

@@ -4,7 +4,7 @@
  * task self-tests once its gold trajectory and checks are filled in (docs/your-app.md).
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { UmpireError } from "../../errors.js";
 import { EXIT } from "../exit-codes.js";
@@ -104,7 +104,7 @@ export const run: Command = async (argv, io) => {
   mkdirSync(join(io.cwd, "tasks"), { recursive: true });
   for (const [file, text] of files) {
     writeFileSync(file, text);
-    io.stdout.write(`wrote ${file}\n`);
+    io.stdout.write(`wrote ${relative(io.cwd, file)}\n`);
   }
   io.stdout.write(`\nnext: npx umpire validate, then fill in tasks/first-task.yaml and npx umpire validate --self-test\n`);
   return EXIT.ok;

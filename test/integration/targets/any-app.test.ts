@@ -168,7 +168,9 @@ beforeAll(async () => {
     (e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }),
   );
   const store = openStore(join(dir, "umpire.db"));
-  const runId = store.listRuns()[0]!.id;
+  const runs = store.listRuns();
+  if (runs.length === 0) throw new Error(`the run stored nothing (exit ${runOut.code}):\n${runOut.stderr}`);
+  const runId = runs[0]!.id;
   trials = store.trials(runId) as unknown as typeof trials;
   store.close();
 }, 600_000);
