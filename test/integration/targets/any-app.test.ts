@@ -198,7 +198,9 @@ describe("a declared target", () => {
     const fixture = ["answer-only-bb042", "scorecard-note-bb042", "api-note-bb042"].map((id) => interval(trialOf(id)));
     const pairs = [[0, 1], [0, 2], [1, 2]].filter(([a, b]) => overlap(fixture[a!]!, fixture[b!]!));
     expect(pairs.length).toBeGreaterThan(0);
-    for (const id of ["answer-only-bb042", "scorecard-note-bb042", "api-note-bb042"]) expect(trialOf(id).verdict).toBe("passed");
+    for (const id of ["answer-only-bb042", "scorecard-note-bb042", "api-note-bb042"]) {
+      expect(trialOf(id).verdict, `${id}: ${JSON.stringify(checksOf(id).filter((c) => !c.pass).map((c) => c.reason))} ${trialOf(id).stopReason}`).toBe("passed");
+    }
   });
 
   it("is reset by a command given the trial id, the workspace and the target URL", () => {
