@@ -31,8 +31,13 @@ export interface FixtureSiteOptions {
   port?: number;
   /** Control API port; 0 (the default) picks a free one. Must differ from the site's. */
   controlPort?: number;
-  /** Interface to listen on; default 127.0.0.1. */
+  /** Interface the site listens on; default 127.0.0.1. */
   host?: string;
+  /**
+   * Interface the control API listens on; default 127.0.0.1 even when `host` is a wildcard:
+   * the control API resets sessions and reads workspaces, so exposing it is an explicit choice.
+   */
+  controlHost?: string;
   /** Override scenario timings (tests shorten the 8 s slow save). */
   timings?: Partial<SiteTimings>;
 }
@@ -85,6 +90,7 @@ function urlHost(host: string): string {
 /** Starts the site and its control API on two ports. */
 export async function startFixtureSite(options: FixtureSiteOptions = {}): Promise<FixtureSite> {
   const host = options.host ?? "127.0.0.1";
+  const controlHost = options.controlHost ?? "127.0.0.1";
   const port = checkPort(options.port, "port");
   const controlPort = checkPort(options.controlPort, "controlPort");
   if (port !== 0 && port === controlPort) {
@@ -96,9 +102,9 @@ export async function startFixtureSite(options: FixtureSiteOptions = {}): Promis
   const control = createServer(createControlApp(sessions, controlToken));
   try {
     const sitePort = await listen(site, port, host);
-    const boundControlPort = await listen(control, controlPort, host);
+    const boundControlPort = await listen(control, controlPort, controlHost);
     const siteUrl = `http://${urlHost(host)}:${sitePort}`;
-    const controlUrl = `http://${urlHost(host)}:${boundControlPort}`;
+    const controlUrl = `http://${urlHost(controlHost)}:${boundControlPort}`;
     return {
       siteUrl,
       controlUrl,

@@ -2,7 +2,8 @@
  * Notes on disk: `<workspace>/notes/<name>`. Names are reduced to a plain base name so that no
  * input, however crafted, writes outside the notes folder.
  */
-import { lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, mkdir, open, readdir, readFile, realpath, rm } from "node:fs/promises";
 import { join } from "node:path";
 
 export const NOTES_DIR = "notes";
@@ -47,9 +48,17 @@ export async function writeNote(workspace: string, rawName: string, body: string
   const name = sanitiseNoteName(rawName);
   const dir = join(workspace, NOTES_DIR);
   await mkdir(dir, { recursive: true });
+  // A notes folder that is a link elsewhere would put the page's Save outside the workspace.
+  if ((await realpath(dir)) !== join(await realpath(workspace), NOTES_DIR)) throw new Error(`refusing to write through the symbolic link ${dir}`);
   const file = join(dir, name);
   const overwritten = await exists(file);
-  await writeFile(file, body, "utf8");
+  // O_NOFOLLOW: a link swapped in after the check above is refused by the kernel.
+  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  try {
+    await handle.writeFile(body, "utf8");
+  } finally {
+    await handle.close();
+  }
   return { name, path: `${NOTES_DIR}/${name}`, overwritten };
 }
 

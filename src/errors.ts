@@ -9,7 +9,8 @@ export type ErrorCode =
   | "config" // an agent configuration that cannot work (missing key, unsupported mode)
   | "browser" // no browser could be found or launched
   | "store" // the database is unusable (newer schema, corrupt)
-  | "not_found"; // a run, trial or task that does not exist
+  | "not_found" // a run, trial or task that does not exist
+  | "storage"; // umpire's own files or database cannot be written (disk full, read-only): umpire cannot continue
 
 export class UmpireError extends Error {
   constructor(
@@ -24,4 +25,35 @@ export class UmpireError extends Error {
 
 export function isUmpireError(e: unknown): e is UmpireError {
   return e instanceof UmpireError;
+}
+
+/** Node's file-system codes that mean "this filesystem will not take our writes": not the agent's doing. */
+const FS_FAULTS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EIO", "EFBIG"]);
+/** SQLite's (better-sqlite3 `SqliteError.code`) equivalents: full, I/O error, read-only. */
+const SQLITE_FAULT = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)/;
+
+/**
+ * True when `error` says umpire's own storage failed (a full or read-only disk, an I/O error), as
+ * opposed to anything a trial did. Such a fault stops the run: storing a verdict that the harness
+ * could not record truthfully would blame the agent for the harness.
+ */
+export function isStorageFault(error: unknown): boolean {
+  if (error instanceof UmpireError) return error.code === "storage";
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (FS_FAULTS.has(code) || SQLITE_FAULT.test(code));
+}
+
+/**
+ * The `storage` error for a fault while writing `path` (a folder under --out or the --db file):
+ * names the path, what went wrong and the fix. Returns `error` itself when it is not a storage fault.
+ */
+export function storageError(error: unknown, path: string, flag: "--out" | "--db"): unknown {
+  if (!isStorageFault(error) || error instanceof UmpireError) return error;
+  const code = String((error as { code?: unknown }).code);
+  const what = /ENOSPC|EDQUOT|EFBIG|SQLITE_FULL/.test(code) ? "no space left on the device" : /EROFS|READONLY/.test(code) ? "the filesystem is read-only" : "the disk reported an I/O error";
+  return new UmpireError(
+    "storage",
+    `cannot write ${path}: ${what} (${code}); the run was stopped and marked interrupted`,
+    `free space there or pass ${flag} on another filesystem, then finish the run with \`umpire run --resume <run>\` (finished trials are kept)`,
+  );
 }

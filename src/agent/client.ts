@@ -12,9 +12,26 @@ import type { RetryPolicy } from "./config.js";
 import type { ModelReply } from "./reply.js";
 import { replyFromCompletion } from "./reply.js";
 import { abortReason, classifyFailure, retryDelayMs, sleep, type FailureKind, type ModelFailure } from "./retry.js";
+import { createEndpointFetch, type FetchFunction } from "./http-fetch.js";
 import { StreamAccumulator } from "./stream.js";
+import { ERROR_BODY_LIMIT, capText } from "../safety/limits.js";
 
-export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+/** The SDK's base URL (no user info, no query), the query as default parameters, and user info as Basic auth. */
+export function splitBaseUrl(raw: string): { baseURL: string; query?: Record<string, string>; basicAuth?: string } {
+  const url = new URL(raw);
+  const query = url.search.length > 1 ? Object.fromEntries(url.searchParams) : undefined;
+  const basicAuth =
+    url.username || url.password
+      ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64")}`
+      : undefined;
+  url.username = "";
+  url.password = "";
+  url.search = "";
+  url.hash = "";
+  return { baseURL: url.toString().replace(/\/+$/, ""), ...(query && { query }), ...(basicAuth && { basicAuth }) };
+}
+
+export type { FetchFunction } from "./http-fetch.js";
 
 export interface ModelClientOptions {
   /** OpenAI-compatible base URL, e.g. https://api.hcompany.ai/v1 */
@@ -22,6 +39,8 @@ export interface ModelClientOptions {
   /** Sent as `Authorization: Bearer`; without it no Authorization header is sent at all. */
   apiKey?: string;
   requestTimeoutMs: number;
+  /** Limit on opening the TCP connection, apart from the response timeout (default 1 s). */
+  connectTimeoutMs?: number;
   retry: RetryPolicy;
   fetch?: FetchFunction;
   /** Jitter source, injectable for tests. */
@@ -60,19 +79,25 @@ export class ModelClient {
   private lastErrorBody: string | undefined;
 
   constructor(private readonly options: ModelClientOptions) {
-    const baseFetch: FetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+    const baseFetch: FetchFunction = options.fetch ?? createEndpointFetch(options.connectTimeoutMs);
     const recordingFetch: FetchFunction = async (input, init) => {
       const response = await baseFetch(input, init);
       if (response.ok) return response;
-      const text = await response.text().catch(() => "");
+      // Bounded: a hostile or broken server can send megabytes of error body; the log needs the start.
+      const text = capText(await response.text().catch(() => ""), ERROR_BODY_LIMIT);
       this.lastErrorBody = text;
       return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
     };
+    const endpoint = splitBaseUrl(options.baseUrl);
     this.sdk = new OpenAI({
-      baseURL: options.baseUrl,
+      baseURL: endpoint.baseURL,
+      // A query string on the base URL (`?api-key=...`, `?api-version=...`) goes on every request,
+      // after the path: appending the path to the whole URL would put it inside the query.
+      ...(endpoint.query && { defaultQuery: endpoint.query }),
       apiKey: options.apiKey ?? "no-key",
-      // null values unset headers: no key means no Authorization header at all.
-      defaultHeaders: options.apiKey === undefined ? { Authorization: null } : undefined,
+      // null values unset headers: no key means no Authorization header at all. User info in the
+      // URL (fetch refuses URLs with credentials, quoting them) becomes Basic auth when no key is given.
+      defaultHeaders: options.apiKey === undefined ? { Authorization: endpoint.basicAuth ?? null } : undefined,
       organization: null,
       project: null,
       maxRetries: 0,

@@ -162,7 +162,7 @@ export function redactConfig(config: AgentConfig): AgentConfig {
 }
 
 /** `baseUrl` without user info, query or fragment (where tokens hide), for storage and messages. */
-function withoutCredentials(baseUrl: string): string {
+export function withoutCredentials(baseUrl: string): string {
   const url = new URL(baseUrl);
   url.username = "";
   url.password = "";

@@ -15,6 +15,7 @@ export {
   redactConfig,
   redactedConfig,
   resolveAgentConfigs,
+  withoutCredentials,
   type AgentConfig,
   type AgentOptions,
   type Endpoint,
@@ -52,3 +53,5 @@ export { buildRequestBody } from "./request.js";
 export { readUsage, type TurnUsage } from "./usage.js";
 export type { AttemptFailure, FetchFunction } from "./client.js";
 export type { FailureKind } from "./retry.js";
+export { preflight, type PreflightResult, type PreflightTarget } from "./preflight.js";
+export { createEndpointFetch, ConnectTimeoutError, DEFAULT_CONNECT_TIMEOUT_MS } from "./http-fetch.js";

@@ -33,6 +33,26 @@ import { buildRequestBody } from "./request.js";
 import type { FailureKind } from "./retry.js";
 import { buildFunctionTools, buildStepSchema, offeredTools, type FunctionTool, type JsonSchema } from "./step-schema.js";
 import { readUsage, type TurnUsage } from "./usage.js";
+import { FIELD_LIMIT, capDeep, capText } from "../safety/limits.js";
+
+/** A generous per-screenshot allowance for the pre-send estimate (a 1280x800 image is ~1.3k tokens). */
+const IMAGE_TOKEN_ESTIMATE = 2_000;
+
+/**
+ * The assistant message as it goes back to the model: a 10 MB note is not echoed whole on every
+ * turn. Structured steps keep their JSON shape with each long field cut; text is cut as text.
+ */
+function capAssistant(message: ChatMessage): ChatMessage {
+  const content = (message as { content?: unknown }).content;
+  if (typeof content !== "string" || content.length <= FIELD_LIMIT) return message;
+  let capped: string;
+  try {
+    capped = JSON.stringify(capDeep(JSON.parse(content), FIELD_LIMIT).value);
+  } catch {
+    capped = capText(content, FIELD_LIMIT);
+  }
+  return { ...message, content: capped } as ChatMessage;
+}
 
 export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";
 
@@ -95,6 +115,8 @@ export interface AgentSession {
   addUserText(text: string): void;
   /** A copy of the conversation as it will be sent. */
   messages(): ChatMessage[];
+  /** Estimated input tokens of the next request with `observation` (before any usage is reported). */
+  estimateInputTokens(observation: Observation): number;
 }
 
 /** Creates a session. Throws UmpireError `config` when the endpoint or key is missing. */
@@ -202,7 +224,7 @@ class Session implements AgentSession {
     if (cutOff) return { ...base, outcome: "truncated" };
 
     const parsed = parseReply(call.reply, { mode: this.config.mode, trialId: this.options.trialId, turn, offered: this.offered });
-    if (parsed.assistant) this.history.push(parsed.assistant);
+    if (parsed.assistant) this.history.push(capAssistant(parsed.assistant));
     const reasoning = [base.reasoning, parsed.leakedReasoning].filter((r): r is string => r !== null).join("\n") || null;
     const outcome = call.reply.finishReason === "content_filter" && parsed.outcome !== "actions" ? "refused" : parsed.outcome;
     if (outcome === "actions" || outcome === "invalid") {
@@ -232,6 +254,28 @@ class Session implements AgentSession {
   addUserText(text: string): void {
     this.flushPending();
     this.history.push(userTextMessage(text));
+  }
+
+  /**
+   * Input tokens the next request would take with `observation` added, estimated before sending
+   * (about 4 characters a token for text, a fixed allowance per image): the loop uses it while the
+   * server has not reported usage, so a 20 MB instruction is refused instead of sent.
+   */
+  estimateInputTokens(observation: Observation): number {
+    let chars = 0;
+    let images = 0;
+    for (const message of [...this.history, observationMessage(observation)]) {
+      const content = (message as { content?: unknown }).content;
+      if (typeof content === "string") chars += content.length;
+      else if (Array.isArray(content)) {
+        for (const part of content as { type?: string; text?: string }[]) {
+          if (part.type === "image_url") images += 1;
+          else if (typeof part.text === "string") chars += part.text.length;
+        }
+      }
+    }
+    images = Math.min(images, 3); // all but the last 3 are evicted before sending
+    return Math.ceil(chars / 4) + images * IMAGE_TOKEN_ESTIMATE;
   }
 
   messages(): ChatMessage[] {

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { chromium, type Browser, type LaunchOptions } from "playwright";
 import { UmpireError } from "../errors.js";
+import { browserScratchDir } from "./scratch.js";
 
 /**
  * Flags that stop Chromium from phoning home (refused connections and DNS look-ups on a closed
@@ -88,10 +89,20 @@ export function requireChromium(env: NodeJS.ProcessEnv = process.env): ChromiumL
 /** Launches a headless Chromium with umpire's flags. */
 export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
   const { path } = requireChromium();
-  return chromium.launch({
-    headless: true,
-    executablePath: path,
-    ...options,
-    args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],
-  });
+  // Playwright makes the profile under os.tmpdir(): point that at this process's own folder for the
+  // launch, so a profile left by a killed umpire is found and removed by the next one.
+  const scratch = browserScratchDir();
+  const previous = process.env.TMPDIR;
+  process.env.TMPDIR = scratch;
+  try {
+    return await chromium.launch({
+      headless: true,
+      executablePath: path,
+      ...options,
+      args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],
+    });
+  } finally {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+  }
 }

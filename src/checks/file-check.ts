@@ -45,13 +45,27 @@ async function siblings(dir: string, workspaceRoot: string): Promise<{ folder: s
   }
 }
 
-/** Every record the file names, by the `onlyRecord` pattern (whole tokens only: BB-0421 is not BB-042). */
+const TOKEN_CHAR = /[A-Za-z0-9]/;
+
+/**
+ * Every record the file names, by the `onlyRecord` pattern (whole tokens only: BB-0421 is not
+ * BB-042). RE2 has no lookaround, so the token boundary is checked around each leftmost match;
+ * a match inside a longer token is skipped by searching again one character further on.
+ */
 function recordsNamed(text: string, pattern: string, opts: NormalizeOptions): { record: string; line: string }[] {
-  const regex = compileRegex(`(?<![A-Za-z0-9])(?:${pattern})(?![A-Za-z0-9])`, "g", opts.case);
+  const regex = compileRegex(`(?:${pattern})`, "", opts.case);
   const lines = normalizeDashes(text).split(/\r?\n/);
   const found: { record: string; line: string }[] = [];
   for (const line of lines) {
-    for (const m of line.matchAll(regex)) found.push({ record: m[0], line: clip(line.trim(), 200) });
+    let from = 0;
+    while (from <= line.length) {
+      const m = regex.exec(line, from);
+      if (!m) break;
+      const end = m.index + m.text.length;
+      const whole = m.text.length > 0 && !TOKEN_CHAR.test(line[m.index - 1] ?? "") && !TOKEN_CHAR.test(line[end] ?? "");
+      if (whole) found.push({ record: m.text, line: clip(line.trim(), 200) });
+      from = whole ? end : m.index + 1;
+    }
   }
   return found;
 }

@@ -51,8 +51,10 @@ async function observe(page: Page, spec: PageCheckSpec): Promise<PageObservation
 }
 
 /** What is wrong with the observation, as phrases a person can act on; empty when it passes. */
-function evaluate(obs: PageObservation, spec: PageCheckSpec): string[] {
+function evaluate(obs: PageObservation, spec: PageCheckSpec, isTaskPage: (url: string) => boolean): string[] {
   const failures: string[] = [];
+  // Judged first and alone: nothing on a page outside the task's origins counts, however it looks.
+  if (!isTaskPage(obs.url)) return [`the page is at ${clip(obs.url, 120)}, which is not on the task's origins, so it was not judged (page checks judge only the task's own pages)`];
   if (spec.url !== undefined && !findText(obs.url, spec.url, spec.normalize)) {
     failures.push(`the page is at ${obs.url}, which does not match ${describeMatcher(spec.url)}`);
   }
@@ -82,7 +84,7 @@ function evaluate(obs: PageObservation, spec: PageCheckSpec): string[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Watches `page` until the spec holds steadily or PAGE_SETTLE_MS passes; returns the last look. */
-async function watch(page: Page, spec: PageCheckSpec): Promise<{ obs: PageObservation; failures: string[]; waitedMs: number }> {
+async function watch(page: Page, spec: PageCheckSpec, isTaskPage: (url: string) => boolean): Promise<{ obs: PageObservation; failures: string[]; waitedMs: number }> {
   const start = Date.now();
   let heldSince: number | null = null;
   let lastError: unknown = null;
@@ -90,7 +92,7 @@ async function watch(page: Page, spec: PageCheckSpec): Promise<{ obs: PageObserv
   for (;;) {
     try {
       const obs = await observe(page, spec);
-      last = { obs, failures: evaluate(obs, spec) };
+      last = { obs, failures: evaluate(obs, spec, isTaskPage) };
       lastError = null;
     } catch (e) {
       // A navigation in progress destroys the page's script context; look again shortly.
@@ -115,10 +117,12 @@ async function judgePage(spec: PageCheckSpec, ctx: CheckContext): Promise<Judgem
   if (!ctx.page) throw new CheckUnjudgeableError("no browser page to look at (the trial gave the checks no page probe)");
   const page = spec.open !== undefined ? await ctx.page.open(spec.open) : await ctx.page.current();
   try {
-    const { obs, failures, waitedMs } = await watch(page, spec);
+    const { obs, failures, waitedMs } = await watch(page, spec, (url) => ctx.page!.isTaskPage(url));
     const evidence = {
       page: spec.open !== undefined ? `fresh page at ${spec.open}` : "the trial's page as left",
-      url: obs.url,
+      // Which page was judged, and whether it was one of the task's own (only those can pass).
+      url: clip(obs.url, 500),
+      onTaskOrigin: ctx.page.isTaskPage(obs.url),
       ...(obs.element && spec.selector
         ? { selector: spec.selector, count: obs.element.count, visibleCount: obs.element.visibleCount, elementText: clip(obs.element.text, 1_000) }
         : {}),

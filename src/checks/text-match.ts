@@ -8,6 +8,7 @@
  */
 import type { z } from "zod";
 import type { Normalize, TextMatcher } from "../task/schema.js";
+import { compileUserRegex, type UserRegex } from "../task/user-regex.js";
 import { excerptAround } from "./evidence.js";
 
 export type NormalizeOptions = z.output<typeof Normalize>;
@@ -44,17 +45,14 @@ export function describeMatcher(matcher: TextMatcher): string {
 }
 
 /**
- * Compiles a regex matcher, adding `i` when matching is case-insensitive. Throws a SyntaxError
- * naming the pattern when it is invalid (declaration checks catch this earlier).
+ * Compiles a task's regex for linear-time matching (RE2, see task/user-regex.ts), adding `i` when
+ * matching is case-insensitive. Throws a SyntaxError naming the pattern when it is invalid
+ * (declaration checks catch this earlier).
  */
-export function compileRegex(pattern: string, flags: string, caseInsensitive: boolean): RegExp {
+export function compileRegex(pattern: string, flags: string, caseInsensitive: boolean): UserRegex {
   const all = new Set(flags.split(""));
   if (caseInsensitive) all.add("i");
-  try {
-    return new RegExp(pattern, [...all].join(""));
-  } catch (e) {
-    throw new SyntaxError(`invalid regular expression /${pattern}/: ${(e as Error).message}`);
-  }
+  return compileUserRegex(pattern, [...all].join(""));
 }
 
 export interface TextFound {
@@ -84,7 +82,7 @@ export function findText(
   const regex = compileRegex(matcher.regex, matcher.flags ?? "", opts.case);
   const m = regex.exec(haystack);
   if (!m) return null;
-  return { matched: m[0], excerpt: excerptAround(haystack, m.index, m[0].length) };
+  return { matched: m.text, excerpt: excerptAround(haystack, m.index, m.text.length) };
 }
 
 /** The outcome of checking a list of `contains` / `notContains` matchers against one text. */

@@ -23,6 +23,11 @@ export interface Effect {
 export interface PageProbe {
   current(): Promise<Page>;
   open(path: string): Promise<Page>;
+  /**
+   * Whether a page at `url` belongs to the task (http(s) on one of its allowed origins). A page
+   * check judges only such pages: a `data:` page the agent made up must not pass a URL or selector check.
+   */
+  isTaskPage(url: string): boolean;
 }
 
 /** The trial's target as checks see it: where relative URLs resolve, and which origins they may reach. */

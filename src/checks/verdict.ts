@@ -3,16 +3,19 @@
  *
  * - verdict: `passed` when every required check passed, `failed` when a required check failed,
  *   `error` when the trial could not be judged (the harness, browser, fixture or endpoint broke, or
- *   a required check crashed). Advisory checks are reported only and never change the verdict.
+ *   a required check crashed), `cancelled` when the user stopped it (not the agent's doing: it
+ *   counts in no rate and `--resume` runs it again). Advisory checks never change the verdict.
  * - claimed: see `summarizeClaim`.
  */
 import type { CheckResult } from "./types.js";
 
-export type Verdict = "passed" | "failed" | "error";
+export type Verdict = "passed" | "failed" | "error" | "cancelled";
 
 export interface VerdictOptions {
   /** The trial hit an infrastructure failure (environment_error, model endpoint down, ...). */
   infraError?: boolean;
+  /** The user stopped the trial before it could be judged (Ctrl-C): verdict `cancelled`. */
+  cancelled?: boolean;
 }
 
 /**
@@ -23,6 +26,8 @@ export interface VerdictOptions {
  */
 export function verdictOf(results: readonly CheckResult[], options: VerdictOptions | boolean = {}): Verdict {
   const infraError = typeof options === "boolean" ? options : options.infraError === true;
+  // Cancellation comes first: an environment torn down by Ctrl-C is the user's doing, not an infrastructure error.
+  if (typeof options !== "boolean" && options.cancelled === true) return "cancelled";
   if (infraError) return "error";
   const required = results.filter((r) => r.required);
   if (required.some((r) => r.crashed)) return "error";
@@ -80,7 +85,7 @@ export function summarizeClaim(
   const answered = answer !== null && answer.trim() !== "";
   const failurePhrase = answered ? declaredFailure(answer) : null;
   const claimed = answered && (options.infeasible === true || failurePhrase === null);
-  const verdict = verdictOf(results, { infraError: options.infraError });
+  const verdict = verdictOf(results, { infraError: options.infraError, cancelled: options.cancelled });
   const verified = verdict === "passed";
   return {
     claimed,

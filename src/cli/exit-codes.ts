@@ -1,10 +1,40 @@
-/** Every exit code umpire uses, in one place. */
+/**
+ * Every exit code umpire uses, in one place (README "Exit codes", `umpire run --help`).
+ * CI can tell the causes apart: the agent failed (1), the infrastructure failed (3), umpire
+ * itself could not do its whole job (4), the user stopped it (130).
+ */
 export const EXIT = {
   ok: 0,
   /** Some trial failed, a task is unsound, or a regression was found. */
   failed: 1,
-  /** Bad usage or bad input (task files, arguments, configuration). */
+  /** Bad usage or bad input (task files, arguments, configuration, a dead or wrong model endpoint found by the preflight). */
   usage: 2,
+  /** Some trial ended in verdict `error` (infrastructure) after its retry, and none failed. */
+  infrastructure: 3,
+  /**
+   * umpire itself could not continue or do its whole job: its storage is full or unwritable, a
+   * reporter broke, or an internal crash. Never 1: a CI gate must not read the harness's trouble
+   * as the agent's failure.
+   */
+  internal: 4,
   /** Interrupted by the user (Ctrl-C). */
   interrupted: 130,
 } as const;
+
+/** The verdicts of a run's trials, counted for its exit code. */
+export interface VerdictCounts {
+  failed: number;
+  errors: number;
+}
+
+/**
+ * A finished run's exit code. A failure outranks an infrastructure error (the agent's result is
+ * known to be bad); a broken reporter outranks both, since the output CI reads may be incomplete.
+ */
+export function runExitCode(counts: VerdictCounts, opts: { interrupted: boolean; reporterFailed: boolean }): number {
+  if (opts.interrupted) return EXIT.interrupted;
+  if (opts.reporterFailed) return EXIT.internal;
+  if (counts.failed > 0) return EXIT.failed;
+  if (counts.errors > 0) return EXIT.infrastructure;
+  return EXIT.ok;
+}

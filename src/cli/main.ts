@@ -2,9 +2,10 @@
  * The CLI's entry: dispatches to one module per command and is the only place that turns
  * errors into messages and exit codes.
  */
-import { isUmpireError, type ErrorCode } from "../errors.js";
+import { isStorageFault, isUmpireError, type ErrorCode } from "../errors.js";
 import { EXIT } from "./exit-codes.js";
 import type { Command, CommandIO } from "./io.js";
+import { scrubbingStream } from "./scrubbing-stream.js";
 import { VERSION } from "./version.js";
 
 /** Commands load lazily so `umpire validate` does not pay for Playwright or SQLite. */
@@ -29,6 +30,7 @@ const EXIT_FOR_CODE: Record<ErrorCode, number> = {
   browser: EXIT.usage,
   store: EXIT.usage,
   not_found: EXIT.usage,
+  storage: EXIT.internal,
 };
 
 function help(): string {
@@ -57,7 +59,9 @@ export async function main(argv: string[], io?: CommandIO): Promise<number> {
   };
   const ownsSignal = !io;
   if (ownsSignal) process.on("SIGINT", onSigint);
-  const ctx = io ?? defaultIO(controller.signal);
+  const raw = io ?? defaultIO(controller.signal);
+  // Everything a command prints passes the scrubber: a key that surfaced in a message stays hidden.
+  const ctx: CommandIO = { ...raw, stdout: scrubbingStream(raw.stdout), stderr: scrubbingStream(raw.stderr) };
   const [name, ...rest] = argv;
   try {
     if (!name || name === "--help" || name === "-h" || name === "help") {
@@ -81,8 +85,15 @@ export async function main(argv: string[], io?: CommandIO): Promise<number> {
       ctx.stderr.write(`umpire: ${error.message}\n${error.hint ? `  fix: ${error.hint}\n` : ""}`);
       return EXIT_FOR_CODE[error.code];
     }
+    if (isStorageFault(error)) {
+      // A write fault no layer named (it should have): still say what it is, without a stack trace.
+      const { code, path } = error as { code?: string; path?: string };
+      ctx.stderr.write(`umpire: cannot write${path ? ` ${path}` : ""}: ${code ?? "storage fault"}\n  fix: free space or pass --out / --db on another filesystem, then \`umpire run --resume <run>\`\n`);
+      return EXIT.internal;
+    }
+    // A crash of umpire itself: exit 4, never 1 ("some trial failed"), so CI cannot mistake it for a verdict.
     ctx.stderr.write(`umpire: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return EXIT.failed;
+    return EXIT.internal;
   } finally {
     if (ownsSignal) process.off("SIGINT", onSigint);
   }

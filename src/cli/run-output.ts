@@ -10,17 +10,22 @@ import { compareText } from "../report/tables.js";
 import { terminalStyle } from "../report/table-layout.js";
 import { runToJson, trialToJson } from "../report/trial-json.js";
 import type { Store } from "../store/store.js";
+import type { VerdictCounts } from "./exit-codes.js";
 import type { CommandIO } from "./io.js";
+import { describeConcurrency, type EndpointReport } from "../runner/concurrency-gate.js";
 
-/** Prints the run's outcome; returns true when every trial passed. */
-export function renderRunOutcome(store: Store, runId: string, prices: PriceBook, io: CommandIO, json: boolean): boolean {
+/** Prints the run's outcome; returns its trials' failures and errors, for the exit code. */
+export function renderRunOutcome(store: Store, runId: string, prices: PriceBook, io: CommandIO, json: boolean, extra: { concurrency?: EndpointReport[] } = {}): VerdictCounts {
   const run = store.getRun(runId);
   const trials = store.trials(runId).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }));
-  const allPassed = trials.length > 0 && trials.every((t) => t.verdict === "passed");
+  const counts: VerdictCounts = {
+    failed: trials.filter((t) => t.verdict === "failed").length,
+    errors: trials.filter((t) => t.verdict === "error").length,
+  };
   if (json) {
-    const body = runToJson(run, trials.map((t) => trialToJson(t, store.checks(t.id))));
+    const body = { ...runToJson(run, trials.map((t) => trialToJson(t, store.checks(t.id)))), ...(extra.concurrency ? { concurrency: extra.concurrency } : {}) };
     io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-    return allPassed;
+    return counts;
   }
   const style = terminalStyle(io.stdout, io.env);
   io.stdout.write(`\nrun ${run.id} (${run.status})\n${runSummaryTable(trials, style)}\n${runSummaryLine(trials)}\n`);
@@ -28,6 +33,7 @@ export function renderRunOutcome(store: Store, runId: string, prices: PriceBook,
   if (modes.size > 1) {
     io.stdout.write(`\nstructured outputs vs function calling\n${compareText(compareGroups(groupTrialsBy(trials, "mode"), "mode"), style)}`);
   }
+  for (const line of describeConcurrency(extra.concurrency ?? [])) io.stdout.write(`\n${line}`);
   io.stdout.write(`\nstored in the database; details: umpire show ${run.id}\n`);
-  return allPassed;
+  return counts;
 }

@@ -5,7 +5,9 @@
  */
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
-import { createAgentSession, readApiKey, type AgentConfig } from "../agent/index.js";
+import { createAgentSession, readApiKey, redactConfig, type AgentConfig } from "../agent/index.js";
+import { ConcurrencyGate } from "../runner/concurrency-gate.js";
+import { createMachineSampler } from "../runner/machine-load.js";
 import { startFixtureSite, type FixtureSite } from "../../fixtures-site/index.js";
 import type { PriceBook } from "../report/prices.js";
 import { costOfUsage } from "../report/cost.js";
@@ -13,16 +15,18 @@ import { bridgeAgentSession } from "../runner/agent-bridge.js";
 import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
 import type { AgentSessionLike } from "../runner/loop.js";
 import type { PlannedTrial } from "../runner/plan.js";
-import type { Reporter } from "../runner/reporters.js";
+import type { Reporter, ReporterFailure } from "../runner/reporters.js";
 import { createRepetitionGuard, type RepetitionSettings } from "../runner/repetition-guard.js";
 import { runSuite, type SuiteResult } from "../runner/run-suite.js";
 import { createStoreSink } from "../runner/store-sink.js";
+import { writeOrFault } from "../runner/trial-log.js";
 import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
 import type { ProjectTargets } from "../config/project.js";
 import { LayoutBoard, startTargets, type TargetSet } from "../target/index.js";
 import { exposeSite, type ExposedSite } from "./fixtures-exposure.js";
+import type { ReferenceTuning } from "./reference-tuning.js";
 
 export interface Runtime {
   fixtures: FixtureSite;
@@ -46,6 +50,8 @@ export interface RuntimeOptions {
   browserEndpoints?: string[];
   /** `--fixtures-host HOST[:PORT]`: where remote browsers reach the site (the control API stays on loopback). */
   fixturesHost?: string;
+  /** The embedded reference model's latency profile and rate limit (benchmarks, tests). */
+  reference?: ReferenceTuning;
   /** Lines worth telling the user while trials run (an endpoint dropped, the local fallback started). */
   onNotice?: (message: string) => void;
   /** The project's config file (its targets); default: none, only the fixture. */
@@ -76,7 +82,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
     if (options.agents.some((a) => a.endpoint.kind === "embedded")) {
       // umpire's own requests must follow the Holo conventions: the embedded model runs strict.
-      model = await startReferenceModel({ port: 0, fixtures: board.source(fixtures.client), tasks: options.tasks, strict: true });
+      model = await startReferenceModel({ port: 0, fixtures: board.source(fixtures.client), tasks: options.tasks, strict: true, ...options.reference });
     }
     browsers =
       options.browsers ??
@@ -121,10 +127,15 @@ export interface ExecuteOptions {
   agents: Map<string, AgentConfig>;
   env: NodeJS.ProcessEnv;
   prices: PriceBook;
+  /** Trials at once; with `adaptiveMax`, where the embedded model's endpoint starts. */
   concurrency: number;
+  /** Set when --concurrency was not given: adaptive per endpoint, at most this many trials in all. */
+  adaptiveMax?: number;
   modelConcurrency: number;
   repetition: RepetitionSettings;
   reporters: Reporter[];
+  /** A reporter hook threw (the run goes on). */
+  onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   previousAttempts?: Map<string, number>;
   /** Wraps each trial's agent session (instrumentation, fault injection in tests). */
@@ -133,12 +144,24 @@ export interface ExecuteOptions {
 
 export async function executeTrials(options: ExecuteOptions): Promise<SuiteResult> {
   const { runtime } = options;
-  mkdirSync(options.runDir, { recursive: true });
+  writeOrFault(options.runDir, () => mkdirSync(options.runDir, { recursive: true }));
+  const endpointOf = (trial: PlannedTrial) => endpointKey(options.agents.get(trial.agent.label)!);
+  const adaptiveMax = options.adaptiveMax;
+  const gate = adaptiveMax
+    ? new ConcurrencyGate({
+        globalMax: adaptiveMax,
+        sampler: createMachineSampler(),
+        // The embedded model answers at once, so the machine is the bound: start where a pinned run would.
+        settingsFor: (key) => ({ start: key === EMBEDDED_ENDPOINT ? options.concurrency : REMOTE_START, max: adaptiveMax }),
+      })
+    : undefined;
   return runSuite({
     runId: options.runId,
     trials: options.trials,
     runDir: resolve(options.runDir),
-    concurrency: options.concurrency,
+    concurrency: adaptiveMax ?? options.concurrency,
+    gate,
+    endpointOf,
     modelConcurrency: options.modelConcurrency,
     browsers: runtime.browsers,
     targets: runtime.targets,
@@ -167,10 +190,27 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
       ),
     store: createStoreSink(options.store, resolve(options.runDir)),
     reporters: options.reporters,
+    onReporterError: options.onReporterError,
     signal: options.signal,
     previousAttempts: options.previousAttempts,
     responseReserve: Math.max(...[...options.agents.values()].map((a) => a.maxTokens)),
   });
+}
+
+/** The gate's key for the embedded reference model. */
+export const EMBEDDED_ENDPOINT = "the embedded reference model";
+/**
+ * Where a remote endpoint starts when not pinned: a hosted model spends 2-5 s a turn, so a few
+ * trials at once keep it busy without tripping a fresh account's rate limit; it rises from there.
+ */
+export const REMOTE_START = 4;
+/** The adaptive ceiling when --max-concurrency is not given (and no browser endpoints bound it). */
+export const DEFAULT_ADAPTIVE_MAX = 32;
+
+/** A model endpoint as the concurrency gate keys it: its base URL without credentials. */
+export function endpointKey(config: AgentConfig): string {
+  const endpoint = redactConfig(config).endpoint;
+  return endpoint.kind === "url" ? endpoint.baseUrl : EMBEDDED_ENDPOINT;
 }
 
 /** The run's folder under the output folder. */

@@ -6,6 +6,8 @@
  * Counting rules (docs/reporting.md): only `done` trials count. Trials with verdict `error` broke
  * for infrastructure reasons, not because of the agent, so they are left out of pass rates, times,
  * turns and actions, and shown as `errors`; their cost is still counted, since it was spent.
+ * Trials with verdict `cancelled` were stopped by the user: left out the same way, shown as
+ * `cancelled`, and never paired or gated on.
  */
 import type { TrialRecord } from "../store/records.js";
 import { costPerSuccess, sumCosts, type CostPerSuccess } from "./cost.js";
@@ -27,6 +29,8 @@ export interface TrialSetStats {
   n: number;
   passes: number;
   errors: number;
+  /** Trials stopped by the user (Ctrl-C) and not re-run yet: in no rate, pairing or regression. */
+  cancelled: number;
   /** Trials not finished (pending, or running when the run was killed). */
   unfinished: number;
   passRate: number | null;
@@ -74,6 +78,7 @@ export function summarizeTrials(trials: readonly ReportTrial[], k: number): Tria
     n,
     passes,
     errors: done.filter((t) => t.verdict === "error").length,
+    cancelled: done.filter((t) => t.verdict === "cancelled").length,
     unfinished: trials.length - done.length,
     passRate: n > 0 ? passes / n : null,
     interval: wilson(passes, n),

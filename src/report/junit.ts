@@ -1,7 +1,7 @@
 /**
  * JUnit XML for CI: one <testsuite> per group (run, mode, ...), one <testcase> per trial. A failed
  * trial carries a <failure> listing its failed checks' reasons; an infrastructure error is an
- * <error>; an unfinished trial is <skipped>. Output is well-formed XML whatever the reasons contain.
+ * <error>; a trial cancelled by the user, or not finished, is <skipped>. Output is well-formed XML whatever the reasons contain.
  */
 import type { TrialRecord } from "../store/records.js";
 import type { CheckLike } from "./trial-json.js";
@@ -41,6 +41,9 @@ function testcase(trial: TrialRecord, checks: readonly CheckLike[]): string {
   if (trial.status !== "done") {
     return `${head}>\n      <skipped ${attrs({ message: `not finished (${trial.status})` })}/>\n    </testcase>`;
   }
+  if (trial.verdict === "cancelled") {
+    return `${head}>\n      <skipped ${attrs({ message: `cancelled by the user (umpire run --resume ${trial.runId} runs it again)` })}/>\n${out}\n    </testcase>`;
+  }
   if (trial.verdict === "error") {
     const message = trial.error ?? trial.stopDetail ?? "infrastructure error";
     return `${head}>\n      <error ${attrs({ message, type: trial.stopReason ?? "error" })}>${escapeXml(message)}</error>\n${out}\n    </testcase>`;
@@ -61,7 +64,7 @@ function counts(trials: JUnitSuite["trials"]) {
     tests: trials.length,
     failures: done.filter((t) => t.trial.verdict === "failed").length,
     errors: done.filter((t) => t.trial.verdict === "error").length,
-    skipped: trials.length - done.length,
+    skipped: trials.length - done.length + done.filter((t) => t.trial.verdict === "cancelled").length,
     time: seconds(trials.reduce((acc, t) => acc + (t.trial.wallMs ?? 0), 0)),
   };
 }

@@ -36,7 +36,7 @@ export function codeSpan(text: string): string {
 const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
 
 function cells(s: TrialSetStats | null, summary: boolean): string[] {
-  if (!s) return Array(11).fill(NONE);
+  if (!s) return Array(12).fill(NONE);
   let passes = `${s.passes}/${s.n}`;
   if (summary) passes += ` (${formatPercent(s.passRate, 0)}, 95% CI ${formatInterval(s.interval)})`;
   if (s.errors > 0) passes += ` +${s.errors} err`;
@@ -51,6 +51,7 @@ function cells(s: TrialSetStats | null, summary: boolean): string[] {
     formatMean(s.meanTurns),
     formatMean(s.meanActions),
     String(s.falseSuccesses),
+    String(s.cancelled),
     formatStopMix(s.stopReasons),
   ].map(escapeMarkdown);
 }
@@ -74,8 +75,8 @@ function pairedMarkdown(p: PairedAnalysis): string {
 
 /** The whole comparison as Markdown. */
 export function compareMarkdown(c: Comparison, verdict?: RegressionVerdict): string {
-  const head = ["task", "group", "passes", `pass@${c.k}`, `pass^${c.k}`, "mean cost", "cost/success", "p50 wall", "p95 wall", "turns", "actions", "false succ.", "stop reasons"];
-  const lines = [row(head), row(head.map((_, i) => (i >= 3 && i <= 11 ? "---:" : "---")))];
+  const head = ["task", "group", "passes", `pass@${c.k}`, `pass^${c.k}`, "mean cost", "cost/success", "p50 wall", "p95 wall", "turns", "actions", "false succ.", "cancelled", "stop reasons"];
+  const lines = [row(head), row(head.map((_, i) => (i >= 3 && i <= 12 ? "---:" : "---")))];
   for (const task of c.tasks) {
     c.groups.forEach((g, i) => lines.push(row([i === 0 ? codeSpan(task.key) : "", escapeMarkdown(g.label), ...cells(task.cells[i], false)])));
   }

@@ -3,6 +3,7 @@
  * table is wider than the terminal the least important column is dropped (a table that wraps is
  * unreadable). Colour is plain ANSI, applied only when asked (a TTY), so piped output stays clean.
  */
+import { oneLine } from "../safety/terminal.js";
 import Table from "cli-table3";
 
 export interface TableStyle {
@@ -87,7 +88,8 @@ function render<Row>(columns: readonly Column<Row>[], rows: readonly (Row | type
       columns.map((c) => {
         const raw = c.cell(row);
         const cell = typeof raw === "string" ? { text: raw } : raw;
-        return { content: paint(cell.text, cell.colour, style.color), hAlign: cell.align ?? c.align ?? "left" };
+        // Cells hold stored text (task ids, stop details, model output): one line, controls shown.
+        return { content: paint(oneLine(cell.text), cell.colour, style.color), hAlign: cell.align ?? c.align ?? "left" };
       }),
     );
   }

@@ -2,6 +2,7 @@
  * The terminal views of `compare`, `runs` and `show`: pure functions from query results (and a
  * comparison) to text. The commands only fetch, call these and write.
  */
+import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
 import type { Comparison, PairedAnalysis, TaskCounts } from "./compare.js";
@@ -60,6 +61,7 @@ function compareColumns(k: number): Column<CompareRow>[] {
     { head: "p95 wall", priority: 55, align: "right", cell: stat((s) => formatMs(s.wallP95Ms)) },
     { head: "turns", priority: 65, align: "right", cell: stat((s) => formatMean(s.meanTurns)) },
     { head: "actions", priority: 50, align: "right", cell: stat((s) => formatMean(s.meanActions)) },
+    { head: "cancelled", priority: 45, align: "right", cell: (r) => (r.stats ? { text: String(r.stats.cancelled), colour: r.stats.cancelled > 0 ? "dim" : undefined } : NONE) },
     {
       head: "false succ.",
       priority: 80,
@@ -129,6 +131,7 @@ export function runsTable(runs: readonly RunSummary[], style: TableStyle): strin
     { head: "passed", priority: 95, align: "right", cell: (r) => ({ text: String(r.passed), colour: r.passed === r.done && r.done > 0 ? "green" : undefined }) },
     { head: "failed", priority: 85, align: "right", cell: (r) => ({ text: String(r.failed), colour: r.failed > 0 ? "red" : undefined }) },
     { head: "errors", priority: 70, align: "right", cell: (r) => ({ text: String(r.errors), colour: r.errors > 0 ? "yellow" : undefined }) },
+    { head: "cancelled", priority: 68, align: "right", cell: (r) => ({ text: String(r.cancelled), colour: r.cancelled > 0 ? "yellow" : undefined }) },
     { head: "cost", priority: 75, align: "right", cell: (r) => formatUsd(r.costUsd) },
     { head: "models", priority: 40, cell: (r) => r.models.join(", ") || NONE },
     { head: "modes", priority: 45, cell: (r) => r.modes.join(", ") || NONE },
@@ -160,16 +163,16 @@ export function turnLines(turns: readonly TurnRecord[], actions: readonly Action
     const retries = turn.retries > 0 ? `, ${turn.retries} retries` : "";
     const flags = Object.keys(turn.flags).length > 0 ? `, flags ${JSON.stringify(turn.flags)}` : "";
     lines.push(`   turn ${turn.idx}: ${turn.outcome}, model ${formatMs(turn.modelMs)}${ttft}${retries}, ${usage}, cost ${formatUsd(turn.costUsd)}${flags}`);
-    if (turn.note) lines.push(`      note: ${turn.note}`);
+    if (turn.note) lines.push(`      note: ${oneLine(turn.note)}`);
     for (const a of actions.filter((x) => x.turnIdx === turn.idx)) {
       const colour: Colour | undefined = a.status === "success" ? undefined : a.status === "skipped" ? "dim" : "yellow";
-      lines.push(`      ${a.tool} ${paint(a.status, colour, style.color)} ${formatMs(a.executorMs)}: ${a.message}`);
+      lines.push(`      ${a.tool} ${paint(a.status, colour, style.color)} ${formatMs(a.executorMs)}: ${oneLine(a.message)}`);
     }
   }
   return lines;
 }
 
-const verdictColour = (v: string | null): Colour | undefined => (v === "passed" ? "green" : v === "failed" ? "red" : v === "error" ? "yellow" : undefined);
+const verdictColour = (v: string | null): Colour | undefined => (v === "passed" ? "green" : v === "failed" ? "red" : v === "error" ? "yellow" : v === "cancelled" ? "dim" : undefined);
 const yesNo = (b: boolean | null) => (b === null ? NONE : b ? "yes" : "no");
 
 function tokensCell(t: TrialRecord): string {
@@ -200,9 +203,9 @@ export function metricLines(metrics: Record<string, unknown>): string[] {
 /** One trial's detail lines: stop detail, tokens, timing breakdown, metrics, every check. */
 export function trialDetailText(d: TrialDetail, style: TableStyle): string {
   const t = d.trial;
-  const head = `${paint(`#${t.seq}`, "dim", style.color)} ${t.taskId} · ${t.mode} · ${t.model} · repeat ${t.repeat}: ${paint(t.verdict ?? t.status, verdictColour(t.verdict), style.color)}`;
+  const head = `${paint(`#${t.seq}`, "dim", style.color)} ${oneLine(t.taskId)} · ${t.mode} · ${oneLine(t.model)} · repeat ${t.repeat}: ${paint(t.verdict ?? t.status, verdictColour(t.verdict), style.color)}`;
   const lines = [head];
-  if (t.stopReason) lines.push(`   stop: ${t.stopReason}${t.stopDetail ? `: ${t.stopDetail}` : ""}; claimed ${yesNo(t.claimed)}, verified ${yesNo(t.verified)}${t.retried ? "; retried after an infrastructure error" : ""}`);
+  if (t.stopReason) lines.push(`   stop: ${t.stopReason}${t.stopDetail ? `: ${oneLine(t.stopDetail)}` : ""}; claimed ${yesNo(t.claimed)}, verified ${yesNo(t.verified)}${t.retried ? "; retried after an infrastructure error" : ""}`);
   if (t.inputTokens !== null) {
     lines.push(
       `   tokens: ${formatTokens(t.inputTokens)} in (${formatTokens(t.cachedTokens ?? 0)} cached), ${formatTokens(t.outputTokens)} out (${formatTokens(t.reasoningTokens ?? 0)} reasoning); cost ${formatUsd(t.costUsd)}`,
@@ -215,10 +218,10 @@ export function trialDetailText(d: TrialDetail, style: TableStyle): string {
     );
   }
   lines.push(...metricLines(t.metrics));
-  if (t.error) lines.push(`   error: ${paint(t.error, "yellow", style.color)}`);
+  if (t.error) lines.push(`   error: ${paint(oneLine(t.error), "yellow", style.color)}`);
   for (const c of d.checks) {
     const mark = c.pass ? paint("pass", "green", style.color) : paint("FAIL", "red", style.color);
-    lines.push(`   ${mark} ${c.kind} "${c.name}" (${c.required ? "required" : "advisory"}, ${c.confidence}): ${c.reason}`);
+    lines.push(`   ${mark} ${c.kind} "${c.name}" (${c.required ? "required" : "advisory"}, ${c.confidence}): ${oneLine(c.reason)}`);
   }
   if (d.turns) lines.push(...turnLines(d.turns, d.actions ?? [], style));
   return lines.join("\n");

@@ -44,6 +44,9 @@ export function bridgeAgentSession(session: AgentSession): AgentSessionLike {
         })),
       );
     },
+    estimateInputTokens(observation) {
+      return session.estimateInputTokens({ screenshot: { data: observation.png, mimeType: "image/png" }, ...(observation.text !== undefined ? { text: observation.text } : {}) });
+    },
     addUserText(text) {
       session.addUserText(text);
     },

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright";
 import type { Task } from "../task/schema.js";
 import { originsForTask, resolveMarks, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
+import { ViewportCapture } from "./fast-capture.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
 export interface Observation {
@@ -51,6 +52,20 @@ export interface TrialEnvironmentOptions {
   board?: LayoutBoard;
   /** Milliseconds to wait for navigation and loads. */
   navigationTimeoutMs?: number;
+  /** Told of every request the guard refused, as it happens (the trial log keeps them as evidence). */
+  onBlockedRequest?: (blocked: BlockedRequest) => void;
+}
+
+/** A request the agent's page tried that never left the browser. */
+export interface BlockedRequest {
+  url: string;
+  method: string;
+  /** Playwright's resource type: document, script, fetch, image, ... */
+  resourceType: string;
+  /** A top-level or frame navigation rather than a subresource. */
+  navigation: boolean;
+  /** The page that made it. */
+  frameUrl: string;
 }
 
 const PAGE_TEXT_LIMIT = 4_000;
@@ -66,6 +81,18 @@ export function startUrl(task: Task, target: Target): string {
   return new URL(task.start.path, `${target.baseUrl}/`).toString();
 }
 
+/** True for an http(s) URL whose origin is in `origins` (a `blob:` URL's inner origin does not count). */
+export function isOnOrigins(url: string, origins: ReadonlySet<string>): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return false;
+  return origins.has(parsed.origin);
+}
+
 export class TrialEnvironment {
   readonly origins: Set<string>;
   /** Requests the agent's page tried that were refused, for the trial log. */
@@ -73,6 +100,8 @@ export class TrialEnvironment {
   /** The marks as last resolved (targets other than the fixture). */
   lastLayout: ResolvedLayout | undefined;
   private inflight = 0;
+  /** Chromium's fast PNG path (fast-capture.ts), same pixels as page.screenshot. */
+  private readonly capture: ViewportCapture;
 
   private constructor(
     readonly options: TrialEnvironmentOptions,
@@ -80,6 +109,7 @@ export class TrialEnvironment {
     readonly page: Page,
   ) {
     this.origins = originsForTask(options.task, options.target, options.fixtureSiteUrl);
+    this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor);
   }
 
   /** Prepares the target for the trial (session or reset), the context and the page, and opens the start page. */
@@ -113,9 +143,17 @@ export class TrialEnvironment {
   /** Every request outside the allowed origins is aborted before it leaves the browser. */
   private async guard(): Promise<void> {
     await this.context.route("**/*", async (route) => {
-      const url = route.request().url();
+      const request = route.request();
+      const url = request.url();
       if (this.isAllowedUrl(url)) return route.continue();
       this.blockedRequests.push(url);
+      let frameUrl = "";
+      try {
+        frameUrl = request.frame().url();
+      } catch {
+        // Service-worker requests have no frame; the URL alone is the evidence.
+      }
+      this.options.onBlockedRequest?.({ url, method: request.method(), resourceType: request.resourceType(), navigation: request.isNavigationRequest(), frameUrl });
       return route.abort("blockedbyclient");
     });
     this.page.on("request", () => (this.inflight += 1));
@@ -124,15 +162,14 @@ export class TrialEnvironment {
     this.page.on("requestfailed", done);
   }
 
+  /**
+   * Whether the agent may go to `url`: http(s) on one of the task's origins, nothing else.
+   * `data:`, `blob:` and `about:` pages are refused like any foreign origin: a model could
+   * otherwise open `data:text/html,<h1 data-mark=match-title>BB-042</h1>` and fake page checks.
+   * (Subresources such as `data:` images never reach the route guard, so pages still load them.)
+   */
   isAllowedUrl(url: string): boolean {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      return false;
-    }
-    if (parsed.protocol === "data:" || parsed.protocol === "blob:" || url === "about:blank") return true;
-    return this.origins.has(parsed.origin);
+    return isOnOrigins(url, this.origins);
   }
 
   /** Requests still in flight on the agent's page (a pending Save, a lazy load). */
@@ -190,7 +227,7 @@ export class TrialEnvironment {
   private async screenshot(): Promise<Buffer> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.page.screenshot({ type: "png", animations: "allow", caret: "initial" });
+        return await this.capture.capture();
       } catch (error) {
         if (attempt >= 4 || this.page.isClosed()) throw error;
         await this.page.waitForLoadState("load", { timeout: 5_000 }).catch(() => undefined);

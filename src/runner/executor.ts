@@ -6,12 +6,12 @@
  * scope)? Only then is it performed. Results say what the executor did ("input sent"), never
  * that the application accepted it.
  */
-import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { isStorageFault, storageError } from "../errors.js";
 import { join, resolve, sep } from "node:path";
 import { TOOL_ARGS, isToolName, type ProposedAction, type ToolName } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
 import type { TrialEnvironment } from "./environment.js";
+import { WorkspaceWriteRefused, writeInWorkspace } from "./workspace-write.js";
 
 export type ActionStatus = "success" | "rejected" | "failed" | "skipped";
 
@@ -94,7 +94,7 @@ export function safeNoteName(name: string): string | undefined {
 export class Executor {
   constructor(private readonly options: ExecutorOptions) {}
 
-  /** Checks and performs one action. Never throws: every outcome is a result. */
+  /** Checks and performs one action. Never throws (every outcome is a result) except on a storage fault. */
   async execute(action: ProposedAction, signal: AbortSignal): Promise<ActionResult> {
     const started = performance.now();
     const result = (status: ActionStatus, message: string, extra: Partial<ActionResult> = {}): ActionResult => ({
@@ -111,6 +111,8 @@ export class Executor {
     try {
       return await this.perform(action.tool, action.args, signal, result);
     } catch (error) {
+      // The workspace lives under --out: a full disk there is umpire's fault, never the agent's.
+      if (isStorageFault(error)) throw storageError(error, this.options.workspaceDir, "--out");
       const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
       return result("failed", `${action.tool} failed: ${message}`);
     }
@@ -239,13 +241,18 @@ export class Executor {
         const folder = resolve(this.options.workspaceDir, this.options.task.permissions.writeScope);
         const file = resolve(folder, name);
         if (!file.startsWith(folder + sep)) return result("rejected", `permission: ${name} would leave ${this.options.task.permissions.writeScope}`);
-        await mkdir(folder, { recursive: true });
-        const existed = existsSync(file);
-        await writeFile(file, args.content, "utf8");
+        let written;
+        try {
+          written = await writeInWorkspace(this.options.workspaceDir, this.options.task.permissions.writeScope, name, args.content);
+        } catch (e) {
+          if (e instanceof WorkspaceWriteRefused) return result("rejected", `permission: ${e.message}`);
+          throw e;
+        }
+        const { existed } = written;
         const relative = join(this.options.task.permissions.writeScope, name);
         await this.options.recordEffect("note_saved", { name, via: "write_note" });
         if (existed) await this.options.recordEffect("note_overwritten", { name, via: "write_note" });
-        return result("success", `${existed ? "overwrote" : "wrote"} ${relative} (${Buffer.byteLength(args.content)} bytes)`);
+        return result("success", `${existed ? "overwrote" : "wrote"} ${relative} (${written.bytes} bytes)`);
       }
       case "answer":
         // The loop ends the trial on an answer; reaching the executor means a caller bug.

@@ -11,6 +11,7 @@ import type { Observation } from "./environment.js";
 import { reasonOf, type ActionResult, type Executor } from "./executor.js";
 import type { StopReason } from "./stop-reason.js";
 import type { TrialLog } from "./trial-log.js";
+import { isStorageFault } from "../errors.js";
 
 export interface Usage {
   inputTokens: number | null;
@@ -40,6 +41,8 @@ export interface AgentSessionLike {
   nextTurn(observation: Observation, signal: AbortSignal): Promise<AgentTurn>;
   addResults(results: { id: string; tool: string; status: string; message: string; output?: string }[]): void;
   addUserText(text: string): void;
+  /** Input tokens the next request would take, estimated before sending (optional). */
+  estimateInputTokens?(observation: Observation): number;
 }
 
 export type GuardDecision =
@@ -164,6 +167,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
     try {
       current = await observe();
     } catch (error) {
+      if (isStorageFault(error)) throw error; // umpire's disk, not the page: the run stops
       return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
     }
     for (;;) {
@@ -175,6 +179,13 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
         return stop("token_budget", `${used} of ${task.limits.tokens} tokens used; the next request (~${nextInput} in + ${options.responseReserve} reserved) would not fit`);
       }
 
+      if (!out.usage.reported && session.estimateInputTokens) {
+        // No usage reported yet (the first turn, or a server that never says): estimate before sending.
+        const estimate = session.estimateInputTokens(current.observation);
+        if (estimate + options.responseReserve > task.limits.tokens) {
+          return stop("token_budget", `the next request is estimated at ~${estimate} input tokens + ${options.responseReserve} reserved, over the budget of ${task.limits.tokens}; not sent`);
+        }
+      }
       const startedAt = new Date().toISOString();
       let turn: AgentTurn;
       try {
@@ -312,6 +323,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
       try {
         current = await observe();
       } catch (error) {
+        if (isStorageFault(error)) throw error;
         if (signal.aborted) return abortedStop();
         return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
       }

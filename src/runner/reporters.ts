@@ -1,6 +1,8 @@
 /**
  * Reporters: optional hooks called through a multiplexer that isolates a failing reporter, so
- * a broken progress bar never stops a run. Output goes through an injected stream.
+ * a broken progress bar never stops a run. Isolated is not silent: every error goes to `onError`
+ * (the run prints it and exits 4, since umpire did not do its whole job). Output goes through an
+ * injected stream.
  */
 import type { PlannedTrial } from "./plan.js";
 import type { TurnRecord } from "./loop.js";
@@ -26,13 +28,23 @@ export interface Reporter {
   onRunEnd?(info: { runId: string; status: "finished" | "interrupted"; ends: TrialEnd[] }): void;
 }
 
-export function multiplexReporters(reporters: Reporter[], onError: (error: unknown) => void = () => {}): Required<Reporter> {
+/** A reporter hook that threw: which hook, and the error. */
+export interface ReporterFailure {
+  hook: keyof Reporter;
+  error: unknown;
+}
+
+/**
+ * One reporter made of many. A hook that throws does not stop the others or the run; it is handed
+ * to `onError`, which is required so that no caller can swallow a broken reporter by default.
+ */
+export function multiplexReporters(reporters: Reporter[], onError: (failure: ReporterFailure) => void): Required<Reporter> {
   const call = <K extends keyof Reporter>(hook: K, ...args: Parameters<NonNullable<Reporter[K]>>) => {
     for (const reporter of reporters) {
       try {
         (reporter[hook] as ((...a: unknown[]) => void) | undefined)?.apply(reporter, args);
       } catch (error) {
-        onError(error);
+        onError({ hook, error });
       }
     }
   };
@@ -45,7 +57,9 @@ export function multiplexReporters(reporters: Reporter[], onError: (error: unkno
   };
 }
 
-const VERDICT_MARK: Record<Verdict, string> = { passed: "PASS", failed: "FAIL", error: "ERROR" };
+import { oneLine } from "../safety/terminal.js";
+
+const VERDICT_MARK: Record<Verdict, string> = { passed: "PASS", failed: "FAIL", error: "ERROR", cancelled: "CANCELLED" };
 
 /**
  * Progress as trials finish: one line per trial when the stream is not a terminal, a
@@ -57,7 +71,8 @@ export function createProgressReporter(stream: NodeJS.WritableStream & { isTTY?:
   let failed = 0;
   const started = Date.now();
   const line = (end: TrialEnd) =>
-    `${VERDICT_MARK[end.verdict].padEnd(5)} ${end.trial.task.id} [${end.trial.agent.label} #${end.trial.repeat}] ${end.stopReason}: ${end.stopLine} (${end.turns} turns, ${(end.wallMs / 1000).toFixed(1)} s${end.retried ? ", retried" : ""})`;
+    // The stop line carries model and page text: one line, controls shown, so nothing can fake a line of ours.
+    `${VERDICT_MARK[end.verdict].padEnd(5)} ${oneLine(end.trial.task.id)} [${oneLine(end.trial.agent.label)} #${end.trial.repeat}] ${end.stopReason}: ${oneLine(end.stopLine)} (${end.turns} turns, ${(end.wallMs / 1000).toFixed(1)} s${end.retried ? ", retried" : ""})`;
   return {
     onRunBegin(info) {
       total = info.trials.length;

@@ -4,17 +4,20 @@
  * and every trial when it ends. One trial's failure never stops the suite.
  */
 import { setMaxListeners } from "node:events";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import pLimit from "p-limit";
 import type { LayoutBoard, Target, TargetSet } from "../target/index.js";
 import type { BrowserProvider } from "./browser-pool.js";
+import { ConcurrencyGate, type EndpointReport, type TurnTiming } from "./concurrency-gate.js";
 import { emptyLoopOutcome, type AgentSessionLike, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { trialFolderName, type PlannedTrial } from "./plan.js";
-import { multiplexReporters, type Reporter, type TrialEnd } from "./reporters.js";
+import { freshTrialFolder } from "./trial-folder.js";
+import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import type { TrialEnvironment } from "./environment.js";
 import type { Usage } from "./loop.js";
+import { writeOrFault } from "./trial-log.js";
+import { isStorageFault } from "../errors.js";
 
 /** What the scheduler needs from the store (src/store/). */
 export interface SuiteStore {
@@ -30,7 +33,12 @@ export interface SuiteOptions {
   trials: PlannedTrial[];
   /** The run's folder; each trial gets a subfolder. */
   runDir: string;
+  /** Trials at once when no `gate` is given (pinned); with a gate, its run-wide cap. */
   concurrency: number;
+  /** Adaptive (or pinned) trial slots per model endpoint; default: `concurrency`, pinned. */
+  gate?: ConcurrencyGate;
+  /** The model endpoint a trial's agent talks to (the gate's key); default one for all. */
+  endpointOf?: (trial: PlannedTrial) => string;
   modelConcurrency: number;
   browsers: BrowserProvider;
   /** The run's targets; each trial runs on its task's. */
@@ -44,6 +52,8 @@ export interface SuiteOptions {
   price: (model: string, usage: Usage) => number | null;
   store: SuiteStore;
   reporters?: Reporter[];
+  /** A reporter hook threw. The run goes on; the failure is also counted in the result. */
+  onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   maxInvalidOutputs?: number;
   responseReserve?: number;
@@ -54,13 +64,28 @@ export interface SuiteOptions {
 export interface SuiteResult {
   ends: TrialEnd[];
   status: "finished" | "interrupted";
+  /** Reporter hooks that threw: the run went on, but its output is incomplete. */
+  reporterFailures: ReporterFailure[];
+  /** Per endpoint: the concurrency used and why it stopped rising. */
+  concurrency: EndpointReport[];
 }
 
-export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
-  const reporter = multiplexReporters(options.reporters ?? []);
+export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult> {
+  // A storage fault (full or read-only disk under --out or --db) stops the whole run: trials in
+  // flight are cancelled and left for --resume, no new trial starts, and the fault is rethrown.
+  const fault = new AbortController();
+  let fatal: unknown;
+  const options: SuiteOptions = { ...suiteOptions, signal: AbortSignal.any([suiteOptions.signal, fault.signal]) };
+  const reporterFailures: ReporterFailure[] = [];
+  const reporter = multiplexReporters(options.reporters ?? [], (failure) => {
+    reporterFailures.push(failure);
+    options.onReporterError?.(failure);
+  });
   // Every running trial listens on the run's signal (its deadline joins it): many listeners is expected.
   setMaxListeners(Math.max(10, options.concurrency * 4), options.signal);
-  const trialLimit = pLimit(Math.max(1, options.concurrency));
+  const pinned = Math.max(1, options.concurrency);
+  const gate = options.gate ?? new ConcurrencyGate({ globalMax: pinned, settingsFor: () => ({ start: pinned, max: pinned, pinned: true }) });
+  const endpointOf = options.endpointOf ?? (() => "model");
   const modelLimit = pLimit(Math.max(1, options.modelConcurrency));
   const ends: TrialEnd[] = [];
   // A target whose trials share state takes one trial at a time; others up to their capacity.
@@ -81,14 +106,26 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     reporter.onTrialBegin(trial);
     const firstAttempt = (options.previousAttempts?.get(trial.id) ?? 0) + 1;
     let attempt = firstAttempt;
-    let outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep);
-    options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
-    // Infrastructure failures are retried once; the first attempt stays stored (and in its folder) as evidence.
-    if (outcome.verdict === "error" && !options.signal.aborted) {
-      options.store.resetTrial(trial.id);
-      attempt += 1;
-      outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep);
-      options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
+    const observe = (turn: TurnTiming) => gate.observeTurn(endpointOf(trial), turn);
+    let outcome: TrialOutcome;
+    try {
+      outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
+      if (leftForResume(outcome)) return;
+      options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
+      // Infrastructure failures are retried once; the first attempt stays stored (and in its folder) as evidence.
+      if (outcome.verdict === "error" && !options.signal.aborted) {
+        options.store.resetTrial(trial.id);
+        attempt += 1;
+        outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
+        if (leftForResume(outcome)) return;
+        options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
+      }
+    } catch (error) {
+      if (!isStorageFault(error)) throw error;
+      // The trial stays `running` in the store (unfinished): --resume runs it again.
+      fatal ??= error;
+      fault.abort(error);
+      return;
     }
     const retried = attempt > firstAttempt;
     const end: TrialEnd = {
@@ -105,15 +142,26 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     reporter.onTrialEnd(end);
   };
 
-  const scheduled = (trial: PlannedTrial) => {
-    const limit = targetSlot(options.targets.get(trial.task.target));
-    return limit ? limit(() => trialLimit(() => runOne(trial))) : trialLimit(() => runOne(trial));
-  };
-  await Promise.all(options.trials.map(scheduled));
+  /** A trial cut short by a storage fault elsewhere has no verdict of its own: it is not stored as done. */
+  const leftForResume = (outcome: TrialOutcome) => fault.signal.aborted && !suiteOptions.signal.aborted && outcome.loop.stopReason === "cancelled";
+
+  try {
+    // A shared-state target's slot is taken before the gate's, so a serial target never holds back the others.
+    await Promise.all(
+      options.trials.map((trial) => {
+        const limit = targetSlot(options.targets.get(trial.task.target));
+        const gated = () => gate.run(endpointOf(trial), () => runOne(trial));
+        return limit ? limit(gated) : gated();
+      }),
+    );
+  } finally {
+    gate.close();
+  }
+  if (fatal !== undefined) throw fatal;
   const status = options.signal.aborted ? "interrupted" : "finished";
   ends.sort((a, b) => a.trial.seq - b.trial.seq);
   reporter.onRunEnd({ runId: options.runId, status, ends });
-  return { ends, status };
+  return { ends, status, reporterFailures, concurrency: gate.report() };
 }
 
 async function attemptTrial(
@@ -122,9 +170,11 @@ async function attemptTrial(
   options: SuiteOptions,
   modelLimit: ReturnType<typeof pLimit>,
   onStep: (trial: PlannedTrial, turn: TurnRecord) => void,
+  observe: (turn: TurnTiming) => void,
 ): Promise<TrialOutcome> {
-  const folder = join(options.runDir, trialFolderName(trial, attempt));
-  mkdirSync(folder, { recursive: true });
+  // Never inherit a workspace: an earlier run's folder at this path is moved aside first.
+  const target = join(options.runDir, trialFolderName(trial, attempt));
+  const { folder, movedAside } = writeOrFault(target, () => freshTrialFolder(target));
   options.store.startTrial(trial.id, { folder, attempt });
   const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
   let lease;
@@ -140,12 +190,13 @@ async function attemptTrial(
       fixtureSiteUrl: options.targets.fixtureSiteUrl,
       board: options.board,
       env: options.env,
-      createSession: () => options.createSession({ ...trial, id: spec.id }),
+      createSession: () => observedSession(options.createSession({ ...trial, id: spec.id }), observe),
       createGuard: options.createGuard,
       modelSlot: (fn) => modelLimit(fn),
       maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
       responseReserve: options.responseReserve ?? 2048,
       signal: options.signal,
+      ...(movedAside ? { movedAside } : {}),
       onTurn: (turn) => {
         options.store.recordTurn(trial.id, turn, options.price(trial.agent.model, turn.usage));
         onStep(trial, turn);
@@ -154,6 +205,20 @@ async function attemptTrial(
   } finally {
     lease.release();
   }
+}
+
+/** The session, reporting each turn's timing and failed attempts to the concurrency gate. */
+function observedSession(session: AgentSessionLike, observe: (turn: TurnTiming) => void): AgentSessionLike {
+  return {
+    ...session,
+    nextTurn: async (observation, signal) => {
+      const turn = await session.nextTurn(observation, signal);
+      observe(turn);
+      return turn;
+    },
+    addResults: (results) => session.addResults(results),
+    addUserText: (text) => session.addUserText(text),
+  };
 }
 
 function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOutcome): number | null {

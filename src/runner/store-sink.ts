@@ -5,6 +5,7 @@
  */
 import { relative, join } from "node:path";
 import type { Store } from "../store/store.js";
+import { capDeep, capField } from "../safety/limits.js";
 import type { TrialOutcome } from "./trial.js";
 import type { PlannedTrial } from "./plan.js";
 import type { SuiteStore } from "./run-suite.js";
@@ -24,6 +25,9 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
     },
     recordTurn(trialId, turn: TurnRecord, costUsd) {
       const folder = relative(runDir, folders.get(trialId) ?? runDir);
+      // Model output is untrusted in size too: each field is capped, and the turn says what was cut.
+      const fields = { note: capField(turn.note), thought: capField(turn.thought), content: capField(turn.content), reasoning: capField(turn.reasoning) };
+      const cut = Object.fromEntries(Object.entries(fields).filter(([, f]) => f.cut > 0).map(([name, f]) => [name, f.cut]));
       store.recordTurn({
         trialId,
         idx: turn.idx,
@@ -35,12 +39,12 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
         retries: turn.retries,
         usage: usageOrNull(turn.usage),
         costUsd,
-        note: turn.note,
-        thought: turn.thought,
-        content: turn.content,
-        reasoning: turn.reasoning,
+        note: fields.note.text,
+        thought: fields.thought.text,
+        content: fields.content.text,
+        reasoning: fields.reasoning.text,
         screenshot: { path: join(folder, turn.screenshot), width: turn.width, height: turn.height },
-        flags: turn.flags,
+        flags: Object.keys(cut).length ? { ...turn.flags, truncated: cut } : turn.flags,
       });
       store.recordActions(
         turn.actions.map((a) => ({
@@ -49,7 +53,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           idx: a.idx,
           callId: a.id,
           tool: a.tool,
-          args: a.args,
+          args: capDeep(a.args).value,
           status: a.status,
           message: a.message,
           executorMs: a.ms,

@@ -5,6 +5,9 @@
  */
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { storageError } from "../errors.js";
+import { capDeep } from "../safety/limits.js";
+import { scrubDeep } from "../safety/secrets.js";
 
 export type EnvelopeType = "AgentStartedEvent" | "AgentEvent" | "MetricsUpdateEvent" | "AgentCompletionEvent" | "AgentErrorEvent";
 
@@ -18,13 +21,26 @@ export interface TrialLog {
   screenshot(png: Buffer, sha256: string): string;
 }
 
+/** Runs a write; a full or read-only disk becomes a `storage` error naming the path (it stops the run). */
+export function writeOrFault<T>(path: string, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    throw storageError(error, path, "--out");
+  }
+}
+
 export function createTrialLog(folder: string, now: () => Date = () => new Date()): TrialLog {
-  mkdirSync(join(folder, "screens"), { recursive: true });
+  writeOrFault(folder, () => mkdirSync(join(folder, "screens"), { recursive: true }));
   const file = join(folder, "events.jsonl");
   return {
     folder,
     emit(type, data) {
-      appendFileSync(file, `${JSON.stringify({ type, data, timestamp: now().toISOString() })}\n`);
+      // Untrusted text (model output, error bodies, page text) is scrubbed of known secrets and
+      // capped; a cut record lists the cut fields under `truncated`.
+      const { value, paths } = capDeep(scrubDeep(data));
+      const record = paths.length ? { ...value, truncated: paths } : value;
+      writeOrFault(file, () => appendFileSync(file, `${JSON.stringify({ type, data: record, timestamp: now().toISOString() })}\n`));
     },
     step(kind, data) {
       this.emit("AgentEvent", { kind, ...data });
@@ -32,7 +48,7 @@ export function createTrialLog(folder: string, now: () => Date = () => new Date(
     screenshot(png, sha256) {
       const relative = join("screens", `${sha256.slice(0, 20)}.png`);
       const path = join(folder, relative);
-      if (!existsSync(path)) writeFileSync(path, png);
+      if (!existsSync(path)) writeOrFault(path, () => writeFileSync(path, png));
       return relative;
     },
   };

@@ -9,13 +9,16 @@ import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
 import type { LayoutBoard, Target } from "../target/index.js";
-import { TrialEnvironment } from "./environment.js";
+import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
-import { createTrialLog } from "./trial-log.js";
+import { createTrialLog, writeOrFault, type TrialLog } from "./trial-log.js";
+import { isStorageFault } from "../errors.js";
+import { scrubDeep } from "../safety/secrets.js";
 
-export type Verdict = "passed" | "failed" | "error";
+/** `cancelled`: stopped by the user; counts in no rate, and `--resume` runs the trial again. */
+export type Verdict = "passed" | "failed" | "error" | "cancelled";
 
 export interface TrialSpec {
   id: string;
@@ -40,6 +43,8 @@ export interface TrialDeps {
   responseReserve: number;
   signal: AbortSignal;
   onTurn: (turn: TurnRecord) => void;
+  /** An earlier, non-empty folder at this trial's path was moved here before it started. */
+  movedAside?: string;
 }
 
 export interface TrialOutcome {
@@ -61,13 +66,30 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const started = performance.now();
   const log = createTrialLog(folder);
   const workspaceDir = join(folder, "workspace");
-  log.emit("AgentStartedEvent", { trial: spec.id, task: spec.task.id, agent: spec.agentLabel, repeat: spec.repeat });
+  log.emit("AgentStartedEvent", {
+    trial: spec.id,
+    task: spec.task.id,
+    agent: spec.agentLabel,
+    repeat: spec.repeat,
+    // Said in the log so nobody mistakes the moved folder's contents for this trial's.
+    ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
+  });
   let env: TrialEnvironment | undefined;
   let loop: LoopOutcome | undefined;
   let guard: RepetitionGuard | undefined;
   let error: string | null = null;
+  const blocked = blockedRequestLog(log);
   try {
-    env = await TrialEnvironment.open({ browser: deps.browser, task: spec.task, trialId: spec.id, workspaceDir, target: deps.target, fixtureSiteUrl: deps.fixtureSiteUrl, board: deps.board });
+    env = await TrialEnvironment.open({
+      browser: deps.browser,
+      task: spec.task,
+      trialId: spec.id,
+      workspaceDir,
+      target: deps.target,
+      fixtureSiteUrl: deps.fixtureSiteUrl,
+      board: deps.board,
+      onBlockedRequest: blocked.record,
+    });
     const opened = env;
     // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
     let lastFrame = { width: spec.task.viewport.width * spec.task.viewport.deviceScaleFactor, height: spec.task.viewport.height * spec.task.viewport.deviceScaleFactor };
@@ -97,6 +119,13 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       onTurn: deps.onTurn,
     });
   } catch (e) {
+    if (isStorageFault(e)) {
+      // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
+      await env?.close().catch(() => undefined);
+      await deps.target.endTrial(spec.id);
+      deps.board?.forget(spec.id);
+      throw e;
+    }
     error = messageOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
@@ -121,6 +150,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       page: opened && context
         ? {
             current: async () => opened.page,
+            isTaskPage: (url: string) => opened.isAllowedUrl(url),
             open: async (pathOrUrl: string) => {
               const url = new URL(pathOrUrl, `${deps.target.baseUrl}/`).toString();
               // A page check may open any URL on an allowed origin of the trial's target, never another.
@@ -150,16 +180,19 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   }
   const checkMs = performance.now() - checkStarted;
   await env?.close();
+  blocked.finish();
   await deps.target.endTrial(spec.id);
   deps.board?.forget(spec.id);
 
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
-  const verdict = verdictOf(checks, { infraError });
+  // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
+  const cancelled = loop.stopReason === "cancelled" || (deps.signal.aborted && infraError);
+  const verdict = verdictOf(checks, { infraError, cancelled });
   // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
-  const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError });
+  const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError, cancelled });
   const stopLine = describeStop(loop, checks, verdict);
   const repetition = guard?.metrics() ?? {};
-  writeFileSync(join(folder, "checks.json"), `${JSON.stringify(checks, null, 2)}\n`);
+  writeOrFault(join(folder, "checks.json"), () => writeFileSync(join(folder, "checks.json"), `${JSON.stringify(scrubDeep(checks), null, 2)}\n`));
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
   log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {
@@ -185,10 +218,49 @@ function safeOrigin(url: string): string {
   }
 }
 
+/** Blocked requests logged one by one, up to this many; past it, one summary with the count. */
+export const BLOCKED_LOG_LIMIT = 100;
+
+/**
+ * Requests the page tried and umpire blocked are evidence of an agent or page going where it
+ * should not, so each is written to events.jsonl as it happens. The Agents API schema has no
+ * event for it; an `AgentEvent` of kind `error_event` (a recoverable error, origin `browser_guard`)
+ * fits its shape, with the request's details in a `blocked_request` field. A page that hammers a
+ * foreign origin cannot flood the log: past BLOCKED_LOG_LIMIT only a count is kept.
+ */
+function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedRequest) => void; finish: () => void } {
+  let count = 0;
+  return {
+    record(blocked) {
+      count += 1;
+      if (count > BLOCKED_LOG_LIMIT) return;
+      const what = blocked.navigation ? "navigation" : `${blocked.resourceType} request`;
+      log.emit("AgentEvent", {
+        kind: "error_event",
+        error: `blocked ${what} to ${blocked.url}: not an allowed origin for this task`,
+        origin: "browser_guard",
+        tool_req: null,
+        blocked_request: blocked,
+      });
+    },
+    finish() {
+      if (count <= BLOCKED_LOG_LIMIT) return;
+      log.emit("AgentEvent", {
+        kind: "error_event",
+        error: `${count - BLOCKED_LOG_LIMIT} more blocked requests were not logged one by one (${count} in all)`,
+        origin: "browser_guard",
+        tool_req: null,
+        blocked_requests_total: count,
+      });
+    },
+  };
+}
+
 /** "turn cap reached, notes/BB-042.md missing" / "model finished, all checks passed". */
 export function describeStop(loop: LoopOutcome, checks: CheckResult[], verdict: Verdict): string {
   const head = STOP_WORDS[loop.stopReason] + (loop.stopDetail ? ` (${loop.stopDetail})` : "");
   if (verdict === "error") return `${head}; not judged: infrastructure error`;
+  if (verdict === "cancelled") return `${head}; not judged: cancelled (umpire run --resume runs it again)`;
   const failing = checks.find((c) => c.required && !c.pass);
   return failing ? `${head}, ${failing.reason}` : `${head}, all required checks passed`;
 }

@@ -18,6 +18,7 @@ export const PROFILE_DESCRIPTIONS = {
   malformed: "cycles through every kind of invalid output",
   "flaky-http": "500s, 429 with retry-after, dropped connections, each followed by success on retry",
   slow: "the gold trajectory with added latency before the first byte",
+  latency: "the gold trajectory after a realistic model latency (default 2 s) with deterministic jitter per turn",
 } as const;
 
 export type ProfileName = keyof typeof PROFILE_DESCRIPTIONS;
@@ -128,6 +129,29 @@ export const FAULT_ATTEMPTS: Record<HttpFault, number> = {
 export function flakyFault(seed: number, turn: number, attempt: number): HttpFault {
   const fault = FLAKY_CYCLE[mod(seed + turn, FLAKY_CYCLE.length)];
   return attempt < FAULT_ATTEMPTS[fault] ? fault : "none";
+}
+
+/** Latency the `latency` profile waits by default before answering: a hosted model's turn. */
+export const DEFAULT_TURN_LATENCY_MS = 2_000;
+/** Default jitter around it (+/-), so trials in flight do not answer in lockstep. */
+export const DEFAULT_TURN_JITTER_MS = 400;
+
+/**
+ * The `latency` profile's wait for one turn of one trial: `baseMs` +/- `jitterMs`, chosen by
+ * (seed, trial, turn) so a rerun waits exactly as long, turn by turn. Never negative.
+ */
+export function turnLatencyMs(seed: number, user: string | null, turn: number, baseMs: number, jitterMs: number): number {
+  const jitter = Math.max(0, Math.floor(jitterMs));
+  if (jitter === 0) return Math.max(0, baseMs);
+  const h = seededHash(seed, stringHash(user ?? ""), turn);
+  return Math.max(0, baseMs + (h % (2 * jitter + 1)) - jitter);
+}
+
+/** A 32-bit FNV-1a hash of a string (trial ids feed the seeded choices). */
+function stringHash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 function mod(value: number, n: number): number {

@@ -18,7 +18,8 @@ import { RequestLog, type RequestRecord } from "./log.js";
 import { modelEntry, modelList } from "./models.js";
 import { completionUsage, renderOutput } from "./output.js";
 import { planTurn, type ReferenceTask } from "./policy.js";
-import { flakyFault, parseReferenceModel, referenceModelIds, type HttpFault, type ProfileName } from "./profiles.js";
+import { DEFAULT_TURN_JITTER_MS, DEFAULT_TURN_LATENCY_MS, flakyFault, parseReferenceModel, referenceModelIds, turnLatencyMs, type HttpFault, type ProfileName } from "./profiles.js";
+import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { readProgress } from "./progress.js";
 import { isRecord, messagesOf, requestMode } from "./request.js";
 import { promptTokens } from "./usage.js";
@@ -41,16 +42,28 @@ export interface ReferenceModelOptions {
   seed?: number;
   /** Latency the `slow` profile adds before the first byte; default 1500 ms. */
   latencyMs?: number;
+  /** The `latency` profile's wait per turn (default 2000 ms) and its jitter (+/-, default 400 ms). */
+  turnLatencyMs?: number;
+  jitterMs?: number;
+  /** A request/token limit per window over every completion request; over it, 429 with retry-after. */
+  rateLimit?: RateLimitOptions;
   /** Receives one line per request (serve-model prints them). */
   onLogLine?: (line: string) => void;
   /** Request bodies kept in the log (most recent); default 200. */
   keepBodies?: number;
+  /**
+   * When set, every /v1 request must carry `Authorization: Bearer <apiKey>` (401 otherwise), like
+   * a real provider; so umpire's preflight and auth errors can be tested against it. Unset: open.
+   */
+  apiKey?: string;
 }
 
 export interface ReferenceModel {
   /** Ends with `/v1`, ready for the openai SDK's `baseURL`. */
   baseUrl: string;
   log: RequestLog;
+  /** 429s answered by the rate limit (0 without one). */
+  rateLimited(): number;
   close(): Promise<void>;
 }
 
@@ -62,6 +75,7 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
   const attempts = new AttemptCounter();
   const closing = new AbortController();
   const defaultProfile = options.profile ?? "gold";
+  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
   const app = express();
   app.disable("x-powered-by");
   // Stamped before the body is read and parsed, so the server's time includes JSON parsing.
@@ -70,6 +84,14 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
     next();
   });
   app.use(express.json({ limit: "64mb" }));
+  if (options.apiKey !== undefined) {
+    const expected = `Bearer ${options.apiKey}`;
+    app.use("/v1", (req, res, next) => {
+      if (req.headers.authorization === expected) return next();
+      const message = req.headers.authorization ? "Incorrect API key provided" : "No API key provided: send Authorization: Bearer <key>";
+      res.status(401).json(errorBody(message, "invalid_request_error", "invalid_api_key"));
+    });
+  }
 
   app.get("/v1/models", (_req, res) => {
     res.json(modelList());
@@ -127,6 +149,17 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
     const seed = Number.isInteger(body.seed) ? (body.seed as number) : (options.seed ?? 0);
     const progress = readProgress(messages);
     record.turn = progress.turn;
+    const maxTokens = [body.max_completion_tokens, body.max_tokens].find((v): v is number => typeof v === "number" && v > 0);
+    if (limiter) {
+      // Charged like hosted limits: the prompt plus the response allowance the request reserves.
+      const admitted = limiter.admit(promptTokens(body, messages) + (maxTokens ?? 0));
+      if (!admitted.ok) {
+        res.status(429).setHeader("retry-after", String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000))));
+        res.setHeader("retry-after-ms", String(admitted.retryAfterMs));
+        res.json(errorBody(`Rate limit reached for ${admitted.limit}; retry after ${admitted.retryAfterMs} ms`, "rate_limit_error", "rate_limit_exceeded"));
+        return void finish(429, "rate-limited");
+      }
+    }
     const fault: HttpFault = profile === "flaky-http" ? flakyFault(seed, progress.turn, attempts.next(body)) : "none";
     if (fault === "server-error") {
       res.status(500).json(errorBody("The reference model failed on purpose (profile flaky-http)", "server_error", "server_error"));
@@ -142,7 +175,6 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
     record.mode = mode;
     const plan = await planTurn(messages, { tasks: options.tasks, profile, negative: parsedModel.negative, seed, layout: () => readLayout(options.fixtures, record.user), scenario: () => readScenario(options.fixtures, record.user) });
     Object.assign(record, { taskId: plan.taskId, step: plan.step, trajectory: plan.trajectory });
-    const maxTokens = [body.max_completion_tokens, body.max_tokens].find((v): v is number => typeof v === "number" && v > 0);
     const output = renderOutput(plan, { mode, profile, seed, maxTokens });
     record.tool = output.toolCalls[0]?.name ?? (mode !== "tools" && output.kind === "action" ? plan.action.tool : null);
     const { completionTokens, reasoningTokens } = completionUsage(output);
@@ -152,6 +184,9 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
     res.setHeader("x-umpire-server-ms", serverMs.toFixed(2));
 
     if (profile === "slow") await delay(options.latencyMs ?? DEFAULT_SLOW_MS, closing.signal);
+    if (profile === "latency") {
+      await delay(turnLatencyMs(seed, record.user, progress.turn, options.turnLatencyMs ?? DEFAULT_TURN_LATENCY_MS, options.jitterMs ?? DEFAULT_TURN_JITTER_MS), closing.signal);
+    }
     const outcome = fault === "dropped-connection" ? fault : output.kind;
     log.add({ ...record, status: 200, outcome, serverMs });
     if (!record.stream) {
@@ -183,6 +218,7 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
   return {
     baseUrl: `http://${host}:${address.port}/v1`,
     log,
+    rateLimited: () => limiter?.rejected ?? 0,
     close: async () => {
       closing.abort();
       await new Promise<void>((resolve) => {
@@ -229,10 +265,22 @@ function listen(app: express.Express, port: number, host: string): Promise<Serve
   });
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Waits `ms`, or less when `signal` (the server closing) aborts. The abort listener is removed when
+ * the timer fires: the signal lives as long as the server, so a listener per request would pile up
+ * (MaxListenersExceededWarning after 10 slow requests).
+ */
+export function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
   });
 }

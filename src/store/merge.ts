@@ -216,7 +216,8 @@ function mergeInto(db: Database.Database, sources: { file: string; db: Database.
 function settleRun(db: Database.Database, id: string, acc: RunAccumulator, folder: string, warnings: string[]): MergedRun {
   const target = db.prepare(`SELECT * FROM runs WHERE id = ?`).get(id) as Row;
   const options = normalizeOptions(parseObject(target.options));
-  const counts = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(status = 'done'), 0) AS done FROM trials WHERE run_id = ?`).get(id) as { n: number; done: number };
+  // A cancelled trial is not judged: the merged run is finished only when every trial has a verdict of its own.
+  const counts = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(status = 'done' AND verdict IS NOT 'cancelled'), 0) AS done FROM trials WHERE run_id = ?`).get(id) as { n: number; done: number };
   const shards = options.shards as { total?: number; trials?: number } | undefined;
   const planned = typeof shards?.trials === "number" ? shards.trials : counts.n;
   const complete = counts.n >= planned && counts.done === counts.n;

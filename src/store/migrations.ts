@@ -19,6 +19,16 @@ export interface Migration {
   umpireVersion: string;
   description: string;
   sql: string;
+  /**
+   * Code run after `sql` in the same transaction, for changes SQL alone cannot say (SQLite cannot
+   * alter a CHECK constraint: the table is rebuilt from its stored definition).
+   */
+  run?: (db: Database.Database) => void;
+  /**
+   * The migration rebuilds a table that others reference: foreign keys are switched off around it
+   * (otherwise dropping the old table would cascade-delete the children) and checked before commit.
+   */
+  rebuildsTables?: boolean;
 }
 
 const V1 = `
@@ -140,9 +150,55 @@ CREATE TABLE artifacts (
 );
 `;
 
+/**
+ * Rebuilds `table` from its own stored definition with `edit` applied (SQLite's documented
+ * procedure for a schema change ALTER TABLE cannot make), keeping every row, column and index.
+ * Reading the definition from the database, not from V1, keeps columns later migrations added.
+ */
+export function rebuildTable(db: Database.Database, table: string, edit: (createSql: string) => string): void {
+  const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string } | undefined;
+  if (!row) throw new Error(`store migration: no table ${table}`);
+  const edited = edit(row.sql);
+  if (edited === row.sql) throw new Error(`store migration: the definition of ${table} did not change`);
+  const indexes = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(table) as { sql: string }[];
+  const temp = `${table}__rebuilt`;
+  db.exec(edited.replace(new RegExp(`^CREATE TABLE\\s+"?${table}"?`), `CREATE TABLE ${temp}`));
+  db.exec(`INSERT INTO ${temp} SELECT * FROM ${table}`);
+  db.exec(`DROP TABLE ${table}`);
+  db.exec(`ALTER TABLE ${temp} RENAME TO ${table}`);
+  for (const index of indexes) db.exec(index.sql);
+}
+
+/** Verdict `cancelled` (issue 12): a trial stopped by the user is not a failure, and --resume runs it again. */
+function allowCancelledVerdict(db: Database.Database): void {
+  rebuildTable(db, "trials", (sql) =>
+    sql.replace(/verdict IN \('passed', 'failed', 'error'\)/, "verdict IN ('passed', 'failed', 'error', 'cancelled')"),
+  );
+}
+
 /** Every schema version, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, umpireVersion: "0.1.0", description: "runs, trials, turns, actions, checks, artifacts", sql: V1 },
+  // Issue 13 item 8: a run killed with -9 stayed `running` forever. The owning process and a
+  // heartbeat let readers tell a live run from a dead one (self-contained: renumber freely).
+  {
+    version: 2,
+    umpireVersion: "0.1.0",
+    description: "run owner: pid, host and heartbeat",
+    sql: `
+ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+ALTER TABLE runs ADD COLUMN owner_host TEXT;
+ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
+`,
+  },
+  {
+    version: 3,
+    umpireVersion: "0.1.0",
+    description: "verdict cancelled",
+    sql: "",
+    run: allowCancelledVerdict,
+    rebuildsTables: true,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
@@ -206,13 +262,25 @@ export function migrate(db: Database.Database, file: string, migrations: readonl
   let current = assertCompatible(db, file, migrations);
   for (const m of migrations) {
     if (m.version <= current) continue;
-    db.transaction(() => {
-      db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-      db.exec(m.sql);
-      const put = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
-      put.run("schema_version", String(m.version));
-      put.run("min_umpire_version", m.umpireVersion);
-    })();
+    // PRAGMA foreign_keys is a no-op inside a transaction: switch it off before, restore after.
+    const foreignKeys = db.pragma("foreign_keys", { simple: true }) as number;
+    if (m.rebuildsTables && foreignKeys) db.pragma("foreign_keys = OFF");
+    try {
+      db.transaction(() => {
+        db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+        if (m.sql) db.exec(m.sql);
+        m.run?.(db);
+        if (m.rebuildsTables) {
+          const broken = db.pragma("foreign_key_check") as unknown[];
+          if (broken.length > 0) throw new Error(`store migration ${m.version} would break ${broken.length} foreign key(s)`);
+        }
+        const put = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+        put.run("schema_version", String(m.version));
+        put.run("min_umpire_version", m.umpireVersion);
+      })();
+    } finally {
+      if (m.rebuildsTables && foreignKeys) db.pragma("foreign_keys = ON");
+    }
     current = m.version;
   }
   return current;

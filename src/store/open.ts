@@ -6,7 +6,7 @@
 import { mkdirSync, existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { UmpireError, isUmpireError } from "../errors.js";
+import { UmpireError, isStorageFault, isUmpireError, storageError } from "../errors.js";
 import { MIGRATIONS, assertCompatible, migrate, type Migration } from "./migrations.js";
 import { Store } from "./store.js";
 
@@ -20,6 +20,8 @@ export interface OpenStoreOptions {
 /** Wraps SQLite's own errors (not a database, disk I/O, locked) into a `store` error naming the file. */
 function storeError(file: string, error: unknown): UmpireError {
   if (isUmpireError(error)) return error;
+  // A full or read-only disk is not a bad file: say so, with the fix, and exit 4 (not "bad input").
+  if (isStorageFault(error)) return storageError(error, file, "--db") as UmpireError;
   const message = error instanceof Error ? error.message : String(error);
   return new UmpireError(
     "store",

@@ -18,6 +18,7 @@ export class StoreQueries {
   readonly insertRun;
   readonly finishRun;
   readonly reopenRun;
+  readonly heartbeat;
   readonly runById;
   readonly runsByPrefix;
   readonly latestRun;
@@ -44,10 +45,11 @@ export class StoreQueries {
 
   constructor(db: Database.Database) {
     this.insertRun = db.prepare(`
-      INSERT INTO runs (id, started_at, status, tags, options, umpire_version, folder)
-      VALUES (@id, @started_at, @status, @tags, @options, @umpire_version, @folder)`);
+      INSERT INTO runs (id, started_at, status, tags, options, umpire_version, folder, owner_pid, owner_host, heartbeat_at)
+      VALUES (@id, @started_at, @status, @tags, @options, @umpire_version, @folder, @owner_pid, @owner_host, @heartbeat_at)`);
     this.finishRun = db.prepare(`UPDATE runs SET status = @status, ended_at = @ended_at WHERE id = @id`);
-    this.reopenRun = db.prepare(`UPDATE runs SET status = 'running', ended_at = NULL WHERE id = @id`);
+    this.reopenRun = db.prepare(`UPDATE runs SET status = 'running', ended_at = NULL, owner_pid = @owner_pid, owner_host = @owner_host, heartbeat_at = @now WHERE id = @id`);
+    this.heartbeat = db.prepare(`UPDATE runs SET heartbeat_at = @now WHERE id = @id AND status = 'running'`);
     this.runById = db.prepare(`SELECT * FROM runs WHERE id = ?`);
     this.runsByPrefix = db.prepare(`SELECT * FROM runs WHERE id LIKE @prefix ESCAPE '\\' ORDER BY started_at DESC, id DESC`);
     this.latestRun = db.prepare(`SELECT * FROM runs ORDER BY started_at DESC, id DESC LIMIT 1`);
@@ -64,6 +66,7 @@ export class StoreQueries {
         COALESCE(SUM(t.verdict = 'passed'), 0) AS n_passed,
         COALESCE(SUM(t.verdict = 'failed'), 0) AS n_failed,
         COALESCE(SUM(t.verdict = 'error'), 0) AS n_errors,
+        COALESCE(SUM(t.verdict = 'cancelled'), 0) AS n_cancelled,
         SUM(t.cost_usd) AS cost_sum,
         COALESCE(SUM(t.status = 'done' AND t.cost_usd IS NULL), 0) AS n_cost_unknown,
         (SELECT group_concat(model, char(31)) FROM (SELECT DISTINCT model FROM trials WHERE run_id = runs.id ORDER BY model)) AS models,
@@ -94,7 +97,8 @@ export class StoreQueries {
     this.trialById = db.prepare(`SELECT * FROM trials WHERE id = @id`);
     this.trialAttempt = db.prepare(`SELECT attempt FROM trials WHERE id = @id`);
     this.trialsOfRun = db.prepare(`SELECT * FROM trials WHERE run_id = @run_id ORDER BY seq`);
-    this.unfinishedOfRun = db.prepare(`SELECT * FROM trials WHERE run_id = @run_id AND status != 'done' ORDER BY seq`);
+    // A cancelled trial is done with its attempt but not judged: --resume runs it again.
+    this.unfinishedOfRun = db.prepare(`SELECT * FROM trials WHERE run_id = @run_id AND (status != 'done' OR verdict = 'cancelled') ORDER BY seq`);
 
     this.insertTurn = db.prepare(`
       INSERT INTO turns (trial_id, attempt, idx, started_at, outcome, finish_reason, model_ms, ttft_ms, retries,
@@ -122,7 +126,7 @@ export class StoreQueries {
     this.durationHistory = db.prepare(`
       SELECT task_id, agent_label, AVG(wall_ms) AS mean_wall_ms, COUNT(*) AS n
       FROM trials
-      WHERE status = 'done' AND verdict != 'error' AND wall_ms IS NOT NULL
+      WHERE status = 'done' AND verdict NOT IN ('error', 'cancelled') AND wall_ms IS NOT NULL
       GROUP BY task_id, agent_label
       ORDER BY task_id, agent_label`);
   }

@@ -6,7 +6,8 @@
 
 export type RunStatus = "running" | "finished" | "interrupted";
 export type TrialStatus = "pending" | "running" | "done";
-export type Verdict = "passed" | "failed" | "error";
+/** `cancelled`: stopped by the user; counts in no rate, and `--resume` runs the trial again. */
+export type Verdict = "passed" | "failed" | "error" | "cancelled";
 export type OutputMode = "structured" | "tools";
 export type ActionStatus = "success" | "rejected" | "failed" | "skipped";
 export type Confidence = "verified" | "observed" | "claimed";
@@ -70,6 +71,8 @@ export interface RunSummary extends RunRecord {
   passed: number;
   failed: number;
   errors: number;
+  /** Trials stopped by the user and not yet re-run (`--resume`). */
+  cancelled: number;
   /** Sum of stored trial costs; null when any finished trial's cost is unknown. */
   costUsd: number | null;
   models: string[];

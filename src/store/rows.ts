@@ -2,6 +2,7 @@
  * Conversions between SQL rows (snake_case, 0/1 booleans, JSON text) and the store's records.
  * Kept apart from the queries so each query reads as SQL and nothing else.
  */
+import { hostname } from "node:os";
 import type {
   ActionRecord,
   ArtifactRecord,
@@ -33,7 +34,7 @@ export function runFromRow(r: Row): RunRecord {
     id: String(r.id),
     startedAt: String(r.started_at),
     endedAt: str(r.ended_at),
-    status: r.status as RunRecord["status"],
+    status: r.status === "running" && ownerIsDead(r) ? "interrupted" : (r.status as RunRecord["status"]),
     tags: parseJson<string[]>(r.tags, []),
     options: parseJson<Record<string, unknown>>(r.options, {}),
     umpireVersion: String(r.umpire_version),
@@ -167,4 +168,27 @@ export function toJson(value: unknown): string {
 /** SQLite has no boolean: 1/0, and null stays null. */
 export function toBit(value: boolean | null | undefined): number | null {
   return value === null || value === undefined ? null : value ? 1 : 0;
+}
+
+/** How often a running umpire says it is alive. */
+export const HEARTBEAT_MS = 15_000;
+/** A heartbeat older than this means the owner is gone (another host, or a reused pid). */
+export const HEARTBEAT_STALE_MS = 8 * HEARTBEAT_MS;
+
+/**
+ * True when a `running` row's owner is gone: on this host, its pid no longer exists; anywhere, its
+ * heartbeat stopped long ago. A run killed with -9 cannot mark itself interrupted, so readers do.
+ * Rows written before owners were recorded carry none and are taken as they say.
+ */
+export function ownerIsDead(r: Row): boolean {
+  if (r.owner_pid === null || r.owner_pid === undefined) return false;
+  const beat = r.heartbeat_at ? Date.parse(String(r.heartbeat_at)) : NaN;
+  if (Number.isFinite(beat) && Date.now() - beat > HEARTBEAT_STALE_MS) return true;
+  if (r.owner_host !== hostname()) return false;
+  try {
+    process.kill(Number(r.owner_pid), 0);
+    return false;
+  } catch (error) {
+    return (error as { code?: string }).code === "ESRCH";
+  }
 }

@@ -8,8 +8,9 @@
  * next number and the reading queries return the current attempt unless asked for another.
  * Open one with `openStore` (open.ts).
  */
+import { hostname } from "node:os";
 import type Database from "better-sqlite3";
-import { UmpireError } from "../errors.js";
+import { UmpireError, storageError } from "../errors.js";
 import { newRunId, trialIdFor } from "./ids.js";
 import { schemaVersionOf } from "./migrations.js";
 import type {
@@ -31,6 +32,7 @@ import type {
   TurnRecord,
 } from "./records.js";
 import { redactSecrets } from "./redact.js";
+import { scrubDeep } from "../safety/secrets.js";
 import {
   actionFromRow,
   artifactFromRow,
@@ -48,7 +50,13 @@ export type AttemptSelector = { attempt?: number | "all" };
 
 type Row = Record<string, unknown>;
 
+/** The methods that write; wrapped in the constructor so a storage fault names the file. */
+const WRITE_METHODS = ["createRun", "finishRun", "markInterrupted", "reopenRun", "heartbeat", "addTrials", "startTrial", "recordTurn", "recordActions", "recordArtifacts", "finishTrial", "resetTrial"] as const;
+
 const now = () => new Date().toISOString();
+
+/** This process as a run's owner. */
+const owner = () => ({ owner_pid: process.pid, owner_host: hostname() });
 
 export class Store {
   private readonly q: StoreQueries;
@@ -59,6 +67,19 @@ export class Store {
     readonly file: string,
   ) {
     this.q = new StoreQueries(db);
+    // Every write is scrubbed of known secrets, and names the database file when the disk is full or read-only (SQLITE_FULL and
+    // friends): the caller stops the run with a message that says where and how to fix it.
+    for (const name of WRITE_METHODS) {
+      const original = this[name] as (...args: unknown[]) => unknown;
+      (this as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        try {
+          // Second line of defence after the sources: no configured key or URL credential is ever stored.
+          return original.apply(this, args.map((a) => scrubDeep(a)));
+        } catch (error) {
+          throw storageError(error, this.file, "--db");
+        }
+      };
+    }
   }
 
   /** The schema version of the open database. */
@@ -81,6 +102,8 @@ export class Store {
       options: toJson(redactSecrets(input.options ?? {})),
       umpire_version: input.umpireVersion,
       folder: input.folder ?? null,
+      ...owner(),
+      heartbeat_at: now(),
     });
     return this.getRun(id);
   }
@@ -98,8 +121,13 @@ export class Store {
 
   /** Marks a resumed run as running again (clears its end time). */
   reopenRun(id: string): void {
-    const info = this.q.reopenRun.run({ id });
+    const info = this.q.reopenRun.run({ id, now: now(), ...owner() });
     if (info.changes === 0) throw new UmpireError("not_found", `no run ${id} in ${this.file}`);
+  }
+
+  /** Says the run's owner is alive (every HEARTBEAT_MS while it runs); see `runFromRow` for the reading side. */
+  heartbeat(id: string): void {
+    this.q.heartbeat.run({ id, now: now() });
   }
 
   /**
@@ -136,7 +164,8 @@ export class Store {
    */
   startTrial(id: string, opts: { folder: string; attempt?: number; startedAt?: string }): number {
     const trial = this.requireTrial(id);
-    if (trial.status === "done") {
+    // A cancelled trial may start again (--resume); its cancelled attempt stays stored under its number.
+    if (trial.status === "done" && trial.verdict !== "cancelled") {
       throw new UmpireError("usage", `trial ${id} is already done`, "call resetTrial(id) before running it again");
     }
     const attempt = opts.attempt ?? trial.attempt + 1;
@@ -300,6 +329,7 @@ export class Store {
       passed: Number(r.n_passed),
       failed: Number(r.n_failed),
       errors: Number(r.n_errors),
+      cancelled: Number(r.n_cancelled),
       costUsd: Number(r.n_cost_unknown) > 0 ? null : Number(r.cost_sum ?? 0),
       models: r.models ? String(r.models).split("\u001f") : [],
       modes: r.modes ? String(r.modes).split("\u001f") : [],
@@ -316,7 +346,10 @@ export class Store {
     return row ? trialFromRow(row) : undefined;
   }
 
-  /** Trials not done (pending, or running when the run was killed), in order: what `--resume` runs. */
+  /**
+   * Trials without a judged verdict (pending, running when the run was killed, or cancelled by the
+   * user), in order: what `--resume` runs. A run is finished only when this is empty.
+   */
   unfinishedTrials(runId: string): TrialRecord[] {
     return (this.q.unfinishedOfRun.all({ run_id: runId }) as Row[]).map(trialFromRow);
   }
@@ -340,7 +373,7 @@ export class Store {
   /**
    * Mean wall time per task and agent config over every finished trial in the store, for
    * duration-aware shards. Trials with verdict `error` are left out: an infrastructure failure's
-   * duration says nothing about the task's.
+   * duration says nothing about the task's, nor does a cancelled trial's.
    */
   durationHistory(): DurationHistoryEntry[] {
     return (this.q.durationHistory.all() as Row[]).map((r) => ({

@@ -3,6 +3,7 @@
  * (fix: ...)`), and the task table `umpire validate` prints.
  */
 import Table from "cli-table3";
+import { oneLine } from "../safety/terminal.js";
 import type { Problem } from "./problem.js";
 
 /** `tasks/x.yaml:12: checks[2].path: required (fix: add path)`; warnings say so after the location. */
@@ -11,7 +12,8 @@ export function formatProblem(problem: Problem): string {
   const level = problem.severity === "warning" ? "warning: " : "";
   const where = problem.path ? `${problem.path}: ` : "";
   const fix = problem.fix ? ` (fix: ${problem.fix})` : "";
-  return `${location}: ${level}${where}${problem.message}${fix}`;
+  // Messages quote the file's own text (titles, values): one line each, controls shown.
+  return oneLine(`${location}: ${level}${where}${problem.message}${fix}`);
 }
 
 /** One line per problem, each prefixed with `indent`. */
@@ -45,6 +47,6 @@ export function formatTaskTable(rows: readonly TaskRow[]): string {
     colWidths: [null, 40, 34, null, null],
     wordWrap: true,
   });
-  for (const row of rows) table.push([row.id, row.title, row.tools.join(" "), String(row.checks), statusOf(row)]);
+  for (const row of rows) table.push([oneLine(row.id), oneLine(row.title), row.tools.join(" "), String(row.checks), statusOf(row)]);
   return table.toString();
 }

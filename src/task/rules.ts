@@ -15,6 +15,7 @@ import type { DataPath, Severity } from "./problem.js";
 import { didYouMean } from "./suggest.js";
 import { plainIssues } from "./zod-issues.js";
 import { expectedValuesLeak } from "./leak-rule.js";
+import { compileUserRegex, userRegexProblem } from "./user-regex.js";
 
 export interface RuleFinding {
   path: DataPath;
@@ -201,13 +202,9 @@ function matchersOf(checks: readonly CheckSpec[]): { matcher: TextMatcher; path:
   return out;
 }
 
+/** Why a declared pattern cannot run on umpire's linear-time engine, or undefined when it can. */
 function regexProblem(source: string, flags?: string): string | undefined {
-  try {
-    new RegExp(source, flags);
-    return undefined;
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
-  }
+  return userRegexProblem(source, flags);
 }
 
 const regexesCompile: TaskRule = {
@@ -251,7 +248,7 @@ const checksConsistent: TaskRule = {
       const out: RuleFinding[] = [];
       if (check.kind === "file") {
         const only = check.onlyRecord;
-        if (only && regexProblem(only.pattern) === undefined && !new RegExp(`^(?:${only.pattern})$`, "i").test(only.expect)) {
+        if (only && regexProblem(only.pattern) === undefined && !compileUserRegex(`^(?:${only.pattern})$`, "i").test(only.expect)) {
           out.push(error(["checks", i, "onlyRecord", "expect"], `"${only.expect}" does not match the pattern /${only.pattern}/, so the check could never pass`, "make expect one of the records the pattern matches"));
         }
         const content = check.contains.length + check.notContains.length + Object.keys(check.fields).length > 0 || only !== undefined;
@@ -287,6 +284,33 @@ const effectsConsistent: TaskRule = {
               : [],
           ),
     ),
+};
+
+/**
+ * `allowedOrigins` entries are origins: "target" (the task's target), "fixture" or scheme://host[:port] over http(s). Anything
+ * else used to pass validation and then fail every trial at run time as an environment error.
+ */
+export function originProblem(entry: string): string | undefined {
+  if (entry === "fixture" || entry === "target") return undefined;
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return `${JSON.stringify(entry)} is not a URL origin`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `${JSON.stringify(entry)} is not an http(s) origin (${url.protocol} pages are never on a task's origins)`;
+  if (url.username || url.password) return `${JSON.stringify(entry)} carries credentials; an origin is scheme://host[:port] only`;
+  if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash) return `${JSON.stringify(entry)} has a path, query or fragment; an origin is scheme://host[:port] only`;
+  return undefined;
+}
+
+const allowedOriginsAreOrigins: TaskRule = {
+  name: "allowed-origins-are-origins",
+  check: (task) =>
+    task.permissions.allowedOrigins.flatMap((entry, i) => {
+      const problem = originProblem(entry);
+      return problem ? [error(["permissions", "allowedOrigins", i], problem, 'write "target", "fixture" or an origin such as https://example.com or http://127.0.0.1:8080')] : [];
+    }),
 };
 
 const narrowToolsConfigured: TaskRule = {
@@ -408,6 +432,7 @@ export const TASK_RULES: readonly TaskRule[] = [
   regexesCompile,
   checksTestSomething,
   effectsConsistent,
+  allowedOriginsAreOrigins,
   narrowToolsConfigured,
   answerToolForAnswerCheck,
   noExpectedValuesInInstruction,

@@ -12,6 +12,8 @@ import express from "express";
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** Path and query string as sent. */
+  url: string;
   headers: Record<string, string | string[] | undefined>;
   /** The raw request body text. */
   raw: string;
@@ -59,7 +61,7 @@ export async function startRecordingModel(): Promise<RecordingModel> {
     } catch {
       body = undefined;
     }
-    requests.push({ method: req.method, path: req.path, headers: { ...req.headers }, raw, body });
+    requests.push({ method: req.method, path: req.path, url: req.originalUrl, headers: { ...req.headers }, raw, body });
     const next = queue.shift();
     if (!next) {
       res.status(500).json({ error: { message: "recording-model: nothing scripted for this request" } });

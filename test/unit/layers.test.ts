@@ -10,19 +10,20 @@ const root = resolve(__dirname, "../..");
 
 /** Layer -> layers it may import (besides itself). */
 const ALLOWED: Record<string, string[]> = {
-  "src/toolbox": [],
-  "src/task": ["src/toolbox", "src/errors.ts"],
-  "fixtures-site": ["src/task", "src/toolbox", "src/errors.ts", "src/browser"],
-  "src/agent": ["src/toolbox", "src/task", "src/errors.ts"],
-  "src/sim": ["src/toolbox", "src/task", "src/agent", "fixtures-site", "src/errors.ts"],
-  "src/checks": ["src/toolbox", "src/task", "src/errors.ts"],
-  "src/store": ["src/task", "src/toolbox", "src/errors.ts", "src/checks"],
-  "src/target": ["src/task", "src/toolbox", "src/checks", "fixtures-site", "src/errors.ts"],
-  "src/runner": ["src/toolbox", "src/task", "src/agent", "src/checks", "src/store", "src/browser", "src/target", "src/errors.ts", "src/report"],
-  "src/report": ["src/store", "src/task", "src/checks", "src/toolbox", "src/agent", "src/errors.ts"],
-  "src/browser": ["src/errors.ts"],
+  "src/safety": [],
+  "src/toolbox": ["src/safety"],
+  "src/task": ["src/toolbox", "src/errors.ts", "src/safety"],
+  "fixtures-site": ["src/task", "src/toolbox", "src/errors.ts", "src/browser", "src/safety"],
+  "src/agent": ["src/toolbox", "src/task", "src/errors.ts", "src/safety"],
+  "src/sim": ["src/toolbox", "src/task", "src/agent", "fixtures-site", "src/errors.ts", "src/safety"],
+  "src/checks": ["src/toolbox", "src/task", "src/errors.ts", "src/safety"],
+  "src/store": ["src/task", "src/toolbox", "src/errors.ts", "src/checks", "src/safety"],
+  "src/target": ["src/task", "src/toolbox", "src/checks", "fixtures-site", "src/errors.ts", "src/safety"],
+  "src/runner": ["src/toolbox", "src/task", "src/agent", "src/checks", "src/store", "src/browser", "src/target", "src/errors.ts", "src/report", "src/safety"],
+  "src/report": ["src/store", "src/task", "src/checks", "src/toolbox", "src/agent", "src/errors.ts", "src/safety"],
+  "src/browser": ["src/errors.ts", "src/safety"],
   // The config file and the option table; `report` only for the price schema (moves to the vocabulary).
-  "src/config": ["src/task", "src/agent", "src/report", "src/errors.ts"],
+  "src/config": ["src/task", "src/agent", "src/report", "src/errors.ts", "src/safety"],
 };
 
 function filesUnder(dir: string): string[] {

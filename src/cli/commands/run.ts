@@ -5,25 +5,29 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { lookupModel, resolveAgentConfigs, redactConfig, type AgentConfig } from "../../agent/index.js";
+import { DEFAULT_API_KEY_ENV, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
+import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
 import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
+import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, runExitCode } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
 import { writeRunReport } from "../../report/html/index.js";
-import { executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import type { EndpointReport } from "../../runner/concurrency-gate.js";
+import { referenceTuningFromEnv } from "../reference-tuning.js";
 import { VERSION } from "../version.js";
 
 export { DEFAULT_OUT } from "../../config/options.js";
@@ -37,10 +41,15 @@ const MODEL_OPTIONS = {
   "reasoning-effort": O["reasoning-effort"],
   "max-tokens": O["max-tokens"],
   stream: O.stream,
-} as const;
+  "no-preflight": {
+    kind: "boolean",
+    help: "skip the check, before the first trial, that each endpoint is reachable,\naccepts the key and serves the model",
+  },
+} as const satisfies Record<string, OptionSpec>;
 const RUN_OPTIONS = {
   repeat: O.repeat,
   concurrency: O.concurrency,
+  "max-concurrency": O["max-concurrency"],
   "model-concurrency": O["model-concurrency"],
   tag: O.tag,
   resume: { kind: "string", arg: "RUN", help: "run only the unfinished trials of an earlier run" },
@@ -73,7 +82,16 @@ the fixture site; judges each trial with independent checks and stores it in SQL
 With no options: the whole suite, both output modes, on the embedded reference model.
 A value comes from the command line, else the config file's "defaults", else the built-in default.
 
-${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}`;
+${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}
+exit codes
+  0    every trial passed
+  1    some trial failed (the agent's doing)
+  2    usage or input error, including a model endpoint that is unreachable, refuses the key or
+       does not serve the model (found by the preflight, before any browser starts)
+  3    some trial ended in verdict error (infrastructure) after its retry, and none failed
+  4    umpire could not do its whole job (e.g. a reporter failed; the run itself went on)
+  130  interrupted (Ctrl-C): trials in flight are stored as cancelled; --resume runs them again
+`;
 
 /** The agent options as resolved (flag, config or default), with where each came from. */
 interface AgentValues {
@@ -129,10 +147,16 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(HELP);
     return EXIT.ok;
   }
+  registerRunSecrets(values, io.env);
   const endpoints = values["browser-endpoint"] ?? [];
-  // With remote browsers, as many trials at once as the endpoints take.
-  const concurrency = values.concurrency ?? (endpoints.length ? totalCapacity(endpoints) : availableParallelism());
-  const modelConcurrency = values["model-concurrency"] ?? concurrency;
+  // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts.
+  const concurrency = values.concurrency ?? (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : availableParallelism());
+  if (values.concurrency !== undefined && values["max-concurrency"] !== undefined) {
+    throw new UmpireError("usage", "--max-concurrency bounds the adaptive mode, and --concurrency pins it: give one", "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin");
+  }
+  // Not pinned: each model endpoint's concurrency adapts (src/runner/concurrency-controller.ts) up to this ceiling.
+  const adaptiveMax = values.concurrency === undefined ? (values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX)) : undefined;
+  const modelConcurrency = values["model-concurrency"] ?? adaptiveMax ?? concurrency;
   const repeat = values.repeat;
   const repetition = { window: values["repetition-window"], recoveryLimit: values["recovery-limit"] };
   const prices = pricesOf(values, parsed.config);
@@ -147,6 +171,9 @@ export const run: Command = async (argv, io) => {
   let agents: AgentConfig[];
   let tasks: Task[];
   let project: ProjectTargets;
+  // Where trial folders go. A resumed run keeps its stored folder, whatever --out says now, so the
+  // run row, its report links and every attempt's folder stay together.
+  let runDir: string;
   const previousAttempts = new Map<string, number>();
   let finished = false;
   // Store writes wait until the runtime is up, so a browser endpoint that never answers leaves no run behind.
@@ -157,11 +184,21 @@ export const run: Command = async (argv, io) => {
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       project = projectTargets(parsed.config, options.paths ?? [], io.cwd);
       tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd, targets: project.targets });
+      const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
+      if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
+        throw new UmpireError(
+          "usage",
+          `run ${stored.id} used a --base-url with credentials in it, which are never stored`,
+          `pass the same --base-url again: umpire run --resume ${stored.id} --base-url <url>`,
+        );
+      }
+      const { "base-url-had-credentials": _had, ...beforeValues } = storedAgent;
       // The agent as the run first resolved it (flags and config then), with only today's flags on top.
-      const before = (options.agentOptions ?? {}) as AgentValues;
+      const before = beforeValues as AgentValues;
       const now = pickAgentValues(values, sources, ["flag"]);
       agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
       runId = stored.id;
+      runDir = stored.folder ?? runFolder(outDir, runId);
       const all = planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1);
       const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
@@ -172,6 +209,7 @@ export const run: Command = async (argv, io) => {
       tasks = loadTasksOrThrow(positionals, { cwd: io.cwd, targets: project.targets });
       agents = resolveAgents(values, sources, io.env);
       runId = values["run-id"] ?? newRunId();
+      runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
       trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
       let shardOptions: Record<string, unknown> | undefined;
@@ -191,12 +229,12 @@ export const run: Command = async (argv, io) => {
           id,
           tags: values.tag ?? [],
           umpireVersion: VERSION,
-          folder: runFolder(outDir, id),
+          folder: runDir,
           options: {
             paths: positionals,
-            agentOptions: pickAgentValues(values, sources, ["flag", "config"]),
+            agentOptions: storable(pickAgentValues(values, sources, ["flag", "config"])),
             repeat,
-            concurrency,
+            concurrency: adaptiveMax ? `adaptive (max ${adaptiveMax})` : concurrency,
             agents: agents.map(redactConfig),
             config: resolvedConfig(parsed.config, values, sources),
             ...(shardOptions ? { shard: shardOptions } : {}),
@@ -206,14 +244,18 @@ export const run: Command = async (argv, io) => {
       };
     }
 
+    // Before any browser starts: a dead or misconfigured endpoint stops the run here, in seconds.
+    if (!values["no-preflight"]) await preflightEndpoints(agents, io);
+
     const runtime = await startRuntime({
       tasks,
       agents,
       browserEndpoints: endpoints,
       fixturesHost: values["fixtures-host"],
+      reference: referenceTuningFromEnv(io.env),
       onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
       config: project,
-      logDir: runFolder(outDir, runId),
+      logDir: runDir,
       env: io.env,
       signal: io.signal,
     });
@@ -224,6 +266,15 @@ export const run: Command = async (argv, io) => {
       throw error;
     }
 
+    // Readers tell a live run from one killed with -9 by its owner's pid and this heartbeat.
+    const heartbeat = setInterval(() => {
+      try {
+        store.heartbeat(runId);
+      } catch {
+        /* a full disk is reported by the trial writes; the heartbeat only goes stale */
+      }
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     // A second Ctrl-C exits the process at once: still leave the run marked as interrupted.
     const markOnExit = () => {
       if (!finished) store.markInterrupted(runId);
@@ -231,42 +282,86 @@ export const run: Command = async (argv, io) => {
     process.once("exit", markOnExit);
     const reporters: Reporter[] = values.json ? [] : [createProgressReporter(io.stderr as never)];
     let status: "finished" | "interrupted";
+    let concurrencyReport: EndpointReport[] = [];
+    let reporterFailed = false;
     try {
-      ({ status } = await executeTrials({
+      ({ status, concurrency: concurrencyReport } = await executeTrials({
         runtime,
         store,
         runId,
-        runDir: runFolder(outDir, runId),
+        runDir,
         trials,
         agents: new Map(agents.map((a) => [a.label, a])),
         env: io.env,
         prices,
         concurrency,
+        adaptiveMax,
         modelConcurrency,
         repetition,
         reporters,
+        // Isolated from the run, but loud: the user learns their output is incomplete, and the exit code says so.
+        onReporterError: ({ hook, error }) => {
+          reporterFailed = true;
+          io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${error instanceof Error ? error.message : String(error)}\n`);
+        },
         signal: io.signal,
         previousAttempts,
       }));
+    } catch (error) {
+      // A storage fault (or a crash) stopped the run: mark it interrupted so `umpire runs` and
+      // --resume see it as such. The store itself may be what is full: then the dead-owner check
+      // in `umpire runs` shows it interrupted anyway.
+      try {
+        store.markInterrupted(runId);
+        finished = true;
+      } catch {
+        /* the original error says what happened */
+      }
+      throw error;
     } finally {
+      clearInterval(heartbeat);
       await runtime.close();
       process.off("exit", markOnExit);
     }
-    if (status === "interrupted") store.markInterrupted(runId);
+    // Finished only when every planned trial has a judged verdict (a cancelled one waits for --resume).
+    if (status === "interrupted" || store.unfinishedTrials(runId).length > 0) store.markInterrupted(runId);
     else store.finishRun(runId, "finished");
     finished = true;
-    const allPassed = renderRunOutcome(store, runId, prices, io, Boolean(values.json));
+    const counts = renderRunOutcome(store, runId, prices, io, Boolean(values.json), { concurrency: concurrencyReport });
     if (values.report) {
       const { indexPath } = writeRunReport(store, runId, { prices, cwd: io.cwd });
       // stdout stays pure JSON under --json; the path goes to stderr then.
       (values.json ? io.stderr : io.stdout).write(`report: ${indexPath}\n`);
     }
-    if (status === "interrupted") return EXIT.interrupted;
-    return allPassed ? EXIT.ok : EXIT.failed;
+    return runExitCode(counts, { interrupted: status === "interrupted", reporterFailed });
   } finally {
     store.close();
   }
 };
+
+/**
+ * Runs the preflight once per distinct endpoint, model and key. The embedded reference model is
+ * skipped: umpire starts it itself. Throws a `config` error (exit 2) naming the URL, the model and the fix.
+ */
+async function preflightEndpoints(agents: readonly AgentConfig[], io: Parameters<Command>[1]): Promise<void> {
+  const targets = new Map<string, Parameters<typeof preflight>[0]>();
+  for (const agent of agents) {
+    if (agent.endpoint.kind !== "url") continue;
+    const apiKey = readApiKey(agent, io.env);
+    const key = JSON.stringify([agent.endpoint.baseUrl, agent.model, agent.apiKeyEnv]);
+    targets.set(key, { baseUrl: agent.endpoint.baseUrl, shownUrl: withoutCredentials(agent.endpoint.baseUrl), model: agent.model, apiKey, apiKeyEnv: agent.apiKeyEnv });
+  }
+  const results = await Promise.all([...targets.values()].map((t) => preflight(t)));
+  for (const result of results) {
+    if (result.ok && result.note) io.stderr.write(`umpire: preflight: ${result.note}\n`);
+  }
+  const failed = results.filter((r): r is Extract<typeof r, { ok: false }> => !r.ok);
+  if (failed.length > 0) {
+    const [first, ...rest] = failed;
+    const more = rest.map((r) => `\n  also: ${r.message}`).join("");
+    throw new UmpireError("config", `preflight failed: ${first.message}${more}`, first.hint);
+  }
+}
 
 /** Durations from another store (--shard-history): every shard must balance on the same history. */
 function readHistory(file: string) {
@@ -301,7 +396,26 @@ function resolvedConfig(config: LoadedConfig, values: Record<string, unknown>, s
   const options = Object.fromEntries(
     Object.entries(sources)
       .filter(([name, source]) => source !== undefined && !skip.has(name))
-      .map(([name, source]) => [name, { value: values[name], source }]),
+      .map(([name, source]) => [name, { value: name === "base-url" && typeof values[name] === "string" ? withoutUrlCredentials(values[name] as string) : values[name], source }]),
   );
   return { file: config.file, options, ...(config.data.prices ? { prices: config.data.prices } : {}) };
+}
+
+/**
+ * Agent values as stored with the run: a base URL without user info or query (where keys hide);
+ * the run remembers that it had them, so --resume asks for the URL again instead of silently
+ * calling the wrong endpoint.
+ */
+function storable(values: AgentValues): AgentValues & { "base-url-had-credentials"?: boolean } {
+  const url = (values as Record<string, unknown>)["base-url"];
+  if (typeof url !== "string") return values;
+  const bare = withoutUrlCredentials(url);
+  return { ...values, "base-url": bare, ...(bare !== url.replace(/\/+$/, "") ? { "base-url-had-credentials": true } : {}) } as AgentValues;
+}
+
+/** Registers the key values and URL credentials this run will use, before anything can print them. */
+function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: string }, env: NodeJS.ProcessEnv): void {
+  registerUrlSecrets(values["base-url"]);
+  registerSecret(env[DEFAULT_API_KEY_ENV]);
+  if (values["api-key-env"]) registerSecret(env[values["api-key-env"]]);
 }

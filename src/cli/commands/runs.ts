@@ -20,7 +20,7 @@ const OPTIONS = {
 
 const HELP = `usage: umpire runs [--db FILE] [--limit N] [--json]
 
-Lists the stored runs, newest first: status, tags, trials, passes, failures, errors, cost.
+Lists the stored runs, newest first: status, tags, trials, passes, failures, errors, cancelled, cost.
 
 ${optionsHelp({ "": OPTIONS })}`;
 

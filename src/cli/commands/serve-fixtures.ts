@@ -1,7 +1,9 @@
 /**
- * `umpire serve-fixtures --port N [--control-port N] [--host H]`: runs the fixture website and
- * its control API standalone until interrupted. Port 0 picks a free port; the bound URLs and
- * the control token are printed so a separate runner or a person can use them.
+ * `umpire serve-fixtures --port N [--control-port N] [--host H] [--control-host H]`: runs the
+ * fixture website and its control API standalone until interrupted. Port 0 picks a free port; the
+ * bound URLs and the control token are printed so a separate runner or a person can use them.
+ * `--host` moves only the site: the control API stays on 127.0.0.1 unless `--control-host` says
+ * otherwise, so sharing the site with a remote browser never shares the session controls.
  */
 import { startFixtureSite } from "../../../fixtures-site/index.js";
 import { UmpireError } from "../../errors.js";
@@ -12,10 +14,12 @@ import { untilAborted, type Command } from "../io.js";
 const OPTIONS = {
   port: { kind: "int", arg: "N", min: 0, max: 65535, default: 0, defaultText: "0: a free port", help: "site port" },
   "control-port": { kind: "int", arg: "N", min: 0, max: 65535, default: 0, defaultText: "0: a free port", help: "control API port" },
-  host: { kind: "string", arg: "H", default: "127.0.0.1", help: "interface to listen on" },
+  host: { kind: "string", arg: "H", default: "127.0.0.1", help: "interface the site listens on" },
+  // Not --host's default: sharing the site with a remote browser must not share the session controls.
+  "control-host": { kind: "string", arg: "H", default: "127.0.0.1", help: "interface the control API listens on (whatever --host is)" },
 } as const;
 
-const USAGE = `usage: umpire serve-fixtures [--port N] [--control-port N] [--host H]
+const USAGE = `usage: umpire serve-fixtures [--port N] [--control-port N] [--host H] [--control-host H]
 
 ${optionsHelp({ "": OPTIONS })}
 Runs until Ctrl-C. Control requests need the header x-umpire-control: <token>.
@@ -35,9 +39,9 @@ export const run: Command = async (argv, io) => {
   }
   let site;
   try {
-    site = await startFixtureSite({ port, controlPort, host: values.host });
+    site = await startFixtureSite({ port, controlPort, host: values.host, controlHost: values["control-host"] });
   } catch (error) {
-    throw new UmpireError("usage", `serve-fixtures: cannot listen: ${(error as Error).message}`, "Pick other ports (or 0 for free ones), or another --host.");
+    throw new UmpireError("usage", `serve-fixtures: cannot listen: ${(error as Error).message}`, "Pick other ports (or 0 for free ones), or another --host / --control-host.");
   }
   io.stdout.write(
     `fixture site:  ${site.siteUrl}\ncontrol API:   ${site.controlUrl}\ncontrol token: ${site.controlToken}\n` +

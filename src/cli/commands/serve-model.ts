@@ -10,6 +10,7 @@ import { startReferenceModel } from "../../sim/server.js";
 import type { OptionSpec } from "../../config/option.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
 import { optionsHelp, parseCommand } from "../args.js";
+import { rateTuning } from "../reference-tuning.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type Command } from "../io.js";
 
@@ -26,10 +27,16 @@ const OPTIONS = {
   strict: { kind: "boolean", help: "answer 400 to requests that break a Holo convention" },
   seed: { kind: "int", arg: "N", min: 0, default: 0, help: "seed of the deterministic faults (a request's seed wins)" },
   "latency-ms": { kind: "int", arg: "N", min: 0, default: 1500, help: "latency the slow profile adds" },
+  "turn-latency-ms": { kind: "int", arg: "N", min: 0, default: 2000, help: "the latency profile's wait per turn" },
+  "jitter-ms": { kind: "int", arg: "N", min: 0, default: 400, help: "its deterministic jitter, +/-" },
+  rpm: { kind: "int", arg: "N", min: 1, help: "answer 429 + retry-after beyond N requests per rate window" },
+  tpm: { kind: "int", arg: "N", min: 1, help: "... beyond N tokens per rate window (prompt estimate + max_tokens)" },
+  "rate-window-ms": { kind: "int", arg: "N", min: 1, default: 60000, defaultText: "60000: per minute", help: "the rate window" },
   "fixtures-control": { kind: "string", arg: "URL", help: "the fixture site's control API, to read each trial's layout" },
   "control-token": { kind: "string", arg: "T", help: "its token (or set UMPIRE_CONTROL_TOKEN)" },
   tasks: { kind: "string", arg: "DIR", multiple: true, defaultText: "tasks/", help: "task files or folders to recognise" },
   quiet: { kind: "boolean", help: "do not print one line per request on stderr" },
+  "api-key-env": { kind: "string", arg: "NAME", help: "require the key held in this environment variable (401 without it)" },
 } as const satisfies Record<string, OptionSpec>;
 
 const USAGE = `usage: umpire serve-model [--port N] [--host H] [--profile P] [--strict] [--seed N]
@@ -49,6 +56,7 @@ export const run: Command = async (argv, io) => {
     return EXIT.ok;
   }
   const { profile, port, seed, "latency-ms": latencyMs } = values;
+  const tuning = rateTuning({ turnLatencyMs: values["turn-latency-ms"], jitterMs: values["jitter-ms"], requests: values.rpm, tokens: values.tpm, windowMs: values["rate-window-ms"] });
   if (!isProfileName(profile)) throw new UmpireError("usage", `--profile ${profile}: no such profile`, `Use one of: ${PROFILE_NAMES.join(", ")}.`);
   const controlUrl = values["fixtures-control"];
   const token = values["control-token"] ?? io.env.UMPIRE_CONTROL_TOKEN;
@@ -57,6 +65,11 @@ export const run: Command = async (argv, io) => {
   }
   if (controlUrl && !/^https?:\/\//.test(controlUrl)) {
     throw new UmpireError("usage", `--fixtures-control ${controlUrl}: not an http(s) URL`, "e.g. --fixtures-control http://127.0.0.1:41234");
+  }
+  const keyEnv = values["api-key-env"];
+  const apiKey = keyEnv === undefined ? undefined : io.env[keyEnv];
+  if (keyEnv !== undefined && !apiKey) {
+    throw new UmpireError("usage", `--api-key-env ${keyEnv}: the environment variable ${keyEnv} is not set`, `export ${keyEnv}=<the key clients must send>`);
   }
   const tasks = loadTasksOrThrow(values.tasks ?? [], { cwd: io.cwd });
   const fixtures = controlUrl && token ? new FixtureControlClient(controlUrl, token) : undefined;
@@ -72,6 +85,8 @@ export const run: Command = async (argv, io) => {
       profile,
       seed,
       latencyMs,
+      ...tuning,
+      apiKey,
       onLogLine: values.quiet ? undefined : (line) => io.stderr.write(`${line}\n`),
     });
   } catch (error) {
@@ -79,13 +94,14 @@ export const run: Command = async (argv, io) => {
   }
   io.stdout.write(`${model.baseUrl}\n`);
   io.stderr.write(
-    `reference model: ${tasks.length} task(s), default profile ${profile}, ${values.strict ? "strict" : "lenient"} lint, seed ${seed}\n` +
+    `reference model: ${tasks.length} task(s), default profile ${profile}, ${values.strict ? "strict" : "lenient"} lint, seed ${seed}${apiKey ? `, key required (${keyEnv})` : ""}\n` +
       (fixtures ? `layouts from ${fixtures.controlUrl}\n` : "no --fixtures-control: clicks on targets cannot be grounded (the model says so)\n") +
       "(Ctrl-C stops)\n",
   );
   await untilAborted(io.signal);
   await model.close();
   const median = model.log.medianServerMs();
-  io.stderr.write(`reference model stopped after ${model.log.entries.length} request(s)${median === null ? "" : `, median server time ${median.toFixed(2)} ms`}\n`);
+  const limited = model.rateLimited();
+  io.stderr.write(`reference model stopped after ${model.log.entries.length} request(s)${median === null ? "" : `, median server time ${median.toFixed(2)} ms`}${limited ? `, ${limited} answered 429` : ""}\n`);
   return EXIT.ok;
 };

@@ -3,6 +3,7 @@
  * every problem. Exit 0 when all are valid (warnings allowed), 2 otherwise.
  */
 import { availableParallelism } from "node:os";
+import { oneLine } from "../../safety/terminal.js";
 import { EXIT } from "../exit-codes.js";
 import { OPTIONS as O } from "../../config/options.js";
 import { optionsHelp, parseCommand } from "../args.js";
@@ -84,7 +85,7 @@ export const run: Command = async (argv, io) => {
       concurrency,
       signal: io.signal,
       env: io.env,
-      onTrialEnd: (end) => io.stderr.write(`  ${end.trial.task.id} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})\n`),
+      onTrialEnd: (end) => io.stderr.write(`  ${oneLine(end.trial.task.id)} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})\n`),
     });
     const sound = results.every((r) => r.ok);
     if (parsed.values.json) io.stdout.write(`${JSON.stringify({ sound, results }, null, 2)}\n`);

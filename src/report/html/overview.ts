@@ -39,7 +39,7 @@ function passRateText(s: TrialSetStats): string {
 
 function summaryRow(label: string, s: TrialSetStats, cls = ""): Raw {
   return html`<tr class="${cls}">
-<th scope="row">${label}</th><td class="num">${s.passes}/${s.n}</td><td class="num">${passRateText(s)}</td><td class="num">${s.errors}</td>
+<th scope="row">${label}</th><td class="num">${s.passes}/${s.n}</td><td class="num">${passRateText(s)}</td><td class="num">${s.errors}</td><td class="num">${s.cancelled}</td>
 <td class="num">${s.falseSuccesses}</td><td class="num">${formatUsd(s.totalCostUsd)}</td><td class="num">${formatCostPerSuccess(s.costPerSuccess)}</td>
 <td class="num">${formatMs(s.wallP50Ms)}</td><td class="num">${s.unfinished}</td>
 </tr>`;
@@ -58,7 +58,7 @@ ${kpi("false-successes", "false successes", String(all.falseSuccesses), "claimed
 ${kpi("errors", "infrastructure errors", String(all.errors), all.unfinished ? `${all.unfinished} not finished` : "left out of the pass rate")}
 </div>
 <table class="summary-table">
-<thead><tr><th>agent config</th><th>passed</th><th>pass rate (95% CI)</th><th>errors</th><th>false successes</th><th>cost</th><th>cost per success</th><th>p50 wall</th><th>not finished</th></tr></thead>
+<thead><tr><th>agent config</th><th>passed</th><th>pass rate (95% CI)</th><th>errors</th><th>cancelled</th><th>false successes</th><th>cost</th><th>cost per success</th><th>p50 wall</th><th>not finished</th></tr></thead>
 <tbody>
 ${agents.map((agent) => summaryRow(agent, summarizeTrials(trials.filter((t) => t.agentLabel === agent), 1)))}
 ${agents.length > 1 ? summaryRow("all", all, "total") : ""}

@@ -51,6 +51,7 @@ async function startTrial(scenario: Scenario): Promise<Trial> {
   const page = await context.newPage();
   const probe: PageProbe = {
     current: async () => page,
+    isTaskPage: (url) => url.startsWith(`${site.siteUrl}/`),
     open: async (path) => {
       const fresh = await context.newPage();
       await fresh.goto(site.siteUrl + path, { waitUntil: "load" });
@@ -125,6 +126,25 @@ describe("page checks on the real site", () => {
     expect(results.map((r) => r.pass)).toEqual([true, false, true]);
     expect(results[1].reason).toBe('[data-mark=result-line] text does not match "Pune Pioneers won"');
     expect(results[1].evidence.elementText).toMatch(/Jaipur Kites won by 6 wickets/);
+  });
+
+  it("judges only pages on the task's origins: a data: page that looks right fails, and says which page it saw", async () => {
+    const trial = await startTrial("plain");
+    // However the page got there, a made-up page must not pass a URL or selector check.
+    await trial.page.goto("data:text/html,<h1 data-mark=match-title>BB-042</h1><!--/match/BB-042");
+    const results = await runChecks(
+      [
+        CheckSpec.parse({ kind: "page", url: { regex: "/match/BB-042$" } }),
+        CheckSpec.parse({ kind: "page", selector: "[data-mark=match-title]", text: "BB-042" }),
+      ],
+      { workspaceDir: trial.workspace, effects: [], answer: null, page: trial.probe },
+    );
+    for (const result of results) {
+      expect(result.pass).toBe(false);
+      expect(result.reason).toMatch(/^the page is at data:text\/html.* not on the task's origins, so it was not judged/);
+      expect(result.evidence).toMatchObject({ page: "the trial's page as left", onTaskOrigin: false });
+      expect(String(result.evidence.url)).toMatch(/^data:text\/html/);
+    }
   });
 });
 

@@ -76,7 +76,8 @@ describe("the agent's reach", () => {
     const { env, executor } = await open(withNavigate);
     expect((await executor.execute(act("navigate", { url: "/match/BB-007" }), signal)).status).toBe("success");
     const before = env.page.url();
-    for (const url of [`${site.controlUrl}/sessions`, "http://example.com/", "https://api.hcompany.ai/v1/models"]) {
+    const fake = "data:text/html,<h1 data-mark=match-title>BB-042</h1>";
+    for (const url of [`${site.controlUrl}/sessions`, "http://example.com/", "https://api.hcompany.ai/v1/models", fake, "about:blank", `blob:${site.siteUrl}/0000`]) {
       const result = await executor.execute(act("navigate", { url }), signal);
       expect(result.status).toBe("rejected");
       expect(result.message).toMatch(/not an allowed origin/);

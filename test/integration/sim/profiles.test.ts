@@ -123,6 +123,28 @@ describe("output faults", () => {
   });
 });
 
+describe("latency profile and rate limit", () => {
+  it("latency: the gold step, after the configured wait; over the rate limit, 429 with retry-after", async () => {
+    const limited = await startReferenceModel({ tasks: [TASK], fixtures: { layout: async () => HOME_LAYOUT }, turnLatencyMs: 50, jitterMs: 10, rateLimit: { requests: 2, windowMs: 60_000 } });
+    try {
+      const body = { ...structured("latency"), user: "lat-a" };
+      const first = await create(sdk(limited.baseUrl), body);
+      expect(stepOf(first).tool_call.tool_name).toBe("click");
+      await create(sdk(limited.baseUrl), body);
+      const refused = await fetch(`${limited.baseUrl}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(refused.status).toBe(429);
+      // Two requests per minute: the next fits in about 30 s.
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(29);
+      expect(Number(refused.headers.get("retry-after-ms"))).toBeGreaterThan(28_000);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate_limit_exceeded");
+      expect(limited.rateLimited()).toBe(1);
+      expect(limited.log.entries.map((e) => e.outcome)).toEqual(["action", "action", "rate-limited"]);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe("flaky-http", () => {
   const flaky = (turn: number, extra: Record<string, unknown> = {}) => ({ ...structured("flaky-http", steps(turn)), ...extra });
 
@@ -165,5 +187,24 @@ describe("flaky-http", () => {
     }
     const statuses = model.log.forUser("flaky-e").map((e) => e.status);
     expect(statuses).toEqual([500, 500, 200, 429, 200, 200]);
+  });
+});
+
+describe("slow profile", () => {
+  it("adds no abort listener per request that outlives it (no MaxListenersExceededWarning after many requests)", async () => {
+    const slow = await startReferenceModel({ tasks: [TASK], fixtures: { layout: async () => HOME_LAYOUT }, seed: 0, latencyMs: 1 });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const slowClient = sdk(slow.baseUrl);
+      for (let i = 0; i < 14; i++) await create(slowClient, structured("slow"));
+      // Process warnings are emitted on a later tick.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message)).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+      await slow.close();
+    }
   });
 });

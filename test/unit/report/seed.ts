@@ -53,7 +53,7 @@ export function seedRun(store: Store, spec: SeedRun): string {
     store.finishTrial(
       trial.id,
       {
-        stopReason: t.stopReason ?? (verdict === "error" ? "environment_error" : "answered"),
+        stopReason: t.stopReason ?? (verdict === "error" ? "environment_error" : verdict === "cancelled" ? "cancelled" : "answered"),
         stopDetail: verdict === "passed" ? "model finished, note verified" : verdict === "failed" ? "model finished, note wrong" : "browser crashed",
         verdict,
         claimed: t.claimed ?? verdict !== "error",

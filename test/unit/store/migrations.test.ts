@@ -2,7 +2,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, MIGRATIONS, type Migration } from "../../../src/store/index.js";
-import { tempDir } from "./fixtures.js";
+import { planned, result, tempDir } from "./fixtures.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -73,5 +73,37 @@ describe("migrations", () => {
     const file = join(dir, "umpire.db");
     const gap: Migration[] = [...MIGRATIONS, { version: MIGRATIONS.length + 2, umpireVersion: "1", description: "gap", sql: "" }];
     expect(() => openStore(file, { migrations: gap })).toThrow(/out of order/);
+  });
+});
+
+describe("migration: verdict cancelled", () => {
+  it("upgrades a version-1 database without losing trials or their children, and then stores `cancelled`", () => {
+    const file = join(dir, "umpire.db");
+    // A database as the previous umpire wrote it: only the first migration.
+    const old = openStore(file, { migrations: MIGRATIONS.slice(0, 1) });
+    const run = old.createRun({ umpireVersion: "0.1.0" });
+    const [trial] = old.addTrials(run.id, [planned(0)]);
+    old.startTrial(trial.id, { folder: "t0" });
+    old.recordTurn({ trialId: trial.id, idx: 0, outcome: "actions", modelMs: 5, usage: null, costUsd: null });
+    old.finishTrial(trial.id, result(), [{ kind: "file", name: "note", required: true, pass: true, confidence: "verified", reason: "ok", ms: 1 }]);
+    expect(() => old.finishTrial(trial.id, result({ verdict: "cancelled" as never }), [])).toThrow(/CHECK constraint/);
+    old.close();
+
+    const store = openStore(file);
+    expect(store.schemaVersion).toBe(MIGRATIONS.length);
+    expect(store.trial(trial.id)).toMatchObject({ verdict: "passed", status: "done", attempt: 1 });
+    // Rebuilding the trials table must not cascade-delete its turns and checks.
+    expect(store.turns(trial.id)).toHaveLength(1);
+    expect(store.checks(trial.id)).toHaveLength(1);
+    const [second] = store.addTrials(run.id, [planned(1)]);
+    store.startTrial(second.id, { folder: "t1" });
+    store.finishTrial(second.id, result({ verdict: "cancelled", stopReason: "cancelled" }), []);
+    expect(store.unfinishedTrials(run.id).map((t) => t.id)).toEqual([second.id]);
+    // A cancelled trial starts again under the next attempt number.
+    expect(store.startTrial(second.id, { folder: "t1-2" })).toBe(2);
+    store.close();
+    const raw = new Database(file, { readonly: true });
+    expect((raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'trials_by_task_agent'").all() as unknown[]).length).toBe(1);
+    raw.close();
   });
 });
