@@ -19,7 +19,7 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   step: "the harness's time per step vs a bare Playwright loop replaying the same actions",
   anyapp: "per-step harness time on the example app (TodoMVC, marks resolved each step) vs the bare loop on it, beside the fixture's",
   throughput: "trials per minute at concurrency 1, 2, 4 with 500 ms model latency, and peak memory per trial",
-  report: "HTML report generation for 1,000 trials (src/report/html/bench.ts, when present)",
+  report: "HTML report generation for 1,000 trials (scripts/bench/report.ts)",
   remote: "suite wall time through one local browser vs two browser servers (scripts/bench-scale.ts, when present)",
 };
 

@@ -13,10 +13,11 @@ import { httpCheck } from "./http-check.js";
 import { storageCheck } from "./storage-check.js";
 import { commandCheck } from "./command-check.js";
 import { customCheck } from "./custom-check.js";
-import type { CheckContext, CheckResult, Confidence, Handler } from "./types.js";
+import type { Confidence } from "../vocabulary.js";
+import type { CheckContext, CheckResult, Handler } from "./types.js";
 
 export { summarizeClaim, verdictOf, declaredFailure } from "./verdict.js";
-export type { ClaimOptions, ClaimSummary, Verdict, VerdictOptions } from "./verdict.js";
+export type { ClaimOptions, ClaimSummary, VerdictOptions } from "./verdict.js";
 
 type Handlers = { [K in CheckKind]: Handler<Extract<CheckSpec, { kind: K }>> };
 

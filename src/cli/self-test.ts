@@ -8,9 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../agent/index.js";
-import { createPriceBook } from "../report/prices.js";
+import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
-import { newRunId, trialId, type PlannedTrial } from "../runner/plan.js";
+import { storedPlan, type PlannedTrial } from "../runner/plan.js";
+import { newRunId, trialId } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/reporters.js";
 import { openStore } from "../store/index.js";
 import type { Task } from "../task/schema.js";
@@ -66,7 +67,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
       const [config] = resolveAgentConfigs({ model: probe.model, mode: probe.mode, env: options.env });
       configs.set(config!.label, config!);
       const seq = trials.length;
-      const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: { label: config!.label, model: config!.model, mode: probe.mode }, repeat: 0 };
+      const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: config!, repeat: 0 };
       trials.push(trial);
       probes.set(trial.id, { task, probe });
     }
@@ -77,14 +78,13 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
   const runtime = await startRuntime({ tasks: options.tasks, agents: [...configs.values()], config: options.config, logDir: dir, env: options.env, signal: options.signal });
   try {
     store.createRun({ id: runId, umpireVersion: "self-test", folder: join(dir, runId), tags: ["self-test"] });
-    store.addTrials(runId, trials.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: 0 })));
+    store.addTrials(runId, trials.map((t) => storedPlan(t)));
     const { ends } = await executeTrials({
       runtime,
       store,
       runId,
       runDir: join(dir, runId),
       trials,
-      agents: configs,
       env: options.env,
       prices: createPriceBook(),
       concurrency: options.concurrency,

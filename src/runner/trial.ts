@@ -2,7 +2,6 @@
  * One trial, start to finish: environment, loop, independent checks, verdict, teardown.
  * Failures inside are data: this function resolves with an outcome, it does not throw.
  */
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright";
 import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
@@ -11,14 +10,11 @@ import type { Task } from "../task/schema.js";
 import type { LayoutBoard, Target } from "../target/index.js";
 import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
-import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
+import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
-import { createTrialLog, writeOrFault, type TrialLog } from "./trial-log.js";
+import { completionReason, createTrialLog, startedEventData, writeOrFault, type TrialLog } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
-import { scrubDeep } from "../safety/secrets.js";
-
-/** `cancelled`: stopped by the user; counts in no rate, and `--resume` runs the trial again. */
-export type Verdict = "passed" | "failed" | "error" | "cancelled";
+import type { Verdict } from "../vocabulary.js";
 
 export interface TrialSpec {
   id: string;
@@ -42,7 +38,7 @@ export interface TrialDeps {
   maxInvalidOutputs: number;
   responseReserve: number;
   signal: AbortSignal;
-  onTurn: (turn: TurnRecord) => void;
+  onTurn: (turn: PlayedTurn) => void;
   /** An earlier, non-empty folder at this trial's path was moved here before it started. */
   movedAside?: string;
 }
@@ -66,14 +62,14 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const started = performance.now();
   const log = createTrialLog(folder);
   const workspaceDir = join(folder, "workspace");
-  log.emit("AgentStartedEvent", {
+  log.emit("AgentStartedEvent", startedEventData({
     trial: spec.id,
     task: spec.task.id,
     agent: spec.agentLabel,
     repeat: spec.repeat,
     // Said in the log so nobody mistakes the moved folder's contents for this trial's.
     ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
-  });
+  }));
   let env: TrialEnvironment | undefined;
   let loop: LoopOutcome | undefined;
   let guard: RepetitionGuard | undefined;
@@ -192,9 +188,9 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError, cancelled });
   const stopLine = describeStop(loop, checks, verdict);
   const repetition = guard?.metrics() ?? {};
-  writeOrFault(join(folder, "checks.json"), () => writeFileSync(join(folder, "checks.json"), `${JSON.stringify(scrubDeep(checks), null, 2)}\n`));
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
-  log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
+  // `reason` is the Agents API's enum; umpire's stop reason and verdict ride along as extra fields.
+  log.emit("AgentCompletionEvent", { reason: completionReason(loop.stopReason), stop_reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {
     loop,
     checks,

@@ -11,20 +11,12 @@ import fs from "node:fs";
 import { EFFECT_TYPES, LIMIT_RANGES, SCENARIOS, type CheckSpec, type ReferenceStep, type Task, type TextMatcher } from "./schema.js";
 import { FIXTURE_TARGET, targetCatalog, type TargetCatalog } from "./target-decl.js";
 import { normalizeWorkspacePath, staysInWorkspace } from "./normalize.js";
-import type { DataPath, Severity } from "./problem.js";
+import type { DataPath, RuleFinding } from "./problem.js";
 import { didYouMean } from "./suggest.js";
 import { plainIssues } from "./zod-issues.js";
 import { expectedValuesLeak } from "./leak-rule.js";
 import { compileUserRegex, userRegexProblem } from "./user-regex.js";
 
-export interface RuleFinding {
-  path: DataPath;
-  message: string;
-  fix?: string;
-  severity: Severity;
-  /** The finding concerns the key at `path` rather than its value. */
-  atKey?: boolean;
-}
 
 /** What rules may know besides the task: the targets declared in the project's config file. */
 export interface RuleContext {
@@ -231,7 +223,8 @@ const checksTestSomething: TaskRule = {
     task.checks.flatMap((check, i): RuleFinding[] => {
       if (check.kind === "page") {
         if (check.state && !check.selector) return [error(["checks", i, "state"], "state needs a selector to look at", "add selector, e.g. '[data-mark=cookie-dialog]'")];
-        if (!check.url && check.text === undefined && !check.state) return [error(["checks", i], "a page check that tests no url, text or state always passes", "add url, text or selector + state")];
+        // A selector alone asks for the element to be visible (docs/checks.md; the handler does so).
+        if (!check.url && check.text === undefined && !check.state && !check.selector) return [error(["checks", i], "a page check that tests no url, text, selector or state always passes", "add url, text, or a selector (visible unless state says otherwise)")];
       }
       if (check.kind === "effects" && check.require.length === 0 && check.forbid.length === 0) {
         return [error(["checks", i], "an effects check that requires and forbids nothing always passes", "add require or forbid entries")];

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StopReason } from "../../../src/runner/stop-reason.js";
+import type { StopReason } from "../../../src/vocabulary.js";
 import type { Task } from "../../../src/task/schema.js";
 import { startHarness, type Harness } from "./harness.js";
 
@@ -61,7 +61,7 @@ describe("a gold trial in both modes", () => {
       const log = events(folder);
       expect(log[0]!.type).toBe("AgentStartedEvent");
       expect(log.at(-1)!.type).toBe("AgentCompletionEvent");
-      expect(log.at(-1)!.data).toMatchObject({ reason: "answered", verdict: "passed" });
+      expect(log.at(-1)!.data).toMatchObject({ reason: "finished", stop_reason: "answered", verdict: "passed" });
       const kinds = log.filter((e) => e.type === "AgentEvent").map((e) => e.data.kind);
       expect(kinds.filter((k) => k === "policy_event")).toHaveLength(t.turns);
       expect(kinds.filter((k) => k === "tool_result")).toHaveLength(t.actions);

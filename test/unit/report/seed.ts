@@ -4,9 +4,9 @@
  */
 import { Writable } from "node:stream";
 import type { CommandIO } from "../../../src/cli/io.js";
-import { costOfUsage } from "../../../src/report/cost.js";
-import { DEFAULT_PRICES } from "../../../src/report/prices.js";
-import type { OutputMode, StopReason, Store, Usage, Verdict } from "../../../src/store/index.js";
+import { costOfUsage, DEFAULT_PRICES } from "../../../src/pricing.js";
+import type { Store } from "../../../src/store/index.js";
+import type { OutputMode, StopReason, Usage, Verdict } from "../../../src/vocabulary.js";
 
 export interface SeedTrial {
   task: string;
@@ -21,6 +21,8 @@ export interface SeedTrial {
   /** Overrides the cost computed from the built-in prices. */
   costUsd?: number | null;
   checks?: { pass: boolean; reason: string; name?: string }[];
+  /** The task's content hash as planned; unset: none stored (like a schema-1 trial). */
+  taskHash?: string;
 }
 
 export interface SeedRun {
@@ -39,7 +41,7 @@ export function seedRun(store: Store, spec: SeedRun): string {
     const key = `${t.task}/${mode}`;
     const repeat = repeats.get(key) ?? 0;
     repeats.set(key, repeat + 1);
-    return { seq, taskId: t.task, taskFile: `tasks/${t.task}.yaml`, agentLabel: `${spec.model}/${mode}`, model: spec.model, mode, repeat };
+    return { seq, taskId: t.task, taskFile: `tasks/${t.task}.yaml`, agentLabel: `${spec.model}/${mode}`, model: spec.model, mode, repeat, taskHash: t.taskHash ?? null };
   });
   const trials = store.addTrials(run.id, planned);
   trials.forEach((trial, i) => {
