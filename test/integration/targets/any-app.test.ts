@@ -134,16 +134,13 @@ interface Judged {
   pass: boolean;
   reason: string;
   evidence: Record<string, unknown>;
-  crashed?: boolean;
 }
 
 let runOut: { stdout: string; stderr: string; code: number };
 let trials: { taskId: string; verdict: string | null; stopReason: string | null; startedAt: string | null; endedAt: string | null; id: string }[];
-const checksOf = (task: string): Judged[] => {
-  const runDir = join(dir, "out", readdirSync(join(dir, "out"))[0]!);
-  const folder = readdirSync(runDir).find((f) => f.includes(`-${task}--`))!;
-  return JSON.parse(readFileSync(join(runDir, folder, "checks.json"), "utf8")) as Judged[];
-};
+const checksByTask = new Map<string, Judged[]>();
+/** A trial's checks as stored (the real SQLite file), in declaration order. */
+const checksOf = (task: string): Judged[] => checksByTask.get(task) ?? [];
 const eventsOf = (task: string): string => {
   const runDir = join(dir, "out", readdirSync(join(dir, "out"))[0]!);
   const folder = readdirSync(runDir).find((f) => f.includes(`-${task}--`))!;
@@ -172,6 +169,7 @@ beforeAll(async () => {
   if (runs.length === 0) throw new Error(`the run stored nothing (exit ${runOut.code}):\n${runOut.stderr}`);
   const runId = runs[0]!.id;
   trials = store.trials(runId) as unknown as typeof trials;
+  for (const t of trials) checksByTask.set(t.taskId, store.checks(t.id) as unknown as Judged[]);
   store.close();
 }, 600_000);
 
@@ -231,6 +229,7 @@ describe("checks on any app", () => {
   it("http: passes on the app's JSON and fails for the right value, sending the secret without storing it", () => {
     expect(by("the app holds apple").pass).toBe(true);
     expect(by("wrong-http")).toMatchObject({ pass: false, reason: expect.stringContaining("/0/name is apple, expected banana") });
+    expect(checksOf("stock-apple").length).toBe(13);
     expect(JSON.stringify(checksOf("stock-apple"))).not.toContain(SECRET);
     expect((by("the app holds apple").evidence.request as { headers: Record<string, string> }).headers.authorization).toBe("Bearer ${env:STOCK_TOKEN}");
     const db = readFileSync(join(dir, "umpire.db"));
@@ -238,7 +237,7 @@ describe("checks on any app", () => {
   });
 
   it("refuses an http check outside the target's origins (not judged, not the agent's fault)", () => {
-    expect(by("outside-origin")).toMatchObject({ pass: false, crashed: true, reason: expect.stringContaining("not on an allowed origin of target stock") });
+    expect(by("outside-origin")).toMatchObject({ pass: false, reason: expect.stringMatching(/^check crashed: .*not on an allowed origin of target stock/) });
   });
 
   it("storage: localStorage, cookie and sessionStorage of the trial's context", () => {
