@@ -126,7 +126,37 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
   if (!loop) loop = emptyLoopOutcome("environment_error", error ?? "environment failed");
+  return concludeTrial(spec, folder, { target: deps.target, board: deps.board, env: deps.env, signal: deps.signal, log, trialEnv: env, loop, error, started, repetition: guard?.metrics() ?? {}, blocked });
+}
 
+/** What a trial hands to `concludeTrial` once its agent (umpire's loop or an external one) has stopped. */
+export interface TrialEnding {
+  /** The task's target: its effects source, and what endTrial frees. */
+  target: TrialDeps["target"];
+  board?: TrialDeps["board"];
+  /** Where checks read ${env:NAME} secrets. */
+  env?: TrialDeps["env"];
+  signal: AbortSignal;
+  log: TrialLog;
+  trialEnv: TrialEnvironment | undefined;
+  loop: LoopOutcome;
+  error: string | null;
+  /** performance.now() when the trial started. */
+  started: number;
+  repetition: Record<string, number>;
+  blocked: { finish: () => void };
+}
+
+/**
+ * The part every trial shares after its agent stopped, whoever ran the loop: independent checks
+ * on the world, teardown of the context and the fixture session, verdict, claim, and the
+ * closing events. Never throws.
+ */
+export async function concludeTrial(spec: TrialSpec, folder: string, ending: TrialEnding): Promise<TrialOutcome> {
+  const { log, trialEnv: env, loop, started, repetition } = ending;
+  const deps = ending;
+  let error = ending.error;
+  const workspaceDir = join(folder, "workspace");
   const checkStarted = performance.now();
   let checks: CheckResult[] = [];
   try {
@@ -145,12 +175,12 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       target: { name: deps.target.name, baseUrl: deps.target.baseUrl, isAllowedUrl: (url) => opened?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)) },
       page: opened && context
         ? {
-            current: async () => opened.page,
-            isTaskPage: (url: string) => opened.isAllowedUrl(url),
+            current: async () => env.page,
+            isTaskPage: (url: string) => env.isAllowedUrl(url),
             open: async (pathOrUrl: string) => {
               const url = new URL(pathOrUrl, `${deps.target.baseUrl}/`).toString();
               // A page check may open any URL on an allowed origin of the trial's target, never another.
-              if (!opened.isAllowedUrl(url)) throw new Error(`${url} is not on an allowed origin of target ${deps.target.name}`);
+              if (!env.isAllowedUrl(url)) throw new Error(`${url} is not on an allowed origin of target ${deps.target.name}`);
               const page = await context.newPage();
               await page.goto(url, { waitUntil: "load" });
               return page;
@@ -176,18 +206,17 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   }
   const checkMs = performance.now() - checkStarted;
   await env?.close();
-  blocked.finish();
+  ending.blocked.finish();
   await deps.target.endTrial(spec.id);
   deps.board?.forget(spec.id);
 
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
   // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
-  const cancelled = loop.stopReason === "cancelled" || (deps.signal.aborted && infraError);
+  const cancelled = loop.stopReason === "cancelled" || (ending.signal.aborted && infraError);
   const verdict = verdictOf(checks, { infraError, cancelled });
   // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
   const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError, cancelled });
   const stopLine = describeStop(loop, checks, verdict);
-  const repetition = guard?.metrics() ?? {};
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
   // `reason` is the Agents API's enum; umpire's stop reason and verdict ride along as extra fields.
   log.emit("AgentCompletionEvent", { reason: completionReason(loop.stopReason), stop_reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
@@ -224,7 +253,7 @@ export const BLOCKED_LOG_LIMIT = 100;
  * fits its shape, with the request's details in a `blocked_request` field. A page that hammers a
  * foreign origin cannot flood the log: past BLOCKED_LOG_LIMIT only a count is kept.
  */
-function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedRequest) => void; finish: () => void } {
+export function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedRequest) => void; finish: () => void } {
   let count = 0;
   return {
     record(blocked) {
