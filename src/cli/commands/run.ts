@@ -22,6 +22,7 @@ import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } 
 import { openStore } from "../../store/index.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
+import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
 import { EXIT, runExitCode } from "../exit-codes.js";
@@ -189,6 +190,7 @@ export const run: Command = async (argv, io) => {
   let agents: AgentConfig[];
   let commandAgents: CommandAgentPlan[] = [];
   let tasks: Task[];
+  let project: ProjectTargets;
   // Where trial folders go. A resumed run keeps its stored folder, whatever --out says now, so the
   // run row, its report links and every attempt's folder stay together.
   let runDir: string;
@@ -201,7 +203,8 @@ export const run: Command = async (argv, io) => {
       if (values.agent?.length) throw new UmpireError("usage", "--agent does not go with --resume", "--resume reruns the agents the run was started with");
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
-      tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
+      project = projectTargets(parsed.config, options.paths ?? [], io.cwd);
+      tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd, targets: project.targets });
       const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
       if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
         throw new UmpireError(
@@ -226,7 +229,8 @@ export const run: Command = async (argv, io) => {
       trials = all.filter((t) => unfinished.has(t.id));
       persist = () => store.reopenRun(runId);
     } else {
-      tasks = loadTasksOrThrow(positionals, { cwd: io.cwd });
+      project = projectTargets(parsed.config, positionals, io.cwd);
+      tasks = loadTasksOrThrow(positionals, { cwd: io.cwd, targets: project.targets });
       // --agent names agents; else the config's defaultAgents, unless --model/--mode ask for an unnamed one.
       const unnamedAsked = UNNAMED_AGENT_FLAGS.some((k) => sources[k] === "flag");
       const names = values.agent ?? (unnamedAsked ? [] : (parsed.config.data.defaultAgents ?? []));
@@ -285,6 +289,10 @@ export const run: Command = async (argv, io) => {
       fixturesHost: values["fixtures-host"],
       reference: referenceTuningFromEnv(io.env),
       onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
+      config: project,
+      logDir: runDir,
+      env: io.env,
+      signal: io.signal,
     });
     try {
       persist();
