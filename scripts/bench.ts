@@ -14,6 +14,7 @@
  * model's time per request (model), and, when their modules exist, the 1,000-trial HTML report
  * (report) and local vs remote browsers (remote).
  */
+import { benchAnyAppStep } from "./bench/any-app-step.js";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { dirname, resolve } from "node:path";
@@ -43,6 +44,7 @@ function sizes(quick: boolean) {
     setupSamples: quick ? 5 : 20,
     stepRepeats: quick ? 2 : 6,
     attributionSamples: quick ? 8 : 20,
+    anyAppSamples: quick ? 5 : 20,
     throughput: quick ? THROUGHPUT_SETS.quick : THROUGHPUT_SETS.full,
     reportTrials: quick ? 200 : 1000,
   };
@@ -85,6 +87,7 @@ async function main(args: BenchArgs): Promise<number> {
     if (wanted.has("detector")) results.detector = await section("detector", () => benchRepetition(size.detector));
     if (wanted.has("setup")) results.setup = await section("setup", async () => benchSetup(await needWorld(), { samples: size.setupSamples }));
     if (wanted.has("step")) results.step = await section("step", async () => benchStepOverhead(await needWorld(), { repeats: size.stepRepeats, attributionSamples: size.attributionSamples }));
+    if (wanted.has("anyapp")) results.anyApp = await section("anyapp", async () => benchAnyAppStep(await needWorld(), ROOT, size.anyAppSamples));
     if (wanted.has("throughput")) {
       results.throughput = await section("throughput", async () =>
         benchThroughput(await needWorld(), { ...size.throughput, latencyMs: MODEL_LATENCY_MS, concurrencies: [1, 2, 4] }),

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { ModelPriceSchema } from "../pricing.js";
 import { AgentsSection, DefaultAgentsSection } from "./agents.js";
+import { TargetsSection } from "../task/target-decl.js";
 import { configKey, configSchemaOf } from "./option.js";
 import { configurableOptions } from "./options.js";
 
@@ -30,6 +31,7 @@ export const CONFIG_SECTIONS = {
   defaults: DefaultsSection.optional(),
   agents: AgentsSection.optional(),
   defaultAgents: DefaultAgentsSection.optional(),
+  targets: TargetsSection.optional().describe("Web apps under test, by name (tasks name them with target:); see docs/your-app.md"),
 };
 
 /** The sections, and the one rule across them: every default agent is defined under `agents:`. */

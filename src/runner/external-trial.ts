@@ -32,7 +32,7 @@ export const KILL_GRACE_MS = 2_000;
 const POLL_MS = 200;
 const LOG_CAP = 256 * 1024;
 
-export type ExternalTrialDeps = Pick<TrialDeps, "fixtures" | "signal" | "onTurn" | "movedAside">;
+export type ExternalTrialDeps = Pick<TrialDeps, "target" | "fixtureSiteUrl" | "board" | "env" | "signal" | "onTurn" | "movedAside">;
 
 export async function runExternalTrial(spec: TrialSpec, folder: string, agent: CommandAgentSpec, deps: ExternalTrialDeps): Promise<TrialOutcome> {
   const started = performance.now();
@@ -58,7 +58,7 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
   try {
     trialBrowser = await launchTrialBrowser();
     browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint);
-    env = await TrialEnvironment.open({ browser, task: spec.task, trialId: spec.id, workspaceDir, fixtures: deps.fixtures, onBlockedRequest: blocked.record });
+    env = await TrialEnvironment.open({ browser, task: spec.task, trialId: spec.id, workspaceDir, target: deps.target, fixtureSiteUrl: deps.fixtureSiteUrl, board: deps.board, onBlockedRequest: blocked.record });
     const cdp = await browser.newBrowserCDPSession();
     const { browserContextIds } = (await cdp.send("Target.getBrowserContexts")) as { browserContextIds: string[] };
     await cdp.detach().catch(() => undefined);
@@ -74,7 +74,7 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
     loop = emptyLoopOutcome("environment_error", error);
   }
   try {
-    return await concludeTrial(spec, folder, { fixtures: deps.fixtures, signal: deps.signal, log, env, loop, error, started, repetition: {}, blocked });
+    return await concludeTrial(spec, folder, { target: deps.target, board: deps.board, env: deps.env, signal: deps.signal, log, trialEnv: env, loop, error, started, repetition: {}, blocked });
   } finally {
     await browser?.close().catch(() => undefined);
     await trialBrowser?.close().catch(() => undefined);
@@ -97,7 +97,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   const resultFile = join(s.agentDir, "result.json");
   const eventsFile = join(s.agentDir, "events.jsonl");
   writeFileSync(eventsFile, "");
-  const startUrl = new URL(task.start.path, s.env.options.fixtures.siteUrl).toString();
+  const startUrl = new URL(task.start.path, `${s.env.options.target.baseUrl}/`).toString();
   const limits = { turns: task.limits.turns, actions: task.limits.actions, seconds: task.limits.seconds, tokens: task.limits.tokens };
   const trialInfo = {
     trialId: spec.id,

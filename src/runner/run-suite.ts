@@ -7,7 +7,7 @@
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import pLimit from "p-limit";
-import type { FixtureControlClient } from "../../fixtures-site/client.js";
+import type { LayoutBoard, Target, TargetSet } from "../target/index.js";
 import type { BrowserProvider } from "./browser-pool.js";
 import { ConcurrencyGate, type EndpointReport, type TurnTiming } from "./concurrency-gate.js";
 import { emptyLoopOutcome, loopUsage, type AgentSessionLike, type RepetitionGuard, type PlayedTurn } from "./loop.js";
@@ -44,7 +44,11 @@ export interface SuiteOptions {
   endpointOf?: (trial: PlannedTrial) => string;
   modelConcurrency: number;
   browsers: BrowserProvider;
-  fixtures: { siteUrl: string; client: FixtureControlClient };
+  /** The run's targets; each trial runs on its task's. */
+  targets: TargetSet;
+  board?: LayoutBoard;
+  /** Where checks read ${env:NAME} secrets. */
+  env?: Readonly<Record<string, string | undefined>>;
   createSession: (trial: PlannedTrial) => AgentSessionLike;
   createGuard?: (trial: PlannedTrial, env: TrialEnvironment) => RepetitionGuard | undefined;
   /** Prices every turn and trial as it is stored (the report re-prices only with user-supplied prices). */
@@ -101,6 +105,17 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   let failures = 0;
   let notStarted = 0;
   const limitReached = () => options.maxFailures !== undefined && failures >= options.maxFailures;
+  // A target whose trials share state takes one trial at a time; others up to their capacity.
+  const targetLimits = new Map<string, ReturnType<typeof pLimit>>();
+  const targetSlot = (target: Target) => {
+    let limit = targetLimits.get(target.name);
+    if (!limit) {
+      const bound = target.isolated ? target.capacity : 1;
+      limit = bound === undefined ? undefined : pLimit(bound);
+      if (limit) targetLimits.set(target.name, limit);
+    }
+    return limit;
+  };
   reporter.onRunBegin({ runId: options.runId, trials: options.trials });
 
   const runOne = async (trial: PlannedTrial): Promise<void> => {
@@ -153,7 +168,14 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   const leftForResume = (outcome: TrialOutcome) => fault.signal.aborted && !suiteOptions.signal.aborted && outcome.loop.stopReason === "cancelled";
 
   try {
-    await Promise.all(options.trials.map((trial) => gate.run(endpointOf(trial), () => runOne(trial))));
+    // A shared-state target's slot is taken before the gate's, so a serial target never holds back the others.
+    await Promise.all(
+      options.trials.map((trial) => {
+        const limit = targetSlot(options.targets.get(trial.task.target));
+        const gated = () => gate.run(endpointOf(trial), () => runOne(trial));
+        return limit ? limit(gated) : gated();
+      }),
+    );
   } finally {
     gate.close();
   }
@@ -180,7 +202,10 @@ async function attemptTrial(
   if (trial.command) {
     // An external agent gets a browser of its own per trial (trial-browser.ts), not a pooled one.
     return runExternalTrial(spec, folder, trial.command, {
-      fixtures: options.fixtures,
+      target: options.targets.get(trial.task.target),
+      fixtureSiteUrl: options.targets.fixtureSiteUrl,
+      board: options.board,
+      env: options.env,
       signal: options.signal,
       ...(movedAside ? { movedAside } : {}),
       onTurn: (turn) => {
@@ -198,7 +223,10 @@ async function attemptTrial(
   try {
     return await runTrial(spec, folder, {
       browser: lease.browser,
-      fixtures: options.fixtures,
+      target: options.targets.get(trial.task.target),
+      fixtureSiteUrl: options.targets.fixtureSiteUrl,
+      board: options.board,
+      env: options.env,
       createSession: () => observedSession(options.createSession({ ...trial, id: spec.id }), observe),
       createGuard: options.createGuard && ((_spec, env) => options.createGuard!(trial, env)),
       modelSlot: (fn) => modelLimit(fn),

@@ -22,6 +22,7 @@ import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } 
 import { openStore } from "../../store/index.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
+import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
 import { EXIT, runExitCode, type VerdictCounts } from "../exit-codes.js";
@@ -217,6 +218,7 @@ export const run: Command = async (argv, io) => {
   let agents: AgentConfig[];
   let commandAgents: CommandAgentPlan[] = [];
   let tasks: Task[];
+  let project: ProjectTargets;
   // Where trial folders go. A resumed run keeps its stored folder, whatever --out says now, so the
   // run row, its report links and every attempt's folder stay together.
   let runDir: string;
@@ -229,7 +231,8 @@ export const run: Command = async (argv, io) => {
       if (values.agent?.length) throw new UmpireError("usage", "--agent does not go with --resume", "--resume reruns the agents the run was started with");
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
-      tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
+      project = projectTargets(parsed.config, options.paths ?? [], io.cwd);
+      tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd, targets: project.targets });
       const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
       if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
         throw new UmpireError(
@@ -264,7 +267,8 @@ export const run: Command = async (argv, io) => {
       const failed = failedRef ? failedPairs(store, failedRef) : undefined;
       const earlier = failed ? (store.getRun(failed.runId).options as { paths?: string[]; agentOptions?: Record<string, unknown>; agents?: AgentConfig[]; unnamedAgents?: boolean }) : undefined;
       const paths = positionals.length || !earlier ? positionals : (earlier.paths ?? []);
-      const allTasks = loadTasksOrThrow(paths, { cwd: io.cwd });
+      project = projectTargets(parsed.config, paths, io.cwd);
+      const allTasks = loadTasksOrThrow(paths, { cwd: io.cwd, targets: project.targets });
       tasks = filterTasks(allTasks, values);
       if (tasks.length === 0) throw nothingSelected(allTasks, values);
       let agentValues = pickAgentValues(values, sources, ["flag", "config"]);
@@ -356,6 +360,10 @@ export const run: Command = async (argv, io) => {
       onNotice: (message) => {
         if (!values.quiet) io.stderr.write(`umpire: ${message}\n`);
       },
+      config: project,
+      logDir: runDir,
+      env: io.env,
+      signal: io.signal,
     });
     try {
       persist();

@@ -235,7 +235,7 @@ describe("compare --by agent and a changed agent, on the embedded reference mode
     expect(byAgent.code).toBe(0);
     expect(byAgent.out).toMatch(/answer-only-bb042\s+│ plain\s+│ 1\/1/);
     expect(byAgent.out).toMatch(/│\s+│ briefed\s+│ 1\/1/);
-    expect(byAgent.out).toMatch(/briefed vs plain: 1 paired tasks, 1 paired repeats/);
+    expect(byAgent.out).toMatch(/briefed vs plain: 1 paired task, 1 paired repeat/);
     expect(byAgent.out).not.toMatch(/agent changed/);
 
     // The same names, one with another policy: not like-for-like, so marked and kept out of the gate.
@@ -248,7 +248,7 @@ describe("compare --by agent and a changed agent, on the embedded reference mode
     expect(compared.out).toMatch(/answer-only-bb042 \[briefed\]: agent changed; not a like-for-like comparison \(briefed\)/);
     expect(compared.out).not.toMatch(/answer-only-bb042 \[plain\]: agent changed/);
     expect(compared.out).toMatch(/changed\s+answer-only-bb042 \[briefed\]: agent changed; not a like-for-like comparison; left out of this analysis and the regression gate/);
-    expect(compared.out).toMatch(/1 paired tasks, 1 paired repeats/);
+    expect(compared.out).toMatch(/1 paired task, 1 paired repeat/);
     const included = await umpire(["compare", firstId, secondId, "--include-changed-agents", "--json"], folder);
     const paired = JSON.parse(included.out).comparison.paired[0];
     expect(paired.changedAgents).toEqual(["answer-only-bb042 [briefed]"]);
