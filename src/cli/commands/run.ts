@@ -14,6 +14,7 @@ import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
 import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
+import { oneLine } from "../../safety/terminal.js";
 import { planTrials, storedPlan, type PlannedTrial } from "../../runner/plan.js";
 import { newRunId } from "../../vocabulary.js";
 import type { Reporter } from "../../runner/reporters.js";
@@ -503,7 +504,7 @@ async function preflightEndpoints(agents: readonly AgentConfig[], io: Parameters
   }
   const results = await Promise.all([...targets.values()].map((t) => preflight(t)));
   for (const result of results) {
-    if (result.ok && result.note) io.stderr.write(`umpire: preflight: ${result.note}\n`);
+    if (result.ok && result.note) io.stderr.write(`umpire: preflight: ${oneLine(result.note)}\n`);
   }
   const failed = results.filter((r): r is Extract<typeof r, { ok: false }> => !r.ok);
   if (failed.length > 0) {
