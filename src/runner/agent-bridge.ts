@@ -8,8 +8,9 @@ import type { AgentSessionLike } from "./loop.js";
 
 const STATUS: Record<string, ToolResultStatus> = { success: "ok", rejected: "rejected", failed: "failed", skipped: "skipped" };
 
-export function bridgeAgentSession(session: AgentSession): AgentSessionLike {
+export function bridgeAgentSession(session: AgentSession, options: { readsPageLayout?: boolean } = {}): AgentSessionLike {
   return {
+    ...(options.readsPageLayout !== undefined ? { readsPageLayout: options.readsPageLayout } : {}),
     async nextTurn(observation, signal) {
       const turn = await session.nextTurn(
         {

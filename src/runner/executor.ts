@@ -28,7 +28,10 @@ export interface ActionResult {
   timedOut?: boolean;
   /** For clicks: where the [0,1000] point landed, in CSS pixels. */
   point?: { x: number; y: number };
-  /** The `data-effect` of the element under a click, when it has one (a consequential control). */
+  /**
+   * The `data-effect` of the element under a click, when it has one (a consequential control), as
+   * the repetition guard read it before the turn's actions ran (the loop sets it; see loop.ts).
+   */
   effect?: string;
   ms: number;
 }
@@ -184,15 +187,12 @@ export class Executor {
     switch (tool) {
       case "click":
       case "double_click": {
+        // What lies under the point (a consequential control, a cover) is read once per turn by the
+        // repetition guard, before any action runs; the loop copies its `effect` onto this result.
+        // Reading it here too would cost a second page round trip per click for the same answer.
         const point = this.toCss(args.x, args.y);
-        const effect = await page
-          .evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest("[data-effect]")?.getAttribute("data-effect") ?? null, [point.x, point.y] as const)
-          .catch(() => null);
         await page.mouse.click(point.x, point.y, { clickCount: tool === "double_click" ? 2 : 1 });
-        return this.afterInput(`${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px`, signal, result, {
-          point,
-          ...(effect ? { effect } : {}),
-        });
+        return this.afterInput(`${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px`, signal, result, { point });
       }
       case "write": {
         await page.keyboard.type(args.content);

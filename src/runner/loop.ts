@@ -43,10 +43,20 @@ export interface AgentSessionLike {
   addUserText(text: string): void;
   /** Input tokens the next request would take, estimated before sending (optional). */
   estimateInputTokens?(observation: Observation): number;
+  /**
+   * False when the model behind this session never reads the page's layout report, so the
+   * observation need not wait for it (environment.ts `layoutFlush`). Unset means it might.
+   */
+  readsPageLayout?: boolean;
 }
 
 export type GuardDecision =
-  | { kind: "continue"; warnings?: Map<string, string> }
+  | {
+      kind: "continue";
+      warnings?: Map<string, string>;
+      /** The `data-effect` under each click (by action id), read by the guard before the actions ran. */
+      effects?: Map<string, string>;
+    }
   | { kind: "pause"; condition: string; message: string }
   | { kind: "stuck"; condition: string; report: string; evidence: string[] };
 
@@ -281,6 +291,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
           const result = await executor.execute(action, signal);
           const warning = decision.warnings?.get(action.id);
           if (warning) result.message += ` Warning: ${warning}`;
+          const effect = decision.effects?.get(action.id);
+          if (effect && result.point) result.effect = effect;
           out.timing.executorMs += result.ms;
           results.push(result);
         }

@@ -30,18 +30,25 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
   const paths = new Map<string, string>();
   const viewport = { width: task.viewport.width, height: task.viewport.height };
 
-  const pointInfo = async (action: ProposedAction): Promise<PointInfo> => {
-    if ((action.tool !== "click" && action.tool !== "double_click") || typeof action.args.x !== "number" || typeof action.args.y !== "number") {
-      return { effect: null, covered: null };
-    }
-    const x = (action.args.x / 1000) * viewport.width;
-    const y = (action.args.y / 1000) * viewport.height;
-    return env.page
-      .evaluate(
-        ([px, py]) => {
+  const isClick = (action: ProposedAction): boolean =>
+    (action.tool === "click" || action.tool === "double_click") && typeof action.args.x === "number" && typeof action.args.y === "number";
+
+  /**
+   * What lies under every click of the turn, read in ONE page evaluation (a page round trip costs
+   * more than the DOM work): the consequential control (`data-effect`) and, when the point hits
+   * no control, the control whose box holds it and what covers it. The executor does not read
+   * the point again; the loop copies the effect onto each click's result.
+   */
+  const pointInfos = async (actions: ProposedAction[]): Promise<PointInfo[]> => {
+    const none: PointInfo = { effect: null, covered: null };
+    const points = actions.filter(isClick).map((a) => [((a.args.x as number) / 1000) * viewport.width, ((a.args.y as number) / 1000) * viewport.height] as [number, number]);
+    if (points.length === 0) return actions.map(() => none);
+    const read = await env.page
+      .evaluate((pts) => {
+        const interactive = "button, a, input, textarea, select, [role=button]";
+        return pts.map(([px, py]) => {
           const top = document.elementFromPoint(px, py);
           const effect = top?.closest("[data-effect]")?.getAttribute("data-effect") ?? null;
-          const interactive = "button, a, input, textarea, select, [role=button]";
           if (!top || top.closest(interactive)) return { effect, covered: null };
           // A control whose box holds the point but which the hit test does not reach is covered.
           // Hit testing skips inert content under a modal, so look at boxes, not the hit-test stack.
@@ -57,10 +64,11 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
               }
             : null;
           return { effect, covered };
-        },
-        [x, y] as const,
-      )
-      .catch(() => ({ effect: null, covered: null }));
+        });
+      }, points)
+      .catch(() => points.map(() => none));
+    let next = 0;
+    return actions.map((a) => (isClick(a) ? (read[next++] ?? none) : none));
   };
 
   return {
@@ -71,7 +79,8 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
         { volatile: observation.volatile, taskBoxes, selectorBoxes, agentBoxes: settings.agentMasks ?? [] },
         { image: { width: observation.width, height: observation.height }, viewport, devicePixelRatio: task.viewport.deviceScaleFactor },
       );
-      const infos = await Promise.all(actions.map(pointInfo));
+      const infos = await pointInfos(actions);
+      const effects = new Map(actions.flatMap((a, i) => (infos[i]!.effect ? [[a.id, infos[i]!.effect!] as [string, string]] : [])));
       const covered = infos.find((i) => i.covered)?.covered;
       const decision = detector.observe({
         capture: observation,
@@ -85,9 +94,9 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
       const evidencePaths = (captures: { sha256: string }[]) => captures.map((c) => paths.get(c.sha256) ?? c.sha256);
       switch (decision.kind) {
         case "continue":
-          return { kind: "continue" };
+          return { kind: "continue", effects };
         case "duplicate-effect-risk":
-          return { kind: "continue", warnings: new Map(actions.map((a) => [a.id, `duplicate-effect risk: ${decision.condition}`])) };
+          return { kind: "continue", effects, warnings: new Map(actions.map((a) => [a.id, `duplicate-effect risk: ${decision.condition}`])) };
         case "pause":
           return { kind: "pause", condition: decision.condition, message: reflectionMessage(decision.condition) };
         case "stuck":
