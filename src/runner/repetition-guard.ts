@@ -7,15 +7,13 @@
 import type { ProposedAction } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
 import type { Observation, TrialEnvironment } from "./environment.js";
+import { pointToCss } from "./executor.js";
 import type { GuardDecision, RepetitionGuard } from "./loop.js";
 import { createRepetitionDetector, maskBoxesForCapture, reflectionMessage, splitTaskMasks } from "./repetition/index.js";
-import type { Box } from "./repetition/masks.js";
 
 export interface RepetitionSettings {
   window: number;
   recoveryLimit: number;
-  /** Extra CSS-pixel boxes the agent config masks. */
-  agentMasks?: Box[];
 }
 
 interface PointInfo {
@@ -34,14 +32,16 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
     (action.tool === "click" || action.tool === "double_click") && typeof action.args.x === "number" && typeof action.args.y === "number";
 
   /**
-   * What lies under every click of the turn, read in ONE page evaluation (a page round trip costs
-   * more than the DOM work): the consequential control (`data-effect`) and, when the point hits
-   * no control, the control whose box holds it and what covers it. The executor does not read
-   * the point again; the loop copies the effect onto each click's result.
+   * What lies under every click of the turn, looked at where the executor will click (the same
+   * point mapping, against the frame the model saw), in ONE page evaluation for the whole turn:
+   * a page round trip costs far more than the DOM work, and the executor does not read it again.
    */
-  const pointInfos = async (actions: ProposedAction[]): Promise<PointInfo[]> => {
+  const pointInfos = async (actions: ProposedAction[], observation: Observation): Promise<PointInfo[]> => {
     const none: PointInfo = { effect: null, covered: null };
-    const points = actions.filter(isClick).map((a) => [((a.args.x as number) / 1000) * viewport.width, ((a.args.y as number) / 1000) * viewport.height] as [number, number]);
+    const points = actions.filter(isClick).map((a) => {
+      const { x, y } = pointToCss(a.args.x as number, a.args.y as number, observation, task.viewport.deviceScaleFactor);
+      return [x, y] as [number, number];
+    });
     if (points.length === 0) return actions.map(() => none);
     const read = await env.page
       .evaluate((pts) => {
@@ -76,11 +76,10 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
       paths.set(observation.sha256, screenshotPath);
       const selectorBoxes = await env.boxesFor(selectors);
       const masks = maskBoxesForCapture(
-        { volatile: observation.volatile, taskBoxes, selectorBoxes, agentBoxes: settings.agentMasks ?? [] },
+        { volatile: observation.volatile, taskBoxes, selectorBoxes },
         { image: { width: observation.width, height: observation.height }, viewport, devicePixelRatio: task.viewport.deviceScaleFactor },
       );
-      const infos = await pointInfos(actions);
-      const effects = new Map(actions.flatMap((a, i) => (infos[i]!.effect ? [[a.id, infos[i]!.effect!] as [string, string]] : [])));
+      const infos = await pointInfos(actions, observation);
       const covered = infos.find((i) => i.covered)?.covered;
       const decision = detector.observe({
         capture: observation,
@@ -94,16 +93,15 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
       const evidencePaths = (captures: { sha256: string }[]) => captures.map((c) => paths.get(c.sha256) ?? c.sha256);
       switch (decision.kind) {
         case "continue":
-          return { kind: "continue", effects };
+          return { kind: "continue" };
         case "duplicate-effect-risk":
-          return { kind: "continue", effects, warnings: new Map(actions.map((a) => [a.id, `duplicate-effect risk: ${decision.condition}`])) };
+          return { kind: "continue", warnings: new Map(actions.map((a) => [a.id, `duplicate-effect risk: ${decision.condition}`])) };
         case "pause":
           return { kind: "pause", condition: decision.condition, message: reflectionMessage(decision.condition) };
         case "stuck":
           return { kind: "stuck", condition: decision.condition, report: decision.report, evidence: evidencePaths(decision.evidence) };
       }
     },
-    afterExecute() {},
     metrics() {
       const m = detector.metrics();
       return {

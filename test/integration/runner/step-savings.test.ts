@@ -84,26 +84,32 @@ async function clickOn(id: string, t: Task, mark: string): Promise<ProposedActio
 const signal = new AbortController().signal;
 
 describe("one page evaluation per turn for what lies under the clicks", () => {
-  it("reads the effects of two clicks in one evaluation, and the click itself reads nothing", async () => {
+  it("reads what lies under three clicks in one evaluation, each answer on its own click; the click itself reads nothing", async () => {
     const t = notesTask("scorecard-note-bb042");
     const { env, executor, id } = await open(t);
     try {
       const observation = await env.observe();
-      const save = await clickOn(id, t, "note-save");
       const name = await clickOn(id, t, "note-name");
-      const guard = createRepetitionGuard(t, env, { window: 3, recoveryLimit: 1 });
+      const save = await clickOn(id, t, "note-save");
+      const againSave = { ...save, id: `call-${++n}`, args: { ...save.args, x: (save.args.x as number) + 3 } };
       const counted = countEvaluations(env.page);
-      const decision = await guard.beforeExecute(observation, "shot.png", [save, name]);
+
+      // Name then Save: no consequential control is hit twice, so no warning.
+      const calm = await createRepetitionGuard(t, env, { window: 3, recoveryLimit: 1 }).beforeExecute(observation, "shot.png", [name, save]);
+      expect(calm).toEqual({ kind: "continue" });
       expect(counted.calls).toHaveLength(1);
-      expect(decision.kind).toBe("continue");
-      if (decision.kind !== "continue") return;
-      expect(decision.effects?.get(save.id)).toBe("note_saved");
-      expect(decision.effects?.has(name.id)).toBe(false);
+
+      // Name, Save, Save again: the second Save lands on the same data-effect control (note_saved).
+      counted.calls.length = 0;
+      const risky = await createRepetitionGuard(t, env, { window: 3, recoveryLimit: 1 }).beforeExecute(observation, "shot.png", [name, save, againSave]);
+      expect(counted.calls).toHaveLength(1);
+      expect(risky.kind).toBe("continue");
+      if (risky.kind !== "continue") return;
+      expect(risky.warnings?.get(againSave.id)).toMatch(/duplicate-effect risk: .*effect "note_saved"/);
 
       counted.calls.length = 0;
       const result = await executor.execute(name, signal);
       expect(result.message).toMatch(/^click sent at/);
-      expect(result.point).toBeDefined();
       expect(result.status, result.message).toBe("success");
       expect(counted.calls).toHaveLength(0);
     } finally {
@@ -124,7 +130,6 @@ describe("one page evaluation per turn for what lies under the clicks", () => {
         const action = { ...save, id: `call-${++n}` };
         const decision = await guard.beforeExecute(observation, `shot-${attempt}.png`, [action]);
         if (decision.kind !== "continue") condition = decision.condition;
-        else expect(decision.effects?.has(action.id)).toBe(false); // the cover, not Save, takes the click
         expect((await executor.execute(action, signal)).message).toMatch(/^click sent at/);
       }
       expect(condition).toMatch(/Save stayed covered by cookie-dialog/);
