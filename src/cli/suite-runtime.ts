@@ -116,7 +116,8 @@ export interface ExecuteOptions {
 export async function executeTrials(options: ExecuteOptions): Promise<SuiteResult> {
   const { runtime } = options;
   writeOrFault(options.runDir, () => mkdirSync(options.runDir, { recursive: true }));
-  const endpointOf = (trial: PlannedTrial) => endpointKey(trial.agent);
+  // An external agent's model calls are its own business: each command agent is its own gate key.
+  const endpointOf = (trial: PlannedTrial) => (trial.command ? `command agent ${trial.agent.label}` : endpointKey(trial.agent));
   const adaptiveMax = options.adaptiveMax;
   const gate = adaptiveMax
     ? new ConcurrencyGate({
@@ -149,7 +150,16 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
       const bridged = bridgeAgentSession(session, { readsPageLayout: readsFixtureLayout(config.model) });
       return options.wrapSession ? options.wrapSession(bridged, trial) : bridged;
     },
-    createGuard: (trial, env) => createRepetitionGuard(trial.task, env, options.repetition),
+    // A named agent's loop knobs win over the run's options for its own trials.
+    createGuard: (trial, env) => {
+      const loop = trial.agent.loop;
+      return createRepetitionGuard(trial.task, env, {
+        ...options.repetition,
+        ...(loop?.repetitionWindow !== undefined && { window: loop.repetitionWindow }),
+        ...(loop?.recoveryLimit !== undefined && { recoveryLimit: loop.recoveryLimit }),
+      });
+    },
+    maxInvalidOutputsOf: (trial) => trial.agent.loop?.maxInvalidOutputs,
     prices: options.prices,
     store: createStoreSink(options.store, resolve(options.runDir)),
     reporters: options.reporters,

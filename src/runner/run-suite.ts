@@ -14,6 +14,7 @@ import { trialFolderName, type PlannedTrial } from "./plan.js";
 import { freshTrialFolder } from "./trial-folder.js";
 import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
+import { runExternalTrial } from "./external-trial.js";
 import type { TrialEnvironment } from "./environment.js";
 import { writeOrFault } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
@@ -44,7 +45,7 @@ export interface SuiteOptions {
   browsers: BrowserProvider;
   fixtures: { siteUrl: string; client: FixtureControlClient };
   createSession: (trial: PlannedTrial) => AgentSessionLike;
-  createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
+  createGuard?: (trial: PlannedTrial, env: TrialEnvironment) => RepetitionGuard | undefined;
   /** Prices every turn and trial as it is stored (the report re-prices only with user-supplied prices). */
   prices: PriceBook;
   store: SuiteStore;
@@ -53,6 +54,8 @@ export interface SuiteOptions {
   onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   maxInvalidOutputs?: number;
+  /** A per-trial invalid-output limit (a named agent's own), over `maxInvalidOutputs`. */
+  maxInvalidOutputsOf?: (trial: PlannedTrial) => number | undefined;
   /** Attempts already made per trial (resume); the next attempt number follows. */
   previousAttempts?: Map<string, number>;
 }
@@ -155,6 +158,18 @@ async function attemptTrial(
   const { folder, movedAside } = writeOrFault(target, () => freshTrialFolder(target));
   options.store.startTrial(trial.id, { folder, attempt });
   const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
+  if (trial.command) {
+    // An external agent gets a browser of its own per trial (trial-browser.ts), not a pooled one.
+    return runExternalTrial(spec, folder, trial.command, {
+      fixtures: options.fixtures,
+      signal: options.signal,
+      ...(movedAside ? { movedAside } : {}),
+      onTurn: (turn) => {
+        options.store.recordTurn(trial.id, turn, null);
+        onStep(trial, turn);
+      },
+    });
+  }
   let lease;
   try {
     lease = await options.browsers.acquire(options.signal);
@@ -166,9 +181,9 @@ async function attemptTrial(
       browser: lease.browser,
       fixtures: options.fixtures,
       createSession: () => observedSession(options.createSession({ ...trial, id: spec.id }), observe),
-      createGuard: options.createGuard,
+      createGuard: options.createGuard && ((_spec, env) => options.createGuard!(trial, env)),
       modelSlot: (fn) => modelLimit(fn),
-      maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
+      maxInvalidOutputs: options.maxInvalidOutputsOf?.(trial) ?? options.maxInvalidOutputs ?? 3,
       // The response allowance reserved before each request is this trial's agent's max_tokens.
       responseReserve: trial.agent.maxTokens,
       signal: options.signal,

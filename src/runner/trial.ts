@@ -12,7 +12,7 @@ import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
-import { createTrialLog, writeOrFault, type TrialLog } from "./trial-log.js";
+import { completionReason, createTrialLog, startedEventData, writeOrFault, type TrialLog } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
 import type { Verdict } from "../vocabulary.js";
 
@@ -57,14 +57,14 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const started = performance.now();
   const log = createTrialLog(folder);
   const workspaceDir = join(folder, "workspace");
-  log.emit("AgentStartedEvent", {
+  log.emit("AgentStartedEvent", startedEventData({
     trial: spec.id,
     task: spec.task.id,
     agent: spec.agentLabel,
     repeat: spec.repeat,
     // Said in the log so nobody mistakes the moved folder's contents for this trial's.
     ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
-  });
+  }));
   let env: TrialEnvironment | undefined;
   let loop: LoopOutcome | undefined;
   let guard: RepetitionGuard | undefined;
@@ -121,11 +121,36 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
   if (!loop) loop = emptyLoopOutcome("environment_error", error ?? "environment failed");
+  return concludeTrial(spec, folder, { fixtures: deps.fixtures, signal: deps.signal, log, env, loop, error, started, repetition: guard?.metrics() ?? {}, blocked });
+}
 
+/** What a trial hands to `concludeTrial` once its agent (umpire's loop or an external one) has stopped. */
+export interface TrialEnding {
+  fixtures: TrialDeps["fixtures"];
+  signal: AbortSignal;
+  log: TrialLog;
+  env: TrialEnvironment | undefined;
+  loop: LoopOutcome;
+  error: string | null;
+  /** performance.now() when the trial started. */
+  started: number;
+  repetition: Record<string, number>;
+  blocked: { finish: () => void };
+}
+
+/**
+ * The part every trial shares after its agent stopped, whoever ran the loop: independent checks
+ * on the world, teardown of the context and the fixture session, verdict, claim, and the
+ * closing events. Never throws.
+ */
+export async function concludeTrial(spec: TrialSpec, folder: string, ending: TrialEnding): Promise<TrialOutcome> {
+  const { fixtures, log, env, loop, started, repetition } = ending;
+  let error = ending.error;
+  const workspaceDir = join(folder, "workspace");
   const checkStarted = performance.now();
   let checks: CheckResult[] = [];
   try {
-    const effects = await deps.fixtures.client.effects(spec.id);
+    const effects = await fixtures.client.effects(spec.id);
     const context = env?.context;
     checks = await runChecks(spec.task.checks, {
       workspaceDir,
@@ -133,11 +158,11 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       answer: loop.answer,
       page: env && context
         ? {
-            current: async () => env!.page,
-            isTaskPage: (url: string) => env!.isAllowedUrl(url),
+            current: async () => env.page,
+            isTaskPage: (url: string) => env.isAllowedUrl(url),
             open: async (path: string) => {
               const page = await context.newPage();
-              await page.goto(new URL(path, deps.fixtures.siteUrl).toString(), { waitUntil: "load" });
+              await page.goto(new URL(path, fixtures.siteUrl).toString(), { waitUntil: "load" });
               return page;
             },
           }
@@ -148,19 +173,19 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   }
   const checkMs = performance.now() - checkStarted;
   await env?.close();
-  blocked.finish();
-  await deps.fixtures.client.deleteSession(spec.id).catch(() => undefined);
+  ending.blocked.finish();
+  await fixtures.client.deleteSession(spec.id).catch(() => undefined);
 
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
   // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
-  const cancelled = loop.stopReason === "cancelled" || (deps.signal.aborted && infraError);
+  const cancelled = loop.stopReason === "cancelled" || (ending.signal.aborted && infraError);
   const verdict = verdictOf(checks, { infraError, cancelled });
   // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
   const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError, cancelled });
   const stopLine = describeStop(loop, checks, verdict);
-  const repetition = guard?.metrics() ?? {};
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
-  log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
+  // `reason` is the Agents API's enum; umpire's stop reason and verdict ride along as extra fields.
+  log.emit("AgentCompletionEvent", { reason: completionReason(loop.stopReason), stop_reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {
     loop,
     checks,
@@ -186,7 +211,7 @@ export const BLOCKED_LOG_LIMIT = 100;
  * fits its shape, with the request's details in a `blocked_request` field. A page that hammers a
  * foreign origin cannot flood the log: past BLOCKED_LOG_LIMIT only a count is kept.
  */
-function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedRequest) => void; finish: () => void } {
+export function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedRequest) => void; finish: () => void } {
   let count = 0;
   return {
     record(blocked) {

@@ -176,6 +176,30 @@ function allowCancelledVerdict(db: Database.Database): void {
   );
 }
 
+/**
+ * The stored trial is complete (issue #12 §3): the agent's final answer, and the task as it was
+ * run (title, tags, content hash), so reports never re-read task files that may have changed or
+ * moved, and `compare` can tell when a task's content differs between two runs. Rows written
+ * before this version keep NULL (unknown), never a guessed value.
+ */
+const TRIAL_ANSWER_AND_TASK = `
+ALTER TABLE trials ADD COLUMN answer     TEXT;
+ALTER TABLE trials ADD COLUMN task_title TEXT;
+ALTER TABLE trials ADD COLUMN task_tags  TEXT;
+ALTER TABLE trials ADD COLUMN task_hash  TEXT;
+`;
+
+/**
+ * The agent under test as data (issue #16): each trial records the named agent it ran (NULL for an
+ * agent made of --model/--mode flags) and a hash of the agent's resolved definition, so `compare`
+ * can tell when an agent of the same name changed between two runs. Older rows keep NULL: unknown,
+ * never "changed".
+ */
+const TRIALS_AGENT_NAME_AND_HASH = `
+ALTER TABLE trials ADD COLUMN agent_name TEXT;
+ALTER TABLE trials ADD COLUMN agent_hash TEXT;
+`;
+
 /** Every schema version, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, umpireVersion: "0.1.0", description: "runs, trials, turns, actions, checks, artifacts", sql: V1 },
@@ -183,7 +207,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // heartbeat let readers tell a live run from a dead one (self-contained: renumber freely).
   {
     version: 2,
-    umpireVersion: "0.1.0",
+    umpireVersion: "0.2.0",
     description: "run owner: pid, host and heartbeat",
     sql: `
 ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
@@ -193,12 +217,15 @@ ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
   },
   {
     version: 3,
-    umpireVersion: "0.1.0",
+    umpireVersion: "0.2.0",
     description: "verdict cancelled",
     sql: "",
     run: allowCancelledVerdict,
     rebuildsTables: true,
   },
+  { version: 4, umpireVersion: "0.2.0", description: "trials: answer, task title, tags and content hash", sql: TRIAL_ANSWER_AND_TASK },
+  // Issue 16: the named agent and its definition hash per trial (self-contained: renumber freely).
+  { version: 5, umpireVersion: "0.2.0", description: "trials: agent name and definition hash", sql: TRIALS_AGENT_NAME_AND_HASH },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -50,6 +50,8 @@ export function trialFromRow(r: Row): TrialRecord {
     taskId: String(r.task_id),
     taskFile: String(r.task_file),
     agentLabel: String(r.agent_label),
+    agentName: str(r.agent_name),
+    agentHash: str(r.agent_hash),
     model: String(r.model),
     mode: r.mode as TrialRecord["mode"],
     repeat: Number(r.repeat),
@@ -80,6 +82,10 @@ export function trialFromRow(r: Row): TrialRecord {
     startedAt: str(r.started_at),
     endedAt: str(r.ended_at),
     shard: str(r.shard),
+    answer: str(r.answer),
+    taskTitle: str(r.task_title),
+    taskTags: r.task_tags === null || r.task_tags === undefined ? null : parseJson<string[]>(r.task_tags, []),
+    taskHash: str(r.task_hash),
   };
 }
 

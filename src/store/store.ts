@@ -150,6 +150,11 @@ export class Store {
           mode: p.mode,
           repeat: p.repeat,
           shard: p.shard ?? null,
+          task_title: p.taskTitle ?? null,
+          task_tags: p.taskTags ? toJson(p.taskTags) : null,
+          task_hash: p.taskHash ?? null,
+          agent_name: p.agentName ?? null,
+          agent_hash: p.agentHash ?? null,
         });
         return id;
       }),
@@ -265,6 +270,7 @@ export class Store {
         error: result.error ?? null,
         metrics: toJson(result.metrics ?? {}),
         ended_at: result.endedAt ?? now(),
+        answer: result.answer ?? null,
       });
       this.q.deleteChecks.run({ trial_id: id, attempt });
       checks.forEach((c, idx) => {
