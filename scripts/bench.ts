@@ -6,11 +6,14 @@
  *   npm run bench                          all benchmarks (~10 min on 2 cores)
  *   npm run bench -- --quick               smaller samples (~2-3 min)
  *   npm run bench -- --only step,setup     just those
+ *   npm run bench -- --soak                only the soak (500 trials at concurrency 8, ~45 min)
  *
  * The benchmarks: per-step harness time vs a bare Playwright loop (step), trial set-up vs a bare
  * newContext + newPage + goto (setup), throughput at concurrency 1/2/4 with 500 ms model latency
  * and peak memory per concurrent trial (throughput), the repetition detector's cost per step
- * (detector, scripts/bench-repetition.ts), fixture session creation (sessions), the reference
+ * (detector, scripts/bench-repetition.ts), the capture's old path vs CDP optimizeForSpeed (capture),
+ * trials/min at 2 s model latency for concurrency 1/4/8/16 and adaptive with cores used, PSS per
+ * trial and 429s (latency), fixture session creation (sessions), the reference
  * model's time per request (model), and, when their modules exist, the 1,000-trial HTML report
  * (report) and local vs remote browsers (remote).
  */
@@ -28,7 +31,10 @@ import { BENCH_USAGE, parseBenchArgs, type BenchArgs, type BenchName } from "./b
 import { machineUsageSince, snapshotMachine } from "./bench/machine-load.js";
 import { benchSetup } from "./bench/setup-time.js";
 import { benchStepOverhead } from "./bench/step-overhead.js";
-import { detailLines, headlineTable, type BenchResults, type RemoteFigures, type SectionOutcome } from "./bench/summary.js";
+import { detailLines, headlineTable, soakLines, type BenchResults, type RemoteFigures, type SectionOutcome } from "./bench/summary.js";
+import { benchCapture } from "./bench/capture.js";
+import { benchLatencyThroughput, LATENCY_SETS, TURN_LATENCY_MS } from "./bench/latency-throughput.js";
+import { benchSoak, SOAK_SIZES } from "./bench/soak.js";
 import { benchThroughput, THROUGHPUT_SETS } from "./bench/throughput.js";
 import { startBenchWorld, type BenchWorld } from "./bench/world.js";
 
@@ -46,6 +52,9 @@ function sizes(quick: boolean) {
     attributionSamples: quick ? 8 : 20,
     anyAppSamples: quick ? 5 : 20,
     throughput: quick ? THROUGHPUT_SETS.quick : THROUGHPUT_SETS.full,
+    captureSamples: quick ? 10 : 40,
+    latency: quick ? LATENCY_SETS.quick : LATENCY_SETS.full,
+    soak: quick ? SOAK_SIZES.quick : SOAK_SIZES.full,
     reportTrials: quick ? 200 : 1000,
   };
 }
@@ -54,7 +63,7 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-async function section<T>(name: BenchName, run: () => Promise<T>): Promise<SectionOutcome<T>> {
+async function section<T>(name: BenchName | "soak", run: () => Promise<T>): Promise<SectionOutcome<T>> {
   log(`bench: ${name}...`);
   const started = performance.now();
   const machine = snapshotMachine();
@@ -71,14 +80,38 @@ async function section<T>(name: BenchName, run: () => Promise<T>): Promise<Secti
   }
 }
 
+/** `--soak`: the soak alone, its own JSON file and lines (never in the test suite). */
+async function soakMain(args: BenchArgs): Promise<number> {
+  const startedAt = new Date().toISOString();
+  const world = await startBenchWorld({ root: ROOT, slowLatencyMs: MODEL_LATENCY_MS, turnLatencyMs: TURN_LATENCY_MS });
+  let outcome;
+  try {
+    outcome = await section("soak", () => benchSoak(world, sizes(args.quick).soak, log));
+  } finally {
+    await world.close();
+  }
+  const out = resolve(ROOT, args.out);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify({ version: 1, startedAt, quick: args.quick, soak: outcome }, null, 2)}\n`);
+  process.stdout.write(`\numpire bench --soak${args.quick ? " --quick" : ""}: ${startedAt}, ${availableParallelism()} cores, load ${loadavg().map((v) => v.toFixed(2)).join(" ")}\n`);
+  if (outcome.status !== "ok") {
+    process.stdout.write(`soak failed: ${outcome.status === "error" ? outcome.error : outcome.status}\n`);
+    return 1;
+  }
+  const m = outcome.result.machine;
+  process.stdout.write(`${soakLines(outcome.result, `machine: ${m.coresBusy ?? "?"} of ${m.cores} cores busy (all processes), load ${m.loadAverage1m}`).join("\n")}\n\nwrote ${args.out}\n`);
+  return 0;
+}
+
 async function main(args: BenchArgs): Promise<number> {
+  if (args.soak) return soakMain(args);
   const size = sizes(args.quick);
   const wanted = new Set(args.only);
   const results: BenchResults = {};
   const startedAt = new Date().toISOString();
   const started = performance.now();
   let world: BenchWorld | undefined;
-  const needWorld = async () => (world ??= await startBenchWorld({ root: ROOT, slowLatencyMs: MODEL_LATENCY_MS }));
+  const needWorld = async () => (world ??= await startBenchWorld({ root: ROOT, slowLatencyMs: MODEL_LATENCY_MS, turnLatencyMs: TURN_LATENCY_MS }));
   let chromiumVersion: string | undefined;
 
   try {
@@ -88,11 +121,13 @@ async function main(args: BenchArgs): Promise<number> {
     if (wanted.has("setup")) results.setup = await section("setup", async () => benchSetup(await needWorld(), { samples: size.setupSamples }));
     if (wanted.has("step")) results.step = await section("step", async () => benchStepOverhead(await needWorld(), { repeats: size.stepRepeats, attributionSamples: size.attributionSamples }));
     if (wanted.has("anyapp")) results.anyApp = await section("anyapp", async () => benchAnyAppStep(await needWorld(), ROOT, size.anyAppSamples));
+    if (wanted.has("capture")) results.capture = await section("capture", async () => benchCapture(await needWorld(), { samples: size.captureSamples }));
     if (wanted.has("throughput")) {
       results.throughput = await section("throughput", async () =>
         benchThroughput(await needWorld(), { ...size.throughput, latencyMs: MODEL_LATENCY_MS, concurrencies: [1, 2, 4] }),
       );
     }
+    if (wanted.has("latency")) results.latency = await section("latency", async () => benchLatencyThroughput(await needWorld(), size.latency));
     chromiumVersion = world?.browser.version();
     // The report and remote benchmarks start their own runtimes: let ours go first.
     await world?.close();
@@ -117,7 +152,7 @@ async function main(args: BenchArgs): Promise<number> {
     quick: args.quick,
     only: args.only,
     machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "unknown", memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, chromium: chromiumVersion ?? null, loadAverageAtEnd: loadavg().map((v) => Math.round(v * 100) / 100) },
-    aims: { stepRatio: 1.25, setupRatio: 1.2, speedup1to4: 1.7, detectorMs: 15 },
+    aims: { stepRatio: 0.8, setupRatio: 1.2, speedup1to4: 1.7, detectorMs: 15, speedup1to16At2s: 10, adaptiveVsBestFixed: 0.9, captureRatio: 1 },
     results,
   };
   writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);

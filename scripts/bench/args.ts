@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 
 /** Every benchmark, in the order they run. */
-export const BENCH_NAMES = ["sessions", "model", "detector", "setup", "step", "anyapp", "throughput", "report", "remote"] as const;
+export const BENCH_NAMES = ["sessions", "model", "detector", "setup", "step", "anyapp", "capture", "throughput", "latency", "report", "remote"] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
@@ -18,7 +18,9 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   setup: "trial set-up (TrialEnvironment.open) vs a bare newContext + newPage + goto",
   step: "the harness's time per step vs a bare Playwright loop replaying the same actions",
   anyapp: "per-step harness time on the example app (TodoMVC, marks resolved each step) vs the bare loop on it, beside the fixture's",
+  capture: "the observation's capture: page.screenshot (old path) vs CDP Page.captureScreenshot with optimizeForSpeed",
   throughput: "trials per minute at concurrency 1, 2, 4 with 500 ms model latency, and peak memory per trial",
+  latency: "suite wall time, trials/min, cores used, PSS per trial and 429s at 2 s model latency: concurrency 1, 4, 8, 16, adaptive",
   report: "HTML report generation for 1,000 trials (scripts/bench/report.ts)",
   remote: "suite wall time through one local browser vs two browser servers (scripts/bench-scale.ts, when present)",
 };
@@ -31,13 +33,18 @@ export interface BenchArgs {
   /** Where the JSON results go. */
   out: string;
   help: boolean;
+  /** Run only the soak (500 trials at concurrency 8; with --quick, 24), never part of the default set. */
+  soak: boolean;
 }
 
 export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--only name,...] [--out FILE]
+       npm run bench -- --soak [--quick] [--out FILE]
 
-  --quick          fewer samples (a smoke run of about 2 minutes)
+  --quick          fewer samples (a smoke run of a few minutes)
+  --soak           only the soak: 500 trials at concurrency 8 on the 2 s latency profile, PSS and open
+                   handles sampled, slope after warm-up reported (~45 min; --quick: 24 trials)
   --only a,b       run only these benchmarks: ${BENCH_NAMES.join(", ")}
-  --out FILE       where to write the JSON results (default results/bench.json)
+  --out FILE       where to write the JSON results (default results/bench.json; the soak: results/bench-soak.json)
 
 Benchmarks:
 ${BENCH_NAMES.map((n) => `  ${n.padEnd(11)} ${BENCH_DESCRIPTIONS[n]}`).join("\n")}
@@ -50,8 +57,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     options: {
       quick: { type: "boolean", default: false },
       only: { type: "string", multiple: true },
-      out: { type: "string", default: "results/bench.json" },
+      out: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
+      soak: { type: "boolean", default: false },
     },
     allowPositionals: true,
     strict: true,
@@ -63,7 +71,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     throw new Error(`--only: unknown benchmark ${unknown.map((n) => `"${n}"`).join(", ")}; choose from ${BENCH_NAMES.join(", ")}`);
   }
   if (values.only !== undefined && requested.length === 0) throw new Error(`--only needs at least one name: ${BENCH_NAMES.join(", ")}`);
+  if (values.soak && requested.length > 0) throw new Error("--soak runs the soak alone; drop --only (or drop --soak to run those benchmarks)");
   // Keep the canonical order whatever order they were given in.
   const only = requested.length > 0 ? BENCH_NAMES.filter((n) => requested.includes(n)) : [...BENCH_NAMES];
-  return { quick: values.quick ?? false, only, onlyGiven: requested.length > 0, out: values.out ?? "results/bench.json", help: values.help ?? false };
+  return { quick: values.quick ?? false, only, onlyGiven: requested.length > 0, out: values.out ?? (values.soak ? "results/bench-soak.json" : "results/bench.json"), help: values.help ?? false, soak: values.soak ?? false };
 }

@@ -11,6 +11,9 @@ import type { MachineUsage } from "./machine-load.js";
 import type { SetupBench } from "./setup-time.js";
 import type { StepBench } from "./step-overhead.js";
 import type { ThroughputBench } from "./throughput.js";
+import type { CaptureBench } from "./capture.js";
+import type { LatencyBench } from "./latency-throughput.js";
+import type { SoakBench } from "./soak.js";
 
 export type SectionOutcome<T> =
   | { status: "ok"; ms: number; machine: MachineUsage; result: T }
@@ -34,7 +37,9 @@ export interface BenchResults {
   step?: SectionOutcome<StepBench>;
   /** Per-step harness time on the example app (TodoMVC) and on the fixture, each against the bare loop. */
   anyApp?: SectionOutcome<AnyAppStepBench>;
+  capture?: SectionOutcome<CaptureBench>;
   throughput?: SectionOutcome<ThroughputBench>;
+  latency?: SectionOutcome<LatencyBench>;
   report?: SectionOutcome<{ trials: number; ms: number; detail: unknown }>;
   remote?: SectionOutcome<RemoteFigures>;
 }
@@ -62,6 +67,8 @@ const LABELS: Record<BenchName, string> = {
   detector: "Repetition detector, per step 1280x800",
   report: "HTML report generation",
   remote: "Suite: local browser vs 2 browser servers",
+  capture: "Capture per step: CDP fast vs page.screenshot",
+  latency: "Throughput, 2 s model latency",
 };
 
 /** The headline table. */
@@ -75,7 +82,7 @@ export function headlineTable(results: BenchResults): string {
   const rows: (Row | undefined)[] = [
     rowFor("step", results.step, (o) => {
       const r = o.result as StepBench;
-      return [LABELS.step, `${fmt(r.umpirePerStepMs)} ms/step`, `${fmt(r.barePerStepMs)} ms/step, bare loop`, `${fmt(r.ratio, 2)}x`, "<= 1.25x", met(r.ratio <= 1.25), `${r.repeats} trials x ${r.stepsPerTrial} steps`];
+      return [LABELS.step, `${fmt(r.umpirePerStepMs)} ms/step`, `${fmt(r.barePerStepMs)} ms/step, bare loop`, `${fmt(r.ratio, 2)}x`, "<= 0.8x", met(r.ratio <= 0.8), `${r.repeats} trials x ${r.stepsPerTrial} steps`];
     }),
     rowFor("anyapp", results.anyApp, (o) => {
       const r = o.result as AnyAppStepBench;
@@ -98,6 +105,27 @@ export function headlineTable(results: BenchResults): string {
       const per = r.runs.map((x) => `c${x.concurrency}: ${fmt(x.memory?.perTrialRssMb)}`).join(", ");
       const pss = r.runs.map((x) => fmt(x.memory?.perTrialPssMb)).join("/");
       return ["Peak memory per concurrent trial", `${per} MB RSS`, `PSS ${pss} MB`, "", "", "", "sampled every 200 ms"];
+    }),
+    rowFor("capture", results.capture, (o) => {
+      const r = o.result as CaptureBench;
+      return [LABELS.capture, `${fmt(r.cdpFastMs, 1)} ms (${fmt(r.pngKiB.cdpFast)} KiB)`, `${fmt(r.pageScreenshotMs, 1)} ms, page.screenshot (${fmt(r.pngKiB.pageScreenshot)} KiB)`, `${fmt(r.ratio, 2)}x`, "< 1x", met(r.ratio < 1), `n=${r.samples} each, alternating`];
+    }),
+    rowFor("latency", results.latency, (o) => {
+      const r = o.result as LatencyBench;
+      const perMin = r.runs.map((x) => `${x.concurrency === "adaptive" ? "adaptive" : `c${x.concurrency}`}: ${fmt(x.trialsPerMinute, 1)}`).join(", ");
+      const trials = r.runs[0]?.trials ?? 0;
+      return [LABELS.latency, `${perMin} trials/min`, "concurrency 1", `${fmt(r.speedup1to16, 2)}x (1->16)`, ">= 10x", Number.isNaN(r.speedup1to16) ? "" : met(r.speedup1to16 >= 10), `${trials} trials per level`];
+    }),
+    rowFor("latency", results.latency, (o) => {
+      const r = o.result as LatencyBench;
+      return ["... adaptive vs best fixed", `${fmt(r.runs.find((x) => x.concurrency === "adaptive")?.trialsPerMinute, 1)} trials/min`, r.bestFixed ? `${fmt(r.bestFixed.trialsPerMinute, 1)}, concurrency ${r.bestFixed.concurrency}` : "", `${fmt(r.adaptiveVsBest, 2)}x`, ">= 0.9x", met(r.adaptiveVsBest >= 0.9), "same run"];
+    }),
+    rowFor("latency", results.latency, (o) => {
+      const r = o.result as LatencyBench;
+      const cores = r.runs.map((x) => fmt(x.coresBusy, 2)).join("/");
+      const pss = r.runs.map((x) => fmt(x.memory?.perTrialPssMb)).join("/");
+      const limited = r.runs.map((x) => x.rateLimited).join("/");
+      return ["... cores used, PSS/trial, 429s", `cores ${cores}; PSS ${pss} MB`, `429s ${limited}`, "", "", "", r.runs.map((x) => String(x.concurrency)).join("/")];
     }),
     rowFor("detector", results.detector, (o) => {
       const r = o.result as RepetitionBench;
@@ -171,6 +199,19 @@ export function detailLines(results: BenchResults): string[] {
       );
     }
   }
+  if (results.capture?.status === "ok") {
+    const r = results.capture.result;
+    lines.push(`capture (${r.page} at ${r.viewport.width}x${r.viewport.height} x${r.viewport.deviceScaleFactor}, ${machine(results.capture.machine)}): CDP optimizeForSpeed ${fmt(r.cdpFastMs, 1)} ms vs page.screenshot ${fmt(r.pageScreenshotMs, 1)} ms (median of ${r.samples} each, alternating): ${fmt(r.ratio, 2)}x; PNG ${fmt(r.pngKiB.cdpFast)} vs ${fmt(r.pngKiB.pageScreenshot)} KiB`);
+  }
+  if (results.latency?.status === "ok") {
+    const r = results.latency.result;
+    lines.push(`latency (${r.model}, ${r.latencyMs} ms a turn +/- jitter, mode ${r.mode}, tasks ${r.tasks.join(", ")} x${r.repeat}; ${r.cores} cores, ${machine(results.latency.machine)}):`);
+    for (const x of r.runs) {
+      lines.push(
+        `  ${x.concurrency === "adaptive" ? "adaptive" : `c${x.concurrency}`}: ${fmt(x.wallMs / 1000, 1)} s, ${fmt(x.trialsPerMinute, 1)} trials/min, ${x.passed}/${x.trials} passed, ${fmt(x.effectiveParallelism, 2)} trials at once; cores used ${fmt(x.coresBusy, 2)}; PSS per trial ${fmt(x.memory?.perTrialPssMb)} MB; 429s ${x.rateLimited}; ${machine(x.machine)}${x.adaptive ? `; ${x.adaptive.map((a) => a.used).join("; ")}` : ""}`,
+      );
+    }
+  }
   if (results.detector?.status === "ok") {
     const r = results.detector.result;
     const p = r.perStep;
@@ -183,4 +224,12 @@ export function detailLines(results: BenchResults): string[] {
     lines.push(`remote: local ${r.local?.passed ?? "?"}/${r.local?.trials ?? "?"} passed, two servers ${r.twoServers?.passed ?? "?"}/${r.twoServers?.trials ?? "?"} passed`);
   }
   return lines;
+}
+
+/** The soak's output: per series, the level after warm-up and the slope per 100 trials. */
+export function soakLines(r: SoakBench, machineLine: string): string[] {
+  return [
+    `soak (${r.model}, ${r.trials} trials at concurrency ${r.concurrency}, ${r.passed} passed, ${fmt(r.wallMs / 1000)} s; warm-up ${r.warmupTrials} trials; ${machineLine}):`,
+    ...Object.entries(r.slopes).map(([key, v]) => `  ${key.padEnd(17)} level ${fmt(v.level, 1)}, slope ${fmt(v.per100Trials, 2)} per 100 trials (${fmt(v.relativePer100 * 100, 2)}% of the level)`),
+  ];
 }

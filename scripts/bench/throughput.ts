@@ -11,9 +11,15 @@ import { machineUsageSince, snapshotMachine, type MachineUsage } from "./machine
 import { readTreeCpu, readTreeMemory, sampleTree, supported } from "./process-tree.js";
 import { median, ratio, round } from "./stats.js";
 import type { BenchWorld } from "./world.js";
+import { describeConcurrency } from "../../src/runner/concurrency-gate.js";
 
 export interface ConcurrencyResult {
-  concurrency: number;
+  /** Trials allowed in flight: pinned, or "adaptive" (the run's gate decided; see `adaptive`). */
+  concurrency: number | "adaptive";
+  /** Adaptive runs: per endpoint, the concurrency used and why it stopped rising. */
+  adaptive?: { endpoint: string; used: string }[];
+  /** 429 answers the reference model's rate limit gave during the run (0 without a limit). */
+  rateLimited: number;
   trials: number;
   passed: number;
   wallMs: number;
@@ -70,9 +76,15 @@ async function idleMemory(ms: number): Promise<{ rss: number; pss: number }> {
   return { rss: median(rss), pss: median(pss) };
 }
 
-export async function benchThroughput(world: BenchWorld, options: { tasks: string[]; repeat: number; latencyMs: number; concurrencies: number[] }): Promise<ThroughputBench> {
+/** The adaptive ceiling the benchmark gives the gate (as --max-concurrency would). */
+export const BENCH_ADAPTIVE_MAX = 16;
+
+export async function benchThroughput(
+  world: BenchWorld,
+  options: { tasks: string[]; repeat: number; latencyMs: number; concurrencies: (number | "adaptive")[]; model?: string },
+): Promise<ThroughputBench> {
   const tasks: Task[] = options.tasks.map((id) => world.task(id));
-  const model = "reference:slow";
+  const model = options.model ?? "reference:slow";
   const mode = "both";
   const runs: ConcurrencyResult[] = [];
   for (const concurrency of options.concurrencies) {
@@ -82,7 +94,14 @@ export async function benchThroughput(world: BenchWorld, options: { tasks: strin
     const sampler = supported() ? sampleTree(200) : null;
     const cpuBefore = supported() ? readTreeCpu() : null;
     const machineBefore = snapshotMachine();
-    const run = await world.run({ tasks, model, mode, concurrency, repeat: options.repeat });
+    const limitedBefore = world.runtime.model.rateLimited();
+    // Adaptive: the embedded endpoint starts where a pinned run would (the cores) and rises from there.
+    const run = await world.run(
+      concurrency === "adaptive"
+        ? { tasks, model, mode, concurrency: availableParallelism(), adaptiveMax: BENCH_ADAPTIVE_MAX, repeat: options.repeat }
+        : { tasks, model, mode, concurrency, repeat: options.repeat },
+    );
+    const rateLimited = world.runtime.model.rateLimited() - limitedBefore;
     const machine = machineUsageSince(machineBefore);
     const cpuAfter = supported() ? readTreeCpu() : null;
     const cpu = cpuBefore && cpuAfter ? { node: cpuAfter.nodeSeconds - cpuBefore.nodeSeconds, browser: cpuAfter.browserSeconds - cpuBefore.browserSeconds } : { node: Number.NaN, browser: Number.NaN };
@@ -90,8 +109,11 @@ export async function benchThroughput(world: BenchWorld, options: { tasks: strin
     const peak = sampler?.stop();
     const ends = run.result.ends;
     const trialWall = ends.map((e) => e.wallMs);
+    const inFlight = concurrency === "adaptive" ? Math.max(1, ...(run.result.concurrency ?? []).map((e) => e.peak)) : concurrency;
     runs.push({
       concurrency,
+      ...(concurrency === "adaptive" ? { adaptive: (run.result.concurrency ?? []).map((e) => ({ endpoint: e.endpoint, used: describeConcurrency([e]).join("; ") })) } : {}),
+      rateLimited,
       trials: ends.length,
       passed: ends.filter((e) => e.verdict === "passed").length,
       wallMs: round(run.wallMs),
@@ -113,8 +135,8 @@ export async function benchThroughput(world: BenchWorld, options: { tasks: strin
               peakRssMb: round(peak.peakRssMb),
               idlePssMb: round(idle.pss),
               peakPssMb: round(peak.peakPssMb),
-              perTrialRssMb: round((peak.peakRssMb - idle.rss) / concurrency),
-              perTrialPssMb: round((peak.peakPssMb - idle.pss) / concurrency),
+              perTrialRssMb: round((peak.peakRssMb - idle.rss) / inFlight),
+              perTrialPssMb: round((peak.peakPssMb - idle.pss) / inFlight),
               maxProcesses: peak.maxProcesses,
             }
           : null,

@@ -34,6 +34,8 @@ export interface BenchRunOptions {
   concurrency: number;
   wrapSession?: (session: AgentSessionLike, trial: PlannedTrial) => AgentSessionLike;
   reporters?: Reporter[];
+  /** Adaptive concurrency (as when --concurrency is not given), at most this many trials; `concurrency` is where it starts. */
+  adaptiveMax?: number;
 }
 
 export interface BenchRun {
@@ -57,12 +59,12 @@ export interface BenchWorld {
 
 let runCounter = 0;
 
-export async function startBenchWorld(options: { root: string; slowLatencyMs: number }): Promise<BenchWorld> {
+export async function startBenchWorld(options: { root: string; slowLatencyMs: number; turnLatencyMs?: number }): Promise<BenchWorld> {
   const tasks = loadTasksOrThrow([], { cwd: options.root });
   const dir = mkdtempSync(join(tmpdir(), "umpire-bench-"));
   const browser = await launchChromium();
   const fixtures = await startFixtureSite({ port: 0, controlPort: 0 });
-  const model = await startReferenceModel({ port: 0, fixtures: fixtures.client, tasks, strict: true, latencyMs: options.slowLatencyMs });
+  const model = await startReferenceModel({ port: 0, fixtures: fixtures.client, tasks, strict: true, latencyMs: options.slowLatencyMs, ...(options.turnLatencyMs !== undefined ? { turnLatencyMs: options.turnLatencyMs } : {}) });
   // The provider hands out the one browser launched above (so its processes are this process's children).
   const browsers = createLocalBrowserProvider(async () => browser);
   const board = new LayoutBoard();
@@ -109,7 +111,8 @@ export async function startBenchWorld(options: { root: string; slowLatencyMs: nu
         env: {},
         prices: createPriceBook(),
         concurrency: run.concurrency,
-        modelConcurrency: run.concurrency,
+        ...(run.adaptiveMax ? { adaptiveMax: run.adaptiveMax } : {}),
+        modelConcurrency: run.adaptiveMax ?? run.concurrency,
         repetition: { window: 3, recoveryLimit: 1 },
         reporters: run.reporters ?? [],
         signal: new AbortController().signal,

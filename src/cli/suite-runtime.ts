@@ -5,7 +5,7 @@
  */
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
-import { createAgentSession, readApiKey, redactConfig, type AgentConfig } from "../agent/index.js";
+import { createAgentSession, readApiKey, redactConfig, REFERENCE_MODEL_ID, type AgentConfig } from "../agent/index.js";
 import { ConcurrencyGate } from "../runner/concurrency-gate.js";
 import { createMachineSampler } from "../runner/machine-load.js";
 import { startFixtureSite, type FixtureSite } from "../../fixtures-site/index.js";
@@ -181,7 +181,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
         trialId: trial.id,
         ...(config.endpoint.kind === "embedded" ? { baseUrl: runtime.model!.baseUrl } : {}),
       });
-      const bridged = bridgeAgentSession(session);
+      const bridged = bridgeAgentSession(session, { readsPageLayout: readsFixtureLayout(config.model) });
       return options.wrapSession ? options.wrapSession(bridged, trial) : bridged;
     },
     // A named agent's loop knobs win over the run's options for its own trials.
@@ -203,6 +203,15 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     retries: options.retries,
     maxFailures: options.maxFailures,
   });
+}
+
+/**
+ * Whether a model grounds its actions on the fixture page's layout report: only the reference
+ * model does (`reference`, `reference:<profile>`, embedded or served by `umpire serve-model`).
+ * For every other model the runner skips waiting for that report before each capture.
+ */
+export function readsFixtureLayout(model: string): boolean {
+  return model === REFERENCE_MODEL_ID || model.startsWith(`${REFERENCE_MODEL_ID}:`);
 }
 
 /** The gate's key for the embedded reference model. */

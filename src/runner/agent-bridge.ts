@@ -6,8 +6,9 @@
 import type { AgentSession } from "../agent/index.js";
 import type { AgentSessionLike } from "./loop.js";
 
-export function bridgeAgentSession(session: AgentSession): AgentSessionLike {
+export function bridgeAgentSession(session: AgentSession, options: { readsPageLayout?: boolean } = {}): AgentSessionLike {
   return {
+    ...(options.readsPageLayout !== undefined ? { readsPageLayout: options.readsPageLayout } : {}),
     async nextTurn(observation, signal) {
       const turn = await session.nextTurn(
         {

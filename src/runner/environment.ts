@@ -54,6 +54,13 @@ export interface TrialEnvironmentOptions {
   navigationTimeoutMs?: number;
   /** Told of every request the guard refused, as it happens (the trial log keeps them as evidence). */
   onBlockedRequest?: (blocked: BlockedRequest) => void;
+  /**
+   * Whether each observation first waits for the page's layout report (`__umpireLayoutFlush`).
+   * Only a model that grounds on that report (the reference model) needs it to match the
+   * screenshot; for any other model it is a page round trip plus a routed POST per step that
+   * changes no pixel of what the model is sent. Default true (the safe side).
+   */
+  layoutFlush?: boolean;
 }
 
 /** A request the agent's page tried that never left the browser. */
@@ -196,11 +203,11 @@ export class TrialEnvironment {
     return this.inflight === 0;
   }
 
-  /** Takes the observation: layout flushed, exact screenshot bytes, and the text the task asks for. */
+  /** Takes the observation: layout flushed (when a mark source needs it), exact screenshot bytes, and the text the task asks for. */
   async observe(): Promise<Observation> {
     const started = performance.now();
     const capturedAt = new Date().toISOString();
-    await this.flushLayout();
+    if (this.options.layoutFlush !== false) await this.flushLayout();
     await this.publishMarks();
     const png = await this.screenshot();
     const { width, height } = pngSize(png);

@@ -36,6 +36,11 @@ export interface AgentSessionLike {
   addUserText(text: string): void;
   /** Input tokens the next request would take, estimated before sending (optional). */
   estimateInputTokens?(observation: Observation): number;
+  /**
+   * False when the model behind this session never reads the page's layout report, so the
+   * observation need not wait for it (environment.ts `layoutFlush`). Unset means it might.
+   */
+  readsPageLayout?: boolean;
 }
 
 export type GuardDecision =

@@ -28,18 +28,27 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
   const paths = new Map<string, string>();
   const viewport = { width: task.viewport.width, height: task.viewport.height };
 
-  /** What lies under a click, looked at where the executor will click (the same point mapping, against the frame the model saw). */
-  const pointInfo = async (action: ProposedAction, observation: Observation): Promise<PointInfo> => {
-    if ((action.tool !== "click" && action.tool !== "double_click") || typeof action.args.x !== "number" || typeof action.args.y !== "number") {
-      return { effect: null, covered: null };
-    }
-    const { x, y } = pointToCss(action.args.x, action.args.y, observation, task.viewport.deviceScaleFactor);
-    return env.page
-      .evaluate(
-        ([px, py]) => {
+  const isClick = (action: ProposedAction): boolean =>
+    (action.tool === "click" || action.tool === "double_click") && typeof action.args.x === "number" && typeof action.args.y === "number";
+
+  /**
+   * What lies under every click of the turn, looked at where the executor will click (the same
+   * point mapping, against the frame the model saw), in ONE page evaluation for the whole turn:
+   * a page round trip costs far more than the DOM work, and the executor does not read it again.
+   */
+  const pointInfos = async (actions: ProposedAction[], observation: Observation): Promise<PointInfo[]> => {
+    const none: PointInfo = { effect: null, covered: null };
+    const points = actions.filter(isClick).map((a) => {
+      const { x, y } = pointToCss(a.args.x as number, a.args.y as number, observation, task.viewport.deviceScaleFactor);
+      return [x, y] as [number, number];
+    });
+    if (points.length === 0) return actions.map(() => none);
+    const read = await env.page
+      .evaluate((pts) => {
+        const interactive = "button, a, input, textarea, select, [role=button]";
+        return pts.map(([px, py]) => {
           const top = document.elementFromPoint(px, py);
           const effect = top?.closest("[data-effect]")?.getAttribute("data-effect") ?? null;
-          const interactive = "button, a, input, textarea, select, [role=button]";
           if (!top || top.closest(interactive)) return { effect, covered: null };
           // A control whose box holds the point but which the hit test does not reach is covered.
           // Hit testing skips inert content under a modal, so look at boxes, not the hit-test stack.
@@ -60,10 +69,11 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
               }
             : null;
           return { effect, covered };
-        },
-        [x, y] as const,
-      )
-      .catch(() => ({ effect: null, covered: null }));
+        });
+      }, points)
+      .catch(() => points.map(() => none));
+    let next = 0;
+    return actions.map((a) => (isClick(a) ? (read[next++] ?? none) : none));
   };
 
   return {
@@ -74,7 +84,7 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
         { volatile: observation.volatile, taskBoxes, selectorBoxes },
         { image: { width: observation.width, height: observation.height }, viewport, devicePixelRatio: task.viewport.deviceScaleFactor },
       );
-      const infos = await Promise.all(actions.map((a) => pointInfo(a, observation)));
+      const infos = await pointInfos(actions, observation);
       const covered = infos.find((i) => i.covered)?.covered;
       const decision = detector.observe({
         capture: observation,

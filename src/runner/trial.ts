@@ -76,6 +76,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   let error: string | null = null;
   const blocked = blockedRequestLog(log);
   try {
+    // The session first: whether it reads the page's layout report decides whether observations wait for it.
+    const session = deps.createSession(spec);
     env = await TrialEnvironment.open({
       browser: deps.browser,
       task: spec.task,
@@ -85,6 +87,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       fixtureSiteUrl: deps.fixtureSiteUrl,
       board: deps.board,
       onBlockedRequest: blocked.record,
+      layoutFlush: session.readsPageLayout !== false,
     });
     const opened = env;
     // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
@@ -104,7 +107,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
         lastFrame = { width: observation.width, height: observation.height };
         return observation;
       },
-      session: deps.createSession(spec),
+      session,
       executor,
       log,
       userSignal: deps.signal,

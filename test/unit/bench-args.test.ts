@@ -3,7 +3,7 @@ import { BENCH_NAMES, parseBenchArgs } from "../../scripts/bench/args.js";
 
 describe("parseBenchArgs", () => {
   it("runs every benchmark in full mode by default, writing results/bench.json", () => {
-    expect(parseBenchArgs([])).toEqual({ quick: false, only: [...BENCH_NAMES], onlyGiven: false, out: "results/bench.json", help: false });
+    expect(parseBenchArgs([])).toEqual({ quick: false, only: [...BENCH_NAMES], onlyGiven: false, out: "results/bench.json", help: false, soak: false });
   });
 
   it("reads --quick and --out", () => {
@@ -20,6 +20,21 @@ describe("parseBenchArgs", () => {
 
   it("refuses an unknown benchmark, naming it and the valid ones", () => {
     expect(() => parseBenchArgs(["--only", "step,speed"])).toThrow(/unknown benchmark "speed"; choose from sessions, model, detector/);
+  });
+
+  it("knows the capture and latency benchmarks, in their place", () => {
+    expect(BENCH_NAMES).toContain("capture");
+    expect(BENCH_NAMES).toContain("latency");
+    expect(parseBenchArgs(["--only", "latency,capture,step"]).only).toEqual(["step", "capture", "latency"]);
+  });
+
+  it("--soak runs the soak alone, writing its own file unless --out says otherwise", () => {
+    const soak = parseBenchArgs(["--soak"]);
+    expect(soak.soak).toBe(true);
+    expect(soak.out).toBe("results/bench-soak.json");
+    expect(parseBenchArgs(["--soak", "--quick", "--out", "s.json"])).toMatchObject({ soak: true, quick: true, out: "s.json" });
+    expect(() => parseBenchArgs(["--soak", "--only", "step"])).toThrow(/--soak runs the soak alone; drop --only/);
+    expect(() => parseBenchArgs(["--soak=yes"])).toThrow();
   });
 
   it("refuses an empty --only and stray arguments", () => {
