@@ -11,6 +11,7 @@
 import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { UmpireError, storageError } from "../errors.js";
+import { historyRows, type HistoryFilter, type HistoryTrialRow } from "./history-query.js";
 import { newRunId, trialIdFor } from "./ids.js";
 import { schemaVersionOf } from "./migrations.js";
 import type {
@@ -382,6 +383,14 @@ export class Store {
       meanWallMs: Number(r.mean_wall_ms),
       trials: Number(r.n),
     }));
+  }
+
+  /**
+   * Finished trials of the last N runs of each (task, agent), oldest run first, for
+   * `umpire history` and the report's history page (src/store/history-query.ts).
+   */
+  history(filter: HistoryFilter = {}): HistoryTrialRow[] {
+    return historyRows(this.db, filter);
   }
 
   close(): void {
