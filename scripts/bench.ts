@@ -19,11 +19,12 @@ import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { measureSessionCreation } from "../fixtures-site/index.js";
-import { measureReferenceModel } from "../src/sim/bench.js";
+import { measureReferenceModel } from "./bench/reference-model.js";
+import { runReportBench } from "./bench/report.js";
+import { benchRemoteBrowsers } from "./bench-scale.js";
 import { benchRepetition } from "./bench-repetition.js";
 import { BENCH_USAGE, parseBenchArgs, type BenchArgs, type BenchName } from "./bench/args.js";
 import { machineUsageSince, snapshotMachine } from "./bench/machine-load.js";
-import { loadOptionalFunction } from "./bench/optional.js";
 import { benchSetup } from "./bench/setup-time.js";
 import { benchStepOverhead } from "./bench/step-overhead.js";
 import { detailLines, headlineTable, type BenchResults, type RemoteFigures, type SectionOutcome } from "./bench/summary.js";
@@ -90,14 +91,14 @@ async function main(args: BenchArgs): Promise<number> {
       );
     }
     chromiumVersion = world?.browser.version();
-    // The optional benchmarks start their own runtimes: let ours go first.
+    // The report and remote benchmarks start their own runtimes: let ours go first.
     await world?.close();
     world = undefined;
 
-    if (wanted.has("report")) results.report = await optionalReport(size.reportTrials);
+    if (wanted.has("report")) results.report = await reportSection(size.reportTrials);
     if (wanted.has("remote")) {
       // It runs 2 x 8 trials with its own runtimes and has no smaller size: only on request in quick mode.
-      results.remote = args.quick && !args.onlyGiven ? { status: "skipped", reason: "not in --quick (ask for it: --only remote)" } : await optionalRemote();
+      results.remote = args.quick && !args.onlyGiven ? { status: "skipped", reason: "not in --quick (ask for it: --only remote)" } : await section("remote", () => benchRemoteBrowsers({ concurrency: 4 }));
     }
   } finally {
     await world?.close();
@@ -123,28 +124,11 @@ async function main(args: BenchArgs): Promise<number> {
   return Object.values(results).some((r) => r.status === "error") ? 1 : 0;
 }
 
-async function optionalReport(trials: number): Promise<SectionOutcome<{ trials: number; ms: number; detail: unknown }>> {
-  const file = "src/report/html/bench.ts";
-  const detailed = await loadOptionalFunction<(n: number) => Promise<{ ms: number }>>(ROOT, file, "runReportBench");
-  if (detailed.available) return section("report", async () => {
-    const detail = await detailed.value(trials);
+async function reportSection(trials: number): Promise<SectionOutcome<{ trials: number; ms: number; detail: unknown }>> {
+  return section("report", async () => {
+    const detail = await runReportBench(trials);
     return { trials, ms: detail.ms, detail };
   });
-  const simple = await loadOptionalFunction<(n: number) => Promise<number>>(ROOT, file, "generateReportBench");
-  if (!simple.available) {
-    log(`bench: report not available: ${simple.reason}`);
-    return { status: "not available", reason: simple.reason };
-  }
-  return section("report", async () => ({ trials, ms: await simple.value(trials), detail: null }));
-}
-
-async function optionalRemote(): Promise<SectionOutcome<RemoteFigures>> {
-  const found = await loadOptionalFunction<(options: { concurrency?: number }) => Promise<RemoteFigures>>(ROOT, "scripts/bench-scale.ts", "benchRemoteBrowsers");
-  if (!found.available) {
-    log(`bench: remote not available: ${found.reason}`);
-    return { status: "not available", reason: found.reason };
-  }
-  return section("remote", () => found.value({ concurrency: 4 }));
 }
 
 let parsed: BenchArgs;

@@ -18,7 +18,7 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   setup: "trial set-up (TrialEnvironment.open) vs a bare newContext + newPage + goto",
   step: "the harness's time per step vs a bare Playwright loop replaying the same actions",
   throughput: "trials per minute at concurrency 1, 2, 4 with 500 ms model latency, and peak memory per trial",
-  report: "HTML report generation for 1,000 trials (src/report/html/bench.ts, when present)",
+  report: "HTML report generation for 1,000 trials (scripts/bench/report.ts)",
   remote: "suite wall time through one local browser vs two browser servers (scripts/bench-scale.ts, when present)",
 };
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TrialEnvironment, type Observation } from "../../src/runner/environment.js";
 import { Executor } from "../../src/runner/executor.js";
-import type { TurnRecord } from "../../src/runner/loop.js";
+import type { PlayedTurn } from "../../src/runner/loop.js";
 import { createRepetitionGuard } from "../../src/runner/repetition-guard.js";
 import { createStoreSink } from "../../src/runner/store-sink.js";
 import { createTrialLog } from "../../src/runner/trial-log.js";
@@ -162,7 +162,7 @@ function trialSink(world: BenchWorld, runDir: string): { record(idx: number): vo
   const usage = { inputTokens: 2500, outputTokens: 120, reasoningTokens: 0, cachedTokens: 0 };
   return {
     record(idx) {
-      const turn: TurnRecord = {
+      const turn: PlayedTurn = {
         idx,
         startedAt: new Date().toISOString(),
         outcome: "actions",

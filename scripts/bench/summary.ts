@@ -3,7 +3,7 @@
  * followed by the details that say where the time goes.
  */
 import Table from "cli-table3";
-import type { ReferenceModelTiming } from "../../src/sim/bench.js";
+import type { ReferenceModelTiming } from "./reference-model.js";
 import type { RepetitionBench } from "../bench-repetition.js";
 import type { BenchName } from "./args.js";
 import type { MachineUsage } from "./machine-load.js";

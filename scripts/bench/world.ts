@@ -12,7 +12,7 @@ import type { Browser } from "playwright";
 import { resolveAgentConfigs, type AgentConfig } from "../../src/agent/index.js";
 import { launchChromium } from "../../src/browser/chromium.js";
 import { executeTrials, type Runtime } from "../../src/cli/suite-runtime.js";
-import { createPriceBook } from "../../src/report/prices.js";
+import { createPriceBook } from "../../src/pricing.js";
 import { createLocalBrowserProvider } from "../../src/runner/browser-pool.js";
 import type { AgentSessionLike } from "../../src/runner/loop.js";
 import { planTrials, type PlannedTrial } from "../../src/runner/plan.js";
@@ -90,7 +90,7 @@ export async function startBenchWorld(options: { root: string; slowLatencyMs: nu
     async run(run) {
       const agents: AgentConfig[] = resolveAgentConfigs({ model: run.model, mode: run.mode, env: {} });
       const runId = `bench-${process.pid}-${++runCounter}`;
-      const trials = planTrials(runId, run.tasks, agents.map((a) => ({ label: a.label, model: a.model, mode: a.mode })), run.repeat ?? 1);
+      const trials = planTrials(runId, run.tasks, agents, run.repeat ?? 1);
       store.createRun({ id: runId, umpireVersion: "bench", folder: join(dir, runId) });
       store.addTrials(runId, trials.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat })));
       const started = performance.now();
@@ -100,7 +100,6 @@ export async function startBenchWorld(options: { root: string; slowLatencyMs: nu
         runId,
         runDir: join(dir, runId),
         trials,
-        agents: new Map(agents.map((a) => [a.label, a])),
         env: {},
         prices: createPriceBook(),
         concurrency: run.concurrency,

@@ -9,10 +9,9 @@
  */
 import { z } from "zod";
 import { UmpireError } from "../errors.js";
+import { OUTPUT_MODES, type OutputMode } from "../vocabulary.js";
 import { HCOMPANY_BASE_URL, HCOMPANY_MODEL_IDS, REFERENCE_MODEL_ID, lookupModel } from "./models.js";
 
-export const OUTPUT_MODES = ["structured", "tools"] as const;
-export type OutputMode = (typeof OUTPUT_MODES)[number];
 export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
@@ -65,14 +64,6 @@ export const AgentConfigSchema = z
     stream: z.boolean(),
     requestTimeoutMs: z.number().int().positive(),
     retry: RetryPolicySchema,
-    contextTokens: z.number().int().positive().nullable(),
-    pricing: z
-      .object({
-        inputPerMillion: z.number().min(0).nullable(),
-        outputPerMillion: z.number().min(0).nullable(),
-        cachedInputPerMillion: z.number().min(0).nullable(),
-      })
-      .strict(),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
@@ -137,8 +128,6 @@ export function resolveAgentConfigs(options: AgentOptions = {}): AgentConfig[] {
     stream: options.stream ?? false,
     requestTimeoutMs: options.requestTimeoutMs ?? 120_000,
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
-    contextTokens: info.contextTokens,
-    pricing: info.pricing,
   };
   return modes.map((mode) => AgentConfigSchema.parse({ ...common, mode, label: `${model}/${mode}` }));
 }
@@ -170,8 +159,6 @@ export function withoutCredentials(baseUrl: string): string {
   url.hash = "";
   return url.toString().replace(/\/$/, "");
 }
-/** Alias under the name ARCHITECTURE.md uses. */
-export const redactedConfig = redactConfig;
 
 function parseModes(mode: string | undefined): OutputMode[] {
   const m = mode ?? "structured";

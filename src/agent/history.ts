@@ -8,7 +8,7 @@
  * - structured mode: results are `user` messages `<tool_output tool="...">\n...\n</tool_output>`;
  * - tools mode: results are `tool` messages with the matching `tool_call_id`.
  */
-import type { OutputMode } from "./config.js";
+import type { ActionStatus, OutputMode } from "../vocabulary.js";
 
 /** Screenshots kept in context; more degrades accuracy (H's docs). */
 export const IMAGE_BUDGET = 3;
@@ -80,19 +80,17 @@ export function evictOldImages(messages: ChatMessage[], keep = IMAGE_BUDGET): nu
   return evicted;
 }
 
-/** How an action ended, as the runner's executor reports it. */
-export type ToolResultStatus = "ok" | "rejected" | "failed" | "skipped";
-
 /** The result of one proposed action, matched to it by `id` (the ProposedAction id). */
 export interface ToolResult {
   id: string;
-  status: ToolResultStatus;
+  /** How the action ended, as the runner's executor reports it. */
+  status: ActionStatus;
   /** What the executor observed, e.g. "Clicked at (512, 300)" or why it refused. */
   output: string;
 }
 
-const STATUS_PREFIX: Record<ToolResultStatus, string> = {
-  ok: "",
+const STATUS_PREFIX: Record<ActionStatus, string> = {
+  success: "",
   rejected: "Rejected: ",
   failed: "Failed: ",
   skipped: "Skipped: ",

@@ -9,17 +9,14 @@ export {
   DEFAULT_MAX_TOKENS,
   DEFAULT_RETRY_POLICY,
   DEFAULT_TEMPERATURE,
-  OUTPUT_MODES,
   REASONING_EFFORTS,
   readApiKey,
   redactConfig,
-  redactedConfig,
   resolveAgentConfigs,
   withoutCredentials,
   type AgentConfig,
   type AgentOptions,
   type Endpoint,
-  type OutputMode,
   type ReasoningEffort,
   type RetryPolicy,
 } from "./config.js";
@@ -29,9 +26,7 @@ export {
   REFERENCE_MODEL_ID,
   isReferenceModelId,
   lookupModel,
-  requestCostUsd,
   type ModelInfo,
-  type ModelPricing,
   type Provider,
 } from "./models.js";
 export { createAgentSession, type AgentSession, type AgentSessionOptions, type Turn, type TurnError, type TurnOutcome } from "./session.js";
@@ -43,14 +38,13 @@ export {
   type ChatMessage,
   type Observation,
   type ToolResult,
-  type ToolResultStatus,
 } from "./history.js";
 export { INVALID_KINDS, validateToolCall, type InvalidKind } from "./action-validation.js";
 export { actionId, looksLikeRefusal, parseReply, splitThink, type InvalidProposal, type RawToolCall } from "./parse.js";
 export { buildSystemPrompt, outputFormatBlock } from "./prompt.js";
 export { buildFunctionTools, buildStepSchema, toolParametersSchema, type FunctionTool, type JsonSchema } from "./step-schema.js";
 export { buildRequestBody } from "./request.js";
-export { readUsage, type TurnUsage } from "./usage.js";
+export { readUsage } from "./usage.js";
 export type { AttemptFailure, FetchFunction } from "./client.js";
 export type { FailureKind } from "./retry.js";
 export { preflight, type PreflightResult, type PreflightTarget } from "./preflight.js";

@@ -3,19 +3,10 @@
  *
  * Figures for H Company's models are the published ones (shared/reference/holo-api-facts.md).
  * An unknown id (a local vLLM, any other OpenAI-compatible server) gets `null` wherever umpire
- * does not know the answer: a price of `null` means "unknown", never "free", so reports can say
- * "cost unavailable" instead of printing a misleading $0.
+ * does not know the answer. Prices are not here: the one price list is src/pricing.ts.
  */
 
 export type Provider = "reference" | "hcompany" | "custom";
-
-/** USD per one million tokens. `null`: the price is not known. */
-export interface ModelPricing {
-  inputPerMillion: number | null;
-  outputPerMillion: number | null;
-  /** Price of prompt tokens served from the provider's cache; `null` when unknown. */
-  cachedInputPerMillion: number | null;
-}
 
 export interface ModelInfo {
   /** The id sent in requests (`reference:<profile>` keeps its profile suffix). */
@@ -29,7 +20,6 @@ export interface ModelInfo {
   maxOutputTokens: number | null;
   /** Native OpenAI function calling (`tools` + `tool_choice`). `null`: unknown, allowed. */
   functionCalling: boolean | null;
-  pricing: ModelPricing;
 }
 
 export const HCOMPANY_BASE_URL = "https://api.hcompany.ai/v1";
@@ -37,9 +27,7 @@ export const HCOMPANY_BASE_URL = "https://api.hcompany.ai/v1";
 /** The id of umpire's embedded reference model (the default when no model is given). */
 export const REFERENCE_MODEL_ID = "reference";
 
-const UNKNOWN_PRICING: ModelPricing = { inputPerMillion: null, outputPerMillion: null, cachedInputPerMillion: null };
-
-/** Published H Company models. Cached-input prices are not published, hence `null`. */
+/** Published H Company models. */
 const HCOMPANY_MODELS: readonly ModelInfo[] = [
   {
     id: "holo3-1-35b-a3b",
@@ -49,7 +37,6 @@ const HCOMPANY_MODELS: readonly ModelInfo[] = [
     contextTokens: 65_536,
     maxOutputTokens: 4_096,
     functionCalling: true,
-    pricing: { inputPerMillion: 0.25, outputPerMillion: 1.8, cachedInputPerMillion: null },
   },
   {
     id: "holo3-122b-a10b",
@@ -59,7 +46,6 @@ const HCOMPANY_MODELS: readonly ModelInfo[] = [
     contextTokens: 65_536,
     maxOutputTokens: 32_768,
     functionCalling: false,
-    pricing: { inputPerMillion: 0.4, outputPerMillion: 3.0, cachedInputPerMillion: null },
   },
 ];
 
@@ -88,12 +74,10 @@ export function lookupModel(id: string): ModelInfo {
       contextTokens: null,
       maxOutputTokens: null,
       functionCalling: true,
-      // The reference model runs inside umpire: it really costs nothing.
-      pricing: { inputPerMillion: 0, outputPerMillion: 0, cachedInputPerMillion: 0 },
     };
   }
   const known = HCOMPANY_MODELS.find((m) => m.id === id);
-  if (known) return { ...known, pricing: { ...known.pricing } };
+  if (known) return { ...known };
   return {
     id,
     name: id,
@@ -102,32 +86,5 @@ export function lookupModel(id: string): ModelInfo {
     contextTokens: null,
     maxOutputTokens: null,
     functionCalling: null,
-    pricing: { ...UNKNOWN_PRICING },
   };
-}
-
-/** Token counts a cost is computed from; `null` fields are "the server did not say". */
-export interface CostableUsage {
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cachedTokens: number | null;
-}
-
-/**
- * USD cost of one request, or `null` when a needed price or count is unknown.
- * Reasoning tokens are part of `outputTokens` (OpenAI convention), so they are not added again.
- * Cached prompt tokens are billed at the cached price when one is known, else at the input price.
- *
- * Example (H's docs): 21,166 in + 307 out on holo3-122b-a10b = 0.0093874 USD.
- */
-export function requestCostUsd(usage: CostableUsage, pricing: ModelPricing): number | null {
-  const { inputPerMillion, outputPerMillion } = pricing;
-  if (inputPerMillion === null || outputPerMillion === null) return null;
-  if (usage.inputTokens === null || usage.outputTokens === null) return null;
-  const cached = Math.min(usage.cachedTokens ?? 0, usage.inputTokens);
-  const cachedPrice = pricing.cachedInputPerMillion ?? inputPerMillion;
-  const micro =
-    (usage.inputTokens - cached) * inputPerMillion + cached * cachedPrice + usage.outputTokens * outputPerMillion;
-  // Round to 1e-10 USD so sums of many turns do not print floating-point noise.
-  return Math.round((micro / 1_000_000) * 1e10) / 1e10;
 }

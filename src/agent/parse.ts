@@ -16,7 +16,7 @@
  */
 import type { ProposedAction, ToolName } from "../toolbox/tools.js";
 import { preview, validateToolCall, type InvalidKind } from "./action-validation.js";
-import type { OutputMode } from "./config.js";
+import type { OutputMode } from "../vocabulary.js";
 import type { AssistantToolCall, ChatMessage } from "./history.js";
 
 /** One tool call as it arrived (non-streamed or reassembled from stream fragments). */

@@ -9,7 +9,7 @@
  * degrades quality (H's "Agent loop" page).
  */
 import type { ToolName } from "../toolbox/tools.js";
-import type { OutputMode } from "./config.js";
+import type { OutputMode } from "../vocabulary.js";
 import { IMAGE_BUDGET } from "./history.js";
 import type { JsonSchema } from "./step-schema.js";
 

@@ -32,7 +32,8 @@ import { buildSystemPrompt } from "./prompt.js";
 import { buildRequestBody } from "./request.js";
 import type { FailureKind } from "./retry.js";
 import { buildFunctionTools, buildStepSchema, offeredTools, type FunctionTool, type JsonSchema } from "./step-schema.js";
-import { readUsage, type TurnUsage } from "./usage.js";
+import { readUsage } from "./usage.js";
+import type { ReportedUsage } from "../vocabulary.js";
 import { FIELD_LIMIT, capDeep, capText } from "../safety/limits.js";
 
 /** A generous per-screenshot allowance for the pre-send estimate (a 1280x800 image is ~1.3k tokens). */
@@ -79,7 +80,7 @@ export interface Turn {
   reasoning: string | null;
   /** Tool calls exactly as received (tools mode). */
   toolCalls: RawToolCall[];
-  usage: TurnUsage;
+  usage: ReportedUsage;
   timing: { modelMs: number; ttftMs?: number; retries: number };
   /** Failed attempts, retried or final, for the log. */
   failures: AttemptFailure[];

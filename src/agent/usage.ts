@@ -4,20 +4,10 @@
  * `prompt_tokens_details.cached_tokens` are read when present. Anything missing or malformed
  * is `null` ("the server did not say"), never 0.
  */
-
-export interface TurnUsage {
-  inputTokens: number | null;
-  outputTokens: number | null;
-  /** Part of `outputTokens`, not in addition to it. */
-  reasoningTokens: number | null;
-  /** Part of `inputTokens`. */
-  cachedTokens: number | null;
-}
-
-export const UNKNOWN_USAGE: TurnUsage = { inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null };
+import { UNKNOWN_USAGE, type ReportedUsage } from "../vocabulary.js";
 
 /** Reads an OpenAI-style `usage` object; tolerates it being absent or partial. */
-export function readUsage(usage: unknown): TurnUsage {
+export function readUsage(usage: unknown): ReportedUsage {
   if (usage === null || typeof usage !== "object") return { ...UNKNOWN_USAGE };
   const u = usage as Record<string, unknown>;
   return {

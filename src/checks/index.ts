@@ -1,11 +1,11 @@
 /**
  * The public face of umpire's independent checks (docs/checks.md). Other layers import from here.
  */
-export type { CheckContext, CheckResult, Confidence, Effect, Evidence, PageProbe } from "./types.js";
+export type { CheckContext, CheckResult, Effect, Evidence, PageProbe } from "./types.js";
 export { CheckUnjudgeableError } from "./types.js";
 export { HANDLERS, confidenceOf, runCheck, runChecks } from "./registry.js";
 export { declaredFailure, summarizeClaim, verdictOf } from "./verdict.js";
-export type { ClaimOptions, ClaimSummary, Verdict, VerdictOptions } from "./verdict.js";
+export type { ClaimOptions, ClaimSummary, VerdictOptions } from "./verdict.js";
 export { workspacePathProblem } from "./workspace-path.js";
 export {
   deriveResult,

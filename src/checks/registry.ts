@@ -9,10 +9,11 @@ import { effectsCheck } from "./effects-check.js";
 import { clip } from "./evidence.js";
 import { fileCheck } from "./file-check.js";
 import { pageCheck } from "./page-check.js";
-import type { CheckContext, CheckResult, Confidence, Handler } from "./types.js";
+import type { Confidence } from "../vocabulary.js";
+import type { CheckContext, CheckResult, Handler } from "./types.js";
 
 export { summarizeClaim, verdictOf, declaredFailure } from "./verdict.js";
-export type { ClaimOptions, ClaimSummary, Verdict, VerdictOptions } from "./verdict.js";
+export type { ClaimOptions, ClaimSummary, VerdictOptions } from "./verdict.js";
 
 type Handlers = { [K in CheckKind]: Handler<Extract<CheckSpec, { kind: K }>> };
 

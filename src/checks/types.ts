@@ -5,6 +5,7 @@
  */
 import type { Page } from "playwright";
 import type { CheckKind, CheckSpec, EffectType } from "../task/schema.js";
+import type { Confidence } from "../vocabulary.js";
 
 /** One entry of the fixture's effects log (`GET /sessions/:id/effects`). */
 export interface Effect {
@@ -42,13 +43,7 @@ export interface CheckContext {
   page?: PageProbe;
 }
 
-/**
- * How a check knows what it reports:
- * - `verified`: read the artifact or the application state directly (a file, the effects log);
- * - `observed`: from a fresh view of the page, which shows what the application displays;
- * - `claimed`: only the agent's own words (the final answer).
- */
-export type Confidence = "verified" | "observed" | "claimed";
+/** How a check knows what it reports: a shared word, see src/vocabulary.ts. */
 
 /** JSON-serialisable evidence: the excerpt read, the effects listed, the page text seen. */
 export type Evidence = { [key: string]: unknown };

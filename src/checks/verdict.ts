@@ -7,9 +7,8 @@
  *   counts in no rate and `--resume` runs it again). Advisory checks never change the verdict.
  * - claimed: see `summarizeClaim`.
  */
+import type { Verdict } from "../vocabulary.js";
 import type { CheckResult } from "./types.js";
-
-export type Verdict = "passed" | "failed" | "error" | "cancelled";
 
 export interface VerdictOptions {
   /** The trial hit an infrastructure failure (environment_error, model endpoint down, ...). */
@@ -19,16 +18,14 @@ export interface VerdictOptions {
 }
 
 /**
- * The verdict of a trial from its check results. `options` may be the object or, as in the
- * architecture notes, a bare `infraError` boolean.
+ * The verdict of a trial from its check results.
  * With no required checks at all the verdict is vacuously `passed` (the task validator should
  * warn about such tasks).
  */
-export function verdictOf(results: readonly CheckResult[], options: VerdictOptions | boolean = {}): Verdict {
-  const infraError = typeof options === "boolean" ? options : options.infraError === true;
+export function verdictOf(results: readonly CheckResult[], options: VerdictOptions = {}): Verdict {
   // Cancellation comes first: an environment torn down by Ctrl-C is the user's doing, not an infrastructure error.
-  if (typeof options !== "boolean" && options.cancelled === true) return "cancelled";
-  if (infraError) return "error";
+  if (options.cancelled === true) return "cancelled";
+  if (options.infraError === true) return "error";
   const required = results.filter((r) => r.required);
   if (required.some((r) => r.crashed)) return "error";
   return required.every((r) => r.pass) ? "passed" : "failed";

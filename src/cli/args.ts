@@ -12,7 +12,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { loadConfig, type LoadedConfig } from "../config/loader.js";
 import { configKey, defaultText, fromConfigValue, parseFlagValue, type OptionSpec, type OptionValue } from "../config/option.js";
 import { UmpireError } from "../errors.js";
-import { createPriceBook, type PriceBook } from "../report/prices.js";
+import { createPriceBook, type PriceBook } from "../pricing.js";
 import { didYouMean } from "../task/suggest.js";
 
 export { PRICE_OPTIONS } from "../config/options.js";

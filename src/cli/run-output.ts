@@ -4,7 +4,7 @@
  */
 import { compareGroups, groupTrialsBy } from "../report/compare.js";
 import { reportedCost } from "../report/cost.js";
-import type { PriceBook } from "../report/prices.js";
+import type { PriceBook } from "../pricing.js";
 import { runSummaryLine, runSummaryTable } from "../report/run-summary.js";
 import { compareText } from "../report/tables.js";
 import { terminalStyle } from "../report/table-layout.js";

@@ -8,9 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../agent/index.js";
-import { createPriceBook } from "../report/prices.js";
+import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
-import { newRunId, trialId, type PlannedTrial } from "../runner/plan.js";
+import type { PlannedTrial } from "../runner/plan.js";
+import { newRunId, trialId } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/reporters.js";
 import { openStore } from "../store/index.js";
 import type { Task } from "../task/schema.js";
@@ -63,7 +64,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
       const [config] = resolveAgentConfigs({ model: probe.model, mode: probe.mode, env: options.env });
       configs.set(config!.label, config!);
       const seq = trials.length;
-      const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: { label: config!.label, model: config!.model, mode: probe.mode }, repeat: 0 };
+      const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: config!, repeat: 0 };
       trials.push(trial);
       probes.set(trial.id, { task, probe });
     }
@@ -81,7 +82,6 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
       runId,
       runDir: join(dir, runId),
       trials,
-      agents: configs,
       env: options.env,
       prices: createPriceBook(),
       concurrency: options.concurrency,

@@ -9,8 +9,7 @@ import { createAgentSession, readApiKey, redactConfig, type AgentConfig } from "
 import { ConcurrencyGate } from "../runner/concurrency-gate.js";
 import { createMachineSampler } from "../runner/machine-load.js";
 import { startFixtureSite, type FixtureSite } from "../../fixtures-site/index.js";
-import type { PriceBook } from "../report/prices.js";
-import { costOfUsage } from "../report/cost.js";
+import type { PriceBook } from "../pricing.js";
 import { bridgeAgentSession } from "../runner/agent-bridge.js";
 import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
 import type { AgentSessionLike } from "../runner/loop.js";
@@ -95,8 +94,8 @@ export interface ExecuteOptions {
   store: Store;
   runId: string;
   runDir: string;
+  /** Each trial carries its agent config: the session is made from it as it is. */
   trials: PlannedTrial[];
-  agents: Map<string, AgentConfig>;
   env: NodeJS.ProcessEnv;
   prices: PriceBook;
   /** Trials at once; with `adaptiveMax`, where the embedded model's endpoint starts. */
@@ -117,7 +116,7 @@ export interface ExecuteOptions {
 export async function executeTrials(options: ExecuteOptions): Promise<SuiteResult> {
   const { runtime } = options;
   writeOrFault(options.runDir, () => mkdirSync(options.runDir, { recursive: true }));
-  const endpointOf = (trial: PlannedTrial) => endpointKey(options.agents.get(trial.agent.label)!);
+  const endpointOf = (trial: PlannedTrial) => endpointKey(trial.agent);
   const adaptiveMax = options.adaptiveMax;
   const gate = adaptiveMax
     ? new ConcurrencyGate({
@@ -138,7 +137,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     browsers: runtime.browsers,
     fixtures: { siteUrl: runtime.siteUrl, client: runtime.fixtures.client },
     createSession: (trial) => {
-      const config = options.agents.get(trial.agent.label)!;
+      const config = trial.agent;
       const session = createAgentSession({
         config,
         apiKey: readApiKey(config, options.env),
@@ -151,19 +150,12 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
       return options.wrapSession ? options.wrapSession(bridged, trial) : bridged;
     },
     createGuard: (trial, env) => createRepetitionGuard(trial.task, env, options.repetition),
-    price: (model, usage) =>
-      costOfUsage(
-        usage.inputTokens === null && usage.outputTokens === null
-          ? null
-          : { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, reasoningTokens: usage.reasoningTokens ?? 0, cachedTokens: usage.cachedTokens ?? 0 },
-        options.prices.lookup(model),
-      ),
+    prices: options.prices,
     store: createStoreSink(options.store, resolve(options.runDir)),
     reporters: options.reporters,
     onReporterError: options.onReporterError,
     signal: options.signal,
     previousAttempts: options.previousAttempts,
-    responseReserve: Math.max(...[...options.agents.values()].map((a) => a.maxTokens)),
   });
 }
 

@@ -5,7 +5,7 @@
  * pick it up without further changes. Unknown keys are errors at every level.
  */
 import { z } from "zod";
-import { ModelPriceSchema } from "../report/prices.js";
+import { ModelPriceSchema } from "../pricing.js";
 import { configKey, configSchemaOf } from "./option.js";
 import { configurableOptions } from "./options.js";
 

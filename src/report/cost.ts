@@ -1,51 +1,10 @@
 /**
- * Cost arithmetic. Exact: prices are turned into integer micro-dollars per million tokens and
- * multiplied as BigInt, so 21,166 input + 307 output tokens on holo3-122b-a10b is exactly
- * 0.0093874 (the double nearest to it), not 0.009387400000000001. Round only for display.
- *
- * Token accounting (OpenAI-compatible servers, vLLM included): `outputTokens` is completion_tokens,
- * which already contains the reasoning tokens, and `inputTokens` is prompt_tokens, which already
- * contains the cached ones. So reasoning is billed once, inside output, at the output price, unless
- * the price says otherwise: a separate `reasoning` price re-prices that part of the output, and
- * `reasoningInOutput: false` (a server that reports reasoning outside completion_tokens) adds it.
+ * Costs as a report sums them: totals, cost per success, a trial's stored tokens, and re-pricing
+ * stored tokens when the user supplied prices. Pricing one usage is src/pricing.ts's `costOfUsage`,
+ * the same function the run used when it stored the cost.
  */
-import type { Usage } from "../store/records.js";
-import type { ModelPrice } from "./prices.js";
-
-/** Price resolution: one millionth of a dollar per million tokens. */
-const PRICE_SCALE = 1_000_000;
-/** tokens x (USD per million x PRICE_SCALE) is in units of 1e-12 USD. */
-const UNIT_PER_USD = 1e12;
-
-const scaled = (usdPerMillion: number): bigint => BigInt(Math.round(usdPerMillion * PRICE_SCALE));
-const count = (n: number): bigint => BigInt(Math.max(0, Math.round(n)));
-
-/** Cost in units of 1e-12 USD, or null when usage or price is unknown. */
-function costUnits(usage: Usage | null, price: ModelPrice | null): bigint | null {
-  if (!usage || !price) return null;
-  const cached = Math.min(usage.cachedTokens, usage.inputTokens);
-  const reasoningPriced = price.reasoning !== undefined;
-  const reasoningInOutput = price.reasoningInOutput ?? true;
-  let plainOutput = usage.outputTokens;
-  let reasoningBilled = 0;
-  if (!reasoningInOutput) reasoningBilled = usage.reasoningTokens;
-  else if (reasoningPriced) {
-    reasoningBilled = Math.min(usage.reasoningTokens, usage.outputTokens);
-    plainOutput = usage.outputTokens - reasoningBilled;
-  }
-  return (
-    count(usage.inputTokens - cached) * scaled(price.input) +
-    count(cached) * scaled(price.cachedInput ?? price.input) +
-    count(plainOutput) * scaled(price.output) +
-    count(reasoningBilled) * scaled(price.reasoning ?? price.output)
-  );
-}
-
-/** USD for one turn's or one trial's usage at a price; null when either is unknown. */
-export function costOfUsage(usage: Usage | null, price: ModelPrice | null): number | null {
-  const units = costUnits(usage, price);
-  return units === null ? null : Number(units) / UNIT_PER_USD;
-}
+import { UNIT_PER_USD, costOfUsage, type ModelPrice } from "../pricing.js";
+import type { Usage } from "../vocabulary.js";
 
 /**
  * Sum of costs; null as soon as one is unknown (a partial sum would read as a complete one).

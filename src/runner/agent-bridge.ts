@@ -3,10 +3,8 @@
  * `<observation>` (the exact PNG bytes), and executor results become tool results in the
  * session's vocabulary.
  */
-import type { AgentSession, ToolResultStatus } from "../agent/index.js";
+import type { AgentSession } from "../agent/index.js";
 import type { AgentSessionLike } from "./loop.js";
-
-const STATUS: Record<string, ToolResultStatus> = { success: "ok", rejected: "rejected", failed: "failed", skipped: "skipped" };
 
 export function bridgeAgentSession(session: AgentSession): AgentSessionLike {
   return {
@@ -39,7 +37,7 @@ export function bridgeAgentSession(session: AgentSession): AgentSessionLike {
       session.addResults(
         results.map((r) => ({
           id: r.id,
-          status: STATUS[r.status] ?? "failed",
+          status: r.status,
           output: r.output !== undefined ? `${r.message}\n${r.output}` : r.message,
         })),
       );

@@ -10,10 +10,20 @@ import { isStorageFault, storageError } from "../errors.js";
 import { join, resolve, sep } from "node:path";
 import { TOOL_ARGS, isToolName, type ProposedAction, type ToolName } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
+import type { ActionStatus } from "../vocabulary.js";
 import type { TrialEnvironment } from "./environment.js";
 import { WorkspaceWriteRefused, writeInWorkspace } from "./workspace-write.js";
 
-export type ActionStatus = "success" | "rejected" | "failed" | "skipped";
+/**
+ * The one mapping from a [0,1000] point in the screenshot's frame (image pixels) to CSS pixels of
+ * the viewport: Holo's formula against the exact image sent; 1000 maps onto the last pixel, not past it.
+ * The executor clicks there and the repetition guard looks there.
+ */
+export function pointToCss(x: number, y: number, frame: { width: number; height: number }, deviceScaleFactor: number): { x: number; y: number } {
+  const px = Math.min(Math.round((x / 1000) * frame.width), frame.width - 1);
+  const py = Math.min(Math.round((y / 1000) * frame.height), frame.height - 1);
+  return { x: px / deviceScaleFactor, y: py / deviceScaleFactor };
+}
 
 export interface ActionResult {
   /** The call's stable id (the model's tool_call id, or umpire's in structured mode). */
@@ -28,8 +38,6 @@ export interface ActionResult {
   timedOut?: boolean;
   /** For clicks: where the [0,1000] point landed, in CSS pixels. */
   point?: { x: number; y: number };
-  /** The `data-effect` of the element under a click, when it has one (a consequential control). */
-  effect?: string;
   ms: number;
 }
 
@@ -156,12 +164,7 @@ export class Executor {
 
   /** Maps a [0,1000] point in the screenshot's frame to CSS pixels of the viewport. */
   toCss(x: number, y: number): { x: number; y: number } {
-    const frame = this.options.frame();
-    const dpr = this.options.task.viewport.deviceScaleFactor;
-    // Holo's formula, against the exact image sent; 1000 maps onto the last pixel, not past it.
-    const px = Math.min(Math.round((x / 1000) * frame.width), frame.width - 1);
-    const py = Math.min(Math.round((y / 1000) * frame.height), frame.height - 1);
-    return { x: px / dpr, y: py / dpr };
+    return pointToCss(x, y, this.options.frame(), this.options.task.viewport.deviceScaleFactor);
   }
 
   private resolveUrl(url: string): string | undefined {
@@ -184,14 +187,11 @@ export class Executor {
     switch (tool) {
       case "click":
       case "double_click": {
+        // What lies under the point (a consequential control, a cover) is read once, by the repetition guard, before execution.
         const point = this.toCss(args.x, args.y);
-        const effect = await page
-          .evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest("[data-effect]")?.getAttribute("data-effect") ?? null, [point.x, point.y] as const)
-          .catch(() => null);
         await page.mouse.click(point.x, point.y, { clickCount: tool === "double_click" ? 2 : 1 });
         return this.afterInput(`${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px`, signal, result, {
           point,
-          ...(effect ? { effect } : {}),
         });
       }
       case "write": {

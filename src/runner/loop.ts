@@ -9,16 +9,9 @@ import type { ProposedAction } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
 import type { Observation } from "./environment.js";
 import { reasonOf, type ActionResult, type Executor } from "./executor.js";
-import type { StopReason } from "./stop-reason.js";
+import type { ActionStatus, ReportedUsage, StopReason, Usage } from "../vocabulary.js";
 import type { TrialLog } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
-
-export interface Usage {
-  inputTokens: number | null;
-  outputTokens: number | null;
-  reasoningTokens: number | null;
-  cachedTokens: number | null;
-}
 
 /** The model side's turn, as the agent session returns it (docs/ARCHITECTURE.md). */
 export interface AgentTurn {
@@ -29,7 +22,7 @@ export interface AgentTurn {
   thought?: string | null;
   content?: string | null;
   reasoning?: string | null;
-  usage: Usage;
+  usage: ReportedUsage;
   timing: { modelMs: number; ttftMs?: number | null; retries: number };
   finishReason?: string | null;
   error?: { code: string; message: string; status?: number };
@@ -39,7 +32,7 @@ export interface AgentTurn {
 
 export interface AgentSessionLike {
   nextTurn(observation: Observation, signal: AbortSignal): Promise<AgentTurn>;
-  addResults(results: { id: string; tool: string; status: string; message: string; output?: string }[]): void;
+  addResults(results: { id: string; tool: string; status: ActionStatus; message: string; output?: string }[]): void;
   addUserText(text: string): void;
   /** Input tokens the next request would take, estimated before sending (optional). */
   estimateInputTokens?(observation: Observation): number;
@@ -53,11 +46,11 @@ export type GuardDecision =
 /** Repetition detection, seen from the loop (src/runner/repetition-guard.ts adapts the detector). */
 export interface RepetitionGuard {
   beforeExecute(observation: Observation, screenshotPath: string, actions: ProposedAction[]): Promise<GuardDecision>;
-  afterExecute(results: ActionResult[]): void;
   metrics(): Record<string, number>;
 }
 
-export interface TurnRecord {
+/** One turn as the loop played it, with its actions' results (the store's row is `PlayedTurn`). */
+export interface PlayedTurn {
   idx: number;
   startedAt: string;
   outcome: AgentTurn["outcome"];
@@ -65,7 +58,7 @@ export interface TurnRecord {
   modelMs: number;
   ttftMs: number | null;
   retries: number;
-  usage: Usage;
+  usage: ReportedUsage;
   note: string | null;
   thought: string | null;
   content: string | null;
@@ -91,7 +84,7 @@ export interface LoopOptions {
   /** Runs a model request under the run-wide model concurrency limit. */
   modelSlot: <T>(fn: () => Promise<T>) => Promise<T>;
   guard?: RepetitionGuard;
-  onTurn: (turn: TurnRecord) => void;
+  onTurn: (turn: PlayedTurn) => void;
 }
 
 export interface LoopOutcome {
@@ -101,11 +94,18 @@ export interface LoopOutcome {
   answer: string | null;
   turns: number;
   actions: number;
-  usage: { inputTokens: number; outputTokens: number; reasoningTokens: number; cachedTokens: number; reported: boolean };
+  /** Summed over turns; `reported` is false when some turn's usage was not reported. */
+  usage: Usage & { reported: boolean };
   timing: { modelMs: number; executorMs: number; captureMs: number; ttftMs: number[] };
   lastScreenshot: string | null;
   /** Screenshots attached to a stuck report. */
   evidence: string[];
+}
+
+/** The trial's summed tokens, or null when no turn reported usage (its cost is then unknown, not zero). */
+export function loopUsage(outcome: LoopOutcome): Usage | null {
+  const { reported, ...tokens } = outcome.usage;
+  return reported ? tokens : null;
 }
 
 /** An outcome with nothing done yet; also what a trial that never reached its loop reports. */
@@ -214,7 +214,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
         timing: turn.timing,
         attempt_failures: turn.failures ?? [],
       });
-      const record: TurnRecord = {
+      const record: PlayedTurn = {
         idx: out.turns,
         startedAt,
         outcome: turn.outcome,
@@ -294,7 +294,6 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
           output_artifact_path: null,
         });
       }
-      options.guard?.afterExecute(results);
       record.actions = results.map((r, idx) => ({ ...r, idx, args: turn.actions.find((a) => a.id === r.id)?.args ?? {} }));
       if (decision.kind !== "continue") record.flags = { repetition: decision.kind, condition: decision.condition };
 

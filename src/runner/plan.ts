@@ -2,36 +2,21 @@
  * The trial list: tasks x agent configs x repeats, in one deterministic order, so that the same
  * invocation always yields the same trial ids (resume and shards depend on it).
  */
-import { randomBytes } from "node:crypto";
+import type { AgentConfig } from "../agent/index.js";
 import type { Task } from "../task/schema.js";
+import { trialId } from "../vocabulary.js";
 
-export interface AgentPlan {
-  /** e.g. "reference/structured", "holo3-1-35b-a3b/tools". */
-  label: string;
-  model: string;
-  mode: "structured" | "tools";
-}
-
+/** One trial of the run's plan. It carries its agent config itself (model, mode, endpoint, limits): nothing looks it up again by label. */
 export interface PlannedTrial {
   id: string;
   seq: number;
   task: Task;
-  agent: AgentPlan;
+  agent: AgentConfig;
   repeat: number;
 }
 
-/** A run id that sorts by time: 20261129-235501-3fa2. */
-export function newRunId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  return `${stamp}-${randomBytes(2).toString("hex")}`;
-}
-
-export function trialId(runId: string, seq: number): string {
-  return `${runId}-${String(seq).padStart(4, "0")}`;
-}
-
 /** Task-major order: every agent config and repeat of a task sit together, which keeps comparisons readable. */
-export function planTrials(runId: string, tasks: Task[], agents: AgentPlan[], repeat: number): PlannedTrial[] {
+export function planTrials(runId: string, tasks: Task[], agents: readonly AgentConfig[], repeat: number): PlannedTrial[] {
   const trials: PlannedTrial[] = [];
   const ordered = [...tasks].sort((a, b) => a.id.localeCompare(b.id));
   for (const task of ordered) {

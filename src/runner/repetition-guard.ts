@@ -7,15 +7,13 @@
 import type { ProposedAction } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
 import type { Observation, TrialEnvironment } from "./environment.js";
+import { pointToCss } from "./executor.js";
 import type { GuardDecision, RepetitionGuard } from "./loop.js";
 import { createRepetitionDetector, maskBoxesForCapture, reflectionMessage, splitTaskMasks } from "./repetition/index.js";
-import type { Box } from "./repetition/masks.js";
 
 export interface RepetitionSettings {
   window: number;
   recoveryLimit: number;
-  /** Extra CSS-pixel boxes the agent config masks. */
-  agentMasks?: Box[];
 }
 
 interface PointInfo {
@@ -30,12 +28,12 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
   const paths = new Map<string, string>();
   const viewport = { width: task.viewport.width, height: task.viewport.height };
 
-  const pointInfo = async (action: ProposedAction): Promise<PointInfo> => {
+  /** What lies under a click, looked at where the executor will click (the same point mapping, against the frame the model saw). */
+  const pointInfo = async (action: ProposedAction, observation: Observation): Promise<PointInfo> => {
     if ((action.tool !== "click" && action.tool !== "double_click") || typeof action.args.x !== "number" || typeof action.args.y !== "number") {
       return { effect: null, covered: null };
     }
-    const x = (action.args.x / 1000) * viewport.width;
-    const y = (action.args.y / 1000) * viewport.height;
+    const { x, y } = pointToCss(action.args.x, action.args.y, observation, task.viewport.deviceScaleFactor);
     return env.page
       .evaluate(
         ([px, py]) => {
@@ -68,10 +66,10 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
       paths.set(observation.sha256, screenshotPath);
       const selectorBoxes = await env.boxesFor(selectors);
       const masks = maskBoxesForCapture(
-        { volatile: observation.volatile, taskBoxes, selectorBoxes, agentBoxes: settings.agentMasks ?? [] },
+        { volatile: observation.volatile, taskBoxes, selectorBoxes },
         { image: { width: observation.width, height: observation.height }, viewport, devicePixelRatio: task.viewport.deviceScaleFactor },
       );
-      const infos = await Promise.all(actions.map(pointInfo));
+      const infos = await Promise.all(actions.map((a) => pointInfo(a, observation)));
       const covered = infos.find((i) => i.covered)?.covered;
       const decision = detector.observe({
         capture: observation,
@@ -94,7 +92,6 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
           return { kind: "stuck", condition: decision.condition, report: decision.report, evidence: evidencePaths(decision.evidence) };
       }
     },
-    afterExecute() {},
     metrics() {
       const m = detector.metrics();
       return {

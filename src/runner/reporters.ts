@@ -5,9 +5,8 @@
  * injected stream.
  */
 import type { PlannedTrial } from "./plan.js";
-import type { TurnRecord } from "./loop.js";
-import type { StopReason } from "./stop-reason.js";
-import type { Verdict } from "./trial.js";
+import type { PlayedTurn } from "./loop.js";
+import type { StopReason, Verdict } from "../vocabulary.js";
 
 export interface TrialEnd {
   trial: PlannedTrial;
@@ -23,7 +22,7 @@ export interface TrialEnd {
 export interface Reporter {
   onRunBegin?(info: { runId: string; trials: PlannedTrial[] }): void;
   onTrialBegin?(trial: PlannedTrial): void;
-  onStep?(trial: PlannedTrial, turn: TurnRecord): void;
+  onStep?(trial: PlannedTrial, turn: PlayedTurn): void;
   onTrialEnd?(end: TrialEnd): void;
   onRunEnd?(info: { runId: string; status: "finished" | "interrupted"; ends: TrialEnd[] }): void;
 }

@@ -9,21 +9,22 @@ import pLimit from "p-limit";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
 import type { BrowserProvider } from "./browser-pool.js";
 import { ConcurrencyGate, type EndpointReport, type TurnTiming } from "./concurrency-gate.js";
-import { emptyLoopOutcome, type AgentSessionLike, type RepetitionGuard, type TurnRecord } from "./loop.js";
+import { emptyLoopOutcome, loopUsage, type AgentSessionLike, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { trialFolderName, type PlannedTrial } from "./plan.js";
 import { freshTrialFolder } from "./trial-folder.js";
 import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import type { TrialEnvironment } from "./environment.js";
-import type { Usage } from "./loop.js";
 import { writeOrFault } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
+import { costOfUsage, type PriceBook } from "../pricing.js";
+import { knownUsage } from "../vocabulary.js";
 
 /** What the scheduler needs from the store (src/store/). */
 export interface SuiteStore {
   startTrial(id: string, info: { folder: string; attempt: number }): void;
-  recordTurn(trialId: string, turn: TurnRecord, costUsd: number | null): void;
-  finishTrial(id: string, trial: PlannedTrial, outcome: TrialOutcome, extra: { costUsd: number | null; retried: boolean; attempt: number }): void;
+  recordTurn(trialId: string, turn: PlayedTurn, costUsd: number | null): void;
+  finishTrial(id: string, outcome: TrialOutcome, extra: { costUsd: number | null; retried: boolean; attempt: number }): void;
   /** Prepares a finished trial for its automatic retry, keeping the failed attempt's rows. */
   resetTrial(id: string): void;
 }
@@ -44,15 +45,14 @@ export interface SuiteOptions {
   fixtures: { siteUrl: string; client: FixtureControlClient };
   createSession: (trial: PlannedTrial) => AgentSessionLike;
   createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
-  /** USD for one turn's usage on a model; null when the price is unknown. */
-  price: (model: string, usage: Usage) => number | null;
+  /** Prices every turn and trial as it is stored (the report re-prices only with user-supplied prices). */
+  prices: PriceBook;
   store: SuiteStore;
   reporters?: Reporter[];
   /** A reporter hook threw. The run goes on; the failure is also counted in the result. */
   onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   maxInvalidOutputs?: number;
-  responseReserve?: number;
   /** Attempts already made per trial (resume); the next attempt number follows. */
   previousAttempts?: Map<string, number>;
 }
@@ -96,14 +96,14 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
     try {
       outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
       if (leftForResume(outcome)) return;
-      options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
+      options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
       // Infrastructure failures are retried once; the first attempt stays stored (and in its folder) as evidence.
       if (outcome.verdict === "error" && !options.signal.aborted) {
         options.store.resetTrial(trial.id);
         attempt += 1;
         outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
         if (leftForResume(outcome)) return;
-        options.store.finishTrial(trial.id, trial, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
+        options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
       }
     } catch (error) {
       if (!isStorageFault(error)) throw error;
@@ -147,7 +147,7 @@ async function attemptTrial(
   attempt: number,
   options: SuiteOptions,
   modelLimit: ReturnType<typeof pLimit>,
-  onStep: (trial: PlannedTrial, turn: TurnRecord) => void,
+  onStep: (trial: PlannedTrial, turn: PlayedTurn) => void,
   observe: (turn: TurnTiming) => void,
 ): Promise<TrialOutcome> {
   // Never inherit a workspace: an earlier run's folder at this path is moved aside first.
@@ -169,11 +169,12 @@ async function attemptTrial(
       createGuard: options.createGuard,
       modelSlot: (fn) => modelLimit(fn),
       maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
-      responseReserve: options.responseReserve ?? 2048,
+      // The response allowance reserved before each request is this trial's agent's max_tokens.
+      responseReserve: trial.agent.maxTokens,
       signal: options.signal,
       ...(movedAside ? { movedAside } : {}),
       onTurn: (turn) => {
-        options.store.recordTurn(trial.id, turn, options.price(trial.agent.model, turn.usage));
+        options.store.recordTurn(trial.id, turn, costOfUsage(knownUsage(turn.usage), options.prices.lookup(trial.agent.model)));
         onStep(trial, turn);
       },
     });
@@ -197,14 +198,10 @@ function observedSession(session: AgentSessionLike, observe: (turn: TurnTiming) 
 }
 
 function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOutcome): number | null {
-  if (!outcome.loop.usage.reported && outcome.loop.turns > 0) return null;
-  const u = outcome.loop.usage;
-  return options.price(trial.agent.model, {
-    inputTokens: u.inputTokens,
-    outputTokens: u.outputTokens,
-    reasoningTokens: u.reasoningTokens,
-    cachedTokens: u.cachedTokens,
-  });
+  // A trial that never reached the model cost nothing; one whose usage went unreported has an unknown cost.
+  const price = options.prices.lookup(trial.agent.model);
+  if (outcome.loop.turns === 0) return costOfUsage({ inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0 }, price);
+  return costOfUsage(loopUsage(outcome.loop), price);
 }
 
 function browserFailure(folder: string, error: unknown): TrialOutcome {

@@ -1,7 +1,5 @@
-/** Why a trial's loop stopped: exactly one per trial (see shared/DESIGN.md); the store owns the list. */
-import { STOP_REASONS, type StopReason } from "../store/records.js";
-
-export { STOP_REASONS, type StopReason };
+/** What the runner says about each stop reason; the list itself is a shared word (src/vocabulary.ts). */
+import type { StopReason } from "../vocabulary.js";
 
 /** Stop reasons that mean the infrastructure broke rather than the agent: the verdict is `error`. */
 export const INFRASTRUCTURE_STOPS: ReadonlySet<StopReason> = new Set<StopReason>(["model_error", "environment_error"]);

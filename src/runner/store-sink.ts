@@ -7,14 +7,9 @@ import { relative, join } from "node:path";
 import type { Store } from "../store/store.js";
 import { capDeep, capField } from "../safety/limits.js";
 import type { TrialOutcome } from "./trial.js";
-import type { PlannedTrial } from "./plan.js";
 import type { SuiteStore } from "./run-suite.js";
-import type { TurnRecord, Usage } from "./loop.js";
-
-function usageOrNull(u: Usage): { inputTokens: number; outputTokens: number; reasoningTokens: number; cachedTokens: number } | null {
-  if (u.inputTokens === null && u.outputTokens === null) return null;
-  return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, reasoningTokens: u.reasoningTokens ?? 0, cachedTokens: u.cachedTokens ?? 0 };
-}
+import { loopUsage, type PlayedTurn } from "./loop.js";
+import { knownUsage } from "../vocabulary.js";
 
 export function createStoreSink(store: Store, runDir: string): SuiteStore {
   const folders = new Map<string, string>();
@@ -23,7 +18,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
       folders.set(id, info.folder);
       store.startTrial(id, { folder: relative(runDir, info.folder), attempt: info.attempt });
     },
-    recordTurn(trialId, turn: TurnRecord, costUsd) {
+    recordTurn(trialId, turn: PlayedTurn, costUsd) {
       const folder = relative(runDir, folders.get(trialId) ?? runDir);
       // Model output is untrusted in size too: each field is capped, and the turn says what was cut.
       const fields = { note: capField(turn.note), thought: capField(turn.thought), content: capField(turn.content), reasoning: capField(turn.reasoning) };
@@ -37,7 +32,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
         modelMs: turn.modelMs,
         ttftMs: turn.ttftMs,
         retries: turn.retries,
-        usage: usageOrNull(turn.usage),
+        usage: knownUsage(turn.usage),
         costUsd,
         note: fields.note.text,
         thought: fields.thought.text,
@@ -63,7 +58,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
     resetTrial(id) {
       store.resetTrial(id);
     },
-    finishTrial(id, _trial: PlannedTrial, outcome: TrialOutcome, extra) {
+    finishTrial(id, outcome: TrialOutcome, extra) {
       const { loop } = outcome;
       const ttft = loop.timing.ttftMs;
       store.finishTrial(
@@ -76,9 +71,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           verified: outcome.verified,
           turns: loop.turns,
           actions: loop.actions,
-          usage: loop.usage.reported
-            ? { inputTokens: loop.usage.inputTokens, outputTokens: loop.usage.outputTokens, reasoningTokens: loop.usage.reasoningTokens, cachedTokens: loop.usage.cachedTokens }
-            : null,
+          usage: loopUsage(loop),
           costUsd: extra.costUsd,
           timing: {
             wallMs: outcome.wallMs,

@@ -2,7 +2,6 @@
  * One trial, start to finish: environment, loop, independent checks, verdict, teardown.
  * Failures inside are data: this function resolves with an outcome, it does not throw.
  */
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
@@ -11,14 +10,11 @@ import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
 import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
-import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type TurnRecord } from "./loop.js";
+import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
 import { createTrialLog, writeOrFault, type TrialLog } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
-import { scrubDeep } from "../safety/secrets.js";
-
-/** `cancelled`: stopped by the user; counts in no rate, and `--resume` runs the trial again. */
-export type Verdict = "passed" | "failed" | "error" | "cancelled";
+import type { Verdict } from "../vocabulary.js";
 
 export interface TrialSpec {
   id: string;
@@ -37,7 +33,7 @@ export interface TrialDeps {
   maxInvalidOutputs: number;
   responseReserve: number;
   signal: AbortSignal;
-  onTurn: (turn: TurnRecord) => void;
+  onTurn: (turn: PlayedTurn) => void;
   /** An earlier, non-empty folder at this trial's path was moved here before it started. */
   movedAside?: string;
 }
@@ -160,7 +156,6 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError, cancelled });
   const stopLine = describeStop(loop, checks, verdict);
   const repetition = guard?.metrics() ?? {};
-  writeOrFault(join(folder, "checks.json"), () => writeFileSync(join(folder, "checks.json"), `${JSON.stringify(scrubDeep(checks), null, 2)}\n`));
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
   log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {

@@ -9,4 +9,3 @@ export { groundMark, normalisePoint, markCentre, type LayoutSource, type PageLay
 export { readImageInfo, pngSize, type ImageInfo } from "./image.js";
 export { RequestLog, type RequestRecord } from "./log.js";
 export type { ReferenceTask, PolicyStep } from "./policy.js";
-export { measureReferenceModel, type ReferenceModelTiming } from "./bench.js";

@@ -6,7 +6,8 @@
 import { randomBytes } from "node:crypto";
 import type { AssistantOutput } from "./output.js";
 
-export interface Usage {
+/** The OpenAI wire shape of `usage` (snake_case), as the reference model sends it; umpire reads it into `ReportedUsage`. */
+export interface WireUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
@@ -14,7 +15,7 @@ export interface Usage {
   completion_tokens_details: { reasoning_tokens: number };
 }
 
-export function makeUsage(promptTokens: number, completionTokens: number, reasoningTokens: number): Usage {
+export function makeUsage(promptTokens: number, completionTokens: number, reasoningTokens: number): WireUsage {
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
@@ -37,7 +38,7 @@ export function completionMeta(model: string): CompletionMeta {
 const FINGERPRINT = "umpire-reference";
 
 /** The body of a non-streamed response. Reasoning is sent as both `reasoning` and `reasoning_content`. */
-export function completionBody(output: AssistantOutput, meta: CompletionMeta, usage: Usage): Record<string, unknown> {
+export function completionBody(output: AssistantOutput, meta: CompletionMeta, usage: WireUsage): Record<string, unknown> {
   const message: Record<string, unknown> = {
     role: "assistant",
     content: output.content,
@@ -67,7 +68,7 @@ const PIECE = 24;
  * deltas, tool-call fragments (the first carries index, id, type and name; the rest carry
  * argument pieces), the finish reason, and a usage chunk when `include_usage` was asked for.
  */
-export function completionChunks(output: AssistantOutput, meta: CompletionMeta, usage: Usage, includeUsage: boolean): Record<string, unknown>[] {
+export function completionChunks(output: AssistantOutput, meta: CompletionMeta, usage: WireUsage, includeUsage: boolean): Record<string, unknown>[] {
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): Record<string, unknown> => ({
     id: meta.id,
     object: "chat.completion.chunk",

@@ -12,7 +12,7 @@
  * never breaks a series.
  */
 import type Database from "better-sqlite3";
-import type { Verdict } from "./records.js";
+import type { Verdict } from "../vocabulary.js";
 import { parseJson } from "./rows.js";
 
 export interface HistoryFilter {

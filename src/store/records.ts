@@ -3,43 +3,10 @@
  * Field names are camelCase here and snake_case in SQL; `rows.ts` maps between the two.
  * Timestamps are ISO-8601 strings (UTC), so they sort as text and read well in `sqlite3`.
  */
+import type { ActionStatus, Confidence, OutputMode, StopReason, Usage, Verdict } from "../vocabulary.js";
 
 export type RunStatus = "running" | "finished" | "interrupted";
 export type TrialStatus = "pending" | "running" | "done";
-/** `cancelled`: stopped by the user; counts in no rate, and `--resume` runs the trial again. */
-export type Verdict = "passed" | "failed" | "error" | "cancelled";
-export type OutputMode = "structured" | "tools";
-export type ActionStatus = "success" | "rejected" | "failed" | "skipped";
-export type Confidence = "verified" | "observed" | "claimed";
-
-/** Exactly one per finished trial (DESIGN.md). */
-export const STOP_REASONS = [
-  "answered",
-  "turn_limit",
-  "action_limit",
-  "token_budget",
-  "timeout",
-  "cancelled",
-  "stuck",
-  "model_refused",
-  "model_truncated",
-  "model_error",
-  "invalid_output",
-  "environment_error",
-] as const;
-export type StopReason = (typeof STOP_REASONS)[number];
-
-/** Token counts as the model server reported them. See docs/reporting.md for what each includes. */
-export interface Usage {
-  /** prompt_tokens: every input token, cached ones included. */
-  inputTokens: number;
-  /** completion_tokens: every generated token, reasoning included (OpenAI-compatible servers count it there). */
-  outputTokens: number;
-  /** completion_tokens_details.reasoning_tokens: a part of outputTokens, not an addition to it. */
-  reasoningTokens: number;
-  /** prompt_tokens_details.cached_tokens: a part of inputTokens. */
-  cachedTokens: number;
-}
 
 export interface RunInput {
   /** Given by `--run-id` so that shards of one logical run share it; generated otherwise. */
@@ -79,8 +46,8 @@ export interface RunSummary extends RunRecord {
   modes: string[];
 }
 
-/** One trial as the scheduler plans it, before it runs. */
-export interface PlannedTrial {
+/** One planned trial as the store records it, before it runs (the runner's plan is `PlannedTrial`). */
+export interface TrialInput {
   /** Defaults to `<runId>-<seq>`: deterministic, so merged shards of one run never collide. */
   id?: string;
   /** Position in the deterministic trial order of the whole (unsharded) run. */
@@ -128,16 +95,10 @@ export interface TrialResult {
   endedAt?: string;
 }
 
-export interface TrialRecord {
+/** A stored trial: what was planned (`TrialInput`), then how it went. */
+export interface TrialRecord extends Omit<TrialInput, "id" | "shard"> {
   id: string;
   runId: string;
-  seq: number;
-  taskId: string;
-  taskFile: string;
-  agentLabel: string;
-  model: string;
-  mode: OutputMode;
-  repeat: number;
   status: TrialStatus;
   /** 0 before the first start; each start (retry, resume) takes the next number. */
   attempt: number;

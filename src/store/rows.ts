@@ -10,8 +10,8 @@ import type {
   RunRecord,
   TrialRecord,
   TurnRecord,
-  Usage,
 } from "./records.js";
+import type { Usage } from "../vocabulary.js";
 
 type Row = Record<string, unknown>;
 

@@ -11,8 +11,8 @@
 import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { UmpireError, storageError } from "../errors.js";
+import { newRunId, trialId } from "../vocabulary.js";
 import { historyRows, type HistoryFilter, type HistoryTrialRow } from "./history-query.js";
-import { newRunId, trialIdFor } from "./ids.js";
 import { schemaVersionOf } from "./migrations.js";
 import type {
   ActionInput,
@@ -22,7 +22,7 @@ import type {
   CheckInput,
   CheckRecord,
   DurationHistoryEntry,
-  PlannedTrial,
+  TrialInput,
   RunInput,
   RunRecord,
   RunStatus,
@@ -135,11 +135,11 @@ export class Store {
    * Adds the planned trials of a run, all in one transaction. Idempotent: a trial whose id already
    * exists is left untouched (resume, or a shard re-planning the same list). Returns them in seq order.
    */
-  addTrials(runId: string, planned: readonly PlannedTrial[]): TrialRecord[] {
+  addTrials(runId: string, planned: readonly TrialInput[]): TrialRecord[] {
     this.getRun(runId);
     const ids = this.db.transaction(() =>
       planned.map((p) => {
-        const id = p.id ?? trialIdFor(runId, p.seq);
+        const id = p.id ?? trialId(runId, p.seq);
         this.q.insertTrial.run({
           id,
           run_id: runId,

@@ -4,8 +4,7 @@
  * finding. Values the instruction names on purpose are listed in `givens` and exempt.
  */
 import type { Task } from "./schema.js";
-import type { DataPath } from "./problem.js";
-import type { RuleFinding } from "./rules.js";
+import type { DataPath, RuleFinding } from "./problem.js";
 
 interface Expected {
   path: DataPath;

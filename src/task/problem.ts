@@ -8,6 +8,16 @@ export type Severity = "error" | "warning";
 /** A path into the task file's data, as the parser and zod give it: keys and array indexes. */
 export type DataPath = ReadonlyArray<string | number>;
 
+/** What one rule finds in one task, before it is placed in a file and a line (a `Problem`). */
+export interface RuleFinding {
+  path: DataPath;
+  message: string;
+  fix?: string;
+  severity: Severity;
+  /** The finding concerns the key at `path` rather than its value. */
+  atKey?: boolean;
+}
+
 export interface Problem {
   /** The task file, relative to the working directory when it lies inside it. */
   file: string;

@@ -9,20 +9,12 @@ import type { z } from "zod";
 import { TOOL_ARGS, TOOL_NAMES, isToolName, type ToolName } from "../toolbox/tools.js";
 import { LIMIT_RANGES, type CheckSpec, type ReferenceStep, type Task, type TextMatcher } from "./schema.js";
 import { normalizeWorkspacePath, staysInWorkspace } from "./normalize.js";
-import type { DataPath, Severity } from "./problem.js";
+import type { DataPath, RuleFinding } from "./problem.js";
 import { didYouMean } from "./suggest.js";
 import { plainIssues } from "./zod-issues.js";
 import { expectedValuesLeak } from "./leak-rule.js";
 import { compileUserRegex, userRegexProblem } from "./user-regex.js";
 
-export interface RuleFinding {
-  path: DataPath;
-  message: string;
-  fix?: string;
-  severity: Severity;
-  /** The finding concerns the key at `path` rather than its value. */
-  atKey?: boolean;
-}
 
 export interface TaskRule {
   name: string;

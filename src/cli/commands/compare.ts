@@ -12,7 +12,7 @@ import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type Comp
 import { reportedCost } from "../../report/cost.js";
 import { junitXml } from "../../report/junit.js";
 import { compareMarkdown } from "../../report/markdown.js";
-import type { PriceBook } from "../../report/prices.js";
+import type { PriceBook } from "../../pricing.js";
 import { judgeRegression, type RegressionVerdict } from "../../report/regression.js";
 import { compareText } from "../../report/tables.js";
 import { terminalStyle } from "../../report/table-layout.js";

@@ -11,7 +11,8 @@ import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
 import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
-import { newRunId, planTrials, type AgentPlan, type PlannedTrial } from "../../runner/plan.js";
+import { planTrials, type PlannedTrial } from "../../runner/plan.js";
+import { newRunId } from "../../vocabulary.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
@@ -196,7 +197,7 @@ export const run: Command = async (argv, io) => {
       agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
       runId = stored.id;
       runDir = stored.folder ?? runFolder(outDir, runId);
-      const all = planTrials(runId, tasks, agents.map(agentPlan), options.repeat ?? 1);
+      const all = planTrials(runId, tasks, agents, options.repeat ?? 1);
       const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
       trials = all.filter((t) => unfinished.has(t.id));
@@ -207,7 +208,7 @@ export const run: Command = async (argv, io) => {
       runId = values["run-id"] ?? newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
-      trials = planTrials(runId, tasks, agents.map(agentPlan), repeat);
+      trials = planTrials(runId, tasks, agents, repeat);
       let shardOptions: Record<string, unknown> | undefined;
       if (shard && shard.total > 1) {
         const history = values["shard-history"] ? readHistory(resolve(io.cwd, values["shard-history"])) : store.durationHistory();
@@ -283,7 +284,6 @@ export const run: Command = async (argv, io) => {
         runId,
         runDir,
         trials,
-        agents: new Map(agents.map((a) => [a.label, a])),
         env: io.env,
         prices,
         concurrency,
@@ -363,10 +363,6 @@ function readHistory(file: string) {
   } finally {
     history.close();
   }
-}
-
-function agentPlan(config: AgentConfig): AgentPlan {
-  return { label: config.label, model: config.model, mode: config.mode };
 }
 
 /** The agent options that came from `from` (not built-in defaults), stored so --resume rebuilds the same configs. */

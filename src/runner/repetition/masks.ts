@@ -43,8 +43,6 @@ export interface CssMaskSources {
   taskBoxes?: readonly Box[];
   /** Boxes the runner resolved from task `{selector}` masks on the current page. */
   selectorBoxes?: readonly Box[];
-  /** Boxes an agent config adds. */
-  agentBoxes?: readonly Box[];
 }
 
 /**
@@ -73,7 +71,6 @@ export function maskBoxesForCapture(sources: CssMaskSources, frame: ImageFrame):
     ...cssBoxesToImageBoxes(sources.volatile ?? [], frame, "fixture volatile region"),
     ...cssBoxesToImageBoxes(sources.taskBoxes ?? [], frame, "task repetition.masks"),
     ...cssBoxesToImageBoxes(sources.selectorBoxes ?? [], frame, "selector mask"),
-    ...cssBoxesToImageBoxes(sources.agentBoxes ?? [], frame, "agent config mask"),
   ];
 }
 

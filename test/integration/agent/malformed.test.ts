@@ -99,7 +99,7 @@ describe("tools mode: malformed calls", () => {
       ["c2", "invalid_json"],
       ["c3", "skipped"],
     ]);
-    agent.addResults([{ id: "c1", status: "ok", output: "Clicked" }]);
+    agent.addResults([{ id: "c1", status: "success", output: "Clicked" }]);
     const tail = agent.messages().slice(-3);
     expect(tail.map((m) => (m.role === "tool" ? m.tool_call_id : m.role))).toEqual(["c1", "c2", "c3"]);
     expect(tail.map((m) => String(m.content).split(":")[0])).toEqual(["Clicked", "Rejected", "Skipped"]);

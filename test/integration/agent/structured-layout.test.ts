@@ -45,7 +45,7 @@ describe("structured mode, five turns", () => {
       server.enqueue(stepReply(steps[i], { reasoning: `SECRET-REASONING-${i}` }));
       const turn = await agent.nextTurn({ screenshot: { data: fakePng(i + 1) } });
       turns.push(turn);
-      if (i < 4) agent.addResults([{ id: turn.actions[0].id, status: "ok", output: results[i] }]);
+      if (i < 4) agent.addResults([{ id: turn.actions[0].id, status: "success", output: results[i] }]);
     }
 
     expect(turns.map((t) => t.outcome)).toEqual(["actions", "actions", "actions", "actions", "actions"]);

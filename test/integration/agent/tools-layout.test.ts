@@ -50,7 +50,7 @@ describe("tools mode, five turns", () => {
     for (let i = 1; i <= 5; i++) {
       const turn = await agent.nextTurn({ screenshot: { data: fakePng(i) } });
       turns.push(turn);
-      if (i < 5) agent.addResults(turn.actions.map((a) => ({ id: a.id, status: "ok" as const, output: `done ${a.id}` })));
+      if (i < 5) agent.addResults(turn.actions.map((a) => ({ id: a.id, status: "success" as const, output: `done ${a.id}` })));
     }
     expect(turns.map((t) => t.outcome)).toEqual(["actions", "actions", "actions", "actions", "actions"]);
     expect(turns[0].reasoning).toBe("SECRET-R1");

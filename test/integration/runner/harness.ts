@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/index.js";
 import { executeTrials, startRuntime, type Runtime } from "../../../src/cli/suite-runtime.js";
-import { createPriceBook } from "../../../src/report/prices.js";
+import { createPriceBook } from "../../../src/pricing.js";
 import { planTrials, type PlannedTrial } from "../../../src/runner/plan.js";
 import type { Reporter } from "../../../src/runner/reporters.js";
 import type { AgentSessionLike } from "../../../src/runner/loop.js";
@@ -67,7 +67,7 @@ export async function startHarness(): Promise<Harness> {
     async run(options) {
       const agents = options.agents ?? resolveAgentConfigs({ model: options.model ?? "reference", mode: options.mode ?? "structured" });
       const runId = options.runId ?? `test-${process.pid}-${++counter}`;
-      const trials = planTrials(runId, options.tasks, agents.map((a) => ({ label: a.label, model: a.model, mode: a.mode })), options.repeat ?? 1);
+      const trials = planTrials(runId, options.tasks, agents, options.repeat ?? 1);
       if (!options.runId || !safeGetRun(store, runId)) {
         store.createRun({ id: runId, umpireVersion: "test", folder: join(dir, runId) });
         store.addTrials(runId, trials.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat })));
@@ -79,7 +79,6 @@ export async function startHarness(): Promise<Harness> {
         runId,
         runDir: join(dir, runId),
         trials: selected,
-        agents: new Map(agents.map((a) => [a.label, a])),
         env: {},
         prices: createPriceBook(),
         concurrency: options.concurrency ?? 2,

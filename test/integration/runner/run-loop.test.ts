@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StopReason } from "../../../src/runner/stop-reason.js";
+import type { StopReason } from "../../../src/vocabulary.js";
 import type { Task } from "../../../src/task/schema.js";
 import { startHarness, type Harness } from "./harness.js";
 

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/index.js";
 import { isUmpireError } from "../../../src/errors.js";
 import { planTrials, type PlannedTrial } from "../../../src/runner/plan.js";
 import { assignShards, parseShard, shardFromEnv } from "../../../src/runner/shards.js";
@@ -70,10 +71,7 @@ describe("shardFromEnv", () => {
 
 describe("assignShards on the real plan", () => {
   const tasks: Task[] = loadTasksOrThrow([], { cwd: ROOT });
-  const agents = [
-    { label: "reference/structured", model: "reference", mode: "structured" as const },
-    { label: "reference/tools", model: "reference", mode: "tools" as const },
-  ];
+  const agents = resolveAgentConfigs({ model: "reference", mode: "both", env: {} });
   const plan = planTrials("run-x", tasks, agents, 3);
 
   it("splits 1/3, 2/3, 3/3 into disjoint parts that together are the whole trial list", () => {
@@ -138,7 +136,8 @@ describe("duration-aware shards of a recorded history", () => {
     expect(history).toHaveLength(80);
 
     // This run: the same suite, 5 repeats.
-    const agents = labels.map((label) => ({ label, model: "holo", mode: (label.endsWith("tools") ? "tools" : "structured") as "tools" | "structured" }));
+    // Shards read only the agent's label: stand-in configs are enough here.
+    const agents = labels.map((label) => ({ label, model: "holo", mode: (label.endsWith("tools") ? "tools" : "structured") as "tools" | "structured" })) as unknown as AgentConfig[];
     const plan = planTrials("now", fakeTasks as unknown as Task[], agents, 5);
     const expected = new Map(history.map((h) => [`${h.taskId}|${h.agentLabel}`, h.meanWallMs]));
     const durationOf = (t: PlannedTrial) => expected.get(`${t.task.id}|${t.agent.label}`)!;

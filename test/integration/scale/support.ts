@@ -13,7 +13,7 @@ import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/index.
 import { CHROMIUM_FLAGS, requireChromium } from "../../../src/browser/chromium.js";
 import type { CommandIO } from "../../../src/cli/io.js";
 import { executeTrials, type Runtime } from "../../../src/cli/suite-runtime.js";
-import { createPriceBook } from "../../../src/report/prices.js";
+import { createPriceBook } from "../../../src/pricing.js";
 import type { BrowserLease, BrowserProvider } from "../../../src/runner/browser-pool.js";
 import { planTrials, type PlannedTrial } from "../../../src/runner/plan.js";
 import type { Reporter } from "../../../src/runner/reporters.js";
@@ -142,7 +142,7 @@ export async function runThrough(options: {
   reporters?: Reporter[];
 }): Promise<{ result: SuiteResult; trials: PlannedTrial[] }> {
   const { runtime, store, runId, agents } = options;
-  const trials = planTrials(runId, options.tasks, agents.map((a) => ({ label: a.label, model: a.model, mode: a.mode })), 1);
+  const trials = planTrials(runId, options.tasks, agents, 1);
   store.createRun({ id: runId, umpireVersion: "test", folder: join(options.dir, runId) });
   store.addTrials(runId, trials.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat })));
   const result = await executeTrials({
@@ -151,7 +151,6 @@ export async function runThrough(options: {
     runId,
     runDir: join(options.dir, runId),
     trials,
-    agents: new Map(agents.map((a) => [a.label, a])),
     env: {},
     prices: createPriceBook(),
     concurrency: options.concurrency ?? 2,

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
+import { openStore } from "../../../src/store/index.js";
 import { hostileRunArgs, startHostileModel } from "../../support/hostile-model.js";
 import { events, scratch, trialFolder } from "./support.js";
 
@@ -52,14 +53,17 @@ describe("data: pages and page checks", () => {
       const folder = trialFolder(s.out, runId, trial.id ?? trial.trialId);
       expect(JSON.stringify(events(folder))).toMatch(/data:text\/html[^"]*is not an allowed origin for this task/);
 
-      const checks = JSON.parse(readFileSync(join(folder, "checks.json"), "utf8"));
-      const pages = checks.filter((c: { kind: string }) => c.kind === "page");
+      const store = openStore(s.db, { readonly: true });
+      const checks = store.checks(trial.id ?? trial.trialId);
+      store.close();
+      const pages = checks.filter((c) => c.kind === "page");
       expect(pages).toHaveLength(2);
       for (const check of pages) {
         expect(check.pass).toBe(false);
         // The evidence names the page that was judged: the task's own start page, not the fake.
-        expect(check.evidence.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-        expect(check.evidence.onTaskOrigin).toBe(true);
+        const evidence = check.evidence as { url: string; onTaskOrigin: boolean };
+        expect(evidence.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+        expect(evidence.onTaskOrigin).toBe(true);
       }
     } finally {
       await model.close();

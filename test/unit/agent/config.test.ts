@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readApiKey, redactConfig, resolveAgentConfigs } from "../../../src/agent/config.js";
 import { UmpireError } from "../../../src/errors.js";
+import { createPriceBook } from "../../../src/pricing.js";
 
 function errorOf(fn: () => unknown): UmpireError {
   try {
@@ -27,8 +28,9 @@ describe("resolveAgentConfigs", () => {
       reasoningEffort: "medium",
       maxTokens: 2048,
       stream: false,
-      pricing: { inputPerMillion: 0, outputPerMillion: 0, cachedInputPerMillion: 0 },
     });
+    // Prices live in the one price list (src/pricing.ts), not in the agent config.
+    expect(createPriceBook().lookup(config.model)).toEqual({ input: 0, output: 0 });
   });
 
   it("keeps a reference profile in the model id and label; --mode both gives two configs", () => {
@@ -43,11 +45,10 @@ describe("resolveAgentConfigs", () => {
       endpoint: { kind: "url", baseUrl: "https://api.hcompany.ai/v1" },
       apiKeyEnv: "HAI_API_KEY",
       provider: "hcompany",
-      contextTokens: 65_536,
-      pricing: { inputPerMillion: 0.25, outputPerMillion: 1.8, cachedInputPerMillion: null },
     });
+    expect(createPriceBook().lookup(holo31.model)).toEqual({ input: 0.25, output: 1.8 });
     const [holo3] = resolveAgentConfigs({ model: "holo3-122b-a10b", env: { HAI_API_KEY: "k" } });
-    expect(holo3.pricing).toEqual({ inputPerMillion: 0.4, outputPerMillion: 3, cachedInputPerMillion: null });
+    expect(createPriceBook().lookup(holo3.model)).toEqual({ input: 0.4, output: 3 });
     expect(holo3.maxTokens).toBe(2048);
     expect(resolveAgentConfigs({ model: "holo3-122b-a10b", maxTokens: "8000", env: { HAI_API_KEY: "k" } })[0].maxTokens).toBe(8000);
     const tooMany = errorOf(() => resolveAgentConfigs({ model: "holo3-1-35b-a3b", maxTokens: 8000, env: { HAI_API_KEY: "k" } }));
@@ -82,7 +83,7 @@ describe("resolveAgentConfigs", () => {
     const [local] = resolveAgentConfigs({ model: "qwen3.5-35b", baseUrl: "http://localhost:8000/v1/", env: { HAI_API_KEY: "h-key" } });
     expect(local).toMatchObject({ provider: "custom", endpoint: { kind: "url", baseUrl: "http://localhost:8000/v1" }, apiKeyEnv: null });
     // Unknown prices are null, never 0.
-    expect(local.pricing).toEqual({ inputPerMillion: null, outputPerMillion: null, cachedInputPerMillion: null });
+    expect(createPriceBook().lookup(local.model)).toBeNull();
     // H's key is never sent to another server unasked.
     expect(readApiKey(local, { HAI_API_KEY: "h-key" })).toBeUndefined();
 

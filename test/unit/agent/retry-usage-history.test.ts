@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RETRY_POLICY } from "../../../src/agent/config.js";
 import { evictOldImages, observationMessage, type ChatMessage } from "../../../src/agent/history.js";
-import { lookupModel, requestCostUsd } from "../../../src/agent/models.js";
+import { costOfUsage, createPriceBook } from "../../../src/pricing.js";
+import { knownUsage } from "../../../src/vocabulary.js";
 import { parseRetryAfter, retryDelayMs, serverMessage, type ModelFailure } from "../../../src/agent/retry.js";
 import { StreamAccumulator } from "../../../src/agent/stream.js";
 import { readUsage } from "../../../src/agent/usage.js";
@@ -49,18 +50,20 @@ describe("usage and cost", () => {
   });
 
   it("reproduces H's worked example: 21,166 in + 307 out on Holo3 = 0.0093874 USD", () => {
-    const usage = { inputTokens: 21_166, outputTokens: 307, cachedTokens: null };
-    expect(requestCostUsd(usage, lookupModel("holo3-122b-a10b").pricing)).toBe(0.0093874);
-    expect(requestCostUsd(usage, lookupModel("reference").pricing)).toBe(0);
-    expect(requestCostUsd(usage, lookupModel("my-vllm-model").pricing)).toBeNull();
-    expect(requestCostUsd({ ...usage, inputTokens: null }, lookupModel("holo3-122b-a10b").pricing)).toBeNull();
+    // The one cost function (src/pricing.ts), as the run prices each turn.
+    const prices = createPriceBook();
+    const usage = knownUsage({ inputTokens: 21_166, outputTokens: 307, reasoningTokens: null, cachedTokens: null });
+    expect(costOfUsage(usage, prices.lookup("holo3-122b-a10b"))).toBe(0.0093874);
+    expect(costOfUsage(usage, prices.lookup("reference"))).toBe(0);
+    expect(costOfUsage(usage, prices.lookup("my-vllm-model"))).toBeNull();
+    expect(costOfUsage(knownUsage({ inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null }), prices.lookup("holo3-122b-a10b"))).toBeNull();
   });
 
   it("the chapter's illustration: 12,000 in at $2/M + 800 out at $8/M = $0.0304", () => {
-    const pricing = { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion: null };
-    expect(requestCostUsd({ inputTokens: 12_000, outputTokens: 800, cachedTokens: null }, pricing)).toBe(0.0304);
+    const price = { input: 2, output: 8 };
+    expect(costOfUsage({ inputTokens: 12_000, outputTokens: 800, reasoningTokens: 0, cachedTokens: 0 }, price)).toBe(0.0304);
     // Cached tokens use the cached price when known.
-    expect(requestCostUsd({ inputTokens: 12_000, outputTokens: 0, cachedTokens: 10_000 }, { ...pricing, cachedInputPerMillion: 0.5 })).toBe(0.009);
+    expect(costOfUsage({ inputTokens: 12_000, outputTokens: 0, reasoningTokens: 0, cachedTokens: 10_000 }, { ...price, cachedInput: 0.5 })).toBe(0.009);
   });
 });
 

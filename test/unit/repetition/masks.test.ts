@@ -40,11 +40,10 @@ describe("mask conversion", () => {
         volatile: [{ x: 0, y: 0, width: 10, height: 10 }],
         taskBoxes: [{ x: 100, y: 0, width: 10, height: 10 }],
         selectorBoxes: [{ x: 200, y: 0, width: 10, height: 10 }],
-        agentBoxes: [{ x: 300, y: 0, width: 10, height: 10 }],
       },
       { ...dpr2, padding: 0 },
     );
-    expect(boxes.map((b) => b.x)).toEqual([0, 200, 400, 600]);
+    expect(boxes.map((b) => b.x)).toEqual([0, 200, 400]);
   });
 
   it("splits task masks into boxes and selectors", () => {

@@ -4,9 +4,9 @@
  */
 import { Writable } from "node:stream";
 import type { CommandIO } from "../../../src/cli/io.js";
-import { costOfUsage } from "../../../src/report/cost.js";
-import { DEFAULT_PRICES } from "../../../src/report/prices.js";
-import type { OutputMode, StopReason, Store, Usage, Verdict } from "../../../src/store/index.js";
+import { costOfUsage, DEFAULT_PRICES } from "../../../src/pricing.js";
+import type { Store } from "../../../src/store/index.js";
+import type { OutputMode, StopReason, Usage, Verdict } from "../../../src/vocabulary.js";
 
 export interface SeedTrial {
   task: string;

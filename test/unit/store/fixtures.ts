@@ -2,14 +2,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CheckInput, PlannedTrial, TrialResult } from "../../../src/store/records.js";
+import type { CheckInput, TrialInput, TrialResult } from "../../../src/store/records.js";
 
 export function tempDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "umpire-store-"));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function planned(seq: number, over: Partial<PlannedTrial> = {}): PlannedTrial {
+export function planned(seq: number, over: Partial<TrialInput> = {}): TrialInput {
   return {
     seq,
     taskId: "save-bb042",

@@ -4,14 +4,14 @@
  * or a write per turn, five checks, a note and an events.jsonl per trial, all in a real SQLite
  * file in a temp folder. Only `writeRunReport` is timed; building the run is not.
  *
- *   npx tsx -e 'import("./src/report/html/bench.ts").then(async (b) => console.log(await b.runReportBench(1000)))'
+ *   npx tsx -e 'import("./scripts/bench/report.ts").then(async (b) => console.log(await b.runReportBench(1000)))'
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PNG } from "pngjs";
-import { openStore } from "../../store/index.js";
-import { writeRunReport } from "./writer.js";
+import { writeRunReport } from "../../src/report/html/writer.js";
+import { openStore } from "../../src/store/index.js";
 
 const TURNS = 8;
 const WIDTH = 1280;

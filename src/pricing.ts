@@ -1,12 +1,25 @@
 /**
- * Model prices: the built-in table, the config file's `prices`, and `--price-in` / `--price-out`.
+ * Pricing, in one place for the run (which prices every turn and trial as it stores them) and the
+ * report (which re-prices stored tokens when the user supplies prices): the built-in price list,
+ * the config file's `prices`, `--price-in` / `--price-out`, and the one cost function.
  * Prices are USD per million tokens. A model with no price has an unknown cost (null), never 0:
  * a free model says so explicitly in the table (the reference model does).
+ *
+ * Cost arithmetic is exact: prices are turned into integer micro-dollars per million tokens and
+ * multiplied as BigInt, so 21,166 input + 307 output tokens on holo3-122b-a10b is exactly
+ * 0.0093874 (the double nearest to it), not 0.009387400000000001. Round only for display.
+ *
+ * Token accounting (OpenAI-compatible servers, vLLM included): `outputTokens` is completion_tokens,
+ * which already contains the reasoning tokens, and `inputTokens` is prompt_tokens, which already
+ * contains the cached ones. So reasoning is billed once, inside output, at the output price, unless
+ * the price says otherwise: a separate `reasoning` price re-prices that part of the output, and
+ * `reasoningInOutput: false` (a server that reports reasoning outside completion_tokens) adds it.
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { UmpireError } from "../errors.js";
+import { UmpireError } from "./errors.js";
+import type { Usage } from "./vocabulary.js";
 
 const usdPerMillion = z.number().finite().min(0);
 
@@ -26,7 +39,8 @@ export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 export type PriceTable = Record<string, ModelPrice>;
 
 /**
- * Built-in prices. Holo figures are H Company's published ones (shared/reference/holo-api-facts.md);
+ * The built-in price list (the only one: the model catalog in src/agent/models.ts holds no prices).
+ * Holo figures are H Company's published ones (shared/reference/holo-api-facts.md);
  * H publishes no cached-input discount, so cached input is billed at the input price.
  */
 export const DEFAULT_PRICES: Readonly<PriceTable> = Object.freeze({
@@ -130,4 +144,39 @@ export function loadPriceBook(opts: { cwd: string; configFile?: string; priceIn?
     priceIn: parsePriceFlag(opts.priceIn, "--price-in"),
     priceOut: parsePriceFlag(opts.priceOut, "--price-out"),
   });
+}
+
+/** Price resolution: one millionth of a dollar per million tokens. */
+const PRICE_SCALE = 1_000_000;
+/** tokens x (USD per million x PRICE_SCALE) is in units of 1e-12 USD. */
+export const UNIT_PER_USD = 1e12;
+
+const scaled = (usdPerMillion: number): bigint => BigInt(Math.round(usdPerMillion * PRICE_SCALE));
+const count = (n: number): bigint => BigInt(Math.max(0, Math.round(n)));
+
+/** Cost in units of 1e-12 USD, or null when usage or price is unknown. */
+function costUnits(usage: Usage | null, price: ModelPrice | null): bigint | null {
+  if (!usage || !price) return null;
+  const cached = Math.min(usage.cachedTokens, usage.inputTokens);
+  const reasoningPriced = price.reasoning !== undefined;
+  const reasoningInOutput = price.reasoningInOutput ?? true;
+  let plainOutput = usage.outputTokens;
+  let reasoningBilled = 0;
+  if (!reasoningInOutput) reasoningBilled = usage.reasoningTokens;
+  else if (reasoningPriced) {
+    reasoningBilled = Math.min(usage.reasoningTokens, usage.outputTokens);
+    plainOutput = usage.outputTokens - reasoningBilled;
+  }
+  return (
+    count(usage.inputTokens - cached) * scaled(price.input) +
+    count(cached) * scaled(price.cachedInput ?? price.input) +
+    count(plainOutput) * scaled(price.output) +
+    count(reasoningBilled) * scaled(price.reasoning ?? price.output)
+  );
+}
+
+/** USD for one turn's or one trial's usage at a price; null when either is unknown. */
+export function costOfUsage(usage: Usage | null, price: ModelPrice | null): number | null {
+  const units = costUnits(usage, price);
+  return units === null ? null : Number(units) / UNIT_PER_USD;
 }

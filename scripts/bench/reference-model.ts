@@ -2,13 +2,13 @@
  * Measures the reference model's own time per request: n sequential requests of a realistic
  * five-turn structured conversation (3 screenshots of 1280x800) against a fresh server, with
  * layouts read from an in-process source (pass `fixtures` to include a real control-API call).
- * A benchmark function, not a test: `npx tsx -e "import('./src/sim/bench.ts').then(m => m.measureReferenceModel(200)).then(console.log)"`.
+ * A benchmark function, not a test: `npx tsx -e "import('./scripts/bench/reference-model.ts').then(m => m.measureReferenceModel(200)).then(console.log)"`.
  */
 import { performance } from "node:perf_hooks";
-import type { LayoutSource, PageLayout } from "./grounding.js";
 import { PNG } from "pngjs";
-import { sampleRequest } from "./sample-request.js";
-import { startReferenceModel } from "./server.js";
+import type { LayoutSource, PageLayout } from "../../src/sim/grounding.js";
+import { sampleRequest } from "../../src/sim/sample-request.js";
+import { startReferenceModel } from "../../src/sim/server.js";
 
 export interface ReferenceModelTiming {
   requests: number;

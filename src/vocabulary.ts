@@ -1,0 +1,83 @@
+/**
+ * The shared words (shared/DESIGN.md): each is declared here once, on the bottom layer, so the
+ * agent, the checks, the runner, the store and the report speak of one thing by one name.
+ * `test/unit/vocabulary.test.ts` fails when any of these names is declared again under src/.
+ * Nothing here imports anything: every layer may import this file.
+ */
+import { randomBytes } from "node:crypto";
+
+/** A trial's judgement. `error`: the trial could not be judged (infrastructure), never the agent's fault; `cancelled`: stopped by the user, counts in no rate, and `--resume` runs it again. */
+export type Verdict = "passed" | "failed" | "error" | "cancelled";
+
+/**
+ * How a check knows what it reports:
+ * - `verified`: read the artifact or the application state directly (a file, the effects log);
+ * - `observed`: from a fresh view of the page, which shows what the application displays;
+ * - `claimed`: only the agent's own words (the final answer).
+ */
+export type Confidence = "verified" | "observed" | "claimed";
+
+/** How one proposed action ended in the executor; the agent renders it for the model, the store keeps it. */
+export type ActionStatus = "success" | "rejected" | "failed" | "skipped";
+
+/** The Holo output protocols: JSON structured outputs, or native function calling. */
+export const OUTPUT_MODES = ["structured", "tools"] as const;
+export type OutputMode = (typeof OUTPUT_MODES)[number];
+
+/** Why a trial's loop stopped: exactly one per finished trial (DESIGN.md). */
+export const STOP_REASONS = [
+  // the agent ended it, or a limit did
+  "answered", "turn_limit", "action_limit", "token_budget", "timeout",
+  // the user, the repetition guard
+  "cancelled", "stuck",
+  // the model's output
+  "model_refused", "model_truncated", "model_error", "invalid_output",
+  // the harness
+  "environment_error",
+] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** Token counts as the model server reported them. See docs/reporting.md for what each includes. */
+export interface Usage {
+  /** prompt_tokens: every input token, cached ones included. */
+  inputTokens: number;
+  /** completion_tokens: every generated token, reasoning included (OpenAI-compatible servers count it there). */
+  outputTokens: number;
+  /** completion_tokens_details.reasoning_tokens: a part of outputTokens, not an addition to it. */
+  reasoningTokens: number;
+  /** prompt_tokens_details.cached_tokens: a part of inputTokens. */
+  cachedTokens: number;
+}
+
+/** One turn's usage as read from a response: a field is null when the server did not say (never 0). */
+export type ReportedUsage = { [K in keyof Usage]: number | null };
+
+export const UNKNOWN_USAGE: Readonly<ReportedUsage> = Object.freeze({ inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null });
+
+/**
+ * The one null-to-number converter: a reported usage as countable `Usage`, or null when the server
+ * reported neither input nor output tokens (cost and totals are then unknown, not zero). A missing
+ * reasoning or cached count is 0: both are parts of the input/output counts, not additions to them.
+ */
+export function knownUsage(u: ReportedUsage | null | undefined): Usage | null {
+  if (!u || (u.inputTokens === null && u.outputTokens === null)) return null;
+  return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, reasoningTokens: u.reasoningTokens ?? 0, cachedTokens: u.cachedTokens ?? 0 };
+}
+
+/**
+ * A run id that sorts by start time, `YYYYMMDD-HHMMSS-xxxx` (UTC), e.g. `20250612-143005-7f3a`.
+ * The random suffix keeps ids made on different machines (shards) apart.
+ */
+export function newRunId(startedAt: Date = new Date()): string {
+  const iso = startedAt.toISOString(); // 2025-06-12T14:30:05.123Z
+  const stamp = `${iso.slice(0, 10).replaceAll("-", "")}-${iso.slice(11, 19).replaceAll(":", "")}`;
+  return `${stamp}-${randomBytes(2).toString("hex")}`;
+}
+
+/**
+ * `<runId>-<seq>` with seq zero-padded to 4 digits so ids sort in trial order. Derived from the
+ * position in the deterministic trial order, so the same trial has the same id in every shard's store.
+ */
+export function trialId(runId: string, seq: number): string {
+  return `${runId}-${String(seq).padStart(4, "0")}`;
+}
