@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../agent/index.js";
 import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
-import type { PlannedTrial } from "../runner/plan.js";
+import { storedPlan, type PlannedTrial } from "../runner/plan.js";
 import { newRunId, trialId } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/reporters.js";
 import { openStore } from "../store/index.js";
@@ -75,7 +75,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
   const runtime = await startRuntime({ tasks: options.tasks, agents: [...configs.values()] });
   try {
     store.createRun({ id: runId, umpireVersion: "self-test", folder: join(dir, runId), tags: ["self-test"] });
-    store.addTrials(runId, trials.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: 0 })));
+    store.addTrials(runId, trials.map((t) => storedPlan(t)));
     const { ends } = await executeTrials({
       runtime,
       store,

@@ -17,7 +17,8 @@ import { mean, passAtK, passHatK, percentile, wilson, type Interval } from "./st
 export type ReportTrial = Pick<
   TrialRecord,
   "id" | "runId" | "seq" | "taskId" | "model" | "mode" | "agentLabel" | "repeat" | "status" | "verdict" | "claimed" | "stopReason" | "turns" | "actions" | "wallMs" | "costUsd"
->;
+> &
+  Partial<Pick<TrialRecord, "taskHash">>;
 
 /** A task's state in one group: every counted repeat passed, none did, or they disagree. */
 export type TaskOutcome = "pass" | "fail" | "flaky" | "none";

@@ -5,6 +5,12 @@
  * Pairing: a task is the same unit on both sides when its task id matches, plus its mode and model
  * when those vary inside a group (and are not what is being compared). Within a task, repeats are
  * paired in repeat order for the McNemar test; the bootstrap resamples whole tasks.
+ *
+ * Changed tasks: when the stored content hashes of a task differ between the two sides, the task
+ * was edited between the runs, so its trials are not like-for-like. It is listed as changed and
+ * left out of the paired analysis (and so out of the regression gate) unless
+ * `includeChangedTasks` is set. Trials stored without a hash (before schema 3) count as unknown, never
+ * as changed.
  */
 import { summarizeGroup, summarizeTrials, type ReportTrial, type TrialSetStats } from "./aggregate.js";
 import type { CostPerSuccess } from "./cost.js";
@@ -23,7 +29,12 @@ export interface CompareOptions {
   k?: number;
   seed?: number;
   bootstrapIterations?: number;
+  /** Pair tasks whose content changed between the sides as if they had not (default false). */
+  includeChangedTasks?: boolean;
 }
+
+/** The words shown beside a task whose content differs between the compared groups. */
+export const TASK_CHANGED = "task changed; not a like-for-like comparison";
 
 export interface TaskRow {
   key: string;
@@ -32,6 +43,8 @@ export interface TaskRow {
   model?: string;
   /** One per group, in group order; null when the group has no trial of this task. */
   cells: (TrialSetStats | null)[];
+  /** True when the task's stored content hash is not the same in every group (see TASK_CHANGED). */
+  changed: boolean;
 }
 
 export interface TaskCounts {
@@ -43,6 +56,10 @@ export interface TaskCounts {
 export interface PairedAnalysis {
   base: string;
   candidate: string;
+  /** Task rows whose content differs between base and candidate. */
+  changedTasks: string[];
+  /** Whether those were paired anyway (`includeChangedTasks`); otherwise they are left out below. */
+  changedTasksIncluded: boolean;
   /** Tasks with counted trials on both sides. */
   tasks: number;
   /** Repeats paired one to one (same task, same position in repeat order). */
@@ -132,6 +149,11 @@ function rowKey(t: ReportTrial, dims: readonly ("mode" | "model")[]): string {
   return extra.length > 0 ? `${t.taskId} [${extra.join(" ")}]` : t.taskId;
 }
 
+/** True when the trials carry more than one known task content hash. */
+function contentDiffers(trials: readonly ReportTrial[]): boolean {
+  return new Set(trials.map((t) => t.taskHash).filter((h): h is string => typeof h === "string")).size > 1;
+}
+
 const counts = (key: string, c: TrialSetStats | null): TaskCounts | null => (c && c.n > 0 ? { key, passes: c.passes, n: c.n } : null);
 
 function pct(base: number | null, candidate: number | null): number | null {
@@ -160,7 +182,12 @@ function pairGroups(
   const flippedToPass: string[] = [];
   const flaky: PairedAnalysis["flaky"] = [];
   const stableRegressions: PairedAnalysis["stableRegressions"] = [];
+  const changedTasks: string[] = [];
   for (const row of rows) {
+    if (contentDiffers([...(byKey[0].get(row.key) ?? []), ...(byKey[j].get(row.key) ?? [])])) {
+      changedTasks.push(row.key);
+      if (!opts.includeChangedTasks) continue;
+    }
     const base = row.cells[0];
     const cand = row.cells[j];
     if ((base?.outcome === "flaky" || cand?.outcome === "flaky") && (base?.n || cand?.n)) {
@@ -193,6 +220,8 @@ function pairGroups(
   return {
     base: groups[0].label,
     candidate: groups[j].label,
+    changedTasks,
+    changedTasksIncluded: opts.includeChangedTasks === true,
     tasks: tasksCounts.length,
     trialPairs,
     onlyBasePassed: b,
@@ -256,6 +285,7 @@ export function compareGroups(groups: readonly CompareGroupInput[], by: CompareB
         const ts = m.get(key);
         return ts ? summarizeTrials(ts, k) : null;
       }),
+      changed: contentDiffers(byKey.flatMap((m) => m.get(key) ?? [])),
     };
   });
   const summaries = groups.map((g, i) =>

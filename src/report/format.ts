@@ -85,3 +85,8 @@ export function formatP(p: number): string {
 export function formatTime(iso: string | null): string {
   return iso === null ? NONE : iso.replace("T", " ").slice(0, 19);
 }
+
+/** "1 trial", "2 trials": a count with its noun, plural unless exactly one. */
+export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : pluralForm}`;
+}

@@ -3,7 +3,7 @@
  * summary rows, each paired analysis as a list, and the regression verdict when gating.
  */
 import type { TrialSetStats } from "./aggregate.js";
-import type { Comparison, PairedAnalysis } from "./compare.js";
+import { TASK_CHANGED, type Comparison, type PairedAnalysis } from "./compare.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -17,6 +17,7 @@ import {
   formatScore,
   formatStopMix,
   formatUsd,
+  plural,
 } from "./format.js";
 import type { RegressionVerdict } from "./regression.js";
 
@@ -63,12 +64,15 @@ function pairedMarkdown(p: PairedAnalysis): string {
   const flaky = p.flaky.length === 0 ? "none" : p.flaky.map((f) => `${codeSpan(f.key)} (${f.base ? `${f.base.passes}/${f.base.n}` : NONE} vs ${f.candidate ? `${f.candidate.passes}/${f.candidate.n}` : NONE})`).join(", ");
   const d = p.deltas;
   return [
-    `**${e(p.candidate)} vs ${e(p.base)}** (${p.tasks} paired tasks, ${p.trialPairs} paired repeats)`,
+    `**${e(p.candidate)} vs ${e(p.base)}** (${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")})`,
     "",
     `- pass rate ${formatPercent(p.basePassRate)} → ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
     `- exact McNemar: ${p.onlyBasePassed} passed only in ${e(p.base)}, ${p.onlyCandidatePassed} only in ${e(p.candidate)}, p ${formatP(p.pValue)}`,
     `- flipped pass → fail: ${list(p.flippedToFail)}; fail → pass: ${list(p.flippedToPass)}`,
     `- flaky: ${flaky}`,
+    ...(p.changedTasks.length > 0
+      ? [`- changed: ${list(p.changedTasks)}: ${TASK_CHANGED}; ${p.changedTasksIncluded ? "paired anyway" : "left out of this analysis and the regression gate"}`]
+      : []),
     `- deltas: mean cost ${formatDelta(d.meanCostPct)}, cost/success ${formatDelta(d.costPerSuccessPct)}, p50 wall ${formatDelta(d.wallP50Pct)}, p95 wall ${formatDelta(d.wallP95Pct)}, turns ${formatDelta(d.meanTurnsPct)}, actions ${formatDelta(d.meanActionsPct)}`,
   ].join("\n");
 }
@@ -78,7 +82,7 @@ export function compareMarkdown(c: Comparison, verdict?: RegressionVerdict): str
   const head = ["task", "group", "passes", `pass@${c.k}`, `pass^${c.k}`, "mean cost", "cost/success", "p50 wall", "p95 wall", "turns", "actions", "false succ.", "cancelled", "stop reasons"];
   const lines = [row(head), row(head.map((_, i) => (i >= 3 && i <= 12 ? "---:" : "---")))];
   for (const task of c.tasks) {
-    c.groups.forEach((g, i) => lines.push(row([i === 0 ? codeSpan(task.key) : "", escapeMarkdown(g.label), ...cells(task.cells[i], false)])));
+    c.groups.forEach((g, i) => lines.push(row([i === 0 ? codeSpan(task.key) + (task.changed ? ` (${TASK_CHANGED})` : "") : "", escapeMarkdown(g.label), ...cells(task.cells[i], false)])));
   }
   c.groups.forEach((g, i) => lines.push(row([i === 0 ? "**all tasks**" : "", `**${escapeMarkdown(g.label)}**`, ...cells(g.summary, true)])));
   const parts = [lines.join("\n"), ...c.paired.map(pairedMarkdown)];

@@ -4,7 +4,7 @@
  * stored trials.
  */
 import type { TrialRecord } from "../store/records.js";
-import { formatMs, formatTokens, formatUsd } from "./format.js";
+import { formatMs, formatTokens, formatUsd, plural } from "./format.js";
 import { renderTable, type Colour, type Column, type TableStyle } from "./table-layout.js";
 
 const VERDICT_COLOUR: Record<string, Colour> = { passed: "green", failed: "red", error: "yellow", cancelled: "dim" };
@@ -37,7 +37,7 @@ export function runSummaryLine(trials: readonly TrialRecord[]): string {
   const done = trials.filter((t) => t.verdict !== null);
   return (
     `${count((t) => t.verdict === "passed")}/${done.length} passed, ${count((t) => t.verdict === "failed")} failed, ` +
-    `${count((t) => t.verdict === "error")} errors, ${count((t) => t.verdict === "cancelled")} cancelled; false successes ${count((t) => t.verdict === "failed" && t.claimed === true)}, ` +
+    `${plural(count((t) => t.verdict === "error"), "error")}, ${count((t) => t.verdict === "cancelled")} cancelled; false successes ${count((t) => t.verdict === "failed" && t.claimed === true)}, ` +
     `silent successes ${count((t) => t.verified === true && t.claimed === false)}` +
     (done.length < trials.length ? `; ${trials.length - done.length} not finished` : "")
   );

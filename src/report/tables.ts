@@ -5,7 +5,7 @@
 import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
-import type { Comparison, PairedAnalysis, TaskCounts } from "./compare.js";
+import { TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -21,6 +21,7 @@ import {
   formatTime,
   formatTokens,
   formatUsd,
+  plural,
 } from "./format.js";
 import { explainDuration } from "./latency.js";
 import type { RegressionVerdict } from "./regression.js";
@@ -76,11 +77,12 @@ function compareColumns(k: number): Column<CompareRow>[] {
 export function compareTable(c: Comparison, style: TableStyle): string {
   const rows: (CompareRow | typeof SEPARATOR)[] = [];
   for (const task of c.tasks) {
-    c.groups.forEach((g, i) => rows.push({ task: i === 0 ? task.key : "", group: g.label, stats: task.cells[i], summary: false }));
+    c.groups.forEach((g, i) => rows.push({ task: i === 0 ? task.key : i === 1 && task.changed ? "(task changed)" : "", group: g.label, stats: task.cells[i], summary: false }));
   }
   rows.push(SEPARATOR);
   c.groups.forEach((g, i) => rows.push({ task: i === 0 ? "all tasks" : "", group: g.label, stats: g.summary, summary: true }));
-  return renderTable(compareColumns(c.k), rows, style);
+  const changed = c.tasks.filter((t) => t.changed).map((t) => `${t.key}: ${TASK_CHANGED}`);
+  return [renderTable(compareColumns(c.k), rows, style), ...changed].join("\n");
 }
 
 const ratio = (t: TaskCounts | null) => (t ? `${t.passes}/${t.n}` : NONE);
@@ -93,11 +95,16 @@ export function pairedText(p: PairedAnalysis, style: TableStyle): string {
   const sig = p.pValue < 0.05 ? paint("significant at 0.05", "yellow", style.color) : "not significant at 0.05";
   const d = p.deltas;
   return [
-    paint(`${p.candidate} vs ${p.base}`, "bold", style.color) + `: ${p.tasks} paired tasks, ${p.trialPairs} paired repeats`,
+    paint(`${p.candidate} vs ${p.base}`, "bold", style.color) + `: ${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")}`,
     `  ${label("pass rate")} ${formatPercent(p.basePassRate)} -> ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
     `  ${label("McNemar")} ${p.onlyBasePassed} passed only in ${p.base}, ${p.onlyCandidatePassed} only in ${p.candidate}: exact p ${formatP(p.pValue)}, ${sig}`,
     `  ${label("flipped")} pass -> fail: ${paint(list(p.flippedToFail), p.flippedToFail.length ? "red" : undefined, style.color)}; fail -> pass: ${paint(list(p.flippedToPass), p.flippedToPass.length ? "green" : undefined, style.color)}`,
     `  ${label("flaky")} ${p.flaky.length === 0 ? "none" : p.flaky.map((f) => `${f.key} (${p.base} ${ratio(f.base)}, ${p.candidate} ${ratio(f.candidate)})`).join("; ")}`,
+    ...(p.changedTasks.length > 0
+      ? [
+          `  ${label("changed")} ${paint(p.changedTasks.join(", "), "yellow", style.color)}: ${TASK_CHANGED}; ${p.changedTasksIncluded ? "paired anyway (--include-changed-tasks)" : "left out of this analysis and the regression gate (--include-changed-tasks counts them)"}`,
+        ]
+      : []),
     `  ${label("deltas")} mean cost ${formatDelta(d.meanCostPct)}, cost/success ${formatDelta(d.costPerSuccessPct)}, p50 wall ${formatDelta(d.wallP50Pct)}, p95 wall ${formatDelta(d.wallP95Pct)}, turns ${formatDelta(d.meanTurnsPct)}, actions ${formatDelta(d.meanActionsPct)}`,
   ].join("\n");
 }
@@ -233,6 +240,7 @@ export function showText(run: RunRecord, details: readonly TrialDetail[], style:
   const columns: Column<TrialDetail>[] = [
     { head: "#", priority: 60, align: "right", cell: (d) => String(d.trial.seq) },
     { head: "task", priority: 100, cell: (d) => d.trial.taskId },
+    { head: "model", priority: 96, cell: (d) => d.trial.model },
     { head: "mode", priority: 98, cell: (d) => ({ text: d.trial.mode, colour: "cyan" }) },
     { head: "rep", priority: 55, align: "right", cell: (d) => String(d.trial.repeat) },
     { head: "verdict", priority: 99, cell: (d) => ({ text: d.trial.verdict ?? d.trial.status, colour: verdictColour(d.trial.verdict) }) },

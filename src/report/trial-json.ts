@@ -8,6 +8,10 @@ export interface TrialJson {
   id: string;
   task: string;
   taskFile: string;
+  /** The task as it was run: title, tags and content hash (null for trials stored before schema 3). */
+  taskTitle: string | null;
+  taskTags: string[] | null;
+  taskHash: string | null;
   agent: string;
   mode: string;
   model: string;
@@ -20,6 +24,8 @@ export interface TrialJson {
   verdict: string | null;
   claimed: boolean | null;
   verified: boolean | null;
+  /** The agent's final answer, verbatim; null when it did not answer. */
+  answer: string | null;
   checks: { kind: string; name: string; required: boolean; pass: boolean; confidence: string; reason: string }[];
   turns: number;
   actions: number;
@@ -39,6 +45,9 @@ export function trialToJson(trial: TrialRecord, checks: readonly CheckLike[]): T
     id: trial.id,
     task: trial.taskId,
     taskFile: trial.taskFile,
+    taskTitle: trial.taskTitle,
+    taskTags: trial.taskTags,
+    taskHash: trial.taskHash,
     agent: trial.agentLabel,
     mode: trial.mode,
     model: trial.model,
@@ -51,6 +60,7 @@ export function trialToJson(trial: TrialRecord, checks: readonly CheckLike[]): T
     verdict: trial.verdict,
     claimed: trial.claimed,
     verified: trial.verified,
+    answer: trial.answer,
     checks: checks.map((c) => ({ kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason })),
     turns: trial.turns,
     actions: trial.actions,

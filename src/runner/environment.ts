@@ -113,14 +113,21 @@ export class TrialEnvironment {
       locale: "en-GB",
       timezoneId: "UTC",
     });
-    const site = new URL(fixtures.siteUrl);
-    await context.addCookies([{ name: session.cookie.name, value: session.cookie.value, domain: site.hostname, path: "/" }]);
-    const page = await context.newPage();
-    const env = new TrialEnvironment(options, context, page);
-    await env.guard();
-    page.setDefaultTimeout(options.navigationTimeoutMs ?? 15_000);
-    await page.goto(new URL(task.start.path, fixtures.siteUrl).toString(), { waitUntil: "load" });
-    return env;
+    // Until the environment is handed over, nobody else can close the context: close it here
+    // when the start page (or anything before it) fails, or it stays open in the shared browser.
+    try {
+      const site = new URL(fixtures.siteUrl);
+      await context.addCookies([{ name: session.cookie.name, value: session.cookie.value, domain: site.hostname, path: "/" }]);
+      const page = await context.newPage();
+      const env = new TrialEnvironment(options, context, page);
+      await env.guard();
+      page.setDefaultTimeout(options.navigationTimeoutMs ?? 15_000);
+      await page.goto(new URL(task.start.path, fixtures.siteUrl).toString(), { waitUntil: "load" });
+      return env;
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Every request outside the allowed origins is aborted before it leaves the browser. */

@@ -207,7 +207,9 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
         note: turn.note ?? null,
         thought: turn.thought ?? null,
         tool_reqs: turn.actions.map((a) => ({ tool_name: a.tool, args: a.args, id: a.id })),
-        validation_errors: turn.invalid,
+        // The schema's validation_errors are strings; which call each one was about rides along.
+        validation_errors: turn.invalid.map((i) => i.message),
+        validation_details: turn.invalid,
         outcome: turn.outcome,
         finish_reason: turn.finishReason ?? null,
         usage: turn.usage,
@@ -247,7 +249,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
         return stop("model_error", detail);
       }
       for (const invalid of turn.invalid) {
-        log.step("error_event", { error: invalid.message, origin: "validation", tool_req: { tool_name: invalid.tool ?? null, id: invalid.id } });
+        // A ToolRequest needs a tool name: an output whose tool could not be read has no request.
+        log.step("error_event", { error: invalid.message, origin: "validation", tool_req: invalid.tool ? { tool_name: invalid.tool, id: invalid.id } : null, call_id: invalid.id });
       }
       if (turn.outcome === "invalid" || turn.actions.length === 0) {
         consecutiveInvalid += 1;
@@ -256,7 +259,14 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
           return stop("invalid_output", `${consecutiveInvalid} invalid outputs in a row; last: ${turn.invalid.at(-1)?.message ?? "no action"}`);
         }
         session.addResults([]);
-        current = await observe();
+        // Guarded like every other capture: a failed screenshot is the environment's failure and
+        // must not discard the turns and tokens this trial already spent.
+        try {
+          current = await observe();
+        } catch (error) {
+          if (signal.aborted) return abortedStop();
+          return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
+        }
         continue;
       }
       consecutiveInvalid = 0;
@@ -300,7 +310,9 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
       if (answer !== null) {
         options.onTurn(record);
         out.answer = answer;
-        log.step("answer_event", { answer, outcome: "claimed" });
+        // `outcome` is the agent's own assessment (success|partial|infeasible|blocked); Holo's answer
+        // tool carries none, so it is null. umpire's judgement is in the completion event and checks.
+        log.step("answer_event", { answer, outcome: null });
         return stop("answered", "");
       }
       session.addResults(results.map((r) => ({ id: r.id, tool: r.tool, status: r.status, message: r.message, ...(r.output !== undefined ? { output: r.output } : {}) })));

@@ -5,6 +5,8 @@
 import type { AgentConfig } from "../agent/index.js";
 import type { Task } from "../task/schema.js";
 import { trialId } from "../vocabulary.js";
+import { taskContentHash } from "../task/content-hash.js";
+import type { TrialInput as StoredPlan } from "../store/records.js";
 
 /** One trial of the run's plan. It carries its agent config itself (model, mode, endpoint, limits): nothing looks it up again by label. */
 export interface PlannedTrial {
@@ -34,4 +36,25 @@ export function planTrials(runId: string, tasks: Task[], agents: readonly AgentC
 export function trialFolderName(trial: PlannedTrial, attempt: number): string {
   const agent = trial.agent.label.replace(/[^A-Za-z0-9._-]+/g, "_");
   return `${String(trial.seq).padStart(4, "0")}-${trial.task.id}--${agent}--r${trial.repeat}${attempt > 1 ? `--attempt${attempt}` : ""}`;
+}
+
+/**
+ * A planned trial as the store keeps it: with the task's title, tags and content hash as planned,
+ * so reports and comparisons read the task as it was run, not the file as it is now.
+ */
+export function storedPlan(trial: PlannedTrial, shard: string | null = null): StoredPlan {
+  return {
+    id: trial.id,
+    seq: trial.seq,
+    taskId: trial.task.id,
+    taskFile: trial.task.file,
+    agentLabel: trial.agent.label,
+    model: trial.agent.model,
+    mode: trial.agent.mode,
+    repeat: trial.repeat,
+    shard,
+    taskTitle: trial.task.title,
+    taskTags: trial.task.tags,
+    taskHash: taskContentHash(trial.task),
+  };
 }

@@ -75,7 +75,7 @@ export function createProgressReporter(stream: NodeJS.WritableStream & { isTTY?:
   return {
     onRunBegin(info) {
       total = info.trials.length;
-      stream.write(`umpire: run ${info.runId}: ${total} trials\n`);
+      stream.write(`umpire: run ${info.runId}: ${total} ${total === 1 ? "trial" : "trials"}\n`);
     },
     onTrialEnd(end) {
       done += 1;

@@ -67,6 +67,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           stopReason: loop.stopReason,
           stopDetail: outcome.stopLine,
           verdict: outcome.verdict,
+          answer: loop.answer,
           claimed: outcome.claimed,
           verified: outcome.verified,
           turns: loop.turns,

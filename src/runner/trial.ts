@@ -12,7 +12,7 @@ import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
-import { createTrialLog, writeOrFault, type TrialLog } from "./trial-log.js";
+import { completionReason, createTrialLog, startedEventData, writeOrFault, type TrialLog } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
 import type { Verdict } from "../vocabulary.js";
 
@@ -57,14 +57,14 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const started = performance.now();
   const log = createTrialLog(folder);
   const workspaceDir = join(folder, "workspace");
-  log.emit("AgentStartedEvent", {
+  log.emit("AgentStartedEvent", startedEventData({
     trial: spec.id,
     task: spec.task.id,
     agent: spec.agentLabel,
     repeat: spec.repeat,
     // Said in the log so nobody mistakes the moved folder's contents for this trial's.
     ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
-  });
+  }));
   let env: TrialEnvironment | undefined;
   let loop: LoopOutcome | undefined;
   let guard: RepetitionGuard | undefined;
@@ -157,7 +157,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const stopLine = describeStop(loop, checks, verdict);
   const repetition = guard?.metrics() ?? {};
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
-  log.emit("AgentCompletionEvent", { reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
+  // `reason` is the Agents API's enum; umpire's stop reason and verdict ride along as extra fields.
+  log.emit("AgentCompletionEvent", { reason: completionReason(loop.stopReason), stop_reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {
     loop,
     checks,

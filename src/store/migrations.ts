@@ -176,6 +176,19 @@ function allowCancelledVerdict(db: Database.Database): void {
   );
 }
 
+/**
+ * The stored trial is complete (issue #12 §3): the agent's final answer, and the task as it was
+ * run (title, tags, content hash), so reports never re-read task files that may have changed or
+ * moved, and `compare` can tell when a task's content differs between two runs. Rows written
+ * before this version keep NULL (unknown), never a guessed value.
+ */
+const TRIAL_ANSWER_AND_TASK = `
+ALTER TABLE trials ADD COLUMN answer     TEXT;
+ALTER TABLE trials ADD COLUMN task_title TEXT;
+ALTER TABLE trials ADD COLUMN task_tags  TEXT;
+ALTER TABLE trials ADD COLUMN task_hash  TEXT;
+`;
+
 /** Every schema version, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, umpireVersion: "0.1.0", description: "runs, trials, turns, actions, checks, artifacts", sql: V1 },
@@ -183,7 +196,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // heartbeat let readers tell a live run from a dead one (self-contained: renumber freely).
   {
     version: 2,
-    umpireVersion: "0.1.0",
+    umpireVersion: "0.2.0",
     description: "run owner: pid, host and heartbeat",
     sql: `
 ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
@@ -193,16 +206,17 @@ ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
   },
   {
     version: 3,
-    umpireVersion: "0.1.0",
+    umpireVersion: "0.2.0",
     description: "verdict cancelled",
     sql: "",
     run: allowCancelledVerdict,
     rebuildsTables: true,
   },
+  { version: 4, umpireVersion: "0.2.0", description: "trials: answer, task title, tags and content hash", sql: TRIAL_ANSWER_AND_TASK },
   // Issue 17: `umpire history` ranks each (task, agent)'s runs and `runs` lists runs newest first;
   // measured in `npm run bench` on 100,000 trials. Self-contained: renumber freely.
   {
-    version: 4,
+    version: 5,
     umpireVersion: "0.2.0",
     description: "indexes for history and the runs list",
     sql: `

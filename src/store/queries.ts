@@ -8,7 +8,7 @@ const TRIAL_RESULT_CLEARED = `
   stop_reason = NULL, stop_detail = NULL, verdict = NULL, claimed = NULL, verified = NULL,
   turns = 0, actions = 0, input_tokens = NULL, output_tokens = NULL, reasoning_tokens = NULL,
   cached_tokens = NULL, cost_usd = NULL, wall_ms = NULL, model_ms = NULL, executor_ms = NULL,
-  capture_ms = NULL, check_ms = NULL, ttft_ms_avg = NULL, error = NULL, metrics = '{}', ended_at = NULL`;
+  capture_ms = NULL, check_ms = NULL, ttft_ms_avg = NULL, error = NULL, metrics = '{}', ended_at = NULL, answer = NULL`;
 
 /** Rows of one trial's evidence for one attempt, or every attempt when :attempt is NULL. */
 const ofAttempt = (table: string, order: string) =>
@@ -76,8 +76,8 @@ export class StoreQueries {
       ORDER BY runs.started_at DESC, runs.id DESC`);
 
     this.insertTrial = db.prepare(`
-      INSERT INTO trials (id, run_id, seq, task_id, task_file, agent_label, model, mode, repeat, shard)
-      VALUES (@id, @run_id, @seq, @task_id, @task_file, @agent_label, @model, @mode, @repeat, @shard)
+      INSERT INTO trials (id, run_id, seq, task_id, task_file, agent_label, model, mode, repeat, shard, task_title, task_tags, task_hash)
+      VALUES (@id, @run_id, @seq, @task_id, @task_file, @agent_label, @model, @mode, @repeat, @shard, @task_title, @task_tags, @task_hash)
       ON CONFLICT (id) DO NOTHING`);
     this.startTrial = db.prepare(`
       UPDATE trials SET status = 'running', attempt = @attempt, folder = @folder, started_at = @started_at,
@@ -91,7 +91,7 @@ export class StoreQueries {
         reasoning_tokens = @reasoning_tokens, cached_tokens = @cached_tokens, cost_usd = @cost_usd,
         wall_ms = @wall_ms, model_ms = @model_ms, executor_ms = @executor_ms, capture_ms = @capture_ms,
         check_ms = @check_ms, ttft_ms_avg = @ttft_ms_avg, error = @error, metrics = @metrics,
-        ended_at = @ended_at
+        ended_at = @ended_at, answer = @answer
       WHERE id = @id`);
     this.resetTrial = db.prepare(`UPDATE trials SET status = 'pending', retried = 1, ${TRIAL_RESULT_CLEARED} WHERE id = @id`);
     this.trialById = db.prepare(`SELECT * FROM trials WHERE id = @id`);

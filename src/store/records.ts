@@ -61,6 +61,11 @@ export interface TrialInput {
   repeat: number;
   /** `i/n` when the trial was run by a shard. */
   shard?: string | null;
+  /** The task as planned, so reports never re-read a task file that may have changed since. */
+  taskTitle?: string | null;
+  taskTags?: readonly string[] | null;
+  /** `definitionHash` of the resolved task (src/task/content-hash.ts); compares tell changed tasks by it. */
+  taskHash?: string | null;
 }
 
 export interface Timing {
@@ -77,6 +82,8 @@ export interface TrialResult {
   /** The human line beside the stop reason: "turn cap reached, note missing". */
   stopDetail: string;
   verdict: Verdict;
+  /** The agent's final answer, verbatim; null when it never answered. */
+  answer?: string | null;
   claimed: boolean;
   verified: boolean;
   turns: number;
@@ -128,6 +135,12 @@ export interface TrialRecord extends Omit<TrialInput, "id" | "shard"> {
   startedAt: string | null;
   endedAt: string | null;
   shard: string | null;
+  /** The agent's final answer of the current attempt; null when it did not answer (or not yet). */
+  answer: string | null;
+  /** The task as it was run; null for trials stored before schema version 3. */
+  taskTitle: string | null;
+  taskTags: string[] | null;
+  taskHash: string | null;
 }
 
 export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";

@@ -80,6 +80,10 @@ export function trialFromRow(r: Row): TrialRecord {
     startedAt: str(r.started_at),
     endedAt: str(r.ended_at),
     shard: str(r.shard),
+    answer: str(r.answer),
+    taskTitle: str(r.task_title),
+    taskTags: r.task_tags === null || r.task_tags === undefined ? null : parseJson<string[]>(r.task_tags, []),
+    taskHash: str(r.task_hash),
   };
 }
 

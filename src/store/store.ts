@@ -151,6 +151,9 @@ export class Store {
           mode: p.mode,
           repeat: p.repeat,
           shard: p.shard ?? null,
+          task_title: p.taskTitle ?? null,
+          task_tags: p.taskTags ? toJson(p.taskTags) : null,
+          task_hash: p.taskHash ?? null,
         });
         return id;
       }),
@@ -266,6 +269,7 @@ export class Store {
         error: result.error ?? null,
         metrics: toJson(result.metrics ?? {}),
         ended_at: result.endedAt ?? now(),
+        answer: result.answer ?? null,
       });
       this.q.deleteChecks.run({ trial_id: id, attempt });
       checks.forEach((c, idx) => {

@@ -214,7 +214,8 @@ const checksTestSomething: TaskRule = {
     task.checks.flatMap((check, i): RuleFinding[] => {
       if (check.kind === "page") {
         if (check.state && !check.selector) return [error(["checks", i, "state"], "state needs a selector to look at", "add selector, e.g. '[data-mark=cookie-dialog]'")];
-        if (!check.url && check.text === undefined && !check.state) return [error(["checks", i], "a page check that tests no url, text or state always passes", "add url, text or selector + state")];
+        // A selector alone asks for the element to be visible (docs/checks.md; the handler does so).
+        if (!check.url && check.text === undefined && !check.state && !check.selector) return [error(["checks", i], "a page check that tests no url, text, selector or state always passes", "add url, text, or a selector (visible unless state says otherwise)")];
       }
       if (check.kind === "effects" && check.require.length === 0 && check.forbid.length === 0) {
         return [error(["checks", i], "an effects check that requires and forbids nothing always passes", "add require or forbid entries")];

@@ -36,6 +36,10 @@ const OPTIONS = {
     help: "exit 1 when the pass rate drops significantly (McNemar p < 0.05), a\nstable task flips to failing, or cost per success rises too much",
   },
   "max-cost-increase": { kind: "number", arg: "PCT", min: 0, help: "the cost-per-success rise (percent) that counts as a regression" },
+  "include-changed-tasks": {
+    kind: "boolean",
+    help: 'pair tasks whose content changed between the runs (default: they are\nmarked "task changed" and left out of the paired analysis and the gate)',
+  },
   k: { kind: "int", arg: "N", min: 1, defaultText: "the fewest repeats of any task", help: "k for pass@k and pass^k" },
   seed: { kind: "int", arg: "N", min: 0, default: 1, help: "bootstrap seed" },
   json: { ...O.json, help: "print JSON only" },
@@ -131,7 +135,7 @@ export const run: Command = async (argv, io) => {
       throw new UmpireError("usage", `nothing to compare: every trial falls in one group (${labels.join(", ") || "none"})`, by ? `the runs have only one ${by}` : "give two runs");
     }
 
-    const comparison = compareGroups(groups, by ?? "run", { k, seed });
+    const comparison = compareGroups(groups, by ?? "run", { k, seed, includeChangedTasks: values["include-changed-tasks"] === true });
     const verdicts: RegressionVerdict[] = gating
       ? comparison.paired.map((p, i) =>
           judgeRegression(p, { base: comparison.groups[0].summary.costPerSuccess, candidate: comparison.groups[i + 1].summary.costPerSuccess }, { maxCostIncreasePct: maxCost }),

@@ -11,7 +11,7 @@ import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
 import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
-import { planTrials, type PlannedTrial } from "../../runner/plan.js";
+import { planTrials, storedPlan, type PlannedTrial } from "../../runner/plan.js";
 import { newRunId } from "../../vocabulary.js";
 import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
@@ -237,7 +237,7 @@ export const run: Command = async (argv, io) => {
             ...(shardOptions ? { shard: shardOptions } : {}),
           },
         });
-        store.addTrials(id, planned.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat, shard: shardOfTrial })));
+        store.addTrials(id, planned.map((t) => storedPlan(t, shardOfTrial)));
       };
     }
 

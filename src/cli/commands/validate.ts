@@ -12,9 +12,10 @@ import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../t
 import { loadTasks, type LoadResult } from "../../task/loader.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { runSelfTest, selfTestTable } from "../self-test.js";
+import { plural } from "../../report/format.js";
 
 const OPTIONS = {
-  json: { kind: "boolean", help: "print the result as JSON" },
+  json: { kind: "boolean", help: "print the result as one JSON document: {ok, tasks, problems}, and with\n--self-test also selfTest: {sound, results} (null when the files are invalid)" },
   "self-test": {
     kind: "boolean",
     help: 'also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative fails\n(exit 1 when a task is unsound)',
@@ -56,9 +57,12 @@ export const run: Command = async (argv, io) => {
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
 
+  // With --json, stdout carries exactly one JSON document: with --self-test its result joins the
+  // validation's as `selfTest` (null when the task files are not valid and it did not run).
+  const validation = { ok, tasks: rows.map((row) => ({ ...row, status: statusOf(row) })), problems: result.problems };
+  const selfTestRequested = parsed.values["self-test"] === true;
   if (parsed.values.json) {
-    const tasks = rows.map((row) => ({ ...row, status: statusOf(row) }));
-    io.stdout.write(`${JSON.stringify({ ok, tasks, problems: result.problems }, null, 2)}\n`);
+    if (!selfTestRequested || !ok) io.stdout.write(`${JSON.stringify(selfTestRequested ? { ...validation, selfTest: null } : validation, null, 2)}\n`);
   } else {
     if (rows.length > 0) io.stdout.write(`${formatTaskTable(rows)}\n`);
     if (result.problems.length > 0) io.stdout.write(`\n${formatProblems(result.problems)}\n`);
@@ -68,13 +72,14 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(`\n${valid} of ${rows.length} task file${rows.length === 1 ? "" : "s"} valid; ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`);
   }
 
-  if (parsed.values["self-test"]) {
+  if (selfTestRequested) {
     if (!ok) {
       io.stderr.write("umpire validate: fix the task files first; the self-test runs only valid tasks\n");
       return EXIT.usage;
     }
     const concurrency = parsed.values.concurrency ?? availableParallelism();
-    io.stderr.write(`umpire validate: self-test of ${result.tasks.length} tasks on the reference model\n`);
+    io.stderr.write(`umpire validate: self-test of ${plural(result.tasks.length, "task")} on the reference model
+`);
     const results = await runSelfTest({
       tasks: result.tasks,
       concurrency,
@@ -83,7 +88,7 @@ export const run: Command = async (argv, io) => {
       onTrialEnd: (end) => io.stderr.write(`  ${oneLine(end.trial.task.id)} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})\n`),
     });
     const sound = results.every((r) => r.ok);
-    if (parsed.values.json) io.stdout.write(`${JSON.stringify({ sound, results }, null, 2)}\n`);
+    if (parsed.values.json) io.stdout.write(`${JSON.stringify({ ...validation, selfTest: { sound, results } }, null, 2)}\n`);
     else io.stdout.write(`\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${sound ? "every task is sound" : "some tasks are unsound: their checks cannot tell right from wrong"}\n`);
     return sound ? EXIT.ok : EXIT.failed;
   }

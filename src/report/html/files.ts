@@ -1,10 +1,10 @@
 /**
  * Brings a run's files into the report folder: every screenshot once (hard-linked when the
  * report is on the same file system as the run, copied otherwise), each trial's events.jsonl
- * and note files. Reads the final answer from the end of events.jsonl. Missing files are
+ * and note files (the final answer is read from the store, not from the log). Missing files are
  * reported as missing (null hrefs), never fatal: a report of a moved run still opens.
  */
-import { closeSync, copyFileSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, copyFileSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { basename, extname, join, resolve } from "node:path";
 import type { TrialRecord } from "../../store/records.js";
@@ -14,8 +14,6 @@ import type { NoteFile } from "./view-model.js";
 const TEXT_EXTENSIONS = new Set([".md", ".txt", ".json", ".jsonl", ".log"]);
 /** How much of a note the trial page shows inline. */
 const NOTE_PREVIEW_BYTES = 64 * 1024;
-/** How much of the end of events.jsonl is searched for the answer event. */
-const EVENTS_TAIL_BYTES = 256 * 1024;
 /** Screenshot files named by their content hash (trial-log.ts) can be shared between trials. */
 const HASH_NAME = /^[0-9a-f]{8,64}\.(png|jpe?g|webp)$/i;
 
@@ -29,7 +27,6 @@ export interface FileStats {
 export interface TrialFiles {
   eventsHref: string | null;
   notes: NoteFile[];
-  answer: string | null;
 }
 
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code;
@@ -66,36 +63,6 @@ function readHead(path: string, bytes: number): { text: string; size: number } {
   } finally {
     closeSync(fd);
   }
-}
-
-function readTail(path: string, bytes: number): string {
-  const fd = openSync(path, "r");
-  try {
-    const size = fstatSync(fd).size;
-    const length = Math.min(size, bytes);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    return buffer.toString("utf8");
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The answer of a trial: the last `answer_event` step event in its events.jsonl, if any. */
-export function answerFromEvents(eventsPath: string): string | null {
-  if (!existsSync(eventsPath)) return null;
-  const lines = readTail(eventsPath, EVENTS_TAIL_BYTES).split("\n");
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!;
-    if (!line.includes('"answer_event"')) continue;
-    try {
-      const event = JSON.parse(line) as { type?: string; data?: { kind?: string; answer?: unknown } };
-      if (event.type === "AgentEvent" && event.data?.kind === "answer_event") return String(event.data.answer ?? "");
-    } catch {
-      // A line cut by the tail window or by a crash mid-write: look further up.
-    }
-  }
-  return null;
 }
 
 /** A note's file name in the report: the stored name's safe characters, shown as text by the browser. */
@@ -152,16 +119,16 @@ export class ReportFiles {
     return this.screenshot(join(trial.folder, relative));
   }
 
-  /** Copies a trial's events.jsonl and notes into `files/<seq>/` and reads its answer. */
+  /** Copies a trial's events.jsonl and notes into `files/<seq>/`. */
   trialFiles(trial: TrialRecord): TrialFiles {
-    if (!this.runFolder || !trial.folder) return { eventsHref: null, notes: [], answer: null };
+    if (!this.runFolder || !trial.folder) return { eventsHref: null, notes: [] };
     const folder = resolve(this.runFolder, trial.folder);
     const targetDir = join(this.outDir, "files", String(trial.seq));
     mkdirSync(targetDir, { recursive: false });
     const events = join(folder, "events.jsonl");
     const eventsHref = linkOrCopy(events, join(targetDir, "events.jsonl"), this.stats) ? `files/${trial.seq}/events.jsonl` : null;
     const notes = this.copyNotes(trial.seq, join(folder, "workspace", "notes"), join(targetDir, "notes"));
-    return { eventsHref, notes, answer: eventsHref ? answerFromEvents(events) : null };
+    return { eventsHref, notes };
   }
 
   private copyNotes(seq: number, from: string, to: string): NoteFile[] {

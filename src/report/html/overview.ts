@@ -7,7 +7,7 @@
  */
 import type { RunRecord, TrialRecord } from "../../store/records.js";
 import { summarizeTrials, type TrialSetStats } from "../aggregate.js";
-import { formatCostPerSuccess, formatInterval, formatMs, formatPercent, formatTime, formatUsd } from "../format.js";
+import { formatCostPerSuccess, formatInterval, formatMs, formatPercent, formatTime, formatUsd, plural } from "../format.js";
 import { verdictBadge, verdictKey, verdictText, yesNo } from "./badges.js";
 import { html, type Raw } from "./escape.js";
 import { COMPARE_PAGE, HISTORY_PAGE, trialPageHref } from "./layout.js";
@@ -154,7 +154,7 @@ ${filterSelect("task", "task", uniqueSorted(trials.map((t) => t.taskId)))}
 ${filterSelect("agent", "agent config", uniqueSorted(trials.map((t) => t.agentLabel)))}
 ${filterSelect("mode", "mode", uniqueSorted(trials.map((t) => t.mode)))}
 ${filterSelect("tags", "tag", uniqueSorted([...tagsOf.values()].flat()))}
-<span class="count" id="shown-count" role="status">${trials.length} of ${trials.length} trials</span>
+<span class="count" id="shown-count" role="status">${trials.length} of ${plural(trials.length, "trial")}</span>
 <a class="button" id="compare-link" href="${COMPARE_PAGE}">side by side</a> <span class="muted" id="compare-hint">tick two trials to compare them</span>
 </div>
 <table class="trials-table" id="trials-table">
@@ -173,7 +173,7 @@ export function overviewHtml(input: OverviewInput): string {
   const { run, trials } = input;
   const body = html`<header class="run-head">
 <h1>umpire report <span class="run-id">${run.id}</span></h1>
-<p class="run-meta">${run.status} · started ${formatTime(run.startedAt)} · ended ${formatTime(run.endedAt)} · umpire ${run.umpireVersion} · ${trials.length} trials${
+<p class="run-meta">${run.status} · started ${formatTime(run.startedAt)} · ended ${formatTime(run.endedAt)} · umpire ${run.umpireVersion} · ${plural(trials.length, "trial")}${
     run.tags.length ? html` · tags ${run.tags.map((tag) => html`<span class="tag">${tag}</span> `)}` : ""
   } · <a id="history-link" href="${HISTORY_PAGE}">history</a></p>
 </header>

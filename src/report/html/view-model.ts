@@ -53,7 +53,7 @@ export interface TrialView {
   task: TaskInfo;
   turns: TurnView[];
   checks: CheckRecord[];
-  /** The final answer, read from the trial's events.jsonl. */
+  /** The final answer, as stored with the trial. */
   answer: string | null;
   notes: NoteFile[];
   eventsHref: string | null;

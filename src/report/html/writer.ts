@@ -18,7 +18,6 @@ import { buildHistory } from "../history.js";
 import { historyPageHtml } from "./history-page.js";
 import { overviewHtml } from "./overview.js";
 import { comparePageHtml, trialDataScript } from "./side-by-side.js";
-import { loadTaskInfo } from "./task-info.js";
 import { trialPageHtml } from "./trial-page.js";
 import { sideBySidePartners, turnHighlights, type ImageRef, type TaskInfo, type TrialView, type TurnView } from "./view-model.js";
 
@@ -33,7 +32,7 @@ export interface ReportOptions {
   prices?: PriceBook;
   /** Resolves relative paths (out, the run folder, task files); default the process's. */
   cwd?: string;
-  /** Task titles and tags; default: read from the task files the trials name. */
+  /** Task titles and tags; default: as stored with each trial (the task as it was run). */
   tasks?: ReadonlyMap<string, TaskInfo>;
   /** Runs per task and agent on the history page; default 20. */
   historyRuns?: number;
@@ -63,6 +62,16 @@ export interface ReportResult {
   dir: string;
   trials: number;
   files: FileStats;
+}
+
+/**
+ * Task id -> title and tags as stored with the trials (the task as it was run; the file may have
+ * changed or moved since). The last trial of a task wins: in one run a task id has one content.
+ */
+export function storedTaskInfo(trials: readonly TrialRecord[]): Map<string, TaskInfo> {
+  const info = new Map<string, TaskInfo>();
+  for (const t of trials) info.set(t.taskId, { title: t.taskTitle, tags: [...(t.taskTags ?? [])] });
+  return info;
 }
 
 /** The folder a report goes to when no `--out` is given. */
@@ -126,14 +135,14 @@ function trialView(ctx: ViewContext, trial: TrialRecord, previous: TrialRecord |
   const size = turns.find((t) => t.screenshot)?.screenshot ?? { width: 1280, height: 800 };
   const evidencePaths = Array.isArray(trial.metrics.evidence) ? trial.metrics.evidence.filter((p): p is string => typeof p === "string") : [];
   const evidence: ImageRef[] = evidencePaths.map((p) => ({ href: files.trialScreenshot(trial, p), width: size.width, height: size.height, source: p }));
-  const { eventsHref, notes, answer } = files.trialFiles(trial);
+  const { eventsHref, notes } = files.trialFiles(trial);
   const partners = sideBySidePartners(trial, ctx.byTask.get(trial.taskId) ?? []);
   return {
     trial,
     task: ctx.tasks.get(trial.taskId) ?? { title: null, tags: [] },
     turns: turnViews,
     checks: store.checks(trial.id),
-    answer,
+    answer: trial.answer,
     notes,
     eventsHref,
     evidence,
@@ -158,7 +167,7 @@ export function writeRunReport(store: Store, runRef: string, options: ReportOpti
   copyAssets(dir);
 
   const trials = store.trials(run.id).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }));
-  const tasks = options.tasks ?? loadTaskInfo(trials.map((t) => t.taskFile), cwd);
+  const tasks = options.tasks ?? storedTaskInfo(trials);
   const byTask = new Map<string, TrialRecord[]>();
   for (const t of trials) {
     const group = byTask.get(t.taskId);

@@ -7,11 +7,14 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PassThrough } from "node:stream";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import type { CommandIO } from "../../../src/cli/io.js";
 
 const ROOT = resolve(__dirname, "../../..");
+const run = promisify(execFile);
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -37,9 +40,12 @@ describe("validate --self-test", () => {
   it("proves a sound task: gold passes in both modes, answering at once and the negative fail", async () => {
     const dir = workspace();
     copyFileSync(join(ROOT, "tasks/answer-only-bb042.yaml"), join(dir, "tasks/answer-only-bb042.yaml"));
-    const { io: cli, out } = io(dir);
-    expect(await main(["validate", "--self-test", "--json"], cli)).toBe(0);
-    const report = JSON.parse(out().slice(out().lastIndexOf('{\n  "sound"')));
+    // The real CLI as a child process: stdout must be exactly one JSON document.
+    const child = await run(process.execPath, [join(ROOT, "bin/umpire.js"), "validate", "--self-test", "--json"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+    const body = JSON.parse(child.stdout);
+    expect(body.ok).toBe(true);
+    expect(body.tasks.map((t: { id: string }) => t.id)).toEqual(["answer-only-bb042"]);
+    const report = body.selfTest;
     expect(report.sound).toBe(true);
     expect(report.results.map((r: { probe: { name: string } }) => r.probe.name).sort()).toEqual(["answer-now", "gold/structured", "gold/tools", "negative:misread-scores"]);
   });
@@ -54,7 +60,7 @@ describe("validate --self-test", () => {
     writeFileSync(join(dir, "tasks/answer-only-bb042.yaml"), weak);
     const { io: cli, out } = io(dir);
     expect(await main(["validate", "--self-test", "--json"], cli)).toBe(1);
-    const report = JSON.parse(out().slice(out().lastIndexOf('{\n  "sound"')));
+    const report = JSON.parse(out()).selfTest;
     expect(report.sound).toBe(false);
     const answerNow = report.results.find((r: { probe: { name: string } }) => r.probe.name === "answer-now");
     expect(answerNow).toMatchObject({ verdict: "passed", ok: false });

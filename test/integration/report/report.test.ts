@@ -96,7 +96,7 @@ describe("overview", () => {
     expect(new URL(page.url()).hash).toBe("#agent=reference%3Awrong-record%2Fstructured");
     expect(await seqsOf(page)).toEqual(byVerdict("failed"));
     await page.selectOption("#filter-agent", "");
-    // Task tags come from the task file.
+    // Task tags come from the store (the task as it was run).
     await page.selectOption("#filter-tags", "trap");
     expect(await visibleRows(page).count()).toBe(3);
     // A link that sets the fragment (the matrix's "+N more") filters the table too.
@@ -221,7 +221,7 @@ describe("model output is text, never markup", () => {
       store.recordActions([{ trialId: t.id, turnIdx: 1, idx: 0, callId: IMG, tool: "click", args: { element: IMG, x: 500, y: 500 }, status: "success", message: SCRIPT, executorMs: 5 }]);
       store.finishTrial(
         t.id,
-        { stopReason: "answered", stopDetail: IMG, verdict: "failed", claimed: true, verified: false, turns: 1, actions: 1, usage: null, costUsd: null, timing: { wallMs: 100, modelMs: 10, executorMs: 5, captureMs: 1, checkMs: 1 }, error: IMG, metrics: { repetition: { stuckSteps: 1 } } },
+        { stopReason: "answered", stopDetail: IMG, verdict: "failed", answer: IMG, claimed: true, verified: false, turns: 1, actions: 1, usage: null, costUsd: null, timing: { wallMs: 100, modelMs: 10, executorMs: 5, captureMs: 1, checkMs: 1 }, error: IMG, metrics: { repetition: { stuckSteps: 1 } } },
         [{ kind: "file", name: IMG, required: true, pass: false, confidence: "verified", reason: SCRIPT, evidence: { html: IMG }, ms: 1 }],
       );
     }

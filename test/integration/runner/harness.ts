@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/index.js";
 import { executeTrials, startRuntime, type Runtime } from "../../../src/cli/suite-runtime.js";
 import { createPriceBook } from "../../../src/pricing.js";
-import { planTrials, type PlannedTrial } from "../../../src/runner/plan.js";
+import { planTrials, storedPlan, type PlannedTrial } from "../../../src/runner/plan.js";
 import type { Reporter } from "../../../src/runner/reporters.js";
 import type { AgentSessionLike } from "../../../src/runner/loop.js";
 import type { SuiteResult } from "../../../src/runner/run-suite.js";
@@ -70,7 +70,8 @@ export async function startHarness(): Promise<Harness> {
       const trials = planTrials(runId, options.tasks, agents, options.repeat ?? 1);
       if (!options.runId || !safeGetRun(store, runId)) {
         store.createRun({ id: runId, umpireVersion: "test", folder: join(dir, runId) });
-        store.addTrials(runId, trials.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat })));
+        // As `umpire run` stores them: with the task's title, tags and content hash (the report reads those).
+        store.addTrials(runId, trials.map((t) => storedPlan(t)));
       }
       const selected = options.only ? trials.filter(options.only) : trials;
       const result = await executeTrials({

@@ -61,7 +61,7 @@ describe("a gold trial in both modes", () => {
       const log = events(folder);
       expect(log[0]!.type).toBe("AgentStartedEvent");
       expect(log.at(-1)!.type).toBe("AgentCompletionEvent");
-      expect(log.at(-1)!.data).toMatchObject({ reason: "answered", verdict: "passed" });
+      expect(log.at(-1)!.data).toMatchObject({ reason: "finished", stop_reason: "answered", verdict: "passed" });
       const kinds = log.filter((e) => e.type === "AgentEvent").map((e) => e.data.kind);
       expect(kinds.filter((k) => k === "policy_event")).toHaveLength(t.turns);
       expect(kinds.filter((k) => k === "tool_result")).toHaveLength(t.actions);

@@ -130,7 +130,7 @@ describe("killing the browser server mid-run", () => {
       // And its trial log says how it ended.
       const planned = { seq: t.seq, task: { id: t.taskId }, agent: { label: t.agentLabel }, repeat: t.repeat } as Parameters<typeof trialFolderName>[0];
       const log = readFileSync(join(dir, "killed", trialFolderName(planned, 1), "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-      expect(log.at(-1)).toMatchObject({ type: "AgentCompletionEvent", data: { reason: "environment_error", verdict: "error" } });
+      expect(log.at(-1)).toMatchObject({ type: "AgentCompletionEvent", data: { reason: "stopped", stop_reason: "environment_error", verdict: "error" } });
     }
   });
 

@@ -21,6 +21,8 @@ export interface SeedTrial {
   /** Overrides the cost computed from the built-in prices. */
   costUsd?: number | null;
   checks?: { pass: boolean; reason: string; name?: string }[];
+  /** The task's content hash as planned; unset: none stored (like a schema-1 trial). */
+  taskHash?: string;
 }
 
 export interface SeedRun {
@@ -39,7 +41,7 @@ export function seedRun(store: Store, spec: SeedRun): string {
     const key = `${t.task}/${mode}`;
     const repeat = repeats.get(key) ?? 0;
     repeats.set(key, repeat + 1);
-    return { seq, taskId: t.task, taskFile: `tasks/${t.task}.yaml`, agentLabel: `${spec.model}/${mode}`, model: spec.model, mode, repeat };
+    return { seq, taskId: t.task, taskFile: `tasks/${t.task}.yaml`, agentLabel: `${spec.model}/${mode}`, model: spec.model, mode, repeat, taskHash: t.taskHash ?? null };
   });
   const trials = store.addTrials(run.id, planned);
   trials.forEach((trial, i) => {

@@ -1,3 +1,4 @@
+import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -77,33 +78,80 @@ describe("migrations", () => {
 });
 
 describe("migration: verdict cancelled", () => {
+  /** A database written by umpire at schema version 1 (see test/fixtures/make-store-v1.ts). */
+  const FIXTURE = join(__dirname, "../../fixtures/store-v1.db");
+
   it("upgrades a version-1 database without losing trials or their children, and then stores `cancelled`", () => {
     const file = join(dir, "umpire.db");
-    // A database as the previous umpire wrote it: only the first migration.
-    const old = openStore(file, { migrations: MIGRATIONS.slice(0, 1) });
-    const run = old.createRun({ umpireVersion: "0.1.0" });
-    const [trial] = old.addTrials(run.id, [planned(0)]);
-    old.startTrial(trial.id, { folder: "t0" });
-    old.recordTurn({ trialId: trial.id, idx: 0, outcome: "actions", modelMs: 5, usage: null, costUsd: null });
-    old.finishTrial(trial.id, result(), [{ kind: "file", name: "note", required: true, pass: true, confidence: "verified", reason: "ok", ms: 1 }]);
-    expect(() => old.finishTrial(trial.id, result({ verdict: "cancelled" as never }), [])).toThrow(/CHECK constraint/);
+    copyFileSync(FIXTURE, file);
+    const old = new Database(file);
+    const [first] = old.prepare("SELECT id FROM trials ORDER BY seq").all() as { id: string }[];
+    // Schema 1 refuses the new verdict.
+    expect(() => old.prepare("UPDATE trials SET verdict = 'cancelled' WHERE id = ?").run(first!.id)).toThrow(/CHECK constraint/);
     old.close();
 
     const store = openStore(file);
     expect(store.schemaVersion).toBe(MIGRATIONS.length);
-    expect(store.trial(trial.id)).toMatchObject({ verdict: "passed", status: "done", attempt: 1 });
+    expect(store.trial(first!.id)).toMatchObject({ verdict: "passed", status: "done", attempt: 1 });
     // Rebuilding the trials table must not cascade-delete its turns and checks.
-    expect(store.turns(trial.id)).toHaveLength(1);
-    expect(store.checks(trial.id)).toHaveLength(1);
-    const [second] = store.addTrials(run.id, [planned(1)]);
-    store.startTrial(second.id, { folder: "t1" });
+    expect(store.turns(first!.id)).toHaveLength(1);
+    expect(store.checks(first!.id)).toHaveLength(2);
+    const runId = store.trial(first!.id)!.runId;
+    const [second] = store.addTrials(runId, [planned(5)]);
+    store.startTrial(second.id, { folder: "t5" });
     store.finishTrial(second.id, result({ verdict: "cancelled", stopReason: "cancelled" }), []);
-    expect(store.unfinishedTrials(run.id).map((t) => t.id)).toEqual([second.id]);
+    expect(store.unfinishedTrials(runId).map((t) => t.id)).toEqual([second.id]);
     // A cancelled trial starts again under the next attempt number.
-    expect(store.startTrial(second.id, { folder: "t1-2" })).toBe(2);
+    expect(store.startTrial(second.id, { folder: "t5-2" })).toBe(2);
     store.close();
     const raw = new Database(file, { readonly: true });
     expect((raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'trials_by_task_agent'").all() as unknown[]).length).toBe(1);
     raw.close();
+  });
+});
+
+describe("schema 4 (answer and task columns): the stored trial is complete", () => {
+  /** A database written by umpire at schema version 1 (see test/fixtures/make-store-v1.ts). */
+  const FIXTURE = join(__dirname, "../../fixtures/store-v1.db");
+
+  it("upgrades a database written by schema 1 without losing a row; old trials read as unknown", () => {
+    const file = join(dir, "old.db");
+    copyFileSync(FIXTURE, file);
+    const before = new Database(file, { readonly: true });
+    const count = (db: Database.Database, table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const tables = ["runs", "trials", "turns", "actions", "checks", "artifacts"];
+    const counts = Object.fromEntries(tables.map((t) => [t, count(before, t)]));
+    expect(before.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "1" });
+    before.close();
+    expect(counts).toEqual({ runs: 1, trials: 2, turns: 1, actions: 1, checks: 3, artifacts: 1 });
+
+    const store = openStore(file);
+    expect(store.schemaVersion).toBe(MIGRATIONS.length);
+    const trials = store.trials("20260101-000000-v1");
+    expect(trials.map((t) => [t.taskId, t.verdict])).toEqual([["save-bb042", "passed"], ["infeasible-bb999", "failed"]]);
+    expect(trials[0]).toMatchObject({ answer: null, taskTitle: null, taskTags: null, taskHash: null, turns: 4, costUsd: 0.0304 });
+    expect(store.checks(trials[0]!.id)).toHaveLength(2);
+    expect(store.turns(trials[0]!.id)[0]).toMatchObject({ note: "n", thought: "t" });
+    expect(store.actions(trials[0]!.id)[0]).toMatchObject({ tool: "click", args: { x: 500, y: 300 } });
+    expect(store.getRun("20260101-000000-v1")).toMatchObject({ tags: ["gold"], status: "finished" });
+    store.close();
+
+    const after = new Database(file, { readonly: true });
+    expect(Object.fromEntries(tables.map((t) => [t, count(after, t)]))).toEqual(counts);
+    after.close();
+  });
+
+  it("stores the answer with the result and the task's title, tags and hash with the plan", () => {
+    const store = openStore(join(dir, "new.db"));
+    const run = store.createRun({ umpireVersion: "test" });
+    const [t] = store.addTrials(run.id, [{ seq: 0, taskId: "a", taskFile: "tasks/a.yaml", agentLabel: "r/s", model: "r", mode: "structured", repeat: 0, taskTitle: "Save a note", taskTags: ["trap", "notes"], taskHash: "sha256:abc" }]);
+    expect(t).toMatchObject({ taskTitle: "Save a note", taskTags: ["trap", "notes"], taskHash: "sha256:abc", answer: null });
+    store.startTrial(t!.id, { folder: "t0" });
+    store.finishTrial(t!.id, { stopReason: "answered", stopDetail: "", verdict: "passed", answer: "Saved notes/BB-042.md", claimed: true, verified: true, turns: 1, actions: 1, usage: null, costUsd: null, timing: { wallMs: 1, modelMs: 1, executorMs: 0, captureMs: 0, checkMs: 0 } }, []);
+    expect(store.trial(t!.id)!.answer).toBe("Saved notes/BB-042.md");
+    // A retry clears the result, the answer with it; the task as planned stays.
+    store.resetTrial(t!.id);
+    expect(store.trial(t!.id)).toMatchObject({ answer: null, taskTitle: "Save a note", taskHash: "sha256:abc" });
+    store.close();
   });
 });

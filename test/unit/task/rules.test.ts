@@ -68,7 +68,7 @@ const CASES: Case[] = [
   { name: "write scope escaping", edit: (t) => (t.permissions = { writeScope: "../outside" }), rule: "paths-in-workspace", path: "permissions.writeScope", message: /leaves the trial workspace/ },
   { name: "regex that does not compile", edit: (t) => (t.checks[0].contains = [{ regex: "(unclosed" }]), rule: "regexes-compile", path: "checks[0].contains[0].regex", message: /does not compile/ },
   { name: "onlyRecord pattern that does not compile", edit: (t) => (t.checks[0].onlyRecord = { pattern: "BB-[", expect: "BB-042" }), rule: "regexes-compile", path: "checks[0].onlyRecord.pattern", message: /does not compile/ },
-  { name: "page check that tests nothing", edit: (t) => t.checks.push({ kind: "page", open: "/" }), rule: "checks-test-something", path: "checks[3]", message: /tests no url, text or state/ },
+  { name: "page check that tests nothing", edit: (t) => t.checks.push({ kind: "page", open: "/" }), rule: "checks-test-something", path: "checks[3]", message: /tests no url, text, selector or state/ },
   { name: "page state without selector", edit: (t) => t.checks.push({ kind: "page", state: "hidden" }), rule: "checks-test-something", path: "checks[3].state", message: /needs a selector/ },
   { name: "empty effects check", edit: (t) => t.checks.push({ kind: "effects" }), rule: "checks-test-something", path: "checks[3]", message: /requires and forbids nothing/ },
   { name: "onlyRecord expect its pattern cannot match", edit: (t) => (t.checks[0].onlyRecord = { pattern: "BB-\\d{3}", expect: "BB-42" }), rule: "checks-consistent", path: "checks[0].onlyRecord.expect", message: /could never pass/ },
@@ -97,6 +97,10 @@ describe("task schema and rules: each invalid case", () => {
     if (fix) expect(found!.fix).toMatch(fix);
     expect(found!.severity).toBe(severity ?? "error");
     expect(found!.line, "every located problem names its line").toBeGreaterThan(0);
+  });
+
+  it("a page check with a selector and neither state nor text is valid: it asks for the element to be visible (docs/checks.md)", () => {
+    expect(problemsOf((t) => t.checks.push({ kind: "page", open: "/", selector: "[data-mark=search-box]" }))).toEqual([]);
   });
 
   it("the valid base task has no problems at all", () => {

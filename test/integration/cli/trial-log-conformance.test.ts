@@ -1,0 +1,163 @@
+/**
+ * Real trials through the real CLI (`node bin/umpire.js` as a child process, real Chromium, the
+ * reference model over real HTTP, a real SQLite file):
+ * - every line of every trial's events.jsonl validates against H's published Agents API schema
+ *   (schema/agents-api-openapi.json, OpenAPI 3.1 = JSON Schema 2020-12) in both modes, for a stuck
+ *   trial (reference:loop) and an infeasible one; the first event states the log's format version
+ *   and a newer version is refused by the reader (issue #12 §4, #14 "Versioned formats");
+ * - the stored trial is complete (#12 §3): `show --json` has the answer and the task as it was run,
+ *   and the HTML report shows the task's title from the store after the task file is gone.
+ */
+import { execFile } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import formatsModule from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readTrialLog, TRIAL_LOG_VERSION } from "../../../src/runner/trial-log.js";
+
+const ROOT = join(__dirname, "../../..");
+const run = promisify(execFile);
+
+async function umpire(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [join(ROOT, "bin/umpire.js"), ...args], { cwd, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, out: stdout, err: stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : -1, out: e.stdout ?? "", err: e.stderr ?? "" };
+  }
+}
+
+/** A validator per event `type`: the SessionEvent member for that type (its anyOf fallback, TrajectoryEvent, accepts anything). */
+function eventValidators() {
+  const text = readFileSync(join(ROOT, "schema/agents-api-openapi.json"), "utf8");
+  const doc = JSON.parse(text);
+  expect(doc.openapi).toMatch(/^3\.1\./); // OpenAPI 3.1 schemas are JSON Schema draft 2020-12
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  // ajv-formats is CommonJS with `exports.default`: under NodeNext the plugin is that default.
+  type Plugin = (ajv: Ajv2020) => unknown;
+  const loaded = formatsModule as unknown as Plugin & { default?: Plugin };
+  const addFormats: Plugin = loaded.default ?? loaded;
+  addFormats(ajv);
+  // OpenAPI's discriminator (with `mapping`, which Ajv's own discriminator support refuses) is an
+  // annotation here: every AgentEvent kind has a `const` kind, so `oneOf` alone picks exactly one.
+  ajv.addKeyword({ keyword: "discriminator", schemaType: "object" });
+  // The component schemas as one 2020-12 document: OpenAPI's `#/components/schemas/X` is `#/$defs/X`.
+  const schemas = JSON.parse(JSON.stringify(doc.components.schemas).split("#/components/schemas/").join("#/$defs/"));
+  ajv.addSchema({ $id: "agents-api", $defs: schemas });
+  const ref = (name: string) => ajv.compile({ $ref: `agents-api#/$defs/${name}` });
+  const types = ["AgentStartedEvent", "AgentEvent", "MetricsUpdateEvent", "AgentCompletionEvent", "AgentErrorEvent"];
+  return new Map(types.map((t) => [t, ref(t)]));
+}
+
+let dir: string;
+const db = () => join(dir, "umpire.db");
+interface TrialJson { id: string; task: string; mode: string; folder: string; stopReason: string; verdict: string; answer: string | null; taskTitle: string | null; taskTags: string[] | null; taskHash: string | null }
+let trials: TrialJson[] = [];
+let mainRun: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "umpire-log-"));
+  // Task files copied out of the repository, so the test can delete them before reporting.
+  for (const id of ["scorecard-note-bb042", "infeasible-bb999"]) copyFileSync(join(ROOT, "tasks", `${id}.yaml`), join(dir, `${id}.yaml`));
+  const both = await umpire(["run", "scorecard-note-bb042.yaml", "infeasible-bb999.yaml", "--mode", "both", "--concurrency", "1", "--json", "--db", db(), "--out", "runs"], dir);
+  const body = JSON.parse(both.out);
+  const summary = (b: { trials: { task: string; mode: string; stopReason: string; stopDetail: string }[] }) => b.trials.map((t) => `${t.task}/${t.mode}: ${t.stopReason} ${t.stopDetail}`).join("\n");
+  expect(both.code, `${both.err}\n${summary(body)}`).toBe(0);
+  mainRun = body.runId;
+  const stuck = await umpire(["run", "scorecard-note-bb042.yaml", "--model", "reference:loop", "--mode", "structured", "--json", "--db", db(), "--out", "runs"], dir);
+  expect(stuck.code, stuck.err).toBe(1);
+  trials = [...body.trials, ...JSON.parse(stuck.out).trials];
+}, 600_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function logOf(t: TrialJson): string {
+  // Trial folders are stored relative to the run folder: runs/<runId>/<folder>.
+  const runDir = join(dir, "runs", t.id.slice(0, t.id.lastIndexOf("-")));
+  return join(runDir, t.folder, "events.jsonl");
+}
+
+describe("events.jsonl conforms to the Agents API schema", () => {
+  it("covers both modes, a stuck trial and an infeasible one", () => {
+    expect(trials.map((t) => `${t.task}/${t.mode}/${t.stopReason}/${t.verdict}`).sort()).toEqual([
+      "infeasible-bb999/structured/answered/passed",
+      "infeasible-bb999/tools/answered/passed",
+      "scorecard-note-bb042/structured/answered/passed",
+      "scorecard-note-bb042/structured/stuck/failed",
+      "scorecard-note-bb042/tools/answered/passed",
+    ]);
+  });
+
+  it("every line of every trial validates; the first states the format version; the enums are the schema's", () => {
+    const validators = eventValidators();
+    for (const t of trials) {
+      const lines = readFileSync(logOf(t), "utf8").trim().split("\n");
+      const events = lines.map((l) => JSON.parse(l) as { type: string; data: Record<string, unknown> });
+      events.forEach((event, i) => {
+        const validate = validators.get(event.type);
+        expect(validate, `${t.id} line ${i + 1}: unknown type ${event.type}`).toBeDefined();
+        const ok = validate!(event);
+        expect(ok ? [] : validate!.errors, `${t.id} line ${i + 1} (${event.type} ${String(event.data.kind ?? "")})`).toEqual([]);
+      });
+      expect(events[0]).toMatchObject({ type: "AgentStartedEvent", data: { format: "umpire.trial-log", format_version: TRIAL_LOG_VERSION } });
+      const completion = events.at(-1)!;
+      expect(completion.type).toBe("AgentCompletionEvent");
+      expect(completion.data).toMatchObject({ reason: t.stopReason === "answered" ? "finished" : "stopped", stop_reason: t.stopReason, verdict: t.verdict });
+      const answers = events.filter((e) => e.data.kind === "answer_event");
+      if (t.stopReason === "answered") expect(answers.map((a) => a.data.outcome)).toEqual([null]);
+      expect(readTrialLog(logOf(t)).version).toBe(TRIAL_LOG_VERSION);
+    }
+  });
+
+  it("the validator bites: umpire's old values where the schema has an enum are rejected", () => {
+    const validators = eventValidators();
+    const at = "2026-01-01T00:00:00Z";
+    const answer = { type: "AgentEvent", timestamp: at, data: { kind: "answer_event", answer: "done", outcome: "claimed" } };
+    const completion = { type: "AgentCompletionEvent", timestamp: at, data: { reason: "answered", verdict: "passed" } };
+    const policy = { type: "AgentEvent", timestamp: at, data: { kind: "policy_event", tool_reqs: [], validation_errors: [{ id: "c1", message: "bad" }] } };
+    expect(validators.get("AgentEvent")!(answer)).toBe(false);
+    expect(validators.get("AgentCompletionEvent")!(completion)).toBe(false);
+    expect(validators.get("AgentEvent")!(policy)).toBe(false);
+    expect(validators.get("AgentEvent")!({ ...answer, data: { ...answer.data, outcome: null } })).toBe(true);
+    expect(validators.get("AgentCompletionEvent")!({ ...completion, timestamp: "yesterday", data: { reason: "finished" } })).toBe(false);
+  });
+
+  it("a reader refuses a log from a newer format version, naming the file and both versions", () => {
+    const t = trials[0]!;
+    const lines = readFileSync(logOf(t), "utf8").trim().split("\n");
+    const first = JSON.parse(lines[0]!);
+    first.data.format_version = TRIAL_LOG_VERSION + 1;
+    const newer = join(dir, "newer-events.jsonl");
+    writeFileSync(newer, [JSON.stringify(first), ...lines.slice(1)].join("\n"));
+    expect(() => readTrialLog(newer)).toThrow(new RegExp(`newer-events\\.jsonl is trial log format version ${TRIAL_LOG_VERSION + 1}; this umpire reads versions up to ${TRIAL_LOG_VERSION}`));
+  });
+});
+
+describe("the stored trial is complete", () => {
+  it("show --json has each trial's answer and the task as it was run", async () => {
+    const shown = await umpire(["show", mainRun, "--json", "--db", db()], dir);
+    expect(shown.code, shown.err).toBe(0);
+    const byKey = new Map((JSON.parse(shown.out).trials as TrialJson[]).map((t) => [`${t.task}/${t.mode}`, t]));
+    const note = byKey.get("scorecard-note-bb042/structured")!;
+    expect(note.answer).toBeTruthy();
+    expect(note).toMatchObject({ taskTitle: "Save a note on match BB-042", taskHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(byKey.get("scorecard-note-bb042/tools")!.taskHash).toBe(note.taskHash);
+    const infeasible = byKey.get("infeasible-bb999/tools")!;
+    expect(infeasible.answer).toMatch(/BB-999/);
+    expect(infeasible.taskTags).toContain("infeasible");
+    expect(infeasible.taskHash).not.toBe(note.taskHash);
+  });
+
+  it("the report reads title, tags and answer from the store: the task files are gone", async () => {
+    for (const id of ["scorecard-note-bb042", "infeasible-bb999"]) rmSync(join(dir, `${id}.yaml`));
+    const report = await umpire(["report", mainRun, "--db", db(), "--out", "report"], dir);
+    expect(report.code, report.err).toBe(0);
+    expect(readFileSync(join(dir, "report", "index.html"), "utf8")).toContain("Save a note on match BB-042");
+    const pages = readdirSync(join(dir, "report", "trials"));
+    const texts = pages.map((p) => readFileSync(join(dir, "report", "trials", p), "utf8"));
+    expect(texts.some((html) => html.includes("said-answer") && html.includes("BB-999"))).toBe(true);
+  });
+});
