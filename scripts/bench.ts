@@ -12,7 +12,8 @@
  * and peak memory per concurrent trial (throughput), the repetition detector's cost per step
  * (detector, scripts/bench-repetition.ts), fixture session creation (sessions), the reference
  * model's time per request (model), and, when their modules exist, the 1,000-trial HTML report
- * (report) and local vs remote browsers (remote).
+ * (report), the store's history/runs/compare queries on 100,000 trials (store) and local vs remote
+ * browsers (remote).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -28,6 +29,7 @@ import { machineUsageSince, snapshotMachine } from "./bench/machine-load.js";
 import { benchSetup } from "./bench/setup-time.js";
 import { benchStepOverhead } from "./bench/step-overhead.js";
 import { detailLines, headlineTable, type BenchResults, type RemoteFigures, type SectionOutcome } from "./bench/summary.js";
+import { benchStoreScale } from "./bench/store-scale.js";
 import { benchThroughput, THROUGHPUT_SETS } from "./bench/throughput.js";
 import { startBenchWorld, type BenchWorld } from "./bench/world.js";
 
@@ -45,6 +47,8 @@ function sizes(quick: boolean) {
     attributionSamples: quick ? 8 : 20,
     throughput: quick ? THROUGHPUT_SETS.quick : THROUGHPUT_SETS.full,
     reportTrials: quick ? 200 : 1000,
+    /** Runs of 100 trials each: 100,000 trials in full mode. */
+    storeRuns: quick ? 100 : 1000,
   };
 }
 
@@ -96,6 +100,7 @@ async function main(args: BenchArgs): Promise<number> {
     world = undefined;
 
     if (wanted.has("report")) results.report = await reportSection(size.reportTrials);
+    if (wanted.has("store")) results.store = await section("store", () => benchStoreScale({ runs: size.storeRuns, samples: args.quick ? 3 : 7 }));
     if (wanted.has("remote")) {
       // It runs 2 x 8 trials with its own runtimes and has no smaller size: only on request in quick mode.
       results.remote = args.quick && !args.onlyGiven ? { status: "skipped", reason: "not in --quick (ask for it: --only remote)" } : await section("remote", () => benchRemoteBrowsers({ concurrency: 4 }));

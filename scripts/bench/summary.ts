@@ -2,6 +2,7 @@
  * The benchmark's printed output: one table of headline figures (umpire, baseline, ratio, aim)
  * followed by the details that say where the time goes.
  */
+import type { StoreScaleFigures } from "./store-scale.js";
 import Table from "cli-table3";
 import type { ReferenceModelTiming } from "./reference-model.js";
 import type { RepetitionBench } from "../bench-repetition.js";
@@ -33,6 +34,7 @@ export interface BenchResults {
   step?: SectionOutcome<StepBench>;
   throughput?: SectionOutcome<ThroughputBench>;
   report?: SectionOutcome<{ trials: number; ms: number; detail: unknown }>;
+  store?: SectionOutcome<StoreScaleFigures>;
   remote?: SectionOutcome<RemoteFigures>;
 }
 
@@ -57,6 +59,7 @@ const LABELS: Record<BenchName, string> = {
   model: "Reference model, per request",
   detector: "Repetition detector, per step 1280x800",
   report: "HTML report generation",
+  store: "Store queries at scale (history, runs, compare)",
   remote: "Suite: local browser vs 2 browser servers",
 };
 
@@ -106,6 +109,11 @@ export function headlineTable(results: BenchResults): string {
       const r = o.result as { trials: number; ms: number };
       return [LABELS.report, `${fmt(r.ms)} ms for ${r.trials} trials`, "", "", "", "", "1 run"];
     }),
+    rowFor("store", results.store, (o) => {
+      const r = o.result as StoreScaleFigures;
+      const worst = Math.max(...Object.values(r.queries).map((q) => q.ms));
+      return [LABELS.store, `slowest query ${fmt(worst, 1)} ms`, "", "", "", "", `${r.trials.toLocaleString("en-US")} trials`];
+    }),
     rowFor("remote", results.remote, (o) => {
       const r = o.result as RemoteFigures;
       return [LABELS.remote, `2 servers: ${fmt((r.twoServers?.wallMs ?? NaN) / 1000, 1)} s`, `local: ${fmt((r.local?.wallMs ?? NaN) / 1000, 1)} s`, `${fmt(r.ratio, 2)}x`, "", "", `concurrency ${r.concurrency ?? "?"}`];
@@ -118,6 +126,11 @@ export function headlineTable(results: BenchResults): string {
 /** The lines under the table: where the time goes. */
 export function detailLines(results: BenchResults): string[] {
   const lines: string[] = [];
+  if (results.store?.status === "ok") {
+    const r = results.store.result;
+    lines.push(`store (${r.trials.toLocaleString("en-US")} trials in ${r.runs} runs, ${r.fileMb} MB, written in ${fmt(r.writeMs / 1000, 1)} s through the store's write path; median ms, with the history/runs indexes -> without):`);
+    for (const [name, q] of Object.entries(r.queries)) lines.push(`  ${name.padEnd(46)} ${fmt(q.ms, 1).padStart(7)} ms  (without the indexes ${fmt(q.withoutIndexesMs, 1)} ms; ${q.rows} rows)`);
+  }
   const machine = (m: MachineUsage) => `machine: ${fmt(m.coresBusy ?? NaN, 2)} of ${m.cores} cores busy (all processes), load ${fmt(m.loadAverage1m, 2)}`;
   if (results.step?.status === "ok") {
     const r = results.step.result;

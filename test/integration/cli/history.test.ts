@@ -43,6 +43,7 @@ tags: [answer]
 let dir: string;
 let taskFile: string;
 let otherTaskFile: string;
+let changedTaskFile: string;
 let port: number;
 let server: CliChild | undefined;
 let browser: Browser | undefined;
@@ -104,6 +105,11 @@ beforeAll(async () => {
   await stopModel();
   await startModel("answer-now");
   expect(await run(2, "H3", [taskFile, "--repeat", "6", "--price-in", "3", "--price-out", "6", "--tag", "nightly", "--tag", "candidate"])).toBe(1);
+  // H4, on a third machine: the same task id, but its checks were edited (a new content hash).
+  mkdirSync(join(dir, "changed"));
+  changedTaskFile = join(dir, "changed", "scores-bb042.yaml");
+  writeFileSync(changedTaskFile, readFileSync(taskFile, "utf8").replace("      result: Jaipur Kites won by 6 wickets\n", "      result: Jaipur Kites won by 6 wickets\n    notContains: [BB-024]\n"));
+  expect(await run(3, "H4", [changedTaskFile, "--repeat", "2", "--price-in", "3", "--price-out", "6"])).toBe(1);
   await stopModel();
   const merge = await runCli(["merge", join(machine(1), "umpire.db"), join(machine(2), "umpire.db"), "--into", merged()]);
   expect(merge.code, merge.stderr).toBe(0);
@@ -186,6 +192,27 @@ describe("umpire history over merged runs", () => {
     }
     const missing = await runCli(["history", "--db", join(dir, "nope", "none.db")]);
     expect(missing.code).toBe(2);
+  });
+});
+
+describe("a changed task", () => {
+  it("is a break in the series, not a trend: trends and flags restart at the changed run", async () => {
+    const into = join(dir, "with-changed", "umpire.db");
+    const merge = await runCli(["merge", merged(), join(machine(3), "umpire.db"), "--into", into]);
+    expect(merge.code, merge.stderr).toBe(0);
+    const r = await runCli(["history", "--db", into, "--json", "--task", "scores-bb042"]);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout).series[0];
+    expect(s.points.map((p: any) => [p.runId, p.breakBefore])).toEqual([["H1", null], ["H2", null], ["H3", null], ["H4", "task"]]);
+    expect(s.points[0].taskHash).toMatch(/\S/);
+    expect(s.points[3].taskHash).not.toBe(s.points[0].taskHash);
+    expect(s.segmentStart).toBe(3);
+    // One run since the change: no trend to speak of, and nothing flagged across the break.
+    expect(s.trend.passRate).toEqual({ first: 0, last: 0, change: 0 });
+    expect(s.flags).toEqual({ costIncrease: null, passRateDrop: null });
+    const text = await runCli(["history", "--db", into, "--task", "scores-bb042"]);
+    expect(text.stdout).toContain("scores-bb042 · reference/structured: task changed in run H4; trends start there");
+    expect(text.stdout).toMatch(/│\s+1 of 4\s+│/);
   });
 });
 
