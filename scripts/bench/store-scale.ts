@@ -106,7 +106,7 @@ export async function benchStoreScale(options: { runs: number; samples: number }
     const withIndexes = measure(store, options.samples);
     store.close();
     const raw = new Database(file);
-    raw.exec("DROP INDEX IF EXISTS trials_by_task_agent_run; DROP INDEX IF EXISTS runs_by_start;");
+    raw.exec("DROP INDEX IF EXISTS trials_by_task_agent_run; DROP INDEX IF EXISTS trials_by_run_summary;");
     raw.close();
     const bare = openStore(file);
     measure(bare, 1);

@@ -17,6 +17,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   compare: { summary: "compare runs, modes or models with statistics", load: async () => (await import("./commands/compare.js")).run },
   history: { summary: "cost per task over time: pass rate, cost per success, tokens, wall time per task and agent", load: async () => (await import("./commands/history.js")).run },
   report: { summary: "write the HTML report of a run", load: async () => (await import("./commands/report.js")).run },
+  "show-report": { summary: "serve a report folder on 127.0.0.1 and print its URL", load: async () => (await import("./commands/show-report.js")).run },
   merge: { summary: "merge result databases (shards of one run, other machines) into one", load: async () => (await import("./commands/merge.js")).run },
   "serve-fixtures": { summary: "start the fixture website standalone", load: async () => (await import("./commands/serve-fixtures.js")).run },
   "serve-model": { summary: "start the reference model server standalone", load: async () => (await import("./commands/serve-model.js")).run },

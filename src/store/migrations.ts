@@ -221,7 +221,7 @@ ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
     description: "indexes for history and the runs list",
     sql: `
 CREATE INDEX IF NOT EXISTS trials_by_task_agent_run ON trials (task_id, agent_label, run_id, status);
-CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started_at, id);
+CREATE INDEX IF NOT EXISTS trials_by_run_summary ON trials (run_id, status, verdict, cost_usd, model, mode);
 `,
   },
 ];
