@@ -15,6 +15,7 @@
  * (report), the store's history/runs/compare queries on 100,000 trials (store) and local vs remote
  * browsers (remote).
  */
+import { benchAnyAppStep } from "./bench/any-app-step.js";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { dirname, resolve } from "node:path";
@@ -45,6 +46,7 @@ function sizes(quick: boolean) {
     setupSamples: quick ? 5 : 20,
     stepRepeats: quick ? 2 : 6,
     attributionSamples: quick ? 8 : 20,
+    anyAppSamples: quick ? 5 : 20,
     throughput: quick ? THROUGHPUT_SETS.quick : THROUGHPUT_SETS.full,
     reportTrials: quick ? 200 : 1000,
     /** Runs of 100 trials each: 100,000 trials in full mode. */
@@ -89,6 +91,7 @@ async function main(args: BenchArgs): Promise<number> {
     if (wanted.has("detector")) results.detector = await section("detector", () => benchRepetition(size.detector));
     if (wanted.has("setup")) results.setup = await section("setup", async () => benchSetup(await needWorld(), { samples: size.setupSamples }));
     if (wanted.has("step")) results.step = await section("step", async () => benchStepOverhead(await needWorld(), { repeats: size.stepRepeats, attributionSamples: size.attributionSamples }));
+    if (wanted.has("anyapp")) results.anyApp = await section("anyapp", async () => benchAnyAppStep(await needWorld(), ROOT, size.anyAppSamples));
     if (wanted.has("throughput")) {
       results.throughput = await section("throughput", async () =>
         benchThroughput(await needWorld(), { ...size.throughput, latencyMs: MODEL_LATENCY_MS, concurrencies: [1, 2, 4] }),

@@ -34,6 +34,8 @@ export const STOP_REASONS = [
   "model_refused", "model_truncated", "model_error", "invalid_output",
   // the harness
   "environment_error",
+  // an agent that brings its own loop (kind command): its command crashed, exited non-zero, or left no result file
+  "agent_crashed",
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 

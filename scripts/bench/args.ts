@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 
 /** Every benchmark, in the order they run. */
-export const BENCH_NAMES = ["sessions", "model", "detector", "setup", "step", "throughput", "report", "store", "remote"] as const;
+export const BENCH_NAMES = ["sessions", "model", "detector", "setup", "step", "anyapp", "throughput", "report", "store", "remote"] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
@@ -17,6 +17,7 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   detector: "the repetition detector's cost per step at 1280x800",
   setup: "trial set-up (TrialEnvironment.open) vs a bare newContext + newPage + goto",
   step: "the harness's time per step vs a bare Playwright loop replaying the same actions",
+  anyapp: "per-step harness time on the example app (TodoMVC, marks resolved each step) vs the bare loop on it, beside the fixture's",
   throughput: "trials per minute at concurrency 1, 2, 4 with 500 ms model latency, and peak memory per trial",
   report: "HTML report generation for 1,000 trials (scripts/bench/report.ts)",
   store: "store queries of history, runs and compare on 100,000 trials written through the store's write path",

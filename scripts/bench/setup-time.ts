@@ -8,6 +8,7 @@
  * one by one with a timer around each. It mirrors src/runner/environment.ts and must follow it
  * when that changes; its total is printed beside the real one as a check.
  */
+import { fixtureTarget } from "../../src/target/index.js";
 import { mkdir } from "node:fs/promises";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,7 +62,7 @@ export async function benchSetup(world: BenchWorld, options: { samples: number }
   const runUmpire = async (keep: boolean) => {
     const id = `bench-setup-${process.pid}-${++n}`;
     const started = performance.now();
-    const env = await TrialEnvironment.open({ browser: world.browser, task, trialId: id, workspaceDir: join(root, id), fixtures });
+    const env = await TrialEnvironment.open({ browser: world.browser, task, trialId: id, workspaceDir: join(root, id), target: fixtureTarget(fixtures) });
     const opened = performance.now();
     await env.close();
     const closed = performance.now();

@@ -4,6 +4,7 @@
  * the bare Playwright calls they wrap (an unrouted context on a session of the same page).
  * Each figure is a median of `samples` calls after two warm-up calls.
  */
+import { fixtureTarget } from "../../src/target/index.js";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -66,7 +67,7 @@ export async function attributeStep(world: BenchWorld, task: Task, samples: numb
   const workspace = mkdtempSync(join(tmpdir(), "umpire-bench-attr-"));
   const fixtures = world.runtime.fixtures;
   const trialId = `bench-attr-${process.pid}`;
-  const env = await TrialEnvironment.open({ browser: world.browser, task: onPage, trialId, workspaceDir: workspace, fixtures });
+  const env = await TrialEnvironment.open({ browser: world.browser, task: onPage, trialId, workspaceDir: workspace, target: fixtureTarget(fixtures) });
   const session = await fixtures.client.createSession({ scenario: task.start.scenario, workspace });
   const bare = await world.browser.newContext(renderingOptions(task));
   try {

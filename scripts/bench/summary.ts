@@ -2,6 +2,7 @@
  * The benchmark's printed output: one table of headline figures (umpire, baseline, ratio, aim)
  * followed by the details that say where the time goes.
  */
+import type { AnyAppStepBench } from "./any-app-step.js";
 import type { StoreScaleFigures } from "./store-scale.js";
 import Table from "cli-table3";
 import type { ReferenceModelTiming } from "./reference-model.js";
@@ -32,6 +33,8 @@ export interface BenchResults {
   detector?: SectionOutcome<RepetitionBench>;
   setup?: SectionOutcome<SetupBench>;
   step?: SectionOutcome<StepBench>;
+  /** Per-step harness time on the example app (TodoMVC) and on the fixture, each against the bare loop. */
+  anyApp?: SectionOutcome<AnyAppStepBench>;
   throughput?: SectionOutcome<ThroughputBench>;
   report?: SectionOutcome<{ trials: number; ms: number; detail: unknown }>;
   store?: SectionOutcome<StoreScaleFigures>;
@@ -53,6 +56,7 @@ function rowFor(name: BenchName, outcome: SectionOutcome<unknown> | undefined, o
 
 const LABELS: Record<BenchName, string> = {
   step: "Per-step harness time (wall - model)",
+  anyapp: "Per-step time, TodoMVC vs fixture",
   setup: "Trial set-up to first page",
   throughput: "Throughput, 500 ms model latency",
   sessions: "Fixture session creation",
@@ -75,6 +79,12 @@ export function headlineTable(results: BenchResults): string {
     rowFor("step", results.step, (o) => {
       const r = o.result as StepBench;
       return [LABELS.step, `${fmt(r.umpirePerStepMs)} ms/step`, `${fmt(r.barePerStepMs)} ms/step, bare loop`, `${fmt(r.ratio, 2)}x`, "<= 1.25x", met(r.ratio <= 1.25), `${r.repeats} trials x ${r.stepsPerTrial} steps`];
+    }),
+    rowFor("anyapp", results.anyApp, (o) => {
+      const r = o.result as AnyAppStepBench;
+      // Aim: marks and checks must not make another target slower than the fixture (relative to each one's bare loop).
+      const ok = r.app.ratio <= r.fixture.ratio * 1.25;
+      return [LABELS.anyapp, `${fmt(r.app.umpireStep)} ms/step (marks ${fmt(r.app.marks, 1)} ms, ${r.app.markCount})`, `${fmt(r.app.bareStep)} ms bare; fixture ${fmt(r.fixture.ratio, 2)}x`, `${fmt(r.app.ratio, 2)}x`, "<= fixture x1.25", met(ok), `n=${r.samples} each`];
     }),
     rowFor("setup", results.setup, (o) => {
       const r = o.result as SetupBench;

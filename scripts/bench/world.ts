@@ -5,6 +5,7 @@
  * `executeTrials` the CLI uses; only the reference model is started here instead of by
  * `startRuntime`, because `startRuntime` does not let the latency be chosen.
  */
+import { LayoutBoard, startTargets } from "../../src/target/index.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,13 +65,18 @@ export async function startBenchWorld(options: { root: string; slowLatencyMs: nu
   const model = await startReferenceModel({ port: 0, fixtures: fixtures.client, tasks, strict: true, latencyMs: options.slowLatencyMs });
   // The provider hands out the one browser launched above (so its processes are this process's children).
   const browsers = createLocalBrowserProvider(async () => browser);
+  const board = new LayoutBoard();
+  const targets = await startTargets({ tasks, declared: {}, configDir: options.root, logDir: dir, env: {}, fixtures });
   const runtime = {
     fixtures,
     siteUrl: fixtures.siteUrl,
     model,
     browsers,
+    targets,
+    board,
     async close() {
       await browsers.close();
+      await targets.close();
       await model.close();
       await fixtures.close();
     },

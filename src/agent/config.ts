@@ -10,6 +10,9 @@
 import { z } from "zod";
 import { UmpireError } from "../errors.js";
 import { OUTPUT_MODES, type OutputMode } from "../vocabulary.js";
+import { TOOL_NAMES, type ToolName } from "../toolbox/tools.js";
+import { definitionHash } from "../definition-hash.js";
+import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET } from "./history.js";
 import { HCOMPANY_BASE_URL, HCOMPANY_MODEL_IDS, REFERENCE_MODEL_ID, lookupModel } from "./models.js";
 
 export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
@@ -64,6 +67,23 @@ export const AgentConfigSchema = z
     stream: z.boolean(),
     requestTimeoutMs: z.number().int().positive(),
     retry: RetryPolicySchema,
+    /** The agent's name from the config file's `agents:`; absent for an agent made of --model/--mode. */
+    name: z.string().min(1).optional(),
+    /** Screenshots kept in context (default DEFAULT_IMAGE_BUDGET); never above the lint's limit. */
+    imageBudget: z.number().int().min(1).max(MAX_IMAGE_BUDGET).optional(),
+    /** The system prompt's policy text (replaces umpire's default policy lines); the protocol parts stay generated. */
+    policy: z.string().min(1).optional(),
+    /** The tools this agent may use; each trial offers their intersection with the task's. */
+    tools: z.array(z.enum(TOOL_NAMES as [ToolName, ...ToolName[]])).min(1).optional(),
+    /** The loop's knobs for this agent; unset ones come from the run's options. */
+    loop: z
+      .object({
+        repetitionWindow: z.number().int().min(2).max(20).optional(),
+        recoveryLimit: z.number().int().min(0).max(10).optional(),
+        maxInvalidOutputs: z.number().int().min(1).max(20).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
@@ -130,6 +150,28 @@ export function resolveAgentConfigs(options: AgentOptions = {}): AgentConfig[] {
     retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
   };
   return modes.map((mode) => AgentConfigSchema.parse({ ...common, mode, label: `${model}/${mode}` }));
+}
+
+/**
+ * The hash of an agent's resolved definition: everything that changes what the agent does (model,
+ * endpoint, mode, sampling, image budget, policy text, tools, loop knobs), and nothing that only
+ * names it (label, name) or prices it. Two runs of an agent of the same name with different hashes
+ * are not like-for-like; `compare` says so. Endpoints are hashed without credentials.
+ */
+export function agentDefinitionHash(config: AgentConfig): string {
+  const c = redactConfig(config);
+  return definitionHash({
+    model: c.model,
+    endpoint: c.endpoint,
+    mode: c.mode,
+    temperature: c.temperature,
+    reasoningEffort: c.reasoningEffort,
+    maxTokens: c.maxTokens,
+    imageBudget: c.imageBudget ?? DEFAULT_IMAGE_BUDGET,
+    policy: c.policy ?? null,
+    tools: c.tools ? [...c.tools].sort() : null,
+    loop: c.loop ?? {},
+  });
 }
 
 /** The key for `config`, read from `env`; `undefined` when the config needs none. */

@@ -10,8 +10,12 @@
  */
 import type { ActionStatus, OutputMode } from "../vocabulary.js";
 
-/** Screenshots kept in context; more degrades accuracy (H's docs). */
-export const IMAGE_BUDGET = 3;
+/** Screenshots kept in context by default; more degrades accuracy (H's docs). */
+export const DEFAULT_IMAGE_BUDGET = 3;
+/** The most an agent definition may keep: the conformance lint allows no more images in one request. */
+export const MAX_IMAGE_BUDGET = 3;
+/** The default budget under its first name. */
+export const IMAGE_BUDGET = DEFAULT_IMAGE_BUDGET;
 export const EVICTED_PLACEHOLDER = "[screenshot evicted]";
 
 export type TextPart = { type: "text"; text: string };

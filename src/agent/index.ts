@@ -3,6 +3,7 @@
  * function calling), prompt and message layout, image budget, parsing, client, usage.
  * The runner and the CLI import from here; see ARCHITECTURE.md "Agent (model side) contract".
  */
+export { agentDefinitionHash } from "./config.js";
 export {
   AgentConfigSchema,
   DEFAULT_API_KEY_ENV,
@@ -32,7 +33,9 @@ export {
 export { createAgentSession, type AgentSession, type AgentSessionOptions, type Turn, type TurnError, type TurnOutcome } from "./session.js";
 export {
   EVICTED_PLACEHOLDER,
+  DEFAULT_IMAGE_BUDGET,
   IMAGE_BUDGET,
+  MAX_IMAGE_BUDGET,
   evictOldImages,
   observationMessage,
   type ChatMessage,

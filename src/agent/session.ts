@@ -1,7 +1,7 @@
 /**
  * One trial's conversation with the model (ARCHITECTURE.md, "Agent (model side) contract").
  *
- * Per turn: push the `<observation>`, evict all but the last 3 screenshots, call the model,
+ * Per turn: push the `<observation>`, evict all but the agent's image budget of screenshots (3 by default), call the model,
  * read reasoning from its own channel (never put back into history), parse and validate, and
  * push only the parsed output as the assistant message. After execution `addResults()` answers
  * every call of the turn in order, in the mode's layout, merging the session's own rejections
@@ -144,8 +144,16 @@ class Session implements AgentSession {
   constructor(private readonly options: AgentSessionOptions) {
     const { config } = options;
     this.config = config;
-    this.offered = offeredTools(options.tools);
-    if (this.offered.length === 0) throw new UmpireError("config", "the task offers no tools the model could call");
+    // A named agent may narrow the task's tools; it can never widen them.
+    const allowed = config.tools ? options.tools.filter((t) => config.tools!.includes(t)) : options.tools;
+    this.offered = offeredTools(allowed);
+    if (this.offered.length === 0) {
+      throw new UmpireError(
+        "config",
+        config.tools ? `${config.label}: none of its tools (${config.tools.join(", ")}) is one the task allows (${options.tools.join(", ")})` : "the task offers no tools the model could call",
+        config.tools ? `add one of the task's tools to agents.${config.name ?? config.label}.tools in the config file` : undefined,
+      );
+    }
     const baseUrl = options.baseUrl ?? (config.endpoint.kind === "url" ? config.endpoint.baseUrl : undefined);
     if (baseUrl === undefined) {
       throw new UmpireError("config", `${config.label}: the embedded endpoint needs its base URL`, "Start the reference model and pass its baseUrl to createAgentSession.");
@@ -160,6 +168,8 @@ class Session implements AgentSession {
       tools: this.offered,
       mode: config.mode,
       ...(this.stepSchema && { stepSchema: this.stepSchema }),
+      ...(config.imageBudget !== undefined && { imageBudget: config.imageBudget }),
+      ...(config.policy !== undefined && { policy: config.policy }),
     });
     this.history = [{ role: "system", content: system }];
     this.client = new ModelClient({
@@ -186,7 +196,7 @@ class Session implements AgentSession {
     this.flushPending();
     const turn = ++this.turnNumber;
     this.history.push(observationMessage(observation));
-    evictOldImages(this.history);
+    evictOldImages(this.history, this.config.imageBudget);
     const body = buildRequestBody({
       config: this.config,
       messages: this.history,

@@ -9,6 +9,10 @@ import { effectsCheck } from "./effects-check.js";
 import { clip } from "./evidence.js";
 import { fileCheck } from "./file-check.js";
 import { pageCheck } from "./page-check.js";
+import { httpCheck } from "./http-check.js";
+import { storageCheck } from "./storage-check.js";
+import { commandCheck } from "./command-check.js";
+import { customCheck } from "./custom-check.js";
 import type { Confidence } from "../vocabulary.js";
 import type { CheckContext, CheckResult, Handler } from "./types.js";
 
@@ -22,6 +26,10 @@ export const HANDLERS: Handlers = {
   page: pageCheck,
   effects: effectsCheck,
   answer: answerCheck,
+  http: httpCheck,
+  storage: storageCheck,
+  command: commandCheck,
+  custom: customCheck,
 };
 
 /** The confidence a kind's results carry: verified (file, effects), observed (page), claimed (answer). */
@@ -60,7 +68,8 @@ export async function runCheck(spec: CheckSpec, ctx: CheckContext): Promise<Chec
   try {
     name = spec.name ?? handler.defaultName(spec);
     const judgement = await handler.judge(spec, ctx);
-    return { kind: spec.kind, name, required, ...judgement, confidence: handler.confidence, ms: elapsed() };
+    const confidence = spec.kind === "custom" ? spec.confidence : handler.confidence;
+    return { kind: spec.kind, name, required, ...judgement, confidence, ms: elapsed() };
   } catch (e) {
     return {
       kind: spec.kind,

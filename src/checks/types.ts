@@ -31,6 +31,22 @@ export interface PageProbe {
   isTaskPage(url: string): boolean;
 }
 
+/** The trial's target as checks see it: where relative URLs resolve, and which origins they may reach. */
+export interface TargetView {
+  name: string;
+  /** e.g. http://127.0.0.1:41233 */
+  baseUrl: string;
+  isAllowedUrl(url: string): boolean;
+}
+
+/** The trial's browser context after the loop: its storage, read by `storage` checks. */
+export interface StorageProbe {
+  /** localStorage (per origin) and cookies of the trial's context. */
+  state(): Promise<{ cookies: { name: string; value: string; domain: string; path: string }[]; origins: { origin: string; localStorage: { name: string; value: string }[] }[] }>;
+  /** sessionStorage of an origin, read from a page of the trial that is on it; null when none is. */
+  sessionStorage(origin: string): Promise<Record<string, string> | null>;
+}
+
 /** Everything a check may look at. Deliberately no conversation, no model output but the answer. */
 export interface CheckContext {
   /** The trial's workspace folder (absolute). File checks never read outside it. */
@@ -41,6 +57,14 @@ export interface CheckContext {
   answer: string | null;
   /** Absent when the trial had no browser; a page check then cannot be judged (verdict `error`). */
   page?: PageProbe;
+  /** The trial's id (the trial variable TRIAL_ID). */
+  trialId?: string;
+  /** The task file, which relative module and cwd paths of checks resolve against. */
+  taskFile?: string;
+  target?: TargetView;
+  storage?: StorageProbe;
+  /** Where ${env:NAME} in check headers is read (the CLI's environment); values never reach evidence. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** How a check knows what it reports: a shared word, see src/vocabulary.ts. */
@@ -50,7 +74,7 @@ export type Evidence = { [key: string]: unknown };
 
 /** One check's judgement, as stored and reported. */
 export interface CheckResult {
-  kind: CheckKind;
+  kind: CheckKind | string;
   name: string;
   required: boolean;
   pass: boolean;

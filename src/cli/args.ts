@@ -76,7 +76,7 @@ export function parseCommand<const S extends Record<string, OptionSpec>>(command
     throw usageError(command, error, Object.keys(options));
   }
   const raw = parsed.values as Record<string, string | boolean | string[] | undefined>;
-  const empty = { values: {} as Values<S>, sources: {}, positionals: parsed.positionals, help: true, config: { file: null, data: {} } };
+  const empty = { values: {} as Values<S>, sources: {}, positionals: parsed.positionals, help: true, config: { file: null, data: {}, policies: {} } };
   if (raw.help) return empty;
 
   // A value-taking option given twice is a mistake to point out, not a choice to make silently.
@@ -95,7 +95,7 @@ export function parseCommand<const S extends Record<string, OptionSpec>>(command
     if (given.has(name) && given.has(`no-${name}`)) throw new UmpireError("usage", `${command}: --${name} and --no-${name} are both given`, `keep one of them`);
   }
 
-  const config: LoadedConfig = "config" in table ? loadConfig({ cwd: io.cwd, file: raw.config as string | undefined }) : { file: null, data: {} };
+  const config: LoadedConfig = "config" in table ? loadConfig({ cwd: io.cwd, file: raw.config as string | undefined }) : { file: null, data: {}, policies: {} };
   const defaults = (config.data.defaults ?? {}) as Record<string, unknown>;
   const values: Record<string, OptionValue | undefined> = {};
   const sources: Record<string, ValueSource> = {};

@@ -15,6 +15,7 @@ import { newRunId, trialId } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/reporters.js";
 import { openStore } from "../store/index.js";
 import type { Task } from "../task/schema.js";
+import type { ProjectTargets } from "../config/project.js";
 import { executeTrials, startRuntime } from "./suite-runtime.js";
 
 /** What one self-test trial is for, and the verdict that makes the task sound. */
@@ -48,6 +49,8 @@ export interface ProbeResult {
 
 export interface SelfTestOptions {
   tasks: Task[];
+  /** The project's targets; default only the fixture. */
+  config?: ProjectTargets;
   concurrency: number;
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;
@@ -72,7 +75,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
   // A scratch store and folder: a self-test is a property of the task files, not a run to keep.
   const dir = mkdtempSync(join(tmpdir(), "umpire-selftest-"));
   const store = openStore(join(dir, "selftest.db"));
-  const runtime = await startRuntime({ tasks: options.tasks, agents: [...configs.values()] });
+  const runtime = await startRuntime({ tasks: options.tasks, agents: [...configs.values()], config: options.config, logDir: dir, env: options.env, signal: options.signal });
   try {
     store.createRun({ id: runId, umpireVersion: "self-test", folder: join(dir, runId), tags: ["self-test"] });
     store.addTrials(runId, trials.map((t) => storedPlan(t)));

@@ -22,6 +22,8 @@ import { writeOrFault } from "../runner/trial-log.js";
 import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
+import type { ProjectTargets } from "../config/project.js";
+import { LayoutBoard, startTargets, type TargetSet } from "../target/index.js";
 import { exposeSite, type ExposedSite } from "./fixtures-exposure.js";
 import type { ReferenceTuning } from "./reference-tuning.js";
 
@@ -31,6 +33,10 @@ export interface Runtime {
   siteUrl: string;
   model?: ReferenceModel;
   browsers: BrowserProvider;
+  /** The fixture and every declared target the tasks name, started for this run. */
+  targets: TargetSet;
+  /** Marks resolved on targets other than the fixture, read by the embedded reference model. */
+  board: LayoutBoard;
   close(): Promise<void>;
 }
 
@@ -47,6 +53,12 @@ export interface RuntimeOptions {
   reference?: ReferenceTuning;
   /** Lines worth telling the user while trials run (an endpoint dropped, the local fallback started). */
   onNotice?: (message: string) => void;
+  /** The project's config file (its targets); default: none, only the fixture. */
+  config?: ProjectTargets;
+  /** Where target start commands write their output (the run's folder). */
+  logDir?: string;
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
 }
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -54,11 +66,22 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let model: ReferenceModel | undefined;
   let exposed: ExposedSite | undefined;
   let browsers: BrowserProvider | undefined;
+  let targets: TargetSet | undefined;
+  const board = new LayoutBoard();
   try {
     if (options.fixturesHost) exposed = await exposeSite(fixtures.siteUrl, options.fixturesHost);
+    targets = await startTargets({
+      tasks: options.tasks,
+      declared: options.config?.targets ?? {},
+      configDir: options.config?.dir ?? process.cwd(),
+      logDir: options.logDir ?? join(process.cwd(), ".umpire-targets"),
+      env: options.env ?? process.env,
+      fixtures: { siteUrl: exposed?.url ?? fixtures.siteUrl, client: fixtures.client },
+      signal: options.signal,
+    });
     if (options.agents.some((a) => a.endpoint.kind === "embedded")) {
       // umpire's own requests must follow the Holo conventions: the embedded model runs strict.
-      model = await startReferenceModel({ port: 0, fixtures: fixtures.client, tasks: options.tasks, strict: true, ...options.reference });
+      model = await startReferenceModel({ port: 0, fixtures: board.source(fixtures.client), tasks: options.tasks, strict: true, ...options.reference });
     }
     browsers =
       options.browsers ??
@@ -70,19 +93,24 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   } catch (error) {
     await browsers?.close();
     await model?.close();
+    await targets?.close();
     await exposed?.close();
     await fixtures.close();
     throw error;
   }
   const provider = browsers;
+  const started = targets;
   return {
     fixtures,
     siteUrl: exposed?.url ?? fixtures.siteUrl,
     model,
     browsers: provider,
+    targets: started,
+    board,
     async close() {
       await provider.close();
       await model?.close();
+      await started.close();
       await exposed?.close();
       await fixtures.close();
     },
@@ -116,7 +144,8 @@ export interface ExecuteOptions {
 export async function executeTrials(options: ExecuteOptions): Promise<SuiteResult> {
   const { runtime } = options;
   writeOrFault(options.runDir, () => mkdirSync(options.runDir, { recursive: true }));
-  const endpointOf = (trial: PlannedTrial) => endpointKey(trial.agent);
+  // An external agent's model calls are its own business: each command agent is its own gate key.
+  const endpointOf = (trial: PlannedTrial) => (trial.command ? `command agent ${trial.agent.label}` : endpointKey(trial.agent));
   const adaptiveMax = options.adaptiveMax;
   const gate = adaptiveMax
     ? new ConcurrencyGate({
@@ -135,7 +164,9 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     endpointOf,
     modelConcurrency: options.modelConcurrency,
     browsers: runtime.browsers,
-    fixtures: { siteUrl: runtime.siteUrl, client: runtime.fixtures.client },
+    targets: runtime.targets,
+    board: runtime.board,
+    env: options.env,
     createSession: (trial) => {
       const config = trial.agent;
       const session = createAgentSession({
@@ -149,7 +180,16 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
       const bridged = bridgeAgentSession(session);
       return options.wrapSession ? options.wrapSession(bridged, trial) : bridged;
     },
-    createGuard: (trial, env) => createRepetitionGuard(trial.task, env, options.repetition),
+    // A named agent's loop knobs win over the run's options for its own trials.
+    createGuard: (trial, env) => {
+      const loop = trial.agent.loop;
+      return createRepetitionGuard(trial.task, env, {
+        ...options.repetition,
+        ...(loop?.repetitionWindow !== undefined && { window: loop.repetitionWindow }),
+        ...(loop?.recoveryLimit !== undefined && { recoveryLimit: loop.recoveryLimit }),
+      });
+    },
+    maxInvalidOutputsOf: (trial) => trial.agent.loop?.maxInvalidOutputs,
     prices: options.prices,
     store: createStoreSink(options.store, resolve(options.runDir)),
     reporters: options.reporters,

@@ -11,6 +11,7 @@ import { formatProblem, formatProblems } from "../task/format-problems.js";
 import { dottedPath, type Problem } from "../task/problem.js";
 import { parseYamlSource } from "../task/yaml-source.js";
 import { plainIssues } from "../task/zod-issues.js";
+import { protocolMarkupIn } from "./agents.js";
 import { CONFIG_FILE_NAMES, ConfigFileSchema, type ConfigFile } from "./schema.js";
 
 export interface LoadedConfig {
@@ -18,6 +19,8 @@ export interface LoadedConfig {
   file: string | null;
   /** The validated content; `{}` without a file. */
   data: ConfigFile;
+  /** Each named agent's policy text, read from its `systemPrompt` file (relative to the config file). */
+  policies: Record<string, string>;
 }
 
 const SCHEMA_HINT = "docs/config.md describes every key; schema/config.schema.json lets an editor check the file";
@@ -46,7 +49,7 @@ export function findConfigFile(cwd: string, explicit?: string): string | null {
 /** Reads and validates the config file. Throws an `input` UmpireError listing every problem. */
 export function loadConfig(opts: { cwd: string; file?: string }): LoadedConfig {
   const absolute = findConfigFile(opts.cwd, opts.file);
-  if (absolute === null) return { file: null, data: {} };
+  if (absolute === null) return { file: null, data: {}, policies: {} };
   const file = displayPath(absolute, opts.cwd);
   let text: string;
   try {
@@ -56,7 +59,53 @@ export function loadConfig(opts: { cwd: string; file?: string }): LoadedConfig {
   }
   const problems = validateConfigText(text, file, /\.json$/i.test(absolute));
   if ("problems" in problems) throw configError(problems.problems);
-  return { file, data: problems.data };
+  const policies = readPolicies(problems.data, absolute, file, parseYamlSource(text).lineOf);
+  if ("problems" in policies) throw configError(policies.problems);
+  return { file, data: problems.data, policies: policies.texts };
+}
+
+/**
+ * Reads every named agent's `systemPrompt` file (relative to the config file's folder) and
+ * refuses one that carries the protocol's own markup: the output-format block, tool-call
+ * formats and the observation/task wrappers are umpire's to write, so a policy cannot redefine them.
+ */
+function readPolicies(
+  data: ConfigFile,
+  absolute: string,
+  file: string,
+  lineOf: ReturnType<typeof parseYamlSource>["lineOf"],
+): { texts: Record<string, string> } | { problems: Problem[] } {
+  const texts: Record<string, string> = {};
+  const problems: Problem[] = [];
+  for (const [name, agent] of Object.entries(data.agents ?? {})) {
+    if (agent.kind !== "model" || agent.systemPrompt === undefined) continue;
+    const at = ["agents", name, "systemPrompt"];
+    const problem = (message: string, fix: string) =>
+      problems.push({ file, line: lineOf(at, {}), path: dottedPath(at), message, fix, severity: "error", rule: "agents" });
+    const promptFile = path.resolve(path.dirname(absolute), agent.systemPrompt);
+    let text: string;
+    try {
+      text = fs.readFileSync(promptFile, "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      problem(`cannot read ${agent.systemPrompt} (${code === "ENOENT" ? "no such file" : code ?? (error as Error).message}; relative to the config file's folder)`, "write the policy text in that file, or correct the path (it is relative to the config file)");
+      continue;
+    }
+    if (text.trim() === "") {
+      problem(`${agent.systemPrompt} is empty`, "write the agent's policy text in it, or remove systemPrompt to keep umpire's default policy");
+      continue;
+    }
+    const markup = protocolMarkupIn(text);
+    if (markup) {
+      problem(
+        `${agent.systemPrompt} holds ${markup}; the protocol's parts are written by umpire, so a policy text cannot carry them`,
+        "remove it from the file: keep only the agent's policy (how to behave), umpire adds the task, the observation conventions and the output format",
+      );
+      continue;
+    }
+    texts[name] = text.trim();
+  }
+  return problems.length > 0 ? { problems } : { texts };
 }
 
 /** Validates a config file's text; `file` is only used to label problems. */

@@ -1,11 +1,13 @@
 /**
  * The config file (`umpire.config.yaml` or `.json`) as one zod schema composed of sections.
- * Each section is its own schema in `CONFIG_SECTIONS`; a new section (`targets`, `agents`) is one
+ * Each section is its own schema in `CONFIG_SECTIONS`; a new section (`targets`) is one
  * more entry there, and the loader, the JSON Schema export and the did-you-mean for unknown keys
  * pick it up without further changes. Unknown keys are errors at every level.
  */
 import { z } from "zod";
 import { ModelPriceSchema } from "../pricing.js";
+import { AgentsSection, DefaultAgentsSection } from "./agents.js";
+import { TargetsSection } from "../task/target-decl.js";
 import { configKey, configSchemaOf } from "./option.js";
 import { configurableOptions } from "./options.js";
 
@@ -27,9 +29,26 @@ export const CONFIG_SECTIONS = {
   $schema: z.string().optional().describe("The JSON Schema of this file, for editors (ignored by umpire)"),
   prices: PricesSection.optional(),
   defaults: DefaultsSection.optional(),
+  agents: AgentsSection.optional(),
+  defaultAgents: DefaultAgentsSection.optional(),
+  targets: TargetsSection.optional().describe("Web apps under test, by name (tasks name them with target:); see docs/your-app.md"),
 };
 
-export const ConfigFileSchema = z.object(CONFIG_SECTIONS).strict();
+/** The sections, and the one rule across them: every default agent is defined under `agents:`. */
+export const ConfigFileSchema = z
+  .object(CONFIG_SECTIONS)
+  .strict()
+  .superRefine((file, ctx) => {
+    const known = Object.keys(file.agents ?? {});
+    (file.defaultAgents ?? []).forEach((name, i) => {
+      if (known.includes(name)) return;
+      ctx.addIssue({
+        code: "custom",
+        path: ["defaultAgents", i],
+        message: `no agent named '${name}' under agents:${known.length ? ` (defined: ${known.join(", ")})` : " (none is defined)"}`,
+      });
+    });
+  });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
 /** The file names looked for in the working folder, in this order. */

@@ -18,7 +18,7 @@ export type ReportTrial = Pick<
   TrialRecord,
   "id" | "runId" | "seq" | "taskId" | "model" | "mode" | "agentLabel" | "repeat" | "status" | "verdict" | "claimed" | "stopReason" | "turns" | "actions" | "wallMs" | "costUsd"
 > &
-  Partial<Pick<TrialRecord, "taskHash">>;
+  Partial<Pick<TrialRecord, "taskHash" | "agentHash">>;
 
 /** A task's state in one group: every counted repeat passed, none did, or they disagree. */
 export type TaskOutcome = "pass" | "fail" | "flaky" | "none";

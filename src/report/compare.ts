@@ -11,12 +11,20 @@
  * left out of the paired analysis (and so out of the regression gate) unless
  * `includeChangedTasks` is set. Trials stored without a hash (before schema 3) count as unknown, never
  * as changed.
+ *
+ * Changed agents: when an agent of the same name ran with two different definitions (stored
+ * hashes differ) on the two sides, its trials are not like-for-like. The row is marked, listed as
+ * changed, and left out of the paired analysis (and so out of the regression gate) unless
+ * `includeChangedAgents` is set. Trials stored without a hash count as unknown, never as changed.
  */
 import { summarizeGroup, summarizeTrials, type ReportTrial, type TrialSetStats } from "./aggregate.js";
 import type { CostPerSuccess } from "./cost.js";
 import { bootstrapPassRateDiff, mcnemarExact, type PairedCounts } from "./stats.js";
 
-export type CompareBy = "run" | "mode" | "model" | "tag";
+export type CompareBy = "run" | "mode" | "model" | "tag" | "agent";
+
+/** The words shown beside a row whose agent's definition differs between the compared groups. */
+export const AGENT_CHANGED = "agent changed; not a like-for-like comparison";
 
 export interface CompareGroupInput {
   label: string;
@@ -31,6 +39,8 @@ export interface CompareOptions {
   bootstrapIterations?: number;
   /** Pair tasks whose content changed between the sides as if they had not (default false). */
   includeChangedTasks?: boolean;
+  /** Pair rows whose agent (same name) changed between the sides as if it had not (default false). */
+  includeChangedAgents?: boolean;
 }
 
 /** The words shown beside a task whose content differs between the compared groups. */
@@ -41,10 +51,13 @@ export interface TaskRow {
   taskId: string;
   mode?: string;
   model?: string;
+  agent?: string;
   /** One per group, in group order; null when the group has no trial of this task. */
   cells: (TrialSetStats | null)[];
   /** True when the task's stored content hash is not the same in every group (see TASK_CHANGED). */
   changed: boolean;
+  /** The agents (by label) of this row whose definition is not the same in every group (see AGENT_CHANGED). */
+  changedAgents: string[];
 }
 
 export interface TaskCounts {
@@ -60,6 +73,10 @@ export interface PairedAnalysis {
   changedTasks: string[];
   /** Whether those were paired anyway (`includeChangedTasks`); otherwise they are left out below. */
   changedTasksIncluded: boolean;
+  /** Rows whose agent (same name) has another definition on the candidate side. */
+  changedAgents: string[];
+  /** Whether those were paired anyway (`includeChangedAgents`); otherwise they are left out below. */
+  changedAgentsIncluded: boolean;
   /** Tasks with counted trials on both sides. */
   tasks: number;
   /** Repeats paired one to one (same task, same position in repeat order). */
@@ -106,10 +123,10 @@ export interface Comparison {
 const MODE_ORDER = ["structured", "tools"];
 
 /** Splits one run's (or several runs') trials into groups by mode or model, in a stable order. */
-export function groupTrialsBy(trials: readonly ReportTrial[], by: "mode" | "model"): CompareGroupInput[] {
+export function groupTrialsBy(trials: readonly ReportTrial[], by: "mode" | "model" | "agent"): CompareGroupInput[] {
   const groups = new Map<string, ReportTrial[]>();
   for (const t of [...trials].sort((a, b) => a.runId.localeCompare(b.runId) || a.seq - b.seq)) {
-    const label = by === "mode" ? t.mode : t.model;
+    const label = by === "mode" ? t.mode : by === "model" ? t.model : t.agentLabel;
     (groups.get(label) ?? groups.set(label, []).get(label)!).push(t);
   }
   const labels = [...groups.keys()];
@@ -137,21 +154,39 @@ export function groupRunsByTag(runs: readonly { id: string; tags: string[]; tria
   return [...groups.values()];
 }
 
-/** The dimensions a task row is keyed by beyond its task id. */
-function keyDimensions(groups: readonly CompareGroupInput[], by: CompareBy): ("mode" | "model")[] {
-  return (["mode", "model"] as const).filter(
-    (dim) => dim !== by && groups.some((g) => new Set(g.trials.map((t) => t[dim])).size > 1),
-  );
+type Dimension = "mode" | "model" | "agent";
+const dimensionOf = (t: ReportTrial, dim: Dimension): string => (dim === "agent" ? t.agentLabel : t[dim]);
+
+/**
+ * The dimensions a task row is keyed by beyond its task id. Several agents in a group key rows
+ * by agent alone (an agent implies its model and mode; two named agents may share both).
+ */
+function keyDimensions(groups: readonly CompareGroupInput[], by: CompareBy): Dimension[] {
+  const varies = (dim: Dimension) => dim !== by && groups.some((g) => new Set(g.trials.map((t) => dimensionOf(t, dim))).size > 1);
+  // Unnamed agents (labelled model/mode) keep the mode and model dimensions they have always had.
+  const named = groups.some((g) => g.trials.some((t) => t.agentLabel !== `${t.model}/${t.mode}`));
+  if (named && varies("agent")) return ["agent"];
+  return (["mode", "model"] as const).filter(varies);
 }
 
-function rowKey(t: ReportTrial, dims: readonly ("mode" | "model")[]): string {
-  const extra = dims.map((d) => t[d]);
+function rowKey(t: ReportTrial, dims: readonly Dimension[]): string {
+  const extra = dims.map((d) => dimensionOf(t, d));
   return extra.length > 0 ? `${t.taskId} [${extra.join(" ")}]` : t.taskId;
 }
 
 /** True when the trials carry more than one known task content hash. */
 function contentDiffers(trials: readonly ReportTrial[]): boolean {
   return new Set(trials.map((t) => t.taskHash).filter((h): h is string => typeof h === "string")).size > 1;
+}
+
+/** The agent labels among `trials` that carry more than one known definition hash. */
+function changedAgentsIn(trials: readonly ReportTrial[]): string[] {
+  const hashes = new Map<string, Set<string>>();
+  for (const t of trials) {
+    if (typeof t.agentHash !== "string") continue;
+    (hashes.get(t.agentLabel) ?? hashes.set(t.agentLabel, new Set()).get(t.agentLabel)!).add(t.agentHash);
+  }
+  return [...hashes].filter(([, set]) => set.size > 1).map(([label]) => label);
 }
 
 const counts = (key: string, c: TrialSetStats | null): TaskCounts | null => (c && c.n > 0 ? { key, passes: c.passes, n: c.n } : null);
@@ -183,10 +218,16 @@ function pairGroups(
   const flaky: PairedAnalysis["flaky"] = [];
   const stableRegressions: PairedAnalysis["stableRegressions"] = [];
   const changedTasks: string[] = [];
+  const changedAgents: string[] = [];
   for (const row of rows) {
-    if (contentDiffers([...(byKey[0].get(row.key) ?? []), ...(byKey[j].get(row.key) ?? [])])) {
+    const bothSides = [...(byKey[0].get(row.key) ?? []), ...(byKey[j].get(row.key) ?? [])];
+    if (contentDiffers(bothSides)) {
       changedTasks.push(row.key);
       if (!opts.includeChangedTasks) continue;
+    }
+    if (changedAgentsIn(bothSides).length > 0) {
+      changedAgents.push(row.key);
+      if (!opts.includeChangedAgents) continue;
     }
     const base = row.cells[0];
     const cand = row.cells[j];
@@ -222,6 +263,8 @@ function pairGroups(
     candidate: groups[j].label,
     changedTasks,
     changedTasksIncluded: opts.includeChangedTasks === true,
+    changedAgents,
+    changedAgentsIncluded: opts.includeChangedAgents === true,
     tasks: tasksCounts.length,
     trialPairs,
     onlyBasePassed: b,
@@ -281,11 +324,13 @@ export function compareGroups(groups: readonly CompareGroupInput[], by: CompareB
       taskId: t.taskId,
       ...(dims.includes("mode") ? { mode: t.mode } : {}),
       ...(dims.includes("model") ? { model: t.model } : {}),
+      ...(dims.includes("agent") ? { agent: t.agentLabel } : {}),
       cells: byKey.map((m) => {
         const ts = m.get(key);
         return ts ? summarizeTrials(ts, k) : null;
       }),
       changed: contentDiffers(byKey.flatMap((m) => m.get(key) ?? [])),
+      changedAgents: changedAgentsIn(byKey.flatMap((m) => m.get(key) ?? [])),
     };
   });
   const summaries = groups.map((g, i) =>

@@ -1,16 +1,18 @@
 /**
- * A trial's environment: its own browser context, fixture session and workspace folder.
+ * A trial's environment: its own browser context, its target prepared for it (the fixture's
+ * session, or the app's per-trial reset) and its workspace folder.
  *
- * The context only reaches the origins the task allows (the control API, on its own port, is
- * never one of them), and the observation keeps the exact screenshot bytes the model is sent,
- * because coordinates are scaled against those bytes.
+ * The context only reaches the origins the task allows (the fixture's control API, on its own
+ * port, is never one of them), and the observation keeps the exact screenshot bytes the model is
+ * sent, because coordinates are scaled against those bytes. On targets whose pages do not report
+ * their own layout, each observation also resolves the marks and posts them to the layout board.
  */
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright";
 import type { Task } from "../task/schema.js";
-import type { FixtureControlClient } from "../../fixtures-site/client.js";
+import { originsForTask, resolveMarks, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
 import { ViewportCapture } from "./fast-capture.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
@@ -43,7 +45,11 @@ export interface TrialEnvironmentOptions {
   trialId: string;
   /** The agent's workspace (notes/ lives here); created if missing. */
   workspaceDir: string;
-  fixtures: { siteUrl: string; client: FixtureControlClient };
+  target: Target;
+  /** The fixture site's URL, for tasks on other targets that also allow "fixture". */
+  fixtureSiteUrl?: string;
+  /** Where resolved marks are posted for the reference model (targets other than the fixture). */
+  board?: LayoutBoard;
   /** Milliseconds to wait for navigation and loads. */
   navigationTimeoutMs?: number;
   /** Told of every request the guard refused, as it happens (the trial log keeps them as evidence). */
@@ -64,10 +70,15 @@ export interface BlockedRequest {
 
 const PAGE_TEXT_LIMIT = 4_000;
 
-/** Resolves the task's allowed origins ("fixture" means the fixture site) to origin strings. */
+/** The allowed origins of a task on the fixture site ("fixture" and "target" both mean the site). */
 export function allowedOrigins(task: Task, siteUrl: string): Set<string> {
   const fixtureOrigin = new URL(siteUrl).origin;
-  return new Set(task.permissions.allowedOrigins.map((o) => (o === "fixture" ? fixtureOrigin : new URL(o).origin)));
+  return new Set(task.permissions.allowedOrigins.map((o) => (o === "fixture" || o === "target" ? fixtureOrigin : new URL(o).origin)));
+}
+
+/** The start page: a path on the target, or an absolute URL (which must be on an allowed origin). */
+export function startUrl(task: Task, target: Target): string {
+  return new URL(task.start.path, `${target.baseUrl}/`).toString();
 }
 
 /** True for an http(s) URL whose origin is in `origins` (a `blob:` URL's inner origin does not count). */
@@ -86,6 +97,8 @@ export class TrialEnvironment {
   readonly origins: Set<string>;
   /** Requests the agent's page tried that were refused, for the trial log. */
   readonly blockedRequests: string[] = [];
+  /** The marks as last resolved (targets other than the fixture). */
+  lastLayout: ResolvedLayout | undefined;
   private inflight = 0;
   /** Chromium's fast PNG path (fast-capture.ts), same pixels as page.screenshot. */
   private readonly capture: ViewportCapture;
@@ -95,15 +108,20 @@ export class TrialEnvironment {
     readonly context: BrowserContext,
     readonly page: Page,
   ) {
-    this.origins = allowedOrigins(options.task, options.fixtures.siteUrl);
+    this.origins = originsForTask(options.task, options.target, options.fixtureSiteUrl);
     this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor);
   }
 
-  /** Creates the fixture session, the context and the page, and opens the start page. */
+  /** Prepares the target for the trial (session or reset), the context and the page, and opens the start page. */
   static async open(options: TrialEnvironmentOptions): Promise<TrialEnvironment> {
-    const { browser, task, trialId, workspaceDir, fixtures } = options;
-    await mkdir(join(workspaceDir, "notes"), { recursive: true });
-    const session = await fixtures.client.createSession({ id: trialId, scenario: task.start.scenario, workspace: workspaceDir });
+    const { browser, task, trialId, workspaceDir, target } = options;
+    await mkdir(workspaceDir, { recursive: true });
+    const start = startUrl(task, target);
+    const allowed = originsForTask(task, target, options.fixtureSiteUrl);
+    if (!allowed.has(new URL(start).origin)) {
+      throw new Error(`the start page ${start} is not on an allowed origin of the task (${[...allowed].join(", ") || "none"})`);
+    }
+    const { cookies } = await target.prepareTrial({ trialId, workspaceDir, task });
     const context = await browser.newContext({
       viewport: { width: task.viewport.width, height: task.viewport.height },
       deviceScaleFactor: task.viewport.deviceScaleFactor,
@@ -116,13 +134,12 @@ export class TrialEnvironment {
     // Until the environment is handed over, nobody else can close the context: close it here
     // when the start page (or anything before it) fails, or it stays open in the shared browser.
     try {
-      const site = new URL(fixtures.siteUrl);
-      await context.addCookies([{ name: session.cookie.name, value: session.cookie.value, domain: site.hostname, path: "/" }]);
+      if (cookies.length > 0) await context.addCookies(cookies);
       const page = await context.newPage();
       const env = new TrialEnvironment(options, context, page);
       await env.guard();
       page.setDefaultTimeout(options.navigationTimeoutMs ?? 15_000);
-      await page.goto(new URL(task.start.path, fixtures.siteUrl).toString(), { waitUntil: "load" });
+      await page.goto(start, { waitUntil: "load" });
       return env;
     } catch (error) {
       await context.close().catch(() => undefined);
@@ -184,6 +201,7 @@ export class TrialEnvironment {
     const started = performance.now();
     const capturedAt = new Date().toISOString();
     await this.flushLayout();
+    await this.publishMarks();
     const png = await this.screenshot();
     const { width, height } = pngSize(png);
     const mode = this.options.task.observation;
@@ -233,6 +251,14 @@ export class TrialEnvironment {
         return w.__umpireLayoutFlush ? Promise.race([w.__umpireLayoutFlush(), new Promise((r) => setTimeout(r, 2_000))]) : null;
       })
       .catch(() => undefined);
+  }
+
+  /** Resolves the target's marks on the page as the screenshot will show it, for the reference model. */
+  async publishMarks(): Promise<void> {
+    const spec = this.options.target.markSpec(this.options.task);
+    if (!spec) return;
+    this.lastLayout = await resolveMarks(this.page, spec);
+    this.options.board?.publish(this.options.trialId, this.lastLayout);
   }
 
   private async volatileRegions(): Promise<Box[]> {

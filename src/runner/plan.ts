@@ -6,7 +6,9 @@ import type { AgentConfig } from "../agent/index.js";
 import type { Task } from "../task/schema.js";
 import { trialId } from "../vocabulary.js";
 import { taskContentHash } from "../task/content-hash.js";
+import { agentDefinitionHash } from "../agent/index.js";
 import type { TrialInput as StoredPlan } from "../store/records.js";
+import type { CommandAgentSpec } from "./external-trial.js";
 
 /** One trial of the run's plan. It carries its agent config itself (model, mode, endpoint, limits): nothing looks it up again by label. */
 export interface PlannedTrial {
@@ -15,17 +17,20 @@ export interface PlannedTrial {
   task: Task;
   agent: AgentConfig;
   repeat: number;
+  /** Set for an agent that brings its own loop (kind `command`): umpire runs this command per trial. */
+  command?: CommandAgentSpec;
 }
 
 /** Task-major order: every agent config and repeat of a task sit together, which keeps comparisons readable. */
-export function planTrials(runId: string, tasks: Task[], agents: readonly AgentConfig[], repeat: number): PlannedTrial[] {
+export function planTrials(runId: string, tasks: Task[], agents: readonly AgentConfig[], repeat: number, commands: ReadonlyMap<string, CommandAgentSpec> = new Map()): PlannedTrial[] {
   const trials: PlannedTrial[] = [];
   const ordered = [...tasks].sort((a, b) => a.id.localeCompare(b.id));
   for (const task of ordered) {
     for (const agent of agents) {
       for (let r = 0; r < repeat; r++) {
         const seq = trials.length;
-        trials.push({ id: trialId(runId, seq), seq, task, agent, repeat: r });
+        const command = commands.get(agent.label);
+        trials.push({ id: trialId(runId, seq), seq, task, agent, repeat: r, ...(command ? { command } : {}) });
       }
     }
   }
@@ -56,5 +61,7 @@ export function storedPlan(trial: PlannedTrial, shard: string | null = null): St
     taskTitle: trial.task.title,
     taskTags: trial.task.tags,
     taskHash: taskContentHash(trial.task),
+    agentName: trial.agent.name ?? null,
+    agentHash: agentDefinitionHash(trial.agent),
   };
 }

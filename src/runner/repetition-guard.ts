@@ -47,11 +47,16 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
             const r = el.getBoundingClientRect();
             return r.width > 0 && r.height > 0 && px >= r.left && px <= r.right && py >= r.top && py <= r.bottom && !el.contains(top) && !top.contains(el);
           });
-          const cover = top.closest("[data-mark]") ?? top.querySelector("[data-mark]");
+          // The fixture names its overlays with data-mark; any other site by test id, dialog role or label.
+          const marked = top.closest("[data-mark]") ?? top.querySelector("[data-mark]");
+          const named = marked ? null : top.closest("[data-testid], [role=dialog], [role=alertdialog], dialog, [aria-label]");
           const covered = control
             ? {
                 control: (control.getAttribute("aria-label") || control.textContent || "the control").trim().slice(0, 40),
-                by: cover?.getAttribute("data-mark") ?? (top.className ? String(top.className) : top.tagName.toLowerCase()),
+                by:
+                  marked?.getAttribute("data-mark") ??
+                  (named ? named.getAttribute("data-testid") || named.getAttribute("aria-label") || named.id || named.getAttribute("role") || named.tagName.toLowerCase() : null) ??
+                  (top.className ? String(top.className) : top.tagName.toLowerCase()),
               }
             : null;
           return { effect, covered };

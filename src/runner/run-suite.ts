@@ -6,7 +6,7 @@
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import pLimit from "p-limit";
-import type { FixtureControlClient } from "../../fixtures-site/client.js";
+import type { LayoutBoard, Target, TargetSet } from "../target/index.js";
 import type { BrowserProvider } from "./browser-pool.js";
 import { ConcurrencyGate, type EndpointReport, type TurnTiming } from "./concurrency-gate.js";
 import { emptyLoopOutcome, loopUsage, type AgentSessionLike, type RepetitionGuard, type PlayedTurn } from "./loop.js";
@@ -14,6 +14,7 @@ import { trialFolderName, type PlannedTrial } from "./plan.js";
 import { freshTrialFolder } from "./trial-folder.js";
 import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
+import { runExternalTrial } from "./external-trial.js";
 import type { TrialEnvironment } from "./environment.js";
 import { writeOrFault } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
@@ -42,9 +43,13 @@ export interface SuiteOptions {
   endpointOf?: (trial: PlannedTrial) => string;
   modelConcurrency: number;
   browsers: BrowserProvider;
-  fixtures: { siteUrl: string; client: FixtureControlClient };
+  /** The run's targets; each trial runs on its task's. */
+  targets: TargetSet;
+  board?: LayoutBoard;
+  /** Where checks read ${env:NAME} secrets. */
+  env?: Readonly<Record<string, string | undefined>>;
   createSession: (trial: PlannedTrial) => AgentSessionLike;
-  createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
+  createGuard?: (trial: PlannedTrial, env: TrialEnvironment) => RepetitionGuard | undefined;
   /** Prices every turn and trial as it is stored (the report re-prices only with user-supplied prices). */
   prices: PriceBook;
   store: SuiteStore;
@@ -53,6 +58,8 @@ export interface SuiteOptions {
   onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   maxInvalidOutputs?: number;
+  /** A per-trial invalid-output limit (a named agent's own), over `maxInvalidOutputs`. */
+  maxInvalidOutputsOf?: (trial: PlannedTrial) => number | undefined;
   /** Attempts already made per trial (resume); the next attempt number follows. */
   previousAttempts?: Map<string, number>;
 }
@@ -84,6 +91,17 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   const endpointOf = options.endpointOf ?? (() => "model");
   const modelLimit = pLimit(Math.max(1, options.modelConcurrency));
   const ends: TrialEnd[] = [];
+  // A target whose trials share state takes one trial at a time; others up to their capacity.
+  const targetLimits = new Map<string, ReturnType<typeof pLimit>>();
+  const targetSlot = (target: Target) => {
+    let limit = targetLimits.get(target.name);
+    if (!limit) {
+      const bound = target.isolated ? target.capacity : 1;
+      limit = bound === undefined ? undefined : pLimit(bound);
+      if (limit) targetLimits.set(target.name, limit);
+    }
+    return limit;
+  };
   reporter.onRunBegin({ runId: options.runId, trials: options.trials });
 
   const runOne = async (trial: PlannedTrial): Promise<void> => {
@@ -131,7 +149,14 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   const leftForResume = (outcome: TrialOutcome) => fault.signal.aborted && !suiteOptions.signal.aborted && outcome.loop.stopReason === "cancelled";
 
   try {
-    await Promise.all(options.trials.map((trial) => gate.run(endpointOf(trial), () => runOne(trial))));
+    // A shared-state target's slot is taken before the gate's, so a serial target never holds back the others.
+    await Promise.all(
+      options.trials.map((trial) => {
+        const limit = targetSlot(options.targets.get(trial.task.target));
+        const gated = () => gate.run(endpointOf(trial), () => runOne(trial));
+        return limit ? limit(gated) : gated();
+      }),
+    );
   } finally {
     gate.close();
   }
@@ -155,6 +180,21 @@ async function attemptTrial(
   const { folder, movedAside } = writeOrFault(target, () => freshTrialFolder(target));
   options.store.startTrial(trial.id, { folder, attempt });
   const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
+  if (trial.command) {
+    // An external agent gets a browser of its own per trial (trial-browser.ts), not a pooled one.
+    return runExternalTrial(spec, folder, trial.command, {
+      target: options.targets.get(trial.task.target),
+      fixtureSiteUrl: options.targets.fixtureSiteUrl,
+      board: options.board,
+      env: options.env,
+      signal: options.signal,
+      ...(movedAside ? { movedAside } : {}),
+      onTurn: (turn) => {
+        options.store.recordTurn(trial.id, turn, null);
+        onStep(trial, turn);
+      },
+    });
+  }
   let lease;
   try {
     lease = await options.browsers.acquire(options.signal);
@@ -164,11 +204,14 @@ async function attemptTrial(
   try {
     return await runTrial(spec, folder, {
       browser: lease.browser,
-      fixtures: options.fixtures,
+      target: options.targets.get(trial.task.target),
+      fixtureSiteUrl: options.targets.fixtureSiteUrl,
+      board: options.board,
+      env: options.env,
       createSession: () => observedSession(options.createSession({ ...trial, id: spec.id }), observe),
-      createGuard: options.createGuard,
+      createGuard: options.createGuard && ((_spec, env) => options.createGuard!(trial, env)),
       modelSlot: (fn) => modelLimit(fn),
-      maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
+      maxInvalidOutputs: options.maxInvalidOutputsOf?.(trial) ?? options.maxInvalidOutputs ?? 3,
       // The response allowance reserved before each request is this trial's agent's max_tokens.
       responseReserve: trial.agent.maxTokens,
       signal: options.signal,

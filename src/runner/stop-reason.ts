@@ -18,4 +18,5 @@ export const STOP_WORDS: Record<StopReason, string> = {
   model_error: "model endpoint failed",
   invalid_output: "model output invalid too many times",
   environment_error: "environment failed",
+  agent_crashed: "agent command crashed",
 };

@@ -4,10 +4,10 @@
  */
 import { join } from "node:path";
 import type { Browser } from "playwright";
-import type { FixtureControlClient } from "../../fixtures-site/client.js";
 import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
+import type { LayoutBoard, Target } from "../target/index.js";
 import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
@@ -26,7 +26,12 @@ export interface TrialSpec {
 
 export interface TrialDeps {
   browser: Browser;
-  fixtures: { siteUrl: string; client: FixtureControlClient };
+  /** The task's target, started for the run. */
+  target: Target;
+  fixtureSiteUrl?: string;
+  board?: LayoutBoard;
+  /** Where ${env:NAME} in check headers is read. */
+  env?: Readonly<Record<string, string | undefined>>;
   createSession: (trial: TrialSpec) => AgentSessionLike;
   createGuard?: (trial: TrialSpec, env: TrialEnvironment) => RepetitionGuard | undefined;
   modelSlot: <T>(fn: () => Promise<T>) => Promise<T>;
@@ -76,7 +81,9 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       task: spec.task,
       trialId: spec.id,
       workspaceDir,
-      fixtures: deps.fixtures,
+      target: deps.target,
+      fixtureSiteUrl: deps.fixtureSiteUrl,
+      board: deps.board,
       onBlockedRequest: blocked.record,
     });
     const opened = env;
@@ -87,7 +94,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       task: spec.task,
       frame: () => lastFrame,
       workspaceDir,
-      recordEffect: (type, detail) => deps.fixtures.client.recordEffect(spec.id, type, detail).then(() => undefined),
+      recordEffect: (type, detail) => deps.target.recordEffect(spec.id, type, detail),
     });
     guard = deps.createGuard?.(spec, opened);
     loop = await runLoop({
@@ -111,31 +118,85 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     if (isStorageFault(e)) {
       // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
       await env?.close().catch(() => undefined);
-      await deps.fixtures.client.deleteSession(spec.id).catch(() => undefined);
+      await deps.target.endTrial(spec.id);
+      deps.board?.forget(spec.id);
       throw e;
     }
     error = messageOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
   if (!loop) loop = emptyLoopOutcome("environment_error", error ?? "environment failed");
+  return concludeTrial(spec, folder, { target: deps.target, board: deps.board, env: deps.env, signal: deps.signal, log, trialEnv: env, loop, error, started, repetition: guard?.metrics() ?? {}, blocked });
+}
 
+/** What a trial hands to `concludeTrial` once its agent (umpire's loop or an external one) has stopped. */
+export interface TrialEnding {
+  /** The task's target: its effects source, and what endTrial frees. */
+  target: TrialDeps["target"];
+  board?: TrialDeps["board"];
+  /** Where checks read ${env:NAME} secrets. */
+  env?: TrialDeps["env"];
+  signal: AbortSignal;
+  log: TrialLog;
+  trialEnv: TrialEnvironment | undefined;
+  loop: LoopOutcome;
+  error: string | null;
+  /** performance.now() when the trial started. */
+  started: number;
+  repetition: Record<string, number>;
+  blocked: { finish: () => void };
+}
+
+/**
+ * The part every trial shares after its agent stopped, whoever ran the loop: independent checks
+ * on the world, teardown of the context and the fixture session, verdict, claim, and the
+ * closing events. Never throws.
+ */
+export async function concludeTrial(spec: TrialSpec, folder: string, ending: TrialEnding): Promise<TrialOutcome> {
+  const { log, trialEnv: env, loop, started, repetition } = ending;
+  const deps = ending;
+  let error = ending.error;
+  const workspaceDir = join(folder, "workspace");
   const checkStarted = performance.now();
   let checks: CheckResult[] = [];
   try {
-    const effects = await deps.fixtures.client.effects(spec.id);
+    // Effects are read only where checks need them and the target has a source (a validation rule guarantees the pairing).
+    const needsEffects = spec.task.checks.some((c) => c.kind === "effects");
+    const effects = needsEffects && deps.target.hasEffects ? await deps.target.effects(spec.id) : [];
     const context = env?.context;
+    const opened = env;
     checks = await runChecks(spec.task.checks, {
       workspaceDir,
       effects,
       answer: loop.answer,
-      page: env && context
+      trialId: spec.id,
+      taskFile: spec.task.file,
+      env: deps.env,
+      target: { name: deps.target.name, baseUrl: deps.target.baseUrl, isAllowedUrl: (url) => opened?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)) },
+      page: opened && context
         ? {
-            current: async () => env!.page,
-            isTaskPage: (url: string) => env!.isAllowedUrl(url),
-            open: async (path: string) => {
+            current: async () => env.page,
+            isTaskPage: (url: string) => env.isAllowedUrl(url),
+            open: async (pathOrUrl: string) => {
+              const url = new URL(pathOrUrl, `${deps.target.baseUrl}/`).toString();
+              // A page check may open any URL on an allowed origin of the trial's target, never another.
+              if (!env.isAllowedUrl(url)) throw new Error(`${url} is not on an allowed origin of target ${deps.target.name}`);
               const page = await context.newPage();
-              await page.goto(new URL(path, deps.fixtures.siteUrl).toString(), { waitUntil: "load" });
+              await page.goto(url, { waitUntil: "load" });
               return page;
+            },
+          }
+        : undefined,
+      storage: opened && context
+        ? {
+            state: async () => {
+              const state = await context.storageState();
+              return { cookies: state.cookies, origins: state.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage })) };
+            },
+            sessionStorage: async (origin: string) => {
+              const page = context.pages().find((p) => safeOrigin(p.url()) === origin);
+              if (!page) return null;
+              return page.evaluate(() => Object.fromEntries(Object.entries(sessionStorage))).catch(() => null);
             },
           }
         : undefined,
@@ -145,17 +206,17 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   }
   const checkMs = performance.now() - checkStarted;
   await env?.close();
-  blocked.finish();
-  await deps.fixtures.client.deleteSession(spec.id).catch(() => undefined);
+  ending.blocked.finish();
+  await deps.target.endTrial(spec.id);
+  deps.board?.forget(spec.id);
 
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
   // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
-  const cancelled = loop.stopReason === "cancelled" || (deps.signal.aborted && infraError);
+  const cancelled = loop.stopReason === "cancelled" || (ending.signal.aborted && infraError);
   const verdict = verdictOf(checks, { infraError, cancelled });
   // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
   const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError, cancelled });
   const stopLine = describeStop(loop, checks, verdict);
-  const repetition = guard?.metrics() ?? {};
   log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
   // `reason` is the Agents API's enum; umpire's stop reason and verdict ride along as extra fields.
   log.emit("AgentCompletionEvent", { reason: completionReason(loop.stopReason), stop_reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
@@ -174,6 +235,14 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   };
 }
 
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
 /** Blocked requests logged one by one, up to this many; past it, one summary with the count. */
 export const BLOCKED_LOG_LIMIT = 100;
 
@@ -184,7 +253,7 @@ export const BLOCKED_LOG_LIMIT = 100;
  * fits its shape, with the request's details in a `blocked_request` field. A page that hammers a
  * foreign origin cannot flood the log: past BLOCKED_LOG_LIMIT only a count is kept.
  */
-function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedRequest) => void; finish: () => void } {
+export function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedRequest) => void; finish: () => void } {
   let count = 0;
   return {
     record(blocked) {

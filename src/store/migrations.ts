@@ -189,6 +189,17 @@ ALTER TABLE trials ADD COLUMN task_tags  TEXT;
 ALTER TABLE trials ADD COLUMN task_hash  TEXT;
 `;
 
+/**
+ * The agent under test as data (issue #16): each trial records the named agent it ran (NULL for an
+ * agent made of --model/--mode flags) and a hash of the agent's resolved definition, so `compare`
+ * can tell when an agent of the same name changed between two runs. Older rows keep NULL: unknown,
+ * never "changed".
+ */
+const TRIALS_AGENT_NAME_AND_HASH = `
+ALTER TABLE trials ADD COLUMN agent_name TEXT;
+ALTER TABLE trials ADD COLUMN agent_hash TEXT;
+`;
+
 /** Every schema version, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, umpireVersion: "0.1.0", description: "runs, trials, turns, actions, checks, artifacts", sql: V1 },
@@ -213,10 +224,12 @@ ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
     rebuildsTables: true,
   },
   { version: 4, umpireVersion: "0.2.0", description: "trials: answer, task title, tags and content hash", sql: TRIAL_ANSWER_AND_TASK },
+  // Issue 16: the named agent and its definition hash per trial (self-contained: renumber freely).
+  { version: 5, umpireVersion: "0.2.0", description: "trials: agent name and definition hash", sql: TRIALS_AGENT_NAME_AND_HASH },
   // Issue 17: `umpire history` ranks each (task, agent)'s runs and `runs` lists runs newest first;
   // measured in `npm run bench` on 100,000 trials. Self-contained: renumber freely.
   {
-    version: 5,
+    version: 6,
     umpireVersion: "0.2.0",
     description: "indexes for history and the runs list",
     sql: `

@@ -76,8 +76,8 @@ export class StoreQueries {
       ORDER BY runs.started_at DESC, runs.id DESC`);
 
     this.insertTrial = db.prepare(`
-      INSERT INTO trials (id, run_id, seq, task_id, task_file, agent_label, model, mode, repeat, shard, task_title, task_tags, task_hash)
-      VALUES (@id, @run_id, @seq, @task_id, @task_file, @agent_label, @model, @mode, @repeat, @shard, @task_title, @task_tags, @task_hash)
+      INSERT INTO trials (id, run_id, seq, task_id, task_file, agent_label, model, mode, repeat, shard, task_title, task_tags, task_hash, agent_name, agent_hash)
+      VALUES (@id, @run_id, @seq, @task_id, @task_file, @agent_label, @model, @mode, @repeat, @shard, @task_title, @task_tags, @task_hash, @agent_name, @agent_hash)
       ON CONFLICT (id) DO NOTHING`);
     this.startTrial = db.prepare(`
       UPDATE trials SET status = 'running', attempt = @attempt, folder = @folder, started_at = @started_at,

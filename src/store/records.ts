@@ -66,6 +66,10 @@ export interface TrialInput {
   taskTags?: readonly string[] | null;
   /** `definitionHash` of the resolved task (src/task/content-hash.ts); compares tell changed tasks by it. */
   taskHash?: string | null;
+  /** The named agent (config file `agents:`); null for an agent made of --model/--mode. */
+  agentName?: string | null;
+  /** `definitionHash` of the agent's resolved definition; compares tell a changed agent by it. */
+  agentHash?: string | null;
 }
 
 export interface Timing {
@@ -141,6 +145,10 @@ export interface TrialRecord extends Omit<TrialInput, "id" | "shard"> {
   taskTitle: string | null;
   taskTags: string[] | null;
   taskHash: string | null;
+  /** The named agent; null for an unnamed one, or for trials stored before schema version 5. */
+  agentName: string | null;
+  /** The agent definition's hash; null when unknown (stored before schema version 5). */
+  agentHash: string | null;
 }
 
 export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";

@@ -50,6 +50,8 @@ export function trialFromRow(r: Row): TrialRecord {
     taskId: String(r.task_id),
     taskFile: String(r.task_file),
     agentLabel: String(r.agent_label),
+    agentName: str(r.agent_name),
+    agentHash: str(r.agent_hash),
     model: String(r.model),
     mode: r.mode as TrialRecord["mode"],
     repeat: Number(r.repeat),

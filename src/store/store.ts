@@ -154,6 +154,8 @@ export class Store {
           task_title: p.taskTitle ?? null,
           task_tags: p.taskTags ? toJson(p.taskTags) : null,
           task_hash: p.taskHash ?? null,
+          agent_name: p.agentName ?? null,
+          agent_hash: p.agentHash ?? null,
         });
         return id;
       }),

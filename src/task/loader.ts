@@ -12,8 +12,9 @@ import { UmpireError } from "../errors.js";
 import { formatProblems } from "./format-problems.js";
 import { normalizeTask } from "./normalize.js";
 import { dottedPath, hasErrors, type Problem } from "./problem.js";
-import { TASK_RULES, duplicateIds, knownToolsInRaw } from "./rules.js";
+import { DEFAULT_RULE_CONTEXT, TASK_RULES, duplicateIds, knownToolsInRaw, type RuleContext } from "./rules.js";
 import type { RuleFinding } from "./problem.js";
+import { targetCatalog, type TargetDecl } from "./target-decl.js";
 import { TaskFileSchema, type Task } from "./schema.js";
 import { parseYamlSource, type YamlSource } from "./yaml-source.js";
 import { plainIssues } from "./zod-issues.js";
@@ -21,6 +22,8 @@ import { plainIssues } from "./zod-issues.js";
 export interface LoadOptions {
   /** Folder that relative paths, task ids and the default `tasks/` resolve against. */
   cwd: string;
+  /** Targets declared in the project's config file (the fixture is always known). */
+  targets?: Readonly<Record<string, TargetDecl>>;
 }
 
 /** One file that was read, valid or not: what `umpire validate` lists as a row. */
@@ -51,11 +54,18 @@ function displayPath(absolute: string, cwd: string): string {
   return relative && !relative.startsWith("..") && !path.isAbsolute(relative) ? relative : absolute;
 }
 
+/** The project's config file sits beside tasks; it is not a task. */
+export const CONFIG_FILE = /^umpire\.config\.(ya?ml|json)$/i;
+
 function listFolder(folder: string, shown: string): string[] {
   try {
-    return fs
-      .readdirSync(folder, { withFileTypes: true })
-      .filter((entry) => entry.isFile() && TASK_FILE.test(entry.name))
+    const entries = fs.readdirSync(folder, { withFileTypes: true });
+    // A project folder (config file + tasks/) stands for its tasks: `umpire validate examples/todomvc`.
+    if (entries.some((e) => e.isFile() && CONFIG_FILE.test(e.name)) && entries.some((e) => e.isDirectory() && e.name === DEFAULT_FOLDER)) {
+      return listFolder(path.join(folder, DEFAULT_FOLDER), path.join(shown, DEFAULT_FOLDER));
+    }
+    return entries
+      .filter((entry) => entry.isFile() && TASK_FILE.test(entry.name) && !CONFIG_FILE.test(entry.name))
       .map((entry) => path.join(folder, entry.name))
       .sort();
   } catch (error) {
@@ -103,7 +113,7 @@ interface FileOutcome {
   source?: YamlSource;
 }
 
-function loadOne(absolute: string, cwd: string): FileOutcome {
+function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
   const file = displayPath(absolute, cwd);
   const problems: Problem[] = [];
   const fail = (message: string, fix?: string, line?: number, rule = "yaml"): FileOutcome => {
@@ -144,7 +154,7 @@ function loadOne(absolute: string, cwd: string): FileOutcome {
     return { entry: { file, id: rawId, valid: false }, problems, source };
   }
   const task = normalizeTask(parsed.data, file);
-  for (const rule of TASK_RULES) for (const finding of rule.check(task)) add(finding, rule.name);
+  for (const rule of TASK_RULES) for (const finding of rule.check(task, ctx)) add(finding, rule.name);
   return { entry: { file, id: task.id, task, valid: true }, problems, source };
 }
 
@@ -154,7 +164,8 @@ function loadOne(absolute: string, cwd: string): FileOutcome {
  */
 export function loadTasks(paths: readonly string[], options: LoadOptions): LoadResult {
   const { files, problems: argumentProblems } = resolveArguments(paths, options.cwd);
-  const outcomes = files.map((file) => loadOne(file, options.cwd));
+  const ctx: RuleContext = options.targets ? { targets: targetCatalog(options.targets) } : DEFAULT_RULE_CONTEXT;
+  const outcomes = files.map((file) => loadOne(file, options.cwd, ctx));
 
   for (const { file, finding } of duplicateIds(outcomes.map((o) => ({ file: o.entry.file, id: o.entry.id })))) {
     const outcome = outcomes.find((o) => o.entry.file === file)!;

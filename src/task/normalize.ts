@@ -36,7 +36,12 @@ export function normalizeTask(parsed: z.output<typeof TaskFileSchema>, file: str
     instruction: parsed.instruction.trim(),
     title: parsed.title.trim(),
     checks: parsed.checks.map((check) => (check.kind === "file" ? { ...check, path: normalizeWorkspacePath(check.path) } : check)),
-    permissions: { ...parsed.permissions, writeScope: asFolder(normalizeWorkspacePath(parsed.permissions.writeScope)) },
+    permissions: {
+      ...parsed.permissions,
+      // On the fixture, "target" and "fixture" name the same site: keep the fixture's word so its tasks resolve as before.
+      allowedOrigins: parsed.target === "fixture" ? parsed.permissions.allowedOrigins.map((o) => (o === "target" ? "fixture" : o)) : parsed.permissions.allowedOrigins,
+      writeScope: asFolder(normalizeWorkspacePath(parsed.permissions.writeScope)),
+    },
     tags: [...new Set(parsed.tags)],
     file,
   };

@@ -7,7 +7,9 @@
 import path from "node:path";
 import type { z } from "zod";
 import { TOOL_ARGS, TOOL_NAMES, isToolName, type ToolName } from "../toolbox/tools.js";
-import { LIMIT_RANGES, type CheckSpec, type ReferenceStep, type Task, type TextMatcher } from "./schema.js";
+import fs from "node:fs";
+import { EFFECT_TYPES, LIMIT_RANGES, SCENARIOS, type CheckSpec, type ReferenceStep, type Task, type TextMatcher } from "./schema.js";
+import { FIXTURE_TARGET, targetCatalog, type TargetCatalog } from "./target-decl.js";
 import { normalizeWorkspacePath, staysInWorkspace } from "./normalize.js";
 import type { DataPath, RuleFinding } from "./problem.js";
 import { didYouMean } from "./suggest.js";
@@ -16,9 +18,16 @@ import { expectedValuesLeak } from "./leak-rule.js";
 import { compileUserRegex, userRegexProblem } from "./user-regex.js";
 
 
+/** What rules may know besides the task: the targets declared in the project's config file. */
+export interface RuleContext {
+  targets: TargetCatalog;
+}
+
+export const DEFAULT_RULE_CONTEXT: RuleContext = { targets: targetCatalog() };
+
 export interface TaskRule {
   name: string;
-  check(task: Task): RuleFinding[];
+  check(task: Task, ctx: RuleContext): RuleFinding[];
 }
 
 const error = (path: DataPath, message: string, fix?: string): RuleFinding => ({ path, message, fix, severity: "error" });
@@ -238,8 +247,11 @@ const checksConsistent: TaskRule = {
         const content = check.contains.length + check.notContains.length + Object.keys(check.fields).length > 0 || only !== undefined;
         if (!check.exists && content) out.push(error(["checks", i, "exists"], "an absent file has no content to check", "drop exists: false or the content conditions"));
       }
-      if (check.kind === "page" && check.open !== undefined && (!check.open.startsWith("/") || check.open.startsWith("//"))) {
-        out.push(error(["checks", i, "open"], `"${check.open}" is not a path on the fixture site`, "start it with a single /, e.g. /notes?match=BB-042"));
+      if (check.kind === "page" && check.open !== undefined && !isPathOrHttpUrl(check.open)) {
+        out.push(error(["checks", i, "open"], `"${check.open}" is neither a path on the target nor an http(s) URL`, "start it with a single /, e.g. /notes?match=BB-042, or give a full http(s) URL on an allowed origin"));
+      }
+      if (check.kind === "http" && !isPathOrHttpUrl(check.url.replace(/\$\{TRIAL_ID\}/g, "x"))) {
+        out.push(error(["checks", i, "url"], `"${check.url}" is neither a path on the target nor an http(s) URL`, "e.g. url: /api/todos"));
       }
       if (check.kind === "effects") {
         check.require.forEach((req, j) => {
@@ -268,11 +280,11 @@ const effectsConsistent: TaskRule = {
 };
 
 /**
- * `allowedOrigins` entries are origins: "fixture" or scheme://host[:port] over http(s). Anything
+ * `allowedOrigins` entries are origins: "target" (the task's target), "fixture" or scheme://host[:port] over http(s). Anything
  * else used to pass validation and then fail every trial at run time as an environment error.
  */
 export function originProblem(entry: string): string | undefined {
-  if (entry === "fixture") return undefined;
+  if (entry === "fixture" || entry === "target") return undefined;
   let url: URL;
   try {
     url = new URL(entry);
@@ -290,7 +302,7 @@ const allowedOriginsAreOrigins: TaskRule = {
   check: (task) =>
     task.permissions.allowedOrigins.flatMap((entry, i) => {
       const problem = originProblem(entry);
-      return problem ? [error(["permissions", "allowedOrigins", i], problem, 'write "fixture" or an origin such as https://example.com or http://127.0.0.1:8080')] : [];
+      return problem ? [error(["permissions", "allowedOrigins", i], problem, 'write "target", "fixture" or an origin such as https://example.com or http://127.0.0.1:8080')] : [];
     }),
 };
 
@@ -328,10 +340,80 @@ const fileNameMatchesId: TaskRule = {
   },
 };
 
+/** "/path" (not "//host") or an absolute http(s) URL. */
+function isPathOrHttpUrl(value: string): boolean {
+  if (value.startsWith("/")) return !value.startsWith("//");
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+const knownTarget: TaskRule = {
+  name: "known-target",
+  check: (task, ctx) =>
+    ctx.targets.has(task.target)
+      ? []
+      : [error(["target"], `no target named ${JSON.stringify(task.target)} is declared`, didYouMean(task.target, [...ctx.targets.keys()]) ?? `declare it under targets: in umpire.config.yaml (known: ${[...ctx.targets.keys()].join(", ")})`)],
+};
+
+/** Effect types a task names: in effects checks and in forbiddenEffects. */
+function effectTypesOf(task: Task): { type: string; path: DataPath }[] {
+  const out: { type: string; path: DataPath }[] = task.permissions.forbiddenEffects.map((type, j) => ({ type, path: ["permissions", "forbiddenEffects", j] }));
+  task.checks.forEach((check, i) => {
+    if (check.kind !== "effects") return;
+    check.require.forEach((r, j) => out.push({ type: r.type, path: ["checks", i, "require", j, "type"] }));
+    check.forbid.forEach((r, j) => out.push({ type: r.type, path: ["checks", i, "forbid", j, "type"] }));
+  });
+  return out;
+}
+
+/** The fixture site's own vocabulary (scenario, effect types, start path) is judged only for tasks on it. */
+const targetVocabulary: TaskRule = {
+  name: "target-vocabulary",
+  check: (task, ctx) => {
+    const target = ctx.targets.get(task.target);
+    if (!target) return [];
+    const findings: RuleFinding[] = [];
+    if (target.fixture) {
+      if (!task.start.path.startsWith("/") || task.start.path.startsWith("//")) findings.push(error(["start", "path"], `"${task.start.path}" is not a path on the fixture site`, "start it with a single /, e.g. /notes?match=BB-042"));
+      for (const { type, path: at } of effectTypesOf(task)) {
+        if (!(EFFECT_TYPES as readonly string[]).includes(type)) findings.push(error(at, `the fixture site records no effect ${JSON.stringify(type)}`, didYouMean(type, EFFECT_TYPES) ?? `use one of ${EFFECT_TYPES.join(", ")}`));
+      }
+      return findings;
+    }
+    if (task.start.scenario !== "plain") findings.push(error(["start", "scenario"], `scenario ${task.start.scenario} belongs to the fixture site, but this task runs on target ${task.target}`, `remove start.scenario (scenarios: ${SCENARIOS.join(", ")} exist only on the fixture)`));
+    if (!isPathOrHttpUrl(task.start.path)) findings.push(error(["start", "path"], `"${task.start.path}" is neither a path on ${task.target} nor an http(s) URL`, "e.g. path: / or path: http://127.0.0.1:3000/app"));
+    if (!target.hasEffects) {
+      const effects = effectTypesOf(task);
+      const checkAt = task.checks.findIndex((c) => c.kind === "effects");
+      const at: DataPath | undefined = checkAt >= 0 ? ["checks", checkAt] : effects[0]?.path;
+      if (at) findings.push(error(at, `target ${task.target} has no effects source, so effects cannot be judged`, `declare effects: {url: ...} on target ${task.target} in umpire.config.yaml, or check the app with http, storage or command checks`));
+    }
+    return findings;
+  },
+};
+
+/** A custom check's module must exist next to the task file (it is imported at run time). */
+const customModulesExist: TaskRule = {
+  name: "custom-modules-exist",
+  check: (task) =>
+    task.checks.flatMap((check, i): RuleFinding[] => {
+      if (check.kind !== "custom") return [];
+      const file = path.resolve(path.dirname(task.file), check.module);
+      return fs.existsSync(file) ? [] : [error(["checks", i, "module"], `the module ${check.module} does not exist (looked for ${file})`, "give the path relative to the task file, e.g. ./checks/cart.ts")];
+    }),
+};
+
 const noExpectedValuesInInstruction: TaskRule = { name: "no-expected-values-in-instruction", check: expectedValuesLeak };
 
 /** Every per-task rule, in the order their findings are listed. */
 export const TASK_RULES: readonly TaskRule[] = [
+  knownTarget,
+  targetVocabulary,
+  customModulesExist,
   checksConsistent,
   stepsUseAllowedTools,
   stepTargets,

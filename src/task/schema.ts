@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { TOOL_NAMES, type ToolName } from "../toolbox/tools.js";
+import { FIXTURE_TARGET, MARK_NAME, MarkDecls } from "./target-decl.js";
 
 export const SCENARIOS = [
   "plain",
@@ -32,8 +33,8 @@ export type EffectType = (typeof EFFECT_TYPES)[number];
 const toolName = z.enum(TOOL_NAMES as [ToolName, ...ToolName[]]);
 const markName = z
   .string()
-  .regex(/^[A-Za-z0-9_-]+$/, "a layout mark name: letters, digits, '-' and '_'")
-  .describe("Name of an element the fixture page marks with data-mark");
+  .regex(MARK_NAME, "a mark name: letters, digits, '.', ':', '-' and '_'")
+  .describe("A mark: declared by selector or role+name on the target or task, an element's test id, or a fixture data-mark");
 
 /** A text matcher: plain text (after normalisation) or a regular expression. */
 export const TextMatcher = z.union([
@@ -84,7 +85,7 @@ export const PageCheck = z
   .object({
     kind: z.literal("page"),
     ...checkCommon,
-    open: z.string().optional().describe("Open this path in a fresh page first; default: look at the trial's page as left"),
+    open: z.string().optional().describe("Open this path (on the target) or URL (on an allowed origin) in a fresh page first; default: look at the trial's page as left"),
     url: TextMatcher.optional().describe("The page URL must match"),
     selector: z.string().min(1).optional(),
     text: TextMatcher.optional().describe("Visible text of `selector` (or the body) must match"),
@@ -95,7 +96,7 @@ export const PageCheck = z
 
 const EffectMatch = z
   .object({
-    type: z.enum(EFFECT_TYPES),
+    type: z.string().min(1).describe("An effect type of the target's effects source (the fixture's: note_saved, note_overwritten, match_deleted, cookie_choice)"),
     where: z.record(z.string(), z.string()).optional().describe("Detail fields that must match, e.g. {name: BB-042.md}"),
   })
   .strict();
@@ -130,7 +131,78 @@ export const AnswerCheck = z
   })
   .strict();
 
-export const CheckSpec = z.discriminatedUnion("kind", [FileCheck, PageCheck, EffectsCheck, AnswerCheck]);
+/** One expectation on a JSON value, picked by JSON Pointer ("/items/0/title") or dotted path ("items.0.title"). */
+export const JsonExpectation = z
+  .object({
+    path: z.string().default("").describe('JSON Pointer ("/a/0/b") or dotted path ("a.0.b"); "" is the whole value'),
+    exists: z.boolean().optional().describe("false: the path must not exist"),
+    equals: z.unknown().optional().describe("Deep-equal to this JSON value"),
+    contains: z.string().optional().describe("The value, as text, contains this (case-sensitive)"),
+    regex: z.string().optional().describe("The value, as text, matches this regular expression"),
+    number: z.object({ value: z.number(), tolerance: z.number().min(0).default(0) }).strict().optional(),
+    length: z.number().int().min(0).optional().describe("An array's (or string's) length"),
+  })
+  .strict();
+export type JsonExpectation = z.infer<typeof JsonExpectation>;
+
+export const HttpCheck = z
+  .object({
+    kind: z.literal("http"),
+    ...checkCommon,
+    method: z.enum(["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]).default("GET"),
+    url: z.string().min(1).describe("Path on the target, or an absolute URL on an allowed origin; ${TRIAL_ID} is replaced"),
+    headers: z.record(z.string(), z.string()).default({}).describe("Secrets come from the environment as ${env:NAME}; they are never stored"),
+    body: z.unknown().optional().describe("Sent as JSON (a string is sent as is)"),
+    status: z.union([z.number().int(), z.array(z.number().int()).min(1)]).optional().describe("Expected status (default: any 2xx)"),
+    json: z.array(JsonExpectation).default([]).describe("Expectations on the JSON body"),
+    contains: z.array(TextMatcher).default([]).describe("The body text must contain these"),
+    timeoutSeconds: z.number().positive().max(120).default(15),
+  })
+  .strict();
+
+export const StorageCheck = z
+  .object({
+    kind: z.literal("storage"),
+    ...checkCommon,
+    area: z.enum(["localStorage", "sessionStorage", "cookie"]),
+    key: z.string().min(1).describe("The storage key or cookie name"),
+    origin: z.string().optional().describe("Whose storage (default: the target's base URL origin)"),
+    exists: z.boolean().default(true).describe("false: the key must be absent"),
+    contains: z.array(TextMatcher).default([]),
+    notContains: z.array(TextMatcher).default([]),
+    json: z.array(JsonExpectation).default([]).describe("Expectations on the value parsed as JSON"),
+    normalize: Normalize.default({ case: true, whitespace: true, dashes: true }),
+  })
+  .strict();
+
+export const CommandCheck = z
+  .object({
+    kind: z.literal("command"),
+    ...checkCommon,
+    command: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .describe("Run after the trial with TRIAL_ID, WORKSPACE and TARGET_URL in its environment; from this file only, never from model output"),
+    cwd: z.string().optional().describe("Working directory, relative to the task file"),
+    timeoutSeconds: z.number().positive().max(600).default(30),
+    exitCode: z.number().int().default(0),
+    stdout: z.array(TextMatcher).default([]).describe("The standard output must contain these"),
+    notStdout: z.array(TextMatcher).default([]),
+    json: z.array(JsonExpectation).default([]).describe("Expectations on the standard output parsed as JSON"),
+  })
+  .strict();
+
+export const CustomCheck = z
+  .object({
+    kind: z.literal("custom"),
+    ...checkCommon,
+    module: z.string().min(1).describe("A .ts/.js/.mjs module, relative to the task file"),
+    export: z.string().regex(/^[A-Za-z_$][\w$]*$/).default("default").describe("The export implementing CustomCheck"),
+    options: z.record(z.string(), z.unknown()).default({}).describe("Passed to the check as is"),
+    confidence: z.enum(["verified", "observed", "claimed"]).default("verified"),
+  })
+  .strict();
+
+export const CheckSpec = z.discriminatedUnion("kind", [FileCheck, PageCheck, EffectsCheck, AnswerCheck, HttpCheck, StorageCheck, CommandCheck, CustomCheck]);
 export type CheckSpec = z.infer<typeof CheckSpec>;
 export type CheckKind = CheckSpec["kind"];
 
@@ -169,9 +241,10 @@ export const TaskFileSchema = z
       .array(z.string())
       .default([])
       .describe("Values the instruction states on purpose (e.g. the match id); exempt from the leak rule"),
+    target: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default(FIXTURE_TARGET).describe("The target the task runs on (declared in umpire.config.yaml); default the fixture site"),
     start: z
       .object({
-        path: z.string().startsWith("/").default("/"),
+        path: z.string().min(1).default("/").describe("A path on the target (/notes) or an absolute URL on one of its origins"),
         scenario: z.enum(SCENARIOS).default("plain"),
       })
       .strict()
@@ -189,14 +262,14 @@ export const TaskFileSchema = z
       .object({
         allowedOrigins: z
           .array(z.string())
-          .default(["fixture"])
-          .describe('Origins the browser may load; "fixture" is the fixture site'),
-        forbiddenEffects: z.array(z.enum(EFFECT_TYPES)).default([]),
+          .default(["target"])
+          .describe('Origins the browser may load; "target" is the task\'s target (its base URL and declared origins), "fixture" the fixture site'),
+        forbiddenEffects: z.array(z.string().min(1)).default([]).describe("Effect types that fail the trial (needs an effects source)"),
         writeScope: z.string().default("notes/").describe("Workspace folder write_note may write in"),
         httpAllow: z.array(z.string().startsWith("/")).default([]).describe("Path prefixes http_get may read"),
       })
       .strict()
-      .default({ allowedOrigins: ["fixture"], forbiddenEffects: [], writeScope: "notes/", httpAllow: [] }),
+      .default({ allowedOrigins: ["target"], forbiddenEffects: [], writeScope: "notes/", httpAllow: [] }),
     limits: z
       .object({
         turns: z.number().int().default(30),
@@ -214,6 +287,7 @@ export const TaskFileSchema = z
       })
       .strict()
       .default({ masks: [], waitCap: 5 }),
+    marks: MarkDecls.default({}).describe("Marks of this task, besides the target's: {name: {selector}} or {name: {role, name}}"),
     checks: z.array(CheckSpec).min(1),
     reference: z.array(ReferenceStep).min(1),
     negatives: z.record(z.string().regex(/^[a-z0-9-]+$/), z.array(ReferenceStep).min(1)).default({}),

@@ -122,7 +122,8 @@ function translate(issue: Issue, schema: AnySchema, data: unknown, path: DataPat
 function translateUnion(issue: Extract<Issue, { code: "invalid_union" }>, schema: AnySchema, data: unknown, path: DataPath, input: unknown): PlainIssue[] {
   const discriminated = issue as { discriminator?: string; options?: unknown[] };
   if (discriminated.discriminator) {
-    const options = (discriminated.options ?? []).map(String);
+    // A member whose discriminator has a default lists `undefined` among the options: not a word to offer.
+    const options = (discriminated.options ?? []).filter((o) => o !== undefined).map(String);
     const given = (input as Record<string, unknown> | undefined)?.[discriminated.discriminator];
     const hint = typeof given === "string" ? didYouMean(given, options) : undefined;
     const what = given === undefined ? "required" : `unknown ${discriminated.discriminator} ${typeof given === "string" ? quote(given) : describeValue(given)}`;

@@ -1,5 +1,5 @@
 /**
- * `umpire compare`: two runs side by side, or one run split by mode, model or tag, with paired
+ * `umpire compare`: two runs side by side, or one run split by mode, model, tag or agent, with paired
  * statistics; with `--fail-on-regression` it is a CI gate (exit 1 on a regression).
  */
 import { existsSync, writeFileSync } from "node:fs";
@@ -22,10 +22,10 @@ import { optionsHelp, parseCommand, pricesOf } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 
-const BY: readonly CompareBy[] = ["mode", "model", "tag"];
+const BY: readonly CompareBy[] = ["mode", "model", "tag", "agent"];
 
 const OPTIONS = {
-  by: { kind: "enum", arg: "mode|model|tag", values: BY, help: "split the given run(s) into groups instead of comparing runs" },
+  by: { kind: "enum", arg: "mode|model|tag|agent", values: BY, help: "split the given run(s) into groups instead of comparing runs" },
   baseline: {
     kind: "string",
     arg: "RUN|TAG",
@@ -34,6 +34,10 @@ const OPTIONS = {
   "fail-on-regression": {
     kind: "boolean",
     help: "exit 1 when the pass rate drops significantly (McNemar p < 0.05), a\nstable task flips to failing, or cost per success rises too much",
+  },
+  "include-changed-agents": {
+    kind: "boolean",
+    help: "pair tasks whose agent (same name) changed between the runs (default: they\nare marked \"agent changed\" and left out of the paired analysis and the gate)",
   },
   "max-cost-increase": { kind: "number", arg: "PCT", min: 0, help: "the cost-per-success rise (percent) that counts as a regression" },
   "include-changed-tasks": {
@@ -50,7 +54,7 @@ const OPTIONS = {
 } as const satisfies Record<string, OptionSpec>;
 
 const HELP = `usage: umpire compare <runA> <runB> [options]
-       umpire compare <run>... --by mode|model|tag [options]
+       umpire compare <run>... --by mode|model|tag|agent [options]
        umpire compare [run] --baseline <run|tag> --fail-on-regression [--max-cost-increase PCT]
 
 One row per task and group: passes k/n, pass@k, pass^k, mean cost, cost per success, p50/p95 wall
@@ -114,7 +118,7 @@ export const run: Command = async (argv, io) => {
   try {
     let groups: CompareGroupInput[];
     const gating = values.baseline !== undefined || values["fail-on-regression"] === true;
-    if (by === "mode" || by === "model") {
+    if (by === "mode" || by === "model" || by === "agent") {
       const runs = (positionals.length > 0 ? positionals : ["latest"]).map((ref) => store.getRun(ref));
       groups = groupTrialsBy(runs.flatMap((r) => trialsPriced(store, r.id, prices)), by);
     } else if (by === "tag") {
@@ -135,7 +139,12 @@ export const run: Command = async (argv, io) => {
       throw new UmpireError("usage", `nothing to compare: every trial falls in one group (${labels.join(", ") || "none"})`, by ? `the runs have only one ${by}` : "give two runs");
     }
 
-    const comparison = compareGroups(groups, by ?? "run", { k, seed, includeChangedTasks: values["include-changed-tasks"] === true });
+    const comparison = compareGroups(groups, by ?? "run", {
+      k,
+      seed,
+      includeChangedTasks: values["include-changed-tasks"] === true,
+      includeChangedAgents: values["include-changed-agents"] === true,
+    });
     const verdicts: RegressionVerdict[] = gating
       ? comparison.paired.map((p, i) =>
           judgeRegression(p, { base: comparison.groups[0].summary.costPerSuccess, candidate: comparison.groups[i + 1].summary.costPerSuccess }, { maxCostIncreasePct: maxCost }),
@@ -156,7 +165,7 @@ export const run: Command = async (argv, io) => {
     else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict));
     else {
       io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict));
-      if (by === "mode" || by === "model") io.stdout.write(sideBySideLinks(store, groups, io.cwd));
+      if (by === "mode" || by === "model" || by === "agent") io.stdout.write(sideBySideLinks(store, groups, io.cwd));
     }
     return values["fail-on-regression"] && verdict?.regressed ? EXIT.failed : EXIT.ok;
   } finally {

@@ -5,8 +5,11 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { DEFAULT_API_KEY_ENV, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
+import { AgentConfigSchema, DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_RETRY_POLICY, DEFAULT_TEMPERATURE, agentDefinitionHash, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
+import { finalizeAgents, resolveNamedAgents } from "../agents.js";
 import type { LoadedConfig } from "../../config/loader.js";
+import { redactCommandAgent, resolveCommandAgent } from "../../config/command-agent.js";
+import type { CommandAgentSpec } from "../../runner/external-trial.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
@@ -19,6 +22,7 @@ import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } 
 import { openStore } from "../../store/index.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrow } from "../../task/loader.js";
+import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
 import { EXIT, runExitCode } from "../exit-codes.js";
@@ -33,6 +37,13 @@ import { VERSION } from "../version.js";
 export { DEFAULT_OUT } from "../../config/options.js";
 
 const MODEL_OPTIONS = {
+  agent: {
+    kind: "string",
+    arg: "NAME",
+    multiple: true,
+    defaultText: "the config file's defaultAgents; without them, an agent made of --model and --mode",
+    help: "run the named agent from the config file's agents: (docs/config.md); kind command: an agent with its own loop (docs/external-agents.md)",
+  },
   model: O.model,
   "base-url": O["base-url"],
   mode: O.mode,
@@ -77,9 +88,11 @@ const OPTIONS = { ...MODEL_OPTIONS, ...RUN_OPTIONS, ...SCALE_OPTIONS, ...REPETIT
 
 const HELP = `usage: umpire run [paths or task ids...] [options]
 
-Runs every task (default: tasks/) with each agent config, in parallel, in real Chromium against
+Runs every task (default: tasks/) with each agent, in parallel, in real Chromium against
 the fixture site; judges each trial with independent checks and stores it in SQLite.
-With no options: the whole suite, both output modes, on the embedded reference model.
+With no options: the whole suite, both output modes, on the embedded reference model
+(or the config file's defaultAgents). Agents: --agent NAME (repeatable) from the config
+file's agents:, and/or an unnamed agent made of --model and --mode.
 A value comes from the command line, else the config file's "defaults", else the built-in default.
 
 ${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}
@@ -105,7 +118,11 @@ interface AgentValues {
   stream?: boolean;
 }
 
-const AGENT_KEYS = Object.keys(MODEL_OPTIONS) as (keyof AgentValues)[];
+const AGENT_KEYS = Object.keys(MODEL_OPTIONS).filter((k) => k !== "agent") as (keyof AgentValues)[];
+/** Flags that ask for an unnamed agent (made of --model/--mode) next to or instead of named ones. */
+const UNNAMED_AGENT_FLAGS = ["model", "mode", "base-url", "api-key-env"] as const;
+/** An agent's invalid-output limit when it sets none. */
+const DEFAULT_MAX_INVALID_OUTPUTS = 3;
 
 /**
  * Agent configs for every model. The default mode, both, means "every mode this model has": a
@@ -159,6 +176,8 @@ export const run: Command = async (argv, io) => {
   const modelConcurrency = values["model-concurrency"] ?? adaptiveMax ?? concurrency;
   const repeat = values.repeat;
   const repetition = { window: values["repetition-window"], recoveryLimit: values["recovery-limit"] };
+  const loopDefaults = { repetitionWindow: repetition.window, recoveryLimit: repetition.recoveryLimit, maxInvalidOutputs: DEFAULT_MAX_INVALID_OUTPUTS };
+  let unnamedAgents = true;
   const prices = pricesOf(values, parsed.config);
   const dbPath = resolve(io.cwd, values.db);
   if (values.resume && values.shard) throw new UmpireError("usage", "--shard does not go with --resume", "a shard's store holds only its own trials: --resume RUN --db <that shard's file> resumes exactly them");
@@ -169,7 +188,9 @@ export const run: Command = async (argv, io) => {
   let runId: string;
   let trials: PlannedTrial[];
   let agents: AgentConfig[];
+  let commandAgents: CommandAgentPlan[] = [];
   let tasks: Task[];
+  let project: ProjectTargets;
   // Where trial folders go. A resumed run keeps its stored folder, whatever --out says now, so the
   // run row, its report links and every attempt's folder stay together.
   let runDir: string;
@@ -179,9 +200,11 @@ export const run: Command = async (argv, io) => {
   let persist: () => void;
   try {
     if (values.resume) {
+      if (values.agent?.length) throw new UmpireError("usage", "--agent does not go with --resume", "--resume reruns the agents the run was started with");
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
-      tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd });
+      project = projectTargets(parsed.config, options.paths ?? [], io.cwd);
+      tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd, targets: project.targets });
       const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
       if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
         throw new UmpireError(
@@ -194,7 +217,10 @@ export const run: Command = async (argv, io) => {
       // The agent as the run first resolved it (flags and config then), with only today's flags on top.
       const before = beforeValues as AgentValues;
       const now = pickAgentValues(values, sources, ["flag"]);
-      agents = resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
+      // Named agents run again exactly as stored (their definitions, policy text included, are in the run).
+      const named = ((stored.options as { agents?: AgentConfig[] }).agents ?? []).filter((a) => a.name !== undefined).map((a) => AgentConfigSchema.parse(a));
+      const unnamed = (stored.options as { unnamedAgents?: boolean }).unnamedAgents === false ? [] : resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
+      agents = finalizeAgents([...named, ...unnamed], loopDefaults);
       runId = stored.id;
       runDir = stored.folder ?? runFolder(outDir, runId);
       const all = planTrials(runId, tasks, agents, options.repeat ?? 1);
@@ -203,12 +229,21 @@ export const run: Command = async (argv, io) => {
       trials = all.filter((t) => unfinished.has(t.id));
       persist = () => store.reopenRun(runId);
     } else {
-      tasks = loadTasksOrThrow(positionals, { cwd: io.cwd });
-      agents = resolveAgents(values, sources, io.env);
+      project = projectTargets(parsed.config, positionals, io.cwd);
+      tasks = loadTasksOrThrow(positionals, { cwd: io.cwd, targets: project.targets });
+      // --agent names agents; else the config's defaultAgents, unless --model/--mode ask for an unnamed one.
+      const unnamedAsked = UNNAMED_AGENT_FLAGS.some((k) => sources[k] === "flag");
+      const names = values.agent ?? (unnamedAsked ? [] : (parsed.config.data.defaultAgents ?? []));
+      // Agents of kind command bring their own loop; the others are model agents of umpire's loop.
+      const isCommand = (name: string) => parsed.config.data.agents?.[name]?.kind === "command";
+      commandAgents = commandAgentPlans(names.filter(isCommand), parsed.config, io.cwd);
+      const named = resolveNamedAgents(parsed.config, names.filter((n) => !isCommand(n)), values, sources, io.env);
+      unnamedAgents = (named.length === 0 && commandAgents.length === 0) || unnamedAsked;
+      agents = finalizeAgents([...named, ...(unnamedAgents ? resolveAgents(values, sources, io.env) : [])], loopDefaults);
       runId = values["run-id"] ?? newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
-      trials = planTrials(runId, tasks, agents, repeat);
+      trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, new Map(commandAgents.map((c) => [c.config.label, c.command])));
       let shardOptions: Record<string, unknown> | undefined;
       if (shard && shard.total > 1) {
         const history = values["shard-history"] ? readHistory(resolve(io.cwd, values["shard-history"])) : store.durationHistory();
@@ -233,6 +268,9 @@ export const run: Command = async (argv, io) => {
             repeat,
             concurrency: adaptiveMax ? `adaptive (max ${adaptiveMax})` : concurrency,
             agents: agents.map(redactConfig),
+            agentNames: agents.flatMap((a) => (a.name !== undefined ? [a.name] : [])),
+            unnamedAgents,
+            ...(commandAgents.length ? { commandAgents: commandAgents.map((c) => c.stored) } : {}),
             config: resolvedConfig(parsed.config, values, sources),
             ...(shardOptions ? { shard: shardOptions } : {}),
           },
@@ -251,6 +289,10 @@ export const run: Command = async (argv, io) => {
       fixturesHost: values["fixtures-host"],
       reference: referenceTuningFromEnv(io.env),
       onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
+      config: project,
+      logDir: runDir,
+      env: io.env,
+      signal: io.signal,
     });
     try {
       persist();
@@ -365,6 +407,39 @@ function readHistory(file: string) {
   }
 }
 
+interface CommandAgentPlan {
+  /** A stand-in agent config for the plan, the store and the tables (label = the agent's name). */
+  config: AgentConfig;
+  command: CommandAgentSpec;
+  stored: ReturnType<typeof redactCommandAgent>;
+}
+
+/**
+ * The agents `--agent NAME` names, from the config file's `agents:` (kind command on this
+ * branch). An unknown name is a usage error that lists the defined ones.
+ */
+function commandAgentPlans(names: string[], config: LoadedConfig, cwd: string): CommandAgentPlan[] {
+  const defined = config.data.agents ?? {};
+  const seen = new Set<string>();
+  return names.map((name) => {
+    const definition = defined[name];
+    if (!definition) {
+      const known = Object.keys(defined);
+      throw new UmpireError(
+        "usage",
+        `--agent ${name}: no agent of that name in ${config.file ?? "the config file (there is none)"}`,
+        known.length ? `defined agents: ${known.join(", ")}` : "define it under agents: in umpire.config.yaml (docs/external-agents.md)",
+      );
+    }
+    if (definition.kind !== "command") throw new UmpireError("usage", `--agent ${name}: not an agent of kind command`, "model agents are resolved by resolveNamedAgents");
+    if (seen.has(name)) throw new UmpireError("usage", `--agent ${name} is given twice`, "name each agent once; --repeat runs it more times");
+    seen.add(name);
+    const configFile = config.file ? resolve(cwd, config.file) : null;
+    const command = resolveCommandAgent(name, definition, configFile, cwd);
+    return { config: commandAgentConfig(name, definition.model), command, stored: redactCommandAgent(name, definition) };
+  });
+}
+
 /** The agent options that came from `from` (not built-in defaults), stored so --resume rebuilds the same configs. */
 function pickAgentValues(values: Record<string, unknown>, sources: Record<string, ValueSource | undefined>, from: ValueSource[]): AgentValues {
   return Object.fromEntries(AGENT_KEYS.filter((k) => values[k] !== undefined && from.includes(sources[k]!)).map((k) => [k, values[k]])) as AgentValues;
@@ -406,4 +481,27 @@ function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: strin
   registerUrlSecrets(values["base-url"]);
   registerSecret(env[DEFAULT_API_KEY_ENV]);
   if (values["api-key-env"]) registerSecret(env[values["api-key-env"]]);
+}
+
+/**
+ * The agent config that stands for a command agent in the plan, the store and the tables: its
+ * name as label, its model (for pricing what it reports) or `command:<name>`. It never reaches
+ * a model session or the preflight: umpire makes no model request for a command agent. The
+ * store's mode column knows structured|tools only (docs/external-agents.md, "Limits").
+ */
+function commandAgentConfig(name: string, model: string | undefined): AgentConfig {
+  return {
+    label: name,
+    model: model ?? `command:${name}`,
+    provider: "custom",
+    mode: "structured",
+    endpoint: { kind: "url", baseUrl: "http://127.0.0.1/command-agent" },
+    apiKeyEnv: null,
+    temperature: DEFAULT_TEMPERATURE,
+    reasoningEffort: "medium",
+    maxTokens: DEFAULT_MAX_TOKENS,
+    stream: false,
+    requestTimeoutMs: 60_000,
+    retry: DEFAULT_RETRY_POLICY,
+  };
 }

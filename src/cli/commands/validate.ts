@@ -10,6 +10,7 @@ import { optionsHelp, parseCommand } from "../args.js";
 import type { Command } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
 import { loadTasks, type LoadResult } from "../../task/loader.js";
+import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { runSelfTest, selfTestTable } from "../self-test.js";
 import { plural } from "../../report/format.js";
@@ -21,6 +22,7 @@ const OPTIONS = {
     help: 'also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative fails\n(exit 1 when a task is unsound)',
   },
   concurrency: { ...O.concurrency, defaultText: "the number of cores", help: "trials at once during the self-test" },
+  config: { ...O.config, help: "the config file declaring targets (default: umpire.config.* in the working folder, else beside the tasks)" },
 } as const;
 
 const USAGE = `usage: umpire validate [paths...] [--json]
@@ -53,7 +55,9 @@ export const run: Command = async (argv, io) => {
     return EXIT.ok;
   }
 
-  const result = loadTasks(parsed.positionals, { cwd: io.cwd });
+  // Tasks name targets, declared in the config file (the working folder's, --config, or the one beside the tasks).
+  const project = projectTargets(parsed.config, parsed.positionals, io.cwd);
+  const result = loadTasks(parsed.positionals, { cwd: io.cwd, targets: project.targets });
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
 
@@ -82,6 +86,7 @@ export const run: Command = async (argv, io) => {
 `);
     const results = await runSelfTest({
       tasks: result.tasks,
+      config: project,
       concurrency,
       signal: io.signal,
       env: io.env,

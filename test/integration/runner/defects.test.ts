@@ -5,6 +5,7 @@
  * - a failing capture after an invalid model output ends the loop as environment_error and keeps
  *   the turns and token counts it had (it used to throw them away for an empty outcome).
  */
+import { fixtureTarget } from "../../../src/target/index.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -42,7 +43,7 @@ describe("TrialEnvironment.open", () => {
     // The session is real (control API); the site URL names a port nothing listens on.
     const dead = { siteUrl: "http://127.0.0.1:1", client: site.client };
     await expect(
-      TrialEnvironment.open({ browser, task, trialId: "leak-1", workspaceDir: join(dir, "leak-1"), fixtures: dead, navigationTimeoutMs: 5_000 }),
+      TrialEnvironment.open({ browser, task, trialId: "leak-1", workspaceDir: join(dir, "leak-1"), target: fixtureTarget(dead), navigationTimeoutMs: 5_000 }),
     ).rejects.toThrow(/ERR_CONNECTION_REFUSED|net::/);
     expect(browser.contexts()).toHaveLength(0);
   });
@@ -50,7 +51,7 @@ describe("TrialEnvironment.open", () => {
 
 describe("the capture after an invalid output", () => {
   it("a failing screenshot stops the trial as environment_error and keeps its turn and usage counts", async () => {
-    const env = await TrialEnvironment.open({ browser, task, trialId: "capture-1", workspaceDir: join(dir, "capture-1"), fixtures: { siteUrl: site.siteUrl, client: site.client } });
+    const env = await TrialEnvironment.open({ browser, task, trialId: "capture-1", workspaceDir: join(dir, "capture-1"), target: fixtureTarget(site) });
     try {
       const invalid: AgentTurn = {
         outcome: "invalid",

@@ -3,6 +3,7 @@
  * fixture's control API; a point outside the display is rejected before any input; note names
  * cannot leave the notes folder; http_get reads only allow-listed paths.
  */
+import { fixtureTarget } from "../../../src/target/index.js";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,7 +39,7 @@ afterAll(async () => {
 async function open(t: Task) {
   const id = `sec-${++n}`;
   const workspaceDir = join(dir, id, "workspace");
-  const env = await TrialEnvironment.open({ browser, task: t, trialId: id, workspaceDir, fixtures: { siteUrl: site.siteUrl, client: site.client } });
+  const env = await TrialEnvironment.open({ browser, task: t, trialId: id, workspaceDir, target: fixtureTarget(site) });
   const observation = await env.observe();
   const executor = new Executor({
     env,

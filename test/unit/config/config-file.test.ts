@@ -36,7 +36,7 @@ describe("config file", () => {
   });
 
   it("without a file the config is empty; an empty file is an empty config", () => {
-    expect(loadConfig({ cwd: dir })).toEqual({ file: null, data: {} });
+    expect(loadConfig({ cwd: dir })).toEqual({ file: null, data: {}, policies: {} });
     writeFileSync(join(dir, "umpire.config.yaml"), "# nothing yet\n");
     expect(loadConfig({ cwd: dir }).data).toEqual({});
   });
@@ -77,7 +77,7 @@ describe("config file", () => {
   });
 
   it("is a composition of sections; every config-settable option is a defaults key", () => {
-    expect(Object.keys(CONFIG_SECTIONS)).toEqual(["$schema", "prices", "defaults"]);
+    expect(Object.keys(CONFIG_SECTIONS)).toEqual(["$schema", "prices", "defaults", "agents", "defaultAgents", "targets"]);
     const schema = exportConfigSchema() as any;
     const keys = Object.keys(schema.properties.defaults.properties).sort();
     expect(keys).toEqual(configurableOptions().map(([name]) => configKey(name)).sort());
@@ -102,5 +102,17 @@ describe("documented examples", () => {
 describe("schema/config.schema.json", () => {
   it("is current: equal to a fresh export (run `npm run schema` when this fails)", () => {
     expect(readFileSync(CONFIG_SCHEMA_FILE, "utf8")).toBe(renderConfigSchema());
+  });
+});
+
+describe("the complete example (examples/config)", () => {
+  it("loads with its policy file, and docs/config.md shows it verbatim", () => {
+    const root = join(__dirname, "../../..");
+    const loaded = loadConfig({ cwd: join(root, "examples/config") });
+    expect(Object.keys(loaded.data.agents ?? {})).toEqual(["baseline", "careful", "local-vllm"]);
+    expect(loaded.data.defaultAgents).toEqual(["baseline", "careful"]);
+    expect(loaded.policies.careful).toMatch(/^- Read the whole page/);
+    const example = readFileSync(join(root, "examples/config/umpire.config.yaml"), "utf8");
+    expect(readFileSync(join(root, "docs/config.md"), "utf8")).toContain(`\`\`\`yaml\n${example}\`\`\``);
   });
 });

@@ -20,6 +20,8 @@ describe("schema/task.schema.json", () => {
     expect(schema.properties.limits.properties.turns).toMatchObject({ minimum: LIMIT_RANGES.turns[0], maximum: LIMIT_RANGES.turns[1] });
     // zod's private "starts_with" format is dropped; the pattern carries the rule.
     expect(JSON.stringify(schema)).not.toContain("starts_with");
-    expect(schema.properties.start.properties.path.pattern).toBeDefined();
+    // A task names its target (default the fixture) and a start path or absolute URL on it.
+    expect(schema.properties.target.default).toBe("fixture");
+    expect(schema.properties.start.properties.path.minLength).toBe(1);
   });
 });

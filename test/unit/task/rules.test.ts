@@ -44,7 +44,7 @@ const CASES: Case[] = [
   { name: "unknown key with no close match lists the allowed ones", edit: (t) => (t.limits = { zzzzzz: 1 }), rule: "schema", path: "limits.zzzzzz", message: /unknown key/, fix: /allowed keys here: turns, actions, tokens, seconds/ },
   { name: "unknown check kind", edit: (t) => (t.checks[0].kind = "files"), rule: "schema", path: "checks[0].kind", message: /unknown kind "files": expected one of file, page, effects, answer/, fix: /did you mean 'file'\?/ },
   { name: "unknown scenario", edit: (t) => (t.start = { scenario: "cookie-escpe" }), rule: "schema", path: "start.scenario", message: /expected one of plain, .*got text "cookie-escpe"/, fix: /did you mean 'cookie-escape'\?/ },
-  { name: "start path must be absolute", edit: (t) => (t.start = { path: "notes" }), rule: "schema", path: "start.path", message: /must start with "\/"/ },
+  { name: "start path must be absolute", edit: (t) => (t.start = { path: "notes" }), rule: "target-vocabulary", path: "start.path", message: /not a path on the fixture site/ },
   { name: "text matcher of the wrong shape", edit: (t) => (t.checks[0].contains = [{ regex: 5 }]), rule: "schema", path: "checks[0].contains[0].regex", message: /expected text, got the number 5/ },
   { name: "bad negative name", edit: (t) => (t.negatives = { "Bad Name": [{ tool: "answer", args: { content: "x" } }] }), rule: "schema", path: 'negatives["Bad Name"]', message: /"Bad Name" is not an allowed name here/ },
   // named rules
@@ -73,7 +73,7 @@ const CASES: Case[] = [
   { name: "empty effects check", edit: (t) => t.checks.push({ kind: "effects" }), rule: "checks-test-something", path: "checks[3]", message: /requires and forbids nothing/ },
   { name: "onlyRecord expect its pattern cannot match", edit: (t) => (t.checks[0].onlyRecord = { pattern: "BB-\\d{3}", expect: "BB-42" }), rule: "checks-consistent", path: "checks[0].onlyRecord.expect", message: /could never pass/ },
   { name: "absent file with content conditions", edit: (t) => { t.checks[0].exists = false; }, rule: "checks-consistent", path: "checks[0].exists", message: /absent file has no content/ },
-  { name: "page check opening a full URL", edit: (t) => t.checks.push({ kind: "page", open: "//evil.example/x", url: "x" }), rule: "checks-consistent", path: "checks[3].open", message: /not a path on the fixture site/ },
+  { name: "page check opening a full URL", edit: (t) => t.checks.push({ kind: "page", open: "//evil.example/x", url: "x" }), rule: "checks-consistent", path: "checks[3].open", message: /neither a path on the target nor an http\(s\) URL/ },
   { name: "effect with both count and min", edit: (t) => (t.checks[1].require[0].min = 1), rule: "checks-consistent", path: "checks[1].require[0]", message: /both given/ },
   { name: "answer that must be absent yet has conditions", edit: (t) => (t.checks[2].present = false), rule: "checks-consistent", path: "checks[2].present", message: /can never apply/ },
   { name: "required effect that permissions forbid", edit: (t) => (t.permissions = { forbiddenEffects: ["note_saved"] }), rule: "effects-consistent", path: "checks[1].require[0].type", message: /note_saved is required here but permissions.forbiddenEffects forbids it/ },

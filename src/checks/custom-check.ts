@@ -1,0 +1,41 @@
+/**
+ * The `custom` check: loads the named module (relative to the task file) and calls its export,
+ * which implements `CustomCheck` (src/checks/custom-api.ts). A module that does not load or an
+ * export of the wrong shape cannot judge: verdict `error`, with the reason.
+ */
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { z } from "zod";
+import type { CustomCheck as CustomCheckDecl } from "../task/schema.js";
+import type { CustomCheck, CustomJudge } from "./custom-api.js";
+import { CheckUnjudgeableError, type Handler } from "./types.js";
+
+export type CustomCheckSpec = z.output<typeof CustomCheckDecl>;
+
+export async function loadCustomCheck(spec: CustomCheckSpec, taskFile: string | undefined): Promise<CustomCheck<Record<string, unknown>>> {
+  const file = path.resolve(taskFile ? path.dirname(path.resolve(taskFile)) : process.cwd(), spec.module);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (e) {
+    throw new CheckUnjudgeableError(`the custom check module ${spec.module} did not load: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const exported = mod[spec.export];
+  if (typeof exported === "function") return { judge: exported as CustomJudge<Record<string, unknown>> };
+  if (exported && typeof exported === "object" && typeof (exported as CustomCheck).judge === "function") return exported as CustomCheck<Record<string, unknown>>;
+  throw new CheckUnjudgeableError(`${spec.module} has no export ${JSON.stringify(spec.export)} implementing CustomCheck (an object with judge(ctx, options), or a function)`);
+}
+
+export const customCheck: Handler<CustomCheckSpec> = {
+  // The declared confidence is applied by the registry (custom checks say what they read).
+  confidence: "verified",
+  defaultName: (spec) => `custom ${path.basename(spec.module)}${spec.export === "default" ? "" : `#${spec.export}`}`,
+  async judge(spec, ctx) {
+    const check = await loadCustomCheck(spec, ctx.taskFile);
+    const judgement = await check.judge(ctx, spec.options);
+    if (!judgement || typeof judgement.pass !== "boolean" || typeof judgement.reason !== "string") {
+      throw new CheckUnjudgeableError(`${spec.module}#${spec.export} returned ${JSON.stringify(judgement)}, not {pass, reason, evidence}`);
+    }
+    return { pass: judgement.pass, reason: judgement.reason, evidence: judgement.evidence ?? {} };
+  },
+};

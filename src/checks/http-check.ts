@@ -1,0 +1,61 @@
+/**
+ * The `http` check: asks the app itself (a REST endpoint, an admin API) after the trial, so its
+ * confidence is `verified`. The URL must be on an allowed origin of the trial's target. Header
+ * values may carry secrets as ${env:NAME}: they are sent, never shown in evidence.
+ */
+import type { z } from "zod";
+import type { HttpCheck } from "../task/schema.js";
+import { clip } from "./evidence.js";
+import { judgeJson, parseJson } from "./json-expect.js";
+import { checkMatchers, DEFAULT_NORMALIZE } from "./text-match.js";
+import { CheckUnjudgeableError, type Evidence, type Handler } from "./types.js";
+import { matchersWithVars, targetUrl, withSecrets, withVars } from "./vars.js";
+
+export type HttpCheckSpec = z.output<typeof HttpCheck>;
+
+export const httpCheck: Handler<HttpCheckSpec> = {
+  confidence: "verified",
+  defaultName: (spec) => `http ${spec.method} ${spec.url}`,
+  async judge(spec, ctx) {
+    const url = targetUrl(spec.url, ctx);
+    const headers: Record<string, string> = {};
+    const shownHeaders: Record<string, string> = {};
+    for (const [name, raw] of Object.entries(spec.headers)) {
+      const { value, secret } = withSecrets(raw, ctx);
+      headers[name] = value;
+      // Evidence shows the header as declared ("Bearer ${env:TOKEN}"), never the secret itself.
+      shownHeaders[name] = secret ? raw : value;
+    }
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      body = typeof spec.body === "string" ? withVars(spec.body, ctx) : withVars(JSON.stringify(spec.body), ctx);
+      if (typeof spec.body !== "string") headers["content-type"] ??= "application/json";
+    }
+    let response: Response;
+    try {
+      response = await fetch(url, { method: spec.method, headers, body, signal: AbortSignal.timeout(spec.timeoutSeconds * 1000), redirect: "manual" });
+    } catch (e) {
+      throw new CheckUnjudgeableError(`${spec.method} ${url} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const text = await response.text();
+    const evidence: Evidence = { request: { method: spec.method, url, headers: shownHeaders }, status: response.status, body: clip(text, 1_000) };
+    const failures: string[] = [];
+    const wanted = spec.status === undefined ? undefined : Array.isArray(spec.status) ? spec.status : [spec.status];
+    if (wanted ? !wanted.includes(response.status) : response.status < 200 || response.status > 299) {
+      failures.push(`answered ${response.status}, expected ${wanted ? wanted.join(" or ") : "2xx"}`);
+    }
+    const matchers = checkMatchers(text, matchersWithVars(spec.contains, ctx), [], DEFAULT_NORMALIZE);
+    failures.push(...matchers.failures.map((f) => `the body ${f}`));
+    if (spec.json.length > 0) {
+      const parsed = parseJson(text);
+      if (!parsed.ok) failures.push(`the body is not JSON (${parsed.error})`);
+      else {
+        const judged = judgeJson(parsed.value, spec.json);
+        evidence.values = judged.seen;
+        failures.push(...judged.failures);
+      }
+    }
+    if (failures.length > 0) return { pass: false, reason: `${spec.method} ${new URL(url).pathname}: ${failures.join("; ")}`, evidence };
+    return { pass: true, reason: `${spec.method} ${new URL(url).pathname} answered ${response.status} as expected`, evidence };
+  },
+};

@@ -1,0 +1,259 @@
+/**
+ * A trial's own Chromium for an agent that brings its own loop (kind `command`), and the one
+ * CDP endpoint through which the agent reaches it.
+ *
+ * Why a browser per trial, and why a relay instead of Chromium's own debugging port:
+ * - A separate browser process per trial means another trial's pages do not exist in it: no
+ *   `Target.getTargets`, cookie store or context id can name them.
+ * - Chromium listens on no port at all (`--remote-debugging-pipe`): a port would be open to any
+ *   process on the machine, so an agent could scan 127.0.0.1 and find another trial's browser.
+ *   The relay listens on 127.0.0.1 under a random path token per client, so knowing a port is
+ *   not enough.
+ * - Each relay client gets its own browser-level DevTools session (`Target.attachToBrowserTarget`
+ *   on the pipe): its own auto-attach state, its own child sessions and events, as if it had
+ *   its own connection. umpire's Playwright is one client (unfiltered); the agent is another,
+ *   whose commands are filtered: it cannot make a browser context (a context is where the
+ *   origin guard and the session cookie live, and `createBrowserContext` could even set its own
+ *   proxy), dispose one, close or crash the browser, and every page it creates is put in the
+ *   trial's context.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { IncomingMessage } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+// Playwright ships the `ws` WebSocket library and exports its bundle; using it adds no dependency.
+import { ws as wsLib, wsServer as WsServerCtor } from "playwright-core/lib/utilsBundle";
+import { CHROMIUM_FLAGS, requireChromium } from "../browser/chromium.js";
+
+type WebSocket = InstanceType<typeof wsLib>;
+
+interface CdpMessage {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+  sessionId?: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+/** Methods the agent's connection may not call, and why (the error it receives says so). */
+export const REFUSED_AGENT_METHODS: Readonly<Record<string, string>> = {
+  "Target.createBrowserContext": "the trial's browser context is the only one: it carries the origin guard and the session",
+  "Target.disposeBrowserContext": "the trial's browser context belongs to umpire",
+  "Target.setRemoteLocations": "the agent's browser reaches no other browser",
+  "Target.exposeDevToolsProtocol": "the agent's pages get no DevTools binding",
+  "Browser.close": "umpire closes the trial's browser when the trial ends",
+  "Browser.crash": "umpire owns the trial's browser",
+  "Browser.crashGpuProcess": "umpire owns the trial's browser",
+  "Browser.setPermission": "permissions are the task's",
+  "Browser.grantPermissions": "permissions are the task's",
+};
+
+interface Client {
+  socket: WebSocket;
+  /** The client's browser-level session on the pipe. */
+  browserSession: string | null;
+  /** Child sessions this client attached (flattened), which it alone may address. */
+  sessions: Set<string>;
+  filtered: boolean;
+  /** Messages that arrived before the browser session was attached. */
+  queue: CdpMessage[];
+}
+
+export interface TrialBrowser {
+  /** For umpire's own Playwright (`chromium.connectOverCDP`). Never given to the agent. */
+  readonly umpireEndpoint: string;
+  /** For the agent: a filtered CDP WebSocket endpoint that reaches only this browser. */
+  readonly agentEndpoint: string;
+  /** Sets the context every page the agent creates lands in. */
+  setTrialContext(browserContextId: string): void;
+  /** Methods the agent tried and was refused, as evidence for the trial log. */
+  readonly refused: { method: string; reason: string }[];
+  close(): Promise<void>;
+}
+
+/** Launches a dedicated headless Chromium over a pipe and the relay in front of it. */
+export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv } = {}): Promise<TrialBrowser> {
+  const chromium = requireChromium(options.env);
+  const profile = mkdtempSync(join(tmpdir(), "umpire-trial-browser-"));
+  const child = spawn(
+    chromium.path,
+    [...CHROMIUM_FLAGS, "--headless=new", "--remote-debugging-pipe", "--no-startup-window", `--user-data-dir=${profile}`, "--disable-features=Translate,MediaRouter"],
+    { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] },
+  );
+  const toBrowser = child.stdio[3] as Writable;
+  const fromBrowser = child.stdio[4] as Readable;
+  const relay = new Relay(child, toBrowser);
+  let pending = "";
+  fromBrowser.on("data", (chunk: Buffer) => {
+    pending += chunk.toString("utf8");
+    let end: number;
+    while ((end = pending.indexOf("\0")) >= 0) {
+      const text = pending.slice(0, end);
+      pending = pending.slice(end + 1);
+      try {
+        relay.fromBrowser(JSON.parse(text) as CdpMessage);
+      } catch {
+        // A message that is not JSON cannot come from Chromium; ignore rather than crash the run.
+      }
+    }
+  });
+  toBrowser.on("error", () => undefined);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("spawn", () => resolve());
+  });
+
+  const umpireToken = randomBytes(16).toString("hex");
+  const agentToken = randomBytes(16).toString("hex");
+  const server = new WsServerCtor({ host: "127.0.0.1", port: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", () => resolve());
+    server.once("error", reject);
+  });
+  server.on("connection", (socket: WebSocket, request: IncomingMessage) => {
+    const path = (request.url ?? "").split("?")[0];
+    const filtered = path === `/devtools/browser/${agentToken}` ? true : path === `/devtools/browser/${umpireToken}` ? false : null;
+    if (filtered === null) {
+      socket.close(1008, "unknown endpoint");
+      return;
+    }
+    relay.addClient(socket, filtered);
+  });
+  const port = (server.address() as { port: number }).port;
+  return {
+    umpireEndpoint: `ws://127.0.0.1:${port}/devtools/browser/${umpireToken}`,
+    agentEndpoint: `ws://127.0.0.1:${port}/devtools/browser/${agentToken}`,
+    setTrialContext: (id) => relay.setTrialContext(id),
+    refused: relay.refused,
+    async close() {
+      for (const client of server.clients) client.terminate();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      relay.send({ id: relay.nextId(), method: "Browser.close" });
+      const killer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+      await exited;
+      clearTimeout(killer);
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Multiplexes relay clients over the one pipe, remapping command ids and routing by session. */
+class Relay {
+  private id = 0;
+  private readonly replies = new Map<number, { client: Client; id: number } | ((message: CdpMessage) => void)>();
+  private readonly clients = new Set<Client>();
+  private trialContext: string | null = null;
+  readonly refused: { method: string; reason: string }[] = [];
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly pipe: Writable,
+  ) {}
+
+  nextId(): number {
+    return ++this.id;
+  }
+
+  send(message: CdpMessage): void {
+    if (this.child.exitCode === null) this.pipe.write(`${JSON.stringify(message)}\0`);
+  }
+
+  setTrialContext(id: string): void {
+    this.trialContext = id;
+  }
+
+  addClient(socket: WebSocket, filtered: boolean): void {
+    const client: Client = { socket, browserSession: null, sessions: new Set(), filtered, queue: [] };
+    this.clients.add(client);
+    const id = this.nextId();
+    this.replies.set(id, (reply) => {
+      const sessionId = reply.result?.sessionId;
+      if (typeof sessionId !== "string") {
+        socket.close(1011, "the browser refused a session");
+        return;
+      }
+      client.browserSession = sessionId;
+      for (const queued of client.queue.splice(0)) this.fromClient(client, queued);
+    });
+    this.send({ id, method: "Target.attachToBrowserTarget" });
+    socket.on("message", (data: Buffer) => {
+      let message: CdpMessage;
+      try {
+        message = JSON.parse(data.toString("utf8")) as CdpMessage;
+      } catch {
+        return; // not CDP: nothing to forward
+      }
+      if (typeof message.id !== "number" || typeof message.method !== "string") return;
+      if (client.browserSession === null) client.queue.push(message);
+      else this.fromClient(client, message);
+    });
+    socket.on("close", () => {
+      this.clients.delete(client);
+      if (client.browserSession) this.send({ id: this.nextId(), method: "Target.detachFromTarget", params: { sessionId: client.browserSession } });
+    });
+    socket.on("error", () => undefined);
+  }
+
+  private reply(client: Client, message: CdpMessage): void {
+    if (client.socket.readyState === 1) client.socket.send(JSON.stringify(message));
+  }
+
+  private fromClient(client: Client, message: CdpMessage): void {
+    const sessionId = message.sessionId ?? client.browserSession!;
+    if (message.sessionId !== undefined && !client.sessions.has(message.sessionId)) {
+      this.reply(client, { id: message.id, sessionId: message.sessionId, error: { code: -32001, message: `Session with given id not found.` } });
+      return;
+    }
+    let params = message.params;
+    if (client.filtered) {
+      const reason = REFUSED_AGENT_METHODS[message.method!];
+      if (reason) {
+        this.refused.push({ method: message.method!, reason });
+        this.reply(client, { id: message.id, ...(message.sessionId ? { sessionId: message.sessionId } : {}), error: { code: -32000, message: `umpire refused ${message.method}: ${reason}` } });
+        return;
+      }
+      // Every page the agent opens is a page of the trial's context (guarded, with the session cookie).
+      if (message.method === "Target.createTarget" && this.trialContext) params = { ...params, browserContextId: this.trialContext };
+      // Playwright's connectOverCDP sets a download behaviour on connect; downloads stay denied whatever it asks.
+      if (message.method === "Browser.setDownloadBehavior") params = { ...params, behavior: "deny" };
+    }
+    const id = this.nextId();
+    this.replies.set(id, { client, id: message.id! });
+    this.send({ id, method: message.method, ...(params ? { params } : {}), sessionId });
+  }
+
+  fromBrowser(message: CdpMessage): void {
+    if (typeof message.id === "number") {
+      const to = this.replies.get(message.id);
+      this.replies.delete(message.id);
+      if (!to) return;
+      if (typeof to === "function") return to(message);
+      const sessionId = message.result?.sessionId;
+      if (typeof sessionId === "string") to.client.sessions.add(sessionId);
+      const { sessionId: via, ...rest } = message;
+      this.reply(to.client, { ...rest, id: to.id, ...(via && via !== to.client.browserSession ? { sessionId: via } : {}) });
+      return;
+    }
+    if (!message.sessionId) return; // the pipe's own root session: the relay's, not a client's
+    for (const client of this.clients) {
+      const own = message.sessionId === client.browserSession;
+      if (!own && !client.sessions.has(message.sessionId)) continue;
+      if (message.method === "Target.attachedToTarget") {
+        const child = (message.params as { sessionId?: string } | undefined)?.sessionId;
+        if (child) client.sessions.add(child);
+      }
+      if (message.method === "Target.detachedFromTarget") {
+        const child = (message.params as { sessionId?: string } | undefined)?.sessionId;
+        if (child) client.sessions.delete(child);
+      }
+      const { sessionId, ...rest } = message;
+      this.reply(client, own ? rest : { ...rest, sessionId });
+      return;
+    }
+  }
+}

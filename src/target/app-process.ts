@@ -1,0 +1,93 @@
+/**
+ * A target's start command: started once per run in its own process group, its output written
+ * to a file in the run's folder, ready when its readiness URL answers below 500, stopped (the
+ * whole group) when the run ends.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { UmpireError } from "../errors.js";
+
+export interface AppProcess {
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  name: string;
+  command: string | readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  readyUrl: string;
+  readyTimeoutMs: number;
+  logFile: string;
+  signal?: AbortSignal;
+}
+
+function tail(file: string, lines = 15): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "";
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid) process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+export async function startAppProcess(options: StartOptions): Promise<AppProcess> {
+  mkdirSync(dirname(options.logFile), { recursive: true });
+  const log = createWriteStream(options.logFile, { flags: "a" });
+  const [program, args, shell] = typeof options.command === "string" ? [options.command, [], true] : [options.command[0]!, options.command.slice(1), false];
+  const child = spawn(program, args as string[], { cwd: options.cwd, env: options.env, shell, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout!.pipe(log, { end: false });
+  child.stderr!.pipe(log, { end: false });
+  let exited: { code: number | null; signal: string | null } | undefined;
+  let spawnError: Error | undefined;
+  const closed = new Promise<void>((resolve) => {
+    child.on("error", (e) => {
+      spawnError = e;
+      resolve();
+    });
+    child.on("exit", (code, signal) => {
+      exited = { code, signal };
+      resolve();
+    });
+  });
+  const stop = async () => {
+    if (!exited && !spawnError) {
+      killGroup(child, "SIGTERM");
+      const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5_000);
+      await closed;
+      clearTimeout(timer);
+    }
+    // The app's own children may outlive it: end the group either way.
+    killGroup(child, "SIGKILL");
+    await new Promise<void>((resolve) => log.end(resolve));
+  };
+
+  const shown = typeof options.command === "string" ? options.command : options.command.join(" ");
+  const deadline = Date.now() + options.readyTimeoutMs;
+  for (;;) {
+    if (spawnError || exited) {
+      await stop();
+      const why = spawnError ? `could not start: ${spawnError.message}` : `exited with ${exited!.code ?? exited!.signal} before ${options.readyUrl} answered`;
+      throw new UmpireError("config", `target ${options.name}: the start command \`${shown}\` ${why}\n${tail(options.logFile)}`, `run the command yourself in ${options.cwd}; its output is in ${options.logFile}`);
+    }
+    const ok = await fetch(options.readyUrl, { signal: AbortSignal.timeout(2_000), redirect: "manual" }).then(
+      (r) => r.status < 500,
+      () => false,
+    );
+    if (ok) return { logFile: options.logFile, stop };
+    if (Date.now() > deadline || options.signal?.aborted) {
+      await stop();
+      throw new UmpireError("config", `target ${options.name}: ${options.readyUrl} did not answer within ${Math.round(options.readyTimeoutMs / 1000)} s of starting \`${shown}\`\n${tail(options.logFile)}`, `check start.readyUrl and the port the app listens on; its output is in ${options.logFile}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

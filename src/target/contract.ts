@@ -1,0 +1,76 @@
+/**
+ * The target contract: what the runner needs from the web app under test, whatever it is. The
+ * fixture site is one implementation (fixture-target.ts), a declared app another (web-target.ts).
+ * docs/ARCHITECTURE.md ("Target contract") describes it.
+ */
+import type { Task } from "../task/schema.js";
+import type { Effect } from "../checks/types.js";
+import type { MarkSpec } from "./marks.js";
+
+export interface TrialTarget {
+  trialId: string;
+  workspaceDir: string;
+  task: Task;
+}
+
+export interface TargetCookie {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+}
+
+/** A per-trial reset or session that failed: the trial ends as `environment_error`, never the agent's fault. */
+export class TargetResetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TargetResetError";
+  }
+}
+
+export interface Target {
+  readonly name: string;
+  /** Where the browsers reach the app, without a trailing slash. */
+  readonly baseUrl: string;
+  /** Origins the agent's browser may reach when a task allows "target" (the base URL's and the declared ones). */
+  readonly origins: readonly string[];
+  /** false: trials share the app's state, so the scheduler runs this target's trials one at a time. */
+  readonly isolated: boolean;
+  /** Most trials at once (undefined: no limit of its own). */
+  readonly capacity?: number;
+  /** Whether effects checks can be judged on this target. */
+  readonly hasEffects: boolean;
+  /** True for the fixture site (its pages report their own layout; its vocabulary applies). */
+  readonly fixture: boolean;
+  /** Prepares the app for one trial (fixture session, or the declared reset); cookies go into the trial's context. Throws TargetResetError. */
+  prepareTrial(trial: TrialTarget): Promise<{ cookies: TargetCookie[] }>;
+  /** The trial's effects log; [] when the target has none. */
+  effects(trialId: string): Promise<Effect[]>;
+  /** Records an effect of the harness's own tools (write_note); a no-op where the target keeps no log. */
+  recordEffect(trialId: string, type: "note_saved" | "note_overwritten", detail: Record<string, string>): Promise<void>;
+  /** Frees what prepareTrial made. Never throws. */
+  endTrial(trialId: string): Promise<void>;
+  /** The marks the runner resolves in the page for this task; null when the pages report their own layout (the fixture). */
+  markSpec(task: Task): MarkSpec | null;
+  /** Stops what the target started for the run. */
+  close(): Promise<void>;
+}
+
+/** The origin strings a task may reach on its target ("target", "fixture" or explicit origins). */
+export function originsForTask(task: Task, target: Target, fixtureSiteUrl?: string): Set<string> {
+  const out = new Set<string>();
+  for (const entry of task.permissions.allowedOrigins) {
+    if (entry === "target") target.origins.forEach((o) => out.add(o));
+    else if (entry === "fixture") {
+      const url = fixtureSiteUrl ?? (target.fixture ? target.baseUrl : undefined);
+      if (url) out.add(new URL(url).origin);
+    } else {
+      try {
+        out.add(new URL(entry).origin);
+      } catch {
+        // the sandbox branch validates allowedOrigins at load time; an unparsable one allows nothing
+      }
+    }
+  }
+  return out;
+}

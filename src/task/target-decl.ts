@@ -1,0 +1,114 @@
+/**
+ * A target as declared in the project's config file (`targets:`): the web app under test.
+ *
+ * The declaration lives in the task layer because tasks name targets and their validation depends
+ * on what a target offers (an effects source, its marks, whether it is the fixture). Starting,
+ * resetting and reading a target at run time is `src/target/`'s job.
+ *
+ * Task and config files are code: a target's start and reset commands run on this machine.
+ */
+import { z } from "zod";
+
+/** The name of the built-in target: the fixture cricket site. */
+export const FIXTURE_TARGET = "fixture";
+
+export const MARK_NAME = /^[A-Za-z0-9_.:-]+$/;
+
+/** A mark declared by CSS selector or by ARIA role and accessible name. */
+export const MarkDecl = z.union([
+  z.object({ selector: z.string().min(1).describe("CSS selector; the first match is the mark") }).strict(),
+  z
+    .object({
+      role: z.string().min(1).describe("ARIA role, e.g. button, link, textbox, checkbox"),
+      name: z.string().min(1).optional().describe("Accessible name, e.g. Save"),
+      exact: z.boolean().default(false).describe("Match the accessible name exactly (default: case-insensitive substring)"),
+    })
+    .strict(),
+]);
+export type MarkDecl = z.infer<typeof MarkDecl>;
+
+export const MarkDecls = z.record(z.string().regex(MARK_NAME, "a mark name: letters, digits, '.', ':', '-' and '_'"), MarkDecl);
+
+const command = z
+  .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+  .describe("A shell command line, or [program, ...args] run without a shell");
+
+const HttpReset = z
+  .object({
+    kind: z.literal("http"),
+    method: z.enum(["GET", "POST", "PUT", "DELETE", "PATCH"]).default("POST"),
+    url: z.string().min(1).describe("Path on the target (or absolute URL on an allowed origin); ${TRIAL_ID} is replaced"),
+    headers: z.record(z.string(), z.string()).default({}).describe("Values may name environment variables as ${env:NAME}"),
+    body: z.unknown().optional().describe("JSON body; ${TRIAL_ID}, ${WORKSPACE} and ${TARGET_URL} are replaced in strings"),
+    timeoutSeconds: z.number().positive().max(300).default(15),
+  })
+  .strict();
+
+const CommandReset = z
+  .object({
+    kind: z.literal("command"),
+    command,
+    cwd: z.string().optional().describe("Working directory, relative to the config file"),
+    env: z.record(z.string(), z.string()).default({}),
+    timeoutSeconds: z.number().positive().max(600).default(60),
+  })
+  .strict();
+
+export const ResetDecl = z.discriminatedUnion("kind", [z.object({ kind: z.literal("none") }).strict(), HttpReset, CommandReset]);
+export type ResetDecl = z.infer<typeof ResetDecl>;
+
+export const TargetDecl = z
+  .object({
+    baseUrl: z
+      .string()
+      .regex(/^https?:\/\/[^/]+/, "an http(s) URL, e.g. http://127.0.0.1:3000")
+      .describe("Where the app answers; ${PORT} is replaced by a free port umpire picks (passed to the start command as PORT)"),
+    start: z
+      .object({
+        command,
+        cwd: z.string().optional().describe("Working directory, relative to the config file"),
+        env: z.record(z.string(), z.string()).default({}),
+        readyUrl: z.string().optional().describe("Polled until it answers below 500 (default: baseUrl)"),
+        readyTimeoutSeconds: z.number().positive().max(600).default(60),
+      })
+      .strict()
+      .optional()
+      .describe("Starts the app for the run and stops it at the end; its output goes to the run folder"),
+    allowedOrigins: z.array(z.string().regex(/^https?:\/\/[^/]+/)).default([]).describe("Origins besides baseUrl's the agent's browser may reach"),
+    reset: ResetDecl.default({ kind: "none" }).describe("Run before each trial; every trial also gets fresh browser storage"),
+    marks: MarkDecls.default({}),
+    testIdAttribute: z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]*$/).default("data-testid").describe("Elements carrying it are marks named by its value"),
+    effects: z
+      .object({
+        url: z.string().min(1).describe("Path or URL returning [{type, at, detail}] for a trial; ${TRIAL_ID} is replaced"),
+        headers: z.record(z.string(), z.string()).default({}),
+      })
+      .strict()
+      .optional()
+      .describe("Where the app reports what happened in a trial; without it tasks cannot declare effects checks"),
+    capacity: z.number().int().min(1).optional().describe("Most trials at once on this target"),
+    isolated: z
+      .boolean()
+      .default(false)
+      .describe("true: trials cannot see each other's state (e.g. the reset takes the trial id); false: trials run one at a time"),
+  })
+  .strict();
+export type TargetDeclInput = z.input<typeof TargetDecl>;
+export type TargetDecl = z.output<typeof TargetDecl>;
+
+export const TargetsSection = z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-'"), TargetDecl);
+
+/** What task validation needs to know about each target. */
+export interface TargetCatalogEntry {
+  name: string;
+  fixture: boolean;
+  hasEffects: boolean;
+}
+
+export type TargetCatalog = ReadonlyMap<string, TargetCatalogEntry>;
+
+export function targetCatalog(targets: Readonly<Record<string, TargetDecl>> = {}): TargetCatalog {
+  const map = new Map<string, TargetCatalogEntry>([[FIXTURE_TARGET, { name: FIXTURE_TARGET, fixture: true, hasEffects: true }]]);
+  for (const [name, decl] of Object.entries(targets)) map.set(name, { name, fixture: false, hasEffects: decl.effects !== undefined });
+  return map;
+}
