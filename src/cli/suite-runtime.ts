@@ -137,6 +137,10 @@ export interface ExecuteOptions {
   onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;
   previousAttempts?: Map<string, number>;
+  /** `--retries`: re-runs of an `error` verdict (default 1). */
+  retries?: number;
+  /** `--max-failures`: stop starting trials after this many failed or error trials. */
+  maxFailures?: number;
   /** Wraps each trial's agent session (instrumentation, fault injection in tests). */
   wrapSession?: (session: AgentSessionLike, trial: PlannedTrial) => AgentSessionLike;
 }
@@ -196,6 +200,8 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     onReporterError: options.onReporterError,
     signal: options.signal,
     previousAttempts: options.previousAttempts,
+    retries: options.retries,
+    maxFailures: options.maxFailures,
   });
 }
 

@@ -82,6 +82,31 @@ export const OPTIONS = {
     help: "run trials in a remote browser: ws://... (Playwright server), http://...\nor cdp+ws://... (CDP); add ?capacity=N (default 4); repeatable",
   },
   "fixtures-host": { kind: "string", arg: "HOST", config: true, help: "serve the fixture site to remote browsers at http://HOST[:PORT]" },
+  // choosing what runs (umpire run; `--tag` above labels a run, `--task-tag` selects tasks)
+  grep: { kind: "string", arg: "RE", multiple: true, help: "run only the tasks whose id or title matches RE (RE2 syntax); repeatable: any" },
+  "grep-invert": { kind: "string", arg: "RE", multiple: true, help: "leave out the tasks whose id or title matches RE; repeatable" },
+  "task-tag": { kind: "string", arg: "T", multiple: true, help: "run only the tasks whose file declares tag T (`tags:`); repeatable: any" },
+  "last-failed": { kind: "boolean", help: "re-run the tasks x agents that did not pass in the latest run\n(failed, error, cancelled or never run), with that run's agents" },
+  "failed-in": { kind: "string", arg: "RUN", help: "like --last-failed, for the run RUN (an id or a unique prefix)" },
+  "max-failures": {
+    kind: "int",
+    arg: "N",
+    min: 1,
+    config: true,
+    help: "stop starting trials after N failed or error trials; the rest are left\nnot run (umpire run --resume RUN runs them)",
+  },
+  "exit-first": { kind: "boolean", short: "x", help: "same as --max-failures 1" },
+  list: { kind: "boolean", help: "print the planned trials (task, agent, repeat, shard) and exit" },
+  retries: { kind: "int", arg: "N", min: 0, max: 10, default: 1, config: true, help: "re-runs of a trial whose verdict is error (infrastructure);\nfailures are never retried" },
+  // seeing a run
+  reporter: {
+    kind: "string",
+    arg: "R[:FILE]",
+    multiple: true,
+    config: true,
+    help: "list | dot | json | junit | markdown | html, each with an optional output file\n(html: a folder); repeatable. list and dot write to the terminal; the\nothers without a file write to stdout",
+  },
+  quiet: { kind: "boolean", short: "q", help: "print only the summary: no progress, no live view, no heartbeat" },
   // repetition
   "repetition-window": { kind: "int", arg: "N", min: 2, max: 20, default: 3, config: true, help: "identical attempts before a pause" },
   "recovery-limit": { kind: "int", arg: "N", min: 0, max: 10, default: 1, config: true, help: "reflections before a trial stops as stuck" },

@@ -5,6 +5,7 @@
  */
 import type { TrialRecord } from "../store/records.js";
 import { formatMs, formatTokens, formatUsd, plural } from "./format.js";
+import { escapeMarkdown } from "./markdown.js";
 import { renderTable, type Colour, type Column, type TableStyle } from "./table-layout.js";
 
 const VERDICT_COLOUR: Record<string, Colour> = { passed: "green", failed: "red", error: "yellow", cancelled: "dim" };
@@ -41,4 +42,32 @@ export function runSummaryLine(trials: readonly TrialRecord[]): string {
     `silent successes ${count((t) => t.verified === true && t.claimed === false)}` +
     (done.length < trials.length ? `; ${trials.length - done.length} not finished` : "")
   );
+}
+
+/**
+ * The run as GitHub-flavoured Markdown (`--reporter markdown`, e.g. a CI job summary or a pull-request
+ * comment): the summary line, then one row per trial with its failed required checks' reasons.
+ */
+export function runSummaryMarkdown(
+  run: { id: string; status: string },
+  details: readonly { trial: TrialRecord; checks: readonly { required: boolean; pass: boolean; name: string; reason: string }[] }[],
+): string {
+  const trials = details.map((d) => d.trial);
+  const cell = escapeMarkdown;
+  const rows = [...details]
+    .sort((a, b) => a.trial.seq - b.trial.seq)
+    .map(({ trial: t, checks }) => {
+      const why = checks.filter((c) => c.required && !c.pass).map((c) => `${c.name}: ${c.reason}`).join("; ");
+      return `| ${[t.taskId, t.agentLabel, String(t.repeat), t.verdict ?? "not run", t.stopReason ?? "—", String(t.turns), formatUsd(t.costUsd), formatMs(t.wallMs), why || "—"].map(cell).join(" | ")} |`;
+    });
+  return [
+    `## umpire run ${cell(run.id)} (${cell(run.status)})`,
+    "",
+    cell(runSummaryLine(trials)),
+    "",
+    "| task | agent | # | verdict | stop reason | turns | cost | wall | failed checks |",
+    "| --- | --- | ---: | --- | --- | ---: | ---: | ---: | --- |",
+    ...rows,
+    "",
+  ].join("\n");
 }

@@ -1,7 +1,8 @@
 /**
  * The scheduler: runs the planned trials with bounded concurrency, a separate bound on model
- * requests, one automatic retry of infrastructure failures, and stores every turn as it happens
- * and every trial when it ends. One trial's failure never stops the suite.
+ * requests, automatic retries of infrastructure failures (`--retries`), and stores every turn as it
+ * happens and every trial when it ends. One trial's failure never stops the suite, unless the user
+ * asked for that with `--max-failures`.
  */
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
@@ -62,6 +63,13 @@ export interface SuiteOptions {
   maxInvalidOutputsOf?: (trial: PlannedTrial) => number | undefined;
   /** Attempts already made per trial (resume); the next attempt number follows. */
   previousAttempts?: Map<string, number>;
+  /** Re-runs of a trial whose verdict is `error` (default 1); a `failed` verdict is never retried. */
+  retries?: number;
+  /**
+   * Stop starting trials once this many ended `failed` or `error` (after retries). Trials already
+   * running finish; the rest are not started and stay pending in the store, for `--resume`.
+   */
+  maxFailures?: number;
 }
 
 export interface SuiteResult {
@@ -71,6 +79,8 @@ export interface SuiteResult {
   reporterFailures: ReporterFailure[];
   /** Per endpoint: the concurrency used and why it stopped rising. */
   concurrency: EndpointReport[];
+  /** Set when --max-failures stopped the run: how many trials were left not started. */
+  stoppedEarly?: { failures: number; notStarted: number };
 }
 
 export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult> {
@@ -91,6 +101,10 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   const endpointOf = options.endpointOf ?? (() => "model");
   const modelLimit = pLimit(Math.max(1, options.modelConcurrency));
   const ends: TrialEnd[] = [];
+  const retries = options.retries ?? 1;
+  let failures = 0;
+  let notStarted = 0;
+  const limitReached = () => options.maxFailures !== undefined && failures >= options.maxFailures;
   // A target whose trials share state takes one trial at a time; others up to their capacity.
   const targetLimits = new Map<string, ReturnType<typeof pLimit>>();
   const targetSlot = (target: Target) => {
@@ -106,6 +120,10 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
 
   const runOne = async (trial: PlannedTrial): Promise<void> => {
     if (options.signal.aborted) return; // not started: stays pending, so --resume runs it
+    if (limitReached()) {
+      notStarted += 1; // likewise: pending, resumable
+      return;
+    }
     reporter.onTrialBegin(trial);
     const firstAttempt = (options.previousAttempts?.get(trial.id) ?? 0) + 1;
     let attempt = firstAttempt;
@@ -115,8 +133,8 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
       outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
       if (leftForResume(outcome)) return;
       options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
-      // Infrastructure failures are retried once; the first attempt stays stored (and in its folder) as evidence.
-      if (outcome.verdict === "error" && !options.signal.aborted) {
+      // Infrastructure failures are retried (--retries, default once); each earlier attempt stays stored (and in its folder) as evidence.
+      while (outcome.verdict === "error" && !options.signal.aborted && attempt - firstAttempt < retries) {
         options.store.resetTrial(trial.id);
         attempt += 1;
         outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
@@ -130,6 +148,7 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
       fault.abort(error);
       return;
     }
+    if (outcome.verdict === "failed" || outcome.verdict === "error") failures += 1;
     const retried = attempt > firstAttempt;
     const end: TrialEnd = {
       trial,
@@ -164,7 +183,7 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   const status = options.signal.aborted ? "interrupted" : "finished";
   ends.sort((a, b) => a.trial.seq - b.trial.seq);
   reporter.onRunEnd({ runId: options.runId, status, ends });
-  return { ends, status, reporterFailures, concurrency: gate.report() };
+  return { ends, status, reporterFailures, concurrency: gate.report(), ...(notStarted > 0 ? { stoppedEarly: { failures, notStarted } } : {}) };
 }
 
 async function attemptTrial(

@@ -5,7 +5,8 @@
  * - `oneLine` for every untrusted field umpire prints: control characters (newlines included)
  *   and bidirectional overrides become visible escapes, so a field is one line that says what it holds;
  * - `terminalSafe` for everything a command writes: escape sequences other than colours (SGR) and
- *   umpire's own erase-line are removed, with the other control characters except \n, \t and \r.
+ *   umpire's own erase-line and live-view redraw are removed, with the other control characters
+ *   except \n, \t and \r.
  */
 
 /** C0 controls, DEL, C1 controls, and the bidi embedding/override/isolate characters. */
@@ -20,12 +21,16 @@ export function oneLine(text: string): string {
 
 /** Escape sequences: CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), and other two-byte ESC forms. */
 const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[P^_][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?/g;
-/** What may stay of them: colours (SGR, `ESC[...m`) and erase-in-line (`ESC[K`), which umpire writes itself. */
-const KEPT = /^\u001b\[[0-9;]*[mK]$/;
+/**
+ * What may stay of them, all written by umpire itself: colours (SGR, `ESC[...m`), erase-in-line
+ * (`ESC[K`), and the live view's redraw (`ESC[<n>F` up to the block's first line, `ESC[J` clear
+ * below; src/cli/progress.ts). Untrusted fields never carry one: `oneLine` escapes them first.
+ */
+const KEPT = /^\u001b\[(?:[0-9;]*[mK]|[0-9]*F|J)$/;
 /** Control characters other than \t, \n and \r (ESC is handled with its sequence). */
 const LONE_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
-/** `text` with every escape sequence except colours and erase-line removed, and stray controls dropped. */
+/** `text` with every escape sequence except colours, erase-line and the redraw removed, and stray controls dropped. */
 export function terminalSafe(text: string): string {
   return text.replace(ESCAPES, (seq) => (KEPT.test(seq) ? seq : "")).replace(LONE_CONTROL, "");
 }

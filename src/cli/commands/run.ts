@@ -14,9 +14,10 @@ import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
 import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
+import { oneLine } from "../../safety/terminal.js";
 import { planTrials, storedPlan, type PlannedTrial } from "../../runner/plan.js";
 import { newRunId } from "../../vocabulary.js";
-import { createProgressReporter, type Reporter } from "../../runner/reporters.js";
+import type { Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
@@ -25,9 +26,12 @@ import { loadTasksOrThrow } from "../../task/loader.js";
 import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
-import { EXIT, runExitCode } from "../exit-codes.js";
+import { EXIT, runExitCode, type VerdictCounts } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { renderRunOutcome } from "../run-output.js";
+import { planOutputs, writeRunOutputs } from "../output-reporters.js";
+import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, type ProgressStream } from "../progress.js";
+import { failedPairs, filterTasks, hasTaskFilter, keepPairs, nothingSelected, pairKey } from "../selection.js";
 import { writeRunReport } from "../../report/html/index.js";
 import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
 import type { EndpointReport } from "../../runner/concurrency-gate.js";
@@ -65,7 +69,18 @@ const RUN_OPTIONS = {
   tag: O.tag,
   resume: { kind: "string", arg: "RUN", help: "run only the unfinished trials of an earlier run" },
   "run-id": { kind: "string", arg: "ID", help: "use this run id (all shards of one run share it)" },
+  retries: O.retries,
+  "max-failures": O["max-failures"],
+  "exit-first": O["exit-first"],
 } as const satisfies Record<string, OptionSpec>;
+const SELECT_OPTIONS = {
+  grep: O.grep,
+  "grep-invert": O["grep-invert"],
+  "task-tag": O["task-tag"],
+  "last-failed": O["last-failed"],
+  "failed-in": O["failed-in"],
+  list: O.list,
+} as const;
 const SCALE_OPTIONS = {
   shard: {
     kind: "string",
@@ -81,10 +96,12 @@ const OUTPUT_OPTIONS = {
   db: O.db,
   out: O.out,
   ...PRICE_OPTIONS,
-  json: { ...O.json, help: "print only JSON (run id and every trial)" },
+  json: { ...O.json, help: "print only JSON (run id and every trial); same as --reporter json" },
   report: O.report,
+  reporter: O.reporter,
+  quiet: O.quiet,
 } as const;
-const OPTIONS = { ...MODEL_OPTIONS, ...RUN_OPTIONS, ...SCALE_OPTIONS, ...REPETITION_OPTIONS, ...OUTPUT_OPTIONS } as const;
+const OPTIONS = { ...MODEL_OPTIONS, ...SELECT_OPTIONS, ...RUN_OPTIONS, ...SCALE_OPTIONS, ...REPETITION_OPTIONS, ...OUTPUT_OPTIONS } as const;
 
 const HELP = `usage: umpire run [paths or task ids...] [options]
 
@@ -95,13 +112,13 @@ With no options: the whole suite, both output modes, on the embedded reference m
 file's agents:, and/or an unnamed agent made of --model and --mode.
 A value comes from the command line, else the config file's "defaults", else the built-in default.
 
-${optionsHelp({ model: MODEL_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}
+${optionsHelp({ model: MODEL_OPTIONS, "choosing what runs (--tag labels a run; --task-tag selects tasks)": SELECT_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}
 exit codes
   0    every trial passed
   1    some trial failed (the agent's doing)
   2    usage or input error, including a model endpoint that is unreachable, refuses the key or
        does not serve the model (found by the preflight, before any browser starts)
-  3    some trial ended in verdict error (infrastructure) after its retry, and none failed
+  3    some trial ended in verdict error (infrastructure) after its retries (--retries), and none failed
   4    umpire could not do its whole job (e.g. a reporter failed; the run itself went on)
   130  interrupted (Ctrl-C): trials in flight are stored as cancelled; --resume runs them again
 `;
@@ -183,6 +200,18 @@ export const run: Command = async (argv, io) => {
   if (values.resume && values.shard) throw new UmpireError("usage", "--shard does not go with --resume", "a shard's store holds only its own trials: --resume RUN --db <that shard's file> resumes exactly them");
   const shard: ShardSource | undefined = values.resume ? undefined : values.shard ? { ...parseShard(values.shard), source: "--shard" } : shardFromEnv(io.env);
   const outDir = resolve(io.cwd, values.out);
+  const failedRef = values["failed-in"] ?? (values["last-failed"] ? "latest" : undefined);
+  if (values["failed-in"] && values["last-failed"]) throw new UmpireError("usage", "--last-failed and --failed-in are both given", "--last-failed is --failed-in latest: keep one");
+  if (values.resume && (failedRef || hasTaskFilter(values))) {
+    throw new UmpireError("usage", "--resume runs exactly the unfinished trials of its run: it takes no --last-failed, --failed-in, --grep, --grep-invert or --task-tag", "drop the filter, or start a new run with it");
+  }
+  if (values["exit-first"] && values["max-failures"] !== undefined && values["max-failures"] !== 1) {
+    throw new UmpireError("usage", `-x (--exit-first) and --max-failures ${values["max-failures"]} disagree`, "-x is --max-failures 1: keep one");
+  }
+  const maxFailures = values["exit-first"] ? 1 : values["max-failures"];
+  const outputs = planOutputs(values.reporter ?? [], { json: values.json, quiet: values.quiet, cwd: io.cwd });
+  // Lines for a person (shard plan, notices) stay off the terminal under --quiet and when stdout is a machine's.
+  const chatty = !values.quiet && outputs.summary;
 
   const store = openStore(dbPath);
   let runId: string;
@@ -223,38 +252,78 @@ export const run: Command = async (argv, io) => {
       agents = finalizeAgents([...named, ...unnamed], loopDefaults);
       runId = stored.id;
       runDir = stored.folder ?? runFolder(outDir, runId);
-      const all = planTrials(runId, tasks, agents, options.repeat ?? 1);
-      const unfinished = new Set(store.unfinishedTrials(runId).map((t) => t.id));
+      // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
+      const all = new Map(planTrials(runId, tasks, agents, options.repeat ?? 1).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]));
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
-      trials = all.filter((t) => unfinished.has(t.id));
+      trials = store.unfinishedTrials(runId).map((row) => {
+        const planned = all.get(`${pairKey(row.taskId, row.agentLabel)}\u0000${row.repeat}`);
+        if (!planned) {
+          throw new UmpireError("input", `run ${runId}: trial ${row.id} is task ${row.taskId} with ${row.agentLabel}, which the run's task files and agents no longer give`, `restore ${row.taskFile}, or start a new run`);
+        }
+        return { ...planned, id: row.id, seq: row.seq };
+      });
       persist = () => store.reopenRun(runId);
     } else {
-      project = projectTargets(parsed.config, positionals, io.cwd);
-      tasks = loadTasksOrThrow(positionals, { cwd: io.cwd, targets: project.targets });
-      // --agent names agents; else the config's defaultAgents, unless --model/--mode ask for an unnamed one.
-      const unnamedAsked = UNNAMED_AGENT_FLAGS.some((k) => sources[k] === "flag");
-      const names = values.agent ?? (unnamedAsked ? [] : (parsed.config.data.defaultAgents ?? []));
-      // Agents of kind command bring their own loop; the others are model agents of umpire's loop.
-      const isCommand = (name: string) => parsed.config.data.agents?.[name]?.kind === "command";
-      commandAgents = commandAgentPlans(names.filter(isCommand), parsed.config, io.cwd);
-      const named = resolveNamedAgents(parsed.config, names.filter((n) => !isCommand(n)), values, sources, io.env);
-      unnamedAgents = (named.length === 0 && commandAgents.length === 0) || unnamedAsked;
-      agents = finalizeAgents([...named, ...(unnamedAgents ? resolveAgents(values, sources, io.env) : [])], loopDefaults);
+      // --last-failed: the earlier run's tasks and agents (today's flags on top), narrowed to what did not pass there.
+      const failed = failedRef ? failedPairs(store, failedRef) : undefined;
+      const earlier = failed ? (store.getRun(failed.runId).options as { paths?: string[]; agentOptions?: Record<string, unknown>; agents?: AgentConfig[]; unnamedAgents?: boolean }) : undefined;
+      const paths = positionals.length || !earlier ? positionals : (earlier.paths ?? []);
+      project = projectTargets(parsed.config, paths, io.cwd);
+      const allTasks = loadTasksOrThrow(paths, { cwd: io.cwd, targets: project.targets });
+      tasks = filterTasks(allTasks, values);
+      if (tasks.length === 0) throw nothingSelected(allTasks, values);
+      let agentValues = pickAgentValues(values, sources, ["flag", "config"]);
+      if (earlier && !values.agent?.length) {
+        // The earlier run's agents as --resume restores them: named ones as stored, the unnamed one from its options with today's flags on top.
+        const { "base-url-had-credentials": had, ...before } = (earlier.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
+        if (had === true && values["base-url"] === undefined) {
+          throw new UmpireError("usage", `run ${failed!.runId} used a --base-url with credentials in it, which are never stored`, `pass the same --base-url again: umpire run --last-failed --base-url <url>`);
+        }
+        const now = pickAgentValues(values, sources, ["flag"]);
+        const named = (earlier.agents ?? []).filter((a) => a.name !== undefined).map((a) => AgentConfigSchema.parse(a));
+        unnamedAgents = earlier.unnamedAgents !== false;
+        const unnamed = unnamedAgents ? resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env) : [];
+        agents = finalizeAgents([...named, ...unnamed], loopDefaults);
+        agentValues = { ...before, ...now };
+      } else {
+        // --agent names agents; else the config's defaultAgents, unless --model/--mode ask for an unnamed one.
+        const unnamedAsked = UNNAMED_AGENT_FLAGS.some((k) => sources[k] === "flag");
+        const names = values.agent ?? (unnamedAsked ? [] : (parsed.config.data.defaultAgents ?? []));
+        // Agents of kind command bring their own loop; the others are model agents of umpire's loop.
+        const isCommand = (name: string) => parsed.config.data.agents?.[name]?.kind === "command";
+        commandAgents = commandAgentPlans(names.filter(isCommand), parsed.config, io.cwd);
+        const named = resolveNamedAgents(parsed.config, names.filter((n) => !isCommand(n)), values, sources, io.env);
+        unnamedAgents = (named.length === 0 && commandAgents.length === 0) || unnamedAsked;
+        agents = finalizeAgents([...named, ...(unnamedAgents ? resolveAgents(values, sources, io.env) : [])], loopDefaults);
+      }
       runId = values["run-id"] ?? newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
       trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, new Map(commandAgents.map((c) => [c.config.label, c.command])));
+      if (failed) {
+        trials = keepPairs(trials, failed.pairs, runId);
+        if (trials.length === 0) {
+          const why = failed.notPassed === 0 ? `every one of its ${failed.trials} trials passed` : "none of the tasks x agents that did not pass there is in today's selection";
+          (values.json ? io.stderr : io.stdout).write(`umpire: nothing to re-run from run ${failed.runId}: ${why}\n`);
+          return EXIT.ok;
+        }
+        if (chatty) io.stderr.write(`umpire: re-running ${trials.length} trials: the tasks x agents that did not pass in run ${failed.runId}\n`);
+      }
       let shardOptions: Record<string, unknown> | undefined;
       if (shard && shard.total > 1) {
         const history = values["shard-history"] ? readHistory(resolve(io.cwd, values["shard-history"])) : store.durationHistory();
         const plan = assignShards(trials, shard.total, history);
         shardOptions = { index: shard.index, total: shard.total, trials: trials.length, balance: plan.balance, plan: plan.fingerprint };
         trials = plan.shards[shard.index - 1];
-        if (!values.json) {
+        if (chatty && !values.list) {
           io.stderr.write(`shard ${shardLabel(shard)} (${shard.source}): ${trials.length} of ${shardOptions.trials} trials, balanced by ${plan.balance === "duration" ? "recorded durations" : "count (no history)"}, plan ${plan.fingerprint}\n`);
         }
       }
       const shardOfTrial = shardOptions && shard ? shardLabel(shard) : null;
+      if (values.list) {
+        io.stdout.write(values.json ? `${JSON.stringify(listJson(trials, shardOfTrial), null, 2)}\n` : listText(trials, shardOfTrial));
+        return EXIT.ok;
+      }
       const [id, planned] = [runId, trials];
       persist = () => {
         store.createRun({
@@ -263,8 +332,9 @@ export const run: Command = async (argv, io) => {
           umpireVersion: VERSION,
           folder: runDir,
           options: {
-            paths: positionals,
-            agentOptions: storable(pickAgentValues(values, sources, ["flag", "config"])),
+            paths,
+            agentOptions: storable(agentValues),
+            ...(failed || hasTaskFilter(values) ? { selection: { grep: values.grep, grepInvert: values["grep-invert"], taskTags: values["task-tag"], failedIn: failed?.runId } } : {}),
             repeat,
             concurrency: adaptiveMax ? `adaptive (max ${adaptiveMax})` : concurrency,
             agents: agents.map(redactConfig),
@@ -288,7 +358,9 @@ export const run: Command = async (argv, io) => {
       browserEndpoints: endpoints,
       fixturesHost: values["fixtures-host"],
       reference: referenceTuningFromEnv(io.env),
-      onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
+      onNotice: (message) => {
+        if (!values.quiet) io.stderr.write(`umpire: ${message}\n`);
+      },
       config: project,
       logDir: runDir,
       env: io.env,
@@ -315,12 +387,13 @@ export const run: Command = async (argv, io) => {
       if (!finished) store.markInterrupted(runId);
     };
     process.once("exit", markOnExit);
-    const reporters: Reporter[] = values.json ? [] : [createProgressReporter(io.stderr as never)];
+    const reporters: Reporter[] = progressReporters(outputs.progress, io);
     let status: "finished" | "interrupted";
+    let stoppedEarly: { failures: number; notStarted: number } | undefined;
     let concurrencyReport: EndpointReport[] = [];
     let reporterFailed = false;
     try {
-      ({ status, concurrency: concurrencyReport } = await executeTrials({
+      ({ status, concurrency: concurrencyReport, stoppedEarly } = await executeTrials({
         runtime,
         store,
         runId,
@@ -340,6 +413,8 @@ export const run: Command = async (argv, io) => {
         },
         signal: io.signal,
         previousAttempts,
+        retries: values.retries,
+        maxFailures,
       }));
     } catch (error) {
       // A storage fault (or a crash) stopped the run: mark it interrupted so `umpire runs` and
@@ -357,21 +432,63 @@ export const run: Command = async (argv, io) => {
       await runtime.close();
       process.off("exit", markOnExit);
     }
-    // Finished only when every planned trial has a judged verdict (a cancelled one waits for --resume).
+    // Finished only when every planned trial has a judged verdict (a cancelled one, or one --max-failures left unstarted, waits for --resume).
     if (status === "interrupted" || store.unfinishedTrials(runId).length > 0) store.markInterrupted(runId);
     else store.finishRun(runId, "finished");
     finished = true;
-    const counts = renderRunOutcome(store, runId, prices, io, Boolean(values.json), { concurrency: concurrencyReport });
+    // --json (a json reporter on stdout) keeps the run's JSON shape with its concurrency report.
+    const stdoutJson = outputs.reporters.some((r) => r.name === "json" && !r.file);
+    const counts =
+      outputs.summary || stdoutJson ? renderRunOutcome(store, runId, prices, io, stdoutJson, { concurrency: concurrencyReport }) : verdictCounts(store.trials(runId));
+    const others = { ...outputs, reporters: outputs.reporters.filter((r) => !(r.name === "json" && !r.file)) };
+    for (const note of writeRunOutputs(others, store, runId, prices, io)) (outputs.summary ? io.stdout : io.stderr).write(`${note}\n`);
+    if (stoppedEarly) {
+      io.stderr.write(
+        `umpire: stopped after ${plural(stoppedEarly.failures, "failed or error trial")} (--max-failures ${maxFailures}); ${plural(stoppedEarly.notStarted, "trial")} not run: umpire run --resume ${runId} runs them\n`,
+      );
+    }
     if (values.report) {
       const { indexPath } = writeRunReport(store, runId, { prices, cwd: io.cwd });
       // stdout stays pure JSON under --json; the path goes to stderr then.
-      (values.json ? io.stderr : io.stdout).write(`report: ${indexPath}\n`);
+      (outputs.summary ? io.stdout : io.stderr).write(`report: ${indexPath}\n`);
     }
     return runExitCode(counts, { interrupted: status === "interrupted", reporterFailed });
   } finally {
     store.close();
   }
 };
+
+/** The progress reporter on stderr: the live view on a terminal, lines (with a heartbeat) in a log, or dots. */
+function progressReporters(kind: "list" | "dot" | null, io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): Reporter[] {
+  const stream = io.stderr as ProgressStream;
+  if (kind === null) return [];
+  if (kind === "dot") return [createDotProgress(stream)];
+  if (isLiveTerminal(stream, io.env)) return [createLiveView(stream)];
+  // UMPIRE_HEARTBEAT_MS shortens the 30 s heartbeat (tests; a CI that kills jobs quiet for less).
+  const heartbeat = Number(io.env.UMPIRE_HEARTBEAT_MS);
+  return [createLineProgress(stream, Number.isFinite(heartbeat) && heartbeat > 0 ? { heartbeatMs: heartbeat } : {})];
+}
+
+/** Failures and errors of stored trials, for the exit code when nothing prints the summary. */
+function verdictCounts(trials: readonly { verdict: string | null }[]): VerdictCounts {
+  return { failed: trials.filter((t) => t.verdict === "failed").length, errors: trials.filter((t) => t.verdict === "error").length };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** `--list`: the planned trials, one a line, in the order they would start. */
+function listText(trials: PlannedTrial[], shard: string | null): string {
+  const rows = [["task", "agent", "repeat", "shard"], ...trials.map((t) => [t.task.id, t.agent.label, String(t.repeat), shard ?? "1/1"])];
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const lines = rows.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join("  "));
+  const tasks = new Set(trials.map((t) => t.task.id)).size;
+  const agents = new Set(trials.map((t) => t.agent.label)).size;
+  return `${lines.join("\n")}\n${plural(trials.length, "trial")} (${plural(tasks, "task")}, ${plural(agents, "agent")}${shard ? `, shard ${shard}` : ""}); nothing was run\n`;
+}
+
+function listJson(trials: PlannedTrial[], shard: string | null) {
+  return trials.map((t) => ({ task: t.task.id, title: t.task.title, agent: t.agent.label, repeat: t.repeat, shard: shard ?? "1/1" }));
+}
 
 /**
  * Runs the preflight once per distinct endpoint, model and key. The embedded reference model is
@@ -387,7 +504,7 @@ async function preflightEndpoints(agents: readonly AgentConfig[], io: Parameters
   }
   const results = await Promise.all([...targets.values()].map((t) => preflight(t)));
   for (const result of results) {
-    if (result.ok && result.note) io.stderr.write(`umpire: preflight: ${result.note}\n`);
+    if (result.ok && result.note) io.stderr.write(`umpire: preflight: ${oneLine(result.note)}\n`);
   }
   const failed = results.filter((r): r is Extract<typeof r, { ok: false }> => !r.ok);
   if (failed.length > 0) {
@@ -455,7 +572,7 @@ function sourcesOf(values: AgentValues, source: ValueSource): Partial<Record<key
  * anything that looks like a secret on top (a key never is an option: only its variable's name).
  */
 function resolvedConfig(config: LoadedConfig, values: Record<string, unknown>, sources: Record<string, ValueSource | undefined>) {
-  const skip = new Set(["json", "resume", "config"]);
+  const skip = new Set(["json", "resume", "config", "list", "quiet"]);
   const options = Object.fromEntries(
     Object.entries(sources)
       .filter(([name, source]) => source !== undefined && !skip.has(name))

@@ -11,6 +11,9 @@ import { terminalStyle } from "../../report/table-layout.js";
 import { runToJson, trialToJson } from "../../report/trial-json.js";
 import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { optionsHelp, parseCommand, pricesOf } from "../args.js";
+import { planOutputs, writeRunOutputs } from "../output-reporters.js";
+import { dotLine } from "../progress.js";
+import { runSummaryLine } from "../../report/run-summary.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 
@@ -20,12 +23,14 @@ const OPTIONS = {
     help: "also list every turn (model time, first token, tokens, cost) and action\n(status, executor time, message)",
   },
   json: { ...O.json, help: "print JSON only (the same trial shape as `umpire run --json`)" },
-  junit: { kind: "string", arg: "FILE", help: "also write the trials as JUnit XML" },
+  junit: { kind: "string", arg: "FILE", help: "also write the trials as JUnit XML (same as --reporter junit:FILE)" },
+  // Not from the config file's defaults here: those are for runs, and show would rewrite a run's files.
+  reporter: { ...O.reporter, config: false, help: "list (default) | dot | json | junit | markdown | html, each with an\noptional output file (html: a folder), as on umpire run; repeatable" },
   db: O.db,
   ...PRICE_OPTIONS,
 } as const;
 
-const HELP = `usage: umpire show [run] [--turns] [--json] [--junit FILE] [--db FILE] [--config FILE] [--price-in USD --price-out USD]
+const HELP = `usage: umpire show [run] [--turns] [--json] [--reporter R[:FILE]]... [--db FILE] [--config FILE] [--price-in USD --price-out USD]
 
 Shows one run (default: the latest; a unique prefix of its id is enough): per trial the verdict,
 stop reason and detail, claimed/verified, turns, actions, tokens, cost, wall time and where it went,
@@ -53,12 +58,18 @@ export const run: Command = async (argv, io) => {
       ...(values.turns ? { turns: store.turns(t.id).map((turn) => ({ ...turn, costUsd: turnCost(turn, t.model) })), actions: store.actions(t.id) } : {}),
     }));
     if (values.junit) writeFileSync(resolve(io.cwd, values.junit), junitXml([{ name: runRecord.id, trials: details }]));
+    // --json keeps its own shape here (it may carry the turn log); other reporters render as on `umpire run`.
+    const outputs = planOutputs((values.reporter ?? []).filter((r) => !(values.json && r === "json")), { cwd: io.cwd });
     if (values.json) {
+      if (!outputs.summary) throw new UmpireError("usage", "--json and a reporter without a file would both write to stdout", "give the reporter a file: --reporter NAME:FILE");
       const trials = details.map((d) => ({ ...trialToJson(d.trial, d.checks), ...(d.turns ? { turnLog: d.turns, actionLog: d.actions } : {}) }));
       io.stdout.write(`${JSON.stringify(runToJson(runRecord, trials), null, 2)}\n`);
-    } else {
+    } else if (outputs.progress === "dot") {
+      io.stdout.write(`${dotLine(details.map((d) => d.trial.verdict))}\n${runSummaryLine(details.map((d) => d.trial))}\n`);
+    } else if (outputs.summary) {
       io.stdout.write(showText(runRecord, details, terminalStyle(io.stdout, io.env)));
     }
+    for (const note of writeRunOutputs(outputs, store, runRecord.id, prices, io)) (outputs.summary && !values.json ? io.stdout : io.stderr).write(`${note}\n`);
     return EXIT.ok;
   } finally {
     store.close();
