@@ -15,7 +15,8 @@
  * trials/min at 2 s model latency for concurrency 1/4/8/16 and adaptive with cores used, PSS per
  * trial and 429s (latency), fixture session creation (sessions), the reference
  * model's time per request (model), and, when their modules exist, the 1,000-trial HTML report
- * (report) and local vs remote browsers (remote).
+ * (report), the store's history/runs/compare queries on 100,000 trials (store) and local vs remote
+ * browsers (remote).
  */
 import { benchAnyAppStep } from "./bench/any-app-step.js";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -35,6 +36,7 @@ import { detailLines, headlineTable, soakLines, type BenchResults, type RemoteFi
 import { benchCapture } from "./bench/capture.js";
 import { benchLatencyThroughput, LATENCY_SETS, TURN_LATENCY_MS } from "./bench/latency-throughput.js";
 import { benchSoak, SOAK_SIZES } from "./bench/soak.js";
+import { benchStoreScale } from "./bench/store-scale.js";
 import { benchThroughput, THROUGHPUT_SETS } from "./bench/throughput.js";
 import { startBenchWorld, type BenchWorld } from "./bench/world.js";
 
@@ -56,6 +58,8 @@ function sizes(quick: boolean) {
     latency: quick ? LATENCY_SETS.quick : LATENCY_SETS.full,
     soak: quick ? SOAK_SIZES.quick : SOAK_SIZES.full,
     reportTrials: quick ? 200 : 1000,
+    /** Runs of 100 trials each: 100,000 trials in full mode. */
+    storeRuns: quick ? 100 : 1000,
   };
 }
 
@@ -134,6 +138,7 @@ async function main(args: BenchArgs): Promise<number> {
     world = undefined;
 
     if (wanted.has("report")) results.report = await reportSection(size.reportTrials);
+    if (wanted.has("store")) results.store = await section("store", () => benchStoreScale({ runs: size.storeRuns, samples: args.quick ? 3 : 7 }));
     if (wanted.has("remote")) {
       // It runs 2 x 8 trials with its own runtimes and has no smaller size: only on request in quick mode.
       results.remote = args.quick && !args.onlyGiven ? { status: "skipped", reason: "not in --quick (ask for it: --only remote)" } : await section("remote", () => benchRemoteBrowsers({ concurrency: 4 }));

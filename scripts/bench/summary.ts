@@ -3,6 +3,7 @@
  * followed by the details that say where the time goes.
  */
 import type { AnyAppStepBench } from "./any-app-step.js";
+import type { StoreScaleFigures } from "./store-scale.js";
 import Table from "cli-table3";
 import type { ReferenceModelTiming } from "./reference-model.js";
 import type { RepetitionBench } from "../bench-repetition.js";
@@ -41,6 +42,7 @@ export interface BenchResults {
   throughput?: SectionOutcome<ThroughputBench>;
   latency?: SectionOutcome<LatencyBench>;
   report?: SectionOutcome<{ trials: number; ms: number; detail: unknown }>;
+  store?: SectionOutcome<StoreScaleFigures>;
   remote?: SectionOutcome<RemoteFigures>;
 }
 
@@ -66,6 +68,7 @@ const LABELS: Record<BenchName, string> = {
   model: "Reference model, per request",
   detector: "Repetition detector, per step 1280x800",
   report: "HTML report generation",
+  store: "Store queries at scale (history, runs, compare)",
   remote: "Suite: local browser vs 2 browser servers",
   capture: "Capture per step: CDP fast vs page.screenshot",
   latency: "Throughput, 2 s model latency",
@@ -144,6 +147,11 @@ export function headlineTable(results: BenchResults): string {
       const r = o.result as { trials: number; ms: number };
       return [LABELS.report, `${fmt(r.ms)} ms for ${r.trials} trials`, "", "", "", "", "1 run"];
     }),
+    rowFor("store", results.store, (o) => {
+      const r = o.result as StoreScaleFigures;
+      const worst = Math.max(...Object.values(r.queries).map((q) => q.ms));
+      return [LABELS.store, `slowest query ${fmt(worst, 1)} ms`, "", "", "", "", `${r.trials.toLocaleString("en-US")} trials`];
+    }),
     rowFor("remote", results.remote, (o) => {
       const r = o.result as RemoteFigures;
       return [LABELS.remote, `2 servers: ${fmt((r.twoServers?.wallMs ?? NaN) / 1000, 1)} s`, `local: ${fmt((r.local?.wallMs ?? NaN) / 1000, 1)} s`, `${fmt(r.ratio, 2)}x`, "", "", `concurrency ${r.concurrency ?? "?"}`];
@@ -156,6 +164,11 @@ export function headlineTable(results: BenchResults): string {
 /** The lines under the table: where the time goes. */
 export function detailLines(results: BenchResults): string[] {
   const lines: string[] = [];
+  if (results.store?.status === "ok") {
+    const r = results.store.result;
+    lines.push(`store (${r.trials.toLocaleString("en-US")} trials in ${r.runs} runs, ${r.fileMb} MB, written in ${fmt(r.writeMs / 1000, 1)} s through the store's write path; median ms, with the history/runs indexes -> without):`);
+    for (const [name, q] of Object.entries(r.queries)) lines.push(`  ${name.padEnd(46)} ${fmt(q.ms, 1).padStart(7)} ms  (without the indexes ${fmt(q.withoutIndexesMs, 1)} ms; ${q.rows} rows)`);
+  }
   const machine = (m: MachineUsage) => `machine: ${fmt(m.coresBusy ?? NaN, 2)} of ${m.cores} cores busy (all processes), load ${fmt(m.loadAverage1m, 2)}`;
   if (results.step?.status === "ok") {
     const r = results.step.result;

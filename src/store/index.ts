@@ -4,3 +4,4 @@ export { Store, type AttemptSelector } from "./store.js";
 export { SCHEMA_VERSION, MIGRATIONS, type Migration } from "./migrations.js";
 export { redactSecrets, REDACTED } from "./redact.js";
 export * from "./records.js";
+export { DEFAULT_HISTORY_RUNS, type HistoryFilter, type HistoryTrialRow } from "./history-query.js";

@@ -12,6 +12,7 @@ import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { UmpireError, storageError } from "../errors.js";
 import { newRunId, trialId } from "../vocabulary.js";
+import { historyRows, type HistoryFilter, type HistoryTrialRow } from "./history-query.js";
 import { schemaVersionOf } from "./migrations.js";
 import type {
   ActionInput,
@@ -388,6 +389,22 @@ export class Store {
       meanWallMs: Number(r.mean_wall_ms),
       trials: Number(r.n),
     }));
+  }
+
+  /**
+   * Finished trials of the last N runs of each (task, agent), oldest run first, for
+   * `umpire history` and the report's history page (src/store/history-query.ts).
+   */
+  history(filter: HistoryFilter = {}): HistoryTrialRow[] {
+    return historyRows(this.db, filter);
+  }
+
+  /**
+   * Runs `fn` (calls of this store's own write methods) in one transaction: a generator or an
+   * import writing thousands of trials commits once instead of once per trial.
+   */
+  batch<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
   }
 
   close(): void {

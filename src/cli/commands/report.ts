@@ -1,5 +1,8 @@
 /** `umpire report [run]`: writes the run's static HTML report and prints the path of its index.html. */
 import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { openInBrowser } from "../open-in-browser.js";
+import { serveUntilStopped } from "../serve-report.js";
 import { UmpireError } from "../../errors.js";
 import { openStore } from "../../store/index.js";
 import { writeRunReport } from "../../report/html/index.js";
@@ -17,15 +20,20 @@ const OPTIONS = {
   },
   db: O.db,
   ...PRICE_OPTIONS,
+  open: { kind: "boolean", help: "open the report in this machine's browser ($BROWSER, open,\nstart or xdg-open) after writing it" },
+  serve: { kind: "boolean", help: "serve the report on 127.0.0.1 and print its URL\n(for a remote machine); Ctrl-C stops" },
+  port: { kind: "int", arg: "N", min: 0, max: 65535, default: 9323, defaultText: "9323 (0: a free port)", help: "the port --serve listens on" },
 } as const;
 
-const HELP = `usage: umpire report [run] [--out PATH] [--db FILE] [--config FILE] [--price-in USD --price-out USD]
+const HELP = `usage: umpire report [run] [--out PATH] [--db FILE] [--open | --serve [--port N]] [--config FILE] [--price-in USD --price-out USD]
 
 Writes a self-contained HTML report of one run (default: the latest; a unique prefix of its id is
 enough) and prints the path of its index.html. Open it from disk in any browser: no server, no
 network. It has the overview (summary, tasks x agent configs, every trial with filters and
 sorting), one page per trial (each turn's screenshot with the proposed clicks drawn on it, the
-model's thought, note and reasoning, each action's result, the checks) and a side-by-side view.
+model's thought, note and reasoning, each action's result, the checks), a side-by-side view and
+a history page (cost per success and pass rate per task over the runs up to this one).
+--open hands it to the local browser; --serve (or \`umpire show-report\`) serves it on 127.0.0.1.
 
 ${optionsHelp({ "": OPTIONS })}`;
 
@@ -45,6 +53,12 @@ export const run: Command = async (argv, io) => {
       io.stderr.write(`umpire: ${result.files.missing} screenshot(s) of this run were not found on disk; the report marks them as missing\n`);
     }
     io.stdout.write(`${result.indexPath}\n`);
+    store.close();
+    if (values.open && !values.serve) {
+      const opened = await openInBrowser(pathToFileURL(result.indexPath).href, io.env);
+      if (!opened) io.stderr.write(`umpire: no browser to open here (set $BROWSER, or install xdg-open); to view it from another machine: umpire show-report ${result.dir}\n`);
+    }
+    if (values.serve) await serveUntilStopped(result.dir, values.port, io);
     return EXIT.ok;
   } finally {
     store.close();

@@ -18,7 +18,8 @@ export const COMPARE_PAGE = "compare.html";
 /** Written into every report folder so that regenerating may clear it and nothing else. */
 export const REPORT_MARKER = ".umpire-report";
 /** The folders (and pages) a report writes; regenerating removes exactly these. */
-export const GENERATED_ENTRIES = ["trials", "data", "assets", "screens", "files", INDEX_PAGE, COMPARE_PAGE] as const;
+export const HISTORY_PAGE = "history.html";
+export const GENERATED_ENTRIES = ["trials", "data", "assets", "screens", "files", INDEX_PAGE, COMPARE_PAGE, HISTORY_PAGE] as const;
 
 /** From a page in the report root ("") or in `trials/` ("../") back to the root. */
 export type Root = "" | "../";

@@ -10,7 +10,7 @@ import { summarizeTrials, type TrialSetStats } from "../aggregate.js";
 import { formatCostPerSuccess, formatInterval, formatMs, formatPercent, formatTime, formatUsd, plural } from "../format.js";
 import { verdictBadge, verdictKey, verdictText, yesNo } from "./badges.js";
 import { html, type Raw } from "./escape.js";
-import { COMPARE_PAGE, trialPageHref } from "./layout.js";
+import { COMPARE_PAGE, HISTORY_PAGE, trialPageHref } from "./layout.js";
 import { pageHtml } from "./page.js";
 import type { TaskInfo } from "./view-model.js";
 
@@ -175,7 +175,7 @@ export function overviewHtml(input: OverviewInput): string {
 <h1>umpire report <span class="run-id">${run.id}</span></h1>
 <p class="run-meta">${run.status} · started ${formatTime(run.startedAt)} · ended ${formatTime(run.endedAt)} · umpire ${run.umpireVersion} · ${plural(trials.length, "trial")}${
     run.tags.length ? html` · tags ${run.tags.map((tag) => html`<span class="tag">${tag}</span> `)}` : ""
-  }</p>
+  } · <a id="history-link" href="${HISTORY_PAGE}">history</a></p>
 </header>
 ${summaryHtml(trials)}
 ${matrixHtml(trials, input.tasks)}

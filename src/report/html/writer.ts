@@ -5,7 +5,7 @@
  * of trials. See layout.ts for the folder's structure.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UmpireError } from "../../errors.js";
 import type { Store } from "../../store/store.js";
@@ -13,7 +13,9 @@ import type { ActionRecord, RunRecord, TrialRecord } from "../../store/records.j
 import { reportedCost } from "../cost.js";
 import { costOfUsage, createPriceBook, type PriceBook } from "../../pricing.js";
 import { ReportFiles, type FileStats } from "./files.js";
-import { COMPARE_PAGE, GENERATED_ENTRIES, INDEX_PAGE, REPORT_MARKER } from "./layout.js";
+import { COMPARE_PAGE, GENERATED_ENTRIES, HISTORY_PAGE, INDEX_PAGE, REPORT_MARKER } from "./layout.js";
+import { buildHistory } from "../history.js";
+import { historyPageHtml } from "./history-page.js";
 import { overviewHtml } from "./overview.js";
 import { comparePageHtml, trialDataScript } from "./side-by-side.js";
 import { trialPageHtml } from "./trial-page.js";
@@ -32,6 +34,26 @@ export interface ReportOptions {
   cwd?: string;
   /** Task titles and tags; default: as stored with each trial (the task as it was run). */
   tasks?: ReadonlyMap<string, TaskInfo>;
+  /** Runs per task and agent on the history page; default 20. */
+  historyRuns?: number;
+}
+
+const HISTORY_PAGE_RUNS = 20;
+
+/**
+ * history.html: the series of this run's tasks and agents up to this run. A point links to an
+ * earlier run's report where `umpire report` writes it by default, when that report exists.
+ */
+function writeHistoryPage(store: Store, run: RunRecord, taskIds: readonly string[], agents: readonly string[], dir: string, cwd: string, lastRuns: number): void {
+  const rows = store.history({ tasks: taskIds, agents, upToRun: run.id, lastRuns });
+  const history = buildHistory(rows);
+  const reportHrefs = new Map<string, string>();
+  for (const id of new Set(rows.map((r) => r.runId))) {
+    if (id === run.id) continue;
+    const other = defaultReportDir(store.getRun(id), cwd);
+    if (existsSync(join(other, INDEX_PAGE))) reportHrefs.set(id, relative(dir, join(other, INDEX_PAGE)).split(sep).join("/"));
+  }
+  writeFileSync(join(dir, HISTORY_PAGE), historyPageHtml({ runId: run.id, history, reportHrefs, lastRuns }));
 }
 
 export interface ReportResult {
@@ -163,5 +185,6 @@ export function writeRunReport(store: Store, runRef: string, options: ReportOpti
   writeFileSync(join(dir, COMPARE_PAGE), comparePageHtml(run.id, trials));
   const indexPath = join(dir, INDEX_PAGE);
   writeFileSync(indexPath, overviewHtml({ run, trials, tasks }));
+  writeHistoryPage(store, run, [...byTask.keys()], [...new Set(trials.map((t) => t.agentLabel))], dir, cwd, options.historyRuns ?? HISTORY_PAGE_RUNS);
   return { indexPath, dir, trials: trials.length, files: files.stats };
 }

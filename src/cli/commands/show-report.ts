@@ -1,0 +1,53 @@
+/**
+ * `umpire show-report [folder]`: serves a report folder (default: the latest run's report, where
+ * `umpire report` writes it by default) on 127.0.0.1 and prints the URL, for a machine whose
+ * browser is elsewhere (forward the port over SSH). Like Playwright Test's `show-report`.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { UmpireError } from "../../errors.js";
+import { openStore } from "../../store/index.js";
+import { defaultReportDir } from "../../report/html/writer.js";
+import { INDEX_PAGE } from "../../report/html/layout.js";
+import { OPTIONS as O } from "../../config/options.js";
+import { optionsHelp, parseCommand } from "../args.js";
+import { EXIT } from "../exit-codes.js";
+import type { Command } from "../io.js";
+import { serveUntilStopped } from "../serve-report.js";
+
+const OPTIONS = {
+  port: { kind: "int", arg: "N", min: 0, max: 65535, default: 9323, defaultText: "9323 (0: a free port)", help: "the port to listen on (127.0.0.1 only)" },
+  db: { ...O.db, help: "the database whose latest run's report is served\\nwhen no folder is given" },
+} as const;
+
+const HELP = `usage: umpire show-report [folder] [--port N]
+
+Serves an HTML report folder on http://127.0.0.1:<port>/ and prints the URL; Ctrl-C stops.
+Without a folder: the latest run's report (write it first with \`umpire report\`).
+
+${optionsHelp({ "": OPTIONS })}`;
+
+export const run: Command = async (argv, io) => {
+  const parsed = parseCommand("show-report", argv, OPTIONS, io);
+  const { values, positionals } = parsed;
+  if (parsed.help) {
+    io.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length > 1) throw new UmpireError("usage", `show-report takes one folder, got ${positionals.length}`, "umpire show-report [folder] [--port N]");
+  let folder: string;
+  if (positionals[0]) folder = resolve(io.cwd, positionals[0]);
+  else {
+    const store = openStore(resolve(io.cwd, values.db), { readonly: true });
+    try {
+      folder = defaultReportDir(store.getRun("latest"), io.cwd);
+    } finally {
+      store.close();
+    }
+  }
+  if (!existsSync(join(folder, INDEX_PAGE))) {
+    throw new UmpireError("not_found", `${folder} holds no report (no ${INDEX_PAGE})`, "write one with `umpire report [run]`, or name a report folder: umpire show-report <folder>");
+  }
+  await serveUntilStopped(folder, values.port, io);
+  return EXIT.ok;
+};
