@@ -9,7 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
-import { openStore, type TrialRecord } from "../../../src/store/index.js";
+import { SCHEMA_VERSION, openStore, type TrialRecord } from "../../../src/store/index.js";
 import { capture } from "./support.js";
 
 const TASKS = ["answer-only-bb042", "infeasible-bb999", "api-note-bb042"];
@@ -150,12 +150,14 @@ describe("umpire merge", () => {
     const other = join(dir, "other-version.db");
     cpSync(join(dir, "whole", "umpire.db"), other);
     const db = new Database(other);
-    db.prepare(`UPDATE meta SET value = '2' WHERE key = 'schema_version'`).run();
+    // Another version than the current one (an older store written by an earlier umpire).
+    const otherVersion = SCHEMA_VERSION - 1;
+    db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema_version'`).run(String(otherVersion));
     db.close();
     const before = dump(merged());
     const refused = await umpire("merge", other, "--into", merged());
     expect(refused.code).toBe(2);
-    expect(refused.err).toContain(`cannot merge ${other} (store schema version 2) into ${merged()} (store schema version 1)`);
+    expect(refused.err).toContain(`cannot merge ${other} (store schema version ${otherVersion}) into ${merged()} (store schema version ${SCHEMA_VERSION})`);
     expect(dump(merged())).toBe(before);
     const fresh = join(dir, "never-made", "umpire.db");
     expect((await umpire("merge", other, "--into", fresh)).code).toBe(2);
