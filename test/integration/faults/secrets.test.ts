@@ -52,8 +52,9 @@ describe("secrets in --base-url, the key variable and an echoing error body", ()
 
     // The query string went on the request, after the path; the key went as a Bearer header.
     expect(model.requests.length).toBeGreaterThan(0);
-    const first = model.requests[0]!;
-    expect(first.path).toBe("/v1/chat/completions");
+    // The preflight's model-list request comes first; the first chat request carries the query too.
+    const first = model.requests.find((r) => r.path === "/v1/chat/completions")!;
+    expect(first).toBeDefined();
     expect(first.headers.authorization).toBe(`Bearer ${ENV_KEY}`);
     const sentUrl = new URL(first.url, "http://x");
     expect(sentUrl.searchParams.get("api-key")).toBe(QUERY_KEY);

@@ -39,7 +39,7 @@ describe("sizes", () => {
       stepReply({ note: null, thought: "t", tool_call: { tool_name: "answer", content: "done" } }),
     );
     const db = join(dir, "note.db");
-    const result = await runCli(["run", "answer-only-bb042", "--model", "hostile", "--mode", "structured", "--base-url", model.baseUrl, "--db", db, "--out", join(dir, "runs"), "--run-id", "big-note"]);
+    const result = await runCli(["run", "answer-only-bb042", "--model", "hostile", "--mode", "structured", "--base-url", model.baseUrl, "--db", db, "--out", join(dir, "runs"), "--run-id", "big-note", "--no-preflight"]);
     expect(result.stderr).not.toContain("internal error");
     expect(model.requests).toHaveLength(2);
     // The second request carries the first turn's step back, without the 10 MB note.
@@ -68,7 +68,7 @@ describe("sizes", () => {
     writeFileSync(file, source.replace(/^\$schema:.*\n/m, "").replace(/^instruction: >-\n(?:  .*\n)+/m, `instruction: ${JSON.stringify(instruction)}\n`));
     const before = model.requests.length;
     const db = join(dir, "instruction.db");
-    const result = await runCli(["run", file, "--model", "hostile", "--mode", "structured", "--base-url", model.baseUrl, "--db", db, "--out", join(dir, "runs2"), "--run-id", "big-instruction"]);
+    const result = await runCli(["run", file, "--model", "hostile", "--mode", "structured", "--base-url", model.baseUrl, "--db", db, "--out", join(dir, "runs2"), "--run-id", "big-instruction", "--no-preflight"]);
     expect(result.stderr).not.toContain("internal error");
     expect(model.requests.length).toBe(before);
     const store = openStore(db, { readonly: true });
