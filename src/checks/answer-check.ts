@@ -5,7 +5,6 @@
  */
 import type { z } from "zod";
 import type { AnswerCheck } from "../task/schema.js";
-import { readCricketAnswer } from "./cricket.js";
 import { clip } from "./evidence.js";
 import { findNumbers } from "./numbers.js";
 import { checkMatchers } from "./text-match.js";
@@ -42,18 +41,12 @@ async function judgeAnswer(spec: AnswerCheckSpec, ctx: CheckContext): Promise<Ju
     }
   }
 
-  if (spec.cricket) {
-    const reading = readCricketAnswer(answer, spec.cricket);
-    evidence.cricket = { scoresFound: reading.scoresFound, resultsFound: reading.resultsFound };
-    failures.push(...reading.failures);
-  }
-
   if (failures.length > 0) return { pass: false, reason: `the answer ${failures.join("; ")}`, evidence };
   return { pass: true, reason: "the answer states what was expected (the agent's claim only)", evidence };
 }
 
 export const answerCheck: Handler<AnswerCheckSpec> = {
   confidence: "claimed",
-  defaultName: (spec) => (spec.present ? (spec.cricket ? "answer (cricket)" : "answer") : "no answer"),
+  defaultName: (spec) => (spec.present ? "answer" : "no answer"),
   judge: judgeAnswer,
 };

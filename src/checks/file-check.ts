@@ -1,7 +1,9 @@
 /**
  * The `file` check: reads an artifact in the trial's workspace directly, so its confidence is
- * `verified`. Checks existence or absence, text the file must (not) contain, `key: value` fields,
- * and that it names one record and no other (the BB-024 trap: right scores, wrong match).
+ * `verified`. Checks existence or absence and text the file must (not) contain. Reading the file
+ * (`readWorkspaceFile`) is part of the public custom-check API, so an app's own check (the
+ * fixture suite's note check, tasks/checks/) reads a workspace file with the same refusals and
+ * the same "what the folder holds" reason.
  */
 import { open, readdir } from "node:fs/promises";
 import { constants } from "node:fs";
@@ -9,8 +11,7 @@ import { relative } from "node:path";
 import type { FileCheck } from "../task/schema.js";
 import type { z } from "zod";
 import { clip, clipList } from "./evidence.js";
-import { fieldKey, fieldValueEquals, readFields } from "./note-fields.js";
-import { checkMatchers, compileRegex, normalizeDashes, normalizeText, type NormalizeOptions } from "./text-match.js";
+import { checkMatchers } from "./text-match.js";
 import type { CheckContext, Evidence, Handler, Judgement } from "./types.js";
 import { resolveInWorkspace } from "./workspace-path.js";
 
@@ -45,109 +46,60 @@ async function siblings(dir: string, workspaceRoot: string): Promise<{ folder: s
   }
 }
 
-const TOKEN_CHAR = /[A-Za-z0-9]/;
+/** A workspace file read for a check: its text and the evidence every reader starts from. */
+export type WorkspaceRead =
+  | { status: "read"; text: string; evidence: Evidence }
+  /** Not read: refused (outside the workspace), missing, or not a regular file; `judgement` says so for a file that must exist. */
+  | { status: "refused" | "missing" | "not-a-file"; judgement: Judgement };
 
 /**
- * Every record the file names, by the `onlyRecord` pattern (whole tokens only: BB-0421 is not
- * BB-042). RE2 has no lookaround, so the token boundary is checked around each leftmost match;
- * a match inside a longer token is skipped by searching again one character further on.
+ * Reads `path` inside the trial's workspace (never outside it: `..`, absolute paths and links that
+ * leave are refused), at most MAX_READ_BYTES. A missing file's judgement lists what its folder
+ * holds, so "saved the wrong record" reads as `notes/BB-042.md does not exist (notes/ holds: BB-024.md)`.
  */
-function recordsNamed(text: string, pattern: string, opts: NormalizeOptions): { record: string; line: string }[] {
-  const regex = compileRegex(`(?:${pattern})`, "", opts.case);
-  const lines = normalizeDashes(text).split(/\r?\n/);
-  const found: { record: string; line: string }[] = [];
-  for (const line of lines) {
-    let from = 0;
-    while (from <= line.length) {
-      const m = regex.exec(line, from);
-      if (!m) break;
-      const end = m.index + m.text.length;
-      const whole = m.text.length > 0 && !TOKEN_CHAR.test(line[m.index - 1] ?? "") && !TOKEN_CHAR.test(line[end] ?? "");
-      if (whole) found.push({ record: m.text, line: clip(line.trim(), 200) });
-      from = whole ? end : m.index + 1;
-    }
-  }
-  return found;
-}
-
-function judgeOnlyRecord(text: string, spec: FileCheckSpec, failures: string[], evidence: Evidence): void {
-  if (!spec.onlyRecord) return;
-  const { pattern, expect } = spec.onlyRecord;
-  const found = recordsNamed(text, pattern, spec.normalize);
-  const isExpected = (r: string) => normalizeText(r, spec.normalize) === normalizeText(expect, spec.normalize);
-  const wrong = found.filter((f) => !isExpected(f.record));
-  const wrongIds = [...new Set(wrong.map((w) => w.record))];
-  const namesExpected = found.some((f) => isExpected(f.record));
-  evidence.records = { expected: expect, named: [...new Set(found.map((f) => f.record))], wrongLines: clipList(wrong, 10).items };
-  if (wrongIds.length > 0) {
-    failures.push(`names ${wrongIds.join(", ")}${namesExpected ? ` as well as ${expect}` : ` instead of ${expect}`}`);
-  } else if (!namesExpected) {
-    failures.push(`never names ${expect}`);
-  }
-}
-
-function judgeFields(text: string, spec: FileCheckSpec, failures: string[], evidence: Evidence): void {
-  const wanted = Object.entries(spec.fields);
-  if (wanted.length === 0) return;
-  const fields = readFields(text);
-  const seen: Record<string, string[]> = {};
-  for (const [key, expected] of wanted) {
-    const values = fields.get(fieldKey(key)) ?? [];
-    seen[key] = values;
-    if (values.length === 0) {
-      failures.push(`has no "${key}:" line (expected ${key}: ${expected})`);
-      continue;
-    }
-    const wrong = values.filter((v) => !fieldValueEquals(v, expected, spec.normalize));
-    if (wrong.length > 0) failures.push(`has ${key}: ${wrong[0]}, expected ${expected}`);
-  }
-  evidence.fields = seen;
-}
-
-async function judgeFile(spec: FileCheckSpec, ctx: CheckContext): Promise<Judgement> {
-  const resolved = await resolveInWorkspace(ctx.workspaceDir, spec.path);
+export async function readWorkspaceFile(ctx: Pick<CheckContext, "workspaceDir">, path: string): Promise<WorkspaceRead> {
+  const resolved = await resolveInWorkspace(ctx.workspaceDir, path);
   if (!resolved.ok) {
     return {
-      pass: false,
-      reason: `refused to read ${spec.path}: ${resolved.reason}; file checks only read inside the trial workspace`,
-      evidence: { path: spec.path, refused: resolved.reason },
+      status: "refused",
+      judgement: {
+        pass: false,
+        reason: `refused to read ${path}: ${resolved.reason}; file checks only read inside the trial workspace`,
+        evidence: { path, refused: resolved.reason },
+      },
     };
   }
   if (!resolved.real) {
-    if (!spec.exists) return { pass: true, reason: `${spec.path} is absent, as required`, evidence: { path: spec.path, exists: false } };
     const { folder, entries } = await siblings(resolved.nearestExistingDir, resolved.root);
     const where = folder === "." ? "the workspace" : `${folder}/`;
     const holds = entries.length > 0 ? `${where} holds: ${entries.join(", ")}` : `${where} is empty`;
-    return {
-      pass: false,
-      reason: `${spec.path} does not exist (${holds})`,
-      evidence: { path: spec.path, exists: false, folder, entries },
-    };
-  }
-  if (!spec.exists) {
-    return { pass: false, reason: `${spec.path} exists, but the task says it must not`, evidence: { path: spec.path, exists: true } };
+    return { status: "missing", judgement: { pass: false, reason: `${path} does not exist (${holds})`, evidence: { path, exists: false, folder, entries } } };
   }
   const read = await readCapped(resolved.real);
   if (read === "not-a-file") {
-    return { pass: false, reason: `${spec.path} is not a regular file (a folder?)`, evidence: { path: spec.path, exists: true, regularFile: false } };
+    return { status: "not-a-file", judgement: { pass: false, reason: `${path} is not a regular file (a folder?)`, evidence: { path, exists: true, regularFile: false } } };
   }
-
-  const evidence: Evidence = { path: spec.path, exists: true, bytes: read.bytes, excerpt: clip(read.text) };
+  const evidence: Evidence = { path, exists: true, bytes: read.bytes, excerpt: clip(read.text) };
   if (read.truncated) evidence.truncatedAtBytes = MAX_READ_BYTES;
-  const failures: string[] = [];
-  judgeOnlyRecord(read.text, spec, failures, evidence);
-  judgeFields(read.text, spec, failures, evidence);
+  return { status: "read", text: read.text, evidence };
+}
+
+async function judgeFile(spec: FileCheckSpec, ctx: CheckContext): Promise<Judgement> {
+  const read = await readWorkspaceFile(ctx, spec.path);
+  if (read.status === "refused") return read.judgement;
+  if (!spec.exists) {
+    return read.status === "missing"
+      ? { pass: true, reason: `${spec.path} is absent, as required`, evidence: { path: spec.path, exists: false } }
+      : { pass: false, reason: `${spec.path} exists, but the task says it must not`, evidence: { path: spec.path, exists: true } };
+  }
+  if (read.status !== "read") return read.judgement;
+
+  const evidence = read.evidence;
   const matchers = checkMatchers(read.text, spec.contains, spec.notContains, spec.normalize);
   if (matchers.details.length > 0) evidence.matchers = matchers.details;
-  failures.push(...matchers.failures);
-
-  if (failures.length > 0) return { pass: false, reason: `${spec.path} ${failures.join("; ")}`, evidence };
-  const checked = [
-    spec.onlyRecord && `names only ${spec.onlyRecord.expect}`,
-    Object.keys(spec.fields).length > 0 && `has ${Object.entries(spec.fields).map(([k, v]) => `${k}: ${v}`).join(", ")}`,
-    matchers.details.length > 0 && `matches ${matchers.details.length} text condition(s)`,
-  ].filter(Boolean);
-  return { pass: true, reason: `${spec.path} exists${checked.length ? ` and ${checked.join("; ")}` : ""}`, evidence };
+  if (matchers.failures.length > 0) return { pass: false, reason: `${spec.path} ${matchers.failures.join("; ")}`, evidence };
+  const checked = matchers.details.length > 0 ? ` and matches ${matchers.details.length} text condition(s)` : "";
+  return { pass: true, reason: `${spec.path} exists${checked}`, evidence };
 }
 
 export const fileCheck: Handler<FileCheckSpec> = {

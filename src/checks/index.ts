@@ -7,17 +7,5 @@ export { HANDLERS, confidenceOf, runCheck, runChecks } from "./registry.js";
 export { declaredFailure, summarizeClaim, verdictOf } from "./verdict.js";
 export type { ClaimOptions, ClaimSummary, VerdictOptions } from "./verdict.js";
 export { workspacePathProblem } from "./workspace-path.js";
-export {
-  deriveResult,
-  findResults,
-  findScores,
-  formatResult,
-  formatScore,
-  parseResult,
-  parseScore,
-  readCricketAnswer,
-  sameResult,
-  type MatchResult,
-  type Score,
-} from "./cricket.js";
+export { CUSTOM_CHECK_RULES } from "./custom-rules.js";
 export { normalizeText, type NormalizeOptions } from "./text-match.js";

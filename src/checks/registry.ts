@@ -12,7 +12,7 @@ import { pageCheck } from "./page-check.js";
 import { httpCheck } from "./http-check.js";
 import { storageCheck } from "./storage-check.js";
 import { commandCheck } from "./command-check.js";
-import { customCheck } from "./custom-check.js";
+import { customCheck, customCheckName, type CustomJudgement } from "./custom-check.js";
 import type { Confidence } from "../vocabulary.js";
 import type { CheckContext, CheckResult, Handler } from "./types.js";
 
@@ -66,10 +66,11 @@ export async function runCheck(spec: CheckSpec, ctx: CheckContext): Promise<Chec
   }
   let name = spec.name ?? spec.kind;
   try {
-    name = spec.name ?? handler.defaultName(spec);
+    name = spec.name ?? (spec.kind === "custom" ? await customCheckName(spec, ctx.taskFile) : handler.defaultName(spec));
     const judgement = await handler.judge(spec, ctx);
-    const confidence = spec.kind === "custom" ? spec.confidence : handler.confidence;
-    return { kind: spec.kind, name, required, ...judgement, confidence, ms: elapsed() };
+    // A custom check reports under the confidence it declares (customCheck returns it); the built-in kinds under their own.
+    const confidence = spec.kind === "custom" ? (judgement as CustomJudgement).confidence : handler.confidence;
+    return { kind: spec.kind, name, required, pass: judgement.pass, reason: judgement.reason, evidence: judgement.evidence, confidence, ms: elapsed() };
   } catch (e) {
     return {
       kind: spec.kind,

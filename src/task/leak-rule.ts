@@ -6,11 +6,16 @@
 import type { Task } from "./schema.js";
 import type { DataPath, RuleFinding } from "./problem.js";
 
-interface Expected {
+/**
+ * A value a check expects to find, at its path in the task file. Built-in kinds list theirs here;
+ * a custom check declares its own (`expected(options)` in src/checks/custom-api.ts), and the same
+ * comparison judges them (`leakFindings`).
+ */
+export interface Expected {
   path: DataPath;
   value: string;
   /** Numbers match only as whole numbers, so 16 is not found inside 168. */
-  numeric: boolean;
+  numeric?: boolean;
 }
 
 /** The same folding the checks use by default: case, runs of white space, unicode dashes. */
@@ -29,13 +34,9 @@ function expectedValues(task: Task): Expected[] {
     switch (check.kind) {
       case "file":
         check.contains.forEach((m, j) => text(at("contains", j), m));
-        for (const [key, value] of Object.entries(check.fields)) text(at("fields", key), value);
-        if (check.onlyRecord) text(at("onlyRecord", "expect"), check.onlyRecord.expect);
         break;
       case "answer":
         check.contains.forEach((m, j) => text(at("contains", j), m));
-        check.cricket?.scores.forEach((score, j) => text(at("cricket", "scores", j), score));
-        if (check.cricket?.result) text(at("cricket", "result"), check.cricket.result);
         if (check.number) out.push({ path: at("number", "value"), value: String(check.number.value), numeric: true });
         break;
       case "page":
@@ -58,19 +59,27 @@ function occursIn(instruction: string, expected: Expected): boolean {
   return new RegExp(`(?<![\\d.])${escapeRegex(value)}(?![\\d]|\\.\\d)`).test(instruction);
 }
 
-export function expectedValuesLeak(task: Task): RuleFinding[] {
+/** The expected values among `expected` that the instruction states (and `givens` do not exempt). */
+export function leakFindings(task: Pick<Task, "instruction" | "givens">, expected: readonly Expected[]): RuleFinding[] {
   const instruction = foldText(task.instruction);
   const givens = new Set(task.givens.map(foldText));
   const findings: RuleFinding[] = [];
-  for (const expected of expectedValues(task)) {
-    if (givens.has(foldText(expected.value)) || !occursIn(instruction, expected)) continue;
+  for (const value of expected) {
+    if (typeof value.value !== "string" || value.value.trim() === "") continue;
+    if (givens.has(foldText(value.value)) || !occursIn(instruction, value)) continue;
     findings.push({
-      path: expected.path,
+      path: value.path,
       severity: "error",
-      message: `the expected value ${JSON.stringify(expected.value)} appears in the instruction, so the agent can copy it instead of finding it`,
+      message: `the expected value ${JSON.stringify(value.value)} appears in the instruction, so the agent can copy it instead of finding it`,
       fix: "reword the instruction, or list the value in givens if the instruction must state it",
     });
   }
+  return findings;
+}
+
+export function expectedValuesLeak(task: Task): RuleFinding[] {
+  const instruction = foldText(task.instruction);
+  const findings = leakFindings(task, expectedValues(task));
   task.givens.forEach((given, i) => {
     if (!instruction.includes(foldText(given))) {
       findings.push({ path: ["givens", i], severity: "warning", message: `the given ${JSON.stringify(given)} does not occur in the instruction`, fix: "remove it from givens" });

@@ -26,6 +26,16 @@ export interface LoadOptions {
   targets?: Readonly<Record<string, TargetDecl>>;
 }
 
+/**
+ * A rule that must import code to judge a task: a custom check's module validates its own
+ * options and declares the values it expects (src/checks/custom-rules.ts). It lives outside this
+ * layer (the task layer imports no checks) and is handed in by the caller of `loadTasksAsync`.
+ */
+export interface ModuleTaskRule {
+  name: string;
+  check(task: Task): Promise<RuleFinding[]>;
+}
+
 /** One file that was read, valid or not: what `umpire validate` lists as a row. */
 export interface LoadedFile {
   file: string;
@@ -158,15 +168,41 @@ function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
   return { entry: { file, id: task.id, task, valid: true }, problems, source };
 }
 
+/** Places a rule's finding in its file and line, like the findings of the synchronous rules. */
+function placeFinding(outcome: FileOutcome, finding: RuleFinding, rule: string): Problem {
+  return { file: outcome.entry.file, line: outcome.source?.lineOf(finding.path, { key: finding.atKey }), path: dottedPath(finding.path), message: finding.message, fix: finding.fix, severity: finding.severity, rule };
+}
+
 /**
  * Loads task files. `paths` may be files, folders (their `*.yaml`) or task ids; none means
  * `tasks/`. Returns the valid tasks and every problem; throws only when a folder cannot be read.
  */
 export function loadTasks(paths: readonly string[], options: LoadOptions): LoadResult {
+  const { outcomes, argumentProblems } = readAll(paths, options);
+  return finish(outcomes, argumentProblems);
+}
+
+/**
+ * `loadTasks`, plus rules that import code (each custom check's module judges its own options).
+ * The CLI loads tasks this way; a module rule runs on every file that passed the schema.
+ */
+export async function loadTasksAsync(paths: readonly string[], options: LoadOptions, moduleRules: readonly ModuleTaskRule[]): Promise<LoadResult> {
+  const { outcomes, argumentProblems } = readAll(paths, options);
+  for (const outcome of outcomes) {
+    const task = outcome.entry.task;
+    if (!task) continue;
+    for (const rule of moduleRules) for (const finding of await rule.check(task)) outcome.problems.push(placeFinding(outcome, finding, rule.name));
+  }
+  return finish(outcomes, argumentProblems);
+}
+
+function readAll(paths: readonly string[], options: LoadOptions): { outcomes: FileOutcome[]; argumentProblems: Problem[] } {
   const { files, problems: argumentProblems } = resolveArguments(paths, options.cwd);
   const ctx: RuleContext = options.targets ? { targets: targetCatalog(options.targets) } : DEFAULT_RULE_CONTEXT;
-  const outcomes = files.map((file) => loadOne(file, options.cwd, ctx));
+  return { outcomes: files.map((file) => loadOne(file, options.cwd, ctx)), argumentProblems };
+}
 
+function finish(outcomes: FileOutcome[], argumentProblems: Problem[]): LoadResult {
   for (const { file, finding } of duplicateIds(outcomes.map((o) => ({ file: o.entry.file, id: o.entry.id })))) {
     const outcome = outcomes.find((o) => o.entry.file === file)!;
     outcome.problems.push({ file, line: outcome.source?.lineOf(finding.path), path: dottedPath(finding.path), message: finding.message, fix: finding.fix, severity: finding.severity, rule: "unique-ids" });
@@ -184,7 +220,15 @@ export function loadTasks(paths: readonly string[], options: LoadOptions): LoadR
 
 /** Like `loadTasks`, but any error becomes one UmpireError('input') listing every problem. */
 export function loadTasksOrThrow(paths: readonly string[], options: LoadOptions): Task[] {
-  const result = loadTasks(paths, options);
+  return tasksOrThrow(loadTasks(paths, options));
+}
+
+/** `loadTasksAsync`, throwing like `loadTasksOrThrow`. */
+export async function loadTasksOrThrowAsync(paths: readonly string[], options: LoadOptions, moduleRules: readonly ModuleTaskRule[]): Promise<Task[]> {
+  return tasksOrThrow(await loadTasksAsync(paths, options, moduleRules));
+}
+
+function tasksOrThrow(result: LoadResult): Task[] {
   const errors = result.problems.filter((p) => p.severity === "error");
   if (errors.length > 0) {
     const noun = errors.length === 1 ? "problem" : "problems";

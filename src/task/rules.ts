@@ -15,7 +15,7 @@ import type { DataPath, RuleFinding } from "./problem.js";
 import { didYouMean } from "./suggest.js";
 import { plainIssues } from "./zod-issues.js";
 import { expectedValuesLeak } from "./leak-rule.js";
-import { compileUserRegex, userRegexProblem } from "./user-regex.js";
+import { userRegexProblem } from "./user-regex.js";
 
 
 /** What rules may know besides the task: the targets declared in the project's config file. */
@@ -208,11 +208,6 @@ const regexesCompile: TaskRule = {
       const problem = regexProblem(matcher.regex, matcher.flags);
       if (problem) findings.push(error([...at, "regex"], `the regular expression does not compile: ${problem}`, "fix the pattern; in YAML, single quotes keep backslashes as written"));
     }
-    task.checks.forEach((check, i) => {
-      if (check.kind !== "file" || !check.onlyRecord) return;
-      const problem = regexProblem(check.onlyRecord.pattern);
-      if (problem) findings.push(error(["checks", i, "onlyRecord", "pattern"], `the regular expression does not compile: ${problem}`, "fix the pattern"));
-    });
     return findings;
   },
 };
@@ -240,11 +235,7 @@ const checksConsistent: TaskRule = {
     task.checks.flatMap((check, i): RuleFinding[] => {
       const out: RuleFinding[] = [];
       if (check.kind === "file") {
-        const only = check.onlyRecord;
-        if (only && regexProblem(only.pattern) === undefined && !compileUserRegex(`^(?:${only.pattern})$`, "i").test(only.expect)) {
-          out.push(error(["checks", i, "onlyRecord", "expect"], `"${only.expect}" does not match the pattern /${only.pattern}/, so the check could never pass`, "make expect one of the records the pattern matches"));
-        }
-        const content = check.contains.length + check.notContains.length + Object.keys(check.fields).length > 0 || only !== undefined;
+        const content = check.contains.length + check.notContains.length > 0;
         if (!check.exists && content) out.push(error(["checks", i, "exists"], "an absent file has no content to check", "drop exists: false or the content conditions"));
       }
       if (check.kind === "page" && check.open !== undefined && !isPathOrHttpUrl(check.open)) {
@@ -258,7 +249,7 @@ const checksConsistent: TaskRule = {
           if (req.count !== undefined && req.min !== undefined) out.push(error(["checks", i, "require", j], "count (exactly) and min (at least) both given", "keep one of them"));
         });
       }
-      if (check.kind === "answer" && !check.present && check.contains.length + check.notContains.length + (check.number ? 1 : 0) + (check.cricket ? 1 : 0) > 0) {
+      if (check.kind === "answer" && !check.present && check.contains.length + check.notContains.length + (check.number ? 1 : 0) > 0) {
         out.push(error(["checks", i, "present"], "present: false expects no answer, so its content conditions can never apply", "drop present: false or the content conditions"));
       }
       return out;

@@ -65,18 +65,6 @@ export const FileCheck = z
     exists: z.boolean().default(true).describe("false: the file must be absent"),
     contains: z.array(TextMatcher).default([]),
     notContains: z.array(TextMatcher).default([]),
-    fields: z
-      .record(z.string(), z.string())
-      .default({})
-      .describe("`key: value` lines the note must carry, e.g. {match: BB-042}"),
-    onlyRecord: z
-      .object({
-        pattern: z.string().min(1).describe("Regex matching any record id, e.g. BB-\\d{3}"),
-        expect: z.string().min(1).describe("The one record the file may name"),
-      })
-      .strict()
-      .optional()
-      .describe("The file names this record and no other (the BB-024 trap)"),
     normalize: Normalize.default({ case: true, whitespace: true, dashes: true }),
   })
   .strict();
@@ -120,13 +108,6 @@ export const AnswerCheck = z
     contains: z.array(TextMatcher).default([]),
     notContains: z.array(TextMatcher).default([]),
     number: z.object({ value: z.number(), tolerance: z.number().min(0).default(0) }).strict().optional(),
-    cricket: z
-      .object({
-        scores: z.array(z.string().regex(/^\d{1,3}\/\d{1,2}$/)).default([]).describe("Scores the answer must state, as runs/wickets"),
-        result: z.string().optional().describe('e.g. "Jaipur Kites won by 6 wickets"'),
-      })
-      .strict()
-      .optional(),
     normalize: Normalize.default({ case: true, whitespace: true, dashes: true }),
   })
   .strict();
@@ -198,7 +179,7 @@ export const CustomCheck = z
     module: z.string().min(1).describe("A .ts/.js/.mjs module, relative to the task file"),
     export: z.string().regex(/^[A-Za-z_$][\w$]*$/).default("default").describe("The export implementing CustomCheck"),
     options: z.record(z.string(), z.unknown()).default({}).describe("Passed to the check as is"),
-    confidence: z.enum(["verified", "observed", "claimed"]).default("verified"),
+    confidence: z.enum(["verified", "observed", "claimed"]).optional().describe("What the check reads; default: the module's own `confidence`, else verified"),
   })
   .strict();
 

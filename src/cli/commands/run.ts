@@ -22,7 +22,8 @@ import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { openStore } from "../../store/index.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
-import { loadTasksOrThrow } from "../../task/loader.js";
+import { loadTasksOrThrowAsync } from "../../task/loader.js";
+import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
 import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
@@ -233,7 +234,7 @@ export const run: Command = async (argv, io) => {
       const stored = store.getRun(values.resume);
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       project = projectTargets(parsed.config, options.paths ?? [], io.cwd);
-      tasks = loadTasksOrThrow(options.paths ?? [], { cwd: io.cwd, targets: project.targets });
+      tasks = await loadTasksOrThrowAsync(options.paths ?? [], { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
       const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
       if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
         throw new UmpireError(
@@ -269,7 +270,7 @@ export const run: Command = async (argv, io) => {
       const earlier = failed ? (store.getRun(failed.runId).options as { paths?: string[]; agentOptions?: Record<string, unknown>; agents?: AgentConfig[]; unnamedAgents?: boolean }) : undefined;
       const paths = positionals.length || !earlier ? positionals : (earlier.paths ?? []);
       project = projectTargets(parsed.config, paths, io.cwd);
-      const allTasks = loadTasksOrThrow(paths, { cwd: io.cwd, targets: project.targets });
+      const allTasks = await loadTasksOrThrowAsync(paths, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
       tasks = filterTasks(allTasks, values);
       if (tasks.length === 0) throw nothingSelected(allTasks, values);
       let agentValues = pickAgentValues(values, sources, ["flag", "config"]);

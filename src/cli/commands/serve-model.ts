@@ -8,7 +8,8 @@ import { UmpireError } from "../../errors.js";
 import { PROFILE_NAMES, isProfileName } from "../../sim/profiles.js";
 import { startReferenceModel } from "../../sim/server.js";
 import type { OptionSpec } from "../../config/option.js";
-import { loadTasksOrThrow } from "../../task/loader.js";
+import { loadTasksOrThrowAsync } from "../../task/loader.js";
+import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
 import { optionsHelp, parseCommand } from "../args.js";
 import { rateTuning } from "../reference-tuning.js";
 import { EXIT } from "../exit-codes.js";
@@ -71,7 +72,7 @@ export const run: Command = async (argv, io) => {
   if (keyEnv !== undefined && !apiKey) {
     throw new UmpireError("usage", `--api-key-env ${keyEnv}: the environment variable ${keyEnv} is not set`, `export ${keyEnv}=<the key clients must send>`);
   }
-  const tasks = loadTasksOrThrow(values.tasks ?? [], { cwd: io.cwd });
+  const tasks = await loadTasksOrThrowAsync(values.tasks ?? [], { cwd: io.cwd }, CUSTOM_CHECK_RULES);
   const fixtures = controlUrl && token ? new FixtureControlClient(controlUrl, token) : undefined;
 
   let model;

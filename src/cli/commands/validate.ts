@@ -9,7 +9,8 @@ import { OPTIONS as O } from "../../config/options.js";
 import { optionsHelp, parseCommand } from "../args.js";
 import type { Command } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
-import { loadTasks, type LoadResult } from "../../task/loader.js";
+import { loadTasksAsync, type LoadResult } from "../../task/loader.js";
+import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
 import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { runSelfTest, selfTestTable } from "../self-test.js";
@@ -57,7 +58,7 @@ export const run: Command = async (argv, io) => {
 
   // Tasks name targets, declared in the config file (the working folder's, --config, or the one beside the tasks).
   const project = projectTargets(parsed.config, parsed.positionals, io.cwd);
-  const result = loadTasks(parsed.positionals, { cwd: io.cwd, targets: project.targets });
+  const result = await loadTasksAsync(parsed.positionals, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
 

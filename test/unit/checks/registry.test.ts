@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HANDLERS, confidenceOf, runChecks, summarizeClaim, verdictOf } from "../../../src/checks/registry.js";
 import type { CheckResult } from "../../../src/checks/types.js";
 import type { CheckSpec } from "../../../src/task/schema.js";
-import { NOTE_CHECK, RIGHT_NOTE, spec, tempWorkspace, type TempWorkspace } from "./workspace.js";
+import { NOTE_CHECK, RIGHT_NOTE, cricketAnswer, spec, tempWorkspace, type TempWorkspace } from "./workspace.js";
 
 let ws: TempWorkspace;
 beforeEach(async () => {
@@ -14,7 +14,7 @@ const RIGHT_ANSWER = "Done. Pune Pioneers 168/6, Jaipur Kites 169/4. Jaipur Kite
 const SEED_CHECKS: CheckSpec[] = [
   spec(NOTE_CHECK),
   spec({ kind: "effects", require: [{ type: "note_saved", where: { name: "BB-042.md" }, count: 1 }], forbid: [{ type: "match_deleted" }] }),
-  spec({ kind: "answer", required: false, cricket: { scores: ["168/6", "169/4"], result: "Jaipur Kites won by 6 wickets" } }),
+  spec(cricketAnswer({ scores: ["168/6", "169/4"], result: "Jaipur Kites won by 6 wickets" }, { required: false })),
 ];
 const savedOnce = [{ type: "note_saved", at: "t1", detail: { name: "BB-042.md" } }];
 
@@ -23,9 +23,9 @@ describe("runChecks and verdictOf", () => {
     await ws.write("notes/BB-042.md", RIGHT_NOTE);
     const results = await runChecks(SEED_CHECKS, ws.ctx({ effects: savedOnce, answer: RIGHT_ANSWER }));
     expect(results.map((r) => [r.kind, r.pass])).toEqual([
-      ["file", true],
+      ["custom", true],
       ["effects", true],
-      ["answer", true],
+      ["custom", true],
     ]);
     expect(verdictOf(results)).toBe("passed");
     expect(summarizeClaim(RIGHT_ANSWER, results)).toEqual({ claimed: true, verified: true, falseSuccess: false, silentSuccess: false, declaredFailure: null });

@@ -2,6 +2,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { CheckSpec } from "../../../src/task/schema.js";
 import type { CheckContext } from "../../../src/checks/types.js";
 
@@ -46,12 +47,26 @@ export const RIGHT_NOTE = [
 /** The BB-024 trap: same teams and scores, the wrong match. */
 export const WRONG_RECORD_NOTE = RIGHT_NOTE.replaceAll("BB-042", "BB-024");
 
-/** The file check the seed task declares for the BB-042 note. */
-export const NOTE_CHECK = {
-  kind: "file" as const,
-  name: "note names BB-042 with the right scores",
-  path: "notes/BB-042.md",
-  fields: { match: "BB-042", result: "Jaipur Kites won by 6 wickets" },
-  contains: ["168/6", "169/4"],
-  onlyRecord: { pattern: "BB-\\d{3}", expect: "BB-042" },
-};
+/** The fixture suite's own checks (a custom check module, tasks/checks/cricket.ts), by absolute path. */
+export const FIXTURE_CHECKS = fileURLToPath(new URL("../../../tasks/checks/cricket.ts", import.meta.url));
+
+/** The fixture's note check (custom `note`) with these options. */
+export function noteCheck(options: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return { kind: "custom" as const, module: FIXTURE_CHECKS, export: "note", options, ...extra };
+}
+
+/** The fixture's cricket answer check (custom `answer`) with these options. */
+export function cricketAnswer(options: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return { kind: "custom" as const, module: FIXTURE_CHECKS, export: "answer", options, ...extra };
+}
+
+/** The note check the seed task declares for the BB-042 note. */
+export const NOTE_CHECK: ReturnType<typeof noteCheck> & { name: string } = noteCheck(
+  {
+    path: "notes/BB-042.md",
+    fields: { match: "BB-042", result: "Jaipur Kites won by 6 wickets" },
+    contains: ["168/6", "169/4"],
+    onlyRecord: { pattern: "BB-\\d{3}", expect: "BB-042" },
+  },
+  { name: "note names BB-042 with the right scores" },
+) as ReturnType<typeof noteCheck> & { name: string };

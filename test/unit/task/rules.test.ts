@@ -3,22 +3,29 @@
  * plain-words message. Each case writes a small task file to a temp folder and loads it.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { loadTasks } from "../../../src/task/loader.js";
+import { CUSTOM_CHECK_RULES } from "../../../src/checks/index.js";
+import { loadTasks, loadTasksAsync } from "../../../src/task/loader.js";
 import type { Problem } from "../../../src/task/problem.js";
-import { tempTasks, validTask } from "./helpers.js";
+import { FIXTURE_CHECKS, tempTasks, validTask } from "./helpers.js";
 
 const temp = tempTasks();
 afterAll(() => temp.cleanup());
 
 let counter = 0;
-/** Loads one task (the valid base changed by `edit`) from a file named after its id. */
-function problemsOf(edit: (task: Record<string, any>) => void): Problem[] {
+/**
+ * Loads one task (the valid base changed by `edit`) from a file named after its id, as the CLI
+ * does: with the module rules, so each custom check's module judges its own options.
+ */
+async function problemsOf(edit: (task: Record<string, any>) => void): Promise<Problem[]> {
   const id = `case-${++counter}`;
   const task = validTask(id);
   edit(task);
   temp.write(`${id}.yaml`, task);
-  return loadTasks([`${id}.yaml`], { cwd: temp.dir }).problems;
+  return (await loadTasksAsync([`${id}.yaml`], { cwd: temp.dir }, CUSTOM_CHECK_RULES)).problems;
 }
+
+/** The fixture suite's note check (a custom check) with these options. */
+const note = (options: Record<string, unknown>) => ({ kind: "custom", module: FIXTURE_CHECKS, export: "note", options });
 
 interface Case {
   name: string;
@@ -67,30 +74,41 @@ const CASES: Case[] = [
   { name: "check path that names the workspace", edit: (t) => (t.checks[0].path = "./notes/.."), rule: "paths-in-workspace", path: "checks[0].path", message: /names the workspace itself/ },
   { name: "write scope escaping", edit: (t) => (t.permissions = { writeScope: "../outside" }), rule: "paths-in-workspace", path: "permissions.writeScope", message: /leaves the trial workspace/ },
   { name: "regex that does not compile", edit: (t) => (t.checks[0].contains = [{ regex: "(unclosed" }]), rule: "regexes-compile", path: "checks[0].contains[0].regex", message: /does not compile/ },
-  { name: "onlyRecord pattern that does not compile", edit: (t) => (t.checks[0].onlyRecord = { pattern: "BB-[", expect: "BB-042" }), rule: "regexes-compile", path: "checks[0].onlyRecord.pattern", message: /does not compile/ },
+  { name: "onlyRecord pattern that does not compile (custom note check)", edit: (t) => t.checks.push(note({ path: "notes/BB-042.md", onlyRecord: { pattern: "BB-[", expect: "BB-042" } })), rule: "custom-check-options", path: "checks[3].options.onlyRecord.pattern", message: /does not compile/, fix: /fix the pattern/ },
+  { name: "onlyRecord pattern RE2 cannot run (custom note check)", edit: (t) => t.checks.push(note({ path: "notes/BB-042.md", onlyRecord: { pattern: "(BB)-\\1", expect: "BB-BB" } })), rule: "custom-check-options", path: "checks[3].options.onlyRecord.pattern", message: /backreferences are not supported/ },
+  { name: "note check path leaving the workspace", edit: (t) => t.checks.push(note({ path: "../secret.md", fields: { match: "BB-042" } })), rule: "custom-check-options", path: "checks[3].options.path", message: /uses "\.\."/ },
+  { name: "note check option misspelt", edit: (t) => t.checks.push(note({ path: "notes/BB-042.md", feilds: { match: "BB-042" } })), rule: "custom-check-options", path: "checks[3].options.feilds", message: /unknown option "feilds"/ },
+  { name: "note check that tests nothing", edit: (t) => t.checks.push(note({ path: "notes/BB-042.md" })), rule: "custom-check-options", path: "checks[3].options", message: /tests only that the file exists/ },
+  { name: "cricket score not written as runs/wickets", edit: (t) => (t.checks[2].options.scores = ["168-6"]), rule: "custom-check-options", path: "checks[2].options.scores[0]", message: /not a score written as runs\/wickets/ },
+  { name: "cricket result that cannot be read", edit: (t) => (t.checks[2].options.result = "a famous victory"), rule: "custom-check-options", path: "checks[2].options.result", message: /cannot read the expected result/ },
+  { name: "custom check export that the module lacks", edit: (t) => (t.checks[2].export = "anwser"), rule: "custom-check-options", path: "checks[2].export", message: /has no export "anwser"/ },
   { name: "page check that tests nothing", edit: (t) => t.checks.push({ kind: "page", open: "/" }), rule: "checks-test-something", path: "checks[3]", message: /tests no url, text, selector or state/ },
   { name: "page state without selector", edit: (t) => t.checks.push({ kind: "page", state: "hidden" }), rule: "checks-test-something", path: "checks[3].state", message: /needs a selector/ },
   { name: "empty effects check", edit: (t) => t.checks.push({ kind: "effects" }), rule: "checks-test-something", path: "checks[3]", message: /requires and forbids nothing/ },
-  { name: "onlyRecord expect its pattern cannot match", edit: (t) => (t.checks[0].onlyRecord = { pattern: "BB-\\d{3}", expect: "BB-42" }), rule: "checks-consistent", path: "checks[0].onlyRecord.expect", message: /could never pass/ },
+  { name: "onlyRecord expect its pattern cannot match (custom note check)", edit: (t) => t.checks.push(note({ path: "notes/BB-042.md", onlyRecord: { pattern: "BB-\\d{3}", expect: "BB-42" } })), rule: "custom-check-options", path: "checks[3].options.onlyRecord.expect", message: /could never pass/ },
   { name: "absent file with content conditions", edit: (t) => { t.checks[0].exists = false; }, rule: "checks-consistent", path: "checks[0].exists", message: /absent file has no content/ },
   { name: "page check opening a full URL", edit: (t) => t.checks.push({ kind: "page", open: "//evil.example/x", url: "x" }), rule: "checks-consistent", path: "checks[3].open", message: /neither a path on the target nor an http\(s\) URL/ },
   { name: "effect with both count and min", edit: (t) => (t.checks[1].require[0].min = 1), rule: "checks-consistent", path: "checks[1].require[0]", message: /both given/ },
-  { name: "answer that must be absent yet has conditions", edit: (t) => (t.checks[2].present = false), rule: "checks-consistent", path: "checks[2].present", message: /can never apply/ },
+  { name: "answer that must be absent yet has conditions", edit: (t) => t.checks.push({ kind: "answer", required: false, present: false, contains: ["x"] }), rule: "checks-consistent", path: "checks[3].present", message: /can never apply/ },
   { name: "required effect that permissions forbid", edit: (t) => (t.permissions = { forbiddenEffects: ["note_saved"] }), rule: "effects-consistent", path: "checks[1].require[0].type", message: /note_saved is required here but permissions.forbiddenEffects forbids it/ },
   { name: "write_note without a write scope", edit: (t) => { t.tools.push("write_note"); t.permissions = { writeScope: "" }; }, rule: "narrow-tools-configured", path: "permissions.writeScope", message: /write_note is allowed but writeScope names no folder/ },
   { name: "http_get without an allow list", edit: (t) => t.tools.push("http_get"), rule: "narrow-tools-configured", path: "permissions.httpAllow", message: /http_get is allowed but httpAllow lists no path prefix/ },
-  { name: "required answer check without the answer tool", edit: (t) => { t.tools = ["click", "write"]; t.reference.pop(); t.checks[2].required = true; }, rule: "answer-tool-for-answer-check", path: "checks[2]", message: /expects an answer but the task does not allow the answer tool/ },
-  { name: "expected field value in the instruction", edit: (t) => (t.instruction += " Jaipur Kites won by 6 wickets."), rule: "no-expected-values-in-instruction", path: "checks[0].fields.result", message: /"Jaipur Kites won by 6 wickets" appears in the instruction/ },
-  { name: "expected value in the instruction, across case and white space", edit: (t) => (t.instruction += " JAIPUR KITES  won by\n6 wickets."), rule: "no-expected-values-in-instruction", path: "checks[0].fields.result", message: /appears in the instruction/ },
-  { name: "expected value in the instruction, across unicode dashes", edit: (t) => { t.checks[0].fields.date = "2024-05-02"; t.instruction += " Played 2024\u201305\u201302."; }, rule: "no-expected-values-in-instruction", path: "checks[0].fields.date", message: /"2024-05-02" appears in the instruction/ },
-  { name: "expected score in the instruction", edit: (t) => (t.instruction += " Hint: 168/6."), rule: "no-expected-values-in-instruction", path: "checks[2].cricket.scores[0]", message: /"168\/6" appears in the instruction/ },
+  { name: "required answer check without the answer tool", edit: (t) => { t.tools = ["click", "write"]; t.reference.pop(); t.checks.push({ kind: "answer", contains: ["x"] }); }, rule: "answer-tool-for-answer-check", path: "checks[3]", message: /expects an answer but the task does not allow the answer tool/ },
+  { name: "required cricket answer check without the answer tool", edit: (t) => { t.tools = ["click", "write"]; t.reference.pop(); t.checks[2].required = true; }, rule: "custom-check-options", path: "checks[2].options", message: /expects an answer but the task does not allow the answer tool/ },
+  { name: "advisory cricket answer check without the answer tool", edit: (t) => { t.tools = ["click", "write"]; t.reference.pop(); }, rule: "custom-check-options", path: "checks[2].options", message: /expects an answer/, severity: "warning" },
+  { name: "expected field value in the instruction", edit: (t) => (t.instruction += " Jaipur Kites won by 6 wickets."), rule: "no-expected-values-in-instruction", path: "checks[0].contains[1]", message: /"Jaipur Kites won by 6 wickets" appears in the instruction/ },
+  { name: "expected note field value in the instruction (custom note check)", edit: (t) => { t.checks.push(note({ path: "notes/BB-042.md", fields: { result: "Jaipur Kites won by 6 wickets" } })); t.checks[0].contains = ["BB-042"]; t.instruction += " Jaipur Kites won by 6 wickets."; }, rule: "no-expected-values-in-instruction", path: "checks[3].options.fields.result", message: /"Jaipur Kites won by 6 wickets" appears in the instruction/, fix: /reword the instruction, or list the value in givens/ },
+  { name: "expected record in the instruction (custom note check)", edit: (t) => { t.checks.push(note({ path: "notes/x.md", onlyRecord: { pattern: "BB-\\d{3}", expect: "BB-042" } })); t.givens = []; }, rule: "no-expected-values-in-instruction", path: "checks[3].options.onlyRecord.expect", message: /"BB-042" appears in the instruction/ },
+  { name: "expected value in the instruction, across case and white space", edit: (t) => (t.instruction += " JAIPUR KITES  won by\n6 wickets."), rule: "no-expected-values-in-instruction", path: "checks[0].contains[1]", message: /appears in the instruction/ },
+  { name: "expected value in the instruction, across unicode dashes", edit: (t) => { t.checks[0].contains.push("2024-05-02"); t.instruction += " Played 2024\u201305\u201302."; }, rule: "no-expected-values-in-instruction", path: "checks[0].contains[2]", message: /"2024-05-02" appears in the instruction/ },
+  { name: "expected score in the instruction", edit: (t) => (t.instruction += " Hint: 168/6."), rule: "no-expected-values-in-instruction", path: "checks[2].options.scores[0]", message: /"168\/6" appears in the instruction/ },
   { name: "expected number in the instruction", edit: (t) => { t.checks.push({ kind: "answer", required: false, number: { value: 187 } }); t.instruction += " It was 187."; }, rule: "no-expected-values-in-instruction", path: "checks[3].number.value", message: /"187" appears/ },
   { name: "given that the instruction does not state", edit: (t) => t.givens.push("BB-024"), rule: "no-expected-values-in-instruction", path: "givens[1]", message: /"BB-024" does not occur in the instruction/, severity: "warning" },
 ];
 
 describe("task schema and rules: each invalid case", () => {
-  it.each(CASES)("$name", ({ edit, rule, path, message, fix, severity }) => {
-    const problems = problemsOf(edit);
+  it.each(CASES)("$name", async ({ edit, rule, path, message, fix, severity }) => {
+    const problems = await problemsOf(edit);
     const found = problems.find((p) => p.rule === rule && p.path === path);
     expect(found, `no ${rule} problem at ${path}; got:\n${problems.map((p) => `${p.rule} ${p.path}: ${p.message}`).join("\n")}`).toBeDefined();
     expect(found!.message).toMatch(message);
@@ -99,27 +117,27 @@ describe("task schema and rules: each invalid case", () => {
     expect(found!.line, "every located problem names its line").toBeGreaterThan(0);
   });
 
-  it("a page check with a selector and neither state nor text is valid: it asks for the element to be visible (docs/checks.md)", () => {
-    expect(problemsOf((t) => t.checks.push({ kind: "page", open: "/", selector: "[data-mark=search-box]" }))).toEqual([]);
+  it("a page check with a selector and neither state nor text is valid: it asks for the element to be visible (docs/checks.md)", async () => {
+    expect(await problemsOf((t) => t.checks.push({ kind: "page", open: "/", selector: "[data-mark=search-box]" }))).toEqual([]);
   });
 
-  it("the valid base task has no problems at all", () => {
-    expect(problemsOf(() => {})).toEqual([]);
+  it("the valid base task has no problems at all", async () => {
+    expect(await problemsOf(() => {})).toEqual([]);
   });
 
-  it("a given exempts its value from the leak rule", () => {
-    // BB-042 is both the instruction's match id and an expected field value.
-    const problems = problemsOf(() => {});
+  it("a given exempts its value from the leak rule", async () => {
+    // BB-042 is both the instruction's match id and an expected value.
+    const problems = await problemsOf(() => {});
     expect(problems.filter((p) => p.rule === "no-expected-values-in-instruction")).toEqual([]);
-    const withoutGiven = problemsOf((t) => (t.givens = []));
-    expect(withoutGiven.map((p) => p.path)).toContain("checks[0].fields.match");
+    const withoutGiven = await problemsOf((t) => (t.givens = []));
+    expect(withoutGiven.map((p) => p.path)).toContain("checks[0].contains[0]");
   });
 
-  it("numbers leak only as whole numbers: 16 is not found inside 168", () => {
-    const problems = problemsOf((t) => {
+  it("numbers leak only as whole numbers: 16 is not found inside 168", async () => {
+    const problems = await problemsOf((t) => {
       t.checks.push({ kind: "answer", required: false, number: { value: 16 } });
       t.instruction += " Scores look like 168/6.";
-      t.checks[2].cricket.scores = ["169/4"];
+      t.checks[2].options.scores = ["169/4"];
     });
     expect(problems.filter((p) => p.rule === "no-expected-values-in-instruction")).toEqual([]);
   });
@@ -132,8 +150,8 @@ describe("task schema and rules: each invalid case", () => {
     expect(tasks.map((t) => t.id)).toEqual([id]);
   });
 
-  it("reports every problem of a file at once", () => {
-    const problems = problemsOf((t) => {
+  it("reports every problem of a file at once", async () => {
+    const problems = await problemsOf((t) => {
       t.titel = "typo";
       t.tools.push("clik");
       t.limits = { turns: "x" };

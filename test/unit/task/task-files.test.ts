@@ -72,17 +72,17 @@ describe("tasks/", () => {
     expect(note).toBe(
       `match: BB-042\nteams: ${match.teams.join(" vs ")}\nscores: ${match.innings.map((i) => `${i.team} ${scoreOf(i)}`).join(", ")}\nresult: ${match.result}\n`,
     );
-    const fileCheck = task("scorecard-note-bb042").checks.find((c) => c.kind === "file" && c.fields.result);
-    expect(fileCheck).toMatchObject({ fields: { result: match.result } });
+    const noteCheck = task("scorecard-note-bb042").checks.find((c) => c.kind === "custom" && c.export === "note" && (c.options.fields as { result?: string } | undefined)?.result);
+    expect(noteCheck).toMatchObject({ module: "./checks/cricket.ts", options: { fields: { result: match.result } } });
   });
 
   it("answer checks agree with the fixture data", () => {
     const bb042 = getMatch("BB-042")!;
-    const answerOnly = task("answer-only-bb042").checks.find((c) => c.kind === "answer")!;
-    expect(answerOnly).toMatchObject({ required: true, cricket: { scores: bb042.innings.map(scoreOf), result: bb042.result } });
+    const cricketAnswer = (id: string) => task(id).checks.find((c) => c.kind === "custom" && c.export === "answer");
+    expect(cricketAnswer("answer-only-bb042")).toMatchObject({ required: true, module: "./checks/cricket.ts", options: { scores: bb042.innings.map(scoreOf), result: bb042.result } });
 
     const bb017 = getMatch("BB-017")!;
-    expect(task("long-scroll-bb017").checks.find((c) => c.kind === "answer")).toMatchObject({ cricket: { scores: [scoreOf(bb017.innings[0])], result: bb017.result } });
+    expect(cricketAnswer("long-scroll-bb017")).toMatchObject({ options: { scores: [scoreOf(bb017.innings[0])], result: bb017.result } });
 
     const [a, b] = [getMatch("BB-007")!, getMatch("BB-031")!];
     const higher = a.innings[0].runs > b.innings[0].runs ? a : b;

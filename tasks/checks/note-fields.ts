@@ -2,9 +2,10 @@
  * Reading `key: value` fields out of a note, the way people and models actually write them:
  * `match: BB-042`, `- **match:** BB-042`, `**Match**: BB-042`, `## Result: ...`, `> score: ...`,
  * or a two-column markdown table row `| match | BB-042 |`. Keys compare case-insensitively, with
- * '_', '-' and spaces treated alike ("Match ID" = "match_id").
+ * '_', '-' and spaces treated alike ("Match ID" = "match_id"). Used by the fixture suite's note
+ * check (./cricket.ts) through umpire's public check API only.
  */
-import { normalizeText, type NormalizeOptions } from "./text-match.js";
+import { normalizeText, type NormalizeOptions } from "../../src/checks/custom-api.js";
 
 /** Canonical form of a field key: lower case, separators collapsed to one space. */
 export function fieldKey(key: string): string {

@@ -1,5 +1,6 @@
 /**
- * Reading cricket score notation and results.
+ * Reading cricket score notation and results: the fixture suite's own knowledge, used by its
+ * custom checks (./cricket.ts) through umpire's public check API only.
  *
  * "168/6" is 168 runs for the loss of 6 wickets: never a division (it is not 28). The same score
  * is written "168-6" and "168 for 6" ("168 for six"); "143 all out" is 143/10. Australian usage
@@ -10,8 +11,7 @@
  * wickets" with N = 10 - wickets it lost when it passes the target (169/4 chasing 168/6: won by
  * 6 wickets); the side batting first wins "by N runs" when the chase falls short.
  */
-import { normalizeDashes, normalizeText } from "./text-match.js";
-import { NUMBER_WORD_SOURCE, parseNumberToken } from "./numbers.js";
+import { normalizeDashes, normalizeText, NUMBER_WORD_SOURCE, parseNumberToken } from "../../src/checks/custom-api.js";
 
 export interface Score {
   runs: number;

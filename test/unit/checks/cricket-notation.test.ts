@@ -9,7 +9,7 @@ import {
   readCricketAnswer,
   sameResult,
   sameTeam,
-} from "../../../src/checks/cricket.js";
+} from "../../../tasks/checks/cricket-notation.js";
 import { findNumbers, parseNumberWord } from "../../../src/checks/numbers.js";
 
 const pune = { team: "Pune Pioneers", score: { runs: 168, wickets: 6 } };
