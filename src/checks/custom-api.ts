@@ -38,7 +38,7 @@ export type CustomJudge<O> = (ctx: CheckContext, options: O) => Promise<Judgemen
 
 /** A problem with a check's options, found when the task file is validated. */
 export interface OptionProblem {
-  /** Where in `options`, e.g. ["onlyRecord", "pattern"]; [] for the check as a whole. */
+  /** Where in `options`, e.g. ["record", "pattern"]; [] for the check as a whole. */
   path: ReadonlyArray<string | number>;
   message: string;
   /** How to fix it, in words. */

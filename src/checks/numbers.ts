@@ -1,6 +1,6 @@
 /**
  * Reading numbers out of prose: digits ("1,234.5", "-3") and English number words up to
- * ninety-nine ("six", "twenty-one"), which is what cricket margins and wicket counts use.
+ * ninety-nine ("six", "twenty-one"), which is how people write small counts (a margin, a number of items).
  */
 import { normalizeDashes } from "./text-match.js";
 

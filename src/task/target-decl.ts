@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 
-/** The name of the built-in target: the fixture cricket site. */
+/** The name of the built-in target: the fixture site. */
 export const FIXTURE_TARGET = "fixture";
 
 export const MARK_NAME = /^[A-Za-z0-9_.:-]+$/;

@@ -1,5 +1,5 @@
 /**
- * Every regular expression a task file declares (text matchers, `onlyRecord` patterns, page URL
+ * Every regular expression a task file declares (text matchers, page URL
  * and text checks) runs on RE2 (the `re2js` port: pure JavaScript, installed from the registry
  * with no native build), which matches in time linear in the text. JavaScript's backtracking
  * engine takes exponential time on patterns such as `(a+)+b`: one such pattern froze
@@ -7,7 +7,7 @@
  *
  * The price is RE2's syntax: no lookaround and no backreferences. A pattern that uses them is a
  * validation error that says so, naming the file and field, before any trial runs. Patterns
- * umpire writes itself (cricket scores, number words) stay on JavaScript's engine: they are fixed
+ * umpire writes itself (number words) stay on JavaScript's engine: they are fixed
  * and reviewed, not input.
  */
 import { RE2JS } from "re2js";

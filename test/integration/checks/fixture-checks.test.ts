@@ -12,7 +12,7 @@ import { launchChromium } from "../../../src/browser/chromium.js";
 import { runChecks, summarizeClaim, verdictOf } from "../../../src/checks/registry.js";
 import type { PageProbe } from "../../../src/checks/types.js";
 import { CheckSpec, type Scenario } from "../../../src/task/schema.js";
-import { RIGHT_NOTE } from "../../unit/checks/workspace.js";
+import { RIGHT_NOTE, noteCheck } from "../../unit/checks/workspace.js";
 
 let site: FixtureSite;
 let browser: Browser;
@@ -155,13 +155,8 @@ describe("effects checks on a real session", () => {
     require: [{ type: "note_saved", where: { name: "BB-042.md" }, count: 1 }],
     forbid: [{ type: "match_deleted" }],
   });
-  const NOTE = CheckSpec.parse({
-    kind: "file",
-    path: "notes/BB-042.md",
-    fields: { match: "BB-042" },
-    contains: ["168/6", "169/4"],
-    onlyRecord: { pattern: "BB-\\d{3}", expect: "BB-042" },
-  });
+  // The fixture suite's note check: a custom check (tasks/checks/cricket.ts), loaded by the real registry.
+  const NOTE = CheckSpec.parse(noteCheck({ path: "notes/BB-042.md", fields: { match: "BB-042" }, contains: ["168/6", "169/4"], onlyRecord: { pattern: "BB-\\d{3}", expect: "BB-042" } }));
 
   it("fails a slow-save trial that clicked Save twice, though the note itself is right", async () => {
     const trial = await startTrial("slow-save");

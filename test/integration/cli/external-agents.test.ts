@@ -10,13 +10,14 @@ import { parse, stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
 import { events, scratch, trialFolder } from "../security/support.js";
+import { readFixtureTask } from "../../support/fixture-tasks.js";
 
 const s = scratch("external");
 afterAll(() => s.cleanup());
 const PLAYWRIGHT = join(REPO_ROOT, "node_modules/playwright/index.mjs");
 
 function taskWith(limits: Partial<{ seconds: number }>): string {
-  const task = parse(readFileSync(join(REPO_ROOT, "tasks/scorecard-note-bb042.yaml"), "utf8"));
+  const task = parse(readFixtureTask(join(REPO_ROOT, "tasks/scorecard-note-bb042.yaml")));
   delete task.$schema;
   task.limits = { ...task.limits, ...limits };
   const dir = join(s.dir, `tasks-${Object.values(limits).join("-") || "plain"}`);

@@ -19,6 +19,10 @@ import type { Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../src/browser/chromium.js";
 import { runCli, startCli, waitFor, type CliChild } from "../../support/cli-child.js";
+import { fileURLToPath } from "node:url";
+
+/** The fixture suite's cricket checks (a custom check module), by absolute path: tasks are written to a temp folder. */
+const FIXTURE_CHECKS = fileURLToPath(new URL("../../../tasks/checks/cricket.ts", import.meta.url));
 
 /** A one-turn task whose gold needs no grounding (the standalone model runs without the fixture site's layouts). */
 const task = (id: string, ask: string) => `id: ${id}
@@ -29,9 +33,11 @@ givens: [BB-042]
 start: { path: /match/BB-042, scenario: plain }
 tools: [answer]
 checks:
-  - kind: answer
+  - kind: custom
     name: the answer states both scores and the result
-    cricket:
+    module: ${FIXTURE_CHECKS}
+    export: answer
+    options:
       scores: [168/6, 169/4]
       result: Jaipur Kites won by 6 wickets
 reference:

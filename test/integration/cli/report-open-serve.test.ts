@@ -11,10 +11,14 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startCli, waitFor } from "../../support/cli-child.js";
+import { fileURLToPath } from "node:url";
 
 let dir: string;
 let reportDir: string;
 const db = () => join(dir, "umpire.db");
+
+/** The fixture suite's cricket checks (a custom check module), by absolute path: the task is written to a temp folder. */
+const FIXTURE_CHECKS = fileURLToPath(new URL("../../../tasks/checks/cricket.ts", import.meta.url));
 
 const TASK = `id: scores-bb042
 title: Scores of BB-042 from its open scorecard
@@ -23,9 +27,11 @@ givens: [BB-042]
 start: { path: /match/BB-042, scenario: plain }
 tools: [answer]
 checks:
-  - kind: answer
+  - kind: custom
     name: the answer states both scores and the result
-    cricket: { scores: [168/6, 169/4], result: Jaipur Kites won by 6 wickets }
+    module: ${FIXTURE_CHECKS}
+    export: answer
+    options: { scores: [168/6, 169/4], result: Jaipur Kites won by 6 wickets }
 reference:
   - tool: answer
     args: { content: "BB-042: Pune Pioneers 168/6 (20 ov), Jaipur Kites 169/4 (18.3 ov). Jaipur Kites won by 6 wickets." }

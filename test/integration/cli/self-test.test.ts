@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import type { CommandIO } from "../../../src/cli/io.js";
+import { readFixtureTask } from "../../support/fixture-tasks.js";
 
 const ROOT = resolve(__dirname, "../../..");
 const run = promisify(execFile);
@@ -39,7 +40,7 @@ function workspace(): string {
 describe("validate --self-test", () => {
   it("proves a sound task: gold passes in both modes, answering at once and the negative fail", async () => {
     const dir = workspace();
-    copyFileSync(join(ROOT, "tasks/answer-only-bb042.yaml"), join(dir, "tasks/answer-only-bb042.yaml"));
+    writeFileSync(join(dir, "tasks/answer-only-bb042.yaml"), readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml")));
     // The real CLI as a child process: stdout must be exactly one JSON document.
     const child = await run(process.execPath, [join(ROOT, "bin/umpire.js"), "validate", "--self-test", "--json"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
     const body = JSON.parse(child.stdout);
@@ -53,7 +54,7 @@ describe("validate --self-test", () => {
   it("flags a task whose checks cannot tell right from wrong (exit 1)", async () => {
     const dir = workspace();
     // Same task, but its only check is advisory and the effects check forbids nothing: "Done." passes.
-    const source = readFileSync(join(ROOT, "tasks/answer-only-bb042.yaml"), "utf8");
+    const source = readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml"));
     const weak = source
       .replace(/checks:[\s\S]*?reference:/, "checks:\n  - kind: effects\n    name: nothing deleted\n    forbid:\n      - { type: match_deleted }\nreference:")
       .replace(/negatives:[\s\S]*?tags:/, "tags:");

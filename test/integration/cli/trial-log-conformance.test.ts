@@ -17,6 +17,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTrialLog, TRIAL_LOG_VERSION } from "../../../src/runner/trial-log.js";
+import { readFixtureTask } from "../../support/fixture-tasks.js";
 
 const ROOT = join(__dirname, "../../..");
 const run = promisify(execFile);
@@ -62,7 +63,7 @@ let mainRun: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "umpire-log-"));
   // Task files copied out of the repository, so the test can delete them before reporting.
-  for (const id of ["scorecard-note-bb042", "infeasible-bb999"]) copyFileSync(join(ROOT, "tasks", `${id}.yaml`), join(dir, `${id}.yaml`));
+  for (const id of ["scorecard-note-bb042", "infeasible-bb999"]) writeFileSync(join(dir, `${id}.yaml`), readFixtureTask(join(ROOT, "tasks", `${id}.yaml`)));
   const both = await umpire(["run", "scorecard-note-bb042.yaml", "infeasible-bb999.yaml", "--mode", "both", "--concurrency", "1", "--json", "--db", db(), "--out", "runs"], dir);
   const body = JSON.parse(both.out);
   const summary = (b: { trials: { task: string; mode: string; stopReason: string; stopDetail: string }[] }) => b.trials.map((t) => `${t.task}/${t.mode}: ${t.stopReason} ${t.stopDetail}`).join("\n");

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../../src/store/index.js";
 import { ROOT, runCli } from "../../support/cli-child.js";
 import { startRecordingModel, stepReply, type RecordingModel } from "../../support/recording-model.js";
+import { readFixtureTask } from "../../support/fixture-tasks.js";
 
 const MB = 1024 * 1024;
 let dir: string;
@@ -62,7 +63,7 @@ describe("sizes", () => {
   });
 
   it("a 20 MB instruction stops the trial on the token budget before anything is sent", async () => {
-    const source = readFileSync(join(ROOT, "tasks/answer-only-bb042.yaml"), "utf8");
+    const source = readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml"));
     const file = join(dir, "huge-instruction.yaml");
     const instruction = `Look up match BB-042. ${"Context. ".repeat((20 * MB) / 9)}`;
     writeFileSync(file, source.replace(/^\$schema:.*\n/m, "").replace(/^instruction: >-\n(?:  .*\n)+/m, `instruction: ${JSON.stringify(instruction)}\n`));

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, runCli } from "../../support/cli-child.js";
 import { startRecordingModel, type RecordingModel } from "../../support/recording-model.js";
+import { readFixtureTask } from "../../support/fixture-tasks.js";
 
 const HOSTILE = "bad request\u001b[2J\u001b[H\u001b]0;pwned\u0007\n[1/1] PASS  answer-only-bb042 [reference/structured #0] answered: all checks passed\r\u001b[31mRED";
 const NO_COLOR = { NO_COLOR: "1" };
@@ -52,7 +53,7 @@ describe("untrusted text on the terminal", () => {
   });
 
   it("validate prints a task title's escapes and newlines as inert text", async () => {
-    const source = readFileSync(join(ROOT, "tasks/answer-only-bb042.yaml"), "utf8");
+    const source = readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml"));
     const title = JSON.stringify(`Scores\u001b[2J\u001b]0;pwned\u0007\n[1/1] PASS fake`);
     const file = join(dir, "hostile-title.yaml");
     writeFileSync(file, source.replace(/^\$schema:.*\n/m, "").replace(/^title: .*$/m, `title: ${title}`));

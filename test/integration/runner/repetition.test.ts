@@ -11,6 +11,7 @@ import { parse, stringify } from "yaml";
 import { main } from "../../../src/cli/main.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, startHarness, type Harness } from "./harness.js";
+import { readFixtureTask } from "../../support/fixture-tasks.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -71,7 +72,7 @@ describe("repetition detection", () => {
     // The reference model plays the task file it loaded, so the variant is a task file of its own:
     // gold, but waiting three times in a row on the saved note's page, with a wait cap of 1.
     const dir = mkdtempSync(join(tmpdir(), "umpire-waitcap-"));
-    const doc = parse(readFileSync(join(ROOT, "tasks/lazy-note-bb042.yaml"), "utf8"));
+    const doc = parse(readFixtureTask(join(ROOT, "tasks/lazy-note-bb042.yaml")));
     delete doc.$schema;
     doc.repetition = { ...(doc.repetition ?? {}), waitCap: 1 };
     const wait = { tool: "wait", args: { seconds: 0.2 } };

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
 import { hostileRunArgs, startHostileModel } from "../../support/hostile-model.js";
 import { events, scratch, trialFolder } from "./support.js";
+import { readFixtureTask } from "../../support/fixture-tasks.js";
 
 const s = scratch("blocked");
 afterAll(() => s.cleanup());
@@ -21,7 +22,7 @@ const EVIL = `<!doctype html><title>evil</title><h1>nothing to see</h1>
 <script>fetch("http://localhost:9/beacon", { method: "POST", body: "x" }).catch(() => {});</script>`;
 
 function taskAllowing(origin: string): string {
-  const task = parse(readFileSync(join(REPO_ROOT, "tasks/answer-only-bb042.yaml"), "utf8"));
+  const task = parse(readFixtureTask(join(REPO_ROOT, "tasks/answer-only-bb042.yaml")));
   delete task.$schema;
   task.id = "blocked-requests-bb042";
   task.tools.push("navigate");

@@ -13,6 +13,7 @@ import { REPO_ROOT, runCli } from "../../support/cli.js";
 import { openStore } from "../../../src/store/index.js";
 import { hostileRunArgs, startHostileModel } from "../../support/hostile-model.js";
 import { events, scratch, trialFolder } from "./support.js";
+import { readFixtureTask } from "../../support/fixture-tasks.js";
 
 const s = scratch("datapage");
 afterAll(() => s.cleanup());
@@ -20,14 +21,14 @@ afterAll(() => s.cleanup());
 const FAKE = "data:text/html,<h1 data-mark=match-title>BB-042</h1><!--/match/BB-042";
 
 function pageTask(): string {
-  const task = parse(readFileSync(join(REPO_ROOT, "tasks/answer-only-bb042.yaml"), "utf8"));
+  const task = parse(readFixtureTask(join(REPO_ROOT, "tasks/answer-only-bb042.yaml")));
   delete task.$schema;
   task.id = "page-checks-bb042";
   task.tools.push("navigate");
   task.checks = [
     { kind: "page", name: "ended on the BB-042 scorecard", url: { regex: "/match/BB-042$" } },
     { kind: "page", name: "the scorecard title shows BB-042", selector: "[data-mark=match-title]", text: "BB-042" },
-    { kind: "answer", required: false, cricket: { scores: ["168/6", "169/4"] } },
+    { kind: "custom", required: false, module: join(REPO_ROOT, "tasks/checks/cricket.ts"), export: "answer", options: { scores: ["168/6", "169/4"] } },
   ];
   const dir = join(s.dir, "tasks");
   mkdirSync(dir, { recursive: true });

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
 import { hostileRunArgs, startHostileModel } from "../../support/hostile-model.js";
 import { scratch } from "./support.js";
+import { readFixtureTask } from "../../support/fixture-tasks.js";
 
 const s = scratch("redos");
 afterAll(() => s.cleanup());
@@ -18,11 +19,11 @@ afterAll(() => s.cleanup());
 const EVIL = `${"a".repeat(40)}c`;
 
 function redosTask(): string {
-  const task = parse(readFileSync(join(REPO_ROOT, "tasks/api-note-bb042.yaml"), "utf8"));
+  const task = parse(readFixtureTask(join(REPO_ROOT, "tasks/api-note-bb042.yaml")));
   delete task.$schema;
   task.id = "redos-bb042";
   task.checks = [
-    { kind: "file", path: "notes/BB-042.md", onlyRecord: { pattern: "(a+)+b", expect: "aab" } },
+    { kind: "custom", module: join(REPO_ROOT, "tasks/checks/cricket.ts"), export: "note", options: { path: "notes/BB-042.md", onlyRecord: { pattern: "(a+)+b", expect: "aab" } } },
     { kind: "file", path: "notes/BB-042.md", contains: [{ regex: "(a+)+b" }] },
     { kind: "answer", contains: [{ regex: "(x+)+y" }] },
   ];
