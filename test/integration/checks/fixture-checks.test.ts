@@ -170,7 +170,7 @@ describe("effects checks on a real session", () => {
     const effects = await site.client.effects(trial.id);
     const answer = "Saved notes/BB-042.md. Jaipur Kites won by 6 wickets.";
     const results = await runChecks([NOTE, SAVED_ONCE], { workspaceDir: trial.workspace, effects, answer, page: trial.probe });
-    expect(results[0]).toMatchObject({ kind: "file", pass: true, confidence: "verified" });
+    expect(results[0]).toMatchObject({ kind: "custom", pass: true, confidence: "verified" });
     expect(results[1]).toMatchObject({
       kind: "effects",
       pass: false,
