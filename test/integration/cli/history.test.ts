@@ -114,7 +114,7 @@ beforeAll(async () => {
   // H4, on a third machine: the same task id, but its checks were edited (a new content hash).
   mkdirSync(join(dir, "changed"));
   changedTaskFile = join(dir, "changed", "scores-bb042.yaml");
-  writeFileSync(changedTaskFile, readFileSync(taskFile, "utf8").replace("      result: Jaipur Kites won by 6 wickets\n", "      result: Jaipur Kites won by 6 wickets\n    notContains: [BB-024]\n"));
+  writeFileSync(changedTaskFile, readFileSync(taskFile, "utf8").replace("      result: Jaipur Kites won by 6 wickets\n", "      result: Jaipur Kites won by 6 wickets\n      notContains: [BB-024]\n"));
   expect(await run(3, "H4", [changedTaskFile, "--repeat", "2", "--price-in", "3", "--price-out", "6"])).toBe(1);
   await stopModel();
   const merge = await runCli(["merge", join(machine(1), "umpire.db"), join(machine(2), "umpire.db"), "--into", merged()]);
