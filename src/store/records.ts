@@ -16,7 +16,7 @@ export interface RunInput {
   /** The run's options. Anything that looks like a secret is removed before it is stored. */
   options?: Record<string, unknown>;
   umpireVersion: string;
-  /** The run's output folder; artifact paths are relative to it. */
+  /** The run's output folder; stored screenshot paths are relative to it. */
   folder?: string | null;
 }
 
@@ -225,20 +225,6 @@ export interface CheckRecord extends CheckInput {
   attempt: number;
   idx: number;
   evidence: unknown;
-}
-
-export interface ArtifactInput {
-  trialId: string;
-  /** e.g. `screenshot`, `events`, `note`, `trace`. */
-  kind: string;
-  /** Relative to the run folder, so a merged or moved results folder keeps working. */
-  path: string;
-  sha256: string;
-  bytes: number;
-}
-
-export interface ArtifactRecord extends ArtifactInput {
-  attempt: number;
 }
 
 /** Mean duration of earlier finished trials, for duration-aware shards. */
