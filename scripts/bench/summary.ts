@@ -18,7 +18,6 @@ import type { SoakBench } from "./soak.js";
 
 export type SectionOutcome<T> =
   | { status: "ok"; ms: number; machine: MachineUsage; result: T }
-  | { status: "not available"; reason: string }
   | { status: "skipped"; reason: string }
   | { status: "error"; ms: number; error: string };
 
@@ -56,7 +55,7 @@ function rowFor(name: BenchName, outcome: SectionOutcome<unknown> | undefined, o
   const label = LABELS[name];
   if (outcome.status === "ok") return ok(outcome);
   if (outcome.status === "error") return [label, `error: ${outcome.error.slice(0, 60)}`, "", "", "", "", ""];
-  return [label, outcome.status === "not available" ? "not available" : "skipped", outcome.reason.slice(0, 60), "", "", "", ""];
+  return [label, "skipped", outcome.reason.slice(0, 60), "", "", "", ""];
 }
 
 const LABELS: Record<BenchName, string> = {
