@@ -11,5 +11,4 @@ describe("bench summary: a section that did not run", () => {
     expect(table).toMatch(/HTML report generation.*error: boom/s);
     expect(table).not.toMatch(/not available/);
   });
-
 });
