@@ -214,6 +214,33 @@ function retireArtifactsTable(db: Database.Database): void {
   else db.exec("DROP TABLE artifacts");
 }
 
+/**
+ * Trial mode `external` (issue #14 leftovers): an agent of kind command runs its own loop, yet its
+ * trials were stored as `structured` because the CHECK allowed nothing else, so `compare --by mode`
+ * lumped it with the structured protocol. `external` rather than NULL: the mode is known (not
+ * unknown, which is what NULL means in this store), every reader keeps a non-null string, and
+ * `--by mode` gets a group of its own. Rows already stored are corrected from the run's own
+ * record: a trial whose agent label is a command agent listed in its run's options.
+ */
+function allowExternalMode(db: Database.Database): void {
+  rebuildTable(db, "trials", (sql) => sql.replace(/mode IN \('structured', 'tools'\)/, "mode IN ('structured', 'tools', 'external')"));
+  // Read in code, not json_each: one run with unparsable options must not stop the migration.
+  const fix = db.prepare("UPDATE trials SET mode = 'external' WHERE run_id = ? AND agent_label = ? AND mode = 'structured'");
+  for (const run of db.prepare("SELECT id, options FROM runs WHERE options LIKE '%commandAgents%'").all() as { id: string; options: string }[]) {
+    let listed: unknown;
+    try {
+      listed = (JSON.parse(run.options) as { commandAgents?: unknown }).commandAgents;
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(listed)) continue;
+    for (const agent of listed) {
+      const name = (agent as { name?: unknown } | null)?.name;
+      if (typeof name === "string") fix.run(run.id, name);
+    }
+  }
+}
+
 /** Every schema version, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, umpireVersion: "0.1.0", description: "runs, trials, turns, actions, checks, artifacts", sql: V1 },
@@ -258,6 +285,15 @@ CREATE INDEX IF NOT EXISTS trials_by_run_summary ON trials (run_id, status, verd
     description: "drop the unused artifacts table (kept as artifacts_legacy when it holds rows)",
     sql: "",
     run: retireArtifactsTable,
+  },
+  // Issue 14 (leftovers): agents of kind command are stored as mode `external`. Self-contained: renumber freely.
+  {
+    version: 8,
+    umpireVersion: "0.2.0",
+    description: "trial mode external (agents of kind command)",
+    sql: "",
+    run: allowExternalMode,
+    rebuildsTables: true,
   },
 ];
 

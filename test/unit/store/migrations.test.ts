@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, MIGRATIONS, type Migration } from "../../../src/store/index.js";
-import { planned, result, tempDir } from "./fixtures.js";
+import { passingCheck, planned, result, tempDir } from "./fixtures.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -224,5 +224,40 @@ describe("schema 7: the artifacts table nothing wrote is retired", () => {
     const raw = new Database(file, { readonly: true });
     expect(tableNames(raw).filter((t) => t.startsWith("artifacts"))).toEqual([]);
     raw.close();
+  });
+});
+
+describe("schema 8: trials of agents of kind command are stored as mode external", () => {
+  it("accepts external for new trials and corrects the rows stored as structured before", () => {
+    const file = join(dir, "v7.db");
+    const seven = openStore(file, { migrations: MIGRATIONS.slice(0, 7) });
+    expect(seven.schemaVersion).toBe(7);
+    // As an umpire at schema 7 stored a run of one command agent and one model agent.
+    const run = seven.createRun({ umpireVersion: "0.2.0", options: { commandAgents: [{ name: "ts-agent", kind: "command" }] } });
+    const other = seven.createRun({ umpireVersion: "0.2.0", options: {} });
+    seven.addTrials(run.id, [
+      planned(0, { agentLabel: "ts-agent", model: "command:ts-agent", mode: "structured" }),
+      planned(1, { agentLabel: "reference/structured", model: "reference", mode: "structured" }),
+    ]);
+    // A model agent that happens to share the name in another run is not touched.
+    seven.addTrials(other.id, [planned(0, { agentLabel: "ts-agent", model: "reference", mode: "structured" })]);
+    expect(() => seven.addTrials(run.id, [planned(2, { mode: "external" })])).toThrow(/CHECK constraint/);
+    const [done] = seven.trials(run.id);
+    seven.startTrial(done!.id, { folder: "t0" });
+    seven.recordTurn({ trialId: done!.id, idx: 0, outcome: "actions", modelMs: 1, usage: null, costUsd: null });
+    seven.finishTrial(done!.id, result(), [passingCheck]);
+    seven.close();
+
+    const store = openStore(file);
+    expect(store.schemaVersion).toBe(MIGRATIONS.length);
+    expect(store.trials(run.id).map((t) => [t.agentLabel, t.mode])).toEqual([["ts-agent", "external"], ["reference/structured", "structured"]]);
+    expect(store.trials(other.id).map((t) => t.mode)).toEqual(["structured"]);
+    // Rebuilding the trials table kept the evidence of the finished trial.
+    expect(store.turns(done!.id)).toHaveLength(1);
+    expect(store.checks(done!.id)).toHaveLength(1);
+    const [added] = store.addTrials(run.id, [planned(2, { agentLabel: "py-agent", mode: "external" })]);
+    expect(store.trial(added!.id)!.mode).toBe("external");
+    expect(() => store.addTrials(run.id, [planned(3, { mode: "other" as never })])).toThrow(/CHECK constraint/);
+    store.close();
   });
 });
