@@ -2,28 +2,16 @@
  * The layout report a page posts about itself (see docs/ARCHITECTURE.md, "Layout"): where the
  * marked elements are, in CSS pixels relative to the viewport, and which regions move.
  */
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+import type { Box, MarkGeometry, PageView } from "../src/target/page-geometry.js";
 
-export interface LayoutMark extends Box {
+export type { Box } from "../src/target/page-geometry.js";
+
+/** A `data-mark` element's place and state, measured by umpire's in-page geometry (page-geometry.ts). */
+export interface LayoutMark extends MarkGeometry {
   name: string;
-  /** Intersects the viewport, has a size and is not display:none / visibility:hidden. */
-  visible: boolean;
-  /** elementFromPoint at the centre of its visible part is neither the element nor inside it. */
-  covered: boolean;
 }
 
-export interface LayoutReport {
-  url: string;
-  path: string;
-  title: string;
-  viewport: { width: number; height: number };
-  scroll: { x: number; y: number };
-  devicePixelRatio: number;
+export interface LayoutReport extends PageView {
   marks: LayoutMark[];
   /** Boxes of the moving regions (clock, caret, spinner), to be masked when comparing pixels. */
   volatile: Box[];

@@ -131,7 +131,7 @@ async function main(args: BenchArgs): Promise<number> {
         benchThroughput(await needWorld(), { ...size.throughput, latencyMs: MODEL_LATENCY_MS, concurrencies: [1, 2, 4] }),
       );
     }
-    if (wanted.has("latency")) results.latency = await section("latency", async () => benchLatencyThroughput(await needWorld(), size.latency));
+    if (wanted.has("latency")) results.latency = await section("latency", async () => benchLatencyThroughput(await needWorld(), args.levels ? { ...size.latency, concurrencies: args.levels } : size.latency));
     chromiumVersion = world?.browser.version();
     // The report and remote benchmarks start their own runtimes: let ours go first.
     await world?.close();

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import express, { type NextFunction, type Request, type Response } from "express";
+import { pageGeometryScript } from "../../src/target/page-geometry.js";
 import { getMatch, matchSummaryJson } from "../data/matches.js";
 import { parseLayoutReport } from "../layout-report.js";
 import { MAX_NOTE_BYTES, NoteNameError, writeNote } from "../notes.js";
@@ -28,7 +29,8 @@ export interface SiteTimings {
 
 export const DEFAULT_TIMINGS: SiteTimings = { slowSaveMs: 8_000, lazyMs: 1_500, reappearMs: 400 };
 
-const PAGE_SCRIPT = readFileSync(new URL("./browser/page.js", import.meta.url), "utf8");
+/** The page script, after umpire's in-page geometry (the same code that resolves marks on any target). */
+const PAGE_SCRIPT = `${pageGeometryScript()}\n${readFileSync(new URL("./browser/page.js", import.meta.url), "utf8")}`;
 
 /** The value of one cookie in a Cookie header, without a cookie-parser dependency. */
 function cookieValue(header: string | undefined, name: string): string | undefined {

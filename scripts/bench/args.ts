@@ -36,6 +36,8 @@ export interface BenchArgs {
   help: boolean;
   /** Run only the soak (500 trials at concurrency 8; with --quick, 24), never part of the default set. */
   soak: boolean;
+  /** `--levels 8,adaptive`: the latency bench's concurrency levels instead of 1/4/8/16/adaptive (a quicker re-measure). */
+  levels?: (number | "adaptive")[];
 }
 
 export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--only name,...] [--out FILE]
@@ -46,6 +48,7 @@ export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--only name,...] 
                    handles sampled, slope after warm-up reported (~45 min; --quick: 24 trials)
   --only a,b       run only these benchmarks: ${BENCH_NAMES.join(", ")}
   --out FILE       where to write the JSON results (default results/bench.json; the soak: results/bench-soak.json)
+  --levels a,b     the latency benchmark's concurrency levels (default 1,4,8,16,adaptive), e.g. 8,adaptive
 
 Benchmarks:
 ${BENCH_NAMES.map((n) => `  ${n.padEnd(11)} ${BENCH_DESCRIPTIONS[n]}`).join("\n")}
@@ -61,6 +64,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       out: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
       soak: { type: "boolean", default: false },
+      levels: { type: "string" },
     },
     allowPositionals: true,
     strict: true,
@@ -75,5 +79,16 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   if (values.soak && requested.length > 0) throw new Error("--soak runs the soak alone; drop --only (or drop --soak to run those benchmarks)");
   // Keep the canonical order whatever order they were given in.
   const only = requested.length > 0 ? BENCH_NAMES.filter((n) => requested.includes(n)) : [...BENCH_NAMES];
-  return { quick: values.quick ?? false, only, onlyGiven: requested.length > 0, out: values.out ?? (values.soak ? "results/bench-soak.json" : "results/bench.json"), help: values.help ?? false, soak: values.soak ?? false };
+  const levels = values.levels === undefined ? undefined : parseLevels(values.levels);
+  return { quick: values.quick ?? false, only, onlyGiven: requested.length > 0, out: values.out ?? (values.soak ? "results/bench-soak.json" : "results/bench.json"), help: values.help ?? false, soak: values.soak ?? false, ...(levels ? { levels } : {}) };
+}
+
+function parseLevels(text: string): (number | "adaptive")[] {
+  const levels = text.split(",").map((v) => v.trim()).filter((v) => v !== "");
+  if (levels.length === 0) throw new Error("--levels needs at least one level, e.g. --levels 8,adaptive");
+  return levels.map((v) => {
+    if (v === "adaptive") return v;
+    if (!/^[1-9][0-9]*$/.test(v)) throw new Error(`--levels: "${v}" is not a concurrency; give whole numbers and/or adaptive, e.g. --levels 8,adaptive`);
+    return Number(v);
+  });
 }

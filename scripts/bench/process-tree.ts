@@ -135,6 +135,8 @@ export interface TreeSample {
   cpuSecondsByKind: Record<string, number>;
   /** Wall time the sampler itself spent reading /proc (on this process's CPU). */
   samplerMs: number;
+  /** CPU seconds the sampler itself used (process.cpuUsage around each reading); already taken out of `cpuSecondsByKind.node`. */
+  samplerCpuSeconds: number;
 }
 
 export interface TreeSampler {
@@ -148,11 +150,13 @@ export function sampleTree(intervalMs = 200, root: number = process.pid): TreeSa
   let peakPssMb = 0;
   let maxProcesses = 0;
   let samplerMs = 0;
+  let samplerCpuMicros = 0;
   let lastPssAt = 0;
   const seen = new Map<number, { kind: string; first: number; last: number }>();
   let initial = true;
   const take = () => {
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const pids = processTree(root);
     samples += 1;
     maxProcesses = Math.max(maxProcesses, pids.length);
@@ -172,6 +176,8 @@ export function sampleTree(intervalMs = 200, root: number = process.pid): TreeSa
     }
     initial = false;
     samplerMs += performance.now() - started;
+    const used = process.cpuUsage(cpuBefore);
+    samplerCpuMicros += used.user + used.system;
   };
   take();
   const timer = setInterval(take, intervalMs);
@@ -181,7 +187,10 @@ export function sampleTree(intervalMs = 200, root: number = process.pid): TreeSa
       take();
       const cpuSecondsByKind: Record<string, number> = {};
       for (const { kind, first, last } of seen.values()) cpuSecondsByKind[kind] = (cpuSecondsByKind[kind] ?? 0) + (last - first) / CLOCK_TICKS_PER_SECOND;
-      return { samples, peakRssMb, peakPssMb, maxProcesses, cpuSecondsByKind, samplerMs };
+      // The sampler runs in this process: its reading of /proc is the bench's cost, not umpire's.
+      const samplerCpuSeconds = samplerCpuMicros / 1e6;
+      if (cpuSecondsByKind.node !== undefined) cpuSecondsByKind.node = Math.max(0, cpuSecondsByKind.node - samplerCpuSeconds);
+      return { samples, peakRssMb, peakPssMb, maxProcesses, cpuSecondsByKind, samplerMs, samplerCpuSeconds };
     },
   };
 }

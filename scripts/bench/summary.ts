@@ -207,7 +207,7 @@ export function detailLines(results: BenchResults): string[] {
     for (const x of r.runs) {
       const mem = x.memory ? `; memory idle ${fmt(x.memory.idleRssMb)} -> peak ${fmt(x.memory.peakRssMb)} MB RSS (PSS ${fmt(x.memory.idlePssMb)} -> ${fmt(x.memory.peakPssMb)}), ${x.memory.maxProcesses} processes` : "";
       lines.push(
-        `  c${x.concurrency}: ${fmt(x.wallMs / 1000, 1)} s, ${x.passed}/${x.trials} passed, ${x.turns} turns, median trial ${fmt(x.medianTrialWallMs / 1000, 1)} s, ${fmt(x.effectiveParallelism, 2)} trials at once; umpire+Chromium used ${fmt(x.coresBusy, 2)} cores (CPU s per trial: ${Object.entries(x.cpuPerTrialByKind).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(", ")}; sampler ${fmt(x.samplerMs)} ms; CPU-bound ceiling ${fmt(x.cpuBoundTrialsPerMinute, 1)} trials/min), ${machine(x.machine)}${mem}`,
+        `  c${x.concurrency}: ${fmt(x.wallMs / 1000, 1)} s, ${x.passed}/${x.trials} passed, ${x.turns} turns, median trial ${fmt(x.medianTrialWallMs / 1000, 1)} s, ${fmt(x.effectiveParallelism, 2)} trials at once; umpire+Chromium used ${fmt(x.coresBusy, 2)} cores (CPU s per trial: ${Object.entries(x.cpuPerTrialByKind).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(", ")}; sampler ${fmt(x.samplerMs)} ms, ${fmt(x.samplerCpuSeconds ?? 0, 1)} CPU s left out; CPU-bound ceiling ${fmt(x.cpuBoundTrialsPerMinute, 1)} trials/min), ${machine(x.machine)}${mem}`,
       );
     }
   }

@@ -151,14 +151,15 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
   // An external agent's model calls are its own business: each command agent is its own gate key.
   const endpointOf = (trial: PlannedTrial) => (trial.command ? `command agent ${trial.agent.label}` : endpointKey(trial.agent));
   const adaptiveMax = options.adaptiveMax;
-  const gate = adaptiveMax
-    ? new ConcurrencyGate({
-        globalMax: adaptiveMax,
-        sampler: createMachineSampler(),
-        // The embedded model answers at once, so the machine is the bound: start where a pinned run would.
-        settingsFor: (key) => ({ start: key === EMBEDDED_ENDPOINT ? options.concurrency : REMOTE_START, max: adaptiveMax }),
-      })
-    : undefined;
+  // Pinned runs sample the machine too: nothing moves, but the summary warns when the CPU was saturated.
+  const gate = new ConcurrencyGate({
+    globalMax: adaptiveMax ?? options.concurrency,
+    sampler: createMachineSampler(),
+    settingsFor: adaptiveMax
+      ? // The embedded model answers at once, so the machine is the bound: start where a pinned run would.
+        (key) => ({ start: key === EMBEDDED_ENDPOINT ? options.concurrency : REMOTE_START, max: adaptiveMax })
+      : () => ({ start: options.concurrency, max: options.concurrency, pinned: true }),
+  });
   return runSuite({
     runId: options.runId,
     trials: options.trials,

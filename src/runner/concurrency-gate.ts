@@ -136,11 +136,31 @@ export class ConcurrencyGate {
   }
 }
 
-/** One line per endpoint for the run summary: what was used and why it stopped rising. */
+/** Share of the run's machine samples with the CPU saturated above which the summary warns. */
+export const SATURATION_WARNING_SHARE = 0.25;
+
+/**
+ * One line per endpoint for the run summary: what was used and why it stopped rising; then, when
+ * the machine's CPU was saturated for a good part of the run, a warning. Every trial's wall-clock
+ * limits (its timeout, the settle wait after an input) stretch on a saturated machine: at pinned
+ * concurrency 16 on 2 cores half the reference model's gold trials failed by timeout or by a
+ * save that had not answered in 2.5 s, none of it the agent's doing.
+ */
 export function describeConcurrency(reports: readonly EndpointReport[]): string[] {
-  return reports.map((r) =>
+  const lines = reports.map((r) =>
     r.mode === "pinned"
       ? `concurrency ${r.final} on ${r.endpoint} (pinned by --concurrency)${r.throttled ? `; ${r.throttled} request(s) throttled (429/503)` : ""}`
       : `concurrency adaptive on ${r.endpoint}: started at ${r.start}, peak ${r.peak}, ended at ${r.final} (max ${r.max}; ${r.rises} rise(s), ${r.cuts} cut(s), ${r.throttled} throttled request(s)); stopped rising: ${r.stoppedRising}`,
   );
+  // The machine is shared by every endpoint: its samples are the same in each report.
+  const saturated = Math.max(0, ...reports.map((r) => r.cpuSaturatedShare));
+  if (saturated >= SATURATION_WARNING_SHARE) {
+    const pinned = reports.some((r) => r.mode === "pinned");
+    lines.push(
+      `warning: the machine's CPU was saturated for ${Math.round(saturated * 100)}% of the run; trials' timeouts and settle waits ran on a starved machine, ` +
+        `so a timeout or an unanswered input may be the harness's, not the agent's. ` +
+        (pinned ? "Run again with fewer trials at once (a lower --concurrency, or none: adaptive)." : "Run again on a quieter machine or with fewer trials at once (--concurrency)."),
+    );
+  }
+  return lines;
 }

@@ -12,7 +12,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright";
 import type { Task } from "../task/schema.js";
-import { originsForTask, resolveMarks, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
+import { originsForTask, pageGeometryScript, resolveMarks, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
 import { ViewportCapture } from "./fast-capture.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
@@ -142,6 +142,8 @@ export class TrialEnvironment {
     // when the start page (or anything before it) fails, or it stays open in the shared browser.
     try {
       if (cookies.length > 0) await context.addCookies(cookies);
+      // The in-page geometry (marks, covered controls) once per document, before the page's own scripts.
+      await context.addInitScript({ content: pageGeometryScript() });
       const page = await context.newPage();
       const env = new TrialEnvironment(options, context, page);
       await env.guard();

@@ -6,6 +6,7 @@
  */
 import type { ProposedAction } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
+import type { GeometryWindow, PointInfo } from "../target/index.js";
 import type { Observation, TrialEnvironment } from "./environment.js";
 import { pointToCss } from "./executor.js";
 import type { GuardDecision, RepetitionGuard } from "./loop.js";
@@ -14,12 +15,6 @@ import { createRepetitionDetector, maskBoxesForCapture, reflectionMessage, split
 export interface RepetitionSettings {
   window: number;
   recoveryLimit: number;
-}
-
-interface PointInfo {
-  effect: string | null;
-  /** "Save" stayed covered by "cookie-dialog": the control under the point and what covers it. */
-  covered: { control: string; by: string } | null;
 }
 
 export function createRepetitionGuard(task: Task, env: TrialEnvironment, settings: RepetitionSettings): RepetitionGuard {
@@ -43,33 +38,12 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
       return [x, y] as [number, number];
     });
     if (points.length === 0) return actions.map(() => none);
+    // The geometry script (page-geometry.ts, installed in every trial context) knows what lies
+    // under a point and names a cover by its mark on any target.
     const read = await env.page
       .evaluate((pts) => {
-        const interactive = "button, a, input, textarea, select, [role=button]";
-        return pts.map(([px, py]) => {
-          const top = document.elementFromPoint(px, py);
-          const effect = top?.closest("[data-effect]")?.getAttribute("data-effect") ?? null;
-          if (!top || top.closest(interactive)) return { effect, covered: null };
-          // A control whose box holds the point but which the hit test does not reach is covered.
-          // Hit testing skips inert content under a modal, so look at boxes, not the hit-test stack.
-          const control = Array.from(document.querySelectorAll(interactive)).find((el) => {
-            const r = el.getBoundingClientRect();
-            return r.width > 0 && r.height > 0 && px >= r.left && px <= r.right && py >= r.top && py <= r.bottom && !el.contains(top) && !top.contains(el);
-          });
-          // The fixture names its overlays with data-mark; any other site by test id, dialog role or label.
-          const marked = top.closest("[data-mark]") ?? top.querySelector("[data-mark]");
-          const named = marked ? null : top.closest("[data-testid], [role=dialog], [role=alertdialog], dialog, [aria-label]");
-          const covered = control
-            ? {
-                control: (control.getAttribute("aria-label") || control.textContent || "the control").trim().slice(0, 40),
-                by:
-                  marked?.getAttribute("data-mark") ??
-                  (named ? named.getAttribute("data-testid") || named.getAttribute("aria-label") || named.id || named.getAttribute("role") || named.tagName.toLowerCase() : null) ??
-                  (top.className ? String(top.className) : top.tagName.toLowerCase()),
-              }
-            : null;
-          return { effect, covered };
-        });
+        const geometry = (window as unknown as GeometryWindow).__umpireGeometry;
+        return pts.map(([px, py]) => geometry?.pointInfo(px, py) ?? { effect: null, covered: null });
       }, points)
       .catch(() => points.map(() => none));
     let next = 0;

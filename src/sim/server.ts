@@ -8,6 +8,7 @@
  * violations go to the `x-umpire-lint` header and the log, and in strict mode make a 400.
  */
 import express, { type NextFunction, type Request, type Response } from "express";
+import { setMaxListeners } from "node:events";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { performance } from "node:perf_hooks";
@@ -74,6 +75,9 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
   const log = new RequestLog(options.keepBodies ?? 200, options.onLogLine);
   const attempts = new AttemptCounter();
   const closing = new AbortController();
+  // Every request waiting out its latency listens here (each removes its listener when done):
+  // 16 trials in flight is 16 listeners, not a leak (Node warns past 10).
+  setMaxListeners(0, closing.signal);
   const defaultProfile = options.profile ?? "gold";
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : null;
   const app = express();

@@ -13,6 +13,7 @@ import { startWebTarget } from "./web-target.js";
 export { TargetResetError, originsForTask, type Target, type TargetCookie, type TrialTarget } from "./contract.js";
 export { LayoutBoard, type LayoutReader } from "./layout-board.js";
 export { resolveMarks, type MarkSpec, type ResolvedLayout, type ResolvedMark } from "./marks.js";
+export { pageGeometryScript, type GeometryWindow, type PointInfo } from "./page-geometry.js";
 export { fixtureTarget } from "./fixture-target.js";
 export { startWebTarget, freePort } from "./web-target.js";
 

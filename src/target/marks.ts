@@ -4,34 +4,23 @@
  * so the reference model grounds gold steps on any app exactly as on the fixture.
  *
  * Boxes are CSS pixels relative to the viewport (device scale factor does not change them; the
- * model scales by the screenshot it was sent). `visible` and `covered` follow the fixture's rules:
- * visible = has a size, intersects the viewport and passes checkVisibility(); covered = the element
- * at the centre of its visible part is neither the mark nor inside it. Elements with no size at
- * all (display: none) are left out, so a gold step waits for them instead of clicking nowhere.
+ * model scales by the screenshot it was sent). `visible` and `covered` are the fixture's rules,
+ * from the same in-page code (page-geometry.ts). Elements with no size at all (display: none) are
+ * left out, so a gold step waits for them instead of clicking nowhere. Each element found is
+ * remembered under its mark name in the page, so the repetition guard can name a cover by its mark.
  */
 import type { Page } from "playwright";
 import type { MarkDecl } from "../task/target-decl.js";
+import { pageGeometryScript, type ElementGeometry, type GeometryWindow, type MarkGeometry, type PageView } from "./page-geometry.js";
 
-export interface ResolvedMark {
+export interface ResolvedMark extends MarkGeometry {
   name: string;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  visible: boolean;
-  covered: boolean;
   /** How the mark was found: "selector", "role", "testid". */
   source: "selector" | "role" | "testid";
 }
 
 /** The layout report shape the reference model reads (src/sim/grounding.ts PageLayout). */
-export interface ResolvedLayout {
-  url: string;
-  path: string;
-  title: string;
-  viewport: { width: number; height: number };
-  scroll: { x: number; y: number };
-  devicePixelRatio: number;
+export interface ResolvedLayout extends PageView {
   marks: ResolvedMark[];
   seq: number;
 }
@@ -42,99 +31,79 @@ export interface MarkSpec {
 }
 
 /*
- * The in-page code below is written as inline arrows on purpose: Playwright serialises only the
- * outer function, and an inner helper bound to a name is wrapped by the TypeScript loader (keepNames
- * adds a __name() call the page does not have);
- * eval would break on pages whose CSP forbids it. So the fixture's describeMark appears twice.
+ * The functions below are serialised into the page by Playwright, so they only call the page's
+ * own geometry (window.__umpireGeometry, installed by the trial context's init script; evaluated
+ * here when a page lacks it) and keep their own code to inline arrows.
  */
 let seq = 0;
+
+type Found = ElementGeometry & { name: string; source: ResolvedMark["source"] };
 
 /** Resolves every mark on the page as it is now. Never throws: a page mid-navigation gives what it can. */
 export async function resolveMarks(page: Page, spec: MarkSpec): Promise<ResolvedLayout> {
   const selectors = Object.entries(spec.declared).filter((e): e is [string, { selector: string }] => "selector" in e[1]);
   const roles = Object.entries(spec.declared).filter((e): e is [string, { role: string; name?: string; exact: boolean }] => "role" in e[1]);
-  const base = await page
-    .evaluate(
-      ({ selectors, attr }) => {
-        const vw = window.innerWidth;
-        const vh = window.innerHeight;
-        const picked: { name: string; source: string; el: Element }[] = [];
-        for (const [name, selector] of selectors) {
-          let el: Element | null = null;
-          try {
-            el = document.querySelector(selector);
-          } catch {
-            el = null;
-          }
-          if (el) picked.push({ name, source: "selector", el });
+  const args = { selectors: selectors.map(([n, d]) => [n, d.selector] as [string, string]), attr: spec.testIdAttribute };
+  const read = () =>
+    page.evaluate(({ selectors, attr }) => {
+      const geometry = (window as unknown as GeometryWindow).__umpireGeometry;
+      if (!geometry) return "no geometry" as const;
+      geometry.forgetMarks();
+      const picked: { name: string; source: "selector" | "testid"; el: Element }[] = [];
+      for (const [name, selector] of selectors) {
+        let el: Element | null = null;
+        try {
+          el = document.querySelector(selector);
+        } catch {
+          el = null;
         }
-        for (const el of Array.from(document.querySelectorAll(`[${attr}]`))) {
-          const name = el.getAttribute(attr) ?? "";
-          if (name && /^[A-Za-z0-9_.:-]+$/.test(name)) picked.push({ name, source: "testid", el });
-        }
-        const marks = picked.map(({ name, source, el }) => {
-          const r = el.getBoundingClientRect();
-          const hidden = typeof el.checkVisibility === "function" ? !el.checkVisibility({ visibilityProperty: true, opacityProperty: true }) : (el as HTMLElement).offsetParent === null;
-          const inViewport = r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
-          const visible = inViewport && !hidden;
-          let covered = false;
-          if (visible) {
-            const hit = document.elementFromPoint((Math.max(r.left, 0) + Math.min(r.right, vw)) / 2, (Math.max(r.top, 0) + Math.min(r.bottom, vh)) / 2);
-            const labels = (el as HTMLInputElement).labels ? Array.from((el as HTMLInputElement).labels!) : [];
-            covered = !(hit && (hit === el || el.contains(hit) || labels.some((l) => l === hit || l.contains(hit))));
-          }
-          return { name, source, x: Math.round(r.left * 100) / 100, y: Math.round(r.top * 100) / 100, width: Math.round(r.width * 100) / 100, height: Math.round(r.height * 100) / 100, visible, covered, sized: r.width > 0 && r.height > 0 && !hidden };
-        });
-        return {
-          url: location.href,
-          path: location.pathname + location.search + location.hash,
-          title: document.title,
-          viewport: { width: vw, height: vh },
-          scroll: { x: window.scrollX, y: window.scrollY },
-          devicePixelRatio: window.devicePixelRatio,
-          marks,
-        };
-      },
-      { selectors: selectors.map(([n, d]) => [n, d.selector] as [string, string]), attr: spec.testIdAttribute },
-    )
-    .catch(() => null);
+        if (el) picked.push({ name, source: "selector", el });
+      }
+      for (const el of Array.from(document.querySelectorAll(`[${attr}]`))) {
+        const name = el.getAttribute(attr) ?? "";
+        if (name && /^[A-Za-z0-9_.:-]+$/.test(name)) picked.push({ name, source: "testid", el });
+      }
+      const marks = picked.map(({ name, source, el }) => {
+        geometry.rememberMark(el, name);
+        return { name, source, ...geometry.describe(el) };
+      });
+      return { ...geometry.view(), marks };
+    }, args);
+  let base = await read().catch(() => null);
+  if (base === "no geometry") {
+    await page.evaluate(pageGeometryScript()).catch(() => undefined);
+    base = await read().catch(() => null);
+  }
+  const seen = base === "no geometry" ? null : base;
   const viewport = page.viewportSize() ?? { width: 0, height: 0 };
   const layout: ResolvedLayout = {
-    url: base?.url ?? page.url(),
-    path: base?.path ?? "",
-    title: base?.title ?? "",
-    viewport: base?.viewport ?? viewport,
-    scroll: base?.scroll ?? { x: 0, y: 0 },
-    devicePixelRatio: base?.devicePixelRatio ?? 1,
+    url: seen?.url ?? page.url(),
+    path: seen?.path ?? "",
+    title: seen?.title ?? "",
+    viewport: seen?.viewport ?? viewport,
+    scroll: seen?.scroll ?? { x: 0, y: 0 },
+    devicePixelRatio: seen?.devicePixelRatio ?? 1,
     marks: [],
     seq: ++seq,
   };
-  const found = new Map<string, ResolvedMark & { sized: boolean }>();
-  for (const m of (base?.marks ?? []) as (ResolvedMark & { sized: boolean })[]) if (!found.has(m.name)) found.set(m.name, m);
+  const found = new Map<string, Found>();
+  for (const m of (seen?.marks ?? []) as Found[]) if (!found.has(m.name)) found.set(m.name, m);
   for (const [name, decl] of roles) {
     const locator = page.getByRole(decl.role as Parameters<Page["getByRole"]>[0], decl.name === undefined ? {} : { name: decl.name, exact: decl.exact });
-    const all = await locator
-      .evaluateAll((els) => {
-        const vw = window.innerWidth;
-        const vh = window.innerHeight;
-        const described = els.map((el) => {
-          const r = el.getBoundingClientRect();
-          const hidden = typeof el.checkVisibility === "function" ? !el.checkVisibility({ visibilityProperty: true, opacityProperty: true }) : (el as HTMLElement).offsetParent === null;
-          const inViewport = r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
-          const visible = inViewport && !hidden;
-          let covered = false;
-          if (visible) {
-            const hit = document.elementFromPoint((Math.max(r.left, 0) + Math.min(r.right, vw)) / 2, (Math.max(r.top, 0) + Math.min(r.bottom, vh)) / 2);
-            const labels = (el as HTMLInputElement).labels ? Array.from((el as HTMLInputElement).labels!) : [];
-            covered = !(hit && (hit === el || el.contains(hit) || labels.some((l) => l === hit || l.contains(hit))));
-          }
-          return { x: Math.round(r.left * 100) / 100, y: Math.round(r.top * 100) / 100, width: Math.round(r.width * 100) / 100, height: Math.round(r.height * 100) / 100, visible, covered, sized: r.width > 0 && r.height > 0 && !hidden };
-        });
+    const described = await locator
+      .evaluateAll((els, name) => {
+        const geometry = (window as unknown as GeometryWindow).__umpireGeometry;
+        if (!geometry) return null;
+        const all = els.map((el) => ({ el, ...geometry.describe(el) }));
         // The first one a person could see, else the first.
-        return described.find((d) => d.sized) ?? described[0] ?? null;
-      })
+        const chosen = all.find((d) => d.sized) ?? all[0];
+        if (!chosen) return null;
+        geometry.rememberMark(chosen.el, name);
+        const { el: _el, ...box } = chosen;
+        return box;
+      }, name)
       .catch(() => null);
-    if (all) found.set(name, { name, source: "role", ...all });
+    if (described) found.set(name, { name, source: "role", ...described });
   }
   // Declared names win over test ids of the same name (selectors were listed first above).
   layout.marks = [...found.values()].filter((m) => m.sized).map(({ sized: _sized, ...m }) => m);

@@ -42,4 +42,12 @@ describe("parseBenchArgs", () => {
     expect(() => parseBenchArgs(["step"])).toThrow(/unexpected argument "step"; name benchmarks with --only step/);
     expect(() => parseBenchArgs(["--fast"])).toThrow(/--fast/);
   });
+
+  it("--levels picks the latency benchmark's concurrency levels, and refuses what is not one", () => {
+    expect(parseBenchArgs(["--only", "latency", "--levels", "8, adaptive"]).levels).toEqual([8, "adaptive"]);
+    expect(parseBenchArgs([]).levels).toBeUndefined();
+    expect(() => parseBenchArgs(["--levels", "8,fast"])).toThrow(/--levels: "fast" is not a concurrency/);
+    expect(() => parseBenchArgs(["--levels", "0"])).toThrow(/"0" is not a concurrency/);
+    expect(() => parseBenchArgs(["--levels", ","])).toThrow(/--levels needs at least one level/);
+  });
 });

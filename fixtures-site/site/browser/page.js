@@ -1,7 +1,7 @@
 // The fixture site's one page script (same origin, no dependencies). It reports the page's
 // layout to the server, runs the live clock and the drawn text caret, paints the canvas
 // scorecard, loads the lazy scorecard, and drives the in-page dialogs and the note form.
-// Plain ES2020 for Chromium; the server serves it as is.
+// Plain ES2020 for Chromium; the server serves it after the in-page geometry script.
 (function () {
   "use strict";
 
@@ -29,28 +29,16 @@
     return Math.round(n * 100) / 100;
   }
 
-  function isHidden(el) {
-    if (typeof el.checkVisibility === "function") return !el.checkVisibility({ visibilityProperty: true });
-    return el.offsetParent === null && getComputedStyle(el).position !== "fixed";
-  }
+  // Where a mark is, whether it is visible and whether something covers it: umpire's one in-page
+  // geometry (src/target/page-geometry.ts), which the server sends in front of this script.
+  var geometry = window.__umpireGeometry;
 
   function describeMark(el) {
-    var r = el.getBoundingClientRect();
-    var vw = window.innerWidth;
-    var vh = window.innerHeight;
-    var inViewport = r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < vw && r.top < vh;
-    var visible = inViewport && !isHidden(el);
-    var covered = false;
-    if (visible) {
-      var cx = (Math.max(r.left, 0) + Math.min(r.right, vw)) / 2;
-      var cy = (Math.max(r.top, 0) + Math.min(r.bottom, vh)) / 2;
-      var hit = document.elementFromPoint(cx, cy);
-      covered = !(hit && (hit === el || el.contains(hit)));
-    }
+    var g = geometry.describe(el);
     return {
       name: el.getAttribute("data-mark"),
-      x: round(r.left), y: round(r.top), width: round(r.width), height: round(r.height),
-      visible: visible, covered: covered,
+      x: g.x, y: g.y, width: g.width, height: g.height,
+      visible: g.visible, covered: g.covered,
     };
   }
 
@@ -63,16 +51,10 @@
       if (r.width <= 0 || r.height <= 0) return;
       volatile.push({ x: round(r.left), y: round(r.top), width: round(r.width), height: round(r.height) });
     });
-    return {
-      url: location.href,
-      path: location.pathname + location.search,
-      title: document.title,
-      viewport: { width: window.innerWidth, height: window.innerHeight },
-      scroll: { x: window.scrollX, y: window.scrollY },
-      devicePixelRatio: window.devicePixelRatio || 1,
-      marks: marks,
-      volatile: volatile,
-    };
+    var report = geometry.view();
+    report.marks = marks;
+    report.volatile = volatile;
+    return report;
   }
 
   /** Collects and posts a report now; resolves once the server has stored it. */

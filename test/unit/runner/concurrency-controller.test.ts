@@ -72,6 +72,34 @@ describe("concurrency controller: decisions", () => {
     expect(c.limit()).toBe(7);
   });
 
+  it("judges the CPU by its trend: one busy sample neither cuts nor holds, a sustained one does", () => {
+    const at = { now: 0 };
+    const c = new ConcurrencyController({ start: 4, max: 32 });
+    // A trial's set-up burst between quiet samples: the smoothed CPU stays below the hold (0.9).
+    c.observe({ kind: "machine", cpuBusy: 0.6, memoryAvailable: 0.6, cores: 2, now: (at.now = 10) });
+    c.observe({ kind: "machine", cpuBusy: 1, memoryAvailable: 0.6, cores: 2, now: (at.now = 2_010) });
+    expect(c.limit()).toBe(4);
+    answer(c, 4, at);
+    expect(c.limit()).toBe(5);
+    // The same load sample after sample: the trend reaches the cut (0.97) and the limit comes down.
+    for (let i = 0; i < 8; i++) c.observe({ kind: "machine", cpuBusy: 1, memoryAvailable: 0.6, cores: 2, now: (at.now += 2_000) });
+    expect(c.limit()).toBeLessThan(5);
+    expect(c.decisions.some((d) => d.action === "cut" && d.pressure === "cpu")).toBe(true);
+  });
+
+  it("counts the share of machine samples with the CPU saturated, pinned or not", () => {
+    const c = new ConcurrencyController({ start: 16, max: 16, pinned: true });
+    for (let i = 0; i < 3; i++) c.observe({ kind: "machine", cpuBusy: 0.4, memoryAvailable: 0.6, cores: 2, now: i * 2_000 });
+    expect(c.report().cpuSaturatedShare).toBe(0);
+    for (let i = 0; i < 9; i++) c.observe({ kind: "machine", cpuBusy: 1, memoryAvailable: 0.6, cores: 2, now: 6_000 + i * 2_000 });
+    const r = c.report();
+    expect(r.machineSamples).toBe(12);
+    // The smoothed CPU needs a few saturated samples to cross 0.97 from 0.4: fewer than 9 of 12 count.
+    expect(r.cpuSaturatedShare).toBeGreaterThan(0.25);
+    expect(r.cpuSaturatedShare).toBeLessThan(0.75);
+    expect(c.limit()).toBe(16);
+  });
+
   it("cuts when memory runs low", () => {
     const c = new ConcurrencyController({ start: 8, max: 32 });
     c.observe({ kind: "machine", cpuBusy: 0.2, memoryAvailable: 0.05, cores: 2, now: 0 });
@@ -142,6 +170,22 @@ describe("concurrency gate: per-endpoint slots", () => {
     const lines = describeConcurrency(gate.report());
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^concurrency adaptive on http:\/\/b\/v1: started at 3, .*1 throttled request\(s\)\); stopped rising: the endpoint answered 429/);
+    gate.close();
+  });
+
+  it("warns when the machine was saturated for a good part of a pinned run, and not otherwise", async () => {
+    const samples = [0.3, 0.3, 0.3, 0.3];
+    const gate = new ConcurrencyGate({ globalMax: 16, settingsFor: () => ({ start: 16, max: 16, pinned: true }) });
+    await gate.run("embedded", async () => {
+      for (const cpuBusy of samples) gate.observeMachine({ cpuBusy, memoryAvailable: 0.6, cores: 2 });
+    });
+    expect(describeConcurrency(gate.report())).toEqual(["concurrency 16 on embedded (pinned by --concurrency)"]);
+    await gate.run("embedded", async () => {
+      for (let i = 0; i < 12; i++) gate.observeMachine({ cpuBusy: 1, memoryAvailable: 0.6, cores: 2 });
+    });
+    const lines = describeConcurrency(gate.report());
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^warning: the machine's CPU was saturated for \d+% of the run; .*not the agent's\. Run again with fewer trials at once \(a lower --concurrency, or none: adaptive\)\.$/);
     gate.close();
   });
 });

@@ -32,6 +32,21 @@ const home = page(`
   });
 </script>`);
 
+// A newsletter modal over the Save form, as many real sites show one: a backdrop that takes every
+// click, holding the dialog. Save sits under the backdrop, outside the dialog, so it cannot be reached.
+const promo = page(`
+<form id="add">
+  <input data-testid="item-name" placeholder="Item name" autocomplete="off">
+  <button type="submit">Save</button>
+</form>
+<div class="backdrop" style="position:fixed;inset:0;background:rgba(0,0,0,.45)">
+  <div class="newsletter" role="dialog" aria-modal="true" aria-labelledby="nl-title"
+       style="position:absolute;left:50%;top:55%;transform:translate(-50%,-50%);width:420px;padding:24px;background:#fff">
+    <h2 id="nl-title">Get our newsletter</h2>
+    <p>News about stock, once a month.</p>
+  </div>
+</div>`);
+
 const server = createServer(async (req, res) => {
   const url = new URL(req.url, "http://x");
   const json = (status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
@@ -59,6 +74,7 @@ const server = createServer(async (req, res) => {
     return json(200, items);
   }
   if (url.pathname === "/about") return res.writeHead(200, { "content-type": "text/html" }).end(page(`<p id="about">Stock keeps a list of items.</p>`));
+  if (url.pathname === "/promo") return res.writeHead(200, { "content-type": "text/html" }).end(promo);
   if (url.pathname === "/") return res.writeHead(200, { "content-type": "text/html" }).end(home);
   res.writeHead(404).end("not found");
 });
