@@ -1,7 +1,8 @@
 /**
  * Pricing, in one place for the run (which prices every turn and trial as it stores them) and the
  * report (which re-prices stored tokens when the user supplies prices): the built-in price list,
- * the config file's `prices`, `--price-in` / `--price-out`, and the one cost function.
+ * the price schema, the price book over the config file's `prices` and `--price-in` / `--price-out`
+ * (both read by the one argument layer, src/cli/args.ts `pricesOf`), and the one cost function.
  * Prices are USD per million tokens. A model with no price has an unknown cost (null), never 0:
  * a free model says so explicitly in the table (the reference model does).
  *
@@ -15,10 +16,7 @@
  * the price says otherwise: a separate `reasoning` price re-prices that part of the output, and
  * `reasoningInOutput: false` (a server that reports reasoning outside completion_tokens) adds it.
  */
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { z } from "zod";
-import { UmpireError } from "./errors.js";
 import type { Usage } from "./vocabulary.js";
 
 const usdPerMillion = z.number().finite().min(0);
@@ -50,8 +48,6 @@ export const DEFAULT_PRICES: Readonly<PriceTable> = Object.freeze({
   reference: { input: 0, output: 0 },
 });
 
-const ConfigFileSchema = z.looseObject({ prices: z.record(z.string().min(1), ModelPriceSchema).optional() });
-
 /** Where a price came from; reports say so next to costs they recomputed. */
 export type PriceSource = "built-in" | "config" | "flags";
 
@@ -64,7 +60,7 @@ export interface PriceBook {
 }
 
 export interface PriceOptions {
-  /** The `prices` of a config file, already read (see `readPriceConfig`). */
+  /** The `prices` section of the config file, already read and validated by src/config/ (`loadConfig`). */
   config?: PriceTable;
   /** `--price-in`: overrides the input price of every model. */
   priceIn?: number;
@@ -89,61 +85,6 @@ export function createPriceBook(opts: PriceOptions = {}): PriceBook {
     return { ...(base ?? {}), input, output };
   };
   return { lookup, userPrices: sources.length > 1, sources };
-}
-
-/**
- * Reads the `prices` of a config file (`umpire.config.json`). Returns undefined when the file does
- * not exist and `required` is false. Throws `input` errors naming the file and the field.
- */
-export function readPriceConfig(file: string, required = false): PriceTable | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if (!required && (error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new UmpireError("input", `${file}: cannot read the config file (${(error as Error).message})`, "pass --config with an existing JSON file");
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new UmpireError("input", `${file}: not valid JSON (${(error as Error).message})`, 'write it as JSON, e.g. {"prices": {"my-model": {"input": 0.5, "output": 2}}}');
-  }
-  const parsed = ConfigFileSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue.path.map(String).join(".");
-    throw new UmpireError(
-      "input",
-      `${file}: ${path || "(top level)"}: ${issue.message}`,
-      'each price is {"input": USD per million, "output": USD per million} with optional "cachedInput", "reasoning", "reasoningInOutput"',
-    );
-  }
-  return parsed.data.prices;
-}
-
-/** Parses a `--price-in` / `--price-out` value: USD per million tokens, a non-negative number. */
-export function parsePriceFlag(text: string | undefined, flag: string): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || value < 0) {
-    throw new UmpireError("usage", `${flag} ${JSON.stringify(text)}: not a price`, `give USD per million tokens, e.g. ${flag} 0.25`);
-  }
-  return value;
-}
-
-/**
- * The price book a command uses: built-in prices, then `configFile` (default `<cwd>/umpire.config.json`,
- * optional unless named explicitly), then the flags.
- */
-export function loadPriceBook(opts: { cwd: string; configFile?: string; priceIn?: string; priceOut?: string }): PriceBook {
-  const explicit = opts.configFile !== undefined;
-  const file = explicit ? resolve(opts.cwd, opts.configFile!) : join(opts.cwd, "umpire.config.json");
-  return createPriceBook({
-    config: readPriceConfig(file, explicit),
-    priceIn: parsePriceFlag(opts.priceIn, "--price-in"),
-    priceOut: parsePriceFlag(opts.priceOut, "--price-out"),
-  });
 }
 
 /** Price resolution: one millionth of a dollar per million tokens. */

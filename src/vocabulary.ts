@@ -24,6 +24,15 @@ export type ActionStatus = "success" | "rejected" | "failed" | "skipped";
 export const OUTPUT_MODES = ["structured", "tools"] as const;
 export type OutputMode = (typeof OUTPUT_MODES)[number];
 
+/**
+ * How a stored trial's agent spoke to umpire: one of the Holo output protocols of umpire's own
+ * loop, or `external` for an agent that brings its own loop (config `agents:` of kind `command`),
+ * which uses neither protocol. `compare --by mode` groups by it, so an external agent is never
+ * lumped with the structured protocol.
+ */
+export const TRIAL_MODES = [...OUTPUT_MODES, "external"] as const;
+export type TrialMode = (typeof TRIAL_MODES)[number];
+
 /** Why a trial's loop stopped: exactly one per finished trial (DESIGN.md). */
 export const STOP_REASONS = [
   // the agent ended it, or a limit did

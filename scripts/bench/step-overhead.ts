@@ -43,6 +43,12 @@ export interface StepBench {
   stepsPerTrial: number;
   /** Mean over the trial's steps of each step's median over the repeats. */
   umpirePerStepMs: number;
+  /**
+   * The same trials with observations that do not wait for the fixture's layout report: the path
+   * umpire takes for every model but the reference model (which grounds on that report and may
+   * then read one a moment old). Null when such a trial did not pass or took other actions.
+   */
+  noLayoutWait: { perStepMs: number; ratio: number; verdicts: string[]; capturePerStepMs: number } | null;
   barePerStepMs: number;
   ratio: number;
   overheadPerStepMs: number;
@@ -82,7 +88,7 @@ interface TurnTiming {
  * page each observation showed is read from the fixture's layout report before each turn, so
  * the bare replay can follow the same pages.
  */
-async function umpireTrial(world: BenchWorld, task: Task, probePaths = false): Promise<{ steps: UmpireStep[]; replay: ReplayAction[]; verdict: string }> {
+async function umpireTrial(world: BenchWorld, task: Task, probePaths = false, readsPageLayout?: false): Promise<{ steps: UmpireStep[]; replay: ReplayAction[]; verdict: string }> {
   const turns: TurnTiming[] = [];
   const paths: (string | undefined)[] = [];
   const executorMs = new Map<number, number>();
@@ -98,6 +104,9 @@ async function umpireTrial(world: BenchWorld, task: Task, probePaths = false): P
     },
     addResults: (results) => session.addResults(results),
     addUserText: (text) => session.addUserText(text),
+    // Unset: the observation waits for the fixture's layout report, as for the reference model.
+    // false: the path of every other model (Holo, any endpoint), which never reads that report.
+    ...(readsPageLayout === false ? { readsPageLayout } : {}),
   });
   const run = await world.run({
     tasks: [task],
@@ -154,6 +163,8 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
   await replayBare(world.browser, world.runtime.fixtures, task, warm.replay);
 
   const umpireRuns: UmpireStep[][] = [];
+  const noWaitRuns: UmpireStep[][] = [];
+  const noWaitVerdicts: string[] = [];
   const bareRuns: BareStep[][] = [];
   const verdicts: string[] = [];
   const replays: { savedNote: boolean; offTrack: number }[] = [];
@@ -162,6 +173,9 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
     const trial = await umpireTrial(world, task);
     umpireRuns.push(trial.steps);
     verdicts.push(trial.verdict);
+    const noWait = await umpireTrial(world, task, false, false);
+    noWaitVerdicts.push(noWait.verdict);
+    if (noWait.verdict === "passed" && noWait.replay.map((r) => r.action.tool).join() === trial.replay.map((r) => r.action.tool).join()) noWaitRuns.push(noWait.steps);
     const bare = await replayBare(world.browser, world.runtime.fixtures, task, follow(trial.replay));
     bareRuns.push(bare.steps);
     replays.push({ savedNote: bare.effects.includes("note_saved"), offTrack: bare.offTrack });
@@ -169,6 +183,9 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
 
   const umpirePerStepMs = perStep(umpireRuns, (s) => s.harnessMs);
   const barePerStepMs = perStep(bareRuns, (s) => s.totalMs);
+  const noWaitPerStep = noWaitRuns.length === options.repeats ? perStep(noWaitRuns, (s) => s.harnessMs) : null;
+  const noLayoutWait =
+    noWaitPerStep === null ? null : { perStepMs: noWaitPerStep, ratio: ratio(noWaitPerStep, barePerStepMs), verdicts: noWaitVerdicts, capturePerStepMs: perStep(noWaitRuns, (s) => s.captureMs) };
   const byTool: StepBench["byTool"] = {};
   for (const tool of new Set(umpireRuns.flat().map((s) => s.tool))) {
     const us = umpireRuns.flat().filter((s) => s.tool === tool);
@@ -190,6 +207,7 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
     repeats: options.repeats,
     stepsPerTrial: umpireRuns[0]?.length ?? 0,
     umpirePerStepMs,
+    noLayoutWait,
     barePerStepMs,
     ratio: ratio(umpirePerStepMs, barePerStepMs),
     overheadPerStepMs: round(umpirePerStepMs - barePerStepMs),

@@ -31,7 +31,9 @@ export function renderRunOutcome(store: Store, runId: string, prices: PriceBook,
   io.stdout.write(`\nrun ${run.id} (${run.status})\n${runSummaryTable(trials, style)}\n${runSummaryLine(trials)}\n`);
   const modes = new Set(trials.map((t) => t.mode));
   if (modes.size > 1) {
-    io.stdout.write(`\nstructured outputs vs function calling\n${compareText(compareGroups(groupTrialsBy(trials, "mode"), "mode"), style)}`);
+    // An external agent (its own loop) is a mode of its own, not one of the two protocols.
+    const heading = modes.has("external") ? "by mode (structured outputs, function calling, external agents)" : "structured outputs vs function calling";
+    io.stdout.write(`\n${heading}\n${compareText(compareGroups(groupTrialsBy(trials, "mode"), "mode"), style)}`);
   }
   for (const line of describeConcurrency(extra.concurrency ?? [])) io.stdout.write(`\n${line}`);
   io.stdout.write(`\nstored in the database; details: umpire show ${run.id}\n`);

@@ -120,7 +120,7 @@ export interface Comparison {
 }
 
 /** Known modes first in this order; anything else keeps first appearance. */
-const MODE_ORDER = ["structured", "tools"];
+const MODE_ORDER = ["structured", "tools", "external"];
 
 /** Splits one run's (or several runs') trials into groups by mode or model, in a stable order. */
 export function groupTrialsBy(trials: readonly ReportTrial[], by: "mode" | "model" | "agent"): CompareGroupInput[] {

@@ -55,7 +55,8 @@ export function storedPlan(trial: PlannedTrial, shard: string | null = null): St
     taskFile: trial.task.file,
     agentLabel: trial.agent.label,
     model: trial.agent.model,
-    mode: trial.agent.mode,
+    // An agent of kind command runs its own loop: neither Holo protocol, whatever its stand-in config says.
+    mode: trial.command ? "external" : trial.agent.mode,
     repeat: trial.repeat,
     shard,
     taskTitle: trial.task.title,

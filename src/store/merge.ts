@@ -5,15 +5,19 @@
  * - Rows are copied as they are: every key is text (`<runId>-<seq>` for trials), so nothing is
  *   renumbered and the same row from two files is the same row.
  * - A trial present in several files keeps its most advanced state (higher attempt, then
- *   pending < running < done); evidence rows (turns, actions, checks, artifacts) are unioned by
+ *   pending < running < done); evidence rows (turns, actions, checks) are unioned by
  *   their keys. So merging the same files again, or a file into itself, changes nothing.
  * - A merged run's status is recomputed: `finished` when every trial of the whole plan is present
  *   and done (shards record the plan's size), `running` while a source is still running, else
  *   `interrupted`. Its `shard` option (this store ran shard i of n) becomes `shards` (n, plan size).
  * - Files must share the schema version; anything else is refused before the target is touched.
  *   One transaction: a refusal midway (a run id reused for different trials) leaves no trace.
- * Artifact files are not this module's business: paths are relative to the run folder, and the
- * merged run's folder is set by `runFolder` (the CLI copies the files there).
+ * - Sources are never migrated here: `checkVersions` refuses a source at another schema version
+ *   (open it once with this umpire to upgrade it), so every table below exists in every source.
+ *   A store that kept an outside writer's rows as `artifacts_legacy` (migration 7) keeps them in
+ *   its own file; they are not umpire's data and are not merged.
+ * Trial files (screenshots) are not this module's business: paths are relative to the run folder,
+ * and the merged run's folder is set by `runFolder` (the CLI copies the files there).
  */
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -63,7 +67,7 @@ export interface MergeResult {
 
 type Row = Record<string, unknown>;
 
-const CHILD_TABLES = ["turns", "actions", "checks", "artifacts"] as const;
+const CHILD_TABLES = ["turns", "actions", "checks"] as const;
 const STATUS_RANK: Record<string, number> = { pending: 0, running: 1, done: 2 };
 /** Columns that say which trial a row is; two files disagreeing here are not shards of one run. */
 const TRIAL_IDENTITY = ["run_id", "seq", "task_id", "agent_label", "model", "mode", "repeat"] as const;

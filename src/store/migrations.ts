@@ -8,7 +8,7 @@
  * Design notes for merging shards (`umpire merge`, issue 9): every key is text or a composite of
  * natural columns, never an autoincrement number, so rows from several stores of the same logical
  * run (shared `--run-id`, trial ids `<runId>-<seq>`) merge with `INSERT OR IGNORE` and no renumbering;
- * artifact paths are relative to the run folder; `trials.shard` records which shard ran a trial.
+ * screenshot paths are relative to the run folder; `trials.shard` records which shard ran a trial.
  */
 import type Database from "better-sqlite3";
 import { UmpireError } from "../errors.js";
@@ -200,6 +200,47 @@ ALTER TABLE trials ADD COLUMN agent_name TEXT;
 ALTER TABLE trials ADD COLUMN agent_hash TEXT;
 `;
 
+/**
+ * The `artifacts` table of schema 1 (issue #14): nothing in umpire ever wrote it (only tests did), so
+ * it said "no artifacts" about every trial. It goes; an empty one is dropped. A store must lose
+ * nothing it holds, so if an outside writer put rows there, the table is kept, rows and all, as
+ * `artifacts_legacy`: umpire no longer reads it, merges it or writes it.
+ */
+function retireArtifactsTable(db: Database.Database): void {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'artifacts'").get() !== undefined;
+  if (!exists) return;
+  const hasRows = db.prepare("SELECT 1 FROM artifacts LIMIT 1").get() !== undefined;
+  if (hasRows) db.exec("ALTER TABLE artifacts RENAME TO artifacts_legacy");
+  else db.exec("DROP TABLE artifacts");
+}
+
+/**
+ * Trial mode `external` (issue #14 leftovers): an agent of kind command runs its own loop, yet its
+ * trials were stored as `structured` because the CHECK allowed nothing else, so `compare --by mode`
+ * lumped it with the structured protocol. `external` rather than NULL: the mode is known (not
+ * unknown, which is what NULL means in this store), every reader keeps a non-null string, and
+ * `--by mode` gets a group of its own. Rows already stored are corrected from the run's own
+ * record: a trial whose agent label is a command agent listed in its run's options.
+ */
+function allowExternalMode(db: Database.Database): void {
+  rebuildTable(db, "trials", (sql) => sql.replace(/mode IN \('structured', 'tools'\)/, "mode IN ('structured', 'tools', 'external')"));
+  // Read in code, not json_each: one run with unparsable options must not stop the migration.
+  const fix = db.prepare("UPDATE trials SET mode = 'external' WHERE run_id = ? AND agent_label = ? AND mode = 'structured'");
+  for (const run of db.prepare("SELECT id, options FROM runs WHERE options LIKE '%commandAgents%'").all() as { id: string; options: string }[]) {
+    let listed: unknown;
+    try {
+      listed = (JSON.parse(run.options) as { commandAgents?: unknown }).commandAgents;
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(listed)) continue;
+    for (const agent of listed) {
+      const name = (agent as { name?: unknown } | null)?.name;
+      if (typeof name === "string") fix.run(run.id, name);
+    }
+  }
+}
+
 /** Every schema version, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, umpireVersion: "0.1.0", description: "runs, trials, turns, actions, checks, artifacts", sql: V1 },
@@ -236,6 +277,23 @@ ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
 CREATE INDEX IF NOT EXISTS trials_by_task_agent_run ON trials (task_id, agent_label, run_id, status);
 CREATE INDEX IF NOT EXISTS trials_by_run_summary ON trials (run_id, status, verdict, cost_usd, model, mode);
 `,
+  },
+  // Issue 14 (leftovers): the artifacts table nothing wrote. Self-contained: renumber freely.
+  {
+    version: 7,
+    umpireVersion: "0.2.0",
+    description: "drop the unused artifacts table (kept as artifacts_legacy when it holds rows)",
+    sql: "",
+    run: retireArtifactsTable,
+  },
+  // Issue 14 (leftovers): agents of kind command are stored as mode `external`. Self-contained: renumber freely.
+  {
+    version: 8,
+    umpireVersion: "0.2.0",
+    description: "trial mode external (agents of kind command)",
+    sql: "",
+    run: allowExternalMode,
+    rebuildsTables: true,
   },
 ];
 

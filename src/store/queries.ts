@@ -34,13 +34,11 @@ export class StoreQueries {
   readonly unfinishedOfRun;
   readonly insertTurn;
   readonly insertAction;
-  readonly insertArtifact;
   readonly insertCheck;
   readonly deleteChecks;
   readonly turns;
   readonly actions;
   readonly checks;
-  readonly artifacts;
   readonly durationHistory;
 
   constructor(db: Database.Database) {
@@ -110,10 +108,6 @@ export class StoreQueries {
     this.insertAction = db.prepare(`
       INSERT INTO actions (trial_id, attempt, turn_idx, idx, call_id, tool, args, status, message, executor_ms)
       VALUES (@trial_id, @attempt, @turn_idx, @idx, @call_id, @tool, @args, @status, @message, @executor_ms)`);
-    this.insertArtifact = db.prepare(`
-      INSERT INTO artifacts (trial_id, attempt, kind, path, sha256, bytes)
-      VALUES (@trial_id, @attempt, @kind, @path, @sha256, @bytes)
-      ON CONFLICT (trial_id, attempt, path) DO NOTHING`);
     this.insertCheck = db.prepare(`
       INSERT INTO checks (trial_id, attempt, idx, kind, name, required, pass, confidence, reason, evidence, ms)
       VALUES (@trial_id, @attempt, @idx, @kind, @name, @required, @pass, @confidence, @reason, @evidence, @ms)`);
@@ -122,7 +116,6 @@ export class StoreQueries {
     this.turns = db.prepare(ofAttempt("turns", "attempt, idx"));
     this.actions = db.prepare(ofAttempt("actions", "attempt, turn_idx, idx"));
     this.checks = db.prepare(ofAttempt("checks", "attempt, idx"));
-    this.artifacts = db.prepare(ofAttempt("artifacts", "attempt, kind, path"));
     this.durationHistory = db.prepare(`
       SELECT task_id, agent_label, AVG(wall_ms) AS mean_wall_ms, COUNT(*) AS n
       FROM trials

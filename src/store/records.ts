@@ -3,7 +3,7 @@
  * Field names are camelCase here and snake_case in SQL; `rows.ts` maps between the two.
  * Timestamps are ISO-8601 strings (UTC), so they sort as text and read well in `sqlite3`.
  */
-import type { ActionStatus, Confidence, OutputMode, StopReason, Usage, Verdict } from "../vocabulary.js";
+import type { ActionStatus, Confidence, StopReason, TrialMode, Usage, Verdict } from "../vocabulary.js";
 
 export type RunStatus = "running" | "finished" | "interrupted";
 export type TrialStatus = "pending" | "running" | "done";
@@ -16,7 +16,7 @@ export interface RunInput {
   /** The run's options. Anything that looks like a secret is removed before it is stored. */
   options?: Record<string, unknown>;
   umpireVersion: string;
-  /** The run's output folder; artifact paths are relative to it. */
+  /** The run's output folder; stored screenshot paths are relative to it. */
   folder?: string | null;
 }
 
@@ -57,7 +57,8 @@ export interface TrialInput {
   /** Names the agent config (model + mode + options), e.g. `reference/structured`. */
   agentLabel: string;
   model: string;
-  mode: OutputMode;
+  /** The Holo protocol of umpire's loop, or `external` for an agent of kind command (its own loop). */
+  mode: TrialMode;
   repeat: number;
   /** `i/n` when the trial was run by a shard. */
   shard?: string | null;
@@ -225,20 +226,6 @@ export interface CheckRecord extends CheckInput {
   attempt: number;
   idx: number;
   evidence: unknown;
-}
-
-export interface ArtifactInput {
-  trialId: string;
-  /** e.g. `screenshot`, `events`, `note`, `trace`. */
-  kind: string;
-  /** Relative to the run folder, so a merged or moved results folder keeps working. */
-  path: string;
-  sha256: string;
-  bytes: number;
-}
-
-export interface ArtifactRecord extends ArtifactInput {
-  attempt: number;
 }
 
 /** Mean duration of earlier finished trials, for duration-aware shards. */

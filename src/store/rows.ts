@@ -5,7 +5,6 @@
 import { hostname } from "node:os";
 import type {
   ActionRecord,
-  ArtifactRecord,
   CheckRecord,
   RunRecord,
   TrialRecord,
@@ -152,17 +151,6 @@ export function checkFromRow(r: Row): CheckRecord {
     reason: String(r.reason),
     evidence: parseJson<unknown>(r.evidence, null),
     ms: Number(r.ms),
-  };
-}
-
-export function artifactFromRow(r: Row): ArtifactRecord {
-  return {
-    trialId: String(r.trial_id),
-    attempt: Number(r.attempt),
-    kind: String(r.kind),
-    path: String(r.path),
-    sha256: String(r.sha256),
-    bytes: Number(r.bytes),
   };
 }
 

@@ -1,9 +1,9 @@
 /**
  * The results store: one SQLite file (better-sqlite3, synchronous) holding runs, trials, turns,
- * actions, checks and artifacts. The run loop writes every turn as it happens and every trial in
+ * actions and checks. The run loop writes every turn as it happens and every trial in
  * one transaction when it ends, so a crash loses nothing that finished; reports read it back.
  *
- * Retries: `resetTrial` keeps the failed attempt's turns, actions, checks and artifacts (they are the
+ * Retries: `resetTrial` keeps the failed attempt's turns, actions and checks (they are the
  * evidence of the infrastructure error) under their attempt number; the next `startTrial` takes the
  * next number and the reading queries return the current attempt unless asked for another.
  * Open one with `openStore` (open.ts).
@@ -17,8 +17,6 @@ import { schemaVersionOf } from "./migrations.js";
 import type {
   ActionInput,
   ActionRecord,
-  ArtifactInput,
-  ArtifactRecord,
   CheckInput,
   CheckRecord,
   DurationHistoryEntry,
@@ -36,7 +34,6 @@ import { redactSecrets } from "./redact.js";
 import { scrubDeep } from "../safety/secrets.js";
 import {
   actionFromRow,
-  artifactFromRow,
   checkFromRow,
   runFromRow,
   toBit,
@@ -52,7 +49,7 @@ export type AttemptSelector = { attempt?: number | "all" };
 type Row = Record<string, unknown>;
 
 /** The methods that write; wrapped in the constructor so a storage fault names the file. */
-const WRITE_METHODS = ["createRun", "finishRun", "markInterrupted", "reopenRun", "heartbeat", "addTrials", "startTrial", "recordTurn", "recordActions", "recordArtifacts", "finishTrial", "resetTrial"] as const;
+const WRITE_METHODS = ["createRun", "finishRun", "markInterrupted", "reopenRun", "heartbeat", "addTrials", "startTrial", "recordTurn", "recordActions", "finishTrial", "resetTrial"] as const;
 
 const now = () => new Date().toISOString();
 
@@ -228,22 +225,6 @@ export class Store {
     })();
   }
 
-  /** Stores artifact entries; an entry already stored for the same attempt and path is kept as is. */
-  recordArtifacts(artifacts: readonly ArtifactInput[]): void {
-    this.db.transaction(() => {
-      for (const a of artifacts) {
-        this.q.insertArtifact.run({
-          trial_id: a.trialId,
-          attempt: this.currentAttempt(a.trialId),
-          kind: a.kind,
-          path: a.path,
-          sha256: a.sha256,
-          bytes: a.bytes,
-        });
-      }
-    })();
-  }
-
   /** Stores a trial's result and its checks in one transaction and marks it done. */
   finishTrial(id: string, result: TrialResult, checks: readonly CheckInput[]): TrialRecord {
     const attempt = this.currentAttempt(id);
@@ -295,7 +276,7 @@ export class Store {
 
   /**
    * Prepares a trial for an automatic retry: back to `pending`, result fields cleared, `retried`
-   * set. The failed attempt's turns, actions, checks and artifacts stay, under their attempt number.
+   * set. The failed attempt's turns, actions and checks stay, under their attempt number.
    */
   resetTrial(id: string): void {
     this.requireTrial(id);
@@ -371,10 +352,6 @@ export class Store {
 
   checks(trialId: string, sel: AttemptSelector = {}): CheckRecord[] {
     return (this.q.checks.all(this.attemptParams(trialId, sel)) as Row[]).map(checkFromRow);
-  }
-
-  artifacts(trialId: string, sel: AttemptSelector = {}): ArtifactRecord[] {
-    return (this.q.artifacts.all(this.attemptParams(trialId, sel)) as Row[]).map(artifactFromRow);
   }
 
   /**

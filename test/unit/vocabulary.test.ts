@@ -18,6 +18,8 @@ const HOMES: Record<string, string> = {
   ActionStatus: "src/vocabulary.ts",
   OutputMode: "src/vocabulary.ts",
   OUTPUT_MODES: "src/vocabulary.ts",
+  TrialMode: "src/vocabulary.ts",
+  TRIAL_MODES: "src/vocabulary.ts",
   StopReason: "src/vocabulary.ts",
   STOP_REASONS: "src/vocabulary.ts",
   Usage: "src/vocabulary.ts",

@@ -1,7 +1,7 @@
 /**
  * `umpire merge <db...> --into <db>`: merges result stores (the shards of one run, or runs made on
  * several machines) into one, and brings each run's trial folders together so every stored
- * screenshot and artifact path (relative to the run folder) still resolves.
+ * screenshot path and trial folder (relative to the run folder) still resolves.
  *
  * Folders: a merged run's folder is `<--out>/<runId>` (default `--out`: `runs/` beside the target
  * database, which is where `umpire run --db results/x.db` with the default `--out results/runs`

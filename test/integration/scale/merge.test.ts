@@ -42,14 +42,13 @@ function dump(file: string): string {
   }
 }
 
-/** Turn screenshots and artifacts of every attempt, as paths under the run folder; all must exist. */
+/** Turn screenshots and trial folders of every attempt, as paths under the run folder; all must exist. */
 function missingFiles(file: string, runId: string): string[] {
   const store = openStore(file, { readonly: true });
   try {
     const folder = store.getRun(runId).folder!;
     const paths = store.trials(runId).flatMap((t) => [
       ...store.turns(t.id, { attempt: "all" }).map((turn) => turn.screenshot!.path),
-      ...store.artifacts(t.id, { attempt: "all" }).map((a) => a.path),
       t.folder!,
     ]);
     expect(paths.length).toBeGreaterThan(6);
@@ -108,7 +107,7 @@ describe("umpire merge", () => {
     }
   });
 
-  it("brings the trial folders together so every stored screenshot and artifact path resolves", () => {
+  it("brings the trial folders together so every stored screenshot path and trial folder resolves", () => {
     expect(missingFiles(merged(), "SHARDED")).toEqual([]);
   });
 

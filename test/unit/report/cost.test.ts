@@ -1,9 +1,11 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import { costPerSuccess, reportedCost, sumCosts, sumUsage } from "../../../src/report/cost.js";
-import { costOfUsage, createPriceBook, DEFAULT_PRICES, loadPriceBook, readPriceConfig } from "../../../src/pricing.js";
+import { parseCommand, PRICE_OPTIONS, pricesOf } from "../../../src/cli/args.js";
+import { UmpireError } from "../../../src/errors.js";
+import { costOfUsage, createPriceBook, DEFAULT_PRICES } from "../../../src/pricing.js";
 import { openStore } from "../../../src/store/index.js";
 import { tempDir } from "../store/fixtures.js";
 import { fakeIO, seedRun } from "./seed.js";
@@ -49,40 +51,96 @@ describe("cost arithmetic", () => {
   });
 });
 
-describe("prices", () => {
+/**
+ * Prices the way every command that shows a cost gets them: its options parsed through the one
+ * argument layer (which reads the config file) and the price book built from the result.
+ */
+function pricesFor(cwd: string, argv: string[] = []) {
+  const parsed = parseCommand("show", argv, PRICE_OPTIONS, { cwd });
+  return pricesOf(parsed.values, parsed.config);
+}
+
+describe("prices (config file and flags, as the CLI reads them)", () => {
   let dir: string;
   let cleanup: () => void;
   beforeEach(() => ({ dir, cleanup } = tempDir()));
   afterEach(() => cleanup());
 
-  it("a config file adds and overrides models; flags override every model", () => {
-    writeFileSync(join(dir, "umpire.config.json"), JSON.stringify({ other: true, prices: { "my-model": { input: 1, output: 4 }, "holo3-1-35b-a3b": { input: 0.2, output: 1.5 } } }));
-    const book = loadPriceBook({ cwd: dir });
+  it("a config file's prices add models and override the built-in ones; flags override every model", () => {
+    writeFileSync(
+      join(dir, "umpire.config.yaml"),
+      ["prices:", "  my-model: { input: 1, output: 4 }", "  holo3-1-35b-a3b: { input: 0.2, output: 1.5 }", ""].join("\n"),
+    );
+    const book = pricesFor(dir);
     expect(book.userPrices).toBe(true);
+    expect(book.sources).toEqual(["built-in", "config"]);
     expect(book.lookup("my-model")).toEqual({ input: 1, output: 4 });
     expect(book.lookup("holo3-1-35b-a3b")).toEqual({ input: 0.2, output: 1.5 });
     expect(book.lookup("holo3-122b-a10b")).toEqual({ input: 0.4, output: 3 });
-    const flagged = loadPriceBook({ cwd: dir, priceIn: "2", priceOut: "8" });
+    // A model in neither table has no price: its cost is unknown, not 0.
+    expect(book.lookup("gpt-unknown")).toBeNull();
+    const flagged = pricesFor(dir, ["--price-in", "2", "--price-out", "8"]);
+    expect(flagged.sources).toEqual(["built-in", "config", "flags"]);
     expect(flagged.lookup("anything")).toEqual({ input: 2, output: 8 });
-    // Half a price for an unknown model is no price.
-    expect(loadPriceBook({ cwd: dir, priceIn: "2" }).lookup("anything")).toBeNull();
-    expect(loadPriceBook({ cwd: dir, priceIn: "2" }).lookup("my-model")).toEqual({ input: 2, output: 4 });
+    // Half a price for an unknown model is no price; for a known one, the flag replaces its half.
+    expect(pricesFor(dir, ["--price-in", "2"]).lookup("anything")).toBeNull();
+    expect(pricesFor(dir, ["--price-in", "2"]).lookup("my-model")).toEqual({ input: 2, output: 4 });
   });
+
+  it("a JSON config file named by --config is read the same way", () => {
+    mkdirSync(join(dir, "conf"));
+    writeFileSync(join(dir, "conf", "prices.json"), JSON.stringify({ prices: { "my-model": { input: 1, output: 4, cachedInput: 0.1 } } }));
+    const book = pricesFor(dir, ["--config", "conf/prices.json"]);
+    expect(book.lookup("my-model")).toEqual({ input: 1, output: 4, cachedInput: 0.1 });
+    expect(costOfUsage(usage(1000, 0, 0, 400), book.lookup("my-model"))).toBe(0.00064);
+  });
+
   it("without a config file the built-in table is used and nothing is re-priced", () => {
-    const book = loadPriceBook({ cwd: dir });
+    const book = pricesFor(dir);
     expect(book.userPrices).toBe(false);
+    expect(book.sources).toEqual(["built-in"]);
+    expect(book.lookup("my-model")).toBeNull();
     expect(reportedCost({ model: "reference", costUsd: 0.5, inputTokens: 1, outputTokens: 1, reasoningTokens: 0, cachedTokens: 0 }, book)).toBe(0.5);
   });
-  it("bad config and flags give errors naming the file, the field and the fix", () => {
-    const file = join(dir, "prices.json");
+
+  it("bad prices and flags give errors naming the file, the field and the fix", () => {
+    const file = join(dir, "umpire.config.json");
+    const failure = (argv: string[] = []): UmpireError => {
+      try {
+        pricesFor(dir, argv);
+      } catch (error) {
+        if (error instanceof UmpireError) return error;
+        throw error;
+      }
+      throw new Error("expected an error");
+    };
     writeFileSync(file, JSON.stringify({ prices: { m: { input: -1, output: 2 } } }));
-    expect(() => readPriceConfig(file)).toThrow(/prices\.json: prices\.m\.input: .*>=0/);
+    expect(failure()).toMatchObject({ code: "input", message: expect.stringMatching(/umpire\.config\.json.*prices\.m\.input/s) });
     writeFileSync(file, "{ not json");
-    expect(() => readPriceConfig(file)).toThrow(/prices\.json: not valid JSON/);
+    expect(failure()).toMatchObject({ code: "input", message: expect.stringContaining("umpire.config.json") });
     writeFileSync(file, JSON.stringify({ prices: { m: { input: 1, output: 2, discount: 3 } } }));
-    expect(() => readPriceConfig(file)).toThrow(/prices\.m: .*discount/);
-    expect(() => loadPriceBook({ cwd: dir, configFile: "missing.json" })).toThrow(/missing\.json: cannot read/);
-    expect(() => loadPriceBook({ cwd: dir, priceIn: "cheap" })).toThrow(/--price-in "cheap": not a price/);
+    expect(failure()).toMatchObject({ code: "input", message: expect.stringMatching(/prices\.m.*discount/s) });
+    expect(failure(["--config", "missing.json"])).toMatchObject({ code: "input", message: "--config missing.json: no such file" });
+    writeFileSync(file, JSON.stringify({ prices: {} }));
+    const flag = failure(["--price-in", "cheap"]);
+    expect(flag).toMatchObject({ code: "usage", message: expect.stringContaining("--price-in cheap: expected a number"), hint: expect.stringContaining("--price-in") });
+    expect(failure(["--price-out=-1"])).toMatchObject({ code: "usage", message: expect.stringContaining("--price-out -1: expected a number >= 0") });
+  });
+
+  it("the CLI refuses bad prices with exit code 2 and the file in the message", async () => {
+    const db = join(dir, "umpire.db");
+    const store = openStore(db);
+    const run = seedRun(store, { model: "my-model", startedAt: "2025-06-01T10:00:00.000Z", trials: [{ task: "save-bb042", verdict: "passed", usage: usage(1000, 10) }] });
+    store.close();
+    writeFileSync(join(dir, "umpire.config.json"), JSON.stringify({ prices: { "my-model": { input: "cheap", output: 2 } } }));
+    const bad = fakeIO(dir);
+    expect(await main(["show", run, "--db", db], bad.io)).toBe(2);
+    expect(bad.err()).toMatch(/umpire\.config\.json.*prices\.my-model\.input/s);
+
+    writeFileSync(join(dir, "umpire.config.json"), JSON.stringify({ prices: { "my-model": { input: 1, output: 4 } } }));
+    const good = fakeIO(dir);
+    expect(await main(["show", run, "--db", db, "--json"], good.io)).toBe(0);
+    expect(JSON.parse(good.out()).trials[0].costUsd).toBe(0.00104);
   });
 });
 

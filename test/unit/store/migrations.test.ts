@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, MIGRATIONS, type Migration } from "../../../src/store/index.js";
-import { planned, result, tempDir } from "./fixtures.js";
+import { passingCheck, planned, result, tempDir } from "./fixtures.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -119,11 +119,11 @@ describe("schema 4 (answer and task columns): the stored trial is complete", () 
     copyFileSync(FIXTURE, file);
     const before = new Database(file, { readonly: true });
     const count = (db: Database.Database, table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-    const tables = ["runs", "trials", "turns", "actions", "checks", "artifacts"];
+    const tables = ["runs", "trials", "turns", "actions", "checks"];
     const counts = Object.fromEntries(tables.map((t) => [t, count(before, t)]));
     expect(before.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "1" });
     before.close();
-    expect(counts).toEqual({ runs: 1, trials: 2, turns: 1, actions: 1, checks: 3, artifacts: 1 });
+    expect(counts).toEqual({ runs: 1, trials: 2, turns: 1, actions: 1, checks: 3 });
 
     const store = openStore(file);
     expect(store.schemaVersion).toBe(MIGRATIONS.length);
@@ -152,6 +152,112 @@ describe("schema 4 (answer and task columns): the stored trial is complete", () 
     // A retry clears the result, the answer with it; the task as planned stays.
     store.resetTrial(t!.id);
     expect(store.trial(t!.id)).toMatchObject({ answer: null, taskTitle: "Save a note", taskHash: "sha256:abc" });
+    store.close();
+  });
+});
+
+describe("schema 7: the artifacts table nothing wrote is retired", () => {
+  /** A database written by umpire at schema version 1 (see test/fixtures/make-store-v1.ts); it holds one artifact row. */
+  const FIXTURE = join(__dirname, "../../fixtures/store-v1.db");
+  const TABLES = ["runs", "trials", "turns", "actions", "checks"];
+  const tableNames = (db: Database.Database) =>
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+  const all = (db: Database.Database, table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all();
+
+  /** The fixture copied to `name`, optionally edited with raw SQL, and every row of the kept tables. */
+  function copyFixture(name: string, edit?: string): { file: string; before: Record<string, unknown[]> } {
+    const file = join(dir, name);
+    copyFileSync(FIXTURE, file);
+    const raw = new Database(file);
+    if (edit) raw.exec(edit);
+    const before = Object.fromEntries(TABLES.map((t) => [t, all(raw, t)]));
+    raw.close();
+    return { file, before };
+  }
+
+  it("drops the empty table of a schema-1 database and keeps every other row", () => {
+    // Umpire itself never wrote an artifact row: a store it made has the table empty.
+    const { file, before } = copyFixture("empty-artifacts.db", "DELETE FROM artifacts");
+    const store = openStore(file);
+    expect(store.schemaVersion).toBe(MIGRATIONS.length);
+    expect("artifacts" in store).toBe(false);
+    const [first] = store.trials("20260101-000000-v1");
+    expect(store.turns(first!.id)).toHaveLength(1);
+    expect(store.checks(first!.id)).toHaveLength(2);
+    store.close();
+
+    const after = new Database(file, { readonly: true });
+    expect(tableNames(after)).not.toContain("artifacts");
+    expect(tableNames(after)).not.toContain("artifacts_legacy");
+    // Every kept table holds the same rows as before (later migrations add columns, NULL for old rows).
+    for (const t of TABLES) expect(all(after, t), t).toMatchObject(before[t] as object[]);
+    after.close();
+  });
+
+  it("keeps an outside writer's artifact rows under artifacts_legacy", () => {
+    const { file, before } = copyFixture("with-artifacts.db");
+    const raw = new Database(file, { readonly: true });
+    const legacyRows = all(raw, "artifacts");
+    raw.close();
+    expect(legacyRows).toEqual([
+      expect.objectContaining({ kind: "events", path: "0000-save-bb042/events.jsonl", sha256: "0".repeat(64), bytes: 10, attempt: 1 }),
+    ]);
+
+    openStore(file).close();
+    const after = new Database(file, { readonly: true });
+    expect(tableNames(after)).not.toContain("artifacts");
+    expect(all(after, "artifacts_legacy")).toEqual(legacyRows);
+    for (const t of TABLES) expect(all(after, t), t).toMatchObject(before[t] as object[]);
+    expect(after.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(MIGRATIONS.length) });
+    after.close();
+
+    // Opening it again (now at the current version) changes nothing.
+    openStore(file).close();
+    const again = new Database(file, { readonly: true });
+    expect(all(again, "artifacts_legacy")).toEqual(legacyRows);
+    again.close();
+  });
+
+  it("a new store never has the table", () => {
+    const file = join(dir, "new.db");
+    openStore(file).close();
+    const raw = new Database(file, { readonly: true });
+    expect(tableNames(raw).filter((t) => t.startsWith("artifacts"))).toEqual([]);
+    raw.close();
+  });
+});
+
+describe("schema 8: trials of agents of kind command are stored as mode external", () => {
+  it("accepts external for new trials and corrects the rows stored as structured before", () => {
+    const file = join(dir, "v7.db");
+    const seven = openStore(file, { migrations: MIGRATIONS.slice(0, 7) });
+    expect(seven.schemaVersion).toBe(7);
+    // As an umpire at schema 7 stored a run of one command agent and one model agent.
+    const run = seven.createRun({ umpireVersion: "0.2.0", options: { commandAgents: [{ name: "ts-agent", kind: "command" }] } });
+    const other = seven.createRun({ umpireVersion: "0.2.0", options: {} });
+    seven.addTrials(run.id, [
+      planned(0, { agentLabel: "ts-agent", model: "command:ts-agent", mode: "structured" }),
+      planned(1, { agentLabel: "reference/structured", model: "reference", mode: "structured" }),
+    ]);
+    // A model agent that happens to share the name in another run is not touched.
+    seven.addTrials(other.id, [planned(0, { agentLabel: "ts-agent", model: "reference", mode: "structured" })]);
+    expect(() => seven.addTrials(run.id, [planned(2, { mode: "external" })])).toThrow(/CHECK constraint/);
+    const [done] = seven.trials(run.id);
+    seven.startTrial(done!.id, { folder: "t0" });
+    seven.recordTurn({ trialId: done!.id, idx: 0, outcome: "actions", modelMs: 1, usage: null, costUsd: null });
+    seven.finishTrial(done!.id, result(), [passingCheck]);
+    seven.close();
+
+    const store = openStore(file);
+    expect(store.schemaVersion).toBe(MIGRATIONS.length);
+    expect(store.trials(run.id).map((t) => [t.agentLabel, t.mode])).toEqual([["ts-agent", "external"], ["reference/structured", "structured"]]);
+    expect(store.trials(other.id).map((t) => t.mode)).toEqual(["structured"]);
+    // Rebuilding the trials table kept the evidence of the finished trial.
+    expect(store.turns(done!.id)).toHaveLength(1);
+    expect(store.checks(done!.id)).toHaveLength(1);
+    const [added] = store.addTrials(run.id, [planned(2, { agentLabel: "py-agent", mode: "external" })]);
+    expect(store.trial(added!.id)!.mode).toBe("external");
+    expect(() => store.addTrials(run.id, [planned(3, { mode: "other" as never })])).toThrow(/CHECK constraint/);
     store.close();
   });
 });

@@ -45,7 +45,9 @@ describe("openStore", () => {
     const run = store.createRun({ umpireVersion: "0.1.0", tags: ["keep-me"] });
     store.close();
     const raw = new Database(file);
-    raw.prepare("UPDATE meta SET value = '7' WHERE key = 'schema_version'").run();
+    // One past the newest schema this umpire knows, whatever that is.
+    const newer = String(SCHEMA_VERSION + 1);
+    raw.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(newer);
     raw.prepare("UPDATE meta SET value = '3.2.0' WHERE key = 'min_umpire_version'").run();
     raw.close();
 
@@ -58,11 +60,11 @@ describe("openStore", () => {
       }
       expect(error).toBeInstanceOf(UmpireError);
       expect((error as UmpireError).code).toBe("store");
-      expect((error as UmpireError).message).toContain("schema version 7");
+      expect((error as UmpireError).message).toContain(`schema version ${newer}`);
       expect((error as UmpireError).message).toContain("umpire 3.2.0");
     }
     const check = new Database(file, { readonly: true });
-    expect(check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "7" });
+    expect(check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: newer });
     expect(check.prepare("SELECT id, tags FROM runs").all()).toEqual([{ id: run.id, tags: '["keep-me"]' }]);
     check.close();
   });
@@ -213,7 +215,7 @@ describe("trials", () => {
     const [trial] = store.addTrials(run.id, [planned(0)]);
     store.startTrial(trial.id, { folder: "t/a1" });
     store.recordTurn({ trialId: trial.id, idx: 0, outcome: "error", modelMs: 100, usage: null, costUsd: null });
-    store.recordArtifacts([{ trialId: trial.id, kind: "screenshot", path: "t/a1/s.png", sha256: "aa", bytes: 10 }]);
+    store.recordActions([{ trialId: trial.id, turnIdx: 0, idx: 0, callId: "c1", tool: "click", args: { x: 1, y: 2 }, status: "failed", message: "browser crashed", executorMs: 5 }]);
     store.finishTrial(trial.id, result({ verdict: "error", stopReason: "environment_error", error: "browser crashed" }), []);
 
     store.resetTrial(trial.id);
@@ -225,8 +227,8 @@ describe("trials", () => {
     expect(store.turns(trial.id).map((t) => [t.attempt, t.outcome])).toEqual([[2, "actions"]]);
     expect(store.turns(trial.id, { attempt: 1 }).map((t) => t.outcome)).toEqual(["error"]);
     expect(store.turns(trial.id, { attempt: "all" })).toHaveLength(2);
-    expect(store.artifacts(trial.id)).toEqual([]);
-    expect(store.artifacts(trial.id, { attempt: 1 })).toMatchObject([{ path: "t/a1/s.png", sha256: "aa" }]);
+    expect(store.actions(trial.id)).toEqual([]);
+    expect(store.actions(trial.id, { attempt: 1 })).toMatchObject([{ attempt: 1, callId: "c1", status: "failed", message: "browser crashed" }]);
     expect(store.trial(trial.id)).toMatchObject({ verdict: "passed", retried: true, attempt: 2 });
   });
 
