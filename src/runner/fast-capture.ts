@@ -3,12 +3,21 @@
  * the same pixels as Playwright's `page.screenshot` (a test decodes both and compares them),
  * encoded with a faster zlib setting (a larger file, ~35 vs ~52 ms here). Playwright's capture
  * also waits for fonts and an animation frame around the CDP call; the runner has already
- * flushed the layout report before it captures, so that round trip buys nothing.
+ * waited for the page to settle before it captures, so that round trip buys nothing.
  *
  * Falls back to `page.screenshot` when CDP is not available (a non-Chromium or a remote
  * Playwright server browser refuses `newCDPSession`) or the call fails.
  */
 import type { CDPSession, Page } from "playwright";
+
+/**
+ * The CDP capture's own time box. `Page.captureScreenshot` has no timeout, and right after a
+ * cross-document navigation that nothing waited for (no layout flush: every model but the
+ * reference) it was seen never to answer: the trial hung for good, past its own time limit.
+ * Past this, the session is dropped and Playwright's capture, which waits for the new
+ * document and has a timeout, takes the picture.
+ */
+export const CDP_CAPTURE_TIMEOUT_MS = 5_000;
 
 export class ViewportCapture {
   private session: Promise<CDPSession | null> | null = null;
@@ -22,23 +31,46 @@ export class ViewportCapture {
   async capture(): Promise<Buffer> {
     const session = await this.cdp();
     if (session) {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), this.cdpTimeoutMs);
+      });
       try {
-        // A session of our own does not carry Playwright's device-metrics override, so Chromium
-        // captures at CSS size unless the clip (in document coordinates) asks for the scale.
-        const metrics = (await session.send("Page.getLayoutMetrics")) as { cssVisualViewport: { pageX: number; pageY: number; clientWidth: number; clientHeight: number } };
-        const v = metrics.cssVisualViewport;
-        const size = this.page.viewportSize();
-        const clip = { x: v.pageX, y: v.pageY, width: size?.width ?? v.clientWidth, height: size?.height ?? v.clientHeight, scale: this.deviceScaleFactor };
-        const { data } = (await session.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true, captureBeyondViewport: false, clip })) as { data: string };
-        return Buffer.from(data, "base64");
+        const png = await Promise.race([this.cdpCapture(session), timedOut]);
+        if (png !== "timeout") return png;
+        this.cdpTimeouts += 1;
+        // A session with a call that never answered is not trusted again: the next capture opens a new one.
+        this.session = null;
+        void session.detach().catch(() => undefined);
       } catch {
         // e.g. the page swapped documents mid-capture: Playwright's path below knows how to wait.
+      } finally {
+        clearTimeout(timer);
       }
     }
     return this.page.screenshot({ type: "png", animations: "allow", caret: "initial" });
   }
 
+  /** For tests: how long the CDP path may take before the fallback (default CDP_CAPTURE_TIMEOUT_MS). */
+  cdpTimeoutMs = CDP_CAPTURE_TIMEOUT_MS;
+  /** CDP captures that did not answer in time (each fell back to Playwright's capture). */
+  cdpTimeouts = 0;
+  /** CDP sessions opened for this page (a timed-out one is replaced). */
+  sessionsOpened = 0;
+
+  private async cdpCapture(session: CDPSession): Promise<Buffer> {
+    // A session of our own does not carry Playwright's device-metrics override, so Chromium
+    // captures at CSS size unless the clip (in document coordinates) asks for the scale.
+    const metrics = (await session.send("Page.getLayoutMetrics")) as { cssVisualViewport: { pageX: number; pageY: number; clientWidth: number; clientHeight: number } };
+    const v = metrics.cssVisualViewport;
+    const size = this.page.viewportSize();
+    const clip = { x: v.pageX, y: v.pageY, width: size?.width ?? v.clientWidth, height: size?.height ?? v.clientHeight, scale: this.deviceScaleFactor };
+    const { data } = (await session.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true, captureBeyondViewport: false, clip })) as { data: string };
+    return Buffer.from(data, "base64");
+  }
+
   private cdp(): Promise<CDPSession | null> {
+    if (!this.session) this.sessionsOpened += 1;
     this.session ??= this.page
       .context()
       .newCDPSession(this.page)

@@ -45,4 +45,27 @@ describe("fast viewport capture", () => {
       }
     });
   }
+
+  it("falls back to Playwright's capture when the CDP call does not answer in time, then opens a fresh session", async () => {
+    const context = await browser.newContext({ viewport: { width: 640, height: 400 } });
+    try {
+      const page = await context.newPage();
+      await page.setContent(PAGE);
+      const capture = new ViewportCapture(page, 1);
+      const reference = PNG.sync.read(await page.screenshot({ type: "png", animations: "allow", caret: "initial" }));
+      // No time at all for the CDP path: the picture must still come, from the fallback.
+      capture.cdpTimeoutMs = 0;
+      const fallback = PNG.sync.read(await capture.capture());
+      expect(capture.cdpTimeouts).toBe(1);
+      expect(Buffer.compare(fallback.data, reference.data)).toBe(0);
+      // The timed-out session is dropped; with time again, a new one captures the same pixels.
+      capture.cdpTimeoutMs = 5_000;
+      const fresh = PNG.sync.read(await capture.capture());
+      expect(capture.cdpTimeouts).toBe(1);
+      expect(capture.sessionsOpened).toBe(2);
+      expect(Buffer.compare(fresh.data, reference.data)).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 });
