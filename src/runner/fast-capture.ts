@@ -36,7 +36,10 @@ export class ViewportCapture {
         timer = setTimeout(() => resolve("timeout"), this.cdpTimeoutMs);
       });
       try {
-        const png = await Promise.race([this.cdpCapture(session), timedOut]);
+        const shot = this.cdpCapture(session);
+        // Detaching below rejects the call still pending: that late rejection is expected, not unhandled.
+        shot.catch(() => undefined);
+        const png = await Promise.race([shot, timedOut]);
         if (png !== "timeout") return png;
         this.cdpTimeouts += 1;
         // A session with a call that never answered is not trusted again: the next capture opens a new one.
