@@ -15,7 +15,7 @@ import type { CDPSession, Page } from "playwright";
  * cross-document navigation that nothing waited for (no layout flush: every model but the
  * reference) it was seen never to answer: the trial hung for good, past its own time limit.
  * Past this, the session is dropped and Playwright's capture, which waits for the new
- * document and has a timeout, takes the picture.
+ * document and has a timeout, takes this picture and every later one of the page.
  */
 export const CDP_CAPTURE_TIMEOUT_MS = 5_000;
 
@@ -29,7 +29,7 @@ export class ViewportCapture {
   ) {}
 
   async capture(): Promise<Buffer> {
-    const session = await this.cdp();
+    const session = this.cdpDisabled ? null : await this.cdp();
     if (session) {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<"timeout">((resolve) => {
@@ -42,8 +42,10 @@ export class ViewportCapture {
         const png = await Promise.race([shot, timedOut]);
         if (png !== "timeout") return png;
         this.cdpTimeouts += 1;
-        // A session with a call that never answered is not trusted again: the next capture opens a new one.
-        this.session = null;
+        // A page whose CDP capture never answered keeps Playwright's capture for the rest of the trial:
+        // a fresh session was seen to capture different pixels while the abandoned call was still
+        // settling (its temporary clip/scale override), and the model's input must stay exact.
+        this.cdpDisabled = true;
         void session.detach().catch(() => undefined);
       } catch {
         // e.g. the page swapped documents mid-capture: Playwright's path below knows how to wait.
@@ -58,8 +60,10 @@ export class ViewportCapture {
   cdpTimeoutMs = CDP_CAPTURE_TIMEOUT_MS;
   /** CDP captures that did not answer in time (each fell back to Playwright's capture). */
   cdpTimeouts = 0;
-  /** CDP sessions opened for this page (a timed-out one is replaced). */
+  /** CDP sessions opened for this page (at most one). */
   sessionsOpened = 0;
+  /** Set after a CDP capture timed out: Playwright's capture from then on. */
+  cdpDisabled = false;
 
   private async cdpCapture(session: CDPSession): Promise<Buffer> {
     // A session of our own does not carry Playwright's device-metrics override, so Chromium
