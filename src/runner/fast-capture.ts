@@ -42,10 +42,9 @@ export class ViewportCapture {
         const png = await Promise.race([shot, timedOut]);
         if (png !== "timeout") return png;
         this.cdpTimeouts += 1;
-        // A page whose CDP capture never answered keeps Playwright's capture for the rest of the trial:
-        // a fresh session was seen to capture different pixels while the abandoned call was still
+        // A page whose CDP capture never answered keeps Playwright's capture for the rest of the trial
+        // (cdpDisabled): a fresh session was seen to capture different pixels while the abandoned call was still
         // settling (its temporary clip/scale override), and the model's input must stay exact.
-        this.cdpDisabled = true;
         void session.detach().catch(() => undefined);
       } catch {
         // e.g. the page swapped documents mid-capture: Playwright's path below knows how to wait.
@@ -62,8 +61,10 @@ export class ViewportCapture {
   cdpTimeouts = 0;
   /** CDP sessions opened for this page (at most one). */
   sessionsOpened = 0;
-  /** Set after a CDP capture timed out: Playwright's capture from then on. */
-  cdpDisabled = false;
+  /** After a CDP capture timed out: Playwright's capture from then on. */
+  get cdpDisabled(): boolean {
+    return this.cdpTimeouts > 0;
+  }
 
   private async cdpCapture(session: CDPSession): Promise<Buffer> {
     // A session of our own does not carry Playwright's device-metrics override, so Chromium
