@@ -45,7 +45,16 @@ async function findingsOf(task: Task, spec: CustomCheckSpec, i: number): Promise
   return { findings, expected };
 }
 
-async function declarations(task: Task): Promise<{ findings: RuleFinding[]; expected: Expected[] }> {
+/** Both rules below read the same declarations: each task's modules are loaded and asked once. */
+const declared = new WeakMap<Task, Promise<{ findings: RuleFinding[]; expected: Expected[] }>>();
+
+function declarations(task: Task): Promise<{ findings: RuleFinding[]; expected: Expected[] }> {
+  let pending = declared.get(task);
+  if (!pending) declared.set(task, (pending = readDeclarations(task)));
+  return pending;
+}
+
+async function readDeclarations(task: Task): Promise<{ findings: RuleFinding[]; expected: Expected[] }> {
   const findings: RuleFinding[] = [];
   const expected: Expected[] = [];
   for (const [i, spec] of task.checks.entries()) {

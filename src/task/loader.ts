@@ -148,8 +148,7 @@ function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
     return { ...fail(`expected a mapping of task fields at the top level, got ${Array.isArray(data) ? "a list" : "a single value"}`, "start the file with id: ..., title: ...", 1, "schema"), source };
   }
 
-  const add = (finding: RuleFinding, rule: string) =>
-    problems.push({ file, line: source.lineOf(finding.path, { key: finding.atKey }), path: dottedPath(finding.path), message: finding.message, fix: finding.fix, severity: finding.severity, rule });
+  const add = (finding: RuleFinding, rule: string) => problems.push(problemAt(file, source, finding, rule));
 
   const toolFindings = knownToolsInRaw(data);
   for (const finding of toolFindings) add(finding, "known-tools");
@@ -168,9 +167,9 @@ function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
   return { entry: { file, id: task.id, task, valid: true }, problems, source };
 }
 
-/** Places a rule's finding in its file and line, like the findings of the synchronous rules. */
-function placeFinding(outcome: FileOutcome, finding: RuleFinding, rule: string): Problem {
-  return { file: outcome.entry.file, line: outcome.source?.lineOf(finding.path, { key: finding.atKey }), path: dottedPath(finding.path), message: finding.message, fix: finding.fix, severity: finding.severity, rule };
+/** A rule's finding placed in its file and line: every rule's findings (schema, task, module, ids) go through here. */
+function problemAt(file: string, source: YamlSource | undefined, finding: RuleFinding, rule: string): Problem {
+  return { file, line: source?.lineOf(finding.path, { key: finding.atKey }), path: dottedPath(finding.path), message: finding.message, fix: finding.fix, severity: finding.severity, rule };
 }
 
 /**
@@ -191,7 +190,7 @@ export async function loadTasksAsync(paths: readonly string[], options: LoadOpti
   for (const outcome of outcomes) {
     const task = outcome.entry.task;
     if (!task) continue;
-    for (const rule of moduleRules) for (const finding of await rule.check(task)) outcome.problems.push(placeFinding(outcome, finding, rule.name));
+    for (const rule of moduleRules) for (const finding of await rule.check(task)) outcome.problems.push(problemAt(outcome.entry.file, outcome.source, finding, rule.name));
   }
   return finish(outcomes, argumentProblems);
 }
@@ -205,7 +204,7 @@ function readAll(paths: readonly string[], options: LoadOptions): { outcomes: Fi
 function finish(outcomes: FileOutcome[], argumentProblems: Problem[]): LoadResult {
   for (const { file, finding } of duplicateIds(outcomes.map((o) => ({ file: o.entry.file, id: o.entry.id })))) {
     const outcome = outcomes.find((o) => o.entry.file === file)!;
-    outcome.problems.push({ file, line: outcome.source?.lineOf(finding.path), path: dottedPath(finding.path), message: finding.message, fix: finding.fix, severity: finding.severity, rule: "unique-ids" });
+    outcome.problems.push(problemAt(file, outcome.source, finding, "unique-ids"));
   }
 
   const problems = [...argumentProblems];
