@@ -14,6 +14,8 @@ import type { Browser, BrowserContext, Page } from "playwright";
 import type { Task } from "../task/schema.js";
 import { originsForTask, pageGeometryScript, resolveMarks, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
 import { ViewportCapture } from "./fast-capture.js";
+import { typeText } from "./fast-typing.js";
+import { PageCdpSession } from "./page-cdp.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
 export interface Observation {
@@ -107,6 +109,8 @@ export class TrialEnvironment {
   /** The marks as last resolved (targets other than the fixture). */
   lastLayout: ResolvedLayout | undefined;
   private inflight = 0;
+  /** umpire's own CDP session on the page, for the fast capture and the fast typing. */
+  private readonly cdp: PageCdpSession;
   /** Chromium's fast PNG path (fast-capture.ts), same pixels as page.screenshot. */
   private readonly capture: ViewportCapture;
 
@@ -116,7 +120,13 @@ export class TrialEnvironment {
     readonly page: Page,
   ) {
     this.origins = originsForTask(options.task, options.target, options.fixtureSiteUrl);
-    this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor);
+    this.cdp = new PageCdpSession(page);
+    this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor, this.cdp);
+  }
+
+  /** Types into whatever has focus: the key events of `page.keyboard.type`, without its wait per key (fast-typing.ts). */
+  async type(text: string): Promise<void> {
+    await typeText(this.page, this.cdp, text);
   }
 
   /** Prepares the target for the trial (session or reset), the context and the page, and opens the start page. */

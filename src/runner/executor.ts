@@ -195,7 +195,7 @@ export class Executor {
         });
       }
       case "write": {
-        await page.keyboard.type(args.content);
+        await env.type(args.content);
         if (args.press_enter) await page.keyboard.press("Enter");
         return this.afterInput(`typed ${args.content.length} characters${args.press_enter ? " and pressed Enter" : ""}`, signal, result);
       }

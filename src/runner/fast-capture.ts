@@ -9,6 +9,7 @@
  * Playwright server browser refuses `newCDPSession`) or the call fails.
  */
 import type { CDPSession, Page } from "playwright";
+import { PageCdpSession } from "./page-cdp.js";
 
 /**
  * The CDP capture's own time box. `Page.captureScreenshot` has no timeout, and right after a
@@ -20,16 +21,16 @@ import type { CDPSession, Page } from "playwright";
 export const CDP_CAPTURE_TIMEOUT_MS = 5_000;
 
 export class ViewportCapture {
-  private session: Promise<CDPSession | null> | null = null;
-
   constructor(
     private readonly page: Page,
     /** The context's device scale factor: the clip's scale, so the PNG has device pixels. */
     private readonly deviceScaleFactor = 1,
+    /** The page's CDP session, shared with the fast typing. */
+    private readonly cdp = new PageCdpSession(page),
   ) {}
 
   async capture(): Promise<Buffer> {
-    const session = this.cdpDisabled ? null : await this.cdp();
+    const session = await this.cdp.get();
     if (session) {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<"timeout">((resolve) => {
@@ -42,10 +43,11 @@ export class ViewportCapture {
         const png = await Promise.race([shot, timedOut]);
         if (png !== "timeout") return png;
         this.cdpTimeouts += 1;
-        // A page whose CDP capture never answered keeps Playwright's capture for the rest of the trial
-        // (cdpDisabled): a fresh session was seen to capture different pixels while the abandoned call was still
-        // settling (its temporary clip/scale override), and the model's input must stay exact.
-        void session.detach().catch(() => undefined);
+        // A page whose CDP capture never answered keeps Playwright's paths for the rest of the trial
+        // (the session is dropped, typing included): a fresh session was seen to capture different pixels
+        // while the abandoned call was still settling (its temporary clip/scale override), and the model's
+        // input must stay exact.
+        this.cdp.drop();
       } catch {
         // e.g. the page swapped documents mid-capture: Playwright's path below knows how to wait.
       } finally {
@@ -60,10 +62,12 @@ export class ViewportCapture {
   /** CDP captures that did not answer in time (each fell back to Playwright's capture). */
   cdpTimeouts = 0;
   /** CDP sessions opened for this page (at most one). */
-  sessionsOpened = 0;
-  /** After a CDP capture timed out: Playwright's capture from then on. */
+  get sessionsOpened(): number {
+    return this.cdp.sessionsOpened;
+  }
+  /** After a CDP capture timed out (or the session was dropped): Playwright's capture from then on. */
   get cdpDisabled(): boolean {
-    return this.cdpTimeouts > 0;
+    return this.cdp.isDropped;
   }
 
   private async cdpCapture(session: CDPSession): Promise<Buffer> {
@@ -75,14 +79,5 @@ export class ViewportCapture {
     const clip = { x: v.pageX, y: v.pageY, width: size?.width ?? v.clientWidth, height: size?.height ?? v.clientHeight, scale: this.deviceScaleFactor };
     const { data } = (await session.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true, captureBeyondViewport: false, clip })) as { data: string };
     return Buffer.from(data, "base64");
-  }
-
-  private cdp(): Promise<CDPSession | null> {
-    if (!this.session) this.sessionsOpened += 1;
-    this.session ??= this.page
-      .context()
-      .newCDPSession(this.page)
-      .catch(() => null);
-    return this.session;
   }
 }
