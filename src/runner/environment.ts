@@ -15,6 +15,7 @@ import type { Task } from "../task/schema.js";
 import { originsForTask, pageGeometryScript, resolveMarks, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
 import { ViewportCapture } from "./fast-capture.js";
 import { typeText } from "./fast-typing.js";
+import { LEAVING_GLOBAL, NavigationWatch, navigationWatchScript } from "./navigation-watch.js";
 import { PageCdpSession } from "./page-cdp.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
@@ -106,9 +107,13 @@ export class TrialEnvironment {
   readonly origins: Set<string>;
   /** Requests the agent's page tried that were refused, for the trial log. */
   readonly blockedRequests: string[] = [];
+  /** Observations that waited for a document the input asked for, and those whose wait ran out. */
+  readonly documentWaits = { waited: 0, timedOut: 0 };
   /** The marks as last resolved (targets other than the fixture). */
   lastLayout: ResolvedLayout | undefined;
   private inflight = 0;
+  /** Whether the top document loaded since a point (navigation-watch.ts). */
+  private readonly navigation: NavigationWatch;
   /** umpire's own CDP session on the page, for the fast capture and the fast typing. */
   private readonly cdp: PageCdpSession;
   /** Chromium's fast PNG path (fast-capture.ts), same pixels as page.screenshot. */
@@ -120,6 +125,7 @@ export class TrialEnvironment {
     readonly page: Page,
   ) {
     this.origins = originsForTask(options.task, options.target, options.fixtureSiteUrl);
+    this.navigation = new NavigationWatch(page);
     this.cdp = new PageCdpSession(page);
     this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor, this.cdp);
   }
@@ -154,6 +160,8 @@ export class TrialEnvironment {
       if (cookies.length > 0) await context.addCookies(cookies);
       // The in-page geometry (marks, covered controls) once per document, before the page's own scripts.
       await context.addInitScript({ content: pageGeometryScript() });
+      // Marks a document the agent's input is leaving for another (the observation then waits for that one).
+      await context.addInitScript({ content: navigationWatchScript() });
       const page = await context.newPage();
       const env = new TrialEnvironment(options, context, page);
       await env.guard();
@@ -215,11 +223,22 @@ export class TrialEnvironment {
     return this.inflight === 0;
   }
 
-  /** Takes the observation: layout flushed (when a mark source needs it), exact screenshot bytes, and the text the task asks for. */
+  /**
+   * Takes the observation: the page the last input led to (navigation-watch.ts), its layout report
+   * flushed (when a mark source needs it), exact screenshot bytes, and the text the task asks for.
+   */
   async observe(): Promise<Observation> {
     const started = performance.now();
     const capturedAt = new Date().toISOString();
-    if (this.options.layoutFlush !== false) await this.flushLayout();
+    const flush = this.options.layoutFlush !== false;
+    const mark = this.navigation.mark();
+    let state = await this.readPage(flush);
+    if (state.leaving) {
+      // The input asked for another document: show that one, not the one it left.
+      this.documentWaits.waited += 1;
+      if (!(await this.navigation.arrival(mark))) this.documentWaits.timedOut += 1;
+      state = await this.readPage(flush);
+    }
     await this.publishMarks();
     const png = await this.screenshot();
     const { width, height } = pngSize(png);
@@ -231,7 +250,7 @@ export class TrialEnvironment {
       height,
       capturedAt,
       captureMs: 0,
-      volatile: await this.volatileRegions(),
+      volatile: state.volatile,
     };
     if (mode !== "screenshot") {
       observation.url = this.page.url();
@@ -243,6 +262,30 @@ export class TrialEnvironment {
     }
     observation.captureMs = performance.now() - started;
     return observation;
+  }
+
+  /**
+   * One page evaluation before the capture: the layout report flushed (the fixture page reports
+   * its layout asynchronously; wait for the latest report, if the page has the hook and `flush`),
+   * whether the document is being left for another, and the moving regions it declares. A page
+   * whose evaluation fails mid-way is swapping documents: that counts as leaving.
+   */
+  private async readPage(flush: boolean): Promise<{ leaving: boolean; volatile: Box[] }> {
+    return this.page
+      .evaluate(
+        async ({ flush, leavingGlobal }) => {
+          const w = window as unknown as Record<string, unknown> & { __umpireLayoutFlush?: () => Promise<unknown>; navigation?: { transition: unknown } };
+          if (flush && w.__umpireLayoutFlush) await Promise.race([w.__umpireLayoutFlush(), new Promise((r) => setTimeout(r, 2_000))]);
+          const volatile = Array.from(document.querySelectorAll("[data-volatile]")).map((el) => {
+            const r = el.getBoundingClientRect();
+            return { x: r.x, y: r.y, width: r.width, height: r.height };
+          });
+          // An intercepted (same-document) navigation still running has a transition: nothing is being left.
+          return { leaving: w[leavingGlobal] === true && !w.navigation?.transition, volatile };
+        },
+        { flush, leavingGlobal: LEAVING_GLOBAL },
+      )
+      .catch(() => ({ leaving: !this.page.isClosed(), volatile: [] }));
   }
 
   /**
@@ -262,14 +305,9 @@ export class TrialEnvironment {
     }
   }
 
-  /** The fixture page reports its layout asynchronously; wait for the latest report (if the page has the hook). */
+  /** Waits for the page's latest layout report (if the page has the hook); the observation's own first step. */
   async flushLayout(): Promise<void> {
-    await this.page
-      .evaluate(() => {
-        const w = window as unknown as { __umpireLayoutFlush?: () => Promise<unknown> };
-        return w.__umpireLayoutFlush ? Promise.race([w.__umpireLayoutFlush(), new Promise((r) => setTimeout(r, 2_000))]) : null;
-      })
-      .catch(() => undefined);
+    await this.readPage(true);
   }
 
   /** Resolves the target's marks on the page as the screenshot will show it, for the reference model. */
@@ -278,17 +316,6 @@ export class TrialEnvironment {
     if (!spec) return;
     this.lastLayout = await resolveMarks(this.page, spec);
     this.options.board?.publish(this.options.trialId, this.lastLayout);
-  }
-
-  private async volatileRegions(): Promise<Box[]> {
-    return this.page
-      .evaluate(() =>
-        Array.from(document.querySelectorAll("[data-volatile]")).map((el) => {
-          const r = el.getBoundingClientRect();
-          return { x: r.x, y: r.y, width: r.width, height: r.height };
-        }),
-      )
-      .catch(() => []);
   }
 
   /** Resolves CSS selectors (task masks) to viewport boxes on the current page. */

@@ -47,12 +47,13 @@ function notesTask(id: string): Task {
   return t;
 }
 
-/** Counts (and names) every page.evaluate call while leaving it to run for real. */
-function countEvaluations(page: Page): { calls: string[] } {
-  const seen = { calls: [] as string[] };
+/** Counts (and names, with their argument) every page.evaluate call while leaving it to run for real. */
+function countEvaluations(page: Page): { calls: string[]; args: unknown[] } {
+  const seen = { calls: [] as string[], args: [] as unknown[] };
   const real = page.evaluate.bind(page) as (...a: unknown[]) => Promise<unknown>;
   (page as unknown as { evaluate: (...a: unknown[]) => Promise<unknown> }).evaluate = (...args: unknown[]) => {
     seen.calls.push(String(args[0]));
+    seen.args.push(args[1]);
     return real(...args);
   };
   return seen;
@@ -149,7 +150,11 @@ describe("the layout flush", () => {
         const counted = countEvaluations(env.page);
         const observation = await env.observe();
         expect(observation.width).toBe(t.viewport.width * t.viewport.deviceScaleFactor);
-        expect(counted.calls.some((source) => source.includes("__umpireLayoutFlush"))).toBe(layoutFlush);
+        // One page evaluation before the capture (the moving regions, whether the page is being left),
+        // which waits for the layout report only when asked to.
+        const reads = counted.calls.flatMap((source, i) => (source.includes("__umpireLayoutFlush") ? [counted.args[i] as { flush: boolean }] : []));
+        expect(reads).toHaveLength(1);
+        expect(reads[0]!.flush).toBe(layoutFlush);
       } finally {
         await env.close();
       }

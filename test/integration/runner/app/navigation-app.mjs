@@ -1,0 +1,42 @@
+// A small app whose pages leave for other documents in the ways a model's input can make them:
+// a link, a form submitted with Enter, a link whose page answers late, a link answered with 204
+// (no document follows) and a single-page-app link its router intercepts (no document either).
+// Started by the test as a user starts an app: `PORT=... node navigation-app.mjs`.
+import http from "node:http";
+
+const SLOW_MS = 600;
+const page = (title, body) =>
+  `<!doctype html><html><head><title>${title}</title></head><body style="margin:0;font:20px sans-serif"><h1 id=title>${title}</h1>${body}</body></html>`;
+const big = (href, text, extra = "") => `<a href="${href}" ${extra} style="display:block;width:600px;height:80px;background:#cde">${text}</a>`;
+
+const home = page(
+  "Home",
+  big("/arrived?via=link", "plain link", "id=plain") +
+    big("/slow?via=slow", "slow link", "id=slow") +
+    big("/empty", "no content link", "id=empty") +
+    big("/app/second", "app link", "id=spa") +
+    `<form action="/arrived"><input name=via id=q style="width:600px;height:40px"></form>
+<script>
+  // The router: same-origin /app/ links stay in this document.
+  navigation.addEventListener("navigate", (event) => {
+    const url = new URL(event.destination.url);
+    if (!url.pathname.startsWith("/app/") || !event.canIntercept) return;
+    event.intercept({ handler: async () => { await new Promise((r) => setTimeout(r, 50)); document.getElementById("title").textContent = "App " + url.pathname; } });
+  });
+</script>`,
+);
+
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url, "http://x");
+  const send = (status, html) => {
+    res.writeHead(status, { "content-type": "text/html" });
+    res.end(html);
+  };
+  if (url.pathname === "/") return send(200, home);
+  if (url.pathname === "/arrived") return send(200, page(`Arrived by ${url.searchParams.get("via")}`, "<p>the next document</p>"));
+  if (url.pathname === "/slow") return setTimeout(() => send(200, page("Arrived slowly", "<p>late answer</p>")), SLOW_MS);
+  if (url.pathname === "/empty") return send(204, "");
+  send(404, page("Not found", ""));
+});
+server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log(`listening on ${process.env.PORT}`));
+process.on("SIGTERM", () => server.close(() => process.exit(0)));
