@@ -88,15 +88,27 @@ interface TurnTiming {
  * page each observation showed is read from the fixture's layout report before each turn, so
  * the bare replay can follow the same pages.
  */
-async function umpireTrial(world: BenchWorld, task: Task, probePaths = false, readsPageLayout?: false): Promise<{ steps: UmpireStep[]; replay: ReplayAction[]; verdict: string }> {
+async function umpireTrial(
+  world: BenchWorld,
+  task: Task,
+  options: { probePaths?: boolean; readsPageLayout?: false; replay?: ReplayAction[] } = {},
+): Promise<{ steps: UmpireStep[]; replay: ReplayAction[]; verdict: string }> {
+  const { probePaths = false, readsPageLayout, replay: script } = options;
   const turns: TurnTiming[] = [];
   const paths: (string | undefined)[] = [];
   const executorMs = new Map<number, number>();
+  let scripted = 0;
   const wrap = (session: AgentSessionLike, trial: PlannedTrial): AgentSessionLike => ({
     async nextTurn(observation, signal) {
       if (probePaths) paths.push((await world.runtime.fixtures.client.layout(trial.id).catch(() => null))?.path);
       const t0 = performance.now();
-      const turn = await session.nextTurn(observation, signal);
+      let turn = await session.nextTurn(observation, signal);
+      // A replay: the model is still asked (its request, answer and time are real), but the turn
+      // carries the warm-up's next action, so a model that grounds differently takes the same path.
+      if (script && turn.outcome === "actions" && turn.actions.length === 1 && scripted < script.length) {
+        const next = script[scripted++]!;
+        turn = { ...turn, actions: [{ ...next.action, id: turn.actions[0]!.id }] };
+      }
       const t1 = performance.now();
       const frame = { width: observation.width, height: observation.height };
       turns.push({ t0, t1, modelMs: turn.timing.modelMs, captureMs: observation.captureMs, replay: turn.actions.map((action) => ({ action, frame })) });
@@ -151,7 +163,7 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
   const task = world.task(STEP_TASK);
   // Warm-up (untimed): pays one-off costs (JIT, the servers' first requests) and records the
   // pages the trajectory goes through, which every bare replay then follows.
-  const warm = await umpireTrial(world, task, true);
+  const warm = await umpireTrial(world, task, { probePaths: true });
   if (warm.verdict !== "passed") throw new Error(`the warm-up trial of ${task.id} did not pass (${warm.verdict}); the benchmark needs the gold trajectory`);
   const expected = warm.replay.map((r) => r.expectPath);
   const follow = (replay: ReplayAction[]): ReplayAction[] => {
@@ -173,7 +185,7 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
     const trial = await umpireTrial(world, task);
     umpireRuns.push(trial.steps);
     verdicts.push(trial.verdict);
-    const noWait = await umpireTrial(world, task, false, false);
+    const noWait = await umpireTrial(world, task, { readsPageLayout: false, replay: warm.replay });
     noWaitVerdicts.push(noWait.verdict);
     if (noWait.verdict === "passed" && noWait.replay.map((r) => r.action.tool).join() === trial.replay.map((r) => r.action.tool).join()) noWaitRuns.push(noWait.steps);
     const bare = await replayBare(world.browser, world.runtime.fixtures, task, follow(trial.replay));
