@@ -71,6 +71,11 @@ export class ViewportCapture {
   }
 
   private async cdpCapture(session: CDPSession): Promise<Buffer> {
+    if (this.deviceScaleFactor === 1) {
+      // At scale 1 the viewport as it stands is the picture: no clip, so no layout-metrics round trip.
+      const { data } = (await session.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true, captureBeyondViewport: false })) as { data: string };
+      return Buffer.from(data, "base64");
+    }
     // A session of our own does not carry Playwright's device-metrics override, so Chromium
     // captures at CSS size unless the clip (in document coordinates) asks for the scale.
     const metrics = (await session.send("Page.getLayoutMetrics")) as { cssVisualViewport: { pageX: number; pageY: number; clientWidth: number; clientHeight: number } };
