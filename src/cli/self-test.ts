@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../agent/index.js";
 import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
+import { describeConcurrency, type EndpointReport } from "../runner/concurrency-gate.js";
 import { storedPlan, type PlannedTrial } from "../runner/plan.js";
 import { newRunId, trialId } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/reporters.js";
@@ -57,7 +58,13 @@ export interface SelfTestOptions {
   onTrialEnd?: (end: TrialEnd) => void;
 }
 
-export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult[]> {
+export interface SelfTestOutcome {
+  results: ProbeResult[];
+  /** How many trials ran at once and what the machine's CPU did meanwhile (the run summary's report). */
+  concurrency: EndpointReport[];
+}
+
+export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOutcome> {
   const runId = `selftest-${newRunId()}`;
   const configs = new Map<string, AgentConfig>();
   const trials: PlannedTrial[] = [];
@@ -79,7 +86,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
   try {
     store.createRun({ id: runId, umpireVersion: "self-test", folder: join(dir, runId), tags: ["self-test"] });
     store.addTrials(runId, trials.map((t) => storedPlan(t)));
-    const { ends } = await executeTrials({
+    const { ends, concurrency } = await executeTrials({
       runtime,
       store,
       runId,
@@ -93,7 +100,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
       reporters: options.onTrialEnd ? [{ onTrialEnd: options.onTrialEnd }] : [],
       signal: options.signal,
     });
-    return ends.map((end) => {
+    const results = ends.map((end) => {
       const { task, probe } = probes.get(end.trial.id)!;
       const repetition = (store.trial(end.trial.id)?.metrics.repetition ?? {}) as { reflections?: number };
       const reflections = repetition.reflections ?? 0;
@@ -101,11 +108,27 @@ export async function runSelfTest(options: SelfTestOptions): Promise<ProbeResult
       const ok = end.verdict === probe.expect && (probe.expect === "failed" || reflections === 0);
       return { task: task.id, probe, verdict: end.verdict, stopReason: end.stopReason, stopLine: end.stopLine, reflections, ok };
     });
+    return { results, concurrency };
   } finally {
     await runtime.close();
     store.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The self-test's closing lines: sound or not, and, when the machine's CPU was saturated for a
+ * good part of it, the run summary's warning. A gold trial that timed out on a starved machine
+ * says nothing about the task's checks, so "unsound" is then said as "not proven".
+ */
+export function selfTestClosing(results: readonly ProbeResult[], reports: readonly EndpointReport[]): string[] {
+  const warning = describeConcurrency(reports).filter((line) => line.startsWith("warning:"));
+  if (results.every((r) => r.ok)) return ["every task is sound", ...warning];
+  if (warning.length === 0) return ["some tasks are unsound: their checks cannot tell right from wrong"];
+  return [
+    "some tasks are not proven sound, on a saturated machine: run the self-test again with fewer trials at once (--concurrency 1) before reading their checks as wrong",
+    ...warning,
+  ];
 }
 
 /** One row per task: each probe's verdict, marked where it is not what soundness needs. */

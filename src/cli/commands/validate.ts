@@ -13,11 +13,11 @@ import { loadTasksAsync, type LoadResult } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
 import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
-import { runSelfTest, selfTestTable } from "../self-test.js";
+import { runSelfTest, selfTestClosing, selfTestTable } from "../self-test.js";
 import { plural } from "../../report/format.js";
 
 const OPTIONS = {
-  json: { kind: "boolean", help: "print the result as one JSON document: {ok, tasks, problems}, and with\n--self-test also selfTest: {sound, results} (null when the files are invalid)" },
+  json: { kind: "boolean", help: "print the result as one JSON document: {ok, tasks, problems}, and with\n--self-test also selfTest: {sound, results, warnings} (null when the files are invalid;\nwarnings: the machine's CPU was saturated, as in the run summary)" },
   "self-test": {
     kind: "boolean",
     help: 'also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative fails\n(exit 1 when a task is unsound)',
@@ -85,7 +85,7 @@ export const run: Command = async (argv, io) => {
     const concurrency = parsed.values.concurrency ?? availableParallelism();
     io.stderr.write(`umpire validate: self-test of ${plural(result.tasks.length, "task")} on the reference model
 `);
-    const results = await runSelfTest({
+    const { results, concurrency: machine } = await runSelfTest({
       tasks: result.tasks,
       config: project,
       concurrency,
@@ -94,8 +94,10 @@ export const run: Command = async (argv, io) => {
       onTrialEnd: (end) => io.stderr.write(`  ${oneLine(end.trial.task.id)} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})\n`),
     });
     const sound = results.every((r) => r.ok);
-    if (parsed.values.json) io.stdout.write(`${JSON.stringify({ ...validation, selfTest: { sound, results } }, null, 2)}\n`);
-    else io.stdout.write(`\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${sound ? "every task is sound" : "some tasks are unsound: their checks cannot tell right from wrong"}\n`);
+    const closing = selfTestClosing(results, machine);
+    const warnings = closing.filter((line) => line.startsWith("warning:"));
+    if (parsed.values.json) io.stdout.write(`${JSON.stringify({ ...validation, selfTest: { sound, results, warnings } }, null, 2)}\n`);
+    else io.stdout.write(`\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${closing.join("\n")}\n`);
     return sound ? EXIT.ok : EXIT.failed;
   }
   return ok ? EXIT.ok : EXIT.usage;
