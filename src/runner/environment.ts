@@ -17,6 +17,7 @@ import { ViewportCapture } from "./fast-capture.js";
 import { typeText } from "./fast-typing.js";
 import { LEAVING_GLOBAL, NavigationWatch, navigationWatchScript } from "./navigation-watch.js";
 import { PageCdpSession } from "./page-cdp.js";
+import { splitTaskMasks } from "./repetition/masks.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
 export interface Observation {
@@ -33,6 +34,8 @@ export interface Observation {
   captureMs: number;
   /** Moving regions the page declared (CSS px, viewport-relative), for the repetition masks. */
   volatile: Box[];
+  /** The boxes of the task's selector masks as the page stood at the capture (CSS px, viewport-relative). */
+  selectorMasks: Box[];
 }
 
 export interface Box {
@@ -112,6 +115,8 @@ export class TrialEnvironment {
   /** The marks as last resolved (targets other than the fixture). */
   lastLayout: ResolvedLayout | undefined;
   private inflight = 0;
+  /** The task's repetition masks given by selector, resolved with every observation. */
+  private readonly maskSelectors: string[];
   /** Whether the top document loaded since a point (navigation-watch.ts). */
   private readonly navigation: NavigationWatch;
   /** umpire's own CDP session on the page, for the fast capture and the fast typing. */
@@ -125,6 +130,7 @@ export class TrialEnvironment {
     readonly page: Page,
   ) {
     this.origins = originsForTask(options.task, options.target, options.fixtureSiteUrl);
+    this.maskSelectors = splitTaskMasks(options.task.repetition.masks).selectors;
     this.navigation = new NavigationWatch(page);
     this.cdp = new PageCdpSession(page);
     this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor, this.cdp);
@@ -251,6 +257,7 @@ export class TrialEnvironment {
       capturedAt,
       captureMs: 0,
       volatile: state.volatile,
+      selectorMasks: state.selectorMasks,
     };
     if (mode !== "screenshot") {
       observation.url = this.page.url();
@@ -267,25 +274,34 @@ export class TrialEnvironment {
   /**
    * One page evaluation before the capture: the layout report flushed (the fixture page reports
    * its layout asynchronously; wait for the latest report, if the page has the hook and `flush`),
-   * whether the document is being left for another, and the moving regions it declares. A page
-   * whose evaluation fails mid-way is swapping documents: that counts as leaving.
+   * whether the document is being left for another, the moving regions it declares and the boxes
+   * of the task's selector masks (read with the picture, not a model turn later). A page whose
+   * evaluation fails mid-way is swapping documents: that counts as leaving.
    */
-  private async readPage(flush: boolean): Promise<{ leaving: boolean; volatile: Box[] }> {
+  private async readPage(flush: boolean): Promise<{ leaving: boolean; volatile: Box[]; selectorMasks: Box[] }> {
     return this.page
       .evaluate(
-        async ({ flush, leavingGlobal }) => {
+        async ({ flush, leavingGlobal, selectors }) => {
           const w = window as unknown as Record<string, unknown> & { __umpireLayoutFlush?: () => Promise<unknown>; navigation?: { transition: unknown } };
           if (flush && w.__umpireLayoutFlush) await Promise.race([w.__umpireLayoutFlush(), new Promise((r) => setTimeout(r, 2_000))]);
-          const volatile = Array.from(document.querySelectorAll("[data-volatile]")).map((el) => {
+          const box = (el: Element) => {
             const r = el.getBoundingClientRect();
             return { x: r.x, y: r.y, width: r.width, height: r.height };
+          };
+          const volatile = Array.from(document.querySelectorAll("[data-volatile]")).map(box);
+          const selectorMasks = selectors.flatMap((selector) => {
+            try {
+              return Array.from(document.querySelectorAll(selector)).map(box);
+            } catch {
+              return []; // a selector this page's engine refuses masks nothing here
+            }
           });
           // An intercepted (same-document) navigation still running has a transition: nothing is being left.
-          return { leaving: w[leavingGlobal] === true && !w.navigation?.transition, volatile };
+          return { leaving: w[leavingGlobal] === true && !w.navigation?.transition, volatile, selectorMasks };
         },
-        { flush, leavingGlobal: LEAVING_GLOBAL },
+        { flush, leavingGlobal: LEAVING_GLOBAL, selectors: this.maskSelectors },
       )
-      .catch(() => ({ leaving: !this.page.isClosed(), volatile: [] }));
+      .catch(() => ({ leaving: !this.page.isClosed(), volatile: [], selectorMasks: [] }));
   }
 
   /**
@@ -316,23 +332,6 @@ export class TrialEnvironment {
     if (!spec) return;
     this.lastLayout = await resolveMarks(this.page, spec);
     this.options.board?.publish(this.options.trialId, this.lastLayout);
-  }
-
-  /** Resolves CSS selectors (task masks) to viewport boxes on the current page. */
-  async boxesFor(selectors: string[]): Promise<Box[]> {
-    if (selectors.length === 0) return [];
-    return this.page
-      .evaluate((sels) => {
-        const boxes: { x: number; y: number; width: number; height: number }[] = [];
-        for (const sel of sels) {
-          for (const el of Array.from(document.querySelectorAll(sel))) {
-            const r = el.getBoundingClientRect();
-            boxes.push({ x: r.x, y: r.y, width: r.width, height: r.height });
-          }
-        }
-        return boxes;
-      }, selectors)
-      .catch(() => []);
   }
 
   async close(): Promise<void> {

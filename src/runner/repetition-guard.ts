@@ -19,7 +19,8 @@ export interface RepetitionSettings {
 
 export function createRepetitionGuard(task: Task, env: TrialEnvironment, settings: RepetitionSettings): RepetitionGuard {
   const detector = createRepetitionDetector({ window: settings.window, recoveryLimit: settings.recoveryLimit, waitCap: task.repetition.waitCap });
-  const { boxes: taskBoxes, selectors } = splitTaskMasks(task.repetition.masks);
+  // Selector masks are resolved by the observation, with the picture they mask.
+  const { boxes: taskBoxes } = splitTaskMasks(task.repetition.masks);
   const paths = new Map<string, string>();
   const viewport = { width: task.viewport.width, height: task.viewport.height };
 
@@ -53,9 +54,8 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
   return {
     async beforeExecute(observation: Observation, screenshotPath: string, actions: ProposedAction[]): Promise<GuardDecision> {
       paths.set(observation.sha256, screenshotPath);
-      const selectorBoxes = await env.boxesFor(selectors);
       const masks = maskBoxesForCapture(
-        { volatile: observation.volatile, taskBoxes, selectorBoxes },
+        { volatile: observation.volatile, taskBoxes, selectorBoxes: observation.selectorMasks },
         { image: { width: observation.width, height: observation.height }, viewport, devicePixelRatio: task.viewport.deviceScaleFactor },
       );
       const infos = await pointInfos(actions, observation);

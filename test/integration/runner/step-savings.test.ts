@@ -3,7 +3,9 @@
  * - what lies under the turn's clicks (a consequential control, a covered control and its cover)
  *   is read in ONE page evaluation by the repetition guard, and the executor's click reads nothing;
  *   the covered-control wording still reaches the pause condition;
- * - the observation waits for the page's layout report only when the model reads it.
+ * - the observation waits for the page's layout report only when the model reads it;
+ * - the task's selector masks are resolved in the observation's one page read, with the picture,
+ *   and the guard reads nothing more for them.
  * Page evaluations are counted by wrapping the real `page.evaluate` (it still runs).
  */
 import { fixtureTarget } from "../../../src/target/index.js";
@@ -39,7 +41,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The task on the notes page of BB-042, with no selector masks (so the guard resolves no boxes). */
+/** The task on the notes page of BB-042, with no selector masks. */
 function notesTask(id: string): Task {
   const t = structuredClone(tasks.find((x) => x.id === id)!);
   t.start.path = "/notes?match=BB-042";
@@ -160,4 +162,35 @@ describe("the layout flush", () => {
       }
     });
   }
+});
+
+describe("selector masks", () => {
+  it("are resolved in the observation's one page read, and the guard reads only what lies under the clicks", async () => {
+    const t = notesTask("scorecard-note-bb042");
+    t.repetition.masks = [{ selector: "[data-mark=clock]" }, { selector: "[data-mark=note-save]" }];
+    const { env, id } = await open(t, false);
+    try {
+      const counted = countEvaluations(env.page);
+      const observation = await env.observe();
+      expect(counted.calls).toHaveLength(1);
+      const expected = await Promise.all(
+        ["[data-mark=clock]", "[data-mark=note-save]"].map(async (selector) => {
+          const r = (await env.page.locator(selector).boundingBox())!;
+          return { x: r.x, y: r.y, width: r.width, height: r.height };
+        }),
+      );
+      expect(observation.selectorMasks).toHaveLength(2);
+      observation.selectorMasks.forEach((box, i) => {
+        for (const k of ["x", "y", "width", "height"] as const) expect(box[k]).toBeCloseTo(expected[i]![k], 1);
+      });
+
+      counted.calls.length = 0;
+      const save = await clickOn(id, t, "note-save");
+      await createRepetitionGuard(t, env, { window: 3, recoveryLimit: 1 }).beforeExecute(observation, "shot.png", [save]);
+      expect(counted.calls).toHaveLength(1);
+      expect(counted.calls[0]).toContain("pointInfo");
+    } finally {
+      await env.close();
+    }
+  });
 });
