@@ -6,10 +6,12 @@
  *
  * The page says so itself, with no timing guess: an init script listens to the Navigation API's
  * `navigate` event, which Chromium fires synchronously while it handles the input (before the
- * input is acknowledged), and marks a document that is being left for another. The observation
+ * input is acknowledged), and to `submit` (a form's navigation is planned a task later, so its
+ * navigate event can come after the observation's read), and marks a document that is being left. The observation
  * reads that mark in the page evaluation it makes anyway and, when it is set, waits for the
  * next document's load event (or the navigation's end: refused by the origin guard, a 204, a
- * crash), at most ARRIVAL_WAIT_MS, as long as the executor's settle wait.
+ * crash), at most ARRIVAL_WAIT_MS, as long as the executor's settle wait. A navigation that ends
+ * with the document still there (a 204, a refusal) clears the mark, so no later observation waits.
  */
 import type { Page, Request } from "playwright";
 
@@ -33,6 +35,16 @@ export function navigationWatchScript(): string {
   window.navigation.addEventListener("navigate", (event) => {
     if (!event.destination.sameDocument && !event.downloadRequest) window[${flag}] = true;
   });
+  // A form's navigation is only planned while its submit event runs (the navigate event comes a
+  // task later): a submission not cancelled by then (window listeners run last), into this
+  // window, already marks the document.
+  window.addEventListener("submit", (event) => {
+    const form = event.target;
+    const submitter = event.submitter;
+    const target = (submitter && submitter.getAttribute("formtarget")) || (form && form.getAttribute && form.getAttribute("target")) || "";
+    const method = ((submitter && submitter.getAttribute("formmethod")) || (form && form.method) || "").toLowerCase();
+    if (!event.defaultPrevented && (target === "" || target === "_self") && method !== "dialog") window[${flag}] = true;
+  });
   const stays = () => { window[${flag}] = false; };
   window.navigation.addEventListener("navigatesuccess", stays);
   window.navigation.addEventListener("navigateerror", stays);
@@ -44,12 +56,10 @@ export function navigationWatchScript(): string {
 export class NavigationWatch {
   private ends = 0;
   private waiters = new Set<() => void>();
+  /** Top navigations answered with no document to follow (204/205, a download), until they finish. */
+  private readonly noDocument = new WeakSet<Request>();
 
   constructor(private readonly page: Page) {
-    const ended = () => {
-      this.ends += 1;
-      for (const wake of this.waiters) wake();
-    };
     const topNavigation = (request: Request) => {
       try {
         return request.isNavigationRequest() && request.frame() === page.mainFrame();
@@ -57,18 +67,36 @@ export class NavigationWatch {
         return false; // a service worker's request has no frame
       }
     };
-    page.on("load", ended);
-    page.on("crash", ended);
-    page.on("close", ended);
-    page.on("requestfailed", (request) => topNavigation(request) && ended());
-    // No document follows a 204/205 answer or a download.
-    page.on("requestfinished", (request) => {
-      if (!topNavigation(request)) return;
-      void request.response().then((response) => {
-        const status = response?.status() ?? 0;
-        if (status === 204 || status === 205 || /attachment/i.test(response?.headers()["content-disposition"] ?? "")) ended();
-      });
+    page.on("load", () => this.ended(false));
+    page.on("crash", () => this.ended(false));
+    page.on("close", () => this.ended(false));
+    page.on("response", (response) => {
+      const status = response.status();
+      if (topNavigation(response.request()) && (status === 204 || status === 205 || /attachment/i.test(response.headers()["content-disposition"] ?? ""))) {
+        this.noDocument.add(response.request());
+      }
     });
+    page.on("requestfinished", (request) => this.noDocument.has(request) && this.ended(true));
+    // Refused by the origin guard, aborted, or replaced by another navigation.
+    page.on("requestfailed", (request) => topNavigation(request) && this.ended(true));
+  }
+
+  /**
+   * `stayed`: the document the page marked as left is still there. Its mark is cleared at once
+   * (queued before any later read of the page, so an observation after this sees it cleared).
+   */
+  private ended(stayed: boolean): void {
+    this.ends += 1;
+    if (stayed) this.clearMark();
+    for (const wake of this.waiters) wake();
+  }
+
+  private clearMark(): void {
+    void this.page
+      .evaluate((flag) => {
+        (window as unknown as Record<string, unknown>)[flag] = false;
+      }, LEAVING_GLOBAL)
+      .catch(() => undefined);
   }
 
   /** A point to wait from: take it before reading the page's mark. */
@@ -76,7 +104,12 @@ export class NavigationWatch {
     return this.ends;
   }
 
-  /** Waits until the top document loaded (or its navigation ended) after `mark`, at most `timeoutMs`. */
+  /**
+   * Waits until the top document loaded (or its navigation ended) after `mark`, at most
+   * `timeoutMs`. When nothing came in that time the document is staying (a submission cancelled
+   * by a late listener, a navigation still unanswered): its mark is cleared, so at most one
+   * observation waits for it.
+   */
   async arrival(mark: number, timeoutMs = ARRIVAL_WAIT_MS): Promise<boolean> {
     if (this.ends > mark) return true;
     return new Promise<boolean>((resolve) => {
@@ -86,7 +119,10 @@ export class NavigationWatch {
         resolve(arrived);
       };
       const wake = () => this.ends > mark && done(true);
-      const timer = setTimeout(() => done(false), timeoutMs);
+      const timer = setTimeout(() => {
+        this.clearMark();
+        done(false);
+      }, timeoutMs);
       this.waiters.add(wake);
     });
   }

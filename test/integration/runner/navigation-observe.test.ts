@@ -2,8 +2,9 @@
  * The observation after an input that leaves the page shows the page it led to, on the path of
  * every model but the reference (no layout report to wait for) and on the reference model's:
  * a real app (started as a user starts it) with a plain link, a link answered 600 ms late, a
- * form submitted with Enter, a link answered 204 (no document follows) and a single-page-app
- * link its router intercepts (no document either). Clicks and typing go through the real
+ * form submitted with Enter, a link answered 204 (no document follows), a form the page's script
+ * handles, a link to an origin the task does not allow (refused) and a single-page-app link its
+ * router intercepts (no document follows). Clicks and typing go through the real
  * executor, in real Chromium; the observation's picture must be the page the input led to, as it
  * stands once loaded (compared pixel for pixel), not the page it left.
  */
@@ -112,7 +113,7 @@ for (const layoutFlush of [false, true]) {
       }
     });
 
-    it("does not wait when no document follows: a 204 answer, a link the page's router intercepts", async () => {
+    it("does not wait when no document follows: a 204 answer, a form the page handles, a refused origin, a link the page's router intercepts", async () => {
       const { env, executor } = await open(layoutFlush);
       try {
         await clickOn(env, executor, "#empty");
@@ -120,7 +121,26 @@ for (const layoutFlush of [false, true]) {
         expect(stayed.url).toBe(`${target.baseUrl}/`);
         expect(stayed.title).toBe("Home");
         expect(await showsLoadedPage(env, stayed.png)).toBe(true);
+        // The document stayed: neither this observation nor the next one waits for another.
+        await env.observe();
         expect(env.documentWaits.timedOut).toBe(0);
+
+        // A form the page's script handles: the submission is cancelled, the document stays.
+        const waitsBefore = { ...env.documentWaits };
+        await clickOn(env, executor, "#ajaxq");
+        expect((await executor.execute({ id: `w${++n}`, tool: "write", args: { content: "plum", press_enter: true } }, signal)).status).toBe("success");
+        const kept = await env.observe();
+        expect(kept.title).toBe("Home");
+        expect(kept.text).toContain("Kept plum");
+        expect(env.documentWaits).toEqual(waitsBefore);
+
+        // Refused by the guard: Chromium shows its own error page, and nothing waits in vain.
+        await clickOn(env, executor, "#outside");
+        const refused = await env.observe();
+        expect(env.blockedRequests).toContain("http://outside.invalid/");
+        expect(refused.url).toMatch(/^chrome-error:/);
+        expect(env.documentWaits.timedOut).toBe(0);
+        await env.page.goto(`${target.baseUrl}/`);
 
         await clickOn(env, executor, "#spa");
         const routed = await env.observe();

@@ -1,6 +1,8 @@
 // A small app whose pages leave for other documents in the ways a model's input can make them:
 // a link, a form submitted with Enter, a link whose page answers late, a link answered with 204
-// (no document follows) and a single-page-app link its router intercepts (no document either).
+// (no document follows), a link to an origin the task does not allow (refused by umpire's guard),
+// a form the page's script handles itself and a single-page-app link its router intercepts
+// (no document follows either).
 // Started by the test as a user starts an app: `PORT=... node navigation-app.mjs`.
 import http from "node:http";
 
@@ -15,8 +17,15 @@ const home = page(
     big("/slow?via=slow", "slow link", "id=slow") +
     big("/empty", "no content link", "id=empty") +
     big("/app/second", "app link", "id=spa") +
+    big("http://outside.invalid/", "outside link", "id=outside") +
     `<form action="/arrived"><input name=via id=q style="width:600px;height:40px"></form>
+<form action="/arrived" id=ajax><input name=via id=ajaxq style="width:600px;height:40px"></form>
 <script>
+  // A form the page handles itself: no document follows its submission.
+  document.getElementById("ajax").addEventListener("submit", (event) => {
+    event.preventDefault();
+    document.getElementById("title").textContent = "Kept " + document.getElementById("ajaxq").value;
+  });
   // The router: same-origin /app/ links stay in this document.
   navigation.addEventListener("navigate", (event) => {
     const url = new URL(event.destination.url);
