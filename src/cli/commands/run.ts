@@ -3,6 +3,7 @@
  * against the fixture site, judges every trial with independent checks, stores everything,
  * and ends with a summary per task and mode and the structured-vs-function-calling table.
  */
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { AgentConfigSchema, DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_RETRY_POLICY, DEFAULT_TEMPERATURE, agentDefinitionHash, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
@@ -20,7 +21,7 @@ import { newRunId } from "../../vocabulary.js";
 import type { Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
-import { openStore } from "../../store/index.js";
+import { emptyStore, openStore, type Store } from "../../store/index.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
@@ -214,8 +215,11 @@ export const run: Command = async (argv, io) => {
   // Lines for a person (shard plan, notices) stay off the terminal under --quiet and when stdout is a machine's.
   const chatty = !values.quiet && outputs.summary;
 
-  const store = openStore(dbPath);
+  // A listing writes nothing: it reads what it needs (--resume, --last-failed, shard durations) without creating or migrating the file.
+  const store = values.list ? listingStore(dbPath, Boolean(values.resume || failedRef)) : openStore(dbPath);
   let runId: string;
+  // The shard label of every planned trial (null: unsharded), for --list and the stored plan.
+  let shardOfTrial: string | null = null;
   let trials: PlannedTrial[];
   let agents: AgentConfig[];
   let commandAgents: CommandAgentPlan[] = [];
@@ -320,12 +324,8 @@ export const run: Command = async (argv, io) => {
           io.stderr.write(`shard ${shardLabel(shard)} (${shard.source}): ${trials.length} of ${shardOptions.trials} trials, balanced by ${plan.balance === "duration" ? "recorded durations" : "count (no history)"}, plan ${plan.fingerprint}\n`);
         }
       }
-      const shardOfTrial = shardOptions && shard ? shardLabel(shard) : null;
-      if (values.list) {
-        io.stdout.write(values.json ? `${JSON.stringify(listJson(trials, shardOfTrial), null, 2)}\n` : listText(trials, shardOfTrial));
-        return EXIT.ok;
-      }
-      const [id, planned] = [runId, trials];
+      shardOfTrial = shardOptions && shard ? shardLabel(shard) : null;
+      const [id, planned, shardOfPlanned] = [runId, trials, shardOfTrial];
       persist = () => {
         store.createRun({
           id,
@@ -346,8 +346,12 @@ export const run: Command = async (argv, io) => {
             ...(shardOptions ? { shard: shardOptions } : {}),
           },
         });
-        store.addTrials(id, planned.map((t) => storedPlan(t, shardOfTrial)));
+        store.addTrials(id, planned.map((t) => storedPlan(t, shardOfPlanned)));
       };
+    }
+    if (values.list) {
+      io.stdout.write(values.json ? `${JSON.stringify(listJson(trials, shardOfTrial), null, 2)}\n` : listText(trials, shardOfTrial));
+      return EXIT.ok;
     }
 
     // Before any browser starts: a dead or misconfigured endpoint stops the run here, in seconds.
@@ -513,6 +517,16 @@ async function preflightEndpoints(agents: readonly AgentConfig[], io: Parameters
     const more = rest.map((r) => `\n  also: ${r.message}`).join("");
     throw new UmpireError("config", `preflight failed: ${first.message}${more}`, first.hint);
   }
+}
+
+/**
+ * The store `--list` reads: the file as it is, never created or migrated (an older schema is
+ * migrated in memory). With no file and nothing to read from one, an empty store stands in; a
+ * listing that needs a stored run (--resume, --last-failed) gets the usual "no database" error.
+ */
+function listingStore(file: string, needsRuns: boolean): Store {
+  if (!needsRuns && !existsSync(file)) return emptyStore(file);
+  return openStore(file, { readonly: true, untouched: true });
 }
 
 /** Durations from another store (--shard-history): every shard must balance on the same history. */
