@@ -30,6 +30,7 @@ import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
 import { EXIT, runExitCode, type VerdictCounts } from "../exit-codes.js";
 import type { Command } from "../io.js";
+import { withReadStore } from "../read-store.js";
 import { renderRunOutcome } from "../run-output.js";
 import { planOutputs, writeRunOutputs } from "../output-reporters.js";
 import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, type ProgressStream } from "../progress.js";
@@ -316,7 +317,7 @@ export const run: Command = async (argv, io) => {
       }
       let shardOptions: Record<string, unknown> | undefined;
       if (shard && shard.total > 1) {
-        const history = values["shard-history"] ? readHistory(resolve(io.cwd, values["shard-history"])) : store.durationHistory();
+        const history = values["shard-history"] ? withReadStore(values["shard-history"], io, (s) => s.durationHistory()) : store.durationHistory();
         const plan = assignShards(trials, shard.total, history);
         shardOptions = { index: shard.index, total: shard.total, trials: trials.length, balance: plan.balance, plan: plan.fingerprint };
         trials = plan.shards[shard.index - 1];
@@ -527,16 +528,6 @@ async function preflightEndpoints(agents: readonly AgentConfig[], io: Parameters
 function listingStore(file: string, needsRuns: boolean): Store {
   if (!needsRuns && !existsSync(file)) return emptyStore(file);
   return openStore(file, { readonly: true, untouched: true });
-}
-
-/** Durations from another store (--shard-history): every shard must balance on the same history. */
-function readHistory(file: string) {
-  const history = openStore(file, { readonly: true });
-  try {
-    return history.durationHistory();
-  } finally {
-    history.close();
-  }
 }
 
 interface CommandAgentPlan {
