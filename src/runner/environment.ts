@@ -82,6 +82,8 @@ export interface BlockedRequest {
 }
 
 const PAGE_TEXT_LIMIT = 4_000;
+/** How Playwright says that a page evaluation's document was replaced while it ran. */
+const SWAPPED_DOCUMENT = /context was destroyed|navigation/i;
 
 /** The allowed origins of a task on the fixture site ("fixture" and "target" both mean the site). */
 export function allowedOrigins(task: Task, siteUrl: string): Set<string> {
@@ -275,8 +277,9 @@ export class TrialEnvironment {
    * One page evaluation before the capture: the layout report flushed (the fixture page reports
    * its layout asynchronously; wait for the latest report, if the page has the hook and `flush`),
    * whether the document is being left for another, the moving regions it declares and the boxes
-   * of the task's selector masks (read with the picture, not a model turn later). A page whose
-   * evaluation fails mid-way is swapping documents: that counts as leaving.
+   * of the task's selector masks (read with the picture, not a model turn later). An evaluation
+   * whose document went away under it (Playwright: "Execution context was destroyed, most likely
+   * because of a navigation") counts as leaving.
    */
   private async readPage(flush: boolean): Promise<{ leaving: boolean; volatile: Box[]; selectorMasks: Box[] }> {
     return this.page
@@ -301,7 +304,7 @@ export class TrialEnvironment {
         },
         { flush, leavingGlobal: LEAVING_GLOBAL, selectors: this.maskSelectors },
       )
-      .catch(() => ({ leaving: !this.page.isClosed(), volatile: [], selectorMasks: [] }));
+      .catch((error: unknown) => ({ leaving: !this.page.isClosed() && SWAPPED_DOCUMENT.test(String(error)), volatile: [], selectorMasks: [] }));
   }
 
   /**
