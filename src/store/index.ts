@@ -1,5 +1,5 @@
 /** The store's public surface: open a database, and the records it reads and writes. */
-export { openStore, type OpenStoreOptions } from "./open.js";
+export { emptyStore, openStore, type OpenStoreOptions } from "./open.js";
 export { Store, type AttemptSelector } from "./store.js";
 export { SCHEMA_VERSION, MIGRATIONS, type Migration } from "./migrations.js";
 export { redactSecrets, REDACTED } from "./redact.js";

@@ -3,7 +3,7 @@
  * all before the first query. Bad input (a newer database, someone else's database, a file that
  * is not a database) is refused with a `store` error and the file left exactly as it was.
  */
-import { mkdirSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { UmpireError, isStorageFault, isUmpireError, storageError } from "../errors.js";
@@ -13,6 +13,11 @@ import { Store } from "./store.js";
 export interface OpenStoreOptions {
   /** Open for reading only (reports). The file must exist; an older schema is migrated first. */
   readonly?: boolean;
+  /**
+   * With `readonly`: write nothing to the file, not even a migration. An older schema is migrated
+   * in a private in-memory copy instead (`umpire run --list`: a listing writes nothing).
+   */
+  untouched?: boolean;
   /** For tests of the migration machinery only. */
   migrations?: readonly Migration[];
 }
@@ -30,12 +35,33 @@ function storeError(file: string, error: unknown): UmpireError {
   );
 }
 
+/**
+ * A private in-memory database from a file's bytes, migrated to the current schema; the file is
+ * not touched. The header's WAL marker is reset first: an in-memory database cannot open in WAL
+ * mode (SQLite answers SQLITE_CANTOPEN).
+ */
+function migratedCopy(image: Buffer, file: string, migrations: readonly Migration[]): Database.Database {
+  if (image.length >= 20 && image[18] === 2) image[18] = image[19] = 1;
+  const copy = new Database(image);
+  try {
+    migrate(copy, file, migrations);
+    copy.pragma("foreign_keys = ON");
+    return copy;
+  } catch (error) {
+    copy.close();
+    throw error;
+  }
+}
+
 function connect(file: string, opts: OpenStoreOptions): Database.Database {
   const migrations = opts.migrations ?? MIGRATIONS;
   if (opts.readonly) {
     if (!existsSync(file)) {
       throw new UmpireError("not_found", `no umpire database at ${file}`, "run `umpire run` first, or pass --db with the right file");
     }
+    // With no WAL content to read, the file's bytes are the whole database: reading them opens
+    // nothing, so not even SQLite's -shm/-wal companions appear next to it.
+    if (opts.untouched && !(statSync(`${file}-wal`, { throwIfNoEntry: false })?.size)) return migratedCopy(readFileSync(file), file, migrations);
     const probe = new Database(file, { readonly: true, fileMustExist: true });
     try {
       const version = assertCompatible(probe, file, migrations);
@@ -46,6 +72,12 @@ function connect(file: string, opts: OpenStoreOptions): Database.Database {
     } catch (error) {
       probe.close();
       throw error;
+    }
+    if (opts.untouched) {
+      // The copy holds the WAL's committed pages too (serialize reads through SQLite's pager).
+      const image = probe.serialize();
+      probe.close();
+      return migratedCopy(image, file, migrations);
     }
     // An older schema: migrate once with a writing connection (migrations keep every row), then read.
     probe.close();
@@ -83,5 +115,15 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
   } catch (error) {
     throw storeError(file, error);
   }
+  return new Store(db, file);
+}
+
+/**
+ * An empty store in memory with the current schema: it stands in for a database that does not
+ * exist yet where nothing may create one (`umpire run --list` with no history to read).
+ */
+export function emptyStore(file: string, opts: Pick<OpenStoreOptions, "migrations"> = {}): Store {
+  const db = new Database(":memory:");
+  migrate(db, file, opts.migrations ?? MIGRATIONS);
   return new Store(db, file);
 }

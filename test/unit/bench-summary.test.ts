@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { headlineTable } from "../../scripts/bench/summary.js";
+import { fixedSpeedup, headlineTable, latencyRows } from "../../scripts/bench/summary.js";
+import type { LatencyBench } from "../../scripts/bench/latency-throughput.js";
 
 describe("bench summary: a section that did not run", () => {
   it("prints skipped with its reason, and an error with its message", () => {
@@ -10,5 +11,88 @@ describe("bench summary: a section that did not run", () => {
     expect(table).toMatch(/Suite: local browser vs 2.*skipped.*not in --quick/s);
     expect(table).toMatch(/HTML report generation.*error: boom/s);
     expect(table).not.toMatch(/not available/);
+  });
+});
+
+describe("bench summary: the latency speed-up over the levels that ran", () => {
+  function latency(levels: [number | "adaptive", number][]) {
+    const runs = levels.map(([concurrency, trialsPerMinute]) => ({
+      concurrency,
+      trialsPerMinute,
+      rateLimited: 0,
+      trials: 32,
+      passed: 32,
+      wallMs: 60_000,
+      effectiveParallelism: 1,
+      medianTrialWallMs: 1,
+      turns: 1,
+      cpuSeconds: 1,
+      coresBusy: 1,
+      cpuPerTrial: { node: 1, browser: 1 },
+      cpuPerTrialByKind: {},
+      cpuBoundTrialsPerMinute: 1,
+      machine: { cores: 2, loadAverage1m: 1 },
+      samplerMs: 0,
+      samplerCpuSeconds: 0,
+      memory: null,
+    }));
+    const fixed = runs.filter((r) => typeof r.concurrency === "number") as ((typeof runs)[number] & { concurrency: number })[];
+    const best = fixed.reduce<(typeof fixed)[number] | null>((b, r) => (!b || r.trialsPerMinute > b.trialsPerMinute ? r : b), null);
+    const perMinute = (c: number | "adaptive") => runs.find((r) => r.concurrency === c)?.trialsPerMinute ?? Number.NaN;
+    const result = {
+      model: "reference:latency",
+      latencyMs: 2000,
+      mode: "both",
+      tasks: ["answer-only-bb042"],
+      repeat: 4,
+      cores: 2,
+      runs,
+      speedup1to4: Number.NaN,
+      speedup1to2: Number.NaN,
+      speedup1to16: perMinute(16) / perMinute(1),
+      bestFixed: best ? { concurrency: best.concurrency, trialsPerMinute: best.trialsPerMinute } : null,
+      adaptiveVsBest: best ? perMinute("adaptive") / best.trialsPerMinute : Number.NaN,
+    };
+    return result as LatencyBench;
+  }
+  const table = (r: LatencyBench) => headlineTable({ latency: { status: "ok", ms: 1, machine: { cores: 2, loadAverage1m: 1 } as never, result: r } });
+  // Columns: benchmark, umpire, baseline, ratio, aim, met, samples.
+
+  it("--levels 4,8,adaptive: the speed-up from the lowest to the highest fixed level, unjudged against the 1->16 aim", () => {
+    const r = latency([[4, 3], [8, 11.7], ["adaptive", 11]]);
+    const [speedup, vsBest] = latencyRows(r);
+    expect(speedup.slice(2)).toEqual(["concurrency 4", "3.90x (4->8)", ">= 10x (1->16)", "", "32 trials per level"]);
+    expect(vsBest.slice(1)).toEqual(["11.0 trials/min", "11.7, concurrency 8", "0.94x", ">= 0.9x", "yes", "same run"]);
+    expect(table(r)).not.toContain("?x");
+  });
+
+  it("the full levels: 1->16, judged against the aim", () => {
+    expect(latencyRows(latency([[1, 1], [4, 4], [8, 7], [16, 12], ["adaptive", 11.5]]))[0].slice(2)).toEqual(["concurrency 1", "12.00x (1->16)", ">= 10x (1->16)", "yes", "32 trials per level"]);
+    expect(latencyRows(latency([[16, 5], [1, 1]]))[0].slice(3, 6)).toEqual(["5.00x (1->16)", ">= 10x (1->16)", "NO"]);
+  });
+
+  it("--levels 8,adaptive: not measured (one fixed level), and adaptive vs best fixed still compared", () => {
+    const r = latency([[8, 10], ["adaptive", 9.5]]);
+    const [speedup, vsBest] = latencyRows(r);
+    expect(speedup.slice(1)).toEqual(["c8: 10.0, adaptive: 9.5 trials/min", "", "not measured (needs two fixed levels)", ">= 10x (1->16)", "", "32 trials per level"]);
+    expect(vsBest.slice(1)).toEqual(["9.5 trials/min", "10.0, concurrency 8", "0.95x", ">= 0.9x", "yes", "same run"]);
+    const printed = table(r);
+    expect(printed).not.toContain("?x");
+    // The cell wraps in its column: "not" / "measured" / "(needs two" / "fixed" / "levels)".
+    expect(printed.replace(/[\s│]+/g, " ")).toMatch(/Throughput, 2 s model c8: 10\.0, adaptive: 9\.5 not >= 10x 32 trials per level .*measured.*\(needs two fixed levels\)/);
+  });
+
+  it("--levels adaptive: neither line judges what did not run", () => {
+    const [speedup, vsBest] = latencyRows(latency([["adaptive", 9.5]]));
+    expect(speedup[3]).toBe("not measured (needs two fixed levels)");
+    expect(vsBest.slice(1)).toEqual(["9.5 trials/min", "no fixed level run", "not measured", ">= 0.9x", "", "same run"]);
+  });
+});
+
+describe("fixedSpeedup", () => {
+  it("spans the lowest and the highest fixed level, whatever the order, ignoring adaptive", () => {
+    expect(fixedSpeedup([{ concurrency: "adaptive", trialsPerMinute: 50 }, { concurrency: 8, trialsPerMinute: 8 }, { concurrency: 2, trialsPerMinute: 2 }])).toEqual({ from: 2, to: 8, ratio: 4 });
+    expect(fixedSpeedup([{ concurrency: 8, trialsPerMinute: 8 }, { concurrency: "adaptive", trialsPerMinute: 9 }])).toBeNull();
+    expect(fixedSpeedup([{ concurrency: 1, trialsPerMinute: 0 }, { concurrency: 4, trialsPerMinute: 3 }])?.ratio).toBeNaN();
   });
 });

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { defaultReportDir } from "../../report/html/writer.js";
 import { sideBySideUrl } from "../../report/html/layout.js";
 import { UmpireError } from "../../errors.js";
-import { openStore, type RunRecord, type Store, type TrialRecord } from "../../store/index.js";
+import type { RunRecord, Store, TrialRecord } from "../../store/index.js";
 import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type CompareGroupInput } from "../../report/compare.js";
 import { reportedCost } from "../../report/cost.js";
 import { junitXml } from "../../report/junit.js";
@@ -21,6 +21,7 @@ import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { optionsHelp, parseCommand, pricesOf } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
+import { withReadStore } from "../read-store.js";
 
 const BY: readonly CompareBy[] = ["mode", "model", "tag", "agent"];
 
@@ -114,8 +115,7 @@ export const run: Command = async (argv, io) => {
   const { k, seed } = values;
   const prices = pricesOf(values, parsed.config);
 
-  const store = openStore(resolve(io.cwd, values.db), { readonly: true });
-  try {
+  return withReadStore(values.db, io, (store) => {
     let groups: CompareGroupInput[];
     const gating = values.baseline !== undefined || values["fail-on-regression"] === true;
     if (by === "mode" || by === "model" || by === "agent") {
@@ -168,7 +168,5 @@ export const run: Command = async (argv, io) => {
       if (by === "mode" || by === "model" || by === "agent") io.stdout.write(sideBySideLinks(store, groups, io.cwd));
     }
     return values["fail-on-regression"] && verdict?.regressed ? EXIT.failed : EXIT.ok;
-  } finally {
-    store.close();
-  }
+  });
 };

@@ -3,9 +3,8 @@
  * cost per success, mean tokens and p50 wall time with their trends, flagging a cost rise beyond a
  * threshold and a pass-rate drop the paired test calls significant (src/report/history.ts).
  */
-import { resolve } from "node:path";
 import { UmpireError } from "../../errors.js";
-import { DEFAULT_HISTORY_RUNS, openStore } from "../../store/index.js";
+import { DEFAULT_HISTORY_RUNS } from "../../store/index.js";
 import { DEFAULT_ALPHA, DEFAULT_COST_THRESHOLD_PCT, buildHistory } from "../../report/history.js";
 import { historyMarkdown, historyTable } from "../../report/history-text.js";
 import { terminalStyle } from "../../report/table-layout.js";
@@ -13,6 +12,7 @@ import { OPTIONS as O } from "../../config/options.js";
 import { optionsHelp, parseCommand } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
+import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
   db: O.db,
@@ -45,15 +45,10 @@ export const run: Command = async (argv, io) => {
   }
   if (positionals.length > 0) throw new UmpireError("usage", `history takes no arguments, got ${positionals.join(" ")}`, "filter with --task ID or --agent A; umpire history --help lists the options");
   if (values.json && values.markdown) throw new UmpireError("usage", "--json and --markdown cannot be combined", "pick one output format");
-  const store = openStore(resolve(io.cwd, values.db), { readonly: true });
-  try {
-    const rows = store.history({ tasks: values.task ?? [], agents: values.agent ?? [], tags: values.tag ?? [], lastRuns: values.last });
-    const history = buildHistory(rows, { costThresholdPct: values["cost-threshold"] });
-    if (values.json) io.stdout.write(`${JSON.stringify(history, null, 2)}\n`);
-    else if (values.markdown) io.stdout.write(historyMarkdown(history));
-    else io.stdout.write(historyTable(history, terminalStyle(io.stdout, io.env)));
-    return EXIT.ok;
-  } finally {
-    store.close();
-  }
+  const rows = withReadStore(values.db, io, (store) => store.history({ tasks: values.task ?? [], agents: values.agent ?? [], tags: values.tag ?? [], lastRuns: values.last }));
+  const history = buildHistory(rows, { costThresholdPct: values["cost-threshold"] });
+  if (values.json) io.stdout.write(`${JSON.stringify(history, null, 2)}\n`);
+  else if (values.markdown) io.stdout.write(historyMarkdown(history));
+  else io.stdout.write(historyTable(history, terminalStyle(io.stdout, io.env)));
+  return EXIT.ok;
 };

@@ -1,15 +1,14 @@
 /** `umpire report [run]`: writes the run's static HTML report and prints the path of its index.html. */
-import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { openInBrowser } from "../open-in-browser.js";
 import { serveUntilStopped } from "../serve-report.js";
 import { UmpireError } from "../../errors.js";
-import { openStore } from "../../store/index.js";
 import { writeRunReport } from "../../report/html/index.js";
 import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { optionsHelp, parseCommand, pricesOf } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
+import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
   out: {
@@ -46,21 +45,16 @@ export const run: Command = async (argv, io) => {
   }
   if (positionals.length > 1) throw new UmpireError("usage", `report takes one run, got ${positionals.length}`, "umpire report <run> [--out PATH]");
   const prices = pricesOf(values, parsed.config);
-  const store = openStore(resolve(io.cwd, values.db), { readonly: true });
-  try {
-    const result = writeRunReport(store, positionals[0] ?? "latest", { out: values.out, prices, cwd: io.cwd });
-    if (result.files.missing > 0) {
-      io.stderr.write(`umpire: ${result.files.missing} screenshot(s) of this run were not found on disk; the report marks them as missing\n`);
-    }
-    io.stdout.write(`${result.indexPath}\n`);
-    store.close();
-    if (values.open && !values.serve) {
-      const opened = await openInBrowser(pathToFileURL(result.indexPath).href, io.env);
-      if (!opened) io.stderr.write(`umpire: no browser to open here (set $BROWSER, or install xdg-open); to view it from another machine: umpire show-report ${result.dir}\n`);
-    }
-    if (values.serve) await serveUntilStopped(result.dir, values.port, io);
-    return EXIT.ok;
-  } finally {
-    store.close();
+  // The store closes once the report is written: opening a browser or serving may take a while.
+  const result = withReadStore(values.db, io, (store) => writeRunReport(store, positionals[0] ?? "latest", { out: values.out, prices, cwd: io.cwd }));
+  if (result.files.missing > 0) {
+    io.stderr.write(`umpire: ${result.files.missing} screenshot(s) of this run were not found on disk; the report marks them as missing\n`);
   }
+  io.stdout.write(`${result.indexPath}\n`);
+  if (values.open && !values.serve) {
+    const opened = await openInBrowser(pathToFileURL(result.indexPath).href, io.env);
+    if (!opened) io.stderr.write(`umpire: no browser to open here (set $BROWSER, or install xdg-open); to view it from another machine: umpire show-report ${result.dir}\n`);
+  }
+  if (values.serve) await serveUntilStopped(result.dir, values.port, io);
+  return EXIT.ok;
 };

@@ -3,6 +3,7 @@
  * against the fixture site, judges every trial with independent checks, stores everything,
  * and ends with a summary per task and mode and the structured-vs-function-calling table.
  */
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { AgentConfigSchema, DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_RETRY_POLICY, DEFAULT_TEMPERATURE, agentDefinitionHash, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
@@ -20,7 +21,7 @@ import { newRunId } from "../../vocabulary.js";
 import type { Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
-import { openStore } from "../../store/index.js";
+import { emptyStore, openStore, type RunRecord, type Store } from "../../store/index.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
@@ -29,6 +30,7 @@ import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
 import { EXIT, runExitCode, type VerdictCounts } from "../exit-codes.js";
 import type { Command } from "../io.js";
+import { withReadStore } from "../read-store.js";
 import { renderRunOutcome } from "../run-output.js";
 import { planOutputs, writeRunOutputs } from "../output-reporters.js";
 import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, type ProgressStream } from "../progress.js";
@@ -214,8 +216,11 @@ export const run: Command = async (argv, io) => {
   // Lines for a person (shard plan, notices) stay off the terminal under --quiet and when stdout is a machine's.
   const chatty = !values.quiet && outputs.summary;
 
-  const store = openStore(dbPath);
+  // A listing writes nothing: it reads what it needs (--resume, --last-failed, shard durations) without creating or migrating the file.
+  const store = values.list ? listingStore(dbPath, Boolean(values.resume || failedRef)) : openStore(dbPath);
   let runId: string;
+  // The shard label of every planned trial (null: unsharded), for --list and the stored plan.
+  let shardOfTrial: string | null = null;
   let trials: PlannedTrial[];
   let agents: AgentConfig[];
   let commandAgents: CommandAgentPlan[] = [];
@@ -251,10 +256,13 @@ export const run: Command = async (argv, io) => {
       const named = ((stored.options as { agents?: AgentConfig[] }).agents ?? []).filter((a) => a.name !== undefined).map((a) => AgentConfigSchema.parse(a));
       const unnamed = (stored.options as { unnamedAgents?: boolean }).unnamedAgents === false ? [] : resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env);
       agents = finalizeAgents([...named, ...unnamed], loopDefaults);
+      commandAgents = storedCommandAgents(stored, "--resume", parsed.config, io.cwd);
       runId = stored.id;
       runDir = stored.folder ?? runFolder(outDir, runId);
       // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
-      const all = new Map(planTrials(runId, tasks, agents, options.repeat ?? 1).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]));
+      const all = new Map(
+        planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], options.repeat ?? 1, commandSpecs(commandAgents)).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]),
+      );
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
       trials = store.unfinishedTrials(runId).map((row) => {
         const planned = all.get(`${pairKey(row.taskId, row.agentLabel)}\u0000${row.repeat}`);
@@ -285,6 +293,7 @@ export const run: Command = async (argv, io) => {
         unnamedAgents = earlier.unnamedAgents !== false;
         const unnamed = unnamedAgents ? resolveAgents({ ...before, ...now }, { ...sourcesOf(before, "config"), ...sourcesOf(now, "flag") }, io.env) : [];
         agents = finalizeAgents([...named, ...unnamed], loopDefaults);
+        commandAgents = storedCommandAgents(store.getRun(failed!.runId), "--last-failed", parsed.config, io.cwd);
         agentValues = { ...before, ...now };
       } else {
         // --agent names agents; else the config's defaultAgents, unless --model/--mode ask for an unnamed one.
@@ -300,7 +309,7 @@ export const run: Command = async (argv, io) => {
       runId = values["run-id"] ?? newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
-      trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, new Map(commandAgents.map((c) => [c.config.label, c.command])));
+      trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, commandSpecs(commandAgents));
       if (failed) {
         trials = keepPairs(trials, failed.pairs, runId);
         if (trials.length === 0) {
@@ -312,7 +321,7 @@ export const run: Command = async (argv, io) => {
       }
       let shardOptions: Record<string, unknown> | undefined;
       if (shard && shard.total > 1) {
-        const history = values["shard-history"] ? readHistory(resolve(io.cwd, values["shard-history"])) : store.durationHistory();
+        const history = values["shard-history"] ? withReadStore(values["shard-history"], io, (s) => s.durationHistory()) : store.durationHistory();
         const plan = assignShards(trials, shard.total, history);
         shardOptions = { index: shard.index, total: shard.total, trials: trials.length, balance: plan.balance, plan: plan.fingerprint };
         trials = plan.shards[shard.index - 1];
@@ -320,12 +329,8 @@ export const run: Command = async (argv, io) => {
           io.stderr.write(`shard ${shardLabel(shard)} (${shard.source}): ${trials.length} of ${shardOptions.trials} trials, balanced by ${plan.balance === "duration" ? "recorded durations" : "count (no history)"}, plan ${plan.fingerprint}\n`);
         }
       }
-      const shardOfTrial = shardOptions && shard ? shardLabel(shard) : null;
-      if (values.list) {
-        io.stdout.write(values.json ? `${JSON.stringify(listJson(trials, shardOfTrial), null, 2)}\n` : listText(trials, shardOfTrial));
-        return EXIT.ok;
-      }
-      const [id, planned] = [runId, trials];
+      shardOfTrial = shardOptions && shard ? shardLabel(shard) : null;
+      const [id, planned, shardOfPlanned] = [runId, trials, shardOfTrial];
       persist = () => {
         store.createRun({
           id,
@@ -346,8 +351,12 @@ export const run: Command = async (argv, io) => {
             ...(shardOptions ? { shard: shardOptions } : {}),
           },
         });
-        store.addTrials(id, planned.map((t) => storedPlan(t, shardOfTrial)));
+        store.addTrials(id, planned.map((t) => storedPlan(t, shardOfPlanned)));
       };
+    }
+    if (values.list) {
+      io.stdout.write(values.json ? `${JSON.stringify(listJson(trials, shardOfTrial), null, 2)}\n` : listText(trials, shardOfTrial));
+      return EXIT.ok;
     }
 
     // Before any browser starts: a dead or misconfigured endpoint stops the run here, in seconds.
@@ -515,14 +524,14 @@ async function preflightEndpoints(agents: readonly AgentConfig[], io: Parameters
   }
 }
 
-/** Durations from another store (--shard-history): every shard must balance on the same history. */
-function readHistory(file: string) {
-  const history = openStore(file, { readonly: true });
-  try {
-    return history.durationHistory();
-  } finally {
-    history.close();
-  }
+/**
+ * The store `--list` reads: the file as it is, never created or migrated (an older schema is
+ * migrated in memory). With no file and nothing to read from one, an empty store stands in; a
+ * listing that needs a stored run (--resume, --last-failed) gets the usual "no database" error.
+ */
+function listingStore(file: string, needsRuns: boolean): Store {
+  if (!needsRuns && !existsSync(file)) return emptyStore(file);
+  return openStore(file, { readonly: true, untouched: true });
 }
 
 interface CommandAgentPlan {
@@ -599,6 +608,47 @@ function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: strin
   registerUrlSecrets(values["base-url"]);
   registerSecret(env[DEFAULT_API_KEY_ENV]);
   if (values["api-key-env"]) registerSecret(env[values["api-key-env"]]);
+}
+
+/** The command each command agent's trials run, by the agent's label. */
+function commandSpecs(plans: readonly CommandAgentPlan[]): Map<string, CommandAgentSpec> {
+  return new Map(plans.map((c) => [c.config.label, c.command]));
+}
+
+/**
+ * The command agents of a stored run, for --resume and --last-failed. The run stores each one's
+ * definition without the values of its environment variables (they may be keys), so the agent is
+ * rebuilt from the config file's `agents:`, and only when that definition is still the one the
+ * run stored: otherwise the new trials would run another agent under the same name.
+ */
+function storedCommandAgents(run: RunRecord, flag: "--resume" | "--last-failed", config: LoadedConfig, cwd: string): CommandAgentPlan[] {
+  const options = run.options as { commandAgents?: ReturnType<typeof redactCommandAgent>[]; config?: { file?: string | null } };
+  const recorded = options.commandAgents ?? [];
+  const thenFile = options.config?.file ?? null;
+  const nowFile = config.file ?? "the config file (none was found)";
+  const instead = flag === "--resume" ? "or start a new run: umpire run --agent <name> ..." : "or name the agents yourself: umpire run --failed-in <run> --agent <name>";
+  return recorded.map((was) => {
+    const definition = config.data.agents?.[was.name];
+    const where = `${thenFile ?? "the config file"}${thenFile && thenFile !== config.file ? ` (today: ${nowFile})` : ""}`;
+    if (!definition || definition.kind !== "command") {
+      throw new UmpireError(
+        "usage",
+        `${flag}: run ${run.id} ran the command agent ${was.name}, which ${nowFile} does not define as kind command; the run stores the agent without its environment values, so it is rebuilt from the config file`,
+        `define agents: ${was.name} (kind command) as it was in ${where}${thenFile && thenFile !== config.file ? `, or pass --config ${thenFile}` : ""}; ${instead}`,
+      );
+    }
+    const now = redactCommandAgent(was.name, definition);
+    const changed = (Object.keys(was) as (keyof typeof was)[]).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(now[k]));
+    if (changed.length > 0) {
+      throw new UmpireError(
+        "usage",
+        `${flag}: the command agent ${was.name} in ${nowFile} is not the one run ${run.id} ran (${changed.map((k) => `${k}: ${JSON.stringify(was[k])} then, ${JSON.stringify(now[k])} now`).join("; ")})`,
+        `restore its ${changed.join(" and ")} as the run had them; ${instead}`,
+      );
+    }
+    const configFile = config.file ? resolve(cwd, config.file) : null;
+    return { config: commandAgentConfig(was.name, definition.model), command: resolveCommandAgent(was.name, definition, configFile, cwd), stored: now };
+  });
 }
 
 /**

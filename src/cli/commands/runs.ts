@@ -1,13 +1,12 @@
 /** `umpire runs`: the stored runs, newest first. */
-import { resolve } from "node:path";
 import { UmpireError } from "../../errors.js";
-import { openStore } from "../../store/index.js";
 import { runsTable } from "../../report/tables.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { EXIT } from "../exit-codes.js";
 import { OPTIONS as O } from "../../config/options.js";
 import { optionsHelp, parseCommand } from "../args.js";
 import type { Command } from "../io.js";
+import { withReadStore } from "../read-store.js";
 
 export { DEFAULT_DB } from "../../config/options.js";
 
@@ -33,13 +32,8 @@ export const run: Command = async (argv, io) => {
   }
   if (positionals.length > 0) throw new UmpireError("usage", `runs takes no arguments, got ${positionals.join(" ")}`, "umpire runs --help lists the options");
   const limit = values.limit;
-  const store = openStore(resolve(io.cwd, values.db), { readonly: true });
-  try {
-    const runs = store.listRuns().slice(0, limit);
-    if (values.json) io.stdout.write(`${JSON.stringify({ runs }, null, 2)}\n`);
-    else io.stdout.write(runsTable(runs, terminalStyle(io.stdout, io.env)));
-    return EXIT.ok;
-  } finally {
-    store.close();
-  }
+  const runs = withReadStore(values.db, io, (store) => store.listRuns().slice(0, limit));
+  if (values.json) io.stdout.write(`${JSON.stringify({ runs }, null, 2)}\n`);
+  else io.stdout.write(runsTable(runs, terminalStyle(io.stdout, io.env)));
+  return EXIT.ok;
 };

@@ -6,7 +6,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UmpireError } from "../../errors.js";
-import { openStore } from "../../store/index.js";
 import { defaultReportDir } from "../../report/html/writer.js";
 import { INDEX_PAGE } from "../../report/html/layout.js";
 import { OPTIONS as O } from "../../config/options.js";
@@ -14,6 +13,7 @@ import { optionsHelp, parseCommand } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { serveUntilStopped } from "../serve-report.js";
+import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
   port: { kind: "int", arg: "N", min: 0, max: 65535, default: 9323, defaultText: "9323 (0: a free port)", help: "the port to listen on (127.0.0.1 only)" },
@@ -37,14 +37,7 @@ export const run: Command = async (argv, io) => {
   if (positionals.length > 1) throw new UmpireError("usage", `show-report takes one folder, got ${positionals.length}`, "umpire show-report [folder] [--port N]");
   let folder: string;
   if (positionals[0]) folder = resolve(io.cwd, positionals[0]);
-  else {
-    const store = openStore(resolve(io.cwd, values.db), { readonly: true });
-    try {
-      folder = defaultReportDir(store.getRun("latest"), io.cwd);
-    } finally {
-      store.close();
-    }
-  }
+  else folder = withReadStore(values.db, io, (store) => defaultReportDir(store.getRun("latest"), io.cwd));
   if (!existsSync(join(folder, INDEX_PAGE))) {
     throw new UmpireError("not_found", `${folder} holds no report (no ${INDEX_PAGE})`, "write one with `umpire report [run]`, or name a report folder: umpire show-report <folder>");
   }

@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { UmpireError } from "../../errors.js";
-import { openStore, type TurnRecord } from "../../store/index.js";
+import type { TurnRecord } from "../../store/index.js";
 import { reportedCost } from "../../report/cost.js";
 import { costOfUsage } from "../../pricing.js";
 import { junitXml } from "../../report/junit.js";
@@ -16,6 +16,7 @@ import { dotLine } from "../progress.js";
 import { runSummaryLine } from "../../report/run-summary.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
+import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
   turns: {
@@ -47,8 +48,7 @@ export const run: Command = async (argv, io) => {
   }
   if (positionals.length > 1) throw new UmpireError("usage", `show takes one run, got ${positionals.length}`, "umpire show <run>");
   const prices = pricesOf(values, parsed.config);
-  const store = openStore(resolve(io.cwd, values.db), { readonly: true });
-  try {
+  return withReadStore(values.db, io, (store) => {
     const runRecord = store.getRun(positionals[0] ?? "latest");
     // Re-price turns like trials when the user supplied prices (see reportedCost).
     const turnCost = (turn: TurnRecord, model: string) => (prices.userPrices ? costOfUsage(turn.usage, prices.lookup(model)) : turn.costUsd);
@@ -71,7 +71,5 @@ export const run: Command = async (argv, io) => {
     }
     for (const note of writeRunOutputs(outputs, store, runRecord.id, prices, io)) (outputs.summary && !values.json ? io.stdout : io.stderr).write(`${note}\n`);
     return EXIT.ok;
-  } finally {
-    store.close();
-  }
+  });
 };

@@ -1,9 +1,9 @@
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UmpireError } from "../../../src/errors.js";
-import { openStore, SCHEMA_VERSION, type Store } from "../../../src/store/index.js";
+import { emptyStore, openStore, SCHEMA_VERSION, type Store } from "../../../src/store/index.js";
 import { failingCheck, passingCheck, planned, result, tempDir } from "./fixtures.js";
 
 let dir: string;
@@ -93,6 +93,36 @@ describe("openStore", () => {
     const reader = openAt(file, { readonly: true });
     expect(reader.listRuns()).toHaveLength(1);
     expect(() => reader.createRun({ umpireVersion: "0.1.0" })).toThrow(/readonly/i);
+  });
+
+  it("untouched mode migrates an older database in memory, with what a live writer left in its WAL, and writes nothing to the file", () => {
+    const file = join(dir, "umpire.db");
+    copyFileSync(join(import.meta.dirname, "../../fixtures/store-v1.db"), file);
+    // A writer that stays open: its change sits in the WAL, not yet in the main file.
+    const writer = new Database(file);
+    writer.prepare("UPDATE runs SET tags = ?").run(JSON.stringify(["late"]));
+    try {
+      expect(readFileSync(`${file}-wal`).length).toBeGreaterThan(0);
+      const mainBefore = readFileSync(file);
+      const reader = openAt(file, { readonly: true, untouched: true });
+      expect(reader.schemaVersion).toBe(SCHEMA_VERSION);
+      expect(reader.getRun("latest")).toMatchObject({ id: "20260101-000000-v1", tags: ["late"] });
+      expect(reader.trials("20260101-000000-v1").map((t) => t.verdict)).toEqual(["passed", "failed"]);
+      expect(readFileSync(file).equals(mainBefore)).toBe(true);
+      expect(writer.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "1" });
+    } finally {
+      writer.close();
+    }
+  });
+
+  it("emptyStore stands in for a missing database: the current schema, no runs, no file", () => {
+    const file = join(dir, "none", "umpire.db");
+    const store = emptyStore(file);
+    open.push(store);
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(store.listRuns()).toEqual([]);
+    expect(store.durationHistory()).toEqual([]);
+    expect(existsSync(join(dir, "none"))).toBe(false);
   });
 });
 
