@@ -46,10 +46,12 @@ export interface StepAttribution {
   bareClickAndSettle: number;
   /**
    * Typing the scorecard note (the longest action of the trajectory) into a textarea: Playwright's
-   * keyboard.type (what the executor's `write` does: three protocol calls per character) against
-   * keyboard.insertText (one call; input events fire, per-key events do not).
+   * keyboard.type (a round trip per key event, what a hand-written loop does), the executor's
+   * `write` (fast-typing.ts: the same key events, pipelined over CDP), and keyboard.insertText
+   * (one call; input events fire, per-key events do not: the floor, not an option).
    */
   typeNote: number;
+  typeNoteFast: number;
   insertNote: number;
   noteCharacters: number;
   /** The repetition guard's beforeExecute for a click that repeats nothing (no image comparison). */
@@ -98,8 +100,8 @@ export async function attributeStep(world: BenchWorld, task: Task, samples: numb
     const inert = { x: 995, y: 600 };
     const css = { x: (inert.x / 1000) * observation.width, y: (inert.y / 1000) * observation.height };
     const signal = new AbortController().signal;
-    const typeInto = async (fn: () => Promise<void>) => {
-      await page.evaluate(() => {
+    const typeInto = async (fn: () => Promise<void>, on = page) => {
+      await on.evaluate(() => {
         const area = (document.getElementById("bench-area") as HTMLTextAreaElement | null) ?? document.body.appendChild(Object.assign(document.createElement("textarea"), { id: "bench-area" }));
         area.value = "";
         area.focus();
@@ -130,6 +132,7 @@ export async function attributeStep(world: BenchWorld, task: Task, samples: numb
         while (inflight > 0) await new Promise((r) => setTimeout(r, 25));
       }),
       typeNote: await time(() => typeInto(() => page.keyboard.type(note))),
+      typeNoteFast: await time(() => typeInto(() => env.type(note), env.page)),
       insertNote: await time(() => typeInto(() => page.keyboard.insertText(note))),
       noteCharacters: note.length,
       // A different point each time: no repeated signature, so no comparison (the gold path's cost).

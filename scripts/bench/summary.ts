@@ -230,7 +230,7 @@ export function detailLines(results: BenchResults): string[] {
       ),
       `  call by call (medians of ${a.samples}, ms): observe ${fmt(a.observe, 1)} | screenshot ${fmt(a.screenshotRouted, 1)} routed, ${fmt(a.screenshotUnrouted, 1)} bare | layout flush ${fmt(a.flushLayoutRouted, 1)} routed, ${fmt(a.flushLayoutUnrouted, 1)} bare | evaluate ${fmt(a.evaluateRoundTrip, 1)} | sha256 ${fmt(a.sha256, 2)}`,
       `                                screenshot via CDP ${fmt(a.cdpScreenshot, 1)}, with optimizeForSpeed ${fmt(a.cdpScreenshotFast, 1)} (PNG ${fmt(a.pngBytes.cdp / 1024)} KiB -> ${fmt(a.pngBytes.cdpFast / 1024)} KiB; Playwright's ${fmt(a.pngBytes.playwright / 1024)} KiB)`,
-      `                                typing the ${a.noteCharacters}-character note: keyboard.type ${fmt(a.typeNote)} vs keyboard.insertText ${fmt(a.insertNote, 1)}`,
+      `                                typing the ${a.noteCharacters}-character note: keyboard.type ${fmt(a.typeNote)}, umpire's write ${fmt(a.typeNoteFast)} (same key events, pipelined), keyboard.insertText ${fmt(a.insertNote, 1)}`,
       `                                executor click ${fmt(a.executorClick, 1)} vs bare click ${fmt(a.bareClickAndSettle, 1)} | guard ${fmt(a.guardBeforeExecute, 1)} | trial log ${fmt(a.trialLogWrites, 1)} | store turn ${fmt(a.storeRecordTurn, 1)}`,
       `  trials ${r.verdicts.join(", ")}; bare replays saved the note ${r.bareReplays.filter((x) => x.savedNote).length}/${r.bareReplays.length}, off umpire's pages ${r.bareReplays.reduce((s, x) => s + x.offTrack, 0)} times`,
     );
