@@ -166,10 +166,9 @@ export class TrialEnvironment {
     // when the start page (or anything before it) fails, or it stays open in the shared browser.
     try {
       if (cookies.length > 0) await context.addCookies(cookies);
-      // The in-page geometry (marks, covered controls) once per document, before the page's own scripts.
-      await context.addInitScript({ content: pageGeometryScript() });
-      // Marks a document the agent's input is leaving for another (the observation then waits for that one).
-      await context.addInitScript({ content: navigationWatchScript() });
+      // Once per document, before the page's own scripts: the in-page geometry (marks, covered controls)
+      // and the mark of a document the agent's input is leaving (the observation then waits for the next).
+      await context.addInitScript({ content: pageGeometryScript() + navigationWatchScript() });
       const page = await context.newPage();
       const env = new TrialEnvironment(options, context, page);
       await env.guard();

@@ -71,18 +71,20 @@ export class ViewportCapture {
   }
 
   private async cdpCapture(session: CDPSession): Promise<Buffer> {
-    if (this.deviceScaleFactor === 1) {
-      // At scale 1 the viewport as it stands is the picture: no clip, so no layout-metrics round trip.
-      const { data } = (await session.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true, captureBeyondViewport: false })) as { data: string };
-      return Buffer.from(data, "base64");
-    }
-    // A session of our own does not carry Playwright's device-metrics override, so Chromium
-    // captures at CSS size unless the clip (in document coordinates) asks for the scale.
+    // At scale 1 the viewport as it stands is the picture: no clip, so no layout-metrics round trip.
+    const clip = this.deviceScaleFactor === 1 ? undefined : await this.scaledClip(session);
+    const { data } = (await session.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true, captureBeyondViewport: false, ...(clip ? { clip } : {}) })) as { data: string };
+    return Buffer.from(data, "base64");
+  }
+
+  /**
+   * A session of our own does not carry Playwright's device-metrics override, so Chromium
+   * captures at CSS size unless the clip (in document coordinates) asks for the scale.
+   */
+  private async scaledClip(session: CDPSession): Promise<{ x: number; y: number; width: number; height: number; scale: number }> {
     const metrics = (await session.send("Page.getLayoutMetrics")) as { cssVisualViewport: { pageX: number; pageY: number; clientWidth: number; clientHeight: number } };
     const v = metrics.cssVisualViewport;
     const size = this.page.viewportSize();
-    const clip = { x: v.pageX, y: v.pageY, width: size?.width ?? v.clientWidth, height: size?.height ?? v.clientHeight, scale: this.deviceScaleFactor };
-    const { data } = (await session.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true, captureBeyondViewport: false, clip })) as { data: string };
-    return Buffer.from(data, "base64");
+    return { x: v.pageX, y: v.pageY, width: size?.width ?? v.clientWidth, height: size?.height ?? v.clientHeight, scale: this.deviceScaleFactor };
   }
 }
