@@ -2,12 +2,14 @@
  * `npm run setup`: makes sure this machine has a Chromium umpire can drive.
  *
  * Order: an existing browser (UMPIRE_CHROMIUM, the PATH, Playwright's own download); else
- * Playwright's download where the network allows; else Debian's package when we are root;
- * else stop with the exact commands to run.
+ * Playwright's download where the network allows; else Debian's packages when we are root;
+ * else stop with the exact commands to run. As root on Debian it also adds the headless shell
+ * (`chromium-headless-shell`, the cheaper Chromium umpire prefers) and the full browser beside it
+ * (the test that proves both render the same pixels needs both).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { locateChromium } from "../src/browser/chromium.js";
+import { locateChromium, locateFullChromium, locateHeadlessShell } from "../src/browser/chromium.js";
 
 function say(line: string): void {
   process.stdout.write(`setup: ${line}\n`);
@@ -25,25 +27,34 @@ function found(): boolean {
   return Boolean(location);
 }
 
+const DEBIAN_BROWSERS = ["chromium-headless-shell", "chromium"];
+
 function main(): number {
-  if (found()) return 0;
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  const debianRoot = isRoot && existsSync("/etc/debian_version");
+  const configured = Boolean(process.env.UMPIRE_CHROMIUM);
+  if (found() && (configured || locateHeadlessShell())) return 0;
 
   // Playwright's own browser build: the usual way on a developer's laptop.
-  if (run("npx", ["--no-install", "playwright", "install", "chromium"], 5 * 60_000) && found()) return 0;
-  say("Playwright's browser download did not work here (an offline or restricted network?)");
-
-  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  if (isRoot && existsSync("/etc/debian_version")) {
+  if (!locateChromium()) {
+    if (run("npx", ["--no-install", "playwright", "install", "chromium"], 5 * 60_000) && found()) return 0;
+    say("Playwright's browser download did not work here (an offline or restricted network?)");
+  }
+  if (debianRoot && !configured && !(locateHeadlessShell() && locateFullChromium())) {
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
     const apt = (args: string[]) => spawnSync("apt-get", args, { stdio: "inherit", env, timeout: 15 * 60_000 }).status === 0;
-    say("installing Debian's chromium package");
-    if (apt(["update", "-qq"]) && apt(["install", "-y", "-qq", "chromium"]) && found()) return 0;
+    say(`installing Debian's ${DEBIAN_BROWSERS.join(" and ")}`);
+    if (!apt(["install", "-y", "-qq", ...DEBIAN_BROWSERS])) apt(["update", "-qq"]) && apt(["install", "-y", "-qq", ...DEBIAN_BROWSERS]);
+  }
+  if (found()) {
+    if (!locateHeadlessShell() && !configured) say("tip: a headless shell costs less CPU per trial: apt-get install -y chromium-headless-shell");
+    return 0;
   }
 
   process.stderr.write(
     "setup: no Chromium could be installed automatically. Do one of:\n" +
       "  npx playwright install chromium\n" +
-      "  sudo apt-get install -y chromium          (Debian/Ubuntu)\n" +
+      "  sudo apt-get install -y chromium-headless-shell chromium   (Debian/Ubuntu)\n" +
       "  export UMPIRE_CHROMIUM=/path/to/chromium   (any Chromium or Chrome build)\n",
   );
   return 1;

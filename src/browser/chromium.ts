@@ -3,7 +3,7 @@
  * flags keep it quiet and deterministic offline.
  */
 import { existsSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { basename, delimiter, join } from "node:path";
 import { chromium, type Browser, type LaunchOptions } from "playwright";
 import { UmpireError } from "../errors.js";
 import { browserScratchDir } from "./scratch.js";
@@ -28,11 +28,32 @@ export const CHROMIUM_FLAGS = [
   "--force-color-profile=srgb",
 ] as const;
 
-const PATH_NAMES = ["chromium", "chromium-browser", "google-chrome-stable", "google-chrome"];
+/**
+ * The headless shell first: the old headless Chromium (what Playwright itself uses for headless runs)
+ * renders the same pixels as the full browser for about a quarter less CPU per trial (docs/performance.md).
+ */
+const HEADLESS_SHELL_NAMES = ["chromium-headless-shell", "chrome-headless-shell"];
+const FULL_BROWSER_NAMES = ["chromium", "chromium-browser", "google-chrome-stable", "google-chrome"];
+const PATH_NAMES = [...HEADLESS_SHELL_NAMES, ...FULL_BROWSER_NAMES];
+
+/** `headless-shell`: the old headless shell; `full`: a whole browser run in its new headless mode. */
+export type ChromiumFlavour = "headless-shell" | "full";
 
 export interface ChromiumLocation {
   path: string;
   source: "UMPIRE_CHROMIUM" | "PATH" | "playwright";
+  flavour: ChromiumFlavour;
+}
+
+/** Which kind of Chromium an executable is, from its file name (both kinds answer to the same flags). */
+export function flavourOf(path: string): ChromiumFlavour {
+  return /headless[-_]shell/i.test(basename(path)) ? "headless-shell" : "full";
+}
+
+/** One line for the run's output: which binary, and what kind. */
+export function describeChromium(location: ChromiumLocation): string {
+  const kind = location.flavour === "headless-shell" ? "headless shell" : "full Chromium, new headless mode";
+  return `${location.path} (${kind}; from ${location.source})`;
 }
 
 function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
@@ -54,7 +75,25 @@ function playwrightBundled(): string | undefined {
   }
 }
 
-/** Finds a Chromium: UMPIRE_CHROMIUM, then the PATH, then Playwright's own; undefined if none. */
+/** Looks only for a full browser (the comparison test and anyone who sets UMPIRE_CHROMIUM to one). */
+export function locateFullChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const name of FULL_BROWSER_NAMES) {
+    const path = onPath(name, env);
+    if (path) return path;
+  }
+  return playwrightBundled();
+}
+
+/** Looks only for a headless shell on the PATH. */
+export function locateHeadlessShell(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const name of HEADLESS_SHELL_NAMES) {
+    const path = onPath(name, env);
+    if (path) return path;
+  }
+  return undefined;
+}
+
+/** Finds a Chromium: UMPIRE_CHROMIUM, then the PATH (a headless shell before a full browser), then Playwright's own; undefined if none. */
 export function locateChromium(env: NodeJS.ProcessEnv = process.env): ChromiumLocation | undefined {
   const configured = env.UMPIRE_CHROMIUM;
   if (configured) {
@@ -65,14 +104,14 @@ export function locateChromium(env: NodeJS.ProcessEnv = process.env): ChromiumLo
         "Set UMPIRE_CHROMIUM to a Chromium executable, or unset it to use the one on the PATH.",
       );
     }
-    return { path: configured, source: "UMPIRE_CHROMIUM" };
+    return { path: configured, source: "UMPIRE_CHROMIUM", flavour: flavourOf(configured) };
   }
   for (const name of PATH_NAMES) {
     const path = onPath(name, env);
-    if (path) return { path, source: "PATH" };
+    if (path) return { path, source: "PATH", flavour: flavourOf(path) };
   }
   const bundled = playwrightBundled();
-  return bundled ? { path: bundled, source: "playwright" } : undefined;
+  return bundled ? { path: bundled, source: "playwright", flavour: flavourOf(bundled) } : undefined;
 }
 
 /** Like locateChromium, but a missing browser is an error that says exactly what to run. */
@@ -87,8 +126,8 @@ export function requireChromium(env: NodeJS.ProcessEnv = process.env): ChromiumL
 }
 
 /** Launches a headless Chromium with umpire's flags. */
-export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
-  const { path } = requireChromium();
+export async function launchChromium(options: LaunchOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<Browser> {
+  const { path } = requireChromium(env);
   // Playwright makes the profile under os.tmpdir(): point that at this process's own folder for the
   // launch, so a profile left by a killed umpire is found and removed by the next one.
   const scratch = browserScratchDir();
