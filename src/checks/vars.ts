@@ -2,16 +2,16 @@
  * Trial variables in check declarations: ${TRIAL_ID}, ${WORKSPACE}, ${TARGET_URL}; and secrets
  * as ${env:NAME}, read from the environment at check time and never written to evidence.
  */
+import { substituteTrialVars, type TrialVars } from "../task/trial-vars.js";
 import { CheckUnjudgeableError, type CheckContext } from "./types.js";
 
-export function trialVars(ctx: CheckContext): Record<string, string> {
+export function trialVars(ctx: CheckContext): TrialVars {
   return { TRIAL_ID: ctx.trialId ?? "", WORKSPACE: ctx.workspaceDir, TARGET_URL: ctx.target?.baseUrl ?? "" };
 }
 
-/** Replaces ${TRIAL_ID}, ${WORKSPACE} and ${TARGET_URL}; other text stays as written. */
+/** Replaces the trial variables (src/task/trial-vars.ts) a check knows; other text stays as written. */
 export function withVars(text: string, ctx: CheckContext): string {
-  const vars = trialVars(ctx);
-  return text.replace(/\$\{(TRIAL_ID|WORKSPACE|TARGET_URL)\}/g, (_, name: string) => vars[name]!);
+  return substituteTrialVars(text, trialVars(ctx));
 }
 
 /** Replaces ${env:NAME} from ctx.env; a missing variable cannot be judged (not the agent's fault). */

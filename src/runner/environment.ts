@@ -12,7 +12,8 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright";
 import type { Task } from "../task/schema.js";
-import { originsForTask, pageGeometryScript, resolveMarks, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
+import { substituteTrialVars } from "../task/trial-vars.js";
+import { originsForTask, pageGeometryScript, resolveMarks, trialVarsOf, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
 import { ViewportCapture } from "./fast-capture.js";
 import { typeText } from "./fast-typing.js";
 import { LEAVING_GLOBAL, NavigationWatch, navigationWatchScript } from "./navigation-watch.js";
@@ -91,9 +92,20 @@ export function allowedOrigins(task: Task, siteUrl: string): Set<string> {
   return new Set(task.permissions.allowedOrigins.map((o) => (o === "fixture" || o === "target" ? fixtureOrigin : new URL(o).origin)));
 }
 
-/** The start page: a path on the target, or an absolute URL (which must be on an allowed origin). */
-export function startUrl(task: Task, target: Target): string {
-  return new URL(task.start.path, `${target.baseUrl}/`).toString();
+/** The start page: a path on the target, or an absolute URL (which must be on an allowed origin); trial variables filled in. */
+export function startUrl(task: Task, target: Target, trial: { trialId: string; workspaceDir: string }): string {
+  return new URL(substituteTrialVars(task.start.path, trialVarsOf(target, trial)), `${target.baseUrl}/`).toString();
+}
+
+/** Seeds sessionStorage where absent as each document of the origin starts (it lives per tab, so no earlier moment exists). */
+function seedSessionStorage(seeds: { origin: string; items: Record<string, string> }[]): void {
+  const mine = seeds.find((s) => s.origin === location.origin);
+  if (!mine) return;
+  try {
+    for (const [key, value] of Object.entries(mine.items)) if (sessionStorage.getItem(key) === null) sessionStorage.setItem(key, value);
+  } catch {
+    // Storage refused (an opaque origin): nothing to seed.
+  }
 }
 
 /** True for an http(s) URL whose origin is in `origins` (a `blob:` URL's inner origin does not count). */
@@ -130,6 +142,8 @@ export class TrialEnvironment {
     readonly options: TrialEnvironmentOptions,
     readonly context: BrowserContext,
     readonly page: Page,
+    /** The start page, trial variables filled in. */
+    readonly startUrl: string,
   ) {
     this.origins = originsForTask(options.task, options.target, options.fixtureSiteUrl);
     this.maskSelectors = splitTaskMasks(options.task.repetition.masks).selectors;
@@ -147,13 +161,16 @@ export class TrialEnvironment {
   static async open(options: TrialEnvironmentOptions): Promise<TrialEnvironment> {
     const { browser, task, trialId, workspaceDir, target } = options;
     await mkdir(workspaceDir, { recursive: true });
-    const start = startUrl(task, target);
+    const start = startUrl(task, target, { trialId, workspaceDir });
     const allowed = originsForTask(task, target, options.fixtureSiteUrl);
     if (!allowed.has(new URL(start).origin)) {
       throw new Error(`the start page ${start} is not on an allowed origin of the task (${[...allowed].join(", ") || "none"})`);
     }
-    const { cookies } = await target.prepareTrial({ trialId, workspaceDir, task });
+    const seed = await target.prepareTrial({ trialId, workspaceDir, task });
+    const localStorage = seed.localStorage ?? [];
     const context = await browser.newContext({
+      ...(seed.headers && Object.keys(seed.headers).length ? { extraHTTPHeaders: seed.headers } : {}),
+      ...(localStorage.length ? { storageState: { cookies: [], origins: localStorage.map((o) => ({ origin: o.origin, localStorage: Object.entries(o.items).map(([name, value]) => ({ name, value })) })) } } : {}),
       viewport: { width: task.viewport.width, height: task.viewport.height },
       deviceScaleFactor: task.viewport.deviceScaleFactor,
       reducedMotion: "reduce",
@@ -165,12 +182,13 @@ export class TrialEnvironment {
     // Until the environment is handed over, nobody else can close the context: close it here
     // when the start page (or anything before it) fails, or it stays open in the shared browser.
     try {
-      if (cookies.length > 0) await context.addCookies(cookies);
+      if (seed.cookies.length > 0) await context.addCookies(seed.cookies);
+      if (seed.sessionStorage?.length) await context.addInitScript(seedSessionStorage, seed.sessionStorage);
       // Once per document, before the page's own scripts: the in-page geometry (marks, covered controls)
       // and the mark of a document the agent's input is leaving (the observation then waits for the next).
       await context.addInitScript({ content: pageGeometryScript() + navigationWatchScript() });
       const page = await context.newPage();
-      const env = new TrialEnvironment(options, context, page);
+      const env = new TrialEnvironment(options, context, page, start);
       await env.guard();
       page.setDefaultTimeout(options.navigationTimeoutMs ?? 15_000);
       await page.goto(start, { waitUntil: "load" });

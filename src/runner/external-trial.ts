@@ -97,7 +97,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   const resultFile = join(s.agentDir, "result.json");
   const eventsFile = join(s.agentDir, "events.jsonl");
   writeFileSync(eventsFile, "");
-  const startUrl = new URL(task.start.path, `${s.env.options.target.baseUrl}/`).toString();
+  const startUrl = s.env.startUrl;
   const limits = { turns: task.limits.turns, actions: task.limits.actions, seconds: task.limits.seconds, tokens: task.limits.tokens };
   const trialInfo = {
     trialId: spec.id,

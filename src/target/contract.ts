@@ -6,6 +6,7 @@
 import type { Task } from "../task/schema.js";
 import type { Effect } from "../checks/types.js";
 import type { MarkSpec } from "./marks.js";
+import type { TrialVars } from "../task/trial-vars.js";
 
 export interface TrialTarget {
   trialId: string;
@@ -18,6 +19,32 @@ export interface TargetCookie {
   value: string;
   domain: string;
   path: string;
+  expires?: number;
+  httpOnly?: boolean;
+  secure?: boolean;
+  sameSite?: "Strict" | "Lax" | "None";
+}
+
+/** Storage items for one origin. */
+export interface OriginStorage {
+  origin: string;
+  items: Record<string, string>;
+}
+
+/**
+ * What a trial's browser context starts with so the target knows the trial (its session cookie, a
+ * tenant header, storage seeds): the target's `context:` declaration with the trial variables filled in.
+ */
+export interface TrialBrowserSeed {
+  cookies: TargetCookie[];
+  headers?: Record<string, string>;
+  localStorage?: OriginStorage[];
+  sessionStorage?: OriginStorage[];
+}
+
+/** The trial variables (src/task/trial-vars.ts) of one trial on a target. */
+export function trialVarsOf(target: Pick<Target, "baseUrl">, trial: { trialId: string; workspaceDir: string }): TrialVars {
+  return { TRIAL_ID: trial.trialId, WORKSPACE: trial.workspaceDir, TARGET_URL: target.baseUrl, PORT: new URL(target.baseUrl).port };
 }
 
 /** A per-trial reset or session that failed: the trial ends as `environment_error`, never the agent's fault. */
@@ -42,8 +69,8 @@ export interface Target {
   readonly hasEffects: boolean;
   /** True for the fixture site (its pages report their own layout; its vocabulary applies). */
   readonly fixture: boolean;
-  /** Prepares the app for one trial (fixture session, or the declared reset); cookies go into the trial's context. Throws TargetResetError. */
-  prepareTrial(trial: TrialTarget): Promise<{ cookies: TargetCookie[] }>;
+  /** Prepares the app for one trial (fixture session, or the declared reset) and says what the trial's browser context starts with. Throws TargetResetError. */
+  prepareTrial(trial: TrialTarget): Promise<TrialBrowserSeed>;
   /** The trial's effects log; [] when the target has none. */
   effects(trialId: string): Promise<Effect[]>;
   /** Records an effect of the harness's own tools (write_note); a no-op where the target keeps no log. */

@@ -10,7 +10,7 @@ import type { Target } from "./contract.js";
 import { fixtureTarget } from "./fixture-target.js";
 import { startWebTarget } from "./web-target.js";
 
-export { TargetResetError, originsForTask, type Target, type TargetCookie, type TrialTarget } from "./contract.js";
+export { TargetResetError, originsForTask, trialVarsOf, type Target, type TargetCookie, type TrialBrowserSeed, type TrialTarget } from "./contract.js";
 export { LayoutBoard, type LayoutReader } from "./layout-board.js";
 export { resolveMarks, type MarkSpec, type ResolvedLayout, type ResolvedMark } from "./marks.js";
 export { pageGeometryScript, type GeometryWindow, type PointInfo } from "./page-geometry.js";

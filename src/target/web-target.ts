@@ -9,6 +9,9 @@ import path from "node:path";
 import type { Effect } from "../checks/types.js";
 import { runCommand } from "../checks/run-command.js";
 import type { TargetDecl } from "../task/target-decl.js";
+import { substituteTrialVars, substituteTrialVarsDeep, type TrialVars } from "../task/trial-vars.js";
+import { browserSeed } from "./browser-seed.js";
+import { withEnvSecrets } from "./env-secrets.js";
 import { startAppProcess, type AppProcess } from "./app-process.js";
 import { TargetResetError, type Target, type TrialTarget } from "./contract.js";
 
@@ -36,24 +39,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-function substitute(text: string, vars: Record<string, string>): string {
-  return text.replace(/\$\{(TRIAL_ID|WORKSPACE|TARGET_URL|PORT)\}/g, (whole, name: string) => vars[name] ?? whole);
-}
 
-function substituteDeep(value: unknown, vars: Record<string, string>): unknown {
-  if (typeof value === "string") return substitute(value, vars);
-  if (Array.isArray(value)) return value.map((v) => substituteDeep(v, vars));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteDeep(v, vars)]));
-  return value;
-}
-
-function withEnvSecrets(text: string, env: NodeJS.ProcessEnv, where: string): string {
-  return text.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
-    const v = env[name];
-    if (v === undefined) throw new TargetResetError(`${where}: the environment variable ${name} is not set`);
-    return v;
-  });
-}
 
 export async function startWebTarget(options: WebTargetOptions): Promise<Target> {
   const { name, decl } = options;
@@ -66,26 +52,27 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     const cwd = path.resolve(options.configDir, decl.start.cwd ?? ".");
     app = await startAppProcess({
       name,
-      command: typeof decl.start.command === "string" ? substitute(decl.start.command, { PORT: port, TARGET_URL: baseUrl }) : decl.start.command.map((c) => substitute(c, { PORT: port, TARGET_URL: baseUrl })),
+      command: typeof decl.start.command === "string" ? substituteTrialVars(decl.start.command, { PORT: port, TARGET_URL: baseUrl }) : decl.start.command.map((c) => substituteTrialVars(c, { PORT: port, TARGET_URL: baseUrl })),
       cwd,
       env: { ...options.env, ...decl.start.env, ...(port ? { PORT: port } : {}), TARGET_URL: baseUrl },
-      readyUrl: new URL(substitute(decl.start.readyUrl ?? "/", { PORT: port, TARGET_URL: baseUrl }), `${baseUrl}/`).toString(),
+      readyUrl: new URL(substituteTrialVars(decl.start.readyUrl ?? "/", { PORT: port, TARGET_URL: baseUrl }), `${baseUrl}/`).toString(),
       readyTimeoutMs: decl.start.readyTimeoutSeconds * 1000,
       logFile: path.join(options.logDir, `target-${name}.log`),
       signal: options.signal,
     });
   }
-  const resolveUrl = (urlOrPath: string, vars: Record<string, string>) => new URL(substitute(urlOrPath, vars), `${baseUrl}/`).toString();
+  const resolveUrl = (urlOrPath: string, vars: TrialVars) => new URL(substituteTrialVars(urlOrPath, vars), `${baseUrl}/`).toString();
 
+  const varsOf = (trialId: string, workspaceDir: string): TrialVars => ({ TRIAL_ID: trialId, WORKSPACE: workspaceDir, TARGET_URL: baseUrl, PORT: port || base.port });
   const reset = async ({ trialId, workspaceDir }: TrialTarget): Promise<void> => {
-    const vars = { TRIAL_ID: trialId, WORKSPACE: workspaceDir, TARGET_URL: baseUrl, PORT: port };
+    const vars = varsOf(trialId, workspaceDir);
     const r = decl.reset;
     if (r.kind === "none") return;
     if (r.kind === "http") {
       const url = resolveUrl(r.url, vars);
       const headers: Record<string, string> = { "x-umpire-trial": trialId };
-      for (const [k, v] of Object.entries(r.headers)) headers[k] = withEnvSecrets(substitute(v, vars), options.env, `target ${name} reset`);
-      const body = r.body === undefined ? JSON.stringify({ trialId, workspace: workspaceDir, targetUrl: baseUrl }) : typeof r.body === "string" ? substitute(r.body, vars) : JSON.stringify(substituteDeep(r.body, vars));
+      for (const [k, v] of Object.entries(r.headers)) headers[k] = withEnvSecrets(substituteTrialVars(v, vars), options.env, `target ${name} reset`);
+      const body = r.body === undefined ? JSON.stringify({ trialId, workspace: workspaceDir, targetUrl: baseUrl }) : typeof r.body === "string" ? substituteTrialVars(r.body, vars) : JSON.stringify(substituteTrialVarsDeep(r.body, vars));
       if (r.method !== "GET") headers["content-type"] ??= "application/json";
       let status: number;
       let text = "";
@@ -120,11 +107,12 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     fixture: false,
     async prepareTrial(trial) {
       await reset(trial);
-      return { cookies: [] };
+      if (!decl.context) return { cookies: [] };
+      return browserSeed(decl.context, { vars: varsOf(trial.trialId, trial.workspaceDir), base, configDir: options.configDir, env: options.env, where: `target ${name} context` });
     },
     async effects(trialId) {
       if (!decl.effects) return [];
-      const url = resolveUrl(decl.effects.url, { TRIAL_ID: trialId, TARGET_URL: baseUrl, PORT: port });
+      const url = resolveUrl(decl.effects.url, { TRIAL_ID: trialId, TARGET_URL: baseUrl, PORT: port || base.port });
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(decl.effects.headers)) headers[k] = withEnvSecrets(v, options.env, `target ${name} effects`);
       const res = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });

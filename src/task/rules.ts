@@ -13,6 +13,7 @@ import { FIXTURE_TARGET, targetCatalog, type TargetCatalog } from "./target-decl
 import { normalizeWorkspacePath, staysInWorkspace } from "./normalize.js";
 import type { DataPath, RuleFinding } from "./problem.js";
 import { didYouMean } from "./suggest.js";
+import { trialVariablesHint, unknownTrialVariables } from "./trial-vars.js";
 import { plainIssues } from "./zod-issues.js";
 import { expectedValuesLeak } from "./leak-rule.js";
 import { userRegexProblem } from "./user-regex.js";
@@ -398,12 +399,22 @@ const customModulesExist: TaskRule = {
     }),
 };
 
+/** `${NAME}` in the start path must be a trial variable: a typo would otherwise reach the browser literally. */
+const startPathVariables: TaskRule = {
+  name: "start-path-variables",
+  check: (task) =>
+    unknownTrialVariables(task.start.path).map((name) =>
+      error(["start", "path"], `\${${name}} is not a trial variable`, trialVariablesHint()),
+    ),
+};
+
 const noExpectedValuesInInstruction: TaskRule = { name: "no-expected-values-in-instruction", check: expectedValuesLeak };
 
 /** Every per-task rule, in the order their findings are listed. */
 export const TASK_RULES: readonly TaskRule[] = [
   knownTarget,
   targetVocabulary,
+  startPathVariables,
   customModulesExist,
   checksConsistent,
   stepsUseAllowedTools,

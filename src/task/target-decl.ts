@@ -8,6 +8,7 @@
  * Task and config files are code: a target's start and reset commands run on this machine.
  */
 import { z } from "zod";
+import { trialVariablesHint, unknownTrialVariables } from "./trial-vars.js";
 
 /** The name of the built-in target: the fixture site. */
 export const FIXTURE_TARGET = "fixture";
@@ -57,6 +58,54 @@ const CommandReset = z
 export const ResetDecl = z.discriminatedUnion("kind", [z.object({ kind: z.literal("none") }).strict(), HttpReset, CommandReset]);
 export type ResetDecl = z.infer<typeof ResetDecl>;
 
+/** A text that may hold trial variables: an unknown `${NAME}` is a typo, caught when the file is read. */
+const withTrialVars = (what: string) =>
+  z.string().superRefine((text, ctx) => {
+    for (const name of unknownTrialVariables(text.replace(/\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/g, ""))) {
+      ctx.addIssue({ code: "custom", message: `\${${name}} in ${what} is not a trial variable: ${trialVariablesHint()}` });
+    }
+  });
+
+/**
+ * The trial's identity in its browser: what a namespaced (multi-tenant) app needs to keep each trial's
+ * state apart, so trials run in parallel. Every value takes the trial variables; headers and cookie
+ * values also take ${env:NAME} secrets.
+ */
+export const BrowserContextDecl = z
+  .object({
+    cookies: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1),
+            value: withTrialVars("a cookie value"),
+            path: z.string().startsWith("/").default("/"),
+          })
+          .strict(),
+      )
+      .default([])
+      .describe("Cookies for the target's origin, set before the first page, e.g. {name: tenant, value: ${TRIAL_ID}}"),
+    headers: z
+      .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "an HTTP header name"), withTrialVars("a header value"))
+      .default({})
+      .describe("Extra HTTP headers on every request of the trial's browser, e.g. x-tenant: ${TRIAL_ID}"),
+    localStorage: z
+      .record(z.string().min(1), withTrialVars("a localStorage value"))
+      .default({})
+      .describe("localStorage items on the target's origin before the first page's scripts run"),
+    sessionStorage: z
+      .record(z.string().min(1), withTrialVars("a sessionStorage value"))
+      .default({})
+      .describe("sessionStorage items on the target's origin, set when absent as each document starts"),
+    storageState: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A Playwright storage-state JSON file (cookies and localStorage), relative to the config file"),
+  })
+  .strict();
+export type BrowserContextDecl = z.output<typeof BrowserContextDecl>;
+
 export const TargetDecl = z
   .object({
     baseUrl: z
@@ -86,6 +135,7 @@ export const TargetDecl = z
       .strict()
       .optional()
       .describe("Where the app reports what happened in a trial; without it tasks cannot declare effects checks"),
+    context: BrowserContextDecl.optional().describe("The trial's identity in its browser: cookies, headers, storage seeds"),
     capacity: z.number().int().min(1).optional().describe("Most trials at once on this target"),
     isolated: z
       .boolean()
