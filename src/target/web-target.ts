@@ -12,6 +12,7 @@ import type { TargetDecl } from "../task/target-decl.js";
 import { substituteTrialVars, substituteTrialVarsDeep, type TrialVars } from "../task/trial-vars.js";
 import { browserSeed } from "./browser-seed.js";
 import { withEnvSecrets } from "./env-secrets.js";
+import { restoreSeed } from "./restore-seed.js";
 import { startAppProcess, type AppProcess } from "./app-process.js";
 import { TargetResetError, type Target, type TrialTarget } from "./contract.js";
 
@@ -48,19 +49,31 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
   const base = new URL(baseUrl);
   const origins = [...new Set([base.origin, ...decl.allowedOrigins.map((o) => new URL(o.replace(/\$\{PORT\}/g, port)).origin)])];
   let app: AppProcess | undefined;
-  if (decl.start) {
-    const cwd = path.resolve(options.configDir, decl.start.cwd ?? ".");
-    app = await startAppProcess({
+  const startVars: TrialVars = { PORT: port, TARGET_URL: baseUrl };
+  const launch = async (start: NonNullable<TargetDecl["start"]>): Promise<AppProcess> =>
+    startAppProcess({
       name,
-      command: typeof decl.start.command === "string" ? substituteTrialVars(decl.start.command, { PORT: port, TARGET_URL: baseUrl }) : decl.start.command.map((c) => substituteTrialVars(c, { PORT: port, TARGET_URL: baseUrl })),
-      cwd,
-      env: { ...options.env, ...decl.start.env, ...(port ? { PORT: port } : {}), TARGET_URL: baseUrl },
-      readyUrl: new URL(substituteTrialVars(decl.start.readyUrl ?? "/", { PORT: port, TARGET_URL: baseUrl }), `${baseUrl}/`).toString(),
-      readyTimeoutMs: decl.start.readyTimeoutSeconds * 1000,
+      command: typeof start.command === "string" ? substituteTrialVars(start.command, startVars) : start.command.map((c) => substituteTrialVars(c, startVars)),
+      cwd: path.resolve(options.configDir, start.cwd ?? "."),
+      env: { ...options.env, ...start.env, ...(port ? { PORT: port } : {}), TARGET_URL: baseUrl },
+      readyUrl: new URL(substituteTrialVars(start.readyUrl ?? "/", startVars), `${baseUrl}/`).toString(),
+      readyTimeoutMs: start.readyTimeoutSeconds * 1000,
       logFile: path.join(options.logDir, `target-${name}.log`),
       signal: options.signal,
     });
-  }
+  if (decl.start) app = await launch(decl.start);
+  /** Stops the app, runs `between` (a restore), starts it again; a start that fails is the trial's environment error. */
+  const restart = async (between: () => Promise<void> = async () => {}): Promise<void> => {
+    await app?.stop();
+    app = undefined;
+    await between();
+    if (!decl.start) return;
+    try {
+      app = await launch(decl.start);
+    } catch (error) {
+      throw new TargetResetError(`target ${name}: the app did not start again after the reset: ${(error as Error).message}`);
+    }
+  };
   const resolveUrl = (urlOrPath: string, vars: TrialVars) => new URL(substituteTrialVars(urlOrPath, vars), `${baseUrl}/`).toString();
 
   const varsOf = (trialId: string, workspaceDir: string): TrialVars => ({ TRIAL_ID: trialId, WORKSPACE: workspaceDir, TARGET_URL: baseUrl, PORT: port || base.port });
@@ -68,6 +81,11 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     const vars = varsOf(trialId, workspaceDir);
     const r = decl.reset;
     if (r.kind === "none") return;
+    if (r.kind === "restart") return restart();
+    if (r.kind === "restore") {
+      const copy = () => restoreSeed(path.resolve(options.configDir, r.from), path.resolve(options.configDir, r.to), name);
+      return (r.restart ?? decl.start !== undefined) ? restart(copy) : copy();
+    }
     if (r.kind === "http") {
       const url = resolveUrl(r.url, vars);
       const headers: Record<string, string> = { "x-umpire-trial": trialId };

@@ -55,7 +55,18 @@ const CommandReset = z
   })
   .strict();
 
-export const ResetDecl = z.discriminatedUnion("kind", [z.object({ kind: z.literal("none") }).strict(), HttpReset, CommandReset]);
+const RestoreReset = z
+  .object({
+    kind: z.literal("restore"),
+    from: z.string().min(1).describe("The seed copy (a folder or a file, e.g. a SQLite database), relative to the config file"),
+    to: z.string().min(1).describe("What the app reads and writes, replaced whole by the seed before each trial, relative to the config file"),
+    restart: z.boolean().optional().describe("Restart the app around the restore so it reads the seed (default: true when umpire starts the app)"),
+  })
+  .strict();
+
+const RestartReset = z.object({ kind: z.literal("restart") }).strict().describe("Restart the app's start command before each trial (state kept in its memory)");
+
+export const ResetDecl = z.discriminatedUnion("kind", [z.object({ kind: z.literal("none") }).strict(), HttpReset, CommandReset, RestoreReset, RestartReset]);
 export type ResetDecl = z.infer<typeof ResetDecl>;
 
 /** A text that may hold trial variables: an unknown `${NAME}` is a typo, caught when the file is read. */
@@ -142,7 +153,16 @@ export const TargetDecl = z
       .default(false)
       .describe("true: trials cannot see each other's state (e.g. the reset takes the trial id); false: trials run one at a time"),
   })
-  .strict();
+  .strict()
+  .superRefine((decl, ctx) => {
+    const kind = decl.reset.kind;
+    if (kind === "restart" && !decl.start) {
+      ctx.addIssue({ code: "custom", path: ["reset", "kind"], message: "a restart reset restarts the start command, and this target has none: declare start: {command: ...}, or reset by http or command" });
+    }
+    if ((kind === "restart" || kind === "restore") && decl.isolated) {
+      ctx.addIssue({ code: "custom", path: ["isolated"], message: `a ${kind} reset changes the app under every trial running on it: set isolated: false (trials one at a time)` });
+    }
+  });
 export type TargetDeclInput = z.input<typeof TargetDecl>;
 export type TargetDecl = z.output<typeof TargetDecl>;
 

@@ -1,0 +1,25 @@
+/**
+ * The `restore` reset: the app's data (a folder, or one file such as a SQLite database) replaced whole
+ * by a seed copy before each trial, so every trial starts from the same state without a reset script.
+ */
+import { cp, rm, stat } from "node:fs/promises";
+import { TargetResetError } from "./contract.js";
+
+export async function restoreSeed(from: string, to: string, target: string): Promise<void> {
+  const seed = await stat(from).catch(() => undefined);
+  if (!seed) throw new TargetResetError(`target ${target}: the restore reset's seed ${from} does not exist`);
+  try {
+    // Whole replacement: files the last trial created must not survive into the next.
+    await rm(to, { recursive: true, force: true });
+    // A SQLite database's journal and WAL belong to the state too: the seed's copies (or none) replace them.
+    if (seed.isFile()) await Promise.all(["-wal", "-shm", "-journal"].map((suffix) => rm(to + suffix, { force: true })));
+    await cp(from, to, { recursive: true, preserveTimestamps: true });
+    if (seed.isFile()) {
+      for (const suffix of ["-wal", "-shm", "-journal"]) {
+        if (await stat(from + suffix).catch(() => undefined)) await cp(from + suffix, to + suffix);
+      }
+    }
+  } catch (error) {
+    throw new TargetResetError(`target ${target}: the restore reset could not copy ${from} to ${to}: ${(error as Error).message}`);
+  }
+}
