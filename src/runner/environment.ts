@@ -15,9 +15,10 @@ import type { Task } from "../task/schema.js";
 import { originsForTask, pageGeometryScript, resolveMarks, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
 import { ViewportCapture } from "./fast-capture.js";
 import { typeText } from "./fast-typing.js";
-import { LEAVING_GLOBAL, NavigationWatch, navigationWatchScript } from "./navigation-watch.js";
+import { ARRIVAL_WAIT_MS, LEAVING_GLOBAL, NavigationWatch, navigationWatchScript } from "./navigation-watch.js";
 import { PageCdpSession } from "./page-cdp.js";
 import { splitTaskMasks } from "./repetition/masks.js";
+import { StarvationWatch, type LoadProbe } from "./starvation.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
 export interface Observation {
@@ -67,6 +68,8 @@ export interface TrialEnvironmentOptions {
    * changes no pixel of what the model is sent. Default true (the safe side).
    */
   layoutFlush?: boolean;
+  /** How the machine's load is read when a wait runs out (starvation.ts); tests give a controlled one. */
+  loadProbe?: LoadProbe;
 }
 
 /** A request the agent's page tried that never left the browser. */
@@ -114,6 +117,8 @@ export class TrialEnvironment {
   readonly blockedRequests: string[] = [];
   /** Observations that waited for a document the input asked for, and those whose wait ran out. */
   readonly documentWaits = { waited: 0, timedOut: 0 };
+  /** The waits that ran out while the machine was starved (starvation.ts). */
+  readonly starvation: StarvationWatch;
   /** The marks as last resolved (targets other than the fixture). */
   lastLayout: ResolvedLayout | undefined;
   private inflight = 0;
@@ -134,6 +139,7 @@ export class TrialEnvironment {
     this.origins = originsForTask(options.task, options.target, options.fixtureSiteUrl);
     this.maskSelectors = splitTaskMasks(options.task.repetition.masks).selectors;
     this.navigation = new NavigationWatch(page);
+    this.starvation = new StarvationWatch(options.loadProbe);
     this.cdp = new PageCdpSession(page);
     this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor, this.cdp);
   }
@@ -224,9 +230,11 @@ export class TrialEnvironment {
    */
   async settle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const until = Date.now() + timeoutMs;
+    const ended = this.starvation.begin("settle", timeoutMs);
     while (this.inflight > 0 && Date.now() < until && !signal?.aborted) {
       await new Promise((r) => setTimeout(r, 25));
     }
+    ended(this.inflight > 0 && !signal?.aborted);
     return this.inflight === 0;
   }
 
@@ -243,11 +251,16 @@ export class TrialEnvironment {
     if (state.leaving) {
       // The input asked for another document: show that one, not the one it left.
       this.documentWaits.waited += 1;
-      if (!(await this.navigation.arrival(mark))) this.documentWaits.timedOut += 1;
+      const ended = this.starvation.begin("navigation", ARRIVAL_WAIT_MS);
+      const arrived = await this.navigation.arrival(mark, ARRIVAL_WAIT_MS);
+      ended(!arrived);
+      if (!arrived) this.documentWaits.timedOut += 1;
       state = await this.readPage(flush);
     }
     await this.publishMarks();
+    const shotStarted = performance.now();
     const png = await this.screenshot();
+    this.starvation.capture(performance.now() - shotStarted);
     const { width, height } = pngSize(png);
     const mode = this.options.task.observation;
     const observation: Observation = {
