@@ -228,7 +228,9 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
   const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError: infraError || starved.length > 0, cancelled });
   const stopLine = describeStop(loop, checks, verdict, starved);
-  log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
+  // The wall-clock waits: observations that waited for a document (and ran out), deciding waits that ran out.
+  const waits = env ? { documents: env.documentWaits, ranOut: env.starvation.ranOut, starved: env.starvation.starved.length } : undefined;
+  log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition, ...(waits ? { waits } : {}) } });
   // `reason` is the Agents API's enum; umpire's stop reason and verdict ride along as extra fields.
   log.emit("AgentCompletionEvent", { reason: completionReason(loop.stopReason), stop_reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {
