@@ -21,8 +21,11 @@ export interface LoadReading {
   lagMs: number;
 }
 
-/** Starts reading the machine; the returned function reads it over the time since. */
-export type LoadProbe = () => () => LoadReading;
+/**
+ * Starts reading the machine; the returned function reads it over the time since, told how late
+ * the wait's own timer fired past its limit (this process's event-loop lag over the wait).
+ */
+export type LoadProbe = () => (overshootMs: number) => LoadReading;
 
 /** Busy fraction of all cores over a wait at which the machine counts as starved. */
 export const STARVED_CPU_BUSY = 0.9;
@@ -47,10 +50,10 @@ export interface StarvedWait {
 /** The whole machine's CPU over the wait, from the kernel's per-core times. */
 export const machineLoadProbe: LoadProbe = () => {
   const before = cpuTimes();
-  return () => {
+  return (overshootMs) => {
     const after = cpuTimes();
     const total = after.total - before.total;
-    return { cpuBusy: total > 0 ? Math.min(1, Math.max(0, 1 - (after.idle - before.idle) / total)) : 0, lagMs: 0 };
+    return { cpuBusy: total > 0 ? Math.min(1, Math.max(0, 1 - (after.idle - before.idle) / total)) : 0, lagMs: Math.max(0, overshootMs) };
   };
 };
 
@@ -87,9 +90,9 @@ export class StarvationWatch {
       if (!ranOut) return null;
       this.ranOut += 1;
       const tookMs = performance.now() - started;
-      const reading = read();
-      // How late the wait's own timer fired (a time limit is enforced elsewhere: only the reading counts).
-      const lagMs = Math.max(reading.lagMs, Number.isFinite(limitMs) ? tookMs - limitMs : 0, 0);
+      // How late the wait's own timer fired (a time limit is enforced elsewhere: no overshoot of its own).
+      const reading = read(Number.isFinite(limitMs) ? tookMs - limitMs : 0);
+      const lagMs = reading.lagMs;
       const recent = this.slowCapture && performance.now() - this.slowCapture.at <= SLOW_CAPTURE_EVIDENCE_MS ? this.slowCapture : null;
       if (reading.cpuBusy < STARVED_CPU_BUSY && lagMs < STARVED_LAG_MS && !recent) return null;
       const found: StarvedWait = { wait, limitMs: Number.isFinite(limitMs) ? limitMs : tookMs, tookMs, cpuBusy: reading.cpuBusy, lagMs, slowCapture: recent ? [recent.tookMs, recent.baselineMs] : null };

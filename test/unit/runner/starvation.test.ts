@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeStarvation, StarvationWatch, STARVED_CPU_BUSY, type LoadProbe } from "../../../src/runner/starvation.js";
+import { describeStarvation, machineLoadProbe, StarvationWatch, STARVED_CPU_BUSY, type LoadProbe } from "../../../src/runner/starvation.js";
 
 /** A load signal the test sets: what the machine looked like over the wait that just ended. */
 function controlledLoad(): { probe: LoadProbe; set: (cpuBusy: number, lagMs?: number) => void } {
@@ -60,5 +60,12 @@ describe("starvation: a wait that ran out on a starved machine", () => {
     load.set(0.99);
     expect(watch.timeLimitRanOut()).toMatchObject({ wait: "time limit" });
     expect(describeStarvation(watch.starved)).toMatch(/^machine starved: the trial's time limit ran out/);
+  });
+
+  it("reads the real machine: a busy fraction of all cores, and the wait's own overshoot as umpire's lag", () => {
+    const reading = machineLoadProbe()(400);
+    expect(reading.lagMs).toBe(400);
+    expect(reading.cpuBusy).toBeGreaterThanOrEqual(0);
+    expect(reading.cpuBusy).toBeLessThanOrEqual(1);
   });
 });
