@@ -32,7 +32,7 @@ import { BENCH_USAGE, parseBenchArgs, type BenchArgs, type BenchName } from "./b
 import { machineUsageSince, snapshotMachine } from "./bench/machine-load.js";
 import { benchSetup } from "./bench/setup-time.js";
 import { benchStepOverhead } from "./bench/step-overhead.js";
-import { detailLines, headlineTable, soakLines, type BenchResults, type RemoteFigures, type SectionOutcome } from "./bench/summary.js";
+import { BENCH_AIMS, detailLines, headlineTable, soakLines, type BenchResults, type RemoteFigures, type SectionOutcome } from "./bench/summary.js";
 import { benchCapture } from "./bench/capture.js";
 import { benchLatencyThroughput, LATENCY_SETS, TURN_LATENCY_MS } from "./bench/latency-throughput.js";
 import { benchSoak, SOAK_SIZES } from "./bench/soak.js";
@@ -157,7 +157,7 @@ async function main(args: BenchArgs): Promise<number> {
     quick: args.quick,
     only: args.only,
     machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "unknown", memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, chromium: chromiumVersion ?? null, loadAverageAtEnd: loadavg().map((v) => Math.round(v * 100) / 100) },
-    aims: { stepRatio: 0.8, setupRatio: 1.2, speedup1to4: 1.7, detectorMs: 15, speedup1to16At2s: 10, adaptiveVsBestFixed: 0.9, captureRatio: 1 },
+    aims: BENCH_AIMS,
     results,
   };
   writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);

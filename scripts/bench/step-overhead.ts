@@ -10,7 +10,10 @@
  * leaves the executor (input + settle), the observation, the guard, the log, the store and the
  * client's own request building and parsing: everything the harness adds.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { AgentSessionLike } from "../../src/runner/loop.js";
+import { trialFolderName } from "../../src/runner/plan.js";
 import type { PlannedTrial } from "../../src/runner/plan.js";
 import type { Task } from "../../src/task/schema.js";
 import { replayBare, type BareStep, type ReplayAction } from "./bare-loop.js";
@@ -48,7 +51,7 @@ export interface StepBench {
    * umpire takes for every model but the reference model (which grounds on that report and may
    * then read one a moment old). Null when such a trial did not pass or took other actions.
    */
-  noLayoutWait: { perStepMs: number; ratio: number; verdicts: string[]; capturePerStepMs: number } | null;
+  noLayoutWait: { perStepMs: number; ratio: number; verdicts: string[]; capturePerStepMs: number; documentWaits: DocumentWaits } | null;
   barePerStepMs: number;
   ratio: number;
   overheadPerStepMs: number;
@@ -75,6 +78,25 @@ export interface StepBench {
   attribution: StepAttribution;
 }
 
+/** Observations that waited for a document an input asked for, and those whose wait ran out (summed over trials). */
+export interface DocumentWaits {
+  waited: number;
+  timedOut: number;
+}
+
+/** The trial's document waits, from the metrics event of its log. */
+function documentWaitsOf(world: BenchWorld, trial: PlannedTrial): DocumentWaits {
+  const runId = trial.id.slice(0, trial.id.lastIndexOf("-"));
+  const file = join(world.dir, runId, trialFolderName(trial, 1), "events.jsonl");
+  const waits = { waited: 0, timedOut: 0 };
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line.includes("MetricsUpdateEvent")) continue;
+    const documents = (JSON.parse(line) as { data?: { metrics?: { waits?: { documents?: DocumentWaits } } } }).data?.metrics?.waits?.documents;
+    if (documents) return documents;
+  }
+  return waits;
+}
+
 interface TurnTiming {
   t0: number;
   t1: number;
@@ -92,7 +114,7 @@ async function umpireTrial(
   world: BenchWorld,
   task: Task,
   options: { probePaths?: boolean; readsPageLayout?: false; replay?: ReplayAction[] } = {},
-): Promise<{ steps: UmpireStep[]; replay: ReplayAction[]; verdict: string }> {
+): Promise<{ steps: UmpireStep[]; replay: ReplayAction[]; verdict: string; documentWaits: DocumentWaits }> {
   const { probePaths = false, readsPageLayout, replay: script } = options;
   const turns: TurnTiming[] = [];
   const paths: (string | undefined)[] = [];
@@ -149,7 +171,8 @@ async function umpireTrial(
   }
   // The page after the actions of turn k is the one the observation before turn k+1 showed.
   const replay = turns.flatMap((t, k) => t.replay.map((r) => (paths[k + 1] !== undefined ? { ...r, expectPath: paths[k + 1] } : r)));
-  return { steps, replay, verdict: run.result.ends[0]?.verdict ?? "missing" };
+  const documentWaits = run.trials[0] ? documentWaitsOf(world, run.trials[0]) : { waited: 0, timedOut: 0 };
+  return { steps, replay, verdict: run.result.ends[0]?.verdict ?? "missing", documentWaits };
 }
 
 /** Per step index, the median over repeats of `pick`; then the mean over steps. */
@@ -177,6 +200,7 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
   const umpireRuns: UmpireStep[][] = [];
   const noWaitRuns: UmpireStep[][] = [];
   const noWaitVerdicts: string[] = [];
+  const noWaitDocumentWaits: DocumentWaits = { waited: 0, timedOut: 0 };
   const bareRuns: BareStep[][] = [];
   const verdicts: string[] = [];
   const replays: { savedNote: boolean; offTrack: number }[] = [];
@@ -187,6 +211,8 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
     verdicts.push(trial.verdict);
     const noWait = await umpireTrial(world, task, { readsPageLayout: false, replay: warm.replay });
     noWaitVerdicts.push(noWait.verdict);
+    noWaitDocumentWaits.waited += noWait.documentWaits.waited;
+    noWaitDocumentWaits.timedOut += noWait.documentWaits.timedOut;
     if (noWait.verdict === "passed" && noWait.replay.map((r) => r.action.tool).join() === trial.replay.map((r) => r.action.tool).join()) noWaitRuns.push(noWait.steps);
     const bare = await replayBare(world.browser, world.runtime.fixtures, task, follow(trial.replay));
     bareRuns.push(bare.steps);
@@ -197,7 +223,7 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
   const barePerStepMs = perStep(bareRuns, (s) => s.totalMs);
   const noWaitPerStep = noWaitRuns.length === options.repeats ? perStep(noWaitRuns, (s) => s.harnessMs) : null;
   const noLayoutWait =
-    noWaitPerStep === null ? null : { perStepMs: noWaitPerStep, ratio: ratio(noWaitPerStep, barePerStepMs), verdicts: noWaitVerdicts, capturePerStepMs: perStep(noWaitRuns, (s) => s.captureMs) };
+    noWaitPerStep === null ? null : { perStepMs: noWaitPerStep, ratio: ratio(noWaitPerStep, barePerStepMs), verdicts: noWaitVerdicts, capturePerStepMs: perStep(noWaitRuns, (s) => s.captureMs), documentWaits: noWaitDocumentWaits };
   const byTool: StepBench["byTool"] = {};
   for (const tool of new Set(umpireRuns.flat().map((s) => s.tool))) {
     const us = umpireRuns.flat().filter((s) => s.tool === tool);

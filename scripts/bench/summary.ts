@@ -47,6 +47,21 @@ export interface BenchResults {
 
 export type Row = [string, string, string, string, string, string, string];
 
+/**
+ * The aims the headline table judges (and the results file records). The step aim holds on both
+ * paths: the reference model's (it waits for the fixture's layout report) and every other model's.
+ */
+export const BENCH_AIMS = {
+  stepRatio: 0.8,
+  noLayoutWaitStepRatio: 0.8,
+  setupRatio: 1.2,
+  speedup1to4: 1.7,
+  detectorMs: 15,
+  speedup1to16At2s: 10,
+  adaptiveVsBestFixed: 0.9,
+  captureRatio: 1,
+} as const;
+
 const fmt = (v: number | undefined, digits = 0) => (v === undefined || Number.isNaN(v) ? "?" : v.toFixed(digits));
 const met = (ok: boolean) => (ok ? "yes" : "NO");
 
@@ -123,21 +138,9 @@ export function headlineTable(results: BenchResults): string {
   const rows: (Row | undefined)[] = [
     rowFor("step", results.step, (o) => {
       const r = o.result as StepBench;
-      return [LABELS.step, `${fmt(r.umpirePerStepMs)} ms/step`, `${fmt(r.barePerStepMs)} ms/step, bare loop`, `${fmt(r.ratio, 2)}x`, "<= 0.8x", met(r.ratio <= 0.8), `${r.repeats} trials x ${r.stepsPerTrial} steps`];
+      return [LABELS.step, `${fmt(r.umpirePerStepMs)} ms/step`, `${fmt(r.barePerStepMs)} ms/step, bare loop`, `${fmt(r.ratio, 2)}x`, `<= ${BENCH_AIMS.stepRatio}x`, met(r.ratio <= BENCH_AIMS.stepRatio), `${r.repeats} trials x ${r.stepsPerTrial} steps`];
     }),
-    ...(results.step?.status === "ok" && results.step.result.noLayoutWait
-      ? [
-          ((r: NonNullable<StepBench["noLayoutWait"]>, bare: number): Row => [
-            "... any model but the reference (no layout wait)",
-            `${fmt(r.perStepMs)} ms/step`,
-            `${fmt(bare)} ms/step, bare loop`,
-            `${fmt(r.ratio, 2)}x`,
-            "<= 0.8x",
-            met(r.ratio <= 0.8),
-            `verdicts ${r.verdicts.join(",")}`,
-          ])(results.step.result.noLayoutWait, results.step.result.barePerStepMs),
-        ]
-      : []),
+    ...(results.step?.status === "ok" ? [noLayoutWaitRow(results.step.result)] : []),
     rowFor("anyapp", results.anyApp, (o) => {
       const r = o.result as AnyAppStepBench;
       // Aim: marks and checks must not make another target slower than the fixture (relative to each one's bare loop).
@@ -203,6 +206,16 @@ export function headlineTable(results: BenchResults): string {
   return table.toString();
 }
 
+/** The path of every model but the reference one: an aim of its own, judged NO when it could not be measured. */
+export function noLayoutWaitRow(step: StepBench): Row {
+  const label = "... any model but the reference (no layout wait)";
+  const aim = `<= ${BENCH_AIMS.noLayoutWaitStepRatio}x`;
+  const r = step.noLayoutWait;
+  if (!r) return [label, "not measured", "a trial did not pass or took other actions", "", aim, met(false), ""];
+  const waits = r.documentWaits ? `; document waits ${r.documentWaits.waited}, ran out ${r.documentWaits.timedOut}` : "";
+  return [label, `${fmt(r.perStepMs)} ms/step`, `${fmt(step.barePerStepMs)} ms/step, bare loop`, `${fmt(r.ratio, 2)}x`, aim, met(r.ratio <= BENCH_AIMS.noLayoutWaitStepRatio), `verdicts ${r.verdicts.join(",")}${waits}`];
+}
+
 /** The lines under the table: where the time goes. */
 export function detailLines(results: BenchResults): string[] {
   const lines: string[] = [];
@@ -222,7 +235,7 @@ export function detailLines(results: BenchResults): string[] {
       `  umpire per step ${fmt(r.umpirePerStepMs)} ms = executor ${fmt(u.executor)} + observe ${fmt(u.capture)} + model client ${fmt(u.client, 1)} + guard/log/store ${fmt(u.bookkeeping)}`,
       `  bare per step   ${fmt(r.barePerStepMs)} ms = input + settle ${fmt(b.actionAndSettle)} + screenshot ${fmt(b.screenshot)}; overhead ${fmt(r.overheadPerStepMs)} ms/step`,
       r.noLayoutWait
-        ? `  without the layout wait (every model but the reference): ${fmt(r.noLayoutWait.perStepMs)} ms/step, observe ${fmt(r.noLayoutWait.capturePerStepMs)} ms; ${fmt(r.noLayoutWait.ratio, 2)}x the bare loop`
+        ? `  without the layout wait (every model but the reference): ${fmt(r.noLayoutWait.perStepMs)} ms/step, observe ${fmt(r.noLayoutWait.capturePerStepMs)} ms; ${fmt(r.noLayoutWait.ratio, 2)}x the bare loop; observations that waited for a document ${r.noLayoutWait.documentWaits?.waited ?? "?"}, waits that ran out ${r.noLayoutWait.documentWaits?.timedOut ?? "?"}`
         : `  without the layout wait: not measured (such a trial did not pass or took other actions)`,
       ...Object.entries(r.byTool).map(
         ([tool, t]) =>

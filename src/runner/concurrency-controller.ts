@@ -14,6 +14,13 @@
  * page load), and cutting on those kept the bench's adaptive run oscillating between 2 and 5 in
  * flight while concurrency 8 was measured faster on the same machine (README, Performance).
  * A machine is worth driving close to full: throughput still rose from 66% to 88% busy.
+ *
+ * But not past it: a starved machine stretches every wall-clock wait a trial has (starvation.ts).
+ * So once the machine is sampled, a rise waits until RISE_AFTER_SAMPLES samples were taken at the
+ * current level (the trend has seen what the last change did; an instant model answers a round of
+ * turns far faster than that), and two raw samples in a row at the cut threshold cut the limit
+ * without waiting for the trend to catch up (on a fresh 2-core machine the trend lagged a climb
+ * that left the CPU saturated for 37% of the run).
  */
 
 export type PressureKind = "rate_limited" | "overloaded" | "cpu" | "memory" | "latency";
@@ -87,6 +94,8 @@ const EWMA_ALPHA = 0.2;
 const CPU_EWMA_ALPHA = 0.4;
 /** Turns before the latency baseline is trusted. */
 const BASELINE_TURNS = 5;
+/** Machine samples at the current level before it may rise again (once the machine is sampled at all). */
+export const RISE_AFTER_SAMPLES = 2;
 
 export class ConcurrencyController {
   private value: number;
@@ -99,6 +108,9 @@ export class ConcurrencyController {
   private cpu: { busy: number; cores: number } | null = null;
   private machineSamples = 0;
   private saturatedSamples = 0;
+  /** Machine samples since the limit last changed, and raw saturated samples in a row. */
+  private samplesAtLevel = 0;
+  private rawSaturatedRun = 0;
   private memory: number | null = null;
   private ewma: number | null = null;
   private baseline: number | null = null;
@@ -151,12 +163,18 @@ export class ConcurrencyController {
       this.cpu = { busy, cores: o.cores };
       this.memory = o.memoryAvailable;
       this.machineSamples += 1;
+      this.samplesAtLevel += 1;
+      this.rawSaturatedRun = o.cpuBusy >= this.s.cpuCut ? this.rawSaturatedRun + 1 : 0;
       if (busy >= this.s.cpuCut) this.saturatedSamples += 1;
       if (this.s.pinned) return null;
       const cpu = `CPU ${Math.round(busy * 100)}% busy on ${o.cores} core${o.cores === 1 ? "" : "s"}`;
       const mem = `${Math.round(o.memoryAvailable * 100)}% of memory available`;
       const calm = o.now >= this.lastCutAt + this.s.cooldownMs;
       if (busy >= this.s.cpuCut && calm) return this.cut(0.75, "cpu", `${cpu} at ${this.value} in flight (saturated)`, o.now);
+      if (this.rawSaturatedRun >= 2 && calm) {
+        const raw = `CPU ${Math.round(o.cpuBusy * 100)}% busy on ${o.cores} core${o.cores === 1 ? "" : "s"}`;
+        return this.cut(0.75, "cpu", `${raw} in ${this.rawSaturatedRun} samples in a row at ${this.value} in flight (saturated)`, o.now);
+      }
       if (o.memoryAvailable <= this.s.memoryCut && calm) return this.cut(0.75, "memory", `${mem} at ${this.value} in flight`, o.now);
       return null;
     }
@@ -170,8 +188,10 @@ export class ConcurrencyController {
       if (o.waiting > 0) return this.hold(hold.kind, hold.reason, o.now);
       return null;
     }
-    // A full round of answered turns at this level, trials waiting for a slot: one more.
-    if (this.answered >= this.value && o.waiting > 0 && this.value < this.s.max) {
+    // A full round of answered turns at this level, trials waiting for a slot, and (when the machine is
+    // sampled) the machine read at this level: one more.
+    const machineRead = this.machineSamples === 0 || this.samplesAtLevel >= RISE_AFTER_SAMPLES;
+    if (this.answered >= this.value && o.waiting > 0 && this.value < this.s.max && machineRead) {
       this.lastHold = null;
       return this.rise(o.now);
     }
@@ -233,6 +253,7 @@ export class ConcurrencyController {
     this.value += 1;
     this.peak = Math.max(this.peak, this.value);
     this.answered = 0;
+    this.samplesAtLevel = 0;
     this.counts.rises += 1;
     return this.record({ action: "rise", from, to: this.value, pressure: null, reason: "a full round of turns answered without pressure", now });
   }
@@ -241,6 +262,8 @@ export class ConcurrencyController {
     const from = this.value;
     this.value = clamp(Math.floor(this.value * factor), this.min, this.s.max);
     this.answered = 0;
+    this.samplesAtLevel = 0;
+    this.rawSaturatedRun = 0;
     this.lastCutAt = now;
     this.counts.cuts += 1;
     this.stopped = { reason, at: from };

@@ -16,9 +16,10 @@ import { substituteTrialVars } from "../task/trial-vars.js";
 import { originsForTask, pageGeometryScript, resolveMarks, trialVarsOf, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
 import { ViewportCapture } from "./fast-capture.js";
 import { typeText } from "./fast-typing.js";
-import { LEAVING_GLOBAL, NavigationWatch, navigationWatchScript } from "./navigation-watch.js";
+import { ARRIVAL_WAIT_MS, LEAVING_GLOBAL, NavigationWatch, navigationWatchScript } from "./navigation-watch.js";
 import { PageCdpSession } from "./page-cdp.js";
 import { splitTaskMasks } from "./repetition/masks.js";
+import { StarvationWatch, type LoadProbe } from "./starvation.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
 export interface Observation {
@@ -68,6 +69,8 @@ export interface TrialEnvironmentOptions {
    * changes no pixel of what the model is sent. Default true (the safe side).
    */
   layoutFlush?: boolean;
+  /** How the machine's load is read when a wait runs out (starvation.ts); tests give a controlled one. */
+  loadProbe?: LoadProbe;
 }
 
 /** A request the agent's page tried that never left the browser. */
@@ -126,6 +129,8 @@ export class TrialEnvironment {
   readonly blockedRequests: string[] = [];
   /** Observations that waited for a document the input asked for, and those whose wait ran out. */
   readonly documentWaits = { waited: 0, timedOut: 0 };
+  /** The waits that ran out while the machine was starved (starvation.ts). */
+  readonly starvation: StarvationWatch;
   /** The marks as last resolved (targets other than the fixture). */
   lastLayout: ResolvedLayout | undefined;
   private inflight = 0;
@@ -148,6 +153,7 @@ export class TrialEnvironment {
     this.origins = originsForTask(options.task, options.target, options.fixtureSiteUrl);
     this.maskSelectors = splitTaskMasks(options.task.repetition.masks).selectors;
     this.navigation = new NavigationWatch(page);
+    this.starvation = new StarvationWatch(options.loadProbe);
     this.cdp = new PageCdpSession(page);
     this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor, this.cdp);
   }
@@ -242,9 +248,11 @@ export class TrialEnvironment {
    */
   async settle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const until = Date.now() + timeoutMs;
+    const ended = this.starvation.begin("settle", timeoutMs);
     while (this.inflight > 0 && Date.now() < until && !signal?.aborted) {
       await new Promise((r) => setTimeout(r, 25));
     }
+    ended(this.inflight > 0 && !signal?.aborted);
     return this.inflight === 0;
   }
 
@@ -261,11 +269,16 @@ export class TrialEnvironment {
     if (state.leaving) {
       // The input asked for another document: show that one, not the one it left.
       this.documentWaits.waited += 1;
-      if (!(await this.navigation.arrival(mark))) this.documentWaits.timedOut += 1;
+      const ended = this.starvation.begin("navigation", ARRIVAL_WAIT_MS);
+      const arrived = await this.navigation.arrival(mark, ARRIVAL_WAIT_MS);
+      ended(!arrived);
+      if (!arrived) this.documentWaits.timedOut += 1;
       state = await this.readPage(flush);
     }
     await this.publishMarks();
+    const shotStarted = performance.now();
     const png = await this.screenshot();
+    this.starvation.capture(performance.now() - shotStarted);
     const { width, height } = pngSize(png);
     const mode = this.options.task.observation;
     const observation: Observation = {

@@ -7,7 +7,8 @@
  * The page says so itself, with no timing guess: an init script listens to the Navigation API's
  * `navigate` event, which Chromium fires synchronously while it handles the input (before the
  * input is acknowledged), and to `submit` (a form's navigation is planned a task later, so its
- * navigate event can come after the observation's read), and marks a document that is being left. The observation
+ * navigate event can come after the observation's read; whether a listener cancelled the submission
+ * is read with the mark, once every listener has run), and marks a document that is being left. The observation
  * reads that mark in the page evaluation it makes anyway and, when it is set, waits for the
  * next document's load event (or the navigation's end: refused by the origin guard, a 204, a
  * crash), at most ARRIVAL_WAIT_MS, as long as the executor's settle wait. A navigation that ends
@@ -31,19 +32,27 @@ export function navigationWatchScript(): string {
   const flag = JSON.stringify(LEAVING_GLOBAL);
   return `(() => {
   if (!window.navigation || Object.prototype.hasOwnProperty.call(window, ${flag})) return;
-  window[${flag}] = false;
+  // The mark: a navigation seen leaving, or a submission not cancelled. A submission's fate is read
+  // when the mark is read, not while its event runs: a listener that runs after this one (one the
+  // page added to the window) may still cancel it, and then no document is coming.
+  let leaving = false;
+  let submission = null;
+  Object.defineProperty(window, ${flag}, {
+    configurable: true,
+    get: () => leaving || (submission !== null && !submission.defaultPrevented),
+    set: (value) => { leaving = value === true; submission = null; },
+  });
   window.navigation.addEventListener("navigate", (event) => {
-    if (!event.destination.sameDocument && !event.downloadRequest) window[${flag}] = true;
+    if (!event.destination.sameDocument && !event.downloadRequest) leaving = true;
   });
   // A form's navigation is only planned while its submit event runs (the navigate event comes a
-  // task later): a submission not cancelled by then (window listeners run last), into this
-  // window, already marks the document.
+  // task later): a submission into this window marks the document unless some listener cancels it.
   window.addEventListener("submit", (event) => {
     const form = event.target;
     const submitter = event.submitter;
     const target = (submitter && submitter.getAttribute("formtarget")) || (form && form.getAttribute && form.getAttribute("target")) || "";
     const method = ((submitter && submitter.getAttribute("formmethod")) || (form && form.method) || "").toLowerCase();
-    if (!event.defaultPrevented && (target === "" || target === "_self") && method !== "dialog") window[${flag}] = true;
+    if ((target === "" || target === "_self") && method !== "dialog") submission = event;
   });
   const stays = () => { window[${flag}] = false; };
   window.navigation.addEventListener("navigatesuccess", stays);

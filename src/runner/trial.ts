@@ -14,6 +14,7 @@ import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopO
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
 import { completionReason, createTrialLog, startedEventData, writeOrFault, type TrialLog } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
+import { describeStarvation, type StarvedWait } from "./starvation.js";
 import type { Verdict } from "../vocabulary.js";
 
 export interface TrialSpec {
@@ -216,11 +217,20 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
   // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
   const cancelled = loop.stopReason === "cancelled" || (ending.signal.aborted && infraError);
-  const verdict = verdictOf(checks, { infraError, cancelled });
+  let verdict = verdictOf(checks, { infraError, cancelled });
+  // A failure on a starved machine whose wall-clock waits ran out is the harness's, not the agent's.
+  const starved = verdict === "failed" ? starvedWaits(env, loop) : [];
+  if (starved.length > 0) {
+    verdict = "error";
+    error ??= describeStarvation(starved);
+    log.emit("AgentEvent", { kind: "error_event", error: describeStarvation(starved), origin: "machine", tool_req: null, starved_waits: starved });
+  }
   // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
-  const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError, cancelled });
-  const stopLine = describeStop(loop, checks, verdict);
-  log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition } });
+  const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError: infraError || starved.length > 0, cancelled });
+  const stopLine = describeStop(loop, checks, verdict, starved);
+  // The wall-clock waits: observations that waited for a document (and ran out), deciding waits that ran out.
+  const waits = env ? { documents: env.documentWaits, ranOut: env.starvation.ranOut, starved: env.starvation.starved.length } : undefined;
+  log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition, ...(waits ? { waits } : {}) } });
   // `reason` is the Agents API's enum; umpire's stop reason and verdict ride along as extra fields.
   log.emit("AgentCompletionEvent", { reason: completionReason(loop.stopReason), stop_reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
   return {
@@ -284,9 +294,17 @@ export function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedReq
   };
 }
 
+/** The waits that ran out on a starved machine in this trial, its time limit included. */
+function starvedWaits(env: TrialEnvironment | undefined, loop: LoopOutcome): StarvedWait[] {
+  if (!env) return [];
+  if (loop.stopReason === "timeout") env.starvation.timeLimitRanOut();
+  return env.starvation.starved;
+}
+
 /** "turn cap reached, notes/BB-042.md missing" / "model finished, all checks passed". */
-export function describeStop(loop: LoopOutcome, checks: CheckResult[], verdict: Verdict): string {
+export function describeStop(loop: LoopOutcome, checks: CheckResult[], verdict: Verdict, starved: readonly StarvedWait[] = []): string {
   const head = STOP_WORDS[loop.stopReason] + (loop.stopDetail ? ` (${loop.stopDetail})` : "");
+  if (verdict === "error" && starved.length > 0) return `${head}; not judged: ${describeStarvation(starved)} (infrastructure error)`;
   if (verdict === "error") return `${head}; not judged: infrastructure error`;
   if (verdict === "cancelled") return `${head}; not judged: cancelled (umpire run --resume runs it again)`;
   const failing = checks.find((c) => c.required && !c.pass);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fixedSpeedup, headlineTable, latencyRows } from "../../scripts/bench/summary.js";
+import { BENCH_AIMS, fixedSpeedup, headlineTable, latencyRows, noLayoutWaitRow } from "../../scripts/bench/summary.js";
+import type { StepBench } from "../../scripts/bench/step-overhead.js";
 import type { LatencyBench } from "../../scripts/bench/latency-throughput.js";
 
 describe("bench summary: a section that did not run", () => {
@@ -94,5 +95,25 @@ describe("fixedSpeedup", () => {
     expect(fixedSpeedup([{ concurrency: "adaptive", trialsPerMinute: 50 }, { concurrency: 8, trialsPerMinute: 8 }, { concurrency: 2, trialsPerMinute: 2 }])).toEqual({ from: 2, to: 8, ratio: 4 });
     expect(fixedSpeedup([{ concurrency: 8, trialsPerMinute: 8 }, { concurrency: "adaptive", trialsPerMinute: 9 }])).toBeNull();
     expect(fixedSpeedup([{ concurrency: 1, trialsPerMinute: 0 }, { concurrency: 4, trialsPerMinute: 3 }])?.ratio).toBeNaN();
+  });
+});
+
+describe("bench summary: the step aim on the path of every model but the reference", () => {
+  const step = (noLayoutWait: StepBench["noLayoutWait"]) => ({ umpirePerStepMs: 280, barePerStepMs: 300, ratio: 0.93, repeats: 6, stepsPerTrial: 8, noLayoutWait }) as StepBench;
+  // Columns: benchmark, umpire, baseline, ratio, aim, met, samples.
+
+  it("is one of the aims, judged like the reference model's path, and a row of the table", () => {
+    expect(BENCH_AIMS.noLayoutWaitStepRatio).toBe(0.8);
+    const over = noLayoutWaitRow(step({ perStepMs: 600, ratio: 2, verdicts: ["passed"], capturePerStepMs: 500, documentWaits: { waited: 12, timedOut: 3 } }));
+    expect(over.slice(3, 6)).toEqual(["2.00x", "<= 0.8x", "NO"]);
+    expect(over[6]).toContain("document waits 12, ran out 3");
+    const under = noLayoutWaitRow(step({ perStepMs: 220, ratio: 0.73, verdicts: ["passed"], capturePerStepMs: 60, documentWaits: { waited: 12, timedOut: 0 } }));
+    expect(under.slice(3, 6)).toEqual(["0.73x", "<= 0.8x", "yes"]);
+    const table = headlineTable({ step: { status: "ok", ms: 1, machine: { cores: 2, loadAverage1m: 1 } as never, result: step(null) } });
+    expect(table).toMatch(/any model but the .*not measured.*<= 0\.8x.*NO/);
+  });
+
+  it("is judged not met when it could not be measured, rather than left out", () => {
+    expect(noLayoutWaitRow(step(null)).slice(1, 2).concat(noLayoutWaitRow(step(null)).slice(4, 6))).toEqual(["not measured", "<= 0.8x", "NO"]);
   });
 });

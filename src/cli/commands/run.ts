@@ -187,8 +187,10 @@ export const run: Command = async (argv, io) => {
   }
   registerRunSecrets(values, io.env);
   const endpoints = values["browser-endpoint"] ?? [];
-  // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts.
-  const concurrency = values.concurrency ?? (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : availableParallelism());
+  // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts: with local browsers
+  // half the cores, since a trial on the instant embedded model keeps about a core busy (it rises while the CPU allows).
+  const embeddedStart = Math.max(1, Math.floor(availableParallelism() / 2));
+  const concurrency = values.concurrency ?? (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : embeddedStart);
   if (values.concurrency !== undefined && values["max-concurrency"] !== undefined) {
     throw new UmpireError("usage", "--max-concurrency bounds the adaptive mode, and --concurrency pins it: give one", "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin");
   }

@@ -125,14 +125,17 @@ for (const layoutFlush of [false, true]) {
         await env.observe();
         expect(env.documentWaits.timedOut).toBe(0);
 
-        // A form the page's script handles: the submission is cancelled, the document stays.
-        const waitsBefore = { ...env.documentWaits };
-        await clickOn(env, executor, "#ajaxq");
-        expect((await executor.execute({ id: `w${++n}`, tool: "write", args: { content: "plum", press_enter: true } }, signal)).status).toBe("success");
-        const kept = await env.observe();
-        expect(kept.title).toBe("Home");
-        expect(kept.text).toContain("Kept plum");
-        expect(env.documentWaits).toEqual(waitsBefore);
+        // Forms the page's script handles (cancelled in a listener on the form, on the document, and
+        // on the window added after umpire's own): the document stays, and no observation waits.
+        for (const [input, word] of [["#ajaxq", "plum"], ["#docq", "pear"], ["#winq", "fig"]] as const) {
+          const waitsBefore = { ...env.documentWaits };
+          await clickOn(env, executor, input);
+          expect((await executor.execute({ id: `w${++n}`, tool: "write", args: { content: word, press_enter: true } }, signal)).status).toBe("success");
+          const kept = await env.observe();
+          expect(kept.title).toBe("Home");
+          expect(kept.text).toContain(`Kept ${word}`);
+          expect(env.documentWaits, `${input}: an observation waited for a document that was never coming`).toEqual(waitsBefore);
+        }
 
         // Refused by the guard: Chromium shows its own error page, and nothing waits in vain.
         await clickOn(env, executor, "#outside");

@@ -87,6 +87,38 @@ describe("concurrency controller: decisions", () => {
     expect(c.decisions.some((d) => d.action === "cut" && d.pressure === "cpu")).toBe(true);
   });
 
+  it("once the machine is sampled, rises only after the machine was read at the current level", () => {
+    const at = { now: 0 };
+    const c = new ConcurrencyController({ start: 1, max: 32 });
+    const sample = (cpuBusy = 0.4) => c.observe({ kind: "machine", cpuBusy, memoryAvailable: 0.6, cores: 2, now: (at.now += 2_000) });
+    sample();
+    // An instant model answers many rounds before the next sample: no climb on turns alone.
+    answer(c, 20, at);
+    expect(c.limit()).toBe(1);
+    sample();
+    answer(c, 1, at);
+    expect(c.limit()).toBe(2);
+    answer(c, 20, at);
+    expect(c.limit()).toBe(2);
+    sample();
+    sample();
+    answer(c, 2, at);
+    expect(c.limit()).toBe(3);
+  });
+
+  it("cuts on two saturated samples in a row, before the trend has caught up", () => {
+    const at = { now: 0 };
+    const c = new ConcurrencyController({ start: 6, max: 32 });
+    const sample = (cpuBusy: number) => c.observe({ kind: "machine", cpuBusy, memoryAvailable: 0.6, cores: 2, now: (at.now += 2_000) });
+    sample(0.5);
+    sample(1);
+    expect(c.limit()).toBe(6);
+    sample(1); // the trend is ~0.82, below the cut (0.97): the raw samples decide
+    expect(c.limit()).toBe(4);
+    expect(c.decisions.at(-1)).toMatchObject({ action: "cut", pressure: "cpu" });
+    expect(c.decisions.at(-1)?.reason).toMatch(/CPU 100% busy on 2 cores in 2 samples in a row at 6 in flight/);
+  });
+
   it("counts the share of machine samples with the CPU saturated, pinned or not", () => {
     const c = new ConcurrencyController({ start: 16, max: 16, pinned: true });
     for (let i = 0; i < 3; i++) c.observe({ kind: "machine", cpuBusy: 0.4, memoryAvailable: 0.6, cores: 2, now: i * 2_000 });

@@ -1,7 +1,7 @@
 // A small app whose pages leave for other documents in the ways a model's input can make them:
 // a link, a form submitted with Enter, a link whose page answers late, a link answered with 204
 // (no document follows), a link to an origin the task does not allow (refused by umpire's guard),
-// a form the page's script handles itself and a single-page-app link its router intercepts
+// forms the page's script handles itself (cancelled on the form, the document or the window) and a single-page-app link its router intercepts
 // (no document follows either).
 // Started by the test as a user starts an app: `PORT=... node navigation-app.mjs`.
 import http from "node:http";
@@ -9,7 +9,7 @@ import http from "node:http";
 const SLOW_MS = 600;
 const page = (title, body) =>
   `<!doctype html><html><head><title>${title}</title></head><body style="margin:0;font:20px sans-serif"><h1 id=title>${title}</h1>${body}</body></html>`;
-const big = (href, text, extra = "") => `<a href="${href}" ${extra} style="display:block;width:600px;height:80px;background:#cde">${text}</a>`;
+const big = (href, text, extra = "") => `<a href="${href}" ${extra} style="display:block;width:600px;height:60px;background:#cde">${text}</a>`;
 
 const home = page(
   "Home",
@@ -20,7 +20,17 @@ const home = page(
     big("http://outside.invalid/", "outside link", "id=outside") +
     `<form action="/arrived"><input name=via id=q style="width:600px;height:40px"></form>
 <form action="/arrived" id=ajax><input name=via id=ajaxq style="width:600px;height:40px"></form>
+<form action="/arrived" id=docform><input name=via id=docq style="width:600px;height:40px"></form>
+<form action="/arrived" id=winform><input name=via id=winq style="width:600px;height:40px"></form>
 <script>
+  // Forms whose submission is cancelled further up: on the document, and on the window by a
+  // listener added after umpire's own script (so it runs after umpire's listener).
+  const keep = (event, input) => {
+    event.preventDefault();
+    document.getElementById("title").textContent = "Kept " + document.getElementById(input).value;
+  };
+  document.addEventListener("submit", (event) => event.target.id === "docform" && keep(event, "docq"));
+  window.addEventListener("submit", (event) => event.target.id === "winform" && keep(event, "winq"));
   // A form the page handles itself: no document follows its submission.
   document.getElementById("ajax").addEventListener("submit", (event) => {
     event.preventDefault();
