@@ -20,7 +20,12 @@ export const UNTIL_DECIDED_OPTIONS = {
   },
   baseline: { kind: "string", arg: "RUN|TAG", help: "the run --until-decided compares against" },
   "max-trials": { kind: "int", arg: "N", min: 1, defaultText: "10 x the planned trials", help: "--until-decided adds at most N trials" },
-  "max-cost": { kind: "number", arg: "USD", min: 0, help: "--until-decided adds no round once the run has spent USD" },
+  "max-cost": {
+    kind: "number",
+    arg: "USD",
+    min: 0,
+    help: "stop the run's model requests once it has spent USD (checked before each\nrequest; trials it stops are cancelled, --resume runs them); needs prices",
+  },
 } as const;
 
 export interface UntilDecidedValues {
@@ -51,7 +56,7 @@ export interface DecisionSummary {
 /** Checks the flags before anything runs; returns the baseline run id, or null without --until-decided. */
 export function untilDecidedBaseline(values: UntilDecidedValues, store: Store): string | null {
   if (!values["until-decided"]) {
-    const stray = (["baseline", "max-trials", "max-cost"] as const).find((k) => values[k] !== undefined);
+    const stray = (["baseline", "max-trials"] as const).find((k) => values[k] !== undefined);
     if (stray) throw new UmpireError("usage", `--${stray} is for --until-decided`, "add --until-decided, or drop it");
     return null;
   }
@@ -170,4 +175,15 @@ export function decisionText(s: DecisionSummary): string {
     ...(["worse", "better", "no change", "undecided", "not in baseline"] as const).flatMap(line),
     "",
   ].join("\n");
+}
+
+/**
+ * After a run with --max-cost: the line saying it stopped trials unjudged (exit 130 like an
+ * interrupted run: `--resume` runs them), or null when the money lasted.
+ */
+export function moneyStopNotice(store: Store, runId: string, spend: { limitUsd: number; spentUsd: number }): string | null {
+  const stopped = store.trials(runId).filter((t) => t.stopReason === "cost_limit" && t.verdict === "cancelled").length;
+  if (stopped === 0) return null;
+  const usd = (x: number) => `$${Number(x.toPrecision(3))}`;
+  return `umpire: the run reached --max-cost ${usd(spend.limitUsd)} (${usd(spend.spentUsd)} spent); ${stopped} trial${stopped === 1 ? " was" : "s were"} stopped unjudged: umpire run --resume ${runId} runs them\n`;
 }

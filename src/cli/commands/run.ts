@@ -40,7 +40,7 @@ import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "..
 import type { EndpointReport } from "../../runner/concurrency-gate.js";
 import { referenceTuningFromEnv } from "../reference-tuning.js";
 import { VERSION } from "../version.js";
-import { UNTIL_DECIDED_OPTIONS, addRepeatsUntilDecided, decisionText, untilDecidedBaseline, type DecisionSummary } from "../until-decided.js";
+import { UNTIL_DECIDED_OPTIONS, addRepeatsUntilDecided, decisionText, moneyStopNotice, untilDecidedBaseline, type DecisionSummary } from "../until-decided.js";
 
 export { DEFAULT_OUT } from "../../config/options.js";
 
@@ -221,6 +221,7 @@ export const run: Command = async (argv, io) => {
   // A listing writes nothing: it reads what it needs (--resume, --last-failed, shard durations) without creating or migrating the file.
   const store = values.list ? listingStore(dbPath, Boolean(values.resume || failedRef)) : openStore(dbPath);
   let decided: DecisionSummary | undefined;
+  const runSpend = values["max-cost"] === undefined ? undefined : { limitUsd: values["max-cost"], spentUsd: 0 };
   let runId: string;
   // The shard label of every planned trial (null: unsharded), for --list and the stored plan.
   let shardOfTrial: string | null = null;
@@ -408,6 +409,7 @@ export const run: Command = async (argv, io) => {
     let reporterFailed = false;
     try {
       const execute = (batch: PlannedTrial[]) => executeTrials({
+        runSpend,
         runtime,
         store,
         runId,
@@ -473,7 +475,9 @@ export const run: Command = async (argv, io) => {
       // stdout stays pure JSON under --json; the path goes to stderr then.
       (outputs.summary ? io.stdout : io.stderr).write(`report: ${indexPath}\n`);
     }
-    return runExitCode(counts, { interrupted: status === "interrupted", reporterFailed });
+    const unpaid = runSpend ? moneyStopNotice(store, runId, runSpend) : null;
+    if (unpaid) io.stderr.write(unpaid);
+    return runExitCode(counts, { interrupted: status === "interrupted" || unpaid !== null, reporterFailed });
   } finally {
     store.close();
   }
