@@ -36,7 +36,7 @@ export type TrialMode = (typeof TRIAL_MODES)[number];
 /** Why a trial's loop stopped: exactly one per finished trial (DESIGN.md). */
 export const STOP_REASONS = [
   // the agent ended it, or a limit did
-  "answered", "turn_limit", "action_limit", "token_budget", "timeout",
+  "answered", "turn_limit", "action_limit", "token_budget", "cost_limit", "timeout",
   // the user, the repetition guard
   "cancelled", "stuck",
   // the model's output

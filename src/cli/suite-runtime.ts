@@ -13,6 +13,7 @@ import type { PriceBook } from "../pricing.js";
 import { bridgeAgentSession } from "../runner/agent-bridge.js";
 import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
 import type { AgentSessionLike } from "../runner/loop.js";
+import type { RunSpend } from "../runner/cost-limit.js";
 import type { PlannedTrial } from "../runner/plan.js";
 import type { Reporter, ReporterFailure } from "../runner/reporters.js";
 import { createRepetitionGuard, type RepetitionSettings } from "../runner/repetition-guard.js";
@@ -126,6 +127,8 @@ export interface ExecuteOptions {
   trials: PlannedTrial[];
   env: NodeJS.ProcessEnv;
   prices: PriceBook;
+  /** `--max-cost`: the run's spend, checked before each request. */
+  runSpend?: RunSpend;
   /** Trials at once; with `adaptiveMax`, where the embedded model's endpoint starts. */
   concurrency: number;
   /** Set when --concurrency was not given: adaptive per endpoint, at most this many trials in all. */
@@ -196,6 +199,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     },
     maxInvalidOutputsOf: (trial) => trial.agent.loop?.maxInvalidOutputs,
     prices: options.prices,
+    ...(options.runSpend ? { runSpend: options.runSpend } : {}),
     store: createStoreSink(options.store, resolve(options.runDir)),
     reporters: options.reporters,
     onReporterError: options.onReporterError,

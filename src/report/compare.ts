@@ -19,6 +19,7 @@
  */
 import { summarizeGroup, summarizeTrials, type ReportTrial, type TrialSetStats } from "./aggregate.js";
 import type { CostPerSuccess } from "./cost.js";
+import { detectableDrop, type Detectable } from "./power.js";
 import { bootstrapPassRateDiff, mcnemarExact, type PairedCounts } from "./stats.js";
 
 export type CompareBy = "run" | "mode" | "model" | "tag" | "agent";
@@ -86,6 +87,8 @@ export interface PairedAnalysis {
   onlyCandidatePassed: number;
   /** Exact McNemar two-sided p-value on b and c. */
   pValue: number;
+  /** The smallest drop this design detects (80% power, alpha 0.05); null without paired repeats. */
+  detectable: Detectable | null;
   /** Pass rates over the paired tasks. */
   basePassRate: number | null;
   candidatePassRate: number | null;
@@ -270,6 +273,11 @@ function pairGroups(
     onlyBasePassed: b,
     onlyCandidatePassed: c,
     pValue: mcnemarExact(b, c),
+    detectable: detectableDrop(
+      trialPairs,
+      tasksCounts.flatMap((t) => [{ passes: t.basePasses, n: t.baseN }, { passes: t.candidatePasses, n: t.candidateN }]),
+      { b, c },
+    ),
     basePassRate: rate(sum((t) => t.basePasses), sum((t) => t.baseN)),
     candidatePassRate: rate(sum((t) => t.candidatePasses), sum((t) => t.candidateN)),
     diff: boot?.diff ?? null,

@@ -4,6 +4,7 @@
  */
 import type { TrialSetStats } from "./aggregate.js";
 import { AGENT_CHANGED, TASK_CHANGED, type Comparison, type PairedAnalysis } from "./compare.js";
+import { howSure } from "./how-sure.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -68,6 +69,7 @@ function pairedMarkdown(p: PairedAnalysis): string {
     "",
     `- pass rate ${formatPercent(p.basePassRate)} → ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
     `- exact McNemar: ${p.onlyBasePassed} passed only in ${e(p.base)}, ${p.onlyCandidatePassed} only in ${e(p.candidate)}, p ${formatP(p.pValue)}`,
+    ...(howSure(p) ? [`- how sure: ${e(howSure(p)!)}`] : []),
     `- flipped pass → fail: ${list(p.flippedToFail)}; fail → pass: ${list(p.flippedToPass)}`,
     `- flaky: ${flaky}`,
     ...(p.changedTasks.length > 0

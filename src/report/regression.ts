@@ -4,6 +4,7 @@
  */
 import type { PairedAnalysis } from "./compare.js";
 import type { CostPerSuccess } from "./cost.js";
+import { howSure } from "./how-sure.js";
 
 export interface RegressionPolicy {
   /** Significance level for the pass-rate drop; default 0.05. */
@@ -62,6 +63,11 @@ export function judgeRegression(
     } else if (cost.base === "no_success") {
       notes.push(`nothing succeeded in ${paired.base}; cost per success has no baseline`);
     }
+  }
+  // "No regression" from a design too small to see one is not a pass: say what it could have seen.
+  if (!(paired.onlyBasePassed > paired.onlyCandidatePassed && paired.pValue < alpha)) {
+    const sure = howSure(paired, alpha);
+    if (sure) notes.push(`pass rate, ${paired.candidate} vs ${paired.base}: ${sure}`);
   }
   return { regressed: reasons.length > 0, reasons, notes };
 }

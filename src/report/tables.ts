@@ -6,6 +6,7 @@ import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
 import { AGENT_CHANGED, TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
+import { howSure } from "./how-sure.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -108,6 +109,7 @@ export function pairedText(p: PairedAnalysis, style: TableStyle): string {
     paint(`${p.candidate} vs ${p.base}`, "bold", style.color) + `: ${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")}`,
     `  ${label("pass rate")} ${formatPercent(p.basePassRate)} -> ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
     `  ${label("McNemar")} ${p.onlyBasePassed} passed only in ${p.base}, ${p.onlyCandidatePassed} only in ${p.candidate}: exact p ${formatP(p.pValue)}, ${sig}`,
+    ...(howSure(p) ? [`  ${label("how sure")} ${howSure(p)}`] : []),
     `  ${label("flipped")} pass -> fail: ${paint(list(p.flippedToFail), p.flippedToFail.length ? "red" : undefined, style.color)}; fail -> pass: ${paint(list(p.flippedToPass), p.flippedToPass.length ? "green" : undefined, style.color)}`,
     `  ${label("flaky")} ${p.flaky.length === 0 ? "none" : p.flaky.map((f) => `${f.key} (${p.base} ${ratio(f.base)}, ${p.candidate} ${ratio(f.candidate)})`).join("; ")}`,
     ...(p.changedTasks.length > 0

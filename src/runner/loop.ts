@@ -12,6 +12,7 @@ import { reasonOf, type ActionResult, type Executor } from "./executor.js";
 import type { ActionStatus, ReportedUsage, StopReason, Usage } from "../vocabulary.js";
 import type { TrialLog } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
+import type { SpendStop } from "./cost-limit.js";
 
 /** The model side's turn, as the agent session returns it (docs/ARCHITECTURE.md). */
 export interface AgentTurn {
@@ -90,6 +91,8 @@ export interface LoopOptions {
   modelSlot: <T>(fn: () => Promise<T>) => Promise<T>;
   guard?: RepetitionGuard;
   onTurn: (turn: PlayedTurn) => void;
+  /** Money limits (src/runner/cost-limit.ts), asked before each request with the trial's usage so far. */
+  spendStop?: (usage: Usage, turns: number) => SpendStop | null;
 }
 
 export interface LoopOutcome {
@@ -105,6 +108,8 @@ export interface LoopOutcome {
   lastScreenshot: string | null;
   /** Screenshots attached to a stuck report. */
   evidence: string[];
+  /** Set when the run's --max-cost stopped the trial: not the agent's doing, so it is not judged. */
+  stoppedByRunLimit?: boolean;
 }
 
 /** The trial's summed tokens, or null when no turn reported usage (its cost is then unknown, not zero). */
@@ -184,6 +189,11 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
         return stop("token_budget", `${used} of ${task.limits.tokens} tokens used; the next request (~${nextInput} in + ${options.responseReserve} reserved) would not fit`);
       }
 
+      const spend = options.spendStop?.(out.usage, out.turns);
+      if (spend) {
+        if (spend.scope === "run") out.stoppedByRunLimit = true;
+        return stop("cost_limit", spend.detail);
+      }
       if (!out.usage.reported && session.estimateInputTokens) {
         // No usage reported yet (the first turn, or a server that never says): estimate before sending.
         const estimate = session.estimateInputTokens(current.observation);

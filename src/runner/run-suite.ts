@@ -20,6 +20,7 @@ import type { TrialEnvironment } from "./environment.js";
 import { writeOrFault } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
 import { costOfUsage, type PriceBook } from "../pricing.js";
+import { spendCheck, type RunSpend } from "./cost-limit.js";
 import { knownUsage } from "../vocabulary.js";
 
 /** What the scheduler needs from the store (src/store/). */
@@ -53,6 +54,8 @@ export interface SuiteOptions {
   createGuard?: (trial: PlannedTrial, env: TrialEnvironment) => RepetitionGuard | undefined;
   /** Prices every turn and trial as it is stored (the report re-prices only with user-supplied prices). */
   prices: PriceBook;
+  /** `--max-cost`: the run's spend, shared across trials (and --until-decided's rounds). */
+  runSpend?: RunSpend;
   store: SuiteStore;
   reporters?: Reporter[];
   /** A reporter hook threw. The run goes on; the failure is also counted in the result. */
@@ -233,10 +236,13 @@ async function attemptTrial(
       maxInvalidOutputs: options.maxInvalidOutputsOf?.(trial) ?? options.maxInvalidOutputs ?? 3,
       // The response allowance reserved before each request is this trial's agent's max_tokens.
       responseReserve: trial.agent.maxTokens,
+      spendStop: spendCheck(trial.task.limits.usd, options.runSpend, (u) => costOfUsage(u, options.prices.lookup(trial.agent.model))),
       signal: options.signal,
       ...(movedAside ? { movedAside } : {}),
       onTurn: (turn) => {
-        options.store.recordTurn(trial.id, turn, costOfUsage(knownUsage(turn.usage), options.prices.lookup(trial.agent.model)));
+        const cost = costOfUsage(knownUsage(turn.usage), options.prices.lookup(trial.agent.model));
+        if (options.runSpend && cost !== null) options.runSpend.spentUsd += cost;
+        options.store.recordTurn(trial.id, turn, cost);
         onStep(trial, turn);
       },
     });

@@ -10,6 +10,7 @@ export const STOP_WORDS: Record<StopReason, string> = {
   turn_limit: "turn cap reached",
   action_limit: "action cap reached",
   token_budget: "token budget exhausted",
+  cost_limit: "money limit reached",
   timeout: "time limit reached",
   cancelled: "cancelled by the user",
   stuck: "stuck",

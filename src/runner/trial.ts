@@ -10,7 +10,7 @@ import type { Task } from "../task/schema.js";
 import type { LayoutBoard, Target } from "../target/index.js";
 import { TrialEnvironment, type BlockedRequest } from "./environment.js";
 import { Executor } from "./executor.js";
-import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
+import { emptyLoopOutcome, messageOf, runLoop, type LoopOptions, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
 import { completionReason, createTrialLog, startedEventData, writeOrFault, type TrialLog } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
@@ -38,6 +38,8 @@ export interface TrialDeps {
   modelSlot: <T>(fn: () => Promise<T>) => Promise<T>;
   maxInvalidOutputs: number;
   responseReserve: number;
+  /** Money limits, asked before each request (src/runner/cost-limit.ts). */
+  spendStop?: LoopOptions["spendStop"];
   signal: AbortSignal;
   onTurn: (turn: PlayedTurn) => void;
   /** An earlier, non-empty folder at this trial's path was moved here before it started. */
@@ -117,6 +119,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       modelSlot: deps.modelSlot,
       guard,
       onTurn: deps.onTurn,
+      ...(deps.spendStop ? { spendStop: deps.spendStop } : {}),
     });
   } catch (e) {
     if (isStorageFault(e)) {
@@ -216,7 +219,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
 
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
   // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
-  const cancelled = loop.stopReason === "cancelled" || (ending.signal.aborted && infraError);
+  const cancelled = loop.stopReason === "cancelled" || loop.stoppedByRunLimit === true || (ending.signal.aborted && infraError);
   let verdict = verdictOf(checks, { infraError, cancelled });
   // A failure on a starved machine whose wall-clock waits ran out is the harness's, not the agent's.
   const starved = verdict === "failed" ? starvedWaits(env, loop) : [];

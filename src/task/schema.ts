@@ -257,6 +257,7 @@ export const TaskFileSchema = z
         actions: z.number().int().default(60),
         tokens: z.number().int().default(400_000),
         seconds: z.number().default(180),
+        usd: z.number().positive().optional().describe("USD one trial may spend on model requests, checked before each request (needs a price for the model)"),
       })
       .strict()
       .default({ turns: 30, actions: 60, tokens: 400_000, seconds: 180 }),

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { defaultReportDir } from "../../report/html/writer.js";
 import { sideBySideUrl } from "../../report/html/layout.js";
 import { UmpireError } from "../../errors.js";
-import type { RunRecord, Store, TrialRecord } from "../../store/index.js";
+import type { Store, TrialRecord } from "../../store/index.js";
 import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type CompareGroupInput } from "../../report/compare.js";
 import { reportedCost } from "../../report/cost.js";
 import { junitXml } from "../../report/junit.js";
@@ -22,6 +22,7 @@ import { optionsHelp, parseCommand, pricesOf } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { withReadStore } from "../read-store.js";
+import { resolveBaseline } from "../baseline.js";
 
 const BY: readonly CompareBy[] = ["mode", "model", "tag", "agent"];
 
@@ -66,17 +67,6 @@ bootstrap interval on the pass-rate difference, cost and latency deltas.
 Runs are ids, unique id prefixes or "latest".
 
 ${optionsHelp({ "": OPTIONS })}`;
-
-/** A baseline reference: a run (id, prefix, latest), else the newest run carrying that tag. */
-function resolveBaseline(store: Store, ref: string, candidateIds: readonly string[]): RunRecord {
-  try {
-    return store.getRun(ref);
-  } catch (error) {
-    const tagged = store.latestRunWithTag(ref, candidateIds.length === 1 ? candidateIds[0] : undefined);
-    if (tagged) return tagged;
-    throw new UmpireError("not_found", `--baseline ${ref}: no run with that id and no run tagged '${ref}'`, "tag runs with `umpire run --tag NAME`; `umpire runs` lists ids and tags");
-  }
-}
 
 /**
  * For a comparison inside one run: per task, a link to the report's side-by-side view of the

@@ -41,6 +41,7 @@ import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "..
 import type { EndpointReport } from "../../runner/concurrency-gate.js";
 import { referenceTuningFromEnv } from "../reference-tuning.js";
 import { VERSION } from "../version.js";
+import { UNTIL_DECIDED_OPTIONS, addRepeatsUntilDecided, decisionText, moneyStopNotice, untilDecidedBaseline, type DecisionSummary } from "../until-decided.js";
 
 export { DEFAULT_OUT } from "../../config/options.js";
 
@@ -76,6 +77,7 @@ const RUN_OPTIONS = {
   retries: O.retries,
   "max-failures": O["max-failures"],
   "exit-first": O["exit-first"],
+  ...UNTIL_DECIDED_OPTIONS,
 } as const satisfies Record<string, OptionSpec>;
 const SELECT_OPTIONS = {
   grep: O.grep,
@@ -221,6 +223,8 @@ export const run: Command = async (argv, io) => {
 
   // A listing writes nothing: it reads what it needs (--resume, --last-failed, shard durations) without creating or migrating the file.
   const store = values.list ? listingStore(dbPath, Boolean(values.resume || failedRef)) : openStore(dbPath);
+  let decided: DecisionSummary | undefined;
+  const runSpend = values["max-cost"] === undefined ? undefined : { limitUsd: values["max-cost"], spentUsd: 0 };
   let runId: string;
   // The shard label of every planned trial (null: unsharded), for --list and the stored plan.
   let shardOfTrial: string | null = null;
@@ -237,6 +241,7 @@ export const run: Command = async (argv, io) => {
   // Store writes wait until the runtime is up, so a browser endpoint that never answers leaves no run behind.
   let persist: () => void;
   try {
+    const baselineId = untilDecidedBaseline(values, store);
     if (values.resume) {
       if (values.agent?.length) throw new UmpireError("usage", "--agent does not go with --resume", "--resume reruns the agents the run was started with");
       const stored = store.getRun(values.resume);
@@ -408,12 +413,13 @@ export const run: Command = async (argv, io) => {
     let concurrencyReport: EndpointReport[] = [];
     let reporterFailed = false;
     try {
-      ({ status, concurrency: concurrencyReport, stoppedEarly } = await executeTrials({
+      const execute = (batch: PlannedTrial[]) => executeTrials({
+        runSpend,
         runtime,
         store,
         runId,
         runDir,
-        trials,
+        trials: batch,
         env: io.env,
         prices,
         concurrency,
@@ -430,7 +436,13 @@ export const run: Command = async (argv, io) => {
         previousAttempts,
         retries: values.retries,
         maxFailures,
-      }));
+      });
+      ({ status, concurrency: concurrencyReport, stoppedEarly } = await execute(trials));
+      if (baselineId && status === "finished" && !stoppedEarly) {
+        const ctx = { store, runId, baselineId, planned: trials, prices, execute, maxTrials: values["max-trials"], maxCostUsd: values["max-cost"] };
+        decided = await addRepeatsUntilDecided(ctx);
+        if (decided.stoppedBy === "interrupted") status = "interrupted";
+      }
     } catch (error) {
       // A storage fault (or a crash) stopped the run: mark it interrupted so `umpire runs` and
       // --resume see it as such. The store itself may be what is full: then the dead-owner check
@@ -457,6 +469,7 @@ export const run: Command = async (argv, io) => {
       outputs.summary || stdoutJson ? renderRunOutcome(store, runId, prices, io, stdoutJson, { concurrency: concurrencyReport }) : verdictCounts(store.trials(runId));
     const others = { ...outputs, reporters: outputs.reporters.filter((r) => !(r.name === "json" && !r.file)) };
     for (const note of writeRunOutputs(others, store, runId, prices, io)) (outputs.summary ? io.stdout : io.stderr).write(`${note}\n`);
+    if (decided) (outputs.summary ? io.stdout : io.stderr).write(decisionText(decided));
     if (stoppedEarly) {
       io.stderr.write(
         `umpire: stopped after ${plural(stoppedEarly.failures, "failed or error trial")} (--max-failures ${maxFailures}); ${plural(stoppedEarly.notStarted, "trial")} not run: umpire run --resume ${runId} runs them\n`,
@@ -467,7 +480,9 @@ export const run: Command = async (argv, io) => {
       // stdout stays pure JSON under --json; the path goes to stderr then.
       (outputs.summary ? io.stdout : io.stderr).write(`report: ${indexPath}\n`);
     }
-    return runExitCode(counts, { interrupted: status === "interrupted", reporterFailed });
+    const unpaid = runSpend ? moneyStopNotice(store, runId, runSpend) : null;
+    if (unpaid) io.stderr.write(unpaid);
+    return runExitCode(counts, { interrupted: status === "interrupted" || unpaid !== null, reporterFailed });
   } finally {
     store.close();
   }

@@ -62,6 +62,11 @@ describe("compare two runs", () => {
     expect(json.regression.regressed).toBe(true);
     // The pass-rate drop alone (p = 0.125) is not significant: the stable tasks flipping is what fails it.
     expect(json.regression.reasons.some((r: string) => r.startsWith("pass rate fell"))).toBe(false);
+    // How sure: 12 paired repeats, every task stable on both sides (noise 0): Connor's formula (computed
+    // in Python) gives a minimum detectable drop of 53.5 points; the gate and the text both say so.
+    expect(paired.detectable.drop).toBeCloseTo(0.5350339212, 6);
+    expect(gated.out).toContain("not significant: this comparison could only have detected drops of 53.5 points or more");
+    expect(json.regression.notes.some((n: string) => n.includes("could only have detected drops of 53.5 points"))).toBe(true);
 
     // Without the flag the same comparison reports but exits 0.
     expect((await cli(["compare", base, cand])).code).toBe(0);

@@ -1,0 +1,74 @@
+/**
+ * `umpire run --until-decided` through the real CLI on the reference model: the wrong-record profile
+ * fails scorecard-note-bb042 every time and passes answer-only-bb042, so against a baseline of the
+ * gold policy the first task is decided "worse" after a few repeats and gets no more, while the
+ * other stays undecided and takes the rest of --max-trials; then the run stops.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../../src/cli/main.js";
+import type { CommandIO } from "../../../src/cli/io.js";
+import { openStore } from "../../../src/store/index.js";
+
+const ROOT = join(__dirname, "../../..");
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "umpire-decided-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function capture() {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (c) => (out += c));
+  stderr.on("data", (c) => (err += c));
+  const io: CommandIO = { stdout, stderr, env: {}, cwd: ROOT, signal: new AbortController().signal };
+  return { io, out: () => out, err: () => err };
+}
+
+const common = () => ["--db", join(dir, "umpire.db"), "--out", join(dir, "runs"), "--mode", "structured", "--reporter", "dot"];
+const TASKS = ["scorecard-note-bb042", "answer-only-bb042"];
+
+describe("umpire run --until-decided", () => {
+  it("adds repeats only to undecided tasks and stops at --max-trials", async () => {
+    const base = capture();
+    expect(await main(["run", ...TASKS, "--repeat", "6", "--tag", "gold", ...common()], base.io)).toBe(0);
+
+    const c = capture();
+    const code = await main(["run", ...TASKS, "--model", "reference:wrong-record", "--until-decided", "--baseline", "gold", "--max-trials", "10", ...common()], c.io);
+    expect(code).toBe(1); // the candidate failed trials: the agent's doing
+    const out = c.out();
+    // Base 6/6 vs candidate 0/n: the e-value (Beta mixtures over the best common rate) passes
+    // K / alpha = 2 / 0.05 = 40 at n = 5 (46.6; 23.9 at n = 4). One first repeat each, then rounds.
+    expect(out).toMatch(/until decided against \S+: 10 trials added in 6 rounds, \$0\.0000 spent by the run; stopped: max trials/);
+    expect(out).toMatch(/worse\s+scorecard-note-bb042 \[reference:wrong-record\/structured\] 6\/6 -> 0\/5/);
+    expect(out).toMatch(/undecided\s+answer-only-bb042 \[reference:wrong-record\/structured\] 6\/6 -> 7\/7/);
+
+    const store = openStore(join(dir, "umpire.db"), { readonly: true });
+    try {
+      const run = store.listRuns()[0]!;
+      const trials = store.trials(run.id);
+      const of = (task: string) => trials.filter((t) => t.taskId === task);
+      expect(of("scorecard-note-bb042").map((t) => t.repeat)).toEqual([0, 1, 2, 3, 4]);
+      expect(of("answer-only-bb042").map((t) => t.repeat)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+      expect(trials.every((t) => t.status === "done")).toBe(true);
+      expect(run.status).toBe("finished");
+    } finally {
+      store.close();
+    }
+  }, 1_800_000);
+
+  it("refuses --baseline without --until-decided, and --until-decided without a baseline", async () => {
+    const stray = capture();
+    expect(await main(["run", "answer-only-bb042", "--baseline", "gold", ...common()], stray.io)).toBe(2);
+    expect(stray.err()).toContain("--baseline is for --until-decided");
+    const none = capture();
+    expect(await main(["run", "answer-only-bb042", "--until-decided", ...common()], none.io)).toBe(2);
+    expect(none.err()).toContain("--until-decided needs --baseline");
+  });
+});
