@@ -90,6 +90,8 @@ export interface LoopOptions {
   modelSlot: <T>(fn: () => Promise<T>) => Promise<T>;
   guard?: RepetitionGuard;
   onTurn: (turn: PlayedTurn) => void;
+  /** Words naming a native dialog still open, if any: a stop says it was left unanswered. */
+  openDialog?: () => string | undefined;
 }
 
 export interface LoopOutcome {
@@ -135,6 +137,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
   const signal = AbortSignal.any([userSignal, deadline.signal]);
   const out = emptyLoopOutcome("answered", "");
   const stop = (reason: StopReason, detail = ""): LoopOutcome => {
+    const dialog = reason === "answered" ? undefined : options.openDialog?.();
+    if (dialog) detail = detail ? `${detail}; ${dialog}` : dialog;
     out.stopReason = reason;
     out.stopDetail = detail;
     log.step("flow_event", { flow: "stop", origin: "loop", reason, detail });

@@ -8,7 +8,8 @@ import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
 import type { LayoutBoard, Target } from "../target/index.js";
-import { TrialEnvironment, type BlockedRequest } from "./environment.js";
+import type { DialogRecord } from "./dialogs.js";
+import { TrialEnvironment, type BlockedRequest, type TabRecord, type TrialEnvironmentOptions } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
@@ -56,6 +57,8 @@ export interface TrialOutcome {
   folder: string;
   error: string | null;
   repetition: Record<string, number>;
+  /** The native dialogs and new tabs of the trial (stored with its metrics, shown in the report). */
+  browserEvents?: { dialogs: DialogRecord[]; tabs: TabRecord[] };
 }
 
 export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps): Promise<TrialOutcome> {
@@ -88,6 +91,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       board: deps.board,
       onBlockedRequest: blocked.record,
       layoutFlush: session.readsPageLayout !== false,
+      dialogs: spec.task.dialogs ?? deps.target.dialogs ?? "agent",
+      ...browserEventLog(log),
     });
     const opened = env;
     // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
@@ -116,6 +121,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       modelSlot: deps.modelSlot,
       guard,
       onTurn: deps.onTurn,
+      openDialog: () => opened.dialogs.describeOpen(),
     });
   } catch (e) {
     if (isStorageFault(e)) {
@@ -235,6 +241,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     folder,
     error,
     repetition,
+    ...(env && (env.dialogs.records.length || env.tabs.length) ? { browserEvents: { dialogs: env.dialogs.records, tabs: env.tabs } } : {}),
   };
 }
 
@@ -244,6 +251,18 @@ function safeOrigin(url: string): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * Native dialogs and new tabs are what the agent met on its screen, so each is a step event: a
+ * `flow_event` (the Agents API has no dialog event) with `flow` `dialog_opened`, `dialog_answered`
+ * (kind, message, answer, by whom and how) or `tab_opened`.
+ */
+function browserEventLog(log: TrialLog): Pick<TrialEnvironmentOptions, "onDialog" | "onTab"> {
+  return {
+    onDialog: (event, record) => log.step("flow_event", { flow: event === "opened" ? "dialog_opened" : "dialog_answered", origin: "browser", dialog: { ...record } }),
+    onTab: (tab) => log.step("flow_event", { flow: "tab_opened", origin: "browser", tab: { ...tab } }),
+  };
 }
 
 /** Blocked requests logged one by one, up to this many; past it, one summary with the count. */

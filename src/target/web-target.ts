@@ -118,6 +118,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     capacity: decl.capacity,
     hasEffects: decl.effects !== undefined,
     fixture: false,
+    dialogs: decl.dialogs,
     async prepareTrial(trial) {
       await reset(trial);
       return { cookies: [] };

@@ -15,6 +15,13 @@ export const FIXTURE_TARGET = "fixture";
 export const MARK_NAME = /^[A-Za-z0-9_.:-]+$/;
 
 /** A mark declared by CSS selector or by ARIA role and accessible name. */
+/** Who answers a native dialog (alert, confirm, prompt, beforeunload): the agent, or umpire at once. */
+export const DIALOG_POLICIES = ["agent", "accept", "dismiss"] as const;
+export type DialogPolicy = (typeof DIALOG_POLICIES)[number];
+export const DialogPolicySchema = z
+  .enum(DIALOG_POLICIES)
+  .describe("Native dialogs (alert, confirm, prompt, beforeunload): agent = drawn in the screenshot for the agent to answer; accept / dismiss = umpire answers at once");
+
 export const MarkDecl = z.union([
   z.object({ selector: z.string().min(1).describe("CSS selector; the first match is the mark") }).strict(),
   z
@@ -87,6 +94,7 @@ export const TargetDecl = z
       .optional()
       .describe("Where the app reports what happened in a trial; without it tasks cannot declare effects checks"),
     capacity: z.number().int().min(1).optional().describe("Most trials at once on this target"),
+    dialogs: DialogPolicySchema.default("agent"),
     isolated: z
       .boolean()
       .default(false)
