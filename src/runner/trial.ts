@@ -168,6 +168,8 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   const workspaceDir = join(folder, "workspace");
   const checkStarted = performance.now();
   let checks: CheckResult[] = [];
+  // A page with a native dialog open answers no check; closing the tab would cancel it, so umpire does.
+  if (env?.dialogs.open) await env.dialogs.answer(false, "umpire", "the trial ended with it open");
   try {
     // Effects are read only where checks need them and the target has a source (a validation rule guarantees the pairing).
     const needsEffects = spec.task.checks.some((c) => c.kind === "effects");
