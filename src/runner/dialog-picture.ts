@@ -30,17 +30,16 @@ export class DialogPainter {
   async paint(backdrop: Buffer | undefined, dialog: OpenDialog, pageUrl: string): Promise<DialogPicture> {
     const { page } = await (this.scratch ??= this.open());
     await page.setContent(dialogHtml(backdrop, dialog, pageUrl, this.viewport));
-    const layout = await page.evaluate(() => {
-      const box = (selector: string) => {
-        const el = document.querySelector(selector);
-        if (!el) return undefined;
-        const r = el.getBoundingClientRect();
-        return { x: r.x, y: r.y, width: r.width, height: r.height };
-      };
-      return { ok: box("#ok")!, cancel: box("#cancel"), input: box("#field"), panel: box("#panel")! };
-    });
+    // Inline arrows only: a named helper inside the function would not survive its serialisation into the page.
+    const [ok, cancel, input, panel] = await page.evaluate(() =>
+      ["#ok", "#cancel", "#field", "#panel"].map((selector) => {
+        const r = document.querySelector(selector)?.getBoundingClientRect();
+        return r ? { x: r.x, y: r.y, width: r.width, height: r.height } : null;
+      }),
+    );
+    const layout: DialogLayout = { ok: ok!, panel: panel!, ...(cancel ? { cancel } : {}), ...(input ? { input } : {}) };
     const png = await page.screenshot({ type: "png", animations: "disabled", caret: "hide" });
-    return { png, layout: dropUndefined(layout) };
+    return { png, layout };
   }
 
   async close(): Promise<void> {
@@ -57,10 +56,6 @@ export class DialogPainter {
     const page = await context.newPage();
     return { context, page };
   }
-}
-
-function dropUndefined(layout: { ok: DialogLayout["ok"]; cancel?: DialogLayout["ok"]; input?: DialogLayout["ok"]; panel: DialogLayout["ok"] }): DialogLayout {
-  return { ok: layout.ok, panel: layout.panel, ...(layout.cancel ? { cancel: layout.cancel } : {}), ...(layout.input ? { input: layout.input } : {}) };
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -105,7 +105,7 @@ export class DialogWatch {
   describeOpen(): string | undefined {
     const open = this.open;
     if (!open) return undefined;
-    return `a ${open.record.kind} dialog was still open (${JSON.stringify(cut(open.record.message, 120))})`;
+    return `${article(open.record.kind)} ${open.record.kind} dialog was still open (${JSON.stringify(cut(open.record.message, 120))})`;
   }
 
   private async opened(dialog: Dialog, page: Page): Promise<void> {
@@ -200,6 +200,11 @@ export function okLabel(kind: DialogKind): string {
 
 function inside(box: Box, point: { x: number; y: number }): boolean {
   return point.x >= box.x && point.y >= box.y && point.x < box.x + box.width && point.y < box.y + box.height;
+}
+
+/** "an alert", "a confirm". */
+export function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? "an" : "a";
 }
 
 function cut(text: string, max: number): string {

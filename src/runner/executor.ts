@@ -11,7 +11,7 @@ import { join, resolve, sep } from "node:path";
 import { TOOL_ARGS, isToolName, type ProposedAction, type ToolName } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
 import type { ActionStatus } from "../vocabulary.js";
-import { DIALOG_OPENED, dialogInput } from "./dialogs.js";
+import { article, DIALOG_OPENED, dialogInput } from "./dialogs.js";
 import type { TrialEnvironment } from "./environment.js";
 import { WorkspaceWriteRefused, writeInWorkspace } from "./workspace-write.js";
 
@@ -319,7 +319,8 @@ export class Executor {
 
 /** The result of an input that opened a native dialog: the agent sees it in the next screenshot. */
 function dialogOpened(sent: string, env: TrialEnvironment): string {
-  return `${sent}; input sent, and the page opened a ${env.dialogs.open?.record.kind ?? "native"} dialog (the next screenshot shows it)`;
+  const kind = env.dialogs.open?.record.kind ?? "native";
+  return `${sent}; input sent, and the page opened ${article(kind)} ${kind} dialog (the next screenshot shows it)`;
 }
 
 export function reasonOf(signal: AbortSignal): string {
