@@ -100,7 +100,7 @@ beforeAll(async () => {
   const neg = await umpire(["run", "left-open.json", "--model", "reference:negative-leave-open", "--mode", "structured", "--json", "--db", join(dir, "umpire.db"), "--out", "runs"], dir);
   const negBody = JSON.parse(neg.out || "{}");
   leftOpen = { ...negBody.trials?.[0], runId: negBody.runId } as TrialJson & { runId: string };
-}, 900_000);
+}, 2_400_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("native dialogs through the real CLI", () => {
