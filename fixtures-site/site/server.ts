@@ -12,6 +12,7 @@ import { applyCookieChoice, recordEffect, type CookieChoice, type Session, type 
 import { noSessionPage, PAGE_SCRIPT_PATH, renderShell } from "./html.js";
 import { renderHome } from "./pages/home.js";
 import { renderMatchMain, renderMatchPage, renderMissingMatch } from "./pages/match.js";
+import { renderNativeDialogs } from "./pages/native-dialogs.js";
 import { renderNotesPage } from "./pages/notes.js";
 import { renderScorecard } from "./pages/scorecard.js";
 import { renderSearch } from "./pages/search.js";
@@ -130,6 +131,10 @@ export function createSiteApp(sessions: SessionStore, timings: SiteTimings = DEF
       return;
     }
     res.set({ "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).send(renderScorecard(match));
+  });
+
+  app.get("/dialogs", (_req, res) => {
+    page(res, 200, renderNativeDialogs());
   });
 
   app.get("/notes", (req, res) => {

@@ -13,7 +13,9 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright";
 import type { Task } from "../task/schema.js";
 import { substituteTrialVars } from "../task/trial-vars.js";
-import { originsForTask, pageGeometryScript, resolveMarks, trialVarsOf, type LayoutBoard, type ResolvedLayout, type Target } from "../target/index.js";
+import { originsForTask, pageGeometryScript, resolveMarks, trialVarsOf, type LayoutBoard, type ResolvedLayout, type ResolvedMark, type Target } from "../target/index.js";
+import { DialogPainter, lastPaintedFrame } from "./dialog-picture.js";
+import { DIALOG_OPENED, DialogWatch, type DialogLayout, type DialogPolicy, type DialogRecord } from "./dialogs.js";
 import { ViewportCapture } from "./fast-capture.js";
 import { typeText } from "./fast-typing.js";
 import { ARRIVAL_WAIT_MS, LEAVING_GLOBAL, NavigationWatch, navigationWatchScript } from "./navigation-watch.js";
@@ -71,6 +73,19 @@ export interface TrialEnvironmentOptions {
   layoutFlush?: boolean;
   /** How the machine's load is read when a wait runs out (starvation.ts); tests give a controlled one. */
   loadProbe?: LoadProbe;
+  /** Who answers native dialogs: the agent (drawn in the observation), or umpire at once. Default agent. */
+  dialogs?: DialogPolicy;
+  /** Told when a native dialog opens and when it is answered (the trial log). */
+  onDialog?: (event: "opened" | "answered", record: DialogRecord) => void;
+  /** Told when the page opens a new tab (a target=_blank link, window.open), which becomes the page shown. */
+  onTab?: (tab: TabRecord) => void;
+}
+
+/** A tab the agent's page opened. */
+export interface TabRecord {
+  url: string;
+  openerUrl: string;
+  openedAt: string;
 }
 
 /** A request the agent's page tried that never left the browser. */
@@ -137,25 +152,80 @@ export class TrialEnvironment {
   /** The task's repetition masks given by selector, resolved with every observation. */
   private readonly maskSelectors: string[];
   /** Whether the top document loaded since a point (navigation-watch.ts). */
-  private readonly navigation: NavigationWatch;
+  private navigation: NavigationWatch;
   /** umpire's own CDP session on the page, for the fast capture and the fast typing. */
-  private readonly cdp: PageCdpSession;
+  private cdp: PageCdpSession;
   /** Chromium's fast PNG path (fast-capture.ts), same pixels as page.screenshot. */
-  private readonly capture: ViewportCapture;
+  private capture: ViewportCapture;
+  /** The page shown to the agent: the first one, or the tab it opened last (while open). */
+  private active: Page;
+  /** Native dialogs of the trial's pages (dialogs.ts). */
+  readonly dialogs: DialogWatch;
+  /** Where an open dialog's buttons were drawn in the last observation (CSS px). */
+  dialogLayout: DialogLayout | undefined;
+  /** Tabs the agent's pages opened. */
+  readonly tabs: TabRecord[] = [];
+  private readonly painter: DialogPainter;
+  /** The last picture of the page, the backdrop of a dialog when no painted frame can be had. */
+  private lastPng: Buffer | undefined;
 
   private constructor(
     readonly options: TrialEnvironmentOptions,
     readonly context: BrowserContext,
-    readonly page: Page,
+    page: Page,
     /** The start page, trial variables filled in. */
     readonly startUrl: string,
   ) {
     this.origins = originsForTask(options.task, options.target, options.fixtureSiteUrl);
     this.maskSelectors = splitTaskMasks(options.task.repetition.masks).selectors;
+    this.dialogs = new DialogWatch(options.dialogs ?? "agent", (event, record) => options.onDialog?.(event, record));
+    this.painter = new DialogPainter(options.browser, options.task.viewport);
+    this.active = page;
     this.navigation = new NavigationWatch(page);
     this.starvation = new StarvationWatch(options.loadProbe);
     this.cdp = new PageCdpSession(page);
     this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor, this.cdp);
+    this.dialogs.attach(page);
+  }
+
+  get page(): Page {
+    return this.active;
+  }
+
+  /** Shows `page` to the agent from now on: its own navigation watch, CDP session and capture. */
+  private show(page: Page): void {
+    if (page === this.active) return;
+    this.cdp.drop();
+    this.active = page;
+    this.navigation = new NavigationWatch(page);
+    this.cdp = new PageCdpSession(page);
+    this.capture = new ViewportCapture(page, this.options.task.viewport.deviceScaleFactor, this.cdp);
+  }
+
+  /**
+   * A new tab (target=_blank, window.open) is what a browser shows next, so it becomes the page the
+   * agent sees and acts on; when it closes, the tab that opened it is shown again.
+   */
+  private watchTabs(): void {
+    this.context.on("page", (page) => {
+      const openerUrl = this.active.url();
+      this.dialogs.attach(page);
+      this.trackRequests(page);
+      const tab: TabRecord = { url: page.url(), openerUrl, openedAt: new Date().toISOString() };
+      this.tabs.push(tab);
+      const previous = this.active;
+      this.show(page);
+      page.once("close", () => {
+        if (this.active === page && !previous.isClosed()) this.show(previous);
+      });
+      void page
+        .waitForLoadState("domcontentloaded", { timeout: 10_000 })
+        .catch(() => undefined)
+        .then(() => {
+          tab.url = page.url();
+          this.options.onTab?.(tab);
+        });
+    });
   }
 
   /** Types into whatever has focus: the key events of `page.keyboard.type`, without its wait per key (fast-typing.ts). */
@@ -196,6 +266,7 @@ export class TrialEnvironment {
       const page = await context.newPage();
       const env = new TrialEnvironment(options, context, page, start);
       await env.guard();
+      env.watchTabs();
       page.setDefaultTimeout(options.navigationTimeoutMs ?? 15_000);
       await page.goto(start, { waitUntil: "load" });
       return env;
@@ -221,10 +292,14 @@ export class TrialEnvironment {
       this.options.onBlockedRequest?.({ url, method: request.method(), resourceType: request.resourceType(), navigation: request.isNavigationRequest(), frameUrl });
       return route.abort("blockedbyclient");
     });
-    this.page.on("request", () => (this.inflight += 1));
+    this.trackRequests(this.page);
+  }
+
+  private trackRequests(page: Page): void {
+    page.on("request", () => (this.inflight += 1));
     const done = () => (this.inflight = Math.max(0, this.inflight - 1));
-    this.page.on("requestfinished", done);
-    this.page.on("requestfailed", done);
+    page.on("requestfinished", done);
+    page.on("requestfailed", done);
   }
 
   /**
@@ -249,7 +324,7 @@ export class TrialEnvironment {
   async settle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const until = Date.now() + timeoutMs;
     const ended = this.starvation.begin("settle", timeoutMs);
-    while (this.inflight > 0 && Date.now() < until && !signal?.aborted) {
+    while (this.inflight > 0 && Date.now() < until && !signal?.aborted && !this.dialogs.open) {
       await new Promise((r) => setTimeout(r, 25));
     }
     ended(this.inflight > 0 && !signal?.aborted);
@@ -263,6 +338,70 @@ export class TrialEnvironment {
   async observe(): Promise<Observation> {
     const started = performance.now();
     const capturedAt = new Date().toISOString();
+    if (!this.dialogs.open) {
+      // A dialog can open while the page is read or captured; the page then answers nothing until it closes.
+      const observed = await this.dialogs.race(this.observePage(started, capturedAt));
+      if (observed !== DIALOG_OPENED) {
+        this.dialogLayout = undefined;
+        this.lastPng = observed.png;
+        return observed;
+      }
+    }
+    return this.observeDialog(started, capturedAt);
+  }
+
+  /**
+   * The observation while a native dialog is open: the page's last painted frame with the dialog
+   * drawn over it (dialog-picture.ts), its buttons published as the marks `dialog.ok`,
+   * `dialog.cancel` and `dialog.input` for the reference model.
+   */
+  private async observeDialog(started: number, capturedAt: string): Promise<Observation> {
+    const open = this.dialogs.open!;
+    const vp = this.options.task.viewport;
+    const size = { width: Math.round(vp.width * vp.deviceScaleFactor), height: Math.round(vp.height * vp.deviceScaleFactor) };
+    const backdrop = (await lastPaintedFrame(await this.cdp.get(), size)) ?? this.lastPng;
+    const { png, layout } = await this.painter.paint(backdrop, open, this.page.url());
+    this.dialogLayout = layout;
+    this.publishDialogMarks(layout);
+    const { width, height } = pngSize(png);
+    const observation: Observation = {
+      png,
+      sha256: createHash("sha256").update(png).digest("hex"),
+      width,
+      height,
+      capturedAt,
+      captureMs: 0,
+      volatile: [],
+      selectorMasks: [],
+    };
+    if (this.options.task.observation !== "screenshot") {
+      observation.url = this.page.url();
+      observation.title = "";
+    }
+    if (this.options.task.observation === "screenshot+text") observation.text = `${open.record.message}`;
+    observation.captureMs = performance.now() - started;
+    return observation;
+  }
+
+  /** The drawn dialog's buttons as marks on the layout board (the page behind takes no input). */
+  private publishDialogMarks(layout: DialogLayout): void {
+    const vp = this.options.task.viewport;
+    const mark = (name: string, box: { x: number; y: number; width: number; height: number }): ResolvedMark =>
+      ({ name, ...box, visible: true, covered: false, source: "selector" });
+    const marks = [mark("dialog.ok", layout.ok), ...(layout.cancel ? [mark("dialog.cancel", layout.cancel)] : []), ...(layout.input ? [mark("dialog.input", layout.input)] : [])];
+    let path = "";
+    try {
+      path = new URL(this.page.url()).pathname;
+    } catch {
+      // an about: page has no path
+    }
+    const viewport = { width: vp.width, height: vp.height };
+    const board: ResolvedLayout = { url: this.page.url(), path, title: "", viewport, scroll: { x: 0, y: 0 }, devicePixelRatio: vp.deviceScaleFactor, marks, seq: Date.now() };
+    this.options.board?.publish(this.options.trialId, board);
+  }
+
+  /** The observation of the page itself (no dialog open). */
+  private async observePage(started: number, capturedAt: string): Promise<Observation> {
     const flush = this.options.layoutFlush !== false;
     const mark = this.navigation.mark();
     let state = await this.readPage(flush);
@@ -276,6 +415,7 @@ export class TrialEnvironment {
       state = await this.readPage(flush);
     }
     await this.publishMarks();
+    if (this.dialogLayout && !this.options.target.markSpec(this.options.task)) this.options.board?.forget(this.options.trialId);
     const shotStarted = performance.now();
     const png = await this.screenshot();
     this.starvation.capture(performance.now() - shotStarted);
@@ -368,6 +508,9 @@ export class TrialEnvironment {
   }
 
   async close(): Promise<void> {
+    // A dialog still open is closed with the context; say so in its record.
+    if (this.dialogs.open) await this.dialogs.answer(false, "umpire", "the trial ended with it open");
+    await this.painter.close();
     await this.context.close().catch(() => undefined);
   }
 }

@@ -11,6 +11,7 @@ import { join, resolve, sep } from "node:path";
 import { TOOL_ARGS, isToolName, type ProposedAction, type ToolName } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
 import type { ActionStatus } from "../vocabulary.js";
+import { article, DIALOG_OPENED, dialogInput } from "./dialogs.js";
 import type { TrialEnvironment } from "./environment.js";
 import { WorkspaceWriteRefused, writeInWorkspace } from "./workspace-write.js";
 
@@ -184,26 +185,32 @@ export class Executor {
     const { env } = this.options;
     const page = env.page;
     const args = TOOL_ARGS[tool].parse(rawArgs) as Record<string, any>;
+    if (env.dialogs.open) {
+      const answered = await this.toDialog(tool, args);
+      if (answered) return result("success", answered, tool === "click" || tool === "double_click" ? { point: this.toCss(args.x, args.y) } : {});
+    }
+    // An input whose handler opens a native dialog is not acknowledged until the dialog closes: stop waiting when one opens.
+    const input = (work: Promise<unknown>) => env.dialogs.race(work);
     switch (tool) {
       case "click":
       case "double_click": {
         // What lies under the point (a consequential control, a cover) is read once, by the repetition guard, before execution.
         const point = this.toCss(args.x, args.y);
-        await page.mouse.click(point.x, point.y, { clickCount: tool === "double_click" ? 2 : 1 });
+        await input(page.mouse.click(point.x, point.y, { clickCount: tool === "double_click" ? 2 : 1 }));
         return this.afterInput(`${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px`, signal, result, {
           point,
         });
       }
       case "write": {
-        await env.type(args.content);
-        if (args.press_enter) await page.keyboard.press("Enter");
+        await input(env.type(args.content));
+        if (args.press_enter && !env.dialogs.open) await input(page.keyboard.press("Enter"));
         return this.afterInput(`typed ${args.content.length} characters${args.press_enter ? " and pressed Enter" : ""}`, signal, result);
       }
       case "press": {
         const keys = (args.keys as string[]).map(normalizeKey);
         const unknown = (args.keys as string[]).filter((_, i) => !keys[i]);
         if (unknown.length) return result("rejected", `unknown key ${unknown.map((k) => `"${k}"`).join(", ")}`);
-        await page.keyboard.press(keys.join("+"));
+        await input(page.keyboard.press(keys.join("+")));
         return this.afterInput(`pressed ${keys.join("+")}`, signal, result);
       }
       case "scroll": {
@@ -211,9 +218,9 @@ export class Executor {
         const at = args.x !== undefined && args.y !== undefined ? this.toCss(args.x, args.y) : this.toCss(500, 500);
         const delta = args.amount * WHEEL_PIXELS_PER_NOTCH;
         const [dx, dy] = { up: [0, -delta], down: [0, delta], left: [-delta, 0], right: [delta, 0] }[args.direction as "up"] as [number, number];
-        await page.mouse.move(at.x, at.y);
-        await page.mouse.wheel(dx, dy);
-        await page.waitForTimeout(150); // smooth scrolling finishes before the next capture
+        await input(page.mouse.move(at.x, at.y));
+        await input(page.mouse.wheel(dx, dy));
+        await sleep(150, signal); // smooth scrolling finishes before the next capture
         return this.afterInput(`scrolled ${args.direction} by ${args.amount}`, signal, result);
       }
       case "wait": {
@@ -222,11 +229,13 @@ export class Executor {
       }
       case "navigate": {
         const target = new URL(args.url, page.url()).toString();
-        await page.goto(target, { waitUntil: "load" });
+        // Leaving a page may ask first (beforeunload): the answer, not the load, comes next.
+        if ((await input(page.goto(target, { waitUntil: "load" }))) === DIALOG_OPENED) return result("success", dialogOpened(`opening ${target}`, env));
         return result("success", `opened ${page.url()}`);
       }
       case "go_back": {
-        const response = await page.goBack({ waitUntil: "load" });
+        const response = await input(page.goBack({ waitUntil: "load" }));
+        if (response === DIALOG_OPENED) return result("success", dialogOpened("going back", env));
         return result("success", response ? `went back to ${page.url()}` : "there was no previous page; nothing changed");
       }
       case "http_get": {
@@ -260,6 +269,36 @@ export class Executor {
     }
   }
 
+  /**
+   * An input while a native dialog is open goes to the dialog, as on a real screen: OK/Cancel by
+   * click (against the boxes drawn in the last observation), Enter/Escape, typing into a prompt.
+   * Leaving the page (navigate, go_back) closes the dialog as cancelled, the way the address bar does,
+   * then goes on (undefined). Scrolling moves nothing.
+   */
+  private async toDialog(tool: ToolName, args: Record<string, any>): Promise<string | undefined> {
+    const { env } = this.options;
+    switch (tool) {
+      case "click":
+      case "double_click":
+        return dialogInput(env.dialogs, env.dialogLayout, { tool, point: this.toCss(args.x, args.y) });
+      case "press": {
+        const keys = (args.keys as string[]).map(normalizeKey);
+        if (keys.some((k) => !k)) return undefined; // the usual rejection names the unknown key
+        return dialogInput(env.dialogs, env.dialogLayout, { tool, keys: keys as string[] });
+      }
+      case "write":
+        return dialogInput(env.dialogs, env.dialogLayout, { tool, content: args.content, pressEnter: args.press_enter === true });
+      case "scroll":
+        return `nothing scrolled: the ${env.dialogs.open!.record.kind} dialog is open and the page takes no input`;
+      case "navigate":
+      case "go_back":
+        await env.dialogs.answer(false, "agent", tool === "navigate" ? "left by navigate" : "left by go_back");
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+
   /** After an input: wait for the page to settle; if it stays busy, say so rather than guess. */
   private async afterInput(
     sent: string,
@@ -268,6 +307,7 @@ export class Executor {
     extra: Partial<ActionResult> = {},
   ): Promise<ActionResult> {
     const settled = await this.options.env.settle(this.options.settleMs ?? 2_500, signal);
+    if (this.options.env.dialogs.open) return result("success", dialogOpened(sent, this.options.env), extra);
     if (settled) return result("success", `${sent}; input sent (the next screenshot shows its effect, if any)`, extra);
     return result(
       "failed",
@@ -275,6 +315,12 @@ export class Executor {
       { ...extra, timedOut: true },
     );
   }
+}
+
+/** The result of an input that opened a native dialog: the agent sees it in the next screenshot. */
+function dialogOpened(sent: string, env: TrialEnvironment): string {
+  const kind = env.dialogs.open?.record.kind ?? "native";
+  return `${sent}; input sent, and the page opened ${article(kind)} ${kind} dialog (the next screenshot shows it)`;
 }
 
 export function reasonOf(signal: AbortSignal): string {

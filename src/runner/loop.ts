@@ -93,6 +93,8 @@ export interface LoopOptions {
   onTurn: (turn: PlayedTurn) => void;
   /** Money limits (src/runner/cost-limit.ts), asked before each request with the trial's usage so far. */
   spendStop?: (usage: Usage, turns: number) => SpendStop | null;
+  /** Words naming a native dialog still open, if any: a stop says it was left unanswered. */
+  openDialog?: () => string | undefined;
 }
 
 export interface LoopOutcome {
@@ -140,6 +142,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
   const signal = AbortSignal.any([userSignal, deadline.signal]);
   const out = emptyLoopOutcome("answered", "");
   const stop = (reason: StopReason, detail = ""): LoopOutcome => {
+    const dialog = reason === "answered" ? undefined : options.openDialog?.();
+    if (dialog) detail = detail ? `${detail}; ${dialog}` : dialog;
     out.stopReason = reason;
     out.stopDetail = detail;
     log.step("flow_event", { flow: "stop", origin: "loop", reason, detail });

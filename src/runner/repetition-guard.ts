@@ -38,7 +38,8 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
       const { x, y } = pointToCss(a.args.x as number, a.args.y as number, observation, task.viewport.deviceScaleFactor);
       return [x, y] as [number, number];
     });
-    if (points.length === 0) return actions.map(() => none);
+    // While a native dialog is open the page answers no evaluation, and the clicks go to the dialog.
+    if (points.length === 0 || env.dialogs.open) return actions.map(() => none);
     // The geometry script (page-geometry.ts, installed in every trial context) knows what lies
     // under a point and names a cover by its mark on any target.
     const read = await env.page

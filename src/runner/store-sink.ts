@@ -83,7 +83,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           },
           ttftMsAvg: ttft.length ? ttft.reduce((a, b) => a + b, 0) / ttft.length : null,
           error: outcome.error,
-          metrics: { repetition: outcome.repetition, evidence: loop.evidence },
+          metrics: { repetition: outcome.repetition, evidence: loop.evidence, ...(outcome.browserEvents ?? {}) },
         },
         outcome.checks.map((c) => ({ kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason, evidence: c.evidence, ms: c.ms })),
       );

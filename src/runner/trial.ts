@@ -8,7 +8,8 @@ import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
 import type { LayoutBoard, Target } from "../target/index.js";
-import { TrialEnvironment, type BlockedRequest } from "./environment.js";
+import type { DialogRecord } from "./dialogs.js";
+import { TrialEnvironment, type BlockedRequest, type TabRecord, type TrialEnvironmentOptions } from "./environment.js";
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, messageOf, runLoop, type LoopOptions, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
@@ -59,6 +60,8 @@ export interface TrialOutcome {
   folder: string;
   error: string | null;
   repetition: Record<string, number>;
+  /** The native dialogs and new tabs of the trial (stored with its metrics, shown in the report). */
+  browserEvents?: { dialogs: DialogRecord[]; tabs: TabRecord[] };
 }
 
 export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps): Promise<TrialOutcome> {
@@ -91,6 +94,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       board: deps.board,
       onBlockedRequest: blocked.record,
       layoutFlush: session.readsPageLayout !== false,
+      dialogs: spec.task.dialogs ?? deps.target.dialogs ?? "agent",
+      ...browserEventLog(log),
     });
     const opened = env;
     // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
@@ -120,6 +125,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       guard,
       onTurn: deps.onTurn,
       ...(deps.spendStop ? { spendStop: deps.spendStop } : {}),
+      openDialog: () => opened.dialogs.describeOpen(),
     });
   } catch (e) {
     if (isStorageFault(e)) {
@@ -166,6 +172,8 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   const workspaceDir = join(folder, "workspace");
   const checkStarted = performance.now();
   let checks: CheckResult[] = [];
+  // A page with a native dialog open answers no check; closing the tab would cancel it, so umpire does.
+  if (env?.dialogs.open) await env.dialogs.answer(false, "umpire", "the trial ended with it open");
   try {
     // Effects are read only where checks need them and the target has a source (a validation rule guarantees the pairing).
     const needsEffects = spec.task.checks.some((c) => c.kind === "effects");
@@ -248,6 +256,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     folder,
     error,
     repetition,
+    ...(env && (env.dialogs.records.length || env.tabs.length) ? { browserEvents: { dialogs: env.dialogs.records, tabs: env.tabs } } : {}),
   };
 }
 
@@ -257,6 +266,18 @@ function safeOrigin(url: string): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * Native dialogs and new tabs are what the agent met on its screen, so each is a step event: a
+ * `flow_event` (the Agents API has no dialog event) with `flow` `dialog_opened`, `dialog_answered`
+ * (kind, message, answer, by whom and how) or `tab_opened`.
+ */
+function browserEventLog(log: TrialLog): Pick<TrialEnvironmentOptions, "onDialog" | "onTab"> {
+  return {
+    onDialog: (event, record) => log.step("flow_event", { flow: event === "opened" ? "dialog_opened" : "dialog_answered", origin: "browser", dialog: { ...record } }),
+    onTab: (tab) => log.step("flow_event", { flow: "tab_opened", origin: "browser", tab: { ...tab } }),
+  };
 }
 
 /** Blocked requests logged one by one, up to this many; past it, one summary with the count. */

@@ -4,6 +4,7 @@
  * docs/ARCHITECTURE.md ("Target contract") describes it.
  */
 import type { Task } from "../task/schema.js";
+import type { DialogPolicy } from "../task/target-decl.js";
 import type { Effect } from "../checks/types.js";
 import type { MarkSpec } from "./marks.js";
 import type { TrialVars } from "../task/trial-vars.js";
@@ -69,6 +70,8 @@ export interface Target {
   readonly hasEffects: boolean;
   /** True for the fixture site (its pages report their own layout; its vocabulary applies). */
   readonly fixture: boolean;
+  /** Who answers native dialogs on this target unless the task says (undefined: the agent). */
+  readonly dialogs?: DialogPolicy;
   /** Prepares the app for one trial (fixture session, or the declared reset) and says what the trial's browser context starts with. Throws TargetResetError. */
   prepareTrial(trial: TrialTarget): Promise<TrialBrowserSeed>;
   /** The trial's effects log; [] when the target has none. */

@@ -123,6 +123,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     capacity: decl.capacity,
     hasEffects: decl.effects !== undefined,
     fixture: false,
+    dialogs: decl.dialogs,
     async prepareTrial(trial) {
       await reset(trial);
       if (!decl.context) return { cookies: [] };

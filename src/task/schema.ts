@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { TOOL_NAMES, type ToolName } from "../toolbox/tools.js";
-import { FIXTURE_TARGET, MARK_NAME, MarkDecls } from "./target-decl.js";
+import { DialogPolicySchema, FIXTURE_TARGET, MARK_NAME, MarkDecls } from "./target-decl.js";
 
 export const SCENARIOS = [
   "plain",
@@ -262,6 +262,7 @@ export const TaskFileSchema = z
       .strict()
       .default({ turns: 30, actions: 60, tokens: 400_000, seconds: 180 }),
     observation: z.enum(["screenshot", "screenshot+url", "screenshot+text"]).default("screenshot"),
+    dialogs: DialogPolicySchema.optional().describe("Who answers native dialogs in this task (overrides the target's dialogs; default agent)"),
     repetition: z
       .object({
         masks: z.array(MaskSpec).default([]),

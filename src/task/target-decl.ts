@@ -16,6 +16,13 @@ export const FIXTURE_TARGET = "fixture";
 export const MARK_NAME = /^[A-Za-z0-9_.:-]+$/;
 
 /** A mark declared by CSS selector or by ARIA role and accessible name. */
+/** Who answers a native dialog (alert, confirm, prompt, beforeunload): the agent, or umpire at once. */
+export const DIALOG_POLICIES = ["agent", "accept", "dismiss"] as const;
+export type DialogPolicy = (typeof DIALOG_POLICIES)[number];
+export const DialogPolicySchema = z
+  .enum(DIALOG_POLICIES)
+  .describe("Native dialogs (alert, confirm, prompt, beforeunload): agent = drawn in the screenshot for the agent to answer; accept / dismiss = umpire answers at once");
+
 export const MarkDecl = z.union([
   z.object({ selector: z.string().min(1).describe("CSS selector; the first match is the mark") }).strict(),
   z
@@ -148,6 +155,7 @@ export const TargetDecl = z
       .describe("Where the app reports what happened in a trial; without it tasks cannot declare effects checks"),
     context: BrowserContextDecl.optional().describe("The trial's identity in its browser: cookies, headers, storage seeds"),
     capacity: z.number().int().min(1).optional().describe("Most trials at once on this target"),
+    dialogs: DialogPolicySchema.default("agent"),
     isolated: z
       .boolean()
       .default(false)

@@ -100,6 +100,25 @@ function evidenceHtml(view: TrialView, root: Root): Raw | string {
   )}</div></section>`;
 }
 
+/**
+ * The native dialogs the trial met (kind, message, how and by whom answered) and the tabs its pages
+ * opened, as the runner stored them with the trial's metrics.
+ */
+export function browserEventsHtml(metrics: Record<string, unknown>): Raw | string {
+  const dialogs = Array.isArray(metrics.dialogs) ? (metrics.dialogs as Record<string, unknown>[]) : [];
+  const tabs = Array.isArray(metrics.tabs) ? (metrics.tabs as Record<string, unknown>[]) : [];
+  if (dialogs.length === 0 && tabs.length === 0) return "";
+  const str = (v: unknown) => (typeof v === "string" ? v : "");
+  const answer = (d: Record<string, unknown>) =>
+    d.answer === null || d.answer === undefined
+      ? "left open"
+      : `${str(d.answer)}${typeof d.text === "string" ? ` with "${d.text}"` : ""} by ${str(d.by)} (${str(d.how)})`;
+  return html`<section class="browser-events"><h2>Dialogs and tabs</h2><ul class="browser-events-list">
+${dialogs.map((d) => html`<li class="dialog-event"><b>${str(d.kind)}</b> dialog on ${str(d.url)}: “${str(d.message)}” — ${answer(d)}</li>`)}
+${tabs.map((t) => html`<li class="tab-event"><b>tab opened</b>: ${str(t.url)} (from ${str(t.openerUrl)})</li>`)}
+</ul></section>`;
+}
+
 /** The turn chips at the top of the timeline: one link per turn, coloured by highlight. */
 function turnIndexHtml(view: TrialView): Raw {
   return html`<nav class="turn-index" aria-label="turns">${view.turns.map(
@@ -128,6 +147,7 @@ ${siblingsHtml(view, root)}
 <section class="checks-section"><h2>Checks</h2>${checksHtml(view)}</section>
 <section class="files-section"><h2>Files</h2>${filesHtml(view, root)}</section>
 ${evidenceHtml(view, root)}
+${browserEventsHtml(t.metrics)}
 <section class="timeline"><h2>Turns</h2>
 ${view.turns.length ? turnIndexHtml(view) : html`<p class="muted">no turns recorded</p>`}
 ${turnsHtml(view, root)}
