@@ -40,6 +40,12 @@ function substitute(text: string, vars: Record<string, string>): string {
   return text.replace(/\$\{(TRIAL_ID|WORKSPACE|TARGET_URL|PORT)\}/g, (whole, name: string) => vars[name] ?? whole);
 }
 
+/** A declared URL as a person reads it: made absolute, ${TRIAL_ID} left as written (URL() would escape it). */
+function describeUrl(urlOrPath: string, baseUrl: string, port: string): string {
+  const url = substitute(urlOrPath, { PORT: port, TARGET_URL: baseUrl });
+  return url.startsWith("/") ? `${baseUrl}${url}` : url;
+}
+
 function substituteDeep(value: unknown, vars: Record<string, string>): unknown {
   if (typeof value === "string") return substitute(value, vars);
   if (Array.isArray(value)) return value.map((v) => substituteDeep(v, vars));
@@ -117,6 +123,8 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     isolated: decl.isolated,
     capacity: decl.capacity,
     hasEffects: decl.effects !== undefined,
+    // The trial id stays a placeholder: the source is the same for every trial of the target.
+    effectsSource: decl.effects ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, baseUrl, port)}` : null,
     fixture: false,
     async prepareTrial(trial) {
       await reset(trial);
