@@ -174,11 +174,13 @@ tools: [click, answer]
 permissions:
   forbiddenEffects: [order_cancelled]
 checks:
-  - { kind: answer, contains: [Done] }
+  - { kind: http, url: /cart, json: [{ path: /items/0, equals: blue mug }] }
 reference:
   - { tool: answer, args: { content: Done } }
 `;
   const expectRefusal = (text: string) => {
+    // The only problem of the file: the task is otherwise valid.
+    expect(text).toMatch(/\b1 problem\b|\b1 error\b/);
     expect(text).toMatch(/tasks\/no-source\.yaml:7: permissions\.forbiddenEffects: target shop has no effects source/);
     expect(text).toContain("so forbidden effects could never be seen and would fail no trial");
     expect(text).toContain("declare effects: {url: ...} on target shop in umpire.config.yaml, or remove permissions.forbiddenEffects");
