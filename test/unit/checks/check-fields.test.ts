@@ -212,3 +212,16 @@ describe("normalize on file and answer checks", () => {
     expect((await answer({ dashes: false }, "LIST - Mine")).pass).toBe(false);
   });
 });
+
+describe("effects check fields", () => {
+  const saved = (name: string) => ({ type: "note_saved", at: "2026-01-01T00:00:00Z", detail: { name } });
+  const effects = (input: Record<string, unknown>, log: ReturnType<typeof saved>[]) => runCheck(spec({ kind: "effects", ...input }), ws.ctx({ effects: log }));
+
+  it("require min: at least that many; forbid where: only the matching effects are forbidden", async () => {
+    const twice = [saved("a.md"), saved("b.md")];
+    expect((await effects({ require: [{ type: "note_saved", min: 2 }] }, twice)).pass).toBe(true);
+    expect(await effects({ require: [{ type: "note_saved", min: 3 }] }, twice)).toMatchObject({ pass: false, reason: "note_saved happened 2 times, expected at least 3" });
+    expect((await effects({ forbid: [{ type: "note_saved", where: { name: "c.md" } }] }, twice)).pass).toBe(true);
+    expect(await effects({ forbid: [{ type: "note_saved", where: { name: "b.md" } }] }, twice)).toMatchObject({ pass: false, reason: "note_saved for b.md happened 1 time, which is forbidden" });
+  });
+});

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { finalizeAgents, resolveNamedAgents } from "../../../src/cli/agents.js";
 import type { LoadedConfig } from "../../../src/config/index.js";
+import { redactCommandAgent, resolveCommandAgent } from "../../../src/config/command-agent.js";
 
 describe("a model agent's fields", () => {
   it("each field of agents.<name> reaches the resolved agent config", () => {
@@ -48,5 +49,19 @@ describe("a model agent's fields", () => {
       policy: "Read every page twice.",
       loop: { repetitionWindow: 5, recoveryLimit: 2, maxInvalidOutputs: 7 },
     });
+  });
+
+  it("a command agent runs in cwd (relative to the config file), gets env, and is stored under its model", () => {
+    const definition = { kind: "command" as const, command: ["node", "agent.mjs"], cwd: "agents/ts", env: { AGENT_TOKEN: "t0k" }, model: "holo3-1-35b-a3b" };
+    expect(resolveCommandAgent("ts", definition, "/project/umpire.config.yaml", "/elsewhere")).toEqual({
+      name: "ts",
+      command: ["node", "agent.mjs"],
+      cwd: "/project/agents/ts",
+      env: { AGENT_TOKEN: "t0k" },
+    });
+    // The run stores the model (priced and reported under it) and the variable's name, never its value.
+    const stored = redactCommandAgent("ts", definition);
+    expect(stored).toMatchObject({ model: "holo3-1-35b-a3b", envNames: ["AGENT_TOKEN"] });
+    expect(JSON.stringify(stored)).not.toContain("t0k");
   });
 });
