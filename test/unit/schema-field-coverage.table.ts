@@ -65,7 +65,7 @@ export const TASK_FIELDS: Record<string, string> = {
   "marks.*.selector": "test/integration/targets/covered-control.test.ts > covered control on a non-fixture target",
   "marks.*.role": "test/integration/targets/covered-control.test.ts > covered control on a non-fixture target",
   "marks.*.name": "test/integration/targets/covered-control.test.ts > covered control on a non-fixture target",
-  "marks.*.exact": `${ANY_APP} > grounded by selector, role and test id`,
+  "marks.*.exact": `${TARGET_FIELDS} > task marks join the target's and are resolved in the page: exact and the test-id attribute`,
 
   ...common("file"),
   "checks[kind=file].path": "test/unit/checks/file-check.test.ts > passes an existing file with its text conditions",
@@ -184,7 +184,7 @@ export const CONFIG_FIELDS: Record<string, string> = {
   "targets.*.marks.*.role": `${ANY_APP} > grounded by selector, role and test id`,
   "targets.*.marks.*.name": `${ANY_APP} > grounded by selector, role and test id`,
   "targets.*.marks.*.exact": `${ANY_APP} > grounded by selector, role and test id`,
-  "targets.*.testIdAttribute": `${TARGET_FIELDS} > testIdAttribute: the attribute marks are read from`,
+  "targets.*.testIdAttribute": `${TARGET_FIELDS} > task marks join the target's and are resolved in the page: exact and the test-id attribute`,
   "targets.*.effects.url": "test/integration/targets/forbidden-effects.test.ts > fails a trial that cleared the list on a declared app",
   "targets.*.effects.headers.*": `${TARGET_FIELDS} > effects.headers: sent to the effects source`,
   "targets.*.capacity": "test/integration/targets/target-capacity.test.ts > takes at most capacity trials at once",

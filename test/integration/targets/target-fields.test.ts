@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../../../src/browser/chromium.js";
+import { resolveMarks } from "../../../src/target/marks.js";
 import { startWebTarget } from "../../../src/target/web-target.js";
 import type { Target } from "../../../src/target/contract.js";
 import { TargetDecl, type TargetDeclInput } from "../../../src/task/target-decl.js";
@@ -96,6 +98,23 @@ describe("a target's declared fields", () => {
   it("testIdAttribute: the attribute marks are read from", () => {
     expect(target.markSpec(trial("t-1").task)).toMatchObject({ testIdAttribute: "id" });
   });
+
+  it("task marks join the target's and are resolved in the page: exact and the test-id attribute decide the element", async () => {
+    const task = { marks: { save: { role: "button", name: "Save", exact: true }, loose: { role: "button", name: "Save", exact: false } } } as unknown as Task;
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 400, height: 300 } });
+      const at = (top: number) => `position:absolute;left:10px;top:${top}px;width:120px;height:30px`;
+      await page.setContent(`<button style="${at(10)}">Save draft</button><button style="${at(100)}">Save</button><div id="total" style="${at(200)}">3</div>`);
+      const layout = await resolveMarks(page, target.markSpec(task)!);
+      const top = (name: string) => layout.marks.find((m) => m.name === name)?.y;
+      expect(top("save")).toBe(100); // exact: only "Save", never "Save draft"
+      expect(top("loose")).not.toBe(100); // not exact: "Save draft" matches too, and comes first
+      expect(top("total")).toBe(200); // testIdAttribute id: the element with id="total" is the mark "total"
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });
 
 describe("reset kinds", () => {
