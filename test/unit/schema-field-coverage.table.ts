@@ -49,7 +49,7 @@ export const TASK_FIELDS: Record<string, string> = {
   "tools[]": "test/integration/runner/security.test.ts > a tool the task does not allow is rejected",
   "permissions.allowedOrigins[]": "test/integration/security/blocked-requests.test.ts > each request the page tried and umpire blocked is an error_event",
   "permissions.forbiddenEffects[]": "test/integration/targets/forbidden-effects.test.ts > fails a trial that cleared the list on a declared app",
-  "permissions.writeScope": "test/integration/runner/security.test.ts > write_note cannot leave the notes folder",
+  "permissions.writeScope": "test/integration/runner/security.test.ts > write_note writes inside the task's writeScope, wherever that is",
   "permissions.httpAllow[]": "test/integration/runner/security.test.ts > http_get reads only allow-listed paths",
   "limits.turns": "test/integration/runner/run-loop.test.ts > every stop reason",
   "limits.actions": "test/integration/runner/run-loop.test.ts > every stop reason",
@@ -135,6 +135,9 @@ export const TASK_FIELDS: Record<string, string> = {
 
   ...steps("reference[]", "test/unit/sim/policy.test.ts > plays the first step grounded to the mark centre, keeping the step's element text"),
   ...steps("negatives.*[]", "test/unit/sim/policy.test.ts > wrong-record plays the negative of the same name; without one it plays gold"),
+  // A negative's targets and arguments are what make its trial cause the forbidden effect there.
+  "negatives.*[].target": "test/integration/targets/forbidden-effects.test.ts > fails a trial that cleared the list on a declared app",
+  "negatives.*[].args.*": "test/integration/targets/forbidden-effects.test.ts > fails a trial that cleared the list on a declared app",
   "tags[]": "test/integration/cli/daily-use.test.ts > --list prints the planned trials after --grep, --grep-invert and --task-tag",
 };
 
