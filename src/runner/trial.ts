@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import type { Browser } from "playwright";
 import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
+import { judgeForbiddenEffects } from "../checks/forbidden-effects.js";
 import type { CheckResult } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
 import type { LayoutBoard, Target } from "../target/index.js";
@@ -175,8 +176,9 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   // A page with a native dialog open answers no check; closing the tab would cancel it, so umpire does.
   if (env?.dialogs.open) await env.dialogs.answer(false, "umpire", "the trial ended with it open");
   try {
-    // Effects are read only where checks need them and the target has a source (a validation rule guarantees the pairing).
-    const needsEffects = spec.task.checks.some((c) => c.kind === "effects");
+    // Effects are read only where checks or forbiddenEffects need them and the target has a source (a validation rule guarantees the pairing).
+    const forbidden = spec.task.permissions.forbiddenEffects;
+    const needsEffects = forbidden.length > 0 || spec.task.checks.some((c) => c.kind === "effects");
     const effects = needsEffects && deps.target.hasEffects ? await deps.target.effects(spec.id) : [];
     const context = env?.context;
     const opened = env;
@@ -216,6 +218,8 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
           }
         : undefined,
     });
+    const forbiddenResult = judgeForbiddenEffects(forbidden, effects, deps.target.hasEffects ? deps.target.effectsSource : null);
+    if (forbiddenResult) checks.push(forbiddenResult);
   } catch (e) {
     error ??= `checks could not run: ${messageOf(e)}`;
   }

@@ -18,6 +18,7 @@ export function fixtureTarget(fixtures: { siteUrl: string; client: FixtureContro
     origins: [site.origin],
     isolated: true,
     hasEffects: true,
+    effectsSource: "the fixture site's effects log",
     fixture: true,
     async prepareTrial({ trialId, workspaceDir, task }: TrialTarget) {
       await mkdir(join(workspaceDir, "notes"), { recursive: true });

@@ -41,6 +41,11 @@ export function freePort(): Promise<number> {
 }
 
 
+/** A declared URL as a person reads it: made absolute, ${TRIAL_ID} left as written (URL() would escape it). */
+function describeUrl(urlOrPath: string, baseUrl: string, port: string): string {
+  const url = substituteTrialVars(urlOrPath, { PORT: port, TARGET_URL: baseUrl });
+  return url.startsWith("/") ? `${baseUrl}${url}` : url;
+}
 
 export async function startWebTarget(options: WebTargetOptions): Promise<Target> {
   const { name, decl } = options;
@@ -122,6 +127,8 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     isolated: decl.isolated,
     capacity: decl.capacity,
     hasEffects: decl.effects !== undefined,
+    // The trial id stays a placeholder: the source is the same for every trial of the target.
+    effectsSource: decl.effects ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, baseUrl, port)}` : null,
     fixture: false,
     dialogs: decl.dialogs,
     async prepareTrial(trial) {

@@ -362,6 +362,19 @@ function effectTypesOf(task: Task): { type: string; path: DataPath }[] {
   return out;
 }
 
+/** A task that judges effects (an effects check, permissions.forbiddenEffects) on a target with no effects source. */
+function effectsWithoutSource(task: Task): RuleFinding[] {
+  const declare = `declare effects: {url: ...} on target ${task.target} in umpire.config.yaml`;
+  const findings: RuleFinding[] = [];
+  const checkAt = task.checks.findIndex((c) => c.kind === "effects");
+  if (checkAt >= 0) findings.push(error(["checks", checkAt], `target ${task.target} has no effects source, so effects cannot be judged`, `${declare}, or check the app with http, storage or command checks`));
+  if (task.permissions.forbiddenEffects.length > 0) {
+    const message = `target ${task.target} has no effects source, so forbidden effects could never be seen and would fail no trial`;
+    findings.push(error(["permissions", "forbiddenEffects"], message, `${declare}, or remove permissions.forbiddenEffects and guard the app with an http, storage or command check`));
+  }
+  return findings;
+}
+
 /** The fixture site's own vocabulary (scenario, effect types, start path) is judged only for tasks on it. */
 const targetVocabulary: TaskRule = {
   name: "target-vocabulary",
@@ -378,12 +391,7 @@ const targetVocabulary: TaskRule = {
     }
     if (task.start.scenario !== "plain") findings.push(error(["start", "scenario"], `scenario ${task.start.scenario} belongs to the fixture site, but this task runs on target ${task.target}`, `remove start.scenario (scenarios: ${SCENARIOS.join(", ")} exist only on the fixture)`));
     if (!isPathOrHttpUrl(task.start.path)) findings.push(error(["start", "path"], `"${task.start.path}" is neither a path on ${task.target} nor an http(s) URL`, "e.g. path: / or path: http://127.0.0.1:3000/app"));
-    if (!target.hasEffects) {
-      const effects = effectTypesOf(task);
-      const checkAt = task.checks.findIndex((c) => c.kind === "effects");
-      const at: DataPath | undefined = checkAt >= 0 ? ["checks", checkAt] : effects[0]?.path;
-      if (at) findings.push(error(at, `target ${task.target} has no effects source, so effects cannot be judged`, `declare effects: {url: ...} on target ${task.target} in umpire.config.yaml, or check the app with http, storage or command checks`));
-    }
+    if (!target.hasEffects) findings.push(...effectsWithoutSource(task));
     return findings;
   },
 };

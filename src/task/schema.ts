@@ -245,7 +245,7 @@ export const TaskFileSchema = z
           .array(z.string())
           .default(["target"])
           .describe('Origins the browser may load; "target" is the task\'s target (its base URL and declared origins), "fixture" the fixture site'),
-        forbiddenEffects: z.array(z.string().min(1)).default([]).describe("Effect types that fail the trial (needs an effects source)"),
+        forbiddenEffects: z.array(z.string().min(1)).default([]).describe("Effect types that fail the trial when the target's effects source logs one (needs an effects source)"),
         writeScope: z.string().default("notes/").describe("Workspace folder write_note may write in"),
         httpAllow: z.array(z.string().startsWith("/")).default([]).describe("Path prefixes http_get may read"),
       })

@@ -128,6 +128,24 @@ describe("page checks on the real site", () => {
     expect(results[1].evidence.elementText).toMatch(/Jaipur Kites won by 6 wickets/);
   });
 
+  it("honours normalize on page text and URL: case, whitespace and dashes each decide a match", async () => {
+    const trial = await startTrial("plain");
+    await trial.page.goto(`${site.siteUrl}/match/BB-042`);
+    const text = (value: string, normalize: Record<string, boolean> = {}) =>
+      CheckSpec.parse({ kind: "page", selector: "[data-mark=result-line]", text: value, normalize });
+    const results = await runChecks(
+      [
+        text("JAIPUR  KITES won by 6 wickets"),
+        text("JAIPUR Kites won", { case: false }),
+        text("Jaipur  Kites won", { whitespace: false }),
+        CheckSpec.parse({ kind: "page", url: "/match/BB\u2013042" }),
+        CheckSpec.parse({ kind: "page", url: "/match/BB\u2013042", normalize: { dashes: false } }),
+      ],
+      { workspaceDir: trial.workspace, effects: [], answer: null, page: trial.probe },
+    );
+    expect(results.map((r) => r.pass)).toEqual([true, false, false, true, false]);
+  });
+
   it("judges only pages on the task's origins: a data: page that looks right fails, and says which page it saw", async () => {
     const trial = await startTrial("plain");
     // However the page got there, a made-up page must not pass a URL or selector check.

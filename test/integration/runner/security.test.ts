@@ -138,4 +138,15 @@ describe("the agent's reach", () => {
     }
     await env.close();
   });
+
+  it("write_note writes inside the task's writeScope, wherever that is", async () => {
+    const drafts = structuredClone(task("api-note-bb042"));
+    drafts.permissions.writeScope = "drafts/";
+    const { env, executor, workspaceDir } = await open(drafts);
+    const ok = await executor.execute(act("write_note", { name: "BB-042.md", content: "match: BB-042\n" }), signal);
+    expect(ok.status, ok.output).toBe("success");
+    expect(existsSync(join(workspaceDir, "drafts/BB-042.md"))).toBe(true);
+    expect(existsSync(join(workspaceDir, "notes/BB-042.md"))).toBe(false);
+    await env.close();
+  });
 });

@@ -46,7 +46,8 @@ describe("catastrophic regexes in a run", () => {
       expect(trials).toHaveLength(2);
       const redos = trials.find((t: { taskId?: string; task?: string }) => (t.taskId ?? t.task) === "redos-bb042");
       expect(redos.verdict).toBe("failed");
-      expect(redos.checks.map((c: { pass: boolean }) => c.pass)).toEqual([false, false, false]);
+      // The three checks above, then permissions.forbiddenEffects (no match was deleted).
+      expect(redos.checks.map((c: { pass: boolean }) => c.pass)).toEqual([false, false, false, true]);
       expect(redos.checks[0].reason).toMatch(/never names aab/);
     } finally {
       await model.close();
