@@ -21,7 +21,7 @@ export interface ExerciseInput {
   steps: readonly ProbeStep[];
   /** The model's log records of this trial (every attempt, oldest first). */
   records: readonly RequestRecord[];
-  /** The stored actions of the trial's final attempt. */
+  /** The stored actions of the trial's final attempt (`turnIdx` counts from 1, as the loop stores it). */
   actions: readonly ActionRecord[];
   stopReason: string;
   stopDetail: string;
@@ -72,7 +72,8 @@ export function describeMissing(missing: NonNullable<RequestRecord["missing"]>):
 export function judgeExercise(input: ExerciseInput): Exercise {
   const records = lastAttempt(input.records);
   const actionsByTurn = new Map<number, ActionRecord[]>();
-  for (const a of input.actions) actionsByTurn.set(a.turnIdx, [...(actionsByTurn.get(a.turnIdx) ?? []), a]);
+  // The loop numbers turns from 1 (loop.ts counts the turn before it records it); the model's log from 0.
+  for (const a of input.actions) actionsByTurn.set(a.turnIdx - 1, [...(actionsByTurn.get(a.turnIdx - 1) ?? []), a]);
   // The last record of each turn number is the one the loop acted on (a retried request logs twice).
   const byTurn = new Map<number, RequestRecord>();
   for (const r of records) byTurn.set(r.turn!, r);

@@ -18,7 +18,8 @@ function record(turn: number, fields: Partial<RequestRecord>): RequestRecord {
 }
 
 function action(turnIdx: number, status: ActionRecord["status"], message = "input sent"): ActionRecord {
-  return { trialId: "t", attempt: 1, turnIdx, idx: 0, callId: "c", tool: "click", args: {}, status, message, executorMs: 1 };
+  // Stored turns count from 1; the model's log counts from 0 (this helper takes the model's number).
+  return { trialId: "t", attempt: 1, turnIdx: turnIdx + 1, idx: 0, callId: "c", tool: "click", args: {}, status, message, executorMs: 1 };
 }
 
 const missing = { trajectory: TRAJECTORY, step: 1, tool: "click", mark: "confirm-yess", page: "/match/BB-042", marks: ["add-note", "confirm-save", "search-box"] };
