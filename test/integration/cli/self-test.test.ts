@@ -19,14 +19,14 @@ const run = promisify(execFile);
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function io(cwd: string): { io: CommandIO; out: () => string } {
+function io(cwd: string): { io: CommandIO; out: () => string; err: () => string } {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let text = "";
+  let errors = "";
   stdout.on("data", (c) => (text += c));
-  if (process.env.UMPIRE_TEST_STDERR) stderr.pipe(process.stderr);
-  else stderr.resume();
-  return { io: { stdout, stderr, env: {}, cwd, signal: new AbortController().signal }, out: () => text };
+  stderr.on("data", (c) => (errors += c));
+  return { io: { stdout, stderr, env: {}, cwd, signal: new AbortController().signal }, out: () => text, err: () => errors };
 }
 
 function workspace(): string {
@@ -172,5 +172,10 @@ describe("validate --self-test proves the checks, not only the trajectories", ()
     expect(await main(["show", runId!], shown.io)).toBe(0);
     expect(shown.out()).toContain("typo-bb042");
     expect(shown.out()).toContain("fails-on-bb042");
+    // Its probes are no evaluation: `latest` skips the run, and --resume refuses it.
+    expect(await main(["show"], io(dir).io)).toBe(2);
+    const resumed = io(dir);
+    expect(await main(["run", "--resume", runId!], resumed.io)).toBe(2);
+    expect(resumed.err()).toContain(`run ${runId} is a self-test's (tagged self-test)`);
   }, 900_000); // a hang guard: nine probes in real Chromium on a shared machine
 });
