@@ -39,7 +39,7 @@ function workspace(): string {
 }
 
 describe("validate --self-test", () => {
-  it("proves a sound task: gold passes in both modes, answering at once and the negative fail", async () => {
+  it("proves a sound task: gold passes in both modes, answering at once and the negatives fail, every required check fails in some probe", async () => {
     const dir = workspace();
     writeFileSync(join(dir, "tasks/answer-only-bb042.yaml"), readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml")));
     // The real CLI as a child process: stdout must be exactly one JSON document.
@@ -49,8 +49,11 @@ describe("validate --self-test", () => {
     expect(body.tasks.map((t: { id: string }) => t.id)).toEqual(["answer-only-bb042"]);
     const report = body.selfTest;
     expect(report.sound).toBe(true);
-    expect(report.results.map((r: { probe: { name: string } }) => r.probe.name).sort()).toEqual(["answer-now", "gold/structured", "gold/tools", "negative:misread-scores"]);
-  });
+    expect(report.results.map((r: { probe: { name: string } }) => r.probe.name).sort()).toEqual(["answer-now", "gold/structured", "gold/tools", "negative:misread-scores", "negative:saves-note"]);
+    // Every required check failed in some probe: the answer check in answer-now, the effects check in saves-note.
+    expect(report.uncovered).toEqual([]);
+    expect(report.results.find((r: { probe: { name: string } }) => r.probe.name === "negative:saves-note")).toMatchObject({ exercised: true, failedChecks: expect.arrayContaining(["nothing saved or deleted"]) });
+  }, 900_000);
 
   it("flags a task whose checks cannot tell right from wrong (exit 1)", async () => {
     const dir = workspace();
@@ -66,7 +69,7 @@ describe("validate --self-test", () => {
     expect(report.sound).toBe(false);
     const answerNow = report.results.find((r: { probe: { name: string } }) => r.probe.name === "answer-now");
     expect(answerNow).toMatchObject({ verdict: "passed", ok: false });
-  });
+  }, 900_000); // hang guards: real Chromium trials on a shared machine
 });
 
 /** answer-only-bb042 with its negatives replaced (YAML text), its instruction made its own (the model finds tasks by it). */
