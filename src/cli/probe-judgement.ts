@@ -41,7 +41,8 @@ export interface ProbeJudgement {
 
 /** The executor's words when the settle wait after an input ran out (executor.ts). */
 const SETTLE_RAN_OUT = /had not answered after [\d.]+ s/;
-const STARVED = /starved|timed out|time limit/i;
+/** An infrastructure error a starved machine causes: a navigation or capture timeout, a wait that ran out. */
+const STARVED = /starved|timed? ?out|time limit|ran out/i;
 
 function checkLine(c: ProbeFacts["checks"][number]): string {
   return `check '${c.name}' ${c.pass ? "passed" : "failed"}: ${c.reason}`;
