@@ -21,7 +21,9 @@ export const failsOnChecks: ModuleTaskRule = {
   name: "fails-on-checks",
   async check(task: Task): Promise<RuleFinding[]> {
     if (!task.negativeFailsOn) return [];
-    const named = await Promise.all(task.checks.map(async (spec) => ({ name: await resultName(spec, task.file), required: spec.required !== false })));
+    const named = await Promise.all(
+      task.checks.map(async (spec) => ({ name: await resultName(spec, task.file), required: spec.required !== false })),
+    );
     const names = named.map((c) => c.name);
     const findings: RuleFinding[] = [];
     for (const [negative, list] of Object.entries(task.negativeFailsOn)) {
@@ -29,9 +31,11 @@ export const failsOnChecks: ModuleTaskRule = {
         const path = ["negatives", negative, "failsOn", i];
         const check = named.find((c) => c.name === name);
         if (!check) {
-          findings.push({ path, severity: "error", message: `no check of the task is called ${JSON.stringify(name)}`, fix: didYouMean(name, names) ?? `name one of: ${names.map((n) => JSON.stringify(n)).join(", ")}` });
+          const fix = didYouMean(name, names) ?? `name one of: ${names.map((n) => JSON.stringify(n)).join(", ")}`;
+          findings.push({ path, severity: "error", message: `no check of the task is called ${JSON.stringify(name)}`, fix });
         } else if (!check.required) {
-          findings.push({ path, severity: "error", message: `check ${JSON.stringify(name)} is advisory (required: false): its failing fails no trial`, fix: "name a required check, or make this one required" });
+          const message = `check ${JSON.stringify(name)} is advisory (required: false): its failing fails no trial`;
+          findings.push({ path, severity: "error", message, fix: "name a required check, or make this one required" });
         }
       });
     }

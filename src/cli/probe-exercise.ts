@@ -62,11 +62,15 @@ function stepLabel(steps: readonly ProbeStep[], i: number): string {
 
 /** "the page /match/BB-042 had no mark confirm-yess (did you mean confirm-save?); its marks: a, b, +3 more". */
 export function describeMissing(missing: NonNullable<RequestRecord["missing"]>): string {
-  if (missing.page === null && missing.marks.length === 0) return `mark ${missing.mark} could not be looked for: ${missing.problem ?? "no layout"}`;
+  if (missing.page === null && missing.marks.length === 0) {
+    return `mark ${missing.mark} could not be looked for: ${missing.problem ?? "no layout"}`;
+  }
   const guess = closest(missing.mark, missing.marks);
-  const shown = missing.marks.slice(0, SHOWN_MARKS).join(", ") + (missing.marks.length > SHOWN_MARKS ? `, +${missing.marks.length - SHOWN_MARKS} more` : "");
+  const more = missing.marks.length - SHOWN_MARKS;
+  const shown = missing.marks.slice(0, SHOWN_MARKS).join(", ") + (more > 0 ? `, +${more} more` : "");
   const page = missing.page ?? "the page";
-  return `mark ${missing.mark} not found on ${page}${guess ? ` (did you mean ${guess}?)` : ""}; the page had: ${shown || "no marks"}`;
+  const hint = guess ? ` (did you mean ${guess}?)` : "";
+  return `mark ${missing.mark} not found on ${page}${hint}; the page had: ${shown || "no marks"}`;
 }
 
 export function judgeExercise(input: ExerciseInput): Exercise {

@@ -51,7 +51,8 @@ function checkLine(c: ProbeFacts["checks"][number]): string {
 /** The wall-clock wait or timeout behind the outcome, if any. */
 function clockWaitOf(facts: ProbeFacts): string | null {
   if (facts.stopReason === "timeout") return `the time limit ran out (${facts.stopDetail || "timeout"})`;
-  if (facts.verdict === "error" && STARVED.test(`${facts.stopDetail} ${facts.error ?? ""}`)) return facts.error ?? facts.stopDetail;
+  const infra = `${facts.stopDetail} ${facts.error ?? ""}`;
+  if (facts.verdict === "error" && STARVED.test(infra)) return facts.error ?? facts.stopDetail;
   const settle = facts.actionMessages.find((m) => SETTLE_RAN_OUT.test(m));
   if (settle) return `a settle wait ran out (${SETTLE_RAN_OUT.exec(settle)![0]})`;
   const slow = facts.exercise?.marksMissing.find((m) => facts.marksFoundElsewhere.has(m));
@@ -66,10 +67,12 @@ function verdictReasons(facts: ProbeFacts, required: ProbeFacts["checks"]): stri
   }
   if (facts.expect === "passed") {
     const failed = required.filter((c) => !c.pass);
-    return failed.length ? failed.map(checkLine) : [`stopped ${facts.stopReason}${facts.stopDetail ? `: ${facts.stopDetail}` : ""}`];
+    if (failed.length) return failed.map(checkLine);
+    return [`stopped ${facts.stopReason}${facts.stopDetail ? `: ${facts.stopDetail}` : ""}`];
   }
   // A probe that should fail and passed: every required check let it through.
-  return [`every required check passed (${required.map((c) => `'${c.name}'`).join(", ") || "none"}): the checks cannot tell it from the gold path`];
+  const names = required.map((c) => `'${c.name}'`).join(", ") || "none";
+  return [`every required check passed (${names}): the checks cannot tell it from the gold path`];
 }
 
 export function judgeProbe(facts: ProbeFacts): ProbeJudgement {
@@ -80,14 +83,18 @@ export function judgeProbe(facts: ProbeFacts): ProbeJudgement {
   if (!exercised) reasons.push(...facts.exercise!.problems.map((p) => `not exercised: ${p}`));
   if (facts.verdict !== facts.expect) reasons.push(...verdictReasons(facts, required));
   else if (facts.expect === "passed" && facts.reflections > 0) {
-    reasons.push(`the repetition guard asked for ${facts.reflections} reflection${facts.reflections === 1 ? "" : "s"} on the gold path (a false positive)`);
+    const n = facts.reflections;
+    reasons.push(`the repetition guard asked for ${n} reflection${n === 1 ? "" : "s"} on the gold path (a false positive)`);
   }
   const failsOnMissed: string[] = [];
   if (facts.verdict === "failed" && exercised) {
     for (const name of facts.failsOn) {
       const check = facts.checks.find((c) => c.name === name);
-      if (!check) reasons.push(`failsOn names '${name}', which no check of the task is called (its checks: ${facts.checks.map((c) => `'${c.name}'`).join(", ")})`);
-      else if (check.pass || !check.required) reasons.push(`failsOn '${name}' did not fail: ${check.required ? checkLine(check) : "it is advisory (required: false)"}`);
+      const known = facts.checks.map((c) => `'${c.name}'`).join(", ");
+      if (!check) reasons.push(`failsOn names '${name}', which no check of the task is called (its checks: ${known})`);
+      else if (check.pass || !check.required) {
+        reasons.push(`failsOn '${name}' did not fail: ${check.required ? checkLine(check) : "it is advisory (required: false)"}`);
+      }
       else continue;
       failsOnMissed.push(name);
     }
@@ -118,5 +125,6 @@ export function uncoveredChecks(
 }
 
 export function coverageLine(gap: CoverageGap): string {
-  return `${gap.task}: check '${gap.check}' never failed in any probe: it may be unable to fail; add a negative that breaks it`;
+  const advice = "it may be unable to fail; add a negative that breaks it";
+  return `${gap.task}: check '${gap.check}' never failed in any probe: ${advice}`;
 }

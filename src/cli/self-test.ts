@@ -41,7 +41,13 @@ export function probesFor(task: Task): Probe[] {
     { name: "gold/tools", model: "reference", mode: "tools", expect: "passed", trajectory: "reference" },
     { name: "answer-now", model: "reference:answer-now", mode: "structured", expect: "failed", trajectory: null },
     ...Object.keys(task.negatives).map(
-      (n): Probe => ({ name: `negative:${n}`, model: `reference:negative-${n}`, mode: "structured", expect: "failed", trajectory: `negatives.${n}` }),
+      (n): Probe => ({
+        name: `negative:${n}`,
+        model: `reference:negative-${n}`,
+        mode: "structured",
+        expect: "failed",
+        trajectory: `negatives.${n}`,
+      }),
     ),
   ];
 }
@@ -118,10 +124,18 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
   const { trials, configs, probes } = planProbes(runId, options.tasks, options.env);
   const { store } = options;
   const runDir = join(options.outDir, runId);
-  const runtime = await startRuntime({ tasks: options.tasks, agents: configs, config: options.config, logDir: runDir, env: options.env, signal: options.signal });
+  const runtime = await startRuntime({
+    tasks: options.tasks,
+    agents: configs,
+    config: options.config,
+    logDir: runDir,
+    env: options.env,
+    signal: options.signal,
+  });
   let status: "finished" | "interrupted" = "interrupted";
   try {
-    store.createRun({ id: runId, umpireVersion: VERSION, folder: runDir, tags: [SELF_TEST_TAG], options: { selfTest: true, paths: options.tasks.map((t) => t.file), concurrency: options.concurrency } });
+    const stored = { selfTest: true, paths: options.tasks.map((t) => t.file), concurrency: options.concurrency };
+    store.createRun({ id: runId, umpireVersion: VERSION, folder: runDir, tags: [SELF_TEST_TAG], options: stored });
     store.addTrials(runId, trials.map((t) => storedPlan(t)));
     const executed = await executeTrials({
       runtime,
@@ -140,7 +154,8 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     status = executed.status === "interrupted" || store.unfinishedTrials(runId).length > 0 ? "interrupted" : "finished";
     const log = runtime.model?.log;
     const results = judgeAll(executed.ends, probes, store, (id) => log?.forUser(id) ?? []);
-    return { runId, results, uncovered: coverageOf(results, store), concurrency: executed.concurrency, interrupted: status === "interrupted" };
+    const uncovered = coverageOf(results, store);
+    return { runId, results, uncovered, concurrency: executed.concurrency, interrupted: status === "interrupted" };
   } finally {
     try {
       if (status === "finished") store.finishRun(runId, "finished");
@@ -150,6 +165,18 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     }
     await runtime.close();
   }
+}
+
+/** The negative's name of a `negative:<name>` probe, else null. */
+function negativeName(probe: Probe): string | null {
+  return probe.trajectory?.startsWith("negatives.") ? probe.trajectory.slice("negatives.".length) : null;
+}
+
+/** The steps a probe plays: gold, its negative's, or none (answer-now). */
+function stepsOf(task: Task, probe: Probe): Task["reference"] | null {
+  if (probe.trajectory === null) return null;
+  const negative = negativeName(probe);
+  return negative === null ? task.reference : (task.negatives[negative] ?? null);
 }
 
 /** Every probe judged: its own facts, plus the marks its task's other probes played. */
@@ -163,14 +190,22 @@ function judgeAll(
     const { task, probe } = probes.get(end.trial.id)!;
     const stored = store.trial(end.trial.id);
     const actions = store.actions(end.trial.id);
-    const steps = probe.trajectory === null ? null : probe.trajectory === "reference" ? task.reference : task.negatives[probe.trajectory.slice("negatives.".length)]!;
+    const steps = stepsOf(task, probe);
     const exercise = steps
-      ? judgeExercise({ trajectory: probe.trajectory!, steps, records: recordsOf(end.trial.id), actions, stopReason: end.stopReason, stopDetail: stored?.stopDetail ?? "" })
+      ? judgeExercise({
+          trajectory: probe.trajectory!,
+          steps,
+          records: recordsOf(end.trial.id),
+          actions,
+          stopReason: end.stopReason,
+          stopDetail: stored?.stopDetail ?? "",
+        })
       : null;
     return { end, task, probe, stored, actions, exercise };
   });
   return gathered.map(({ end, task, probe, stored, actions, exercise }) => {
-    const marksFoundElsewhere = new Set(gathered.filter((g) => g.task === task && g.end !== end).flatMap((g) => g.exercise?.marksPlayed ?? []));
+    const others = gathered.filter((g) => g.task === task && g.end !== end);
+    const marksFoundElsewhere = new Set(others.flatMap((g) => g.exercise?.marksPlayed ?? []));
     const reflections = ((stored?.metrics.repetition ?? {}) as { reflections?: number }).reflections ?? 0;
     const facts: ProbeFacts = {
       expect: probe.expect,
@@ -181,7 +216,7 @@ function judgeAll(
       reflections,
       checks: store.checks(end.trial.id),
       exercise,
-      failsOn: probe.trajectory?.startsWith("negatives.") ? (task.negativeFailsOn?.[probe.trajectory.slice("negatives.".length)] ?? []) : [],
+      failsOn: negativeName(probe) ? (task.negativeFailsOn?.[negativeName(probe)!] ?? []) : [],
       actionMessages: actions.map((a) => a.message),
       marksFoundElsewhere,
     };
@@ -208,19 +243,29 @@ function coverageOf(results: readonly ProbeResult[], store: Store): CoverageGap[
   return tasks.flatMap((task) =>
     uncoveredChecks(
       task,
-      results.filter((r) => r.task === task && r.verdict !== "error" && r.verdict !== "cancelled").map((r) => ({ expect: r.probe.expect, exercised: r.exercised, checks: store.checks(r.trialId) })),
+      results
+        .filter((r) => r.task === task && r.verdict !== "error" && r.verdict !== "cancelled")
+        .map((r) => ({ expect: r.probe.expect, exercised: r.exercised, checks: store.checks(r.trialId) })),
     ),
   );
 }
 
 /** The lines under the table: one per probe that is not what soundness needs, with its reasons; then coverage. */
-export function selfTestFindings(results: readonly ProbeResult[], uncovered: readonly CoverageGap[], strict: boolean): string[] {
+export function selfTestFindings(
+  results: readonly ProbeResult[],
+  uncovered: readonly CoverageGap[],
+  strict: boolean,
+): string[] {
   const lines: string[] = [];
   for (const r of results.filter((x) => !x.ok)) {
-    const got = r.exercised ? `expected ${r.probe.expect}, got ${r.verdict} (${r.stopReason})` : `NOT EXERCISED (${r.verdict}, ${r.stopReason})`;
+    const got = r.exercised
+      ? `expected ${r.probe.expect}, got ${r.verdict} (${r.stopReason})`
+      : `NOT EXERCISED (${r.verdict}, ${r.stopReason})`;
     lines.push(`${r.task} ${r.probe.name}: ${got}`);
     for (const reason of r.reasons) lines.push(`  - ${reason}`);
-    if (r.clockWait) lines.push(`  - a wall-clock wait was involved: ${r.clockWait}; on a busy machine run the self-test again with --concurrency 1`);
+    if (r.clockWait) {
+      lines.push(`  - a wall-clock wait was involved: ${r.clockWait}; on a busy machine run the self-test again with --concurrency 1`);
+    }
   }
   for (const gap of uncovered) lines.push(`${strict ? "error" : "warning"}: ${coverageLine(gap)}`);
   return lines;
@@ -237,13 +282,20 @@ export function isSound(results: readonly ProbeResult[], uncovered: readonly Cov
  * or a timeout can be the machine's doing: when every failed probe is such, and the machine was
  * saturated, "unsound" is said as "not proven". A negative that passed is never the CPU's fault.
  */
-export function selfTestClosing(results: readonly ProbeResult[], reports: readonly EndpointReport[], uncovered: readonly CoverageGap[] = [], strict = false): string[] {
+export function selfTestClosing(
+  results: readonly ProbeResult[],
+  reports: readonly EndpointReport[],
+  uncovered: readonly CoverageGap[] = [],
+  strict = false,
+): string[] {
   const warning = describeConcurrency(reports).filter((line) => line.startsWith("warning:"));
   const bad = results.filter((r) => !r.ok);
   if (isSound(results, uncovered, strict)) return ["every task is sound", ...warning];
   if (bad.length === 0) return [`some tasks are unsound under --strict: a required check never failed in any probe`, ...warning];
   const machineMayExplain = warning.length > 0 && bad.every((r) => r.clockWait !== null);
-  if (!machineMayExplain) return ["some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written", ...warning];
+  if (!machineMayExplain) {
+    return ["some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written", ...warning];
+  }
   return [
     "some tasks are not proven sound, on a saturated machine: run the self-test again with fewer trials at once (--concurrency 1) before reading their checks as wrong",
     ...warning,
@@ -257,13 +309,20 @@ export function selfTestTable(results: ProbeResult[], style: TableStyle): string
     const mine = results.filter((r) => r.task === task);
     return { task, sound: mine.every((r) => r.ok), mine };
   });
-  const got = (m: ProbeResult) =>
-    m.ok ? "ok" : !m.exercised ? "not exercised" : `${m.verdict} (${m.stopReason}${m.reflections ? `, ${m.reflections} reflections` : ""})`;
+  const got = (m: ProbeResult) => {
+    if (m.ok) return "ok";
+    if (!m.exercised) return "not exercised";
+    return `${m.verdict} (${m.stopReason}${m.reflections ? `, ${m.reflections} reflections` : ""})`;
+  };
   return renderTable(
     [
       { head: "task", priority: 100, cell: (r: (typeof rows)[number]) => r.task },
       { head: "sound", priority: 99, cell: (r) => ({ text: r.sound ? "yes" : "NO", colour: r.sound ? "green" : "red" }) },
-      { head: "probes (expected verdict: got)", priority: 98, cell: (r) => r.mine.map((m) => `${m.probe.name} ${m.probe.expect}: ${got(m)}`).join("; ") },
+      {
+        head: "probes (expected verdict: got)",
+        priority: 98,
+        cell: (r) => r.mine.map((m) => `${m.probe.name} ${m.probe.expect}: ${got(m)}`).join("; "),
+      },
     ],
     rows,
     style,
