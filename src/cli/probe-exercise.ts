@@ -46,6 +46,11 @@ const GUARD_PAUSE = /^not run: paused:/;
 /** Stop reasons a trajectory may legitimately end on before its last step: the guard stopped the repetition. */
 const STOPS_BEFORE_END_ALLOWED = new Set(["stuck"]);
 const SHOWN_MARKS = 12;
+/**
+ * The executor's "failed" after the input was sent and only the settle wait ran out (executor.ts):
+ * the step was played; a starved machine was slow to show it, which the probe's CPU hint says.
+ */
+const INPUT_SENT = /but the application had not answered after [\d.]+ s/;
 
 /** The records of the last attempt: a retried trial starts again at turn 0 with the same trial id. */
 function lastAttempt(records: readonly RequestRecord[]): RequestRecord[] {
@@ -104,7 +109,7 @@ export function judgeExercise(input: ExerciseInput): Exercise {
     const step = input.steps[i];
     const mine = actionsByTurn.get(turn) ?? [];
     // The answer is handled by the loop, not the executor: it has no stored action.
-    const bad = mine.find((a) => a.status !== "success" && !(a.status === "skipped" && GUARD_PAUSE.test(a.message)));
+    const bad = mine.find((a) => a.status !== "success" && !(a.status === "skipped" && GUARD_PAUSE.test(a.message)) && !INPUT_SENT.test(a.message));
     if (step?.tool === "answer" || (mine.length > 0 && !bad)) {
       played.add(i);
       if (step?.target) marksPlayed.add(step.target);
