@@ -86,6 +86,12 @@ export function newRunId(startedAt: Date = new Date()): string {
 }
 
 /**
+ * The tag of a run `umpire validate --self-test` stored: its trials are probes of the tasks (gold,
+ * answer-now, negatives), not an evaluation, so `latest`, `--last-failed` and history skip it.
+ */
+export const SELF_TEST_TAG = "self-test";
+
+/**
  * `<runId>-<seq>` with seq zero-padded to 4 digits so ids sort in trial order. Derived from the
  * position in the deterministic trial order, so the same trial has the same id in every shard's store.
  */

@@ -13,6 +13,7 @@ import { leakFindings, type Expected } from "../task/leak-rule.js";
 import type { DataPath, RuleFinding } from "../task/problem.js";
 import type { Task } from "../task/schema.js";
 import { loadCustomCheck, type CustomCheckSpec } from "./custom-check.js";
+import { failsOnChecks } from "./fails-on-rule.js";
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -79,4 +80,4 @@ export const customExpectedValuesLeak: ModuleTaskRule = {
 };
 
 /** The module rules the CLI loads tasks with (`loadTasksAsync`). */
-export const CUSTOM_CHECK_RULES: readonly ModuleTaskRule[] = [customCheckOptions, customExpectedValuesLeak];
+export const CUSTOM_CHECK_RULES: readonly ModuleTaskRule[] = [customCheckOptions, customExpectedValuesLeak, failsOnChecks];

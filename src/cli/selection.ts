@@ -6,7 +6,7 @@
  */
 import { UmpireError } from "../errors.js";
 import type { PlannedTrial } from "../runner/plan.js";
-import { trialId } from "../vocabulary.js";
+import { SELF_TEST_TAG, trialId } from "../vocabulary.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
 import { compileUserRegex, userRegexProblem, type UserRegex } from "../task/user-regex.js";
@@ -81,7 +81,7 @@ export const pairKey = (taskId: string, agentLabel: string) => `${taskId}\u0000$
  * is re-run whole: its repeats belong together for pass@k.
  */
 export function failedPairs(store: Store, runRef: string): FailedPairs {
-  const run = store.getRun(runRef);
+  const run = refuseSelfTestRun(store.getRun(runRef), "--failed-in");
   const trials = store.trials(run.id);
   const notPassed = trials.filter((t) => t.verdict !== "passed");
   return {
@@ -95,4 +95,13 @@ export function failedPairs(store: Store, runRef: string): FailedPairs {
 /** The planned trials of the given pairs only, renumbered so ids stay dense and deterministic. */
 export function keepPairs(trials: readonly PlannedTrial[], pairs: ReadonlySet<string>, runId: string): PlannedTrial[] {
   return trials.filter((t) => pairs.has(pairKey(t.task.id, t.agent.label))).map((t, seq) => ({ ...t, seq, id: trialId(runId, seq) }));
+}
+
+/**
+ * A self-test's run holds probes (answer-now, negatives), which fail on purpose: re-running or
+ * resuming them as an evaluation means nothing. `umpire validate --self-test` runs them again.
+ */
+export function refuseSelfTestRun<R extends { id: string; tags: string[] }>(run: R, flag: string): R {
+  if (!run.tags.includes(SELF_TEST_TAG)) return run;
+  throw new UmpireError("usage", `run ${run.id} is a self-test's (tagged ${SELF_TEST_TAG}): ${flag} does not run its probes as an evaluation`, "umpire validate --self-test runs them again");
 }

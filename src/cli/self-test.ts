@@ -1,23 +1,28 @@
 /**
  * `umpire validate --self-test`: proves each task sound on the reference model. A task is sound
  * when its gold trajectory passes in both output modes, an agent that answers "Done." at once
- * fails, and every declared negative (a known-wrong trajectory) fails. A check that cannot fail,
- * or a gold path the checks reject, shows up here before any real model is blamed.
+ * fails, and every declared negative (a known-wrong trajectory) is played as written and fails on
+ * a required check (each check its `failsOn` names among them). A probe the model could not play
+ * as written proves nothing ("not exercised"). Each required check should fail in some probe
+ * (check coverage): one that never does may be unable to fail. The trials are stored as a run
+ * tagged `self-test`, so `show`, `report` and the HTML view work on them.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../agent/index.js";
 import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
 import { describeConcurrency, type EndpointReport } from "../runner/concurrency-gate.js";
 import { storedPlan, type PlannedTrial } from "../runner/plan.js";
-import { newRunId, trialId } from "../vocabulary.js";
+import { SELF_TEST_TAG, newRunId, trialId } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/reporters.js";
-import { openStore } from "../store/index.js";
+import type { RequestRecord } from "../sim/log.js";
+import type { Store } from "../store/index.js";
 import type { Task } from "../task/schema.js";
 import type { ProjectTargets } from "../config/project.js";
+import { judgeExercise } from "./probe-exercise.js";
+import { coverageLine, judgeProbe, uncoveredChecks, type CoverageGap, type ProbeFacts } from "./probe-judgement.js";
 import { executeTrials, startRuntime } from "./suite-runtime.js";
+import { VERSION } from "./version.js";
 
 /** What one self-test trial is for, and the verdict that makes the task sound. */
 export interface Probe {
@@ -26,32 +31,54 @@ export interface Probe {
   model: string;
   mode: "structured" | "tools";
   expect: "passed" | "failed";
+  /** The trajectory the model plays, as its log names it; null for answer-now. */
+  trajectory: string | null;
 }
 
 export function probesFor(task: Task): Probe[] {
   return [
-    { name: "gold/structured", model: "reference", mode: "structured", expect: "passed" },
-    { name: "gold/tools", model: "reference", mode: "tools", expect: "passed" },
-    { name: "answer-now", model: "reference:answer-now", mode: "structured", expect: "failed" },
-    ...Object.keys(task.negatives).map((n): Probe => ({ name: `negative:${n}`, model: `reference:negative-${n}`, mode: "structured", expect: "failed" })),
+    { name: "gold/structured", model: "reference", mode: "structured", expect: "passed", trajectory: "reference" },
+    { name: "gold/tools", model: "reference", mode: "tools", expect: "passed", trajectory: "reference" },
+    { name: "answer-now", model: "reference:answer-now", mode: "structured", expect: "failed", trajectory: null },
+    ...Object.keys(task.negatives).map(
+      (n): Probe => ({
+        name: `negative:${n}`,
+        model: `reference:negative-${n}`,
+        mode: "structured",
+        expect: "failed",
+        trajectory: `negatives.${n}`,
+      }),
+    ),
   ];
 }
 
 export interface ProbeResult {
   task: string;
   probe: Probe;
+  trialId: string;
   verdict: string;
   stopReason: string;
   stopLine: string;
   /** Reflections the repetition detector asked for: on a gold trajectory, each is a false positive. */
   reflections: number;
+  /** Played as written (answer-now always is). */
+  exercised: boolean;
+  /** Required checks that failed. */
+  failedChecks: string[];
+  /** Why the probe is not what soundness needs (empty when ok). */
+  reasons: string[];
+  /** The wall-clock wait or timeout involved, when the probe is not ok and one was. */
+  clockWait: string | null;
   ok: boolean;
 }
 
 export interface SelfTestOptions {
   tasks: Task[];
-  /** The project's targets; default only the fixture. */
+  /** The project's config file (its targets); default only the fixture. */
   config?: ProjectTargets;
+  /** Where the run is stored (the results database) and where its trial folders go. */
+  store: Store;
+  outDir: string;
   concurrency: number;
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;
@@ -59,19 +86,29 @@ export interface SelfTestOptions {
 }
 
 export interface SelfTestOutcome {
+  runId: string;
   results: ProbeResult[];
+  /** Required checks no probe failed: each may be unable to fail. */
+  uncovered: CoverageGap[];
   /** How many trials ran at once and what the machine's CPU did meanwhile (the run summary's report). */
   concurrency: EndpointReport[];
+  /** The run was stopped (Ctrl-C) before every probe ran. */
+  interrupted: boolean;
 }
 
-export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOutcome> {
-  const runId = `selftest-${newRunId()}`;
+interface Planned {
+  trials: PlannedTrial[];
+  configs: AgentConfig[];
+  probes: Map<string, { task: Task; probe: Probe }>;
+}
+
+function planProbes(runId: string, tasks: readonly Task[], env: NodeJS.ProcessEnv): Planned {
   const configs = new Map<string, AgentConfig>();
   const trials: PlannedTrial[] = [];
   const probes = new Map<string, { task: Task; probe: Probe }>();
-  for (const task of [...options.tasks].sort((a, b) => a.id.localeCompare(b.id))) {
+  for (const task of [...tasks].sort((a, b) => a.id.localeCompare(b.id))) {
     for (const probe of probesFor(task)) {
-      const [config] = resolveAgentConfigs({ model: probe.model, mode: probe.mode, env: options.env });
+      const [config] = resolveAgentConfigs({ model: probe.model, mode: probe.mode, env });
       configs.set(config!.label, config!);
       const seq = trials.length;
       const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: config!, repeat: 0 };
@@ -79,18 +116,32 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
       probes.set(trial.id, { task, probe });
     }
   }
-  // A scratch store and folder: a self-test is a property of the task files, not a run to keep.
-  const dir = mkdtempSync(join(tmpdir(), "umpire-selftest-"));
-  const store = openStore(join(dir, "selftest.db"));
-  const runtime = await startRuntime({ tasks: options.tasks, agents: [...configs.values()], config: options.config, logDir: dir, env: options.env, signal: options.signal });
+  return { trials, configs: [...configs.values()], probes };
+}
+
+export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOutcome> {
+  const runId = `selftest-${newRunId()}`;
+  const { trials, configs, probes } = planProbes(runId, options.tasks, options.env);
+  const { store } = options;
+  const runDir = join(options.outDir, runId);
+  const runtime = await startRuntime({
+    tasks: options.tasks,
+    agents: configs,
+    config: options.config,
+    logDir: runDir,
+    env: options.env,
+    signal: options.signal,
+  });
+  let status: "finished" | "interrupted" = "interrupted";
   try {
-    store.createRun({ id: runId, umpireVersion: "self-test", folder: join(dir, runId), tags: ["self-test"] });
+    const stored = { selfTest: true, paths: options.tasks.map((t) => t.file), concurrency: options.concurrency };
+    store.createRun({ id: runId, umpireVersion: VERSION, folder: runDir, tags: [SELF_TEST_TAG], options: stored });
     store.addTrials(runId, trials.map((t) => storedPlan(t)));
-    const { ends, concurrency } = await executeTrials({
+    const executed = await executeTrials({
       runtime,
       store,
       runId,
-      runDir: join(dir, runId),
+      runDir,
       trials,
       env: options.env,
       prices: createPriceBook(),
@@ -100,31 +151,151 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
       reporters: options.onTrialEnd ? [{ onTrialEnd: options.onTrialEnd }] : [],
       signal: options.signal,
     });
-    const results = ends.map((end) => {
-      const { task, probe } = probes.get(end.trial.id)!;
-      const repetition = (store.trial(end.trial.id)?.metrics.repetition ?? {}) as { reflections?: number };
-      const reflections = repetition.reflections ?? 0;
-      // A gold path that trips the repetition detector is a detector false positive: not sound either.
-      const ok = end.verdict === probe.expect && (probe.expect === "failed" || reflections === 0);
-      return { task: task.id, probe, verdict: end.verdict, stopReason: end.stopReason, stopLine: end.stopLine, reflections, ok };
-    });
-    return { results, concurrency };
+    status = executed.status === "interrupted" || store.unfinishedTrials(runId).length > 0 ? "interrupted" : "finished";
+    const log = runtime.model?.log;
+    const results = judgeAll(executed.ends, probes, store, (id) => log?.forUser(id) ?? []);
+    const uncovered = coverageOf(results, store);
+    return { runId, results, uncovered, concurrency: executed.concurrency, interrupted: status === "interrupted" };
   } finally {
+    try {
+      if (status === "finished") store.finishRun(runId, "finished");
+      else store.markInterrupted(runId);
+    } catch {
+      /* a run that was never created (the runtime failed first) has nothing to mark */
+    }
     await runtime.close();
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The negative's name of a `negative:<name>` probe, else null. */
+function negativeName(probe: Probe): string | null {
+  return probe.trajectory?.startsWith("negatives.") ? probe.trajectory.slice("negatives.".length) : null;
+}
+
+/** The steps a probe plays: gold, its negative's, or none (answer-now). */
+function stepsOf(task: Task, probe: Probe): Task["reference"] | null {
+  if (probe.trajectory === null) return null;
+  const negative = negativeName(probe);
+  return negative === null ? task.reference : (task.negatives[negative] ?? null);
+}
+
+/** Every probe judged: its own facts, plus the marks its task's other probes played. */
+function judgeAll(
+  ends: readonly TrialEnd[],
+  probes: Map<string, { task: Task; probe: Probe }>,
+  store: Store,
+  recordsOf: (trialId: string) => RequestRecord[],
+): ProbeResult[] {
+  const gathered = ends.map((end) => {
+    const { task, probe } = probes.get(end.trial.id)!;
+    const stored = store.trial(end.trial.id);
+    const actions = store.actions(end.trial.id);
+    const steps = stepsOf(task, probe);
+    const exercise = steps
+      ? judgeExercise({
+          trajectory: probe.trajectory!,
+          steps,
+          records: recordsOf(end.trial.id),
+          actions,
+          stopReason: end.stopReason,
+          stopDetail: stored?.stopDetail ?? "",
+        })
+      : null;
+    return { end, task, probe, stored, actions, exercise };
+  });
+  return gathered.map(({ end, task, probe, stored, actions, exercise }) => {
+    const others = gathered.filter((g) => g.task === task && g.end !== end);
+    const marksFoundElsewhere = new Set(others.flatMap((g) => g.exercise?.marksPlayed ?? []));
+    const reflections = ((stored?.metrics.repetition ?? {}) as { reflections?: number }).reflections ?? 0;
+    const facts: ProbeFacts = {
+      expect: probe.expect,
+      verdict: end.verdict,
+      stopReason: end.stopReason,
+      stopDetail: stored?.stopDetail ?? "",
+      error: stored?.error ?? null,
+      reflections,
+      checks: store.checks(end.trial.id),
+      exercise,
+      failsOn: negativeName(probe) ? (task.negativeFailsOn?.[negativeName(probe)!] ?? []) : [],
+      actionMessages: actions.map((a) => a.message),
+      marksFoundElsewhere,
+    };
+    const judged = judgeProbe(facts);
+    return {
+      task: task.id,
+      probe,
+      trialId: end.trial.id,
+      verdict: end.verdict,
+      stopReason: end.stopReason,
+      stopLine: end.stopLine,
+      reflections,
+      exercised: judged.exercised,
+      failedChecks: judged.failedChecks,
+      reasons: judged.reasons,
+      clockWait: judged.clockWait,
+      ok: judged.ok,
+    };
+  });
+}
+
+function coverageOf(results: readonly ProbeResult[], store: Store): CoverageGap[] {
+  const tasks = [...new Set(results.map((r) => r.task))];
+  return tasks.flatMap((task) =>
+    uncoveredChecks(
+      task,
+      results
+        .filter((r) => r.task === task && r.verdict !== "error" && r.verdict !== "cancelled")
+        .map((r) => ({ expect: r.probe.expect, exercised: r.exercised, checks: store.checks(r.trialId) })),
+    ),
+  );
+}
+
+/** The lines under the table: one per probe that is not what soundness needs, with its reasons; then coverage. */
+export function selfTestFindings(
+  results: readonly ProbeResult[],
+  uncovered: readonly CoverageGap[],
+  strict: boolean,
+): string[] {
+  const lines: string[] = [];
+  for (const r of results.filter((x) => !x.ok)) {
+    const got = r.exercised
+      ? `expected ${r.probe.expect}, got ${r.verdict} (${r.stopReason})`
+      : `NOT EXERCISED (${r.verdict}, ${r.stopReason})`;
+    lines.push(`${r.task} ${r.probe.name}: ${got}`);
+    for (const reason of r.reasons) lines.push(`  - ${reason}`);
+    if (r.clockWait) {
+      lines.push(`  - a wall-clock wait was involved: ${r.clockWait}; on a busy machine run the self-test again with --concurrency 1`);
+    }
+  }
+  for (const gap of uncovered) lines.push(`${strict ? "error" : "warning"}: ${coverageLine(gap)}`);
+  return lines;
+}
+
+/** Sound: every probe is what soundness needs, and under --strict every required check failed in some probe. */
+export function isSound(results: readonly ProbeResult[], uncovered: readonly CoverageGap[], strict: boolean): boolean {
+  return results.every((r) => r.ok) && (!strict || uncovered.length === 0);
 }
 
 /**
  * The self-test's closing lines: sound or not, and, when the machine's CPU was saturated for a
- * good part of it, the run summary's warning. A gold trial that timed out on a starved machine
- * says nothing about the task's checks, so "unsound" is then said as "not proven".
+ * good part of it, the run summary's warning. Only a probe whose outcome involved a wall-clock wait
+ * or a timeout can be the machine's doing: when every failed probe is such, and the machine was
+ * saturated, "unsound" is said as "not proven". A negative that passed is never the CPU's fault.
  */
-export function selfTestClosing(results: readonly ProbeResult[], reports: readonly EndpointReport[]): string[] {
+export function selfTestClosing(
+  results: readonly ProbeResult[],
+  reports: readonly EndpointReport[],
+  uncovered: readonly CoverageGap[] = [],
+  strict = false,
+): string[] {
   const warning = describeConcurrency(reports).filter((line) => line.startsWith("warning:"));
-  if (results.every((r) => r.ok)) return ["every task is sound", ...warning];
-  if (warning.length === 0) return ["some tasks are unsound: their checks cannot tell right from wrong"];
+  const bad = results.filter((r) => !r.ok);
+  if (isSound(results, uncovered, strict)) return ["every task is sound", ...warning];
+  if (bad.length === 0) return [`some tasks are unsound under --strict: a required check never failed in any probe`, ...warning];
+  const machineMayExplain = warning.length > 0 && bad.every((r) => r.clockWait !== null);
+  if (!machineMayExplain) {
+    return ["some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written", ...warning];
+  }
   return [
     "some tasks are not proven sound, on a saturated machine: run the self-test again with fewer trials at once (--concurrency 1) before reading their checks as wrong",
     ...warning,
@@ -138,6 +309,11 @@ export function selfTestTable(results: ProbeResult[], style: TableStyle): string
     const mine = results.filter((r) => r.task === task);
     return { task, sound: mine.every((r) => r.ok), mine };
   });
+  const got = (m: ProbeResult) => {
+    if (m.ok) return "ok";
+    if (!m.exercised) return "not exercised";
+    return `${m.verdict} (${m.stopReason}${m.reflections ? `, ${m.reflections} reflections` : ""})`;
+  };
   return renderTable(
     [
       { head: "task", priority: 100, cell: (r: (typeof rows)[number]) => r.task },
@@ -145,10 +321,7 @@ export function selfTestTable(results: ProbeResult[], style: TableStyle): string
       {
         head: "probes (expected verdict: got)",
         priority: 98,
-        cell: (r) =>
-          r.mine
-            .map((m) => `${m.probe.name} ${m.probe.expect}: ${m.ok ? "ok" : `${m.verdict} (${m.stopReason}${m.reflections ? `, ${m.reflections} reflections` : ""})`}`)
-            .join("; "),
+        cell: (r) => r.mine.map((m) => `${m.probe.name} ${m.probe.expect}: ${got(m)}`).join("; "),
       },
     ],
     rows,

@@ -5,6 +5,7 @@
  * headers are never stored (they may carry an API key).
  */
 import type { Violation } from "./lint.js";
+import type { MissingMark } from "./policy.js";
 
 export interface RequestRecord {
   seq: number;
@@ -22,6 +23,8 @@ export interface RequestRecord {
   turn: number | null;
   step: number | null;
   trajectory: string | null;
+  /** A `hold` or `lost` turn's step whose mark the page did not show (what the self-test reports). */
+  missing?: MissingMark;
   /** `action`, `refusal`, `truncated`, `malformed:<kind>`, a fault (`server-error`, ...) or an error code. */
   outcome: string;
   /** The tool of the emitted action, when there was one. */

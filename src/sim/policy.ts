@@ -49,6 +49,23 @@ export interface PlannedTurn {
   note: string | null;
   thought: string;
   reasoning: string;
+  /** On `hold` and `lost` turns: the step whose mark the page did not show, and what it showed instead. */
+  missing?: MissingMark;
+}
+
+/** A trajectory step the policy could not ground: the self-test names it ("not exercised"). */
+export interface MissingMark {
+  /** Which trajectory (`reference`, `negatives.<name>`) and its 0-based step. */
+  trajectory: string;
+  step: number;
+  tool: string;
+  mark: string;
+  /** The page the layout was of (its path, else URL), null without a layout. */
+  page: string | null;
+  /** The marks the page reported instead (names), empty without a layout. */
+  marks: string[];
+  /** Why there was no layout, when there was none. */
+  problem?: string;
 }
 
 /** Hold turns (waits while a target mark is missing) before the policy gives up and says so. */
@@ -75,7 +92,16 @@ export async function planTurn(messages: readonly WireMessage[], context: Policy
   const seen = await context.layout();
   const grounded = groundStep(step, messages, context, progress, seen);
   if (grounded.kind !== "ok") {
-    return { ...base, trajectory: grounded.kind, step: null, ...grounded.turn };
+    const missing: MissingMark = {
+      trajectory: name,
+      step: Math.min(index, steps.length - 1),
+      tool: step.tool,
+      mark: step.target ?? "",
+      page: seen.layout ? (seen.layout.path ?? seen.layout.url ?? null) : null,
+      marks: seen.layout ? seen.layout.marks.map((m) => m.name) : [],
+      ...(seen.layout ? {} : { problem: seen.problem ?? "no layout" }),
+    };
+    return { ...base, trajectory: grounded.kind, step: null, ...grounded.turn, missing };
   }
   const { args, where } = grounded;
   const layout = seen.layout;

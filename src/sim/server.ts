@@ -178,7 +178,7 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
     const mode = requestMode(body);
     record.mode = mode;
     const plan = await planTurn(messages, { tasks: options.tasks, profile, negative: parsedModel.negative, seed, layout: () => readLayout(options.fixtures, record.user), scenario: () => readScenario(options.fixtures, record.user) });
-    Object.assign(record, { taskId: plan.taskId, step: plan.step, trajectory: plan.trajectory });
+    Object.assign(record, { taskId: plan.taskId, step: plan.step, trajectory: plan.trajectory, ...(plan.missing ? { missing: plan.missing } : {}) });
     const output = renderOutput(plan, { mode, profile, seed, maxTokens });
     record.tool = output.toolCalls[0]?.name ?? (mode !== "tools" && output.kind === "action" ? plan.action.tool : null);
     const { completionTokens, reasoningTokens } = completionUsage(output);

@@ -12,7 +12,7 @@
  * never breaks a series.
  */
 import type Database from "better-sqlite3";
-import type { Verdict } from "../vocabulary.js";
+import { SELF_TEST_TAG, type Verdict } from "../vocabulary.js";
 import { parseJson } from "./rows.js";
 
 export interface HistoryFilter {
@@ -75,6 +75,8 @@ export function historyRows(db: Database.Database, filter: HistoryFilter = {}): 
     params.tags = JSON.stringify(filter.tags);
     runWhere.push(`NOT EXISTS (SELECT 1 FROM json_each(@tags) wanted WHERE wanted.value NOT IN (SELECT value FROM json_each(r.tags)))`);
   }
+  // A self-test's probes (answer-now, negatives) are no agent's history, unless asked for by its tag.
+  if (!filter.tags?.includes(SELF_TEST_TAG)) runWhere.push(`NOT EXISTS (SELECT 1 FROM json_each(r.tags) WHERE value = '${SELF_TEST_TAG}')`);
   if (filter.upToRun) {
     params.up_to = filter.upToRun;
     runWhere.push(`(r.started_at, r.id) <= (SELECT started_at, id FROM runs WHERE id = @up_to)`);

@@ -3,6 +3,7 @@
  * writing statements on a read-only connection too; they fail only if run).
  */
 import type Database from "better-sqlite3";
+import { SELF_TEST_TAG } from "../vocabulary.js";
 
 const TRIAL_RESULT_CLEARED = `
   stop_reason = NULL, stop_detail = NULL, verdict = NULL, claimed = NULL, verified = NULL,
@@ -50,7 +51,11 @@ export class StoreQueries {
     this.heartbeat = db.prepare(`UPDATE runs SET heartbeat_at = @now WHERE id = @id AND status = 'running'`);
     this.runById = db.prepare(`SELECT * FROM runs WHERE id = ?`);
     this.runsByPrefix = db.prepare(`SELECT * FROM runs WHERE id LIKE @prefix ESCAPE '\\' ORDER BY started_at DESC, id DESC`);
-    this.latestRun = db.prepare(`SELECT * FROM runs ORDER BY started_at DESC, id DESC LIMIT 1`);
+    // `latest` is the newest evaluation: a self-test's run (its probes) is named by its id.
+    this.latestRun = db.prepare(`
+      SELECT * FROM runs
+      WHERE NOT EXISTS (SELECT 1 FROM json_each(runs.tags) WHERE json_each.value = '${SELF_TEST_TAG}')
+      ORDER BY started_at DESC, id DESC LIMIT 1`);
     this.latestRunWithTag = db.prepare(`
       SELECT * FROM runs
       WHERE EXISTS (SELECT 1 FROM json_each(runs.tags) WHERE json_each.value = @tag)

@@ -30,8 +30,12 @@ function asFolder(canonical: string): string {
 }
 
 export function normalizeTask(parsed: z.output<typeof TaskFileSchema>, file: string): Task {
+  const negatives = Object.fromEntries(Object.entries(parsed.negatives).map(([name, n]) => [name, Array.isArray(n) ? n : n.steps]));
+  const failsOn = Object.fromEntries(Object.entries(parsed.negatives).flatMap(([name, n]) => (Array.isArray(n) ? [] : [[name, n.failsOn]])));
   return {
     ...parsed,
+    negatives,
+    ...(Object.keys(failsOn).length > 0 ? { negativeFailsOn: failsOn } : {}),
     // Block scalars end with a newline; the instruction is quoted verbatim elsewhere, so trim once here.
     instruction: parsed.instruction.trim(),
     title: parsed.title.trim(),

@@ -42,7 +42,9 @@ const TARGET_OPTIONAL_TOOLS: ReadonlySet<ToolName> = new Set(["scroll"]);
 function allSteps(task: Task): { step: ReferenceStep; path: DataPath }[] {
   const steps = task.reference.map((step, i) => ({ step, path: ["reference", i] as DataPath }));
   for (const [name, negative] of Object.entries(task.negatives)) {
-    negative.forEach((step, i) => steps.push({ step, path: ["negatives", name, i] }));
+    // A negative written as {steps, failsOn} has its steps one level down.
+    const at: DataPath = task.negativeFailsOn?.[name] ? ["negatives", name, "steps"] : ["negatives", name];
+    negative.forEach((step, i) => steps.push({ step, path: [...at, i] }));
   }
   return steps;
 }
@@ -63,7 +65,10 @@ export function knownToolsInRaw(raw: unknown): RuleFinding[] {
   };
   stepsOf(data.reference, ["reference"]);
   if (data.negatives && typeof data.negatives === "object") {
-    for (const [name, steps] of Object.entries(data.negatives)) stepsOf(steps, ["negatives", name]);
+    for (const [name, negative] of Object.entries(data.negatives)) {
+      const steps = negative && typeof negative === "object" && !Array.isArray(negative) ? (negative as { steps?: unknown }).steps : negative;
+      stepsOf(steps, Array.isArray(negative) ? ["negatives", name] : ["negatives", name, "steps"]);
+    }
   }
   return findings;
 }

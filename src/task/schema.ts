@@ -198,6 +198,14 @@ export const ReferenceStep = z
   .strict();
 export type ReferenceStep = z.infer<typeof ReferenceStep>;
 
+/** A negative that names the required checks it must fail; the self-test verifies exactly those fail. */
+const NegativeWithChecks = z
+  .object({
+    steps: z.array(ReferenceStep).min(1),
+    failsOn: z.array(z.string().min(1)).min(1).describe("Names of the required checks this negative must fail (umpire validate --self-test verifies each)"),
+  })
+  .strict();
+
 const Box = z.object({ x: z.number(), y: z.number(), width: z.number().positive(), height: z.number().positive() }).strict();
 export const MaskSpec = z.union([
   z.object({ selector: z.string().min(1) }).strict(),
@@ -273,11 +281,22 @@ export const TaskFileSchema = z
     marks: MarkDecls.default({}).describe("Marks of this task, besides the target's: {name: {selector}} or {name: {role, name}}"),
     checks: z.array(CheckSpec).min(1),
     reference: z.array(ReferenceStep).min(1),
-    negatives: z.record(z.string().regex(/^[a-z0-9-]+$/), z.array(ReferenceStep).min(1)).default({}),
+    negatives: z
+      .record(z.string().regex(/^[a-z0-9-]+$/), z.union([z.array(ReferenceStep).min(1), NegativeWithChecks]))
+      .default({})
+      .describe("Known-wrong trajectories the self-test plays: steps, or {steps, failsOn} naming the checks it must fail"),
     tags: z.array(z.string().min(1)).default([]),
   })
   .strict();
 
 export type TaskFile = z.input<typeof TaskFileSchema>;
-/** A task with every default filled, plus where it came from. */
-export type Task = z.output<typeof TaskFileSchema> & { file: string };
+/**
+ * A task with every default filled, plus where it came from. Negatives are resolved to their steps;
+ * the checks a negative declares it must fail (`{steps, failsOn}`) are in `negativeFailsOn`, present
+ * only when some negative declares them (so older tasks keep their content hash).
+ */
+export type Task = Omit<z.output<typeof TaskFileSchema>, "negatives"> & {
+  negatives: Record<string, ReferenceStep[]>;
+  negativeFailsOn?: Record<string, string[]>;
+  file: string;
+};

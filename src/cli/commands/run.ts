@@ -35,7 +35,7 @@ import { withReadStore } from "../read-store.js";
 import { renderRunOutcome } from "../run-output.js";
 import { planOutputs, writeRunOutputs } from "../output-reporters.js";
 import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, type ProgressStream } from "../progress.js";
-import { failedPairs, filterTasks, hasTaskFilter, keepPairs, nothingSelected, pairKey } from "../selection.js";
+import { failedPairs, filterTasks, hasTaskFilter, keepPairs, nothingSelected, pairKey, refuseSelfTestRun } from "../selection.js";
 import { writeRunReport } from "../../report/html/index.js";
 import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
 import type { EndpointReport } from "../../runner/concurrency-gate.js";
@@ -244,7 +244,7 @@ export const run: Command = async (argv, io) => {
     const baselineId = untilDecidedBaseline(values, store);
     if (values.resume) {
       if (values.agent?.length) throw new UmpireError("usage", "--agent does not go with --resume", "--resume reruns the agents the run was started with");
-      const stored = store.getRun(values.resume);
+      const stored = refuseSelfTestRun(store.getRun(values.resume), "--resume");
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       project = projectTargets(parsed.config, options.paths ?? [], io.cwd);
       tasks = await loadTasksOrThrowAsync(options.paths ?? [], { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);

@@ -13,16 +13,27 @@ import { loadTasksAsync, type LoadResult } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
 import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
-import { runSelfTest, selfTestClosing, selfTestTable } from "../self-test.js";
+import { isSound, runSelfTest, selfTestClosing, selfTestFindings, selfTestTable, type SelfTestOutcome } from "../self-test.js";
+import { openStore } from "../../store/index.js";
+import { resolve } from "node:path";
 import { plural } from "../../report/format.js";
 
 const OPTIONS = {
-  json: { kind: "boolean", help: "print the result as one JSON document: {ok, tasks, problems}, and with\n--self-test also selfTest: {sound, results, warnings} (null when the files are invalid;\nwarnings: the machine's CPU was saturated, as in the run summary)" },
+  json: {
+    kind: "boolean",
+    help: "print the result as one JSON document: {ok, tasks, problems}, and with\n--self-test also selfTest: {sound, runId, results, uncovered, warnings} (null when the\nfiles are invalid; warnings: the machine's CPU was saturated, as in the run summary)",
+  },
   "self-test": {
     kind: "boolean",
-    help: 'also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative fails\n(exit 1 when a task is unsound)',
+    help: 'also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative is played\nas written and fails (on each check its failsOn names); stored as a run tagged\nself-test (exit 1 when a task is unsound)',
+  },
+  strict: {
+    kind: "boolean",
+    help: "with --self-test: a required check that no probe failed (it may be unable to fail)\nmakes the task unsound, not only a warning",
   },
   concurrency: { ...O.concurrency, defaultText: "the number of cores", help: "trials at once during the self-test" },
+  db: { ...O.db, help: "the results database the self-test's run (tagged self-test) is stored in" },
+  out: { ...O.out, help: "where the self-test's trial folders go" },
   config: { ...O.config, help: "the config file declaring targets (default: umpire.config.* in the working folder, else beside the tasks)" },
 } as const;
 
@@ -85,19 +96,36 @@ export const run: Command = async (argv, io) => {
     const concurrency = parsed.values.concurrency ?? availableParallelism();
     io.stderr.write(`umpire validate: self-test of ${plural(result.tasks.length, "task")} on the reference model
 `);
-    const { results, concurrency: machine } = await runSelfTest({
-      tasks: result.tasks,
-      config: project,
-      concurrency,
-      signal: io.signal,
-      env: io.env,
-      onTrialEnd: (end) => io.stderr.write(`  ${oneLine(end.trial.task.id)} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})\n`),
-    });
-    const sound = results.every((r) => r.ok);
-    const closing = selfTestClosing(results, machine);
+    const store = openStore(resolve(io.cwd, parsed.values.db));
+    let outcome: SelfTestOutcome;
+    try {
+      outcome = await runSelfTest({
+        tasks: result.tasks,
+        config: project,
+        store,
+        outDir: resolve(io.cwd, parsed.values.out),
+        concurrency,
+        signal: io.signal,
+        env: io.env,
+        onTrialEnd: (end) => io.stderr.write(`  ${oneLine(end.trial.task.id)} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason}${end.verdict === "passed" ? "" : `: ${oneLine(end.stopLine)}`})\n`),
+      });
+    } finally {
+      store.close();
+    }
+    const { results, uncovered, runId } = outcome;
+    const strict = parsed.values.strict === true;
+    const sound = isSound(results, uncovered, strict) && !outcome.interrupted;
+    const closing = selfTestClosing(results, outcome.concurrency, uncovered, strict);
     const warnings = closing.filter((line) => line.startsWith("warning:"));
-    if (parsed.values.json) io.stdout.write(`${JSON.stringify({ ...validation, selfTest: { sound, results, warnings } }, null, 2)}\n`);
-    else io.stdout.write(`\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${closing.join("\n")}\n`);
+    const stored = `stored as run ${runId} (tagged self-test): umpire show ${runId}, umpire report ${runId}`;
+    if (parsed.values.json) {
+      io.stdout.write(`${JSON.stringify({ ...validation, selfTest: { sound, runId, results, uncovered, warnings } }, null, 2)}\n`);
+      io.stderr.write(`umpire validate: ${stored}\n`);
+    } else {
+      const findings = selfTestFindings(results, uncovered, strict);
+      io.stdout.write(`\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${findings.length ? `\n${findings.map(oneLine).join("\n")}\n\n` : ""}${closing.join("\n")}\n${stored}\n`);
+    }
+    if (outcome.interrupted) return EXIT.interrupted;
     return sound ? EXIT.ok : EXIT.failed;
   }
   return ok ? EXIT.ok : EXIT.usage;

@@ -20,11 +20,16 @@ async function machine(cpuBusy: number): Promise<EndpointReport[]> {
 
 const probe = (ok: boolean): ProbeResult => ({
   task: "scorecard-note-bb042",
-  probe: { name: "gold/structured", model: "reference", mode: "structured", expect: "passed" },
+  probe: { name: "gold/structured", model: "reference", mode: "structured", expect: "passed", trajectory: "reference" },
+  trialId: "t-0000",
   verdict: ok ? "passed" : "failed",
   stopReason: ok ? "answered" : "timeout",
   stopLine: "",
   reflections: 0,
+  exercised: true,
+  failedChecks: ok ? [] : ["the note exists"],
+  reasons: ok ? [] : ["stopped timeout: time limit of 180 s reached"],
+  clockWait: ok ? null : "the time limit ran out (time limit of 180 s reached)",
   ok,
 });
 
@@ -32,7 +37,7 @@ describe("the self-test's closing lines", () => {
   it("say sound or unsound, and nothing more, on a quiet machine", async () => {
     const quiet = await machine(0.4);
     expect(selfTestClosing([probe(true), probe(true)], quiet)).toEqual(["every task is sound"]);
-    expect(selfTestClosing([probe(true), probe(false)], quiet)).toEqual(["some tasks are unsound: their checks cannot tell right from wrong"]);
+    expect(selfTestClosing([probe(true), probe(false)], quiet)).toEqual(["some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written"]);
   });
 
   it("on a saturated machine, call an unsound result not proven and add the warning", async () => {
@@ -40,6 +45,10 @@ describe("the self-test's closing lines", () => {
     const unsound = selfTestClosing([probe(true), probe(false)], starved);
     expect(unsound[0]).toMatch(/^some tasks are not proven sound, on a saturated machine: run the self-test again with fewer trials at once \(--concurrency 1\)/);
     expect(unsound[1]).toMatch(/^warning: the machine's CPU was saturated for 100% of the run/);
+    // A negative that passed involved no wait: the CPU is not blamed, whatever the machine did.
+    const passedNegative: ProbeResult = { ...probe(false), probe: { ...probe(false).probe, name: "negative:wrong-record", expect: "failed" }, verdict: "passed", stopReason: "answered", clockWait: null };
+    const blamed = selfTestClosing([probe(true), passedNegative], starved);
+    expect(blamed[0]).toMatch(/^some tasks are unsound/);
     const sound = selfTestClosing([probe(true)], starved);
     expect(sound).toEqual(["every task is sound", expect.stringMatching(/^warning: the machine's CPU was saturated/)]);
   });

@@ -54,6 +54,11 @@ const CASES: Case[] = [
   { name: "start path must be absolute", edit: (t) => (t.start = { path: "notes" }), rule: "target-vocabulary", path: "start.path", message: /not a path on the fixture site/ },
   { name: "text matcher of the wrong shape", edit: (t) => (t.checks[0].contains = [{ regex: 5 }]), rule: "schema", path: "checks[0].contains[0].regex", message: /expected text, got the number 5/ },
   { name: "bad negative name", edit: (t) => (t.negatives = { "Bad Name": [{ tool: "answer", args: { content: "x" } }] }), rule: "schema", path: 'negatives["Bad Name"]', message: /"Bad Name" is not an allowed name here/ },
+  // failsOn: a negative written as {steps, failsOn}; its names must be required checks of the task
+  { name: "failsOn naming no check", edit: (t) => (t.negatives = { sneaky: { failsOn: ["file notes/BB-042.mdd"], steps: [{ tool: "answer", args: { content: "x" } }] } }), rule: "fails-on-checks", path: "negatives.sneaky.failsOn[0]", message: /no check of the task is called "file notes\/BB-042.mdd"/, fix: /did you mean 'file notes\/BB-042.md'\?/ },
+  { name: "failsOn naming an advisory check", edit: (t) => { t.checks[0].required = false; t.negatives = { sneaky: { failsOn: ["file notes/BB-042.md"], steps: [{ tool: "answer", args: { content: "x" } }] } }; }, rule: "fails-on-checks", path: "negatives.sneaky.failsOn[0]", message: /is advisory \(required: false\)/ },
+  { name: "negative with failsOn: its steps are judged at their own path", edit: (t) => (t.negatives = { sneaky: { failsOn: ["file notes/BB-042.md"], steps: [{ tool: "navigate", args: { url: "/" } }] } }), rule: "steps-use-allowed-tools", path: "negatives.sneaky.steps[0].tool", message: /uses navigate/ },
+  { name: "failsOn that is empty", edit: (t) => (t.negatives = { sneaky: { failsOn: [], steps: [{ tool: "answer", args: { content: "x" } }] } }), rule: "schema", path: "negatives.sneaky.failsOn", message: /must have at least 1 item/ },
   // named rules
   { name: "unknown tool", edit: (t) => t.tools.push("clik"), rule: "known-tools", path: "tools[6]", message: /unknown tool "clik"/, fix: /did you mean 'click'\?/ },
   { name: "unknown tool in a reference step", edit: (t) => (t.reference[1].tool = "wrte"), rule: "known-tools", path: "reference[1].tool", message: /unknown tool "wrte"/, fix: /did you mean 'write'\?/ },
