@@ -245,11 +245,12 @@ function normaliseBaseUrl(raw: string): string {
  * otherwise H's key (HAI_API_KEY) would be sent to whatever server `--base-url` points at.
  */
 function resolveApiKeyEnv(endpoint: Endpoint, explicit: string | undefined): string | null {
-  if (explicit !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(explicit)) {
+  const problem = explicit === undefined ? null : apiKeyEnvProblem(explicit);
+  if (problem !== null) {
     // Never echo the value: people paste the key itself here.
     throw new UmpireError(
       "usage",
-      "--api-key-env: expected the NAME of an environment variable (letters, digits, '_')",
+      `--api-key-env: ${problem}`,
       `Put the key in an environment variable and pass its name, e.g. --api-key-env ${DEFAULT_API_KEY_ENV}.`,
     );
   }
@@ -297,4 +298,22 @@ function parseEffort(raw: string | undefined): ReasoningEffort {
   if (raw === undefined) return "medium";
   if ((REASONING_EFFORTS as readonly string[]).includes(raw)) return raw as ReasoningEffort;
   throw new UmpireError("usage", `--reasoning-effort: unknown value '${raw}'`, "Use low, medium or high.");
+}
+
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Why `value` cannot be the NAME of the variable that holds a key, or null when it can. The
+ * message never contains the value: people paste the key itself where its variable's name belongs.
+ * A key is told from a name by its usual prefixes (`sk-`, `hf_`, ...) or its shape: long, mixed
+ * case and digits, no `_` (variable names are words; keys are random).
+ */
+export function apiKeyEnvProblem(value: string): string | null {
+  const keyLike =
+    /^(?:sk|pk|rk|hf|gsk|xai|hai|key)[-_]/i.test(value) ||
+    (value.length >= 20 && /[a-z]/.test(value) && /\d/.test(value) && !/_/.test(value)) ||
+    (!VARIABLE_NAME.test(value) && value.length >= 16);
+  if (keyLike) return "looks like a key, not a variable name (its value is not shown): put the key in an environment variable and give that variable's NAME";
+  if (!VARIABLE_NAME.test(value)) return "expected the NAME of an environment variable (letters, digits, '_')";
+  return null;
 }

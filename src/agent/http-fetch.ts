@@ -4,13 +4,12 @@
  * about a second instead of waiting out the response timeout, which must stay long because a
  * reasoning model may think for minutes once connected.
  *
- * Built on node:http(s) rather than the global fetch because Node 20's fetch has no per-request
- * connect timeout (that needs an undici Agent, which Node does not expose). Keep-alive agents keep
- * the connection reuse the global fetch had. The body is streamed as it arrives (SSE works).
+ * undici's own `fetch` with an `Agent({ connect: { timeout } })` as its dispatcher: Node 20's global
+ * fetch is undici too, but exposes no dispatcher option, so the package is a direct dependency.
+ * Pinned to undici 6: undici 7 needs Node >= 20.18.1 while umpire supports every Node 20. The agent
+ * keeps connections alive (reuse as the global fetch had) and the body streams as it arrives (SSE).
  */
-import http from "node:http";
-import https from "node:https";
-import { Readable } from "node:stream";
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from "undici";
 
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -26,63 +25,32 @@ export class ConnectTimeoutError extends Error {
   }
 }
 
-async function bodyBytes(body: BodyInit | null | undefined): Promise<Buffer | undefined> {
-  if (body === null || body === undefined) return undefined;
-  if (typeof body === "string") return Buffer.from(body);
-  return Buffer.from(await new Response(body).arrayBuffer());
-}
+/** undici's fetch rejects with `TypeError("fetch failed")` whose cause says what failed. */
+const isConnectTimeout = (error: unknown) =>
+  (error as { cause?: { code?: unknown } } | null)?.cause?.code === "UND_ERR_CONNECT_TIMEOUT";
 
-function plainHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((value, name) => (out[name] = value));
-  return out;
-}
-
-function headersOf(res: http.IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
-  return headers;
+/**
+ * A global `Request` is not undici's own class (the package is another copy than Node's bundled
+ * one), so it is handed over as its URL and fields.
+ */
+async function requestParts(input: string | URL | Request, init: RequestInit): Promise<[string, RequestInit]> {
+  if (!(input instanceof Request)) return [input.toString(), init];
+  const body = input.body === null ? undefined : await input.arrayBuffer();
+  const fields: RequestInit = { method: input.method, headers: input.headers, signal: input.signal, ...(body && { body }) };
+  return [input.url, { ...fields, ...init }];
 }
 
 /** A fetch whose TCP connect must succeed within `connectTimeoutMs`. */
 export function createEndpointFetch(connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS): FetchFunction {
-  const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
+  const dispatcher = new Agent({ connect: { timeout: connectTimeoutMs } });
   return async (input, init = {}) => {
-    const request = input instanceof Request ? input : undefined;
-    const url = new URL(request ? request.url : input.toString());
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`unsupported URL scheme ${url.protocol}`);
-    const method = init.method ?? request?.method ?? "GET";
-    const headers = new Headers(init.headers ?? request?.headers);
-    // node:http does not decompress: ask for the body as it is.
-    headers.delete("accept-encoding");
-    const body = await bodyBytes(init.body ?? (request?.body as BodyInit | null | undefined));
-    if (body) headers.set("content-length", String(body.length));
-    const signal = init.signal ?? request?.signal ?? undefined;
-    signal?.throwIfAborted();
-    const transport = url.protocol === "https:" ? https : http;
-
-    return new Promise<Response>((resolve, reject) => {
-      const req = transport.request(url, { method, headers: plainHeaders(headers), agent: agents[url.protocol as "http:" | "https:"] });
-      const onAbort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new DOMException("The operation was aborted.", "AbortError"));
-      signal?.addEventListener("abort", onAbort, { once: true });
-      req.on("close", () => signal?.removeEventListener("abort", onAbort));
-      req.on("socket", (socket) => {
-        // A reused keep-alive socket is already connected: only a fresh connect is timed.
-        if (!socket.connecting) return;
-        const timer = setTimeout(() => req.destroy(new ConnectTimeoutError(url.host, connectTimeoutMs)), connectTimeoutMs);
-        socket.once("connect", () => clearTimeout(timer));
-        socket.once("close", () => clearTimeout(timer));
-      });
-      req.on("error", reject);
-      req.on("response", (res) => {
-        const empty = method === "HEAD" || res.statusCode === 204 || res.statusCode === 304;
-        const stream = empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
-        resolve(new Response(stream, { status: res.statusCode ?? 500, statusText: res.statusMessage ?? "", headers: headersOf(res) }));
-      });
-      req.end(body);
-    });
+    const [url, fields] = await requestParts(input, init);
+    try {
+      // undici's Response and the global one are the same WHATWG shape; only the class identity differs.
+      return (await undiciFetch(url, { ...(fields as UndiciRequestInit), dispatcher })) as unknown as Response;
+    } catch (error) {
+      if (isConnectTimeout(error)) throw new ConnectTimeoutError(new URL(url).host, connectTimeoutMs);
+      throw error;
+    }
   };
 }

@@ -15,6 +15,7 @@ export {
   redactConfig,
   resolveAgentConfigs,
   withoutCredentials,
+  apiKeyEnvProblem,
   type AgentConfig,
   type AgentOptions,
   type Endpoint,

@@ -4,11 +4,17 @@
  * the run in seconds, before any browser starts, with a message naming the URL, the model and the
  * fix, instead of every trial burning its retries and ending in `error`.
  *
- * How: `GET <base>/models` (reachable + authenticated + the model listed). An endpoint without a
- * usable model list (404, 405, not a list) gets a one-token chat completion instead. Only definite
- * answers fail the preflight (no connection, 401/403, the model not served); anything else (a 5xx,
- * an odd body) is reported as inconclusive and the run goes on, since trials retry those.
+ * How: `GET <base>/models` (reachable + authenticated + the model listed). A model the list does not
+ * name is not yet refused: routing proxies serve wildcard routes they never list, and many servers
+ * list aliases or nothing at all. It, like an endpoint without a usable list (404, 405, not a list),
+ * gets a one-token chat completion, and only a definite "no such model" (model_not_found, or a 404
+ * about the model) refuses it. The other definite answers are no connection and 401/403; anything
+ * else (a 5xx, an odd body) is reported as inconclusive and the run goes on, since trials retry those.
+ *
+ * Requests are built as the model client builds them (`splitBaseUrl`): a query string on the base
+ * URL (`?api-key=...`) goes after the path, user info becomes Basic auth when no key is given.
  */
+import { splitBaseUrl } from "./client.js";
 import { createEndpointFetch, DEFAULT_CONNECT_TIMEOUT_MS, type FetchFunction } from "./http-fetch.js";
 
 export interface PreflightTarget {
@@ -58,9 +64,12 @@ function bodyMessage(text: string): string {
 export async function preflight(target: PreflightTarget, options: PreflightOptions = {}): Promise<PreflightResult> {
   const doFetch = options.fetch ?? createEndpointFetch(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
   const timeoutMs = options.timeoutMs ?? 15_000;
+  const endpoint = splitBaseUrl(target.baseUrl);
   const headers: Record<string, string> = { accept: "application/json" };
-  if (target.apiKey !== undefined) headers.authorization = `Bearer ${target.apiKey}`;
-  const base = target.baseUrl.replace(/\/+$/, "");
+  const authorization = target.apiKey !== undefined ? `Bearer ${target.apiKey}` : endpoint.basicAuth;
+  if (authorization !== undefined) headers.authorization = authorization;
+  const query = endpoint.query ? `?${new URLSearchParams(endpoint.query)}` : "";
+  const urlOf = (path: string) => `${endpoint.baseURL}${path}${query}`;
   const where = `${target.model} at ${target.shownUrl}`;
 
   const unreachable = (error: unknown): PreflightResult => ({
@@ -87,22 +96,26 @@ export async function preflight(target: PreflightTarget, options: PreflightOptio
 
   // 1. The model list.
   let listStatus: number;
+  /** The ids the list names, when it is a list that lacks the model. */
+  let listed: string[] | null = null;
   try {
-    const res = await doFetch(`${base}/models`, { method: "GET", headers, signal: AbortSignal.timeout(timeoutMs) });
+    const res = await doFetch(urlOf("/models"), { method: "GET", headers, signal: AbortSignal.timeout(timeoutMs) });
     const text = await res.text();
     listStatus = res.status;
     if (res.status === 401 || res.status === 403) return refused(res.status, text);
     if (res.ok) {
       const ids = modelIds(text);
-      if (ids !== null) return ids.includes(target.model) ? { ok: true, via: "models" } : missing(ids);
+      if (ids?.includes(target.model)) return { ok: true, via: "models" };
+      listed = ids;
     }
   } catch (error) {
     return unreachable(error);
   }
 
-  // 2. No usable list: a one-token request names the model directly.
+  // 2. No usable list, or one without the model: a one-token request names the model directly.
+  const unlisted = listed === null ? "" : ` (GET /models does not list it${listed.length === 0 ? ": the list is empty" : ""})`;
   try {
-    const res = await doFetch(`${base}/chat/completions`, {
+    const res = await doFetch(urlOf("/chat/completions"), {
       method: "POST",
       headers: { ...headers, "content-type": "application/json" },
       body: JSON.stringify({ model: target.model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 }),
@@ -110,14 +123,14 @@ export async function preflight(target: PreflightTarget, options: PreflightOptio
     });
     const text = await res.text();
     if (res.status === 401 || res.status === 403) return refused(res.status, text);
-    if (res.ok) return { ok: true, via: "completion" };
+    if (res.ok) return { ok: true, via: "completion", ...(unlisted && { note: `${where}: served${unlisted}, the one-token request was answered` }) };
     const message = bodyMessage(text);
-    if (res.status === 404 && (/model/i.test(message) || /model_not_found/.test(text))) return missing(null, message);
+    if (/model_not_found/.test(text) || (res.status === 404 && /model/i.test(message))) return missing(listed, message);
     if (res.status === 404) {
       return { ok: false, problem: "unreachable", message: `${target.shownUrl} answers, but not as an OpenAI-compatible API (GET /models: ${listStatus}, POST /chat/completions: 404)`, hint: "check --base-url: it usually ends in /v1" };
     }
     // 400 (our ping judged on its content), 429, 5xx: reachable; the trials' own retries deal with the rest.
-    return { ok: true, via: "completion", note: `${where}: the one-token check got HTTP ${res.status} (${message}); going on` };
+    return { ok: true, via: "completion", note: `${where}${unlisted}: the one-token check got HTTP ${res.status} (${message}); going on` };
   } catch (error) {
     return unreachable(error);
   }

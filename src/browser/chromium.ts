@@ -136,6 +136,10 @@ export async function launchChromium(options: LaunchOptions = {}, env: NodeJS.Pr
   try {
     return await chromium.launch({
       headless: true,
+      // umpire stops on SIGTERM and SIGHUP as on Ctrl-C (src/cli/stop-signals.ts): cancel, store, exit.
+      // Playwright's own handlers would close the browser under the trials in flight first.
+      handleSIGTERM: false,
+      handleSIGHUP: false,
       executablePath: path,
       ...options,
       args: [...CHROMIUM_FLAGS, ...(options.args ?? [])],

@@ -11,6 +11,7 @@ import { resolveAgentConfigs, type AgentConfig } from "../agent/index.js";
 import type { ModelAgentDefinition } from "../config/agents.js";
 import type { LoadedConfig } from "../config/loader.js";
 import { UmpireError, isUmpireError } from "../errors.js";
+import { registerSecret, registerUrlSecrets } from "../safety/secrets.js";
 import { didYouMean } from "../task/suggest.js";
 import type { ValueSource } from "./args.js";
 
@@ -70,6 +71,9 @@ function resolveModelAgent(
   env: NodeJS.ProcessEnv,
   where: string,
 ): AgentConfig {
+  // Its key and URL credentials, before anything (a refusal, an echoing endpoint) can print them.
+  registerUrlSecrets(def.baseUrl);
+  if (def.apiKeyEnv) registerSecret(env[def.apiKeyEnv]);
   // A flag beats the agent's field; the agent's field beats the config's defaults and the built-in.
   const pick = <K extends keyof RunAgentValues>(key: K, own: RunAgentValues[K] | undefined): RunAgentValues[K] | undefined =>
     sources[key] === "flag" ? values[key] : (own ?? values[key]);

@@ -19,6 +19,10 @@ export const EXIT = {
   internal: 4,
   /** Interrupted by the user (Ctrl-C). */
   interrupted: 130,
+  /** Stopped by SIGTERM (docker stop, a CI cancel): handled as Ctrl-C, exit 128 + 15. */
+  terminated: 143,
+  /** Stopped by SIGHUP (the terminal closed): handled as Ctrl-C, exit 128 + 1. */
+  hangup: 129,
 } as const;
 
 /** The verdicts of a run's trials, counted for its exit code. */

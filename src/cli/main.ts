@@ -6,6 +6,7 @@ import { isStorageFault, isUmpireError, type ErrorCode } from "../errors.js";
 import { EXIT } from "./exit-codes.js";
 import type { Command, CommandIO } from "./io.js";
 import { scrubbingStream } from "./scrubbing-stream.js";
+import { listenForStop } from "./stop-signals.js";
 import { VERSION } from "./version.js";
 
 /** Commands load lazily so `umpire validate` does not pay for Playwright or SQLite. */
@@ -49,19 +50,8 @@ export function defaultIO(signal: AbortSignal): CommandIO {
 /** Runs one command; returns the exit code. Never throws. */
 export async function main(argv: string[], io?: CommandIO): Promise<number> {
   const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts += 1;
-    if (interrupts === 1) {
-      process.stderr.write("\numpire: interrupted; finishing the current action and storing what exists (Ctrl-C again to stop now)\n");
-      controller.abort(new Error("cancelled by user"));
-    } else {
-      process.stderr.write("\numpire: stopping now\n");
-      process.exit(EXIT.interrupted);
-    }
-  };
   const ownsSignal = !io;
-  if (ownsSignal) process.on("SIGINT", onSigint);
+  const stop = ownsSignal ? listenForStop(controller) : null;
   const raw = io ?? defaultIO(controller.signal);
   // Everything a command prints passes the scrubber: a key that surfaced in a message stays hidden.
   const ctx: CommandIO = { ...raw, stdout: scrubbingStream(raw.stdout), stderr: scrubbingStream(raw.stderr) };
@@ -82,7 +72,7 @@ export async function main(argv: string[], io?: CommandIO): Promise<number> {
     }
     const command = await entry.load();
     const code = await command(rest, ctx);
-    return ctx.signal.aborted && code !== EXIT.ok ? EXIT.interrupted : code;
+    return ctx.signal.aborted && code !== EXIT.ok ? (stop?.exitCode() ?? EXIT.interrupted) : code;
   } catch (error) {
     if (isUmpireError(error)) {
       ctx.stderr.write(`umpire: ${error.message}\n${error.hint ? `  fix: ${error.hint}\n` : ""}`);
@@ -98,6 +88,6 @@ export async function main(argv: string[], io?: CommandIO): Promise<number> {
     ctx.stderr.write(`umpire: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return EXIT.internal;
   } finally {
-    if (ownsSignal) process.off("SIGINT", onSigint);
+    stop?.remove();
   }
 }

@@ -3,7 +3,13 @@
  * (never 0.0.0.0 unless asked) for a machine without a desktop, e.g. over an SSH tunnel. Read-only
  * static files from inside the folder: a path that would leave it (`..`, encoded or not, or a
  * symlink pointing out) is 404, and every response carries the report's CSP as a header too.
+ *
+ * Two guards against other pages in the user's browser: the `Host` header must name this server
+ * (127.0.0.1 or localhost with its port), so a DNS-rebinding page whose own name now points at
+ * 127.0.0.1 gets 421, not the report; and every path starts with a random token made when the
+ * server starts and printed only in its URL, so a page that guesses the port still finds nothing.
  */
+import { randomBytes } from "node:crypto";
 import { createReadStream, existsSync, realpathSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { extname, join, resolve, sep } from "node:path";
@@ -47,12 +53,23 @@ export function fileFor(root: string, urlPath: string): string | null {
 export async function serveReport(folder: string, options: { port: number; host?: string }): Promise<ServedReport> {
   const root = resolve(folder);
   const host = options.host ?? "127.0.0.1";
+  const token = randomBytes(16).toString("hex");
+  let hosts = new Set<string>();
   const server: Server = createServer((req, res) => {
+    if (!hosts.has((req.headers.host ?? "").toLowerCase())) {
+      res.writeHead(421, { "content-type": "text/plain; charset=utf-8" }).end("this server answers only to its own address\n");
+      return;
+    }
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { allow: "GET, HEAD" }).end();
       return;
     }
-    const file = fileFor(root, req.url ?? "/");
+    const url = req.url ?? "/";
+    if (url === `/${token}`) {
+      res.writeHead(308, { location: `/${token}/` }).end();
+      return;
+    }
+    const file = url.startsWith(`/${token}/`) ? fileFor(root, url.slice(token.length + 1)) : null;
     if (!file) {
       res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
       return;
@@ -73,8 +90,9 @@ export async function serveReport(folder: string, options: { port: number; host?
   });
   const { port } = server.address() as { port: number };
   const shownHost = host.includes(":") ? `[${host}]` : host;
+  hosts = new Set([`${shownHost}:${port}`, `127.0.0.1:${port}`, `localhost:${port}`].map((h) => h.toLowerCase()));
   return {
-    url: `http://${shownHost}:${port}/`,
+    url: `http://${shownHost}:${port}/${token}/`,
     close: () => new Promise((ok) => server.close(() => ok())),
   };
 }

@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import { CommandAgentSchema } from "./command-agent.js";
-import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET, REASONING_EFFORTS } from "../agent/index.js";
+import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET, REASONING_EFFORTS, apiKeyEnvProblem } from "../agent/index.js";
 import { OUTPUT_MODES } from "../vocabulary.js";
 import { TOOL_NAMES } from "../toolbox/tools.js";
 import { configSchemaOf } from "./option.js";
@@ -50,7 +50,12 @@ export const ModelAgentSchema = z
     baseUrl: z.string().url().optional().describe("Its OpenAI-compatible endpoint (default: the model's own, or umpire's embedded reference model)"),
     apiKeyEnv: z
       .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected the NAME of an environment variable (letters, digits, '_'), never the key itself")
+      // A refinement, not .regex(): a failed pattern is reported with the value, and here the value may be a key.
+      .superRefine((value, ctx) => {
+        const problem = apiKeyEnvProblem(value);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .meta({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })
       .optional()
       .describe("The NAME of the environment variable holding the key (never the key)"),
     mode: z.enum(OUTPUT_MODES).optional().describe("structured or tools (default: structured)"),

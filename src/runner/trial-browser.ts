@@ -24,11 +24,8 @@ import type { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
-// Playwright ships the `ws` WebSocket library and exports its bundle; using it adds no dependency.
-import { ws as wsLib, wsServer as WsServerCtor } from "playwright-core/lib/utilsBundle";
+import { WebSocketServer as WsServerCtor, type WebSocket } from "ws";
 import { CHROMIUM_FLAGS, requireChromium } from "../browser/chromium.js";
-
-type WebSocket = InstanceType<typeof wsLib>;
 
 interface CdpMessage {
   id?: number;

@@ -15,14 +15,34 @@ const MIN_SECRET_LENGTH = 4;
 const secrets = new Set<string>();
 let pattern: RegExp | null = null;
 
-/** Registers a secret value (and its URL-encoded form); ignores empty and very short values. */
+/**
+ * Registers a secret value and the encodings umpire itself produces of it: as a query value
+ * (`encodeURIComponent`, and `URLSearchParams`' form encoding, which the model client and the
+ * preflight use), and as a JSON string (an echo stored in a JSON column or log line). A Bearer
+ * header is the value itself after `Bearer `, so the value covers it. Ignores very short values.
+ */
 export function registerSecret(value: string | undefined | null): void {
   if (!value || value.length < MIN_SECRET_LENGTH) return;
   const before = secrets.size;
-  secrets.add(value);
-  const encoded = encodeURIComponent(value);
-  if (encoded !== value) secrets.add(encoded);
+  const forms = [value, encodeURIComponent(value), new URLSearchParams({ k: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)];
+  for (const form of forms) secrets.add(form);
   if (secrets.size !== before) pattern = null;
+}
+
+/**
+ * Registers the Basic authorization umpire sends for user info in a base URL
+ * (`base64(user:password)`, as `splitBaseUrl` makes it): an endpoint that echoes its headers
+ * would otherwise hand the key back in a form no plain match finds. Registered without its `=`
+ * padding, so a copy that lost the padding is caught too.
+ */
+export function registerBasicAuth(user: string, password: string): void {
+  if (!user && !password) return;
+  const encoded = Buffer.from(`${user}:${password}`).toString("base64").replace(/=+$/, "");
+  if (encoded.length < MIN_SECRET_LENGTH) return;
+  if (!secrets.has(encoded)) {
+    secrets.add(encoded);
+    pattern = null;
+  }
 }
 
 /**
@@ -41,6 +61,7 @@ export function registerUrlSecrets(raw: string | undefined): void {
   const secret = url.password || url.username;
   registerSecret(secret);
   registerSecret(safeDecode(secret));
+  registerBasicAuth(safeDecode(url.username), safeDecode(url.password));
   for (const [, value] of url.searchParams) registerSecret(value);
   if (url.search.length > 1) registerSecret(url.search.slice(1));
 }

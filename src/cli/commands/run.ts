@@ -16,6 +16,7 @@ import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
 import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
+import { checkedRunId } from "../run-id.js";
 import { oneLine } from "../../safety/terminal.js";
 import { planTrials, storedPlan, type PlannedTrial } from "../../runner/plan.js";
 import { newRunId } from "../../vocabulary.js";
@@ -314,7 +315,7 @@ export const run: Command = async (argv, io) => {
         unnamedAgents = (named.length === 0 && commandAgents.length === 0) || unnamedAsked;
         agents = finalizeAgents([...named, ...(unnamedAgents ? resolveAgents(values, sources, io.env) : [])], loopDefaults);
       }
-      runId = values["run-id"] ?? newRunId();
+      runId = values["run-id"] !== undefined ? checkedRunId(values["run-id"]) : newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
       trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, commandSpecs(commandAgents));

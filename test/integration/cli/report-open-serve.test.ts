@@ -38,10 +38,10 @@ reference:
 `;
 
 /** GET with the path sent exactly as given (fetch would normalise `..` away). */
-function rawGet(url: string, path: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function rawGet(url: string, path: string, hostHeader?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((ok, fail) => {
-    const req = request({ host: hostname, port, path, method: "GET" }, (res) => {
+    const req = request({ host: hostname, port, path, method: "GET", ...(hostHeader && { headers: { host: hostHeader } }) }, (res) => {
       let body = "";
       res.on("data", (c) => (body += c));
       res.on("end", () => ok({ status: res.statusCode!, headers: res.headers, body }));
@@ -86,21 +86,33 @@ describe("serving a report", () => {
     writeFileSync(join(dir, "secret.txt"), "outside the report\n");
     const served = startCli(["show-report", reportDir, "--port", "0"]);
     const url = await waitFor(() => /^(http:\/\/\S+)$/m.exec(served.stdout())?.[1], "the URL", 30_000);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    const index = await rawGet(url, "/");
+    // Issue 24: the URL carries a token made for this server; every path starts with it.
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/$/);
+    const base = new URL(url).pathname.replace(/\/$/, "");
+    const index = await rawGet(url, `${base}/`);
     expect(index.status).toBe(200);
     expect(index.body).toContain("umpire report");
     expect(String(index.headers["content-security-policy"])).toContain("default-src 'none'");
-    const history = await rawGet(url, "/history.html");
+    const history = await rawGet(url, `${base}/history.html`);
     expect(history.status).toBe(200);
     expect(history.body).toContain("scores-bb042");
-    expect((await rawGet(url, "/assets/report.css")).headers["content-type"]).toMatch(/text\/css/);
-    const rel = `/${"../".repeat(4)}secret.txt`;
-    for (const path of [rel, "/%2e%2e/%2e%2e/%2e%2e/%2e%2e/secret.txt", "/..%2f..%2f..%2f..%2fsecret.txt", "/no-such-page.html"]) {
+    expect((await rawGet(url, `${base}/assets/report.css`)).headers["content-type"]).toMatch(/text\/css/);
+    const rel = `${base}/${"../".repeat(4)}secret.txt`;
+    for (const path of [rel, `${base}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/secret.txt`, `${base}/..%2f..%2f..%2f..%2fsecret.txt`, `${base}/no-such-page.html`]) {
       const r = await rawGet(url, path);
       expect(r.status, path).toBe(404);
       expect(r.body).not.toContain("outside the report");
     }
+    // Without the token nothing is served, not even the index.
+    for (const path of ["/", "/index.html", "/history.html", `/${"0".repeat(32)}/`]) expect((await rawGet(url, path)).status, path).toBe(404);
+    // DNS rebinding: a page whose own host name now points at 127.0.0.1 sends its name as Host.
+    const port = new URL(url).port;
+    for (const host of [`evil.example:${port}`, "127.0.0.1", `127.0.0.1:${Number(port) + 1}`]) {
+      const r = await rawGet(url, `${base}/`, host);
+      expect(r.status, host).toBe(421);
+      expect(r.body).not.toContain("umpire report");
+    }
+    expect((await rawGet(url, `${base}/`, `localhost:${port}`)).status).toBe(200);
     served.child.kill("SIGINT");
     const end = await served.done;
     expect(end.code).toBe(0);
@@ -110,7 +122,7 @@ describe("serving a report", () => {
     const served = startCli(["report", "--db", db(), "--serve", "--port", "0"]);
     const url = await waitFor(() => /^(http:\/\/\S+)$/m.exec(served.stdout())?.[1], "the URL", 60_000);
     expect(served.stdout()).toContain(join(reportDir, "index.html"));
-    expect((await rawGet(url, "/index.html")).status).toBe(200);
+    expect((await rawGet(url, `${new URL(url).pathname}index.html`)).status).toBe(200);
     served.child.kill("SIGINT");
     expect((await served.done).code).toBe(0);
   });
