@@ -30,7 +30,7 @@ export function withoutForgeable(results: readonly CheckResult[], driver: Driver
   const forgeable = forgeableKinds(driver);
   const demoted = results.map((r) =>
     r.required && forgeable.has(r.kind)
-      ? { ...r, required: false, confidence: "observed" as const, reason: `${r.reason} (not deciding: a ${driver.sandboxed ? "" : "unsandboxed "}command agent can write what this check reads)` }
+      ? { ...r, required: false, confidence: "observed" as const, reason: `${r.reason} (not deciding: ${driver.sandboxed ? "a" : "an unsandboxed"} command agent can write what this check reads)` }
       : r,
   );
   const extra: CheckResult[] = [];
