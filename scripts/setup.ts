@@ -3,7 +3,8 @@
  *
  * Order: an existing browser (UMPIRE_CHROMIUM, the PATH, Playwright's own download); else
  * Playwright's download where the network allows; else Debian's package when we are root;
- * else stop with the exact commands to run.
+ * else stop with the exact commands to run. Also bubblewrap (`/usr/bin/bwrap`), the sandbox command
+ * agents run in: Debian's `bubblewrap` package when we are root; else a line saying how.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -25,7 +26,21 @@ function found(): boolean {
   return Boolean(location);
 }
 
+/** The sandbox for command agents (docs/security.md); without it their trials record `sandbox: none`. */
+function ensureBubblewrap(): void {
+  if (existsSync("/usr/bin/bwrap")) return;
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (isRoot && existsSync("/etc/debian_version")) {
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    const apt = (args: string[]) => spawnSync("apt-get", args, { stdio: "inherit", env, timeout: 15 * 60_000 }).status === 0;
+    say("installing Debian's bubblewrap package (the sandbox for command agents)");
+    if (apt(["install", "-y", "-qq", "bubblewrap"]) || (apt(["update", "-qq"]) && apt(["install", "-y", "-qq", "bubblewrap"]))) return;
+  }
+  say("bubblewrap is missing: command agents will run unsandboxed until you run: sudo apt-get install -y bubblewrap");
+}
+
 function main(): number {
+  ensureBubblewrap();
   if (found()) return 0;
 
   // Playwright's own browser build: the usual way on a developer's laptop.
