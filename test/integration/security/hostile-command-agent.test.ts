@@ -36,7 +36,7 @@ describe("a hostile command agent through the real CLI", () => {
     const { file, steal } = config("crash");
     const run = await runCli(
       ["run", "tasks/scorecard-note-bb042.yaml", "--config", file, "--agent", "hostile", "--repeat", "2", "--concurrency", "2", "--run-id", "hostile", "--out", s.out, "--db", s.db, "--json"],
-      { killAfterMs: 300_000, env: { HAI_API_KEY: KEY } },
+      { killAfterMs: 400_000, env: { HAI_API_KEY: KEY } },
     );
     expect(run.code, run.stderr).toBe(1);
     const trials = JSON.parse(run.stdout).trials as Record<string, any>[];
@@ -76,12 +76,12 @@ describe("a hostile command agent through the real CLI", () => {
     const sizes = beats.map((b) => (existsSync(b) ? statSync(b).size : 0));
     await new Promise((r) => setTimeout(r, 2_000));
     expect(beats.map((b) => (existsSync(b) ? statSync(b).size : 0))).toEqual(sizes);
-  });
+  }, 420_000);
 
   it("outside the sandbox (--no-sandbox, said on stderr): killing the trial's Chromium ends the trial environment_error, not a hang", async () => {
     const { file } = config("kill-browser");
     const run = await runCli(["run", "tasks/scorecard-note-bb042.yaml", "--config", file, "--agent", "hostile", "--no-sandbox", "--retries", "0", "--run-id", "killer", "--out", s.out, "--db", s.db, "--json"], {
-      killAfterMs: 300_000,
+      killAfterMs: 400_000,
     });
     expect(run.stderr).toContain("--no-sandbox: command agents run outside the sandbox");
     const trial = JSON.parse(run.stdout).trials[0];
@@ -90,5 +90,5 @@ describe("a hostile command agent through the real CLI", () => {
     const log = events(trialFolder(s.out, "killer", trial.id ?? trial.trialId));
     expect(log.find((e) => e.type === "AgentStartedEvent")!.data.sandbox).toBe("none");
     expect(JSON.stringify(log)).toContain("the trial's browser exited (killed by SIGKILL) before the trial ended");
-  });
+  }, 420_000);
 });
