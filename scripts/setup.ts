@@ -6,6 +6,7 @@
  * else stop with the exact commands to run. As root on Debian it also adds the headless shell
  * (`chromium-headless-shell`, the cheaper Chromium umpire prefers) and the full browser beside it
  * (the test that proves both render the same pixels needs both).
+ * Also bubblewrap (`/usr/bin/bwrap`), the sandbox command agents run in.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -27,9 +28,23 @@ function found(): boolean {
   return Boolean(location);
 }
 
+/** The sandbox for command agents (docs/security.md); without it their trials record `sandbox: none`. */
+function ensureBubblewrap(): void {
+  if (existsSync("/usr/bin/bwrap")) return;
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (isRoot && existsSync("/etc/debian_version")) {
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    const apt = (args: string[]) => spawnSync("apt-get", args, { stdio: "inherit", env, timeout: 15 * 60_000 }).status === 0;
+    say("installing Debian's bubblewrap package (the sandbox for command agents)");
+    if (apt(["install", "-y", "-qq", "bubblewrap"]) || (apt(["update", "-qq"]) && apt(["install", "-y", "-qq", "bubblewrap"]))) return;
+  }
+  say("bubblewrap is missing: command agents will run unsandboxed until you run: sudo apt-get install -y bubblewrap");
+}
+
 const DEBIAN_BROWSERS = ["chromium-headless-shell", "chromium"];
 
 function main(): number {
+  ensureBubblewrap();
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   const debianRoot = isRoot && existsSync("/etc/debian_version");
   const configured = Boolean(process.env.UMPIRE_CHROMIUM);

@@ -6,6 +6,9 @@
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
 
+/** Variables an agent never gets, whatever its config asks: the keys umpire itself holds. */
+export const WITHHELD_VARIABLES: readonly string[] = ["HAI_API_KEY"];
+
 export const CommandAgentSchema = z
   .object({
     kind: z.literal("command").describe("command: an agent that brings its own loop; umpire runs `command` once per trial"),
@@ -18,6 +21,19 @@ export const CommandAgentSchema = z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name: letters, digits and '_'"), z.string())
       .optional()
       .describe("Extra environment variables for the command; values are never stored (only their names)"),
+    passEnv: z
+      .array(
+        z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name: letters, digits and '_'")
+          .refine((name) => !WITHHELD_VARIABLES.includes(name), { message: "umpire's own model key never reaches an agent: give the agent its own variable" }),
+      )
+      .optional()
+      .describe("Names of variables of umpire's environment the command also gets (its own keys); nothing else is inherited"),
+    network: z
+      .array(z.string().regex(/^https?:\/\/[^/?#@\s]+$/, "an origin: scheme://host[:port], no path"))
+      .optional()
+      .describe("Origins the agent's own code may reach from the sandbox (its model endpoints); nothing else but the trial's CDP endpoint"),
     model: z.string().min(1).optional().describe("The model the agent uses, for the store and for pricing the usage it reports"),
   })
   .strict()
@@ -27,7 +43,14 @@ export type CommandAgentDefinition = z.infer<typeof CommandAgentSchema>;
 /** The runner's view of a command agent: cwd made absolute against the config file's folder. */
 export function resolveCommandAgent(name: string, definition: CommandAgentDefinition, configFile: string | null, cwd: string) {
   const base = configFile ? dirname(configFile) : cwd;
-  return { name, command: definition.command, cwd: resolve(base, definition.cwd ?? "."), env: definition.env ?? {} };
+  return {
+    name,
+    command: definition.command,
+    cwd: resolve(base, definition.cwd ?? "."),
+    env: definition.env ?? {},
+    passEnv: definition.passEnv ?? [],
+    network: definition.network ?? [],
+  };
 }
 
 /** What a run stores about a command agent: never the values of its environment variables. */

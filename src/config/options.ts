@@ -96,6 +96,10 @@ export const OPTIONS = {
     help: "stop starting trials after N failed or error trials; the rest are left\nnot run (umpire run --resume RUN runs them)",
   },
   "exit-first": { kind: "boolean", short: "x", help: "same as --max-failures 1" },
+  "no-sandbox": {
+    kind: "boolean",
+    help: "run command agents (kind: command) outside bubblewrap's sandbox:\nthey see this user's files, processes and network (docs/security.md)",
+  },
   list: { kind: "boolean", help: "print the planned trials (task, agent, repeat, shard) and exit" },
   retries: { kind: "int", arg: "N", min: 0, max: 10, default: 1, config: true, help: "re-runs of a trial whose verdict is error (infrastructure);\nfailures are never retried" },
   // seeing a run

@@ -6,8 +6,9 @@
  * (`concludeTrial`). The command's output is untrusted input throughout.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
 import { chromium, type Browser } from "playwright";
 import { MAX_AGENT_EVENTS, LineBuffer, parseAgentEventLine, parseAgentResult, type AgentEnvelope } from "./agent-events.js";
 import { TrialEnvironment } from "./environment.js";
@@ -15,6 +16,7 @@ import { emptyLoopOutcome, messageOf, type LoopOutcome, type PlayedTurn } from "
 import { blockedRequestLog, concludeTrial, type TrialDeps, type TrialOutcome, type TrialSpec } from "./trial.js";
 import { createTrialLog } from "./trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
+import { BWRAP, agentEnvironment, openEgress, sandboxArgv, type Egress, type SandboxMode } from "./agent-sandbox.js";
 
 /** The command agent as the runner needs it (resolved from the config file's `agents:`). */
 export interface CommandAgentSpec {
@@ -25,6 +27,12 @@ export interface CommandAgentSpec {
   cwd: string;
   /** Extra environment variables for the command (values never stored). */
   env: Record<string, string>;
+  /** Names of umpire's environment variables the command also gets (never a key umpire holds). */
+  passEnv: string[];
+  /** Origins the agent's own code may reach from the sandbox (its model endpoints). */
+  network: string[];
+  /** How the command is contained: bubblewrap, or none (and why). */
+  sandbox: SandboxMode;
 }
 
 /** How long a command gets between SIGTERM and SIGKILL of its process group. */
@@ -39,7 +47,9 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
   const log = createTrialLog(folder);
   const workspaceDir = join(folder, "workspace");
   const agentDir = join(folder, "agent");
-  mkdirSync(agentDir, { recursive: true });
+  // The trial's token is in agent/trial.json: a folder only its owner may enter, a file only its owner may read.
+  mkdirSync(agentDir, { recursive: true, mode: 0o700 });
+  chmodSync(agentDir, 0o700);
   log.emit("AgentStartedEvent", {
     trial: spec.id,
     task: spec.task.id,
@@ -47,6 +57,8 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
     repeat: spec.repeat,
     kind: "command",
     command: agent.command,
+    sandbox: agent.sandbox.kind,
+    ...(agent.sandbox.kind === "none" ? { sandbox_none_reason: agent.sandbox.why } : {}),
     ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
   });
   const blocked = blockedRequestLog(log);
@@ -56,7 +68,12 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
   let loop: LoopOutcome;
   let error: string | null = null;
   try {
-    trialBrowser = await launchTrialBrowser();
+    mkdirSync(join(workspaceDir, "downloads"), { recursive: true });
+    trialBrowser = await launchTrialBrowser({ downloadsDir: join(workspaceDir, "downloads") });
+    trialBrowser.onRefusal((refusal) => {
+      const verb = refusal.action === "refused" ? "refused the agent's" : "rewrote the agent's";
+      log.step("error_event", { error: `umpire ${verb} ${refusal.method}: ${refusal.reason}`, origin: "cdp_guard", tool_req: null, guard: refusal });
+    });
     browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint);
     env = await TrialEnvironment.open({ browser, task: spec.task, trialId: spec.id, workspaceDir, target: deps.target, fixtureSiteUrl: deps.fixtureSiteUrl, board: deps.board, onBlockedRequest: blocked.record });
     const cdp = await browser.newBrowserCDPSession();
@@ -64,21 +81,65 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
     await cdp.detach().catch(() => undefined);
     // The trial's browser holds exactly one context of umpire's making: the guarded one.
     trialBrowser.setTrialContext(browserContextIds[0]!);
-    loop = await superviseCommand(spec, agent, { env, log, agentDir, workspaceDir, endpoint: trialBrowser.agentEndpoint, signal: deps.signal, onTurn: deps.onTurn });
-    for (const refused of trialBrowser.refused) {
-      log.step("error_event", { error: `umpire refused the agent's ${refused.method}: ${refused.reason}`, origin: "cdp_guard", tool_req: null });
-    }
+    const gone = trialBrowser.gone;
+    loop = await superviseCommand(spec, agent, { env, log, agentDir, workspaceDir, endpoint: trialBrowser.agentEndpoint, signal: deps.signal, onTurn: deps.onTurn, browserGone: gone });
   } catch (e) {
     error = messageOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
     loop = emptyLoopOutcome("environment_error", error);
   }
   try {
-    return await concludeTrial(spec, folder, { target: deps.target, board: deps.board, env: deps.env, signal: deps.signal, log, trialEnv: env, loop, error, started, repetition: {}, blocked });
+    return await concludeTrial(spec, folder, { target: deps.target, board: deps.board, env: deps.env, signal: deps.signal, log, trialEnv: env, loop, error, started, repetition: {}, blocked, driver: { external: true, sandboxed: agent.sandbox.kind === "bwrap" } });
   } finally {
     await browser?.close().catch(() => undefined);
     await trialBrowser?.close().catch(() => undefined);
   }
+}
+
+/** The port inside the sandbox where the CONNECT proxy for declared remote endpoints listens. */
+const SANDBOX_PROXY_PORT = 3128;
+
+function destinationOf(origin: string): { host: string; port: number; loopback: boolean } {
+  const url = new URL(origin);
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return { host, port, loopback: host === "127.0.0.1" || host === "localhost" || host === "::1" };
+}
+
+/** The trial's way out of the sandbox: its CDP relay and its declared endpoints, nothing else (each refusal logged). */
+function openSandboxEgress(agent: CommandAgentSpec, s: Supervision): Promise<Egress> {
+  const relay = new URL(s.endpoint);
+  const allowed = new Set([`127.0.0.1:${relay.port}`]);
+  for (const origin of agent.network) {
+    const d = destinationOf(origin);
+    allowed.add(`${d.loopback ? "127.0.0.1" : d.host}:${d.port}`);
+  }
+  return openEgress(allowed, (destination) => {
+    s.log.step("error_event", { error: `umpire's sandbox refused the agent's connection to ${destination}`, origin: "sandbox_guard", tool_req: null });
+  });
+}
+
+function sandboxPlan(agent: CommandAgentSpec, s: Supervision, env: Record<string, string>, egress: Egress) {
+  const relayPort = Number(new URL(s.endpoint).port);
+  const forwards = [{ port: relayPort, to: `127.0.0.1:${relayPort}` }];
+  let remote = false;
+  for (const origin of agent.network) {
+    const d = destinationOf(origin);
+    if (d.loopback) forwards.push({ port: d.port, to: `127.0.0.1:${d.port}` });
+    else remote = true;
+  }
+  const proxy: Record<string, string> = remote ? { HTTPS_PROXY: `http://127.0.0.1:${SANDBOX_PROXY_PORT}`, https_proxy: `http://127.0.0.1:${SANDBOX_PROXY_PORT}`, NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost" } : {};
+  const hide = agent.sandbox.kind === "bwrap" ? agent.sandbox.hide : [];
+  return {
+    command: agent.command,
+    cwd: agent.cwd,
+    agentDir: s.agentDir,
+    hide: [...hide, dirname(s.agentDir), dirname(dirname(s.agentDir)), dirname(dirname(dirname(s.agentDir))), homedir()],
+    env: { ...env, HOME: "/tmp/home", TMPDIR: "/tmp", ...proxy },
+    egressSocket: egress.socket,
+    forwards,
+    proxyPort: remote ? SANDBOX_PROXY_PORT : 0,
+  };
 }
 
 interface Supervision {
@@ -89,6 +150,8 @@ interface Supervision {
   endpoint: string;
   signal: AbortSignal;
   onTurn: (turn: PlayedTurn) => void;
+  /** Why the trial's browser is gone, or null while it runs: the trial cannot go on without it. */
+  browserGone: () => string | null;
 }
 
 async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision): Promise<LoopOutcome> {
@@ -99,12 +162,14 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   writeFileSync(eventsFile, "");
   const startUrl = s.env.startUrl;
   const limits = { turns: task.limits.turns, actions: task.limits.actions, seconds: task.limits.seconds, tokens: task.limits.tokens };
+  const sandboxed = agent.sandbox.kind === "bwrap";
   const trialInfo = {
     trialId: spec.id,
     taskId: task.id,
     instruction: task.instruction,
     startUrl,
-    workspace: s.workspaceDir,
+    // In the sandbox the workspace is not there: what reaches it comes through the browser or the app.
+    workspace: sandboxed ? null : s.workspaceDir,
     limits,
     tools: task.tools,
     allowedOrigins: [...s.env.origins],
@@ -112,23 +177,24 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     cdpUrl: s.endpoint,
     resultFile,
     eventsFile,
+    sandbox: agent.sandbox.kind,
   };
   const trialFile = join(s.agentDir, "trial.json");
-  writeFileSync(trialFile, `${JSON.stringify(trialInfo, null, 2)}\n`);
-  const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...agent.env,
+  writeFileSync(trialFile, `${JSON.stringify(trialInfo, null, 2)}\n`, { mode: 0o600 });
+  const contract: Record<string, string> = {
     UMPIRE_TRIAL_FILE: trialFile,
     UMPIRE_TRIAL_ID: spec.id,
     UMPIRE_TASK_ID: task.id,
     UMPIRE_INSTRUCTION: task.instruction,
     UMPIRE_START_URL: startUrl,
-    UMPIRE_WORKSPACE: s.workspaceDir,
+    ...(sandboxed ? {} : { UMPIRE_WORKSPACE: s.workspaceDir }),
     UMPIRE_LIMITS: JSON.stringify(limits),
     UMPIRE_CDP_URL: s.endpoint,
     UMPIRE_RESULT_FILE: resultFile,
     UMPIRE_EVENTS_FILE: eventsFile,
+    UMPIRE_SANDBOX: agent.sandbox.kind,
   };
+  const childEnv = agentEnvironment(process.env, agent.passEnv, agent.env, contract);
 
   const stop = (reason: LoopOutcome["stopReason"], detail: string) => {
     if (stopped) return;
@@ -137,9 +203,16 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   let stopped: { reason: LoopOutcome["stopReason"]; detail: string } | null = null;
   const began = performance.now();
   let child;
+  let egress: Egress | undefined;
   try {
     // Its own process group (detached): the deadline ends the command and everything it started.
-    child = spawn(agent.command[0]!, agent.command.slice(1), { cwd: agent.cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    if (agent.sandbox.kind === "bwrap") {
+      egress = await openSandboxEgress(agent, s);
+      const argv = sandboxArgv(sandboxPlan(agent, s, childEnv, egress));
+      child = spawn(BWRAP, argv, { cwd: agent.cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    } else {
+      child = spawn(agent.command[0]!, agent.command.slice(1), { cwd: agent.cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    }
   } catch (e) {
     out.stopReason = "agent_crashed";
     out.stopDetail = `could not start ${agent.command[0]}: ${messageOf(e)}`;
@@ -284,12 +357,14 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     await Promise.race([exit, sleep(POLL_MS)]);
     await drain(false);
     if (s.signal.aborted) stop("cancelled", "stopped by the user");
+    else if (s.browserGone()) stop("environment_error", `${s.browserGone()}; the agent's process group was ended`);
     else if (performance.now() >= deadline) stop("timeout", `time limit of ${task.limits.seconds} s reached; the agent's process group was ended`);
     if (stopped && !exited) break;
   }
   // Always end the group: a command that exited may have left children behind.
   await killGroup();
   const ended = (await exit) as { code: number | null; signal: NodeJS.Signals | null; spawnError?: string };
+  await egress?.close();
   await drain(true);
   if (events > MAX_AGENT_EVENTS) s.log.step("error_event", { error: `${events - MAX_AGENT_EVENTS} agent events past ${MAX_AGENT_EVENTS} were not merged`, origin: "external_agent_output", tool_req: null });
   flushTurn();

@@ -36,18 +36,69 @@ interface CdpMessage {
   error?: { code: number; message: string };
 }
 
-/** Methods the agent's connection may not call, and why (the error it receives says so). */
+/**
+ * What an agent may call: an allow-list, not a deny-list. Whole domains that act inside a page
+ * (what Playwright's connectOverCDP, Puppeteer and a plain CDP client send for a page), and named
+ * methods of the domains that reach further (targets, the browser, the network stack, storage).
+ * Anything else is refused, with the reason, and logged as a `cdp_guard` event.
+ */
+const AGENT_DOMAINS: ReadonlySet<string> = new Set([
+  "Page", "Runtime", "DOM", "DOMSnapshot", "DOMDebugger", "CSS", "Input", "Emulation", "Log", "Accessibility",
+  "Overlay", "Performance", "PerformanceTimeline", "Animation", "Console", "Debugger", "Inspector", "LayerTree",
+  "IO", "Profiler", "HeapProfiler", "Schema", "Tracing",
+]);
+const AGENT_METHODS: ReadonlySet<string> = new Set([
+  "Target.getTargets", "Target.getTargetInfo", "Target.attachToTarget", "Target.detachFromTarget", "Target.setAutoAttach",
+  "Target.setDiscoverTargets", "Target.autoAttachRelated", "Target.createTarget", "Target.closeTarget",
+  "Target.activateTarget", "Target.getBrowserContexts", "Target.attachToBrowserTarget",
+  "Browser.getVersion", "Browser.getWindowForTarget", "Browser.getWindowBounds", "Browser.setWindowBounds",
+  "Browser.setDownloadBehavior", "Browser.cancelDownload",
+  // The network stack, read-only parts and per-page emulation; never cookies, interception or fetches of its own.
+  "Network.enable", "Network.disable", "Network.getResponseBody", "Network.getRequestPostData", "Network.getCookies",
+  "Network.setCacheDisabled", "Network.setBypassServiceWorker", "Network.setExtraHTTPHeaders", "Network.setUserAgentOverride",
+  "Network.emulateNetworkConditions", "Network.setAttachDebugStack", "Network.searchInResponseBody", "Network.setBlockedURLs",
+  "Storage.getCookies", "Storage.getStorageKeyForFrame", "Storage.getUsageAndQuota",
+]);
+/** Methods of allowed domains that are still refused, and why. */
+const REFUSED_IN_ALLOWED_DOMAINS: Readonly<Record<string, string>> = {
+  "Page.crash": "umpire owns the trial's browser",
+  "Page.setDownloadBehavior": "", // rewritten, see downloadRewrite
+};
+/** Reasons for the refusals an agent is most likely to meet (the error it receives says so). */
 export const REFUSED_AGENT_METHODS: Readonly<Record<string, string>> = {
   "Target.createBrowserContext": "the trial's browser context is the only one: it carries the origin guard and the session",
   "Target.disposeBrowserContext": "the trial's browser context belongs to umpire",
-  "Target.setRemoteLocations": "the agent's browser reaches no other browser",
+  "Target.sendMessageToTarget": "nested (non-flattened) sessions are not relayed: attach with flatten: true",
   "Target.exposeDevToolsProtocol": "the agent's pages get no DevTools binding",
+  "Target.setRemoteLocations": "the agent's browser reaches no other browser",
   "Browser.close": "umpire closes the trial's browser when the trial ends",
   "Browser.crash": "umpire owns the trial's browser",
   "Browser.crashGpuProcess": "umpire owns the trial's browser",
   "Browser.setPermission": "permissions are the task's",
   "Browser.grantPermissions": "permissions are the task's",
+  "Network.setCookie": "cookies are the application's; the trial's session is umpire's",
+  "Network.setCookies": "cookies are the application's; the trial's session is umpire's",
+  "Network.deleteCookies": "cookies are the application's; the trial's session is umpire's",
+  "Network.clearBrowserCookies": "cookies are the application's; the trial's session is umpire's",
+  "Network.loadNetworkResource": "the browser fetches only what the trial's pages request",
+  "Storage.setCookies": "cookies are the application's; the trial's session is umpire's",
+  "Storage.clearCookies": "cookies are the application's; the trial's session is umpire's",
+  "Storage.clearDataForOrigin": "the application's storage is judged after the trial",
 };
+
+/** Why an agent's command is refused, or null when it may pass (after `rewrite`). */
+export function refusalOf(method: string, params: Record<string, unknown> | undefined): string | null {
+  const named = REFUSED_AGENT_METHODS[method];
+  if (named) return named;
+  const domain = method.split(".")[0]!;
+  const inDomain = REFUSED_IN_ALLOWED_DOMAINS[method];
+  if (inDomain) return inDomain;
+  if (!AGENT_DOMAINS.has(domain) && !AGENT_METHODS.has(method)) return `${domain} is not a domain umpire relays for agents (see docs/security.md)`;
+  if ((method === "Target.attachToTarget" || method === "Target.setAutoAttach") && params?.flatten !== true && !(method === "Target.setAutoAttach" && params?.autoAttach === false)) {
+    return "only flattened sessions are relayed (flatten: true), so every message is checked by the same rules";
+  }
+  return null;
+}
 
 interface Client {
   socket: WebSocket;
@@ -67,13 +118,24 @@ export interface TrialBrowser {
   readonly agentEndpoint: string;
   /** Sets the context every page the agent creates lands in. */
   setTrialContext(browserContextId: string): void;
-  /** Methods the agent tried and was refused, as evidence for the trial log. */
-  readonly refused: { method: string; reason: string }[];
+  /** Methods the agent tried and was refused (or rewritten), as evidence for the trial log. */
+  readonly refused: GuardRefusal[];
+  /** Called at each refusal as it happens (the trial log's `cdp_guard` events). */
+  onRefusal(listener: (refusal: GuardRefusal) => void): void;
+  /** Why the browser is gone (it exited or was killed before umpire closed it), or null while it runs. */
+  gone(): string | null;
   close(): Promise<void>;
 }
 
+export interface GuardRefusal {
+  method: string;
+  reason: string;
+  /** `refused`: the agent got an error; `rewritten`: the call went on with umpire's parameters. */
+  action: "refused" | "rewritten";
+}
+
 /** Launches a dedicated headless Chromium over a pipe and the relay in front of it. */
-export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv } = {}): Promise<TrialBrowser> {
+export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv; downloadsDir?: string } = {}): Promise<TrialBrowser> {
   const chromium = requireChromium(options.env);
   const profile = mkdtempSync(join(tmpdir(), "umpire-trial-browser-"));
   const child = spawn(
@@ -83,7 +145,7 @@ export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv } = 
   );
   const toBrowser = child.stdio[3] as Writable;
   const fromBrowser = child.stdio[4] as Readable;
-  const relay = new Relay(child, toBrowser);
+  const relay = new Relay(child, toBrowser, options.downloadsDir ?? null);
   let pending = "";
   fromBrowser.on("data", (chunk: Buffer) => {
     pending += chunk.toString("utf8");
@@ -99,7 +161,14 @@ export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv } = 
     }
   });
   toBrowser.on("error", () => undefined);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let closing = false;
+  let gone: string | null = null;
+  const exited = new Promise<void>((resolve) => child.once("exit", (code, signal) => {
+    if (!closing) gone = `the trial's browser exited (${signal ? `killed by ${signal}` : `code ${code}`}) before the trial ended`;
+    // Nothing more will come from the pipe: every client learns it now instead of waiting forever.
+    relay.browserGone();
+    resolve();
+  }));
   await new Promise<void>((resolve, reject) => {
     child.once("error", reject);
     child.once("spawn", () => resolve());
@@ -127,7 +196,10 @@ export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv } = 
     agentEndpoint: `ws://127.0.0.1:${port}/devtools/browser/${agentToken}`,
     setTrialContext: (id) => relay.setTrialContext(id),
     refused: relay.refused,
+    onRefusal: (listener) => (relay.onRefusal = listener),
+    gone: () => gone,
     async close() {
+      closing = true;
       for (const client of server.clients) client.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       relay.send({ id: relay.nextId(), method: "Browser.close" });
@@ -145,12 +217,26 @@ class Relay {
   private readonly replies = new Map<number, { client: Client; id: number } | ((message: CdpMessage) => void)>();
   private readonly clients = new Set<Client>();
   private trialContext: string | null = null;
-  readonly refused: { method: string; reason: string }[] = [];
+  readonly refused: GuardRefusal[] = [];
+  onRefusal: (refusal: GuardRefusal) => void = () => undefined;
 
   constructor(
     private readonly child: ChildProcess,
     private readonly pipe: Writable,
+    private readonly downloadsDir: string | null,
   ) {}
+
+  /** The browser exited: close every client's socket, so no caller waits for a reply that cannot come. */
+  browserGone(): void {
+    for (const client of this.clients) client.socket.terminate();
+    this.clients.clear();
+    this.replies.clear();
+  }
+
+  private guard(refusal: GuardRefusal): void {
+    this.refused.push(refusal);
+    this.onRefusal(refusal);
+  }
 
   nextId(): number {
     return ++this.id;
@@ -208,20 +294,33 @@ class Relay {
     }
     let params = message.params;
     if (client.filtered) {
-      const reason = REFUSED_AGENT_METHODS[message.method!];
+      const reason = refusalOf(message.method!, params);
       if (reason) {
-        this.refused.push({ method: message.method!, reason });
+        this.guard({ method: message.method!, reason, action: "refused" });
         this.reply(client, { id: message.id, ...(message.sessionId ? { sessionId: message.sessionId } : {}), error: { code: -32000, message: `umpire refused ${message.method}: ${reason}` } });
         return;
       }
       // Every page the agent opens is a page of the trial's context (guarded, with the session cookie).
       if (message.method === "Target.createTarget" && this.trialContext) params = { ...params, browserContextId: this.trialContext };
-      // Playwright's connectOverCDP sets a download behaviour on connect; downloads stay denied whatever it asks.
-      if (message.method === "Browser.setDownloadBehavior") params = { ...params, behavior: "deny" };
+      if (message.method === "Browser.setDownloadBehavior" || message.method === "Page.setDownloadBehavior") params = this.downloads(message.method, params);
     }
     const id = this.nextId();
     this.replies.set(id, { client, id: message.id! });
     this.send({ id, method: message.method, ...(params ? { params } : {}), sessionId });
+  }
+
+  /**
+   * Downloads land in the trial's `workspace/downloads/` or nowhere: whatever folder the agent
+   * names, the browser gets umpire's (a differing request is logged as rewritten).
+   */
+  private downloads(method: string, params: Record<string, unknown> | undefined): Record<string, unknown> {
+    const asked = params?.behavior;
+    if (asked === "deny" || this.downloadsDir === null) return { ...params, behavior: "deny" };
+    if (params?.downloadPath !== undefined && params.downloadPath !== this.downloadsDir) {
+      this.guard({ method, reason: `downloads go to the trial's workspace/downloads/, not ${String(params.downloadPath).slice(0, 200)}`, action: "rewritten" });
+    }
+    const behavior = method === "Page.setDownloadBehavior" || asked === "default" ? "allow" : asked;
+    return { ...params, behavior, downloadPath: this.downloadsDir };
   }
 
   fromBrowser(message: CdpMessage): void {

@@ -3,7 +3,7 @@
  * Failures inside are data: this function resolves with an outcome, it does not throw.
  */
 import { join } from "node:path";
-import type { Browser } from "playwright";
+import type { Browser, BrowserContext } from "playwright";
 import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
 import { judgeForbiddenEffects } from "../checks/forbidden-effects.js";
 import type { CheckResult } from "../checks/types.js";
@@ -17,6 +17,7 @@ import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
 import { completionReason, createTrialLog, startedEventData, writeOrFault, type TrialLog } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
 import { describeStarvation, type StarvedWait } from "./starvation.js";
+import { withoutForgeable, type Driver } from "./untrusted-checks.js";
 import type { Verdict } from "../vocabulary.js";
 
 export interface TrialSpec {
@@ -159,6 +160,8 @@ export interface TrialEnding {
   started: number;
   repetition: Record<string, number>;
   blocked: { finish: () => void };
+  /** Who drove the browser: a command agent's trials are judged without what it could forge (untrusted-checks.ts). */
+  driver?: Driver;
 }
 
 /**
@@ -166,6 +169,13 @@ export interface TrialEnding {
  * on the world, teardown of the context and the fixture session, verdict, claim, and the
  * closing events. Never throws.
  */
+/** The page at `url` as the application serves it now, in a new tab the agent never touched. */
+async function freshLoad(context: BrowserContext, url: string) {
+  const page = await context.newPage();
+  await page.goto(url, { waitUntil: "load" });
+  return page;
+}
+
 export async function concludeTrial(spec: TrialSpec, folder: string, ending: TrialEnding): Promise<TrialOutcome> {
   const { log, trialEnv: env, loop, started, repetition } = ending;
   const deps = ending;
@@ -192,7 +202,9 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
       target: { name: deps.target.name, baseUrl: deps.target.baseUrl, isAllowedUrl: (url) => opened?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)) },
       page: opened && context
         ? {
-            current: async () => env.page,
+            // An agent with its own code may have rewritten the DOM: judge a fresh load of the page's URL instead.
+            // (A page off the task's origins is handed over as it is: the check names it and does not judge it.)
+            current: async () => (deps.driver?.external && env.isAllowedUrl(env.page.url()) ? freshLoad(context, env.page.url()) : env.page),
             isTaskPage: (url: string) => env.isAllowedUrl(url),
             open: async (pathOrUrl: string) => {
               const url = new URL(pathOrUrl, `${deps.target.baseUrl}/`).toString();
@@ -218,6 +230,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
           }
         : undefined,
     });
+    if (deps.driver) checks = withoutForgeable(checks, deps.driver, loop.stopReason === "agent_crashed");
     const forbiddenResult = judgeForbiddenEffects(forbidden, effects, deps.target.hasEffects ? deps.target.effectsSource : null);
     if (forbiddenResult) checks.push(forbiddenResult);
   } catch (e) {

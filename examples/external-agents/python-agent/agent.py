@@ -77,7 +77,7 @@ def main():
     act("Open BB-042, not its look-alikes", "click", {"element": "BB-042 result"}, f"{mark('result-BB-042')}.click()",
         f"location.pathname === '/match/BB-042' && !!{mark('add-note')}", "the scorecard")
     act("Go to the notes page", "click", {"element": "Add note"}, f"{mark('add-note')}.click()",
-        f"location.pathname === '/notes' && !!{mark('note-body')}", "the notes page")
+        f"location.pathname === '/notes' && document.readyState === 'complete' && !!{mark('note-body')}", "the notes page")
     act("Write the four lines", "write", {"content": note}, f"{mark('note-body')}.value = {json.dumps(note)}; {mark('note-body')}.dispatchEvent(new Event('input', {{bubbles: true}}))",
         f"{mark('note-body')}.value.length > 0", "the note typed")
     act("Save", "click", {"element": "Save"}, f"{mark('note-save')}.click()", f"!!{mark('confirm-save')}", "the confirm dialog")

@@ -12,6 +12,8 @@ import { finalizeAgents, resolveNamedAgents } from "../agents.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import { redactCommandAgent, resolveCommandAgent } from "../../config/command-agent.js";
 import type { CommandAgentSpec } from "../../runner/external-trial.js";
+import type { SandboxMode } from "../../runner/agent-sandbox.js";
+import { commandSandbox } from "../command-sandbox.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
@@ -79,6 +81,7 @@ const RUN_OPTIONS = {
   "max-failures": O["max-failures"],
   "exit-first": O["exit-first"],
   ...UNTIL_DECIDED_OPTIONS,
+  "no-sandbox": O["no-sandbox"],
 } as const satisfies Record<string, OptionSpec>;
 const SELECT_OPTIONS = {
   grep: O.grep,
@@ -209,6 +212,8 @@ export const run: Command = async (argv, io) => {
   if (values.resume && values.shard) throw new UmpireError("usage", "--shard does not go with --resume", "a shard's store holds only its own trials: --resume RUN --db <that shard's file> resumes exactly them");
   const shard: ShardSource | undefined = values.resume ? undefined : values.shard ? { ...parseShard(values.shard), source: "--shard" } : shardFromEnv(io.env);
   const outDir = resolve(io.cwd, values.out);
+  let sandboxMode: SandboxMode | undefined;
+  const sandbox = () => (sandboxMode ??= commandSandbox({ noSandbox: values["no-sandbox"] === true, outDir, dbPath, warn: (line) => io.stderr.write(`${line}\n`) }));
   const failedRef = values["failed-in"] ?? (values["last-failed"] ? "latest" : undefined);
   if (values["failed-in"] && values["last-failed"]) throw new UmpireError("usage", "--last-failed and --failed-in are both given", "--last-failed is --failed-in latest: keep one");
   if (values.resume && (failedRef || hasTaskFilter(values))) {
@@ -270,7 +275,7 @@ export const run: Command = async (argv, io) => {
       runDir = stored.folder ?? runFolder(outDir, runId);
       // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
       const all = new Map(
-        planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], options.repeat ?? 1, commandSpecs(commandAgents)).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]),
+        planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], options.repeat ?? 1, commandSpecs(commandAgents, sandbox)).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]),
       );
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
       trials = store.unfinishedTrials(runId).map((row) => {
@@ -318,7 +323,7 @@ export const run: Command = async (argv, io) => {
       runId = values["run-id"] !== undefined ? checkedRunId(values["run-id"]) : newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
-      trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, commandSpecs(commandAgents));
+      trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, commandSpecs(commandAgents, sandbox));
       if (failed) {
         trials = keepPairs(trials, failed.pairs, runId);
         if (trials.length === 0) {
@@ -558,7 +563,7 @@ function listingStore(file: string, needsRuns: boolean): Store {
 interface CommandAgentPlan {
   /** A stand-in agent config for the plan, the store and the tables (label = the agent's name). */
   config: AgentConfig;
-  command: CommandAgentSpec;
+  command: Omit<CommandAgentSpec, "sandbox">;
   stored: ReturnType<typeof redactCommandAgent>;
 }
 
@@ -632,8 +637,10 @@ function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: strin
 }
 
 /** The command each command agent's trials run, by the agent's label. */
-function commandSpecs(plans: readonly CommandAgentPlan[]): Map<string, CommandAgentSpec> {
-  return new Map(plans.map((c) => [c.config.label, c.command]));
+function commandSpecs(plans: readonly CommandAgentPlan[], sandbox: () => SandboxMode): Map<string, CommandAgentSpec> {
+  if (plans.length === 0) return new Map();
+  const mode = sandbox();
+  return new Map(plans.map((c) => [c.config.label, { ...c.command, sandbox: mode }]));
 }
 
 /**

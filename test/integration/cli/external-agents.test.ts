@@ -120,7 +120,7 @@ describe("external agents (kind command) through the real CLI", () => {
 
   it("a crashing command and a hanging one: agent_crashed with its stderr, and a timeout that ends the whole process group", async () => {
     const config = configWith("crash-hang", { crasher: CRASH, hanger: HANG });
-    const run = await runCli(["run", taskWith({ seconds: 5 }), "--config", config, "--agent", "crasher", "--agent", "hanger", "--run-id", "ext-bad", "--out", s.out, "--db", s.db, "--json"], {
+    const run = await runCli(["run", taskWith({ seconds: 5 }), "--config", config, "--agent", "crasher", "--agent", "hanger", "--no-sandbox", "--run-id", "ext-bad", "--out", s.out, "--db", s.db, "--json"], {
       killAfterMs: 180_000,
     });
     expect(run.code, run.stderr).toBe(1);
@@ -157,7 +157,7 @@ describe("external agents (kind command) through the real CLI", () => {
 
   it("two trials at once: each agent's endpoint shows only its own trial's page and session", async () => {
     const config = configWith("snoop", { snoop: SNOOP });
-    const run = await runCli(["run", taskWith({}), "--config", config, "--agent", "snoop", "--repeat", "2", "--concurrency", "2", "--run-id", "ext-snoop", "--out", s.out, "--db", s.db, "--json"], {
+    const run = await runCli(["run", taskWith({}), "--config", config, "--agent", "snoop", "--no-sandbox", "--repeat", "2", "--concurrency", "2", "--run-id", "ext-snoop", "--out", s.out, "--db", s.db, "--json"], {
       killAfterMs: 180_000,
     });
     const trials = JSON.parse(run.stdout).trials as Record<string, any>[];
