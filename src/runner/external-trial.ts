@@ -106,14 +106,19 @@ function destinationOf(origin: string): { host: string; port: number; loopback: 
   return { host, port, loopback: host === "127.0.0.1" || host === "localhost" || host === "::1" };
 }
 
-/** The trial's way out of the sandbox: its CDP relay and its declared endpoints, nothing else (each refusal logged). */
-function openSandboxEgress(agent: CommandAgentSpec, s: Supervision): Promise<Egress> {
-  const relay = new URL(s.endpoint);
-  const allowed = new Set([`127.0.0.1:${relay.port}`]);
-  for (const origin of agent.network) {
+/** The host:port destinations a sandboxed agent may reach: its trial's CDP relay and the endpoints its config's `network` declares. */
+export function egressAllowList(network: readonly string[], relayEndpoint: string): Set<string> {
+  const allowed = new Set([`127.0.0.1:${new URL(relayEndpoint).port}`]);
+  for (const origin of network) {
     const d = destinationOf(origin);
     allowed.add(`${d.loopback ? "127.0.0.1" : d.host}:${d.port}`);
   }
+  return allowed;
+}
+
+/** The trial's way out of the sandbox: its CDP relay and its declared endpoints, nothing else (each refusal logged). */
+function openSandboxEgress(agent: CommandAgentSpec, s: Supervision): Promise<Egress> {
+  const allowed = egressAllowList(agent.network, s.endpoint);
   return openEgress(allowed, (destination) => {
     s.log.step("error_event", { error: `umpire's sandbox refused the agent's connection to ${destination}`, origin: "sandbox_guard", tool_req: null });
   });

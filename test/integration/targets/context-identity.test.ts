@@ -29,8 +29,12 @@ const CONFIG = `targets:${target(
       headers: { x-tenant: "\${TRIAL_ID}" }
       cookies: [{ name: tenant, value: "\${TRIAL_ID}" }]
       localStorage: { tenant: "\${TRIAL_ID}" }
-      sessionStorage: { tab: "tab-\${TRIAL_ID}" }`,
-)}${target("shared", "")}`;
+      sessionStorage: { tab: "tab-\${TRIAL_ID}" }
+      storageState: state.json`,
+)}${target("shared", "")}${target("accepting", "    dialogs: accept\n")}${target("dismissing", "    dialogs: dismiss\n")}`;
+
+/** A Playwright storage-state file: one cookie the app reports as `file`. */
+const STATE = JSON.stringify({ cookies: [{ name: "from_file", value: "yes", domain: "127.0.0.1", path: "/", expires: -1, httpOnly: false, secure: false, sameSite: "Lax" }], origins: [] });
 
 const task = (id: string, on: string) => `
 id: ${id}
@@ -46,6 +50,7 @@ checks:
     json:
       - { path: count, equals: 1 }
       - { path: cookie, equals: true }
+      - { path: file, equals: true }
       - { path: query, equals: true }
       - { path: local, equals: true }
       - { path: session, equals: true }
@@ -58,6 +63,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "umpire-context-"));
   mkdirSync(join(dir, "tasks"));
   writeFileSync(join(dir, "umpire.config.yaml"), CONFIG);
+  writeFileSync(join(dir, "state.json"), STATE);
   writeFileSync(join(dir, "tasks", "tenant.yaml"), task("tenant-add", "tenants"));
   writeFileSync(join(dir, "tasks", "shared.yaml"), task("shared-add", "shared"));
 });
@@ -86,6 +92,30 @@ describe("a target's browser context carries the trial's identity", () => {
     // The same app without a context: all trials count on one tenant, the storage seeds never arrive.
     expect(of("shared-add")).toEqual(["failed", "failed", "failed"]);
     expect(result.code).not.toBe(0);
+  });
+
+  it("a target's dialogs policy answers the app's confirm: accept lets it add two, dismiss adds none", async () => {
+    const confirmTask = (on: string) => `
+id: add-two-on-${on}
+title: Add two on ${on}
+target: ${on}
+instruction: Press Add two once.
+tools: [click, answer]
+checks:
+  - { kind: http, name: two added, url: "/api/seen?tenant=(no tenant header)", json: [{ path: count, equals: 2 }] }
+reference:
+  - { tool: click, target: add-two }
+  - { tool: answer, args: { content: Added two } }
+`;
+    const tasks = join(dir, "confirm-tasks");
+    mkdirSync(tasks);
+    writeFileSync(join(tasks, "accepting.yaml"), confirmTask("accepting"));
+    writeFileSync(join(tasks, "dismissing.yaml"), confirmTask("dismissing"));
+    const db = join(dir, "confirm.db");
+    const result = await runCli(["run", "confirm-tasks", "--mode", "structured", "--db", db, "--out", join(dir, "out-confirm")], { cwd: dir });
+    const all = verdicts(db);
+    expect(all.find((t) => t.taskId === "add-two-on-accepting")?.verdict, result.stderr).toBe("passed");
+    expect(all.find((t) => t.taskId === "add-two-on-dismissing")?.verdict).toBe("failed");
   });
 
   it("a ${NAME} that is not a trial variable is an error naming the file and the field", async () => {
