@@ -8,8 +8,8 @@
  *   npm run bench -- --only step,setup     just those
  *   npm run bench -- --soak                only the soak (500 trials at concurrency 8, ~45 min)
  *
- * The benchmarks: per-step harness time vs a bare Playwright loop (step), trial set-up vs a bare
- * newContext + newPage + goto (setup), throughput at concurrency 1/2/4 with 500 ms model latency
+ * The benchmarks: CLI start-up vs `node -e 0` (startup), per-step harness time vs a bare Playwright
+ * loop (step), trial set-up vs a bare newContext + newPage + goto (setup), throughput at concurrency 1/2/4 with 500 ms model latency
  * and peak memory per concurrent trial (throughput), the repetition detector's cost per step
  * (detector, scripts/bench-repetition.ts), the capture's old path vs CDP optimizeForSpeed (capture),
  * trials/min at 2 s model latency for concurrency 1/4/8/16 and adaptive with cores used, PSS per
@@ -31,6 +31,7 @@ import { benchRepetition } from "./bench-repetition.js";
 import { BENCH_USAGE, parseBenchArgs, type BenchArgs, type BenchName } from "./bench/args.js";
 import { machineUsageSince, snapshotMachine } from "./bench/machine-load.js";
 import { benchSetup } from "./bench/setup-time.js";
+import { benchStartup, STARTUP_AIM_RATIO } from "./bench/startup.js";
 import { benchStepOverhead } from "./bench/step-overhead.js";
 import { BENCH_AIMS, detailLines, headlineTable, soakLines, type BenchResults, type RemoteFigures, type SectionOutcome } from "./bench/summary.js";
 import { benchCapture } from "./bench/capture.js";
@@ -46,6 +47,7 @@ const MODEL_LATENCY_MS = 500;
 /** Sample sizes: full mode fits ~10 minutes on a 2-core machine, quick mode a smoke run. */
 function sizes(quick: boolean) {
   return {
+    startupSamples: quick ? 5 : 20,
     sessions: quick ? 200 : 1000,
     modelRequests: quick ? 30 : 200,
     detector: quick ? { steps: 40, shots: 10 } : { steps: 200, shots: 40 },
@@ -119,6 +121,7 @@ async function main(args: BenchArgs): Promise<number> {
   let chromiumVersion: string | undefined;
 
   try {
+    if (wanted.has("startup")) results.startup = await section("startup", async () => benchStartup(ROOT, size.startupSamples));
     if (wanted.has("sessions")) results.sessions = await section("sessions", async () => ({ n: size.sessions, medianMs: Math.round((await measureSessionCreation(size.sessions)) * 100) / 100 }));
     if (wanted.has("model")) results.model = await section("model", () => measureReferenceModel(size.modelRequests));
     if (wanted.has("detector")) results.detector = await section("detector", () => benchRepetition(size.detector));
@@ -157,7 +160,7 @@ async function main(args: BenchArgs): Promise<number> {
     quick: args.quick,
     only: args.only,
     machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "unknown", memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, chromium: chromiumVersion ?? null, loadAverageAtEnd: loadavg().map((v) => Math.round(v * 100) / 100) },
-    aims: BENCH_AIMS,
+    aims: { ...BENCH_AIMS, startupRatio: STARTUP_AIM_RATIO },
     results,
   };
   writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);

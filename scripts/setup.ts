@@ -1,19 +1,50 @@
 /**
- * `npm run setup`: makes sure this machine has a Chromium umpire can drive.
+ * `npm run setup`: makes sure this machine has what umpire's tests need: a Chromium umpire can
+ * drive (the headless shell first: the cheaper one, docs/performance.md), and Debian's
+ * python3-websocket (the Python example agent) and bubblewrap (the command-agent sandbox),
+ * installed when we are root on Debian, else named with the command to run.
  *
- * Order: an existing browser (UMPIRE_CHROMIUM, the PATH, Playwright's own download); else
- * Playwright's download where the network allows; else Debian's packages when we are root;
- * else stop with the exact commands to run. As root on Debian it also adds the headless shell
- * (`chromium-headless-shell`, the cheaper Chromium umpire prefers) and the full browser beside it
- * (the test that proves both render the same pixels needs both).
- * Also bubblewrap (`/usr/bin/bwrap`), the sandbox command agents run in.
+ * Browser order: an existing one (UMPIRE_CHROMIUM, the PATH, Playwright's own download); else
+ * Playwright's download where the network allows; then, as root on Debian, Debian's headless shell
+ * and full Chromium (the test that proves both render the same pixels needs both); else stop with
+ * the exact commands to run.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { locateChromium, locateFullChromium, locateHeadlessShell } from "../src/browser/chromium.js";
+
+/** Debian packages the tests use besides Chromium: each with how to tell it is there and who needs it. */
+export const DEBIAN_EXTRAS = [
+  { name: "python3-websocket", present: () => spawnSync("python3", ["-c", "import websocket"]).status === 0, for: "the Python example agent's test (examples/external-agents)" },
+  { name: "bubblewrap", present: () => spawnSync("bwrap", ["--version"]).status === 0, for: "the agent sandbox" },
+] as const;
+
+const DEBIAN_BROWSERS = ["chromium-headless-shell", "chromium"];
+
+/** Every Debian package setup may install: `.ci/run` installs nothing else (test/unit/setup-covers-ci.test.ts). */
+export const DEBIAN_PACKAGES = [...DEBIAN_BROWSERS, ...DEBIAN_EXTRAS.map((p) => p.name)];
+
+const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0;
+const debianRoot = () => isRoot() && existsSync("/etc/debian_version");
 
 function say(line: string): void {
   process.stdout.write(`setup: ${line}\n`);
+}
+
+function aptInstall(packages: string[]): boolean {
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const apt = (args: string[]) => spawnSync("apt-get", args, { stdio: "inherit", env, timeout: 15 * 60_000 }).status === 0;
+  say(`installing Debian's ${packages.join(", ")}`);
+  return apt(["install", "-y", "-qq", ...packages]) || (apt(["update", "-qq"]) && apt(["install", "-y", "-qq", ...packages]));
+}
+
+/** The extras: installed when root on Debian, else each named with its command. */
+function extras(): void {
+  const missing = DEBIAN_EXTRAS.filter((p) => !p.present());
+  if (missing.length === 0) return;
+  if (debianRoot() && aptInstall(missing.map((p) => p.name))) return;
+  for (const p of missing) say(`${p.name} is not installed (needed by ${p.for}); run: sudo apt-get install -y ${p.name}`);
 }
 
 function run(command: string, args: string[], timeoutMs: number): boolean {
@@ -28,25 +59,8 @@ function found(): boolean {
   return Boolean(location);
 }
 
-/** The sandbox for command agents (docs/security.md); without it their trials record `sandbox: none`. */
-function ensureBubblewrap(): void {
-  if (existsSync("/usr/bin/bwrap")) return;
-  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  if (isRoot && existsSync("/etc/debian_version")) {
-    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    const apt = (args: string[]) => spawnSync("apt-get", args, { stdio: "inherit", env, timeout: 15 * 60_000 }).status === 0;
-    say("installing Debian's bubblewrap package (the sandbox for command agents)");
-    if (apt(["install", "-y", "-qq", "bubblewrap"]) || (apt(["update", "-qq"]) && apt(["install", "-y", "-qq", "bubblewrap"]))) return;
-  }
-  say("bubblewrap is missing: command agents will run unsandboxed until you run: sudo apt-get install -y bubblewrap");
-}
-
-const DEBIAN_BROWSERS = ["chromium-headless-shell", "chromium"];
-
 function main(): number {
-  ensureBubblewrap();
-  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  const debianRoot = isRoot && existsSync("/etc/debian_version");
+  extras();
   const configured = Boolean(process.env.UMPIRE_CHROMIUM);
   if (found() && (configured || locateHeadlessShell())) return 0;
 
@@ -55,12 +69,7 @@ function main(): number {
     if (run("npx", ["--no-install", "playwright", "install", "chromium"], 5 * 60_000) && found()) return 0;
     say("Playwright's browser download did not work here (an offline or restricted network?)");
   }
-  if (debianRoot && !configured && !(locateHeadlessShell() && locateFullChromium())) {
-    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    const apt = (args: string[]) => spawnSync("apt-get", args, { stdio: "inherit", env, timeout: 15 * 60_000 }).status === 0;
-    say(`installing Debian's ${DEBIAN_BROWSERS.join(" and ")}`);
-    if (!apt(["install", "-y", "-qq", ...DEBIAN_BROWSERS])) apt(["update", "-qq"]) && apt(["install", "-y", "-qq", ...DEBIAN_BROWSERS]);
-  }
+  if (debianRoot() && !configured && !(locateHeadlessShell() && locateFullChromium())) aptInstall(DEBIAN_BROWSERS);
   if (found()) {
     if (!locateHeadlessShell() && !configured) say("tip: a headless shell costs less CPU per trial: apt-get install -y chromium-headless-shell");
     return 0;
@@ -75,4 +84,4 @@ function main(): number {
   return 1;
 }
 
-process.exitCode = main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = main();

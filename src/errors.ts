@@ -57,3 +57,21 @@ export function storageError(error: unknown, path: string, flag: "--out" | "--db
     `free space there or pass ${flag} on another filesystem, then finish the run with \`umpire run --resume <run>\` (finished trials are kept)`,
   );
 }
+
+/** Lines of a crashed program's output that say nothing about why: stack frames, Node's banner, carets. */
+const NOISE_LINE = /^(\s+at |\s*\^+\s*$|Node\.js v\d|Traceback \(most recent call last\)|\s+File "|file:\/\/|node:internal\/|\/\S+:\d+$)/;
+/** An error's own line: `TypeError: x`, `Error [ERR_X]: y`, Python's `ValueError: z`. */
+const ERROR_LINE = /^(?:Uncaught )?(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b(?: \[[A-Z0-9_]+\])?:/;
+
+/**
+ * Why a command failed, from what it printed (stderr, else stdout): the error's own line when it
+ * printed one (a Node or Python crash), else its last line that is not a stack frame or banner.
+ * Clipped at a word, so a reason never starts or ends mid-word.
+ */
+export function failureLine(output: string, max = 300): string | undefined {
+  const lines = output.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "" && !NOISE_LINE.test(line));
+  const line = (lines.find((l) => ERROR_LINE.test(l.trim())) ?? lines.at(-1))?.trim();
+  if (!line || line.length <= max) return line;
+  const cut = line.slice(0, max);
+  return `${cut.slice(0, cut.lastIndexOf(" ") > max / 2 ? cut.lastIndexOf(" ") : max)}…`;
+}

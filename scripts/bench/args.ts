@@ -8,10 +8,11 @@
 import { parseArgs } from "node:util";
 
 /** Every benchmark, in the order they run. */
-export const BENCH_NAMES = ["sessions", "model", "detector", "setup", "step", "anyapp", "capture", "throughput", "latency", "report", "store", "remote"] as const;
+export const BENCH_NAMES = ["startup", "sessions", "model", "detector", "setup", "step", "anyapp", "capture", "throughput", "latency", "report", "store", "remote"] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
+  startup: "CLI start-up: umpire --version, --help, runs --help (and npx umpire --version) vs node -e 0",
   sessions: "fixture session creation (median over 1000)",
   model: "the reference model's own time per request",
   detector: "the repetition detector's cost per step at 1280x800",

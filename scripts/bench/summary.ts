@@ -8,6 +8,7 @@ import Table from "cli-table3";
 import type { ReferenceModelTiming } from "./reference-model.js";
 import type { RepetitionBench } from "../bench-repetition.js";
 import type { BenchName } from "./args.js";
+import { STARTUP_AIM_RATIO, type StartupBench, type StartupFigure } from "./startup.js";
 import type { MachineUsage } from "./machine-load.js";
 import type { SetupBench } from "./setup-time.js";
 import type { StepBench } from "./step-overhead.js";
@@ -30,6 +31,7 @@ export interface RemoteFigures {
 }
 
 export interface BenchResults {
+  startup?: SectionOutcome<StartupBench>;
   sessions?: SectionOutcome<{ n: number; medianMs: number }>;
   model?: SectionOutcome<ReferenceModelTiming>;
   detector?: SectionOutcome<RepetitionBench>;
@@ -74,6 +76,7 @@ function rowFor(name: BenchName, outcome: SectionOutcome<unknown> | undefined, o
 }
 
 const LABELS: Record<BenchName, string> = {
+  startup: "CLI start-up, --version",
   step: "Per-step harness time (wall - model)",
   anyapp: "Per-step time, TodoMVC vs fixture",
   setup: "Trial set-up to first page",
@@ -127,6 +130,22 @@ export function latencyRows(r: LatencyBench): [Row, Row] {
   return [speedup, vsBest];
 }
 
+/** Start-up rows: --version judged against its aim, --help and a command's --help beside it. */
+export function startupRows(outcome: BenchResults["startup"]): (Row | undefined)[] {
+  if (outcome?.status !== "ok") return [rowFor("startup", outcome, () => [LABELS.startup, "", "", "", "", "", ""])];
+  const r = outcome.result;
+  const row = (label: string, f: StartupFigure, aimed: boolean): Row => [
+    label,
+    `${fmt(f.medianMs)} ms median`,
+    `node -e 0: ${fmt(r.nodeMedianMs)} ms`,
+    `${fmt(f.ratio, 2)}x`,
+    aimed ? `<= ${STARTUP_AIM_RATIO}x` : "",
+    aimed ? met(f.ratio <= STARTUP_AIM_RATIO) : "",
+    `n=${r.samples}`,
+  ];
+  return [row(LABELS.startup, r.version, true), row("... --help", r.help, true), row("... runs --help", r.runsHelp, false), row("... npx umpire --version", r.npxVersion, false)];
+}
+
 /** The headline table. */
 export function headlineTable(results: BenchResults): string {
   const table = new Table({
@@ -136,6 +155,7 @@ export function headlineTable(results: BenchResults): string {
     colWidths: [28, 30, 26, 12, 10, 5, 22],
   });
   const rows: (Row | undefined)[] = [
+    ...startupRows(results.startup),
     rowFor("step", results.step, (o) => {
       const r = o.result as StepBench;
       return [LABELS.step, `${fmt(r.umpirePerStepMs)} ms/step`, `${fmt(r.barePerStepMs)} ms/step, bare loop`, `${fmt(r.ratio, 2)}x`, `<= ${BENCH_AIMS.stepRatio}x`, met(r.ratio <= BENCH_AIMS.stepRatio), `${r.repeats} trials x ${r.stepsPerTrial} steps`];

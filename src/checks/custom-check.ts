@@ -4,9 +4,9 @@
  * export of the wrong shape cannot judge: verdict `error`, with the reason.
  */
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import type { z } from "zod";
 import type { CustomCheck as CustomCheckDecl } from "../task/schema.js";
+import { importCheckModule } from "./check-module.js";
 import type { CustomCheck, CustomJudge } from "./custom-api.js";
 import type { Confidence } from "../vocabulary.js";
 import { CheckUnjudgeableError, type Handler, type Judgement } from "./types.js";
@@ -17,7 +17,7 @@ export async function loadCustomCheck(spec: CustomCheckSpec, taskFile: string | 
   const file = path.resolve(taskFile ? path.dirname(path.resolve(taskFile)) : process.cwd(), spec.module);
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    mod = await importCheckModule(file);
   } catch (e) {
     throw new CheckUnjudgeableError(`the custom check module ${spec.module} did not load: ${e instanceof Error ? e.message : String(e)}`);
   }

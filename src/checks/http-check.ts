@@ -13,6 +13,18 @@ import { matchersWithVars, targetUrl, withSecrets, withVars } from "./vars.js";
 
 export type HttpCheckSpec = z.output<typeof HttpCheck>;
 
+/** A JSON expectation that held, with the value seen (a length as its count). */
+function heldJson(e: HttpCheckSpec["json"][number], seen: unknown): string {
+  const where = e.path || "the value";
+  if (e.exists === false) return `${where} is absent`;
+  if (e.length !== undefined) return `${where} has ${e.length} item${e.length === 1 ? "" : "s"}`;
+  return `${where} = ${JSON.stringify(seen)}`;
+}
+
+function describeMatcher(m: string | { regex: string }): string {
+  return typeof m === "string" ? JSON.stringify(m) : `/${m.regex}/`;
+}
+
 export const httpCheck: Handler<HttpCheckSpec> = {
   confidence: "verified",
   defaultName: (spec) => `http ${spec.method} ${spec.url}`,
@@ -40,22 +52,29 @@ export const httpCheck: Handler<HttpCheckSpec> = {
     const text = await response.text();
     const evidence: Evidence = { request: { method: spec.method, url, headers: shownHeaders }, status: response.status, body: clip(text, 1_000) };
     const failures: string[] = [];
+    const held: string[] = [];
     const wanted = spec.status === undefined ? undefined : Array.isArray(spec.status) ? spec.status : [spec.status];
-    if (wanted ? !wanted.includes(response.status) : response.status < 200 || response.status > 299) {
-      failures.push(`answered ${response.status}, expected ${wanted ? wanted.join(" or ") : "2xx"}`);
-    }
-    const matchers = checkMatchers(text, matchersWithVars(spec.contains, ctx), [], DEFAULT_NORMALIZE);
+    const expectedStatus = wanted ? wanted.join(" or ") : "2xx";
+    const statusOk = wanted ? wanted.includes(response.status) : response.status >= 200 && response.status <= 299;
+    if (statusOk) held.push(`answered ${response.status} (expected ${expectedStatus})`);
+    else failures.push(`answered ${response.status}, expected ${expectedStatus}`);
+    const contains = matchersWithVars(spec.contains, ctx);
+    const matchers = checkMatchers(text, contains, [], DEFAULT_NORMALIZE);
     failures.push(...matchers.failures.map((f) => `the body ${f}`));
-    if (spec.json.length > 0) {
+    if (contains.length > 0 && matchers.failures.length === 0) held.push(`the body contains ${contains.map(describeMatcher).join(", ")}`);
+    // A wrong status already says what went wrong: an error page is not also "not JSON".
+    if (spec.json.length > 0 && statusOk) {
       const parsed = parseJson(text);
       if (!parsed.ok) failures.push(`the body is not JSON (${parsed.error})`);
       else {
         const judged = judgeJson(parsed.value, spec.json);
         evidence.values = judged.seen;
         failures.push(...judged.failures);
+        held.push(...spec.json.map((e) => heldJson(e, judged.seen[e.path || "/"])));
       }
     }
-    if (failures.length > 0) return { pass: false, reason: `${spec.method} ${new URL(url).pathname}: ${failures.join("; ")}`, evidence };
-    return { pass: true, reason: `${spec.method} ${new URL(url).pathname} answered ${response.status} as expected`, evidence };
+    const where = `${spec.method} ${new URL(url).pathname}`;
+    if (failures.length > 0) return { pass: false, reason: `${where}: ${failures.join("; ")}`, evidence };
+    return { pass: true, reason: `${where}: ${held.join("; ")}`, evidence };
   },
 };

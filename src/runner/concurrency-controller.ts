@@ -204,7 +204,9 @@ export class ConcurrencyController {
       ? `pinned at ${this.value} (--concurrency)`
       : this.stopped
         ? `${this.stopped.reason}`
-        : `nothing pushed back; it rose while trials were waiting (peak ${this.peak})`;
+        : this.counts.rises === 0
+          ? `nothing pushed back, and it never needed to rise: no trial waited through a full round of ${this.value} answered turns`
+          : `nothing pushed back; it rose while trials were waiting (peak ${this.peak})`;
     return {
       mode: this.s.pinned ? "pinned" : "adaptive",
       start: clamp(Math.round(this.s.start), this.min, this.s.max),

@@ -10,6 +10,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, re
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { chromium, type Browser } from "playwright";
+import { failureLine } from "../errors.js";
 import { MAX_AGENT_EVENTS, LineBuffer, parseAgentEventLine, parseAgentResult, type AgentEnvelope } from "./agent-events.js";
 import { TrialEnvironment } from "./environment.js";
 import { emptyLoopOutcome, messageOf, type LoopOutcome, type PlayedTurn } from "./loop.js";
@@ -396,7 +397,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   } else if (ended.code !== 0) {
     out.stopReason = "agent_crashed";
     const how = ended.signal ? `was killed by ${ended.signal}` : `exited with code ${ended.code}`;
-    const last = stderrTail.trim().split("\n").pop()?.slice(0, 300);
+    const last = failureLine(stderrTail);
     out.stopDetail = `the command ${how}${last ? `: ${last}` : ""}`;
   } else if (!result) {
     out.stopReason = "agent_crashed";

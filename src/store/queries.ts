@@ -5,6 +5,9 @@
 import type Database from "better-sqlite3";
 import { SELF_TEST_TAG } from "../vocabulary.js";
 
+/** Named so the emitted .d.ts can spell it (an inferred type would name a namespace it cannot reach). */
+type Statement = Database.Statement;
+
 const TRIAL_RESULT_CLEARED = `
   stop_reason = NULL, stop_detail = NULL, verdict = NULL, claimed = NULL, verified = NULL,
   turns = 0, actions = 0, input_tokens = NULL, output_tokens = NULL, reasoning_tokens = NULL,
@@ -16,31 +19,31 @@ const ofAttempt = (table: string, order: string) =>
   `SELECT * FROM ${table} WHERE trial_id = @trial_id AND (@attempt IS NULL OR attempt = @attempt) ORDER BY ${order}`;
 
 export class StoreQueries {
-  readonly insertRun;
-  readonly finishRun;
-  readonly reopenRun;
-  readonly heartbeat;
-  readonly runById;
-  readonly runsByPrefix;
-  readonly latestRun;
-  readonly latestRunWithTag;
-  readonly runSummaries;
-  readonly insertTrial;
-  readonly startTrial;
-  readonly finishTrial;
-  readonly resetTrial;
-  readonly trialById;
-  readonly trialAttempt;
-  readonly trialsOfRun;
-  readonly unfinishedOfRun;
-  readonly insertTurn;
-  readonly insertAction;
-  readonly insertCheck;
-  readonly deleteChecks;
-  readonly turns;
-  readonly actions;
-  readonly checks;
-  readonly durationHistory;
+  readonly insertRun: Statement;
+  readonly finishRun: Statement;
+  readonly reopenRun: Statement;
+  readonly heartbeat: Statement;
+  readonly runById: Statement;
+  readonly runsByPrefix: Statement;
+  readonly latestRun: Statement;
+  readonly latestRunWithTag: Statement;
+  readonly runSummaries: Statement;
+  readonly insertTrial: Statement;
+  readonly startTrial: Statement;
+  readonly finishTrial: Statement;
+  readonly resetTrial: Statement;
+  readonly trialById: Statement;
+  readonly trialAttempt: Statement;
+  readonly trialsOfRun: Statement;
+  readonly unfinishedOfRun: Statement;
+  readonly insertTurn: Statement;
+  readonly insertAction: Statement;
+  readonly insertCheck: Statement;
+  readonly deleteChecks: Statement;
+  readonly turns: Statement;
+  readonly actions: Statement;
+  readonly checks: Statement;
+  readonly durationHistory: Statement;
 
   constructor(db: Database.Database) {
     this.insertRun = db.prepare(`

@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import type { Effect } from "../checks/types.js";
 import { runCommand } from "../checks/run-command.js";
+import { failureLine } from "../errors.js";
 import type { TargetDecl } from "../task/target-decl.js";
 import { substituteTrialVars, substituteTrialVarsDeep, type TrialVars } from "../task/trial-vars.js";
 import { browserSeed } from "./browser-seed.js";
@@ -117,7 +118,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     const shown = typeof r.command === "string" ? r.command : r.command.join(" ");
     if (outcome.error) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` could not start: ${outcome.error}`);
     if (outcome.timedOut) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` ran past ${r.timeoutSeconds} s and was stopped`);
-    if (outcome.code !== 0) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` exited with ${outcome.code ?? outcome.signal}: ${(outcome.stderr || outcome.stdout).trim().slice(-300)}`);
+    if (outcome.code !== 0) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` exited with ${outcome.code ?? outcome.signal}: ${failureLine(outcome.stderr || outcome.stdout) ?? "(no output)"}`);
   };
 
   return {

@@ -19,7 +19,7 @@ describe("parseBenchArgs", () => {
   });
 
   it("refuses an unknown benchmark, naming it and the valid ones", () => {
-    expect(() => parseBenchArgs(["--only", "step,speed"])).toThrow(/unknown benchmark "speed"; choose from sessions, model, detector/);
+    expect(() => parseBenchArgs(["--only", "step,speed"])).toThrow(/unknown benchmark "speed"; choose from startup, sessions, model, detector/);
   });
 
   it("knows the capture and latency benchmarks, in their place", () => {

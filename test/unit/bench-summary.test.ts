@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BENCH_AIMS, fixedSpeedup, headlineTable, latencyRows, noLayoutWaitRow } from "../../scripts/bench/summary.js";
+import { BENCH_AIMS, fixedSpeedup, headlineTable, latencyRows, noLayoutWaitRow, startupRows } from "../../scripts/bench/summary.js";
 import type { StepBench } from "../../scripts/bench/step-overhead.js";
 import type { LatencyBench } from "../../scripts/bench/latency-throughput.js";
 
@@ -115,5 +115,27 @@ describe("bench summary: the step aim on the path of every model but the referen
 
   it("is judged not met when it could not be measured, rather than left out", () => {
     expect(noLayoutWaitRow(step(null)).slice(1, 2).concat(noLayoutWaitRow(step(null)).slice(4, 6))).toEqual(["not measured", "<= 0.8x", "NO"]);
+describe("bench summary: CLI start-up as a ratio to node -e 0", () => {
+  const startup = (versionRatio: number) => ({
+    samples: 5,
+    nodeMedianMs: 80,
+    version: { medianMs: 80 * versionRatio, ratio: versionRatio },
+    help: { medianMs: 90, ratio: 1.13 },
+    runsHelp: { medianMs: 400, ratio: 5 },
+    npxVersion: { medianMs: 600, ratio: 7.5 },
+  });
+  const rows = (ratio: number) => startupRows({ status: "ok", ms: 1, machine: { cores: 2, loadAverage1m: 1 } as never, result: startup(ratio) });
+
+  it("judges --version and --help against the aim, and shows runs --help and npx beside them unjudged", () => {
+    const [version, help, runsHelp, npx] = rows(1.2);
+    expect(version).toEqual(["CLI start-up, --version", "96 ms median", "node -e 0: 80 ms", "1.20x", "<= 3x", "yes", "n=5"]);
+    expect(help!.slice(3, 6)).toEqual(["1.13x", "<= 3x", "yes"]);
+    expect(rows(4)[0]!.slice(1, 6)).toEqual(["320 ms median", "node -e 0: 80 ms", "4.00x", "<= 3x", "NO"]);
+    expect(runsHelp!.slice(3, 6)).toEqual(["5.00x", "", ""]);
+    expect(npx!.slice(0, 4)).toEqual(["... npx umpire --version", "600 ms median", "node -e 0: 80 ms", "7.50x"]);
+  });
+
+  it("an error in the start-up bench is one row with its message", () => {
+    expect(startupRows({ status: "error", ms: 1, error: "the CLI is not built" })[0]!.slice(0, 2)).toEqual(["CLI start-up, --version", "error: the CLI is not built"]);
   });
 });

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { UmpireError } from "../../errors.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
+import { schemaReference } from "../schema-reference.js";
 
 const USAGE = `usage: umpire init [--url URL] [--name NAME] [--force]
 
@@ -21,10 +22,10 @@ options:
   -h, --help    show this help
 `;
 
-export function configText(url: string, name: string): string {
+export function configText(url: string, name: string, schema?: string): string {
   return `# umpire project config. Config and task files are code: the commands below run on your machine
 # with your permissions, so review them (and anyone's changes to them) like any script you run.
-targets:
+${schemaLine(schema)}targets:
   ${name}:
     # Where the app answers. \${PORT} instead of a port number makes umpire pick a free port and
     # pass it to the start command as PORT.
@@ -51,10 +52,10 @@ targets:
 `;
 }
 
-export function taskText(name: string): string {
+export function taskText(name: string, schema?: string): string {
   return `# Your first task. Fill in the instruction, the gold trajectory (reference) and the checks, then
 # run: npx umpire validate --self-test
-id: first-task
+${schemaLine(schema)}id: first-task
 title: Open the first link
 target: ${name}
 instruction: >-
@@ -79,6 +80,11 @@ negatives:
 `;
 }
 
+/** The `$schema` line editors complete from (umpire ignores the field), or nothing when the schema is unknown. */
+function schemaLine(schema: string | undefined): string {
+  return schema ? `$schema: ${schema}\n` : "";
+}
+
 export const run: Command = async (argv, io) => {
   let parsed;
   try {
@@ -94,9 +100,11 @@ export const run: Command = async (argv, io) => {
   if (!/^https?:\/\/[^/]+/.test(url)) throw new UmpireError("usage", `--url ${url}: expected an http(s) URL`, "e.g. --url http://127.0.0.1:3000");
   const name = parsed.values.name ?? "app";
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name) || name === "fixture") throw new UmpireError("usage", `--name ${name}: lower-case letters, digits and '-', not "fixture"`, "e.g. --name shop");
+  const configFile = join(io.cwd, "umpire.config.yaml");
+  const taskFile = join(io.cwd, "tasks", "first-task.yaml");
   const files = [
-    [join(io.cwd, "umpire.config.yaml"), configText(url.replace(/\/$/, ""), name)],
-    [join(io.cwd, "tasks", "first-task.yaml"), taskText(name)],
+    [configFile, configText(url.replace(/\/$/, ""), name, schemaReference(configFile, "config.schema.json", io.cwd))],
+    [taskFile, taskText(name, schemaReference(taskFile, "task.schema.json", io.cwd))],
   ] as const;
   for (const [file] of files) {
     if (existsSync(file) && !parsed.values.force) throw new UmpireError("usage", `${file} already exists`, "pass --force to overwrite it");

@@ -24,6 +24,9 @@ describe("concurrency controller: decisions", () => {
     const idle = new ConcurrencyController({ start: 2, max: 32 });
     answer(idle, 50, { now: 0 }, 2000, 0);
     expect(idle.limit()).toBe(2);
+    // No rise: the summary must not say it rose (it once read "it rose while trials were waiting (peak 2)").
+    expect(idle.report()).toMatchObject({ rises: 0, peak: 2 });
+    expect(idle.report().stoppedRising).toBe("nothing pushed back, and it never needed to rise: no trial waited through a full round of 2 answered turns");
     const capped = new ConcurrencyController({ start: 2, max: 3 });
     answer(capped, 100);
     expect(capped.limit()).toBe(3);
