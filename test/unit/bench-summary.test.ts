@@ -115,6 +115,9 @@ describe("bench summary: the step aim on the path of every model but the referen
 
   it("is judged not met when it could not be measured, rather than left out", () => {
     expect(noLayoutWaitRow(step(null)).slice(1, 2).concat(noLayoutWaitRow(step(null)).slice(4, 6))).toEqual(["not measured", "<= 0.8x", "NO"]);
+  });
+});
+
 describe("bench summary: CLI start-up as a ratio to node -e 0", () => {
   const startup = (versionRatio: number) => ({
     samples: 5,
