@@ -138,9 +138,16 @@ export const TASK_FIELDS: Record<string, string> = {
   // A negative's targets and arguments are what make its trial cause the forbidden effect there.
   "negatives.*[].target": "test/integration/targets/forbidden-effects.test.ts > fails a trial that cleared the list on a declared app",
   "negatives.*[].args.*": "test/integration/targets/forbidden-effects.test.ts > fails a trial that cleared the list on a declared app",
+  ...steps("negatives.*.steps[]", "test/integration/cli/self-test.test.ts > names a negative it could not play, a check no probe failed, failsOn that did not fail, each failed probe's reason, and stores the run"),
+  "negatives.*.failsOn[]": "test/integration/cli/self-test.test.ts > names a negative it could not play, a check no probe failed, failsOn that did not fail, each failed probe's reason, and stores the run",
+  "limits.usd": "test/integration/cli/cost-limit.test.ts > limits.usd stops a trial before its next request; the checks judge it (failed)",
+  dialogs: "test/integration/cli/native-dialogs.test.ts > dialogs: accept / dismiss answer at once, by policy, and the agent never sees the dialog",
   "tags[]": "test/integration/cli/daily-use.test.ts > --list prints the planned trials after --grep, --grep-invert and --task-tag",
 };
 
+const CONTEXT = "test/integration/targets/context-identity.test.ts > three trials at once on a namespaced app each see their own tenant, every way; without the context they collide";
+const RESETS = "test/integration/targets/declarative-resets.test.ts > restore and restart give every trial the seed's state; no reset leaks the first trial's item into the second";
+const SANDBOX_FIELDS = "test/unit/runner/command-agent-sandbox-fields.test.ts";
 const DEFAULTS = "test/unit/config/defaults-feed-options.test.ts > every defaults key sets its option (source config)";
 const MODEL_AGENT = "test/unit/cli/agent-fields.test.ts > each field of agents.<name> reaches the resolved agent config";
 const COMMAND_AGENT = "test/unit/cli/agent-fields.test.ts > a command agent runs in cwd (relative to the config file), gets env, and is stored under its model";
@@ -165,6 +172,8 @@ export const CONFIG_FIELDS: Record<string, string> = {
   "agents.*[kind=command].cwd": COMMAND_AGENT,
   "agents.*[kind=command].env.*": COMMAND_AGENT,
   "agents.*[kind=command].model": COMMAND_AGENT,
+  "agents.*[kind=command].passEnv[]": `${SANDBOX_FIELDS} > passEnv lets exactly the named variables of umpire's environment through`,
+  "agents.*[kind=command].network[]": `${SANDBOX_FIELDS} > network adds its origins to the destinations the sandbox lets out; without it, only the CDP relay`,
   "defaultAgents[]": "test/integration/cli/named-agents.test.ts > run in one run; the recorded requests show the difference",
   "targets.*.baseUrl": `${ANY_APP} > is started by its command, reset over HTTP`,
   "targets.*.start.command": `${ANY_APP} > is started by its command, reset over HTTP`,
@@ -191,5 +200,17 @@ export const CONFIG_FIELDS: Record<string, string> = {
   "targets.*.effects.url": "test/integration/targets/forbidden-effects.test.ts > fails a trial that cleared the list on a declared app",
   "targets.*.effects.headers.*": `${TARGET_FIELDS} > effects.headers: sent to the effects source`,
   "targets.*.capacity": "test/integration/targets/target-capacity.test.ts > takes at most capacity trials at once",
+  "targets.*.reset[kind=restore].from": RESETS,
+  "targets.*.reset[kind=restore].to": RESETS,
+  "targets.*.reset[kind=restore].restart": RESETS,
+  "targets.*.reset[kind=restart]": RESETS,
+  "targets.*.context.cookies[].name": CONTEXT,
+  "targets.*.context.cookies[].value": CONTEXT,
+  "targets.*.context.cookies[].path": CONTEXT,
+  "targets.*.context.headers.*": CONTEXT,
+  "targets.*.context.localStorage.*": CONTEXT,
+  "targets.*.context.sessionStorage.*": CONTEXT,
+  "targets.*.context.storageState": CONTEXT,
+  "targets.*.dialogs": "test/integration/targets/context-identity.test.ts > a target's dialogs policy answers the app's confirm: accept lets it add two, dismiss adds none",
   "targets.*.isolated": `${ANY_APP} > runs a shared-state target's trials one at a time while the fixture's run in parallel`,
 };

@@ -63,7 +63,7 @@ describe("schema field coverage", () => {
 
   it("finds what it must: nested objects, arrays, records and each member of a kind union", () => {
     const task = schemaFields(TaskFileSchema);
-    expect(task).toEqual(expect.arrayContaining(["permissions.forbiddenEffects[]", "checks[kind=file].normalize.case", "marks.*.selector", "negatives.*[].tool", "repetition.masks[].box.x"]));
+    expect(task).toEqual(expect.arrayContaining(["permissions.forbiddenEffects[]", "checks[kind=file].normalize.case", "marks.*.selector", "negatives.*[].tool", "negatives.*.failsOn[]", "repetition.masks[].box.x"]));
     expect(schemaFields(ConfigFileSchema)).toEqual(expect.arrayContaining(["defaults.maxTokens", "agents.*[kind=command].env.*", "targets.*.reset[kind=none]"]));
     // A row for a field that does not exist, or a file that does not exist, is found.
     expect(coverageProblems("task", "T", TaskFileSchema, { ...TASK_FIELDS, "no.such.field": "x > y" }).join("\n")).toContain("no such field");

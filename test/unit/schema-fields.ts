@@ -14,7 +14,8 @@ const kindOf = (node: Node): string | undefined => ((node.properties as Record<s
 function walk(node: Node, path: string, out: Set<string>): void {
   const alternatives = (node.anyOf ?? node.oneOf) as Node[] | undefined;
   if (alternatives) {
-    if (!alternatives.every(isObjectNode)) return void out.add(path);
+    // Text or an object (a text matcher) is one field; objects and lists (a negative: steps, or {steps, failsOn}) are walked each.
+    if (!alternatives.every((n) => isObjectNode(n) || n.type === "array")) return void out.add(path);
     for (const member of alternatives) {
       const kind = kindOf(member);
       // A list of kinds (checks[]) names the member in the brackets: checks[kind=file].

@@ -58,6 +58,8 @@ describe("a model agent's fields", () => {
       command: ["node", "agent.mjs"],
       cwd: "/project/agents/ts",
       env: { AGENT_TOKEN: "t0k" },
+      passEnv: [],
+      network: [],
     });
     // The run stores the model (priced and reported under it) and the variable's name, never its value.
     const stored = redactCommandAgent("ts", definition);
