@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const ASSETS = ["src/report/html/assets", "fixtures-site/site/browser"];
+/** Single files tsc does not emit: the sandbox's own init, run inside bubblewrap as plain JavaScript. */
+const FILES = ["src/runner/sandbox-init.mjs"];
 
 let tsc;
 try {
@@ -25,3 +27,4 @@ if (result.status !== 0) process.exit(result.status ?? 1);
 for (const dir of ASSETS) {
   cpSync(join(ROOT, dir), join(ROOT, "dist", dir), { recursive: true, filter: (file) => !file.endsWith(".ts") });
 }
+for (const file of FILES) cpSync(join(ROOT, file), join(ROOT, "dist", file));
