@@ -4,7 +4,7 @@
  * and ends with a summary per task and mode and the structured-vs-function-calling table.
  */
 import { existsSync } from "node:fs";
-import { describeChromium, requireChromium } from "../../browser/chromium.js";
+import { describeChromium, locateChromium } from "../../browser/chromium.js";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { AgentConfigSchema, DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_RETRY_POLICY, DEFAULT_TEMPERATURE, agentDefinitionHash, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
@@ -376,7 +376,9 @@ export const run: Command = async (argv, io) => {
     // Before any browser starts: a dead or misconfigured endpoint stops the run here, in seconds.
     if (!values["no-preflight"]) await preflightEndpoints(agents, io);
     // Which Chromium judged the trials: the headless shell and the full browser differ in CPU, not pixels.
-    if (chatty && endpoints.length === 0) io.stderr.write(`umpire: browser: ${describeChromium(requireChromium(io.env))}\n`);
+    // (The process's environment, as the launch reads it; a missing browser is the launch's error to give.)
+    const browser = chatty && endpoints.length === 0 ? locateChromium() : undefined;
+    if (browser) io.stderr.write(`umpire: browser: ${describeChromium(browser)}\n`);
 
     const runtime = await startRuntime({
       tasks,
