@@ -10,7 +10,7 @@ const points = (x: number) => `${(x * 100).toFixed(1)} points`;
 
 function design(d: Detectable): string {
   const noise = `noise ${(d.noise * 100).toFixed(1)}% discordant pairs, from the ${d.noiseFrom}`;
-  return `${Math.round(d.power * 100)}% power, alpha ${d.alpha}, ${d.pairs} paired repeats, ${noise}`;
+  return `${Math.round(d.power * 100)}% power, alpha ${d.alpha}, ${d.pairs} paired repeat${d.pairs === 1 ? "" : "s"}, ${noise}`;
 }
 
 /** How sure, in one line; null when nothing was paired. */
