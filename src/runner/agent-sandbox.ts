@@ -129,16 +129,17 @@ const PRIVATE_FOLDERS = ["/tmp", "/var/tmp", "/run"];
  * clone often is) keeps its tree, read-only: the top folder under the private one that holds its working
  * folder (its packages, e.g. node_modules beside it, live there too). Hidden places inside stay hidden.
  */
-function agentTreeUnderPrivate(cwd: string): string | undefined {
-  const base = PRIVATE_FOLDERS.find((folder) => cwd.startsWith(`${folder}/`));
-  return base ? join(base, cwd.slice(base.length + 1).split("/")[0]!) : undefined;
+function agentTreeUnderPrivate(path: string): string | undefined {
+  const base = PRIVATE_FOLDERS.find((folder) => path.startsWith(`${folder}/`));
+  return base ? join(base, path.slice(base.length + 1).split("/")[0]!) : undefined;
 }
 
 /** The argv that runs the agent's command inside the sandbox. */
 export function sandboxArgv(plan: SandboxPlan): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...PRIVATE_FOLDERS.flatMap((f) => ["--tmpfs", f]), "--dir", "/tmp/home"];
-  const tree = agentTreeUnderPrivate(plan.cwd);
-  if (tree) args.push("--ro-bind", tree, tree);
+  // The agent's tree, and umpire's own (an agent may use the packages installed beside umpire), when private.
+  const trees = new Set([agentTreeUnderPrivate(plan.cwd), agentTreeUnderPrivate(INIT_SCRIPT)].filter((t) => t !== undefined));
+  for (const tree of trees) args.push("--ro-bind", tree, tree);
   const hidden = [...new Set(plan.hide)].filter((path) => existsSync(path));
   const holdsCwd = (path: string) => plan.cwd === path || plan.cwd.startsWith(`${path}/`);
   const mask = (path: string) => (statSync(path).isDirectory() ? args.push("--tmpfs", path) : args.push("--ro-bind", "/dev/null", path));
