@@ -247,7 +247,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   const cancelled = loop.stopReason === "cancelled" || loop.stoppedByRunLimit === true || (ending.signal.aborted && infraError);
   let verdict = verdictOf(checks, { infraError, cancelled });
   // A failure on a starved machine whose wall-clock waits ran out is the harness's, not the agent's.
-  const starved = verdict === "failed" ? starvedWaits(env, loop) : [];
+  const starved = verdict === "failed" ? starvedWaits(env, loop, deps.driver?.external === true) : [];
   if (starved.length > 0) {
     verdict = "error";
     error ??= describeStarvation(starved);
@@ -336,9 +336,10 @@ export function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedReq
 }
 
 /** The waits that ran out on a starved machine in this trial, its time limit included. */
-function starvedWaits(env: TrialEnvironment | undefined, loop: LoopOutcome): StarvedWait[] {
+function starvedWaits(env: TrialEnvironment | undefined, loop: LoopOutcome, external: boolean): StarvedWait[] {
   if (!env) return [];
-  if (loop.stopReason === "timeout") env.starvation.timeLimitRanOut();
+  // A command agent's time is its own loop's: umpire waits on nothing of it, so a hang stays the agent's.
+  if (loop.stopReason === "timeout" && !external) env.starvation.timeLimitRanOut();
   return env.starvation.starved;
 }
 
