@@ -324,11 +324,21 @@ export class TrialEnvironment {
   async settle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const until = Date.now() + timeoutMs;
     const ended = this.starvation.begin("settle", timeoutMs);
+    const waited = this.inflight > 0;
     while (this.inflight > 0 && Date.now() < until && !signal?.aborted && !this.dialogs.open) {
       await new Promise((r) => setTimeout(r, 25));
     }
     ended(this.inflight > 0 && !signal?.aborted);
+    // A response the page was waiting for is handled by its script a task or two after it finished
+    // (`await res.json()`, then the DOM): let one frame pass, so the picture and the marks show that.
+    if (waited && this.inflight === 0 && !this.dialogs.open) await this.nextFrame();
     return this.inflight === 0;
+  }
+
+  /** One rendered frame of the page shown (a document that goes away or a dialog that opens ends it). */
+  private async nextFrame(): Promise<void> {
+    const frame = this.page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+    await this.dialogs.race(Promise.race([frame, new Promise((r) => setTimeout(r, 250))])).catch(() => undefined);
   }
 
   /**
