@@ -1,8 +1,8 @@
 /**
  * Whether a wall-clock wait that decides what a trial shows or how it ends ran out because the
  * machine was starved rather than because the application or the agent was slow. The settle
- * after an input, the wait for the document an input asked for and the trial's time limit are
- * wall-clock limits: on a machine whose cores are all busy (other trials, other programs) they
+ * after an input and the wait for the document an input asked for are wall-clock limits (the trial's
+ * own time limit is not judged here: a slow model or agent stays slow on a busy machine): on a machine whose cores are all busy (other trials, other programs) they
  * run out for a gold trajectory too, and the trial then fails through no fault of the agent.
  *
  * A wait that ran out is called starved when, over that wait, the machine's cores were at least
@@ -13,7 +13,7 @@
 import { cpus } from "node:os";
 
 /** The waits whose running out decides an observation or the trial's end. */
-export type DecidingWait = "settle" | "navigation" | "time limit";
+export type DecidingWait = "settle" | "navigation";
 
 /** The machine over one wait: busy fraction of all cores, and how late this process's timers fired. */
 export interface LoadReading {
@@ -75,12 +75,7 @@ export class StarvationWatch {
   private fastestCaptureMs = Infinity;
   private slowCapture: { at: number; tookMs: number; baselineMs: number } | null = null;
 
-  /** The trial's own span, for its time limit. */
-  private readonly trialEnded: (ranOut: boolean) => StarvedWait | null;
-
-  constructor(private readonly probe: LoadProbe = machineLoadProbe) {
-    this.trialEnded = this.begin("time limit", Infinity);
-  }
+  constructor(private readonly probe: LoadProbe = machineLoadProbe) {}
 
   /** Call as a wait starts; call the result once it ended, with whether it ran out. */
   begin(wait: DecidingWait, limitMs: number): (ranOut: boolean) => StarvedWait | null {
@@ -101,11 +96,6 @@ export class StarvationWatch {
     };
   }
 
-  /** The trial stopped at its time limit: starved when the machine was over the whole trial (or a capture was slow). */
-  timeLimitRanOut(): StarvedWait | null {
-    return this.trialEnded(true);
-  }
-
   /** A capture's time: the fastest is the trial's baseline; one far slower is evidence of starvation. */
   capture(tookMs: number): void {
     if (tookMs >= SLOW_CAPTURE_MIN_MS && tookMs >= this.fastestCaptureMs * SLOW_CAPTURE_RATIO) {
@@ -124,7 +114,7 @@ export function describeStarvation(starved: readonly StarvedWait[]): string {
 }
 
 function describeWait(w: StarvedWait): string {
-  const what = w.wait === "time limit" ? "the trial's time limit" : `the ${w.wait} wait`;
+  const what = `the ${w.wait} wait`;
   const signs = [`CPU ${Math.round(w.cpuBusy * 100)}% busy`, `umpire's timers ${seconds(w.lagMs)} late`];
   if (w.slowCapture) signs.push(`a capture took ${seconds(w.slowCapture[0])} against ${seconds(w.slowCapture[1])} before`);
   return `${what} ran out (limit ${seconds(w.limitMs)}, took ${seconds(w.tookMs)}; ${signs.join(", ")})`;

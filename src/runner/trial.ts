@@ -247,7 +247,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   const cancelled = loop.stopReason === "cancelled" || loop.stoppedByRunLimit === true || (ending.signal.aborted && infraError);
   let verdict = verdictOf(checks, { infraError, cancelled });
   // A failure on a starved machine whose wall-clock waits ran out is the harness's, not the agent's.
-  const starved = verdict === "failed" ? starvedWaits(env, loop, deps.driver?.external === true) : [];
+  const starved = verdict === "failed" ? starvedWaits(env) : [];
   if (starved.length > 0) {
     verdict = "error";
     error ??= describeStarvation(starved);
@@ -336,11 +336,13 @@ export function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedReq
 }
 
 /** The waits that ran out on a starved machine in this trial, its time limit included. */
-function starvedWaits(env: TrialEnvironment | undefined, loop: LoopOutcome, external: boolean): StarvedWait[] {
-  if (!env) return [];
-  // A command agent's time is its own loop's: umpire waits on nothing of it, so a hang stays the agent's.
-  if (loop.stopReason === "timeout" && !external) env.starvation.timeLimitRanOut();
-  return env.starvation.starved;
+/**
+ * The deciding waits of the trial's observations that ran out on a starved machine. The trial's own
+ * time limit is not one of them: a model or agent that is slow (or hangs) on a busy machine is still
+ * slow, and a suite's own load must not turn a real timeout into an infrastructure error.
+ */
+function starvedWaits(env: TrialEnvironment | undefined): StarvedWait[] {
+  return env ? env.starvation.starved : [];
 }
 
 /** "turn cap reached, notes/BB-042.md missing" / "model finished, all checks passed". */
