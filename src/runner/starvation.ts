@@ -1,8 +1,9 @@
 /**
  * Whether a wall-clock wait that decides what a trial shows or how it ends ran out because the
  * machine was starved rather than because the application or the agent was slow. The settle
- * after an input and the wait for the document an input asked for are wall-clock limits (the trial's
- * own time limit is not judged here: a slow model or agent stays slow on a busy machine): on a machine whose cores are all busy (other trials, other programs) they
+ * after an input and the wait for the document an input asked for are wall-clock limits (the
+ * trial's own time limit is not judged here: a slow model or agent stays slow on a busy machine):
+ * on a machine whose cores are all busy (other trials, other programs) they
  * run out for a gold trajectory too, and the trial then fails through no fault of the agent.
  *
  * A wait that ran out is called starved when, over that wait, the machine's cores were at least
