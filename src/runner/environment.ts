@@ -324,6 +324,10 @@ export class TrialEnvironment {
   async settle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const until = Date.now() + timeoutMs;
     const ended = this.starvation.begin("settle", timeoutMs);
+    // The input's handlers may have started a request the browser has not reported to us yet (the
+    // report crosses the CDP connection after the input's own answer): one frame of the page first,
+    // or a busy machine reads "nothing in flight" and the picture shows the page before the Save.
+    if (!this.dialogs.open) await this.nextFrame();
     const waited = this.inflight > 0;
     while (this.inflight > 0 && Date.now() < until && !signal?.aborted && !this.dialogs.open) {
       await new Promise((r) => setTimeout(r, 25));

@@ -115,7 +115,9 @@ describe("one page evaluation per turn for what lies under the clicks", () => {
       const result = await executor.execute(name, signal);
       expect(result.message).toMatch(/^click sent at/);
       expect(result.status, result.message).toBe("success");
-      expect(counted.calls).toHaveLength(0);
+      // The settle's frame waits (requestAnimationFrame) read nothing of the page; nothing else runs.
+      expect(counted.calls.filter((c) => !c.includes("requestAnimationFrame"))).toEqual([]);
+      expect(counted.calls.length).toBeLessThanOrEqual(2);
     } finally {
       await env.close();
     }
