@@ -5,9 +5,40 @@
  */
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
+import { apiKeyEnvProblem } from "../agent/index.js";
 
 /** Variables an agent never gets, whatever its config asks: the keys umpire itself holds. */
 export const WITHHELD_VARIABLES: readonly string[] = ["HAI_API_KEY"];
+
+/**
+ * `modelProxy`: the agent's OpenAI-compatible model calls go through a proxy umpire runs per trial, which
+ * adds the key umpire holds and measures tokens, cost and latency itself (src/runner/model-proxy.ts).
+ */
+export const ModelProxySchema = z
+  .object({
+    baseUrl: z
+      .string()
+      .url()
+      .refine((raw) => /^https?:$/.test(new URL(raw).protocol), { message: "an http(s) URL, e.g. https://api.openai.com/v1" })
+      .refine((raw) => {
+        const url = new URL(raw);
+        return !url.username && !url.password && !url.search;
+      }, { message: "no credentials in the URL (user info or query): give the key's variable in apiKeyEnv" })
+      .describe("The upstream OpenAI-compatible endpoint, ending where /chat/completions and /models begin (e.g. https://api.openai.com/v1)"),
+    apiKeyEnv: z
+      .string()
+      // A refinement, not .regex(): a failed pattern is reported with the value, and here the value may be a key.
+      .superRefine((value, ctx) => {
+        const problem = apiKeyEnvProblem(value);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .meta({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })
+      .optional()
+      .describe("The NAME of umpire's environment variable holding the upstream key; umpire adds it, the agent never sees it"),
+  })
+  .strict()
+  .describe("Route the agent's model calls through umpire: measured usage, and the key stays outside the sandbox");
+export type ModelProxyDefinition = z.infer<typeof ModelProxySchema>;
 
 export const CommandAgentSchema = z
   .object({
@@ -35,8 +66,20 @@ export const CommandAgentSchema = z
       .optional()
       .describe("Origins the agent's own code may reach from the sandbox (its model endpoints); nothing else but the trial's CDP endpoint"),
     model: z.string().min(1).optional().describe("The model the agent uses, for the store and for pricing the usage it reports"),
+    modelProxy: ModelProxySchema.optional(),
   })
   .strict()
+  .superRefine((agent, ctx) => {
+    const proxy = agent.modelProxy;
+    if (!proxy) return;
+    if (proxy.apiKeyEnv && agent.passEnv?.includes(proxy.apiKeyEnv)) {
+      ctx.addIssue({ code: "custom", path: ["passEnv"], message: `${proxy.apiKeyEnv} is modelProxy's key: umpire holds it, so it cannot also be passed to the agent (remove it from passEnv)` });
+    }
+    const upstream = new URL(proxy.baseUrl).origin;
+    if (agent.network?.some((origin) => new URL(origin).origin === upstream)) {
+      ctx.addIssue({ code: "custom", path: ["network"], message: `${upstream} is modelProxy's upstream: the agent reaches it through umpire only (remove it from network)` });
+    }
+  })
   .describe("An agent whose loop is its own, driving the trial's browser over CDP");
 export type CommandAgentDefinition = z.infer<typeof CommandAgentSchema>;
 
@@ -50,10 +93,11 @@ export function resolveCommandAgent(name: string, definition: CommandAgentDefini
     env: definition.env ?? {},
     passEnv: definition.passEnv ?? [],
     network: definition.network ?? [],
+    modelProxy: definition.modelProxy ? { baseUrl: definition.modelProxy.baseUrl.replace(/\/+$/, ""), apiKeyEnv: definition.modelProxy.apiKeyEnv ?? null } : null,
   };
 }
 
 /** What a run stores about a command agent: never the values of its environment variables. */
 export function redactCommandAgent(name: string, definition: CommandAgentDefinition) {
-  return { name, kind: "command", command: definition.command, cwd: definition.cwd ?? ".", envNames: Object.keys(definition.env ?? {}), model: definition.model ?? null };
+  return { name, kind: "command", command: definition.command, cwd: definition.cwd ?? ".", envNames: Object.keys(definition.env ?? {}), model: definition.model ?? null, modelProxy: definition.modelProxy ?? null };
 }

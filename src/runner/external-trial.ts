@@ -17,6 +17,7 @@ import { emptyLoopOutcome, messageOf, type LoopOutcome, type PlayedTurn } from "
 import { blockedRequestLog, concludeTrial, type TrialDeps, type TrialOutcome, type TrialSpec } from "./trial.js";
 import { createTrialLog } from "./trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
+import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.js";
 import { BWRAP, agentEnvironment, openEgress, sandboxArgv, type Egress, type SandboxMode } from "./agent-sandbox.js";
 
 /** The command agent as the runner needs it (resolved from the config file's `agents:`). */
@@ -34,6 +35,8 @@ export interface CommandAgentSpec {
   network: string[];
   /** How the command is contained: bubblewrap, or none (and why). */
   sandbox: SandboxMode;
+  /** `modelProxy`: its model calls go through umpire (the CLI reads `apiKey` from `apiKeyEnv`); null: its own. */
+  modelProxy?: { baseUrl: string; apiKeyEnv: string | null; apiKey?: string | null } | null;
 }
 
 /** How long a command gets between SIGTERM and SIGKILL of its process group. */
@@ -185,6 +188,10 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     eventsFile,
     sandbox: agent.sandbox.kind,
   };
+  // With modelProxy: the trial's proxy, reachable from the sandbox in place of the upstream.
+  const proxy = agent.modelProxy ? await startTrialModelProxy({ baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null }, s.log) : undefined;
+  if (proxy) Object.assign(trialInfo, { modelBaseUrl: proxy.env.UMPIRE_MODEL_BASE_URL });
+  const reach: CommandAgentSpec = proxy ? { ...agent, network: [...agent.network, proxy.origin] } : agent;
   const trialFile = join(s.agentDir, "trial.json");
   writeFileSync(trialFile, `${JSON.stringify(trialInfo, null, 2)}\n`, { mode: 0o600 });
   const contract: Record<string, string> = {
@@ -199,6 +206,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     UMPIRE_RESULT_FILE: resultFile,
     UMPIRE_EVENTS_FILE: eventsFile,
     UMPIRE_SANDBOX: agent.sandbox.kind,
+    ...proxy?.env,
   };
   const childEnv = agentEnvironment(process.env, agent.passEnv, agent.env, contract);
 
@@ -213,13 +221,14 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   try {
     // Its own process group (detached): the deadline ends the command and everything it started.
     if (agent.sandbox.kind === "bwrap") {
-      egress = await openSandboxEgress(agent, s);
-      const argv = sandboxArgv(sandboxPlan(agent, s, childEnv, egress));
+      egress = await openSandboxEgress(reach, s);
+      const argv = sandboxArgv(sandboxPlan(reach, s, childEnv, egress));
       child = spawn(BWRAP, argv, { cwd: agent.cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     } else {
       child = spawn(agent.command[0]!, agent.command.slice(1), { cwd: agent.cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     }
   } catch (e) {
+    await proxy?.finish(out, null);
     out.stopReason = "agent_crashed";
     out.stopDetail = `could not start ${agent.command[0]}: ${messageOf(e)}`;
     return out;
@@ -381,12 +390,13 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   const result = existsSync(resultFile) ? parseAgentResult(readFileSync(resultFile, "utf8")) : null;
   if (result?.ok) {
     out.answer = result.result.answer ?? null;
-    if (result.result.usage) {
+    if (result.result.usage && !proxy) {
       const u = result.result.usage;
       out.usage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, reasoningTokens: u.reasoningTokens ?? 0, cachedTokens: u.cachedTokens ?? 0, reported: true };
     }
     s.log.step("answer_event", { answer: out.answer ?? "", outcome: result.result.outcome ?? null, origin: "external_agent" });
   }
+  await proxy?.finish(out, result?.ok ? (result.result.usage ?? null) : null);
   const forced = stopped as { reason: LoopOutcome["stopReason"]; detail: string } | null;
   if (forced) {
     out.stopReason = forced.reason;

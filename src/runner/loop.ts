@@ -5,6 +5,7 @@
  * with room reserved for the response; one deadline covers model and browser waits; a user
  * cancellation lets the current action finish and skips the rest, saying why.
  */
+import type { MeasuredModelUse } from "./model-measure.js";
 import type { ProposedAction } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
 import type { Observation } from "./environment.js";
@@ -112,6 +113,8 @@ export interface LoopOutcome {
   evidence: string[];
   /** Set when the run's --max-cost stopped the trial: not the agent's doing, so it is not judged. */
   stoppedByRunLimit?: boolean;
+  /** A command agent's model calls as umpire's model proxy measured them (its usage is then this, not its claim). */
+  measured?: MeasuredModelUse;
 }
 
 /** The trial's summed tokens, or null when no turn reported usage (its cost is then unknown, not zero). */

@@ -20,6 +20,7 @@ import type { TrialEnvironment } from "./environment.js";
 import { writeOrFault } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
 import { costOfUsage, type PriceBook } from "../pricing.js";
+import { measuredCost } from "./model-measure.js";
 import { spendCheck, type RunSpend } from "./cost-limit.js";
 import { knownUsage } from "../vocabulary.js";
 
@@ -267,6 +268,8 @@ function observedSession(session: AgentSessionLike, observe: (turn: TurnTiming) 
 
 function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOutcome): number | null {
   // A trial that never reached the model cost nothing; one whose usage went unreported has an unknown cost.
+  // A command agent's calls through umpire's model proxy: priced call by call, by the model each asked for.
+  if (outcome.loop.measured) return measuredCost(outcome.loop.measured.calls, options.prices.lookup, trial.agent.model);
   const price = options.prices.lookup(trial.agent.model);
   if (outcome.loop.turns === 0) return costOfUsage({ inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0 }, price);
   return costOfUsage(loopUsage(outcome.loop), price);

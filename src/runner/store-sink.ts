@@ -10,6 +10,7 @@ import type { TrialOutcome } from "./trial.js";
 import type { SuiteStore } from "./run-suite.js";
 import { loopUsage, type PlayedTurn } from "./loop.js";
 import { knownUsage } from "../vocabulary.js";
+import { storedMeasurement } from "./model-measure.js";
 
 export function createStoreSink(store: Store, runDir: string): SuiteStore {
   const folders = new Map<string, string>();
@@ -83,7 +84,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           },
           ttftMsAvg: ttft.length ? ttft.reduce((a, b) => a + b, 0) / ttft.length : null,
           error: outcome.error,
-          metrics: { repetition: outcome.repetition, evidence: loop.evidence, ...(outcome.browserEvents ?? {}) },
+          metrics: { repetition: outcome.repetition, evidence: loop.evidence, ...(outcome.browserEvents ?? {}), ...(loop.measured ? { modelProxy: storedMeasurement(loop.measured) } : {}) },
         },
         outcome.checks.map((c) => ({ kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason, evidence: c.evidence, ms: c.ms })),
       );

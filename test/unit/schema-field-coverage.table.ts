@@ -147,6 +147,7 @@ export const TASK_FIELDS: Record<string, string> = {
 
 const CONTEXT = "test/integration/targets/context-identity.test.ts > three trials at once on a namespaced app each see their own tenant, every way; without the context they collide";
 const RESETS = "test/integration/targets/declarative-resets.test.ts > restore and restart give every trial the seed's state; no reset leaks the first trial's item into the second";
+const MODEL_PROXY = "test/integration/security/model-proxy.test.ts";
 const SANDBOX_FIELDS = "test/unit/runner/command-agent-sandbox-fields.test.ts";
 const DEFAULTS = "test/unit/config/defaults-feed-options.test.ts > every defaults key sets its option (source config)";
 const MODEL_AGENT = "test/unit/cli/agent-fields.test.ts > each field of agents.<name> reaches the resolved agent config";
@@ -174,6 +175,8 @@ export const CONFIG_FIELDS: Record<string, string> = {
   "agents.*[kind=command].model": COMMAND_AGENT,
   "agents.*[kind=command].passEnv[]": `${SANDBOX_FIELDS} > passEnv lets exactly the named variables of umpire's environment through`,
   "agents.*[kind=command].network[]": `${SANDBOX_FIELDS} > network adds its origins to the destinations the sandbox lets out; without it, only the CDP relay`,
+  "agents.*[kind=command].modelProxy.baseUrl": `${MODEL_PROXY} > stores the usage the reference model returned, measured and priced`,
+  "agents.*[kind=command].modelProxy.apiKeyEnv": `${MODEL_PROXY} > stores the usage the reference model returned, measured and priced`,
   "defaultAgents[]": "test/integration/cli/named-agents.test.ts > run in one run; the recorded requests show the difference",
   "targets.*.baseUrl": `${ANY_APP} > is started by its command, reset over HTTP`,
   "targets.*.start.command": `${ANY_APP} > is started by its command, reset over HTTP`,

@@ -14,6 +14,7 @@ import { redactCommandAgent, resolveCommandAgent } from "../../config/command-ag
 import type { CommandAgentSpec } from "../../runner/external-trial.js";
 import type { SandboxMode } from "../../runner/agent-sandbox.js";
 import { commandSandbox } from "../command-sandbox.js";
+import { modelProxyWithKey } from "../model-proxy-key.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { UmpireError } from "../../errors.js";
@@ -275,7 +276,7 @@ export const run: Command = async (argv, io) => {
       runDir = stored.folder ?? runFolder(outDir, runId);
       // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
       const all = new Map(
-        planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], options.repeat ?? 1, commandSpecs(commandAgents, sandbox)).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]),
+        planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], options.repeat ?? 1, commandSpecs(commandAgents, sandbox, io.env, values.list === true)).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]),
       );
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
       trials = store.unfinishedTrials(runId).map((row) => {
@@ -323,7 +324,7 @@ export const run: Command = async (argv, io) => {
       runId = values["run-id"] !== undefined ? checkedRunId(values["run-id"]) : newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
-      trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, commandSpecs(commandAgents, sandbox));
+      trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, commandSpecs(commandAgents, sandbox, io.env, values.list === true));
       if (failed) {
         trials = keepPairs(trials, failed.pairs, runId);
         if (trials.length === 0) {
@@ -639,10 +640,11 @@ function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: strin
 }
 
 /** The command each command agent's trials run, by the agent's label. */
-function commandSpecs(plans: readonly CommandAgentPlan[], sandbox: () => SandboxMode): Map<string, CommandAgentSpec> {
+function commandSpecs(plans: readonly CommandAgentPlan[], sandbox: () => SandboxMode, env: NodeJS.ProcessEnv, listing: boolean): Map<string, CommandAgentSpec> {
   if (plans.length === 0) return new Map();
   const mode = sandbox();
-  return new Map(plans.map((c) => [c.config.label, { ...c.command, sandbox: mode }]));
+  const spec = (c: CommandAgentPlan) => ({ ...c.command, sandbox: mode, modelProxy: modelProxyWithKey(c.command.name, c.command.modelProxy, env, listing) });
+  return new Map(plans.map((c) => [c.config.label, spec(c)]));
 }
 
 /**

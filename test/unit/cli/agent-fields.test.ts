@@ -60,6 +60,7 @@ describe("a model agent's fields", () => {
       env: { AGENT_TOKEN: "t0k" },
       passEnv: [],
       network: [],
+      modelProxy: null,
     });
     // The run stores the model (priced and reported under it) and the variable's name, never its value.
     const stored = redactCommandAgent("ts", definition);

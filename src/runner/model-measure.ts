@@ -1,0 +1,70 @@
+/**
+ * What a trial's model proxy measured (src/runner/model-proxy.ts), as the trial's usage, model time and
+ * cost. These replace whatever the agent reports about itself: the store marks the trial's usage
+ * `measured` (metrics.modelProxy), and a usage in its result file is logged as its claim, not stored.
+ */
+import { costOfUsage, type ModelPrice } from "../pricing.js";
+import { knownUsage, type Usage } from "../vocabulary.js";
+import type { LoopOutcome } from "./loop.js";
+import type { ModelCall } from "./model-proxy.js";
+
+/** Stored with the trial (metrics.modelProxy): the calls umpire measured, and the requests it refused. */
+export interface MeasuredModelUse {
+  source: "measured";
+  calls: ModelCall[];
+  refused: number;
+}
+
+/** A call that bills tokens: a chat completion the upstream answered with success. */
+const billed = (call: ModelCall) => call.route === "chat/completions" && call.status >= 200 && call.status < 300;
+
+/**
+ * The trial's tokens: the sum over billed calls, or null (unknown) when one of them reported no usage.
+ * No billed call at all is zero tokens: the agent made no model call through umpire.
+ */
+export function measuredUsage(calls: readonly ModelCall[]): Usage | null {
+  const total: Usage = { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0 };
+  for (const call of calls.filter(billed)) {
+    const usage = knownUsage(call.usage);
+    if (!usage) return null;
+    total.inputTokens += usage.inputTokens;
+    total.outputTokens += usage.outputTokens;
+    total.reasoningTokens += usage.reasoningTokens;
+    total.cachedTokens += usage.cachedTokens;
+  }
+  return total;
+}
+
+/** USD of the measured calls, each priced by the model it asked for (else `fallbackModel`); null when any is unknown. */
+export function measuredCost(calls: readonly ModelCall[], lookup: (model: string) => ModelPrice | null, fallbackModel: string): number | null {
+  let sum = 0;
+  for (const call of calls.filter(billed)) {
+    const cost = costOfUsage(knownUsage(call.usage), lookup(call.model ?? fallbackModel));
+    if (cost === null) return null;
+    sum += cost;
+  }
+  return sum;
+}
+
+/** Puts the measurement into the trial's outcome: its usage, its model time and first-byte times. */
+export function applyMeasurement(out: LoopOutcome, calls: readonly ModelCall[], refused: number): void {
+  const usage = measuredUsage(calls);
+  out.usage = usage ? { ...usage, reported: true } : { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0, reported: false };
+  out.timing.modelMs = calls.reduce((sum, call) => sum + call.ms, 0);
+  out.timing.ttftMs = calls.flatMap((call) => (call.ttftMs === null ? [] : [call.ttftMs]));
+  out.measured = { source: "measured", calls: [...calls], refused };
+}
+
+/** Calls kept one by one in the stored metrics; past it, the counts and totals still cover every call. */
+export const STORED_CALLS = 100;
+
+/** The measurement as the trial's metrics store it (`metrics.modelProxy`). */
+export function storedMeasurement(measured: MeasuredModelUse) {
+  return {
+    source: measured.source,
+    requests: measured.calls.length,
+    refused: measured.refused,
+    usage: measuredUsage(measured.calls),
+    calls: measured.calls.slice(0, STORED_CALLS),
+  };
+}

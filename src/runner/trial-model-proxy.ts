@@ -1,0 +1,44 @@
+/**
+ * A command agent's trial with `modelProxy`: starts the trial's model proxy, says what the agent gets
+ * (the `UMPIRE_MODEL_*` contract and the OpenAI SDKs' own variables, never the key), logs each call and
+ * refusal into the trial log, and at the end puts the measurement into the trial's outcome.
+ */
+import type { LoopOutcome } from "./loop.js";
+import { applyMeasurement } from "./model-measure.js";
+import { startModelProxy, type ModelProxy, type ModelUpstream } from "./model-proxy.js";
+import type { TrialLog } from "./trial-log.js";
+
+export interface TrialModelProxy {
+  /** Variables the agent gets: where to send its calls and a placeholder key. */
+  env: Record<string, string>;
+  /** The proxy's origin: the sandbox lets the agent reach it (and, by config rule, not the upstream). */
+  origin: string;
+  /** Stops the proxy and makes its measurement the trial's usage; the agent's own claim is only logged. */
+  finish(out: LoopOutcome, claimed: unknown): Promise<void>;
+}
+
+export async function startTrialModelProxy(upstream: ModelUpstream, log: TrialLog): Promise<TrialModelProxy> {
+  let refused = 0;
+  const proxy: ModelProxy = await startModelProxy({
+    upstream,
+    onCall: (call) => log.emit("MetricsUpdateEvent", { metrics: { model_call: call }, origin: "model_proxy" }),
+    onRefused: (reason) => {
+      refused += 1;
+      log.step("error_event", { error: `umpire's model proxy refused a request: ${reason}`, origin: "model_proxy", tool_req: null });
+    },
+  });
+  return {
+    env: {
+      UMPIRE_MODEL_BASE_URL: proxy.baseUrl,
+      UMPIRE_MODEL_API_KEY: proxy.agentKey,
+      OPENAI_BASE_URL: proxy.baseUrl,
+      OPENAI_API_KEY: proxy.agentKey,
+    },
+    origin: proxy.origin,
+    async finish(out, claimed) {
+      await proxy.close();
+      if (claimed) log.emit("MetricsUpdateEvent", { metrics: { claimed_usage: claimed }, origin: "external_agent", note: "not stored: umpire measured the model calls" });
+      applyMeasurement(out, proxy.calls(), refused);
+    },
+  };
+}
