@@ -396,7 +396,6 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     }
     s.log.step("answer_event", { answer: out.answer ?? "", outcome: result.result.outcome ?? null, origin: "external_agent" });
   }
-  await proxy?.finish(out, result?.ok ? (result.result.usage ?? null) : null);
   const forced = stopped as { reason: LoopOutcome["stopReason"]; detail: string } | null;
   if (forced) {
     out.stopReason = forced.reason;
@@ -416,6 +415,8 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     out.stopReason = "agent_crashed";
     out.stopDetail = `the command exited 0 but ${result.reason}`;
   }
+  // The measured usage replaces the claimed one; a crash right after the model endpoint failed is the endpoint's.
+  await proxy?.finish(out, result?.ok ? (result.result.usage ?? null) : null);
   s.log.step("flow_event", { flow: "stop", origin: "external_agent", reason: out.stopReason, detail: out.stopDetail, exit_code: ended.code, signal: ended.signal });
   return out;
 }

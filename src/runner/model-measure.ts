@@ -53,6 +53,7 @@ export function applyMeasurement(out: LoopOutcome, calls: readonly ModelCall[], 
   out.timing.modelMs = calls.reduce((sum, call) => sum + call.ms, 0);
   out.timing.ttftMs = calls.flatMap((call) => (call.ttftMs === null ? [] : [call.ttftMs]));
   out.measured = { source: "measured", calls: [...calls], refused };
+  blameUpstream(out, calls);
 }
 
 /** Calls kept one by one in the stored metrics; past it, the counts and totals still cover every call. */
@@ -67,4 +68,29 @@ export function storedMeasurement(measured: MeasuredModelUse) {
     usage: measuredUsage(measured.calls),
     calls: measured.calls.slice(0, STORED_CALLS),
   };
+}
+
+/**
+ * What failed on the model's side in the agent's last call, or null: the upstream unreachable or broken
+ * off, a 5xx, a rate limit, or a refused key (umpire's key: with modelProxy the endpoint is umpire's).
+ */
+export function upstreamFault(calls: readonly ModelCall[]): string | null {
+  const last = calls.at(-1);
+  if (!last) return null;
+  if (last.error) return last.error;
+  if (last.status >= 500 || last.status === 429 || last.status === 401 || last.status === 403) {
+    return `the model endpoint answered ${last.status} to the agent's last call (${last.route})`;
+  }
+  return null;
+}
+
+/**
+ * A command agent that crashed right after its model endpoint failed it stopped on the endpoint, not on
+ * its own code: `model_error` (infrastructure, verdict error), as umpire's own loop would end.
+ */
+export function blameUpstream(out: LoopOutcome, calls: readonly ModelCall[]): void {
+  const fault = out.stopReason === "agent_crashed" ? upstreamFault(calls) : null;
+  if (!fault) return;
+  out.stopDetail = `${fault}; then ${out.stopDetail}`;
+  out.stopReason = "model_error";
 }

@@ -86,6 +86,19 @@ describe("modelProxy: a command agent's model calls through umpire", () => {
     expect(run.stdout + run.stderr).not.toContain(KEY);
   });
 
+  it("an agent that crashes because its model endpoint is dead ends model_error (the harness's), not failed", async () => {
+    const file = config({ modelProxy: { baseUrl: "http://127.0.0.1:9/v1" } });
+    const run = await runCli(
+      ["run", "tasks/scorecard-note-bb042.yaml", "--config", file, "--agent", "proxied", "--retries", "0", "--run-id", "dead", "--out", s.out, "--db", s.db, "--json"],
+      { killAfterMs: 240_000 },
+    );
+    const [trial] = JSON.parse(run.stdout).trials as Record<string, any>[];
+    expect(trial!.stopReason, run.stderr).toBe("model_error");
+    expect(trial!.verdict).toBe("error");
+    expect(JSON.stringify(trial)).toContain("the upstream model endpoint could not be reached");
+    expect(JSON.stringify(trial)).toContain("exited with code 1");
+  });
+
   it("refuses a config that passes the proxy's key to the agent or lets it reach the upstream directly", async () => {
     const passes = await runCli(["run", "tasks/scorecard-note-bb042.yaml", "--config", config({ passEnv: ["UPSTREAM_KEY"], modelProxy: { baseUrl: model.baseUrl, apiKeyEnv: "UPSTREAM_KEY" } }), "--agent", "proxied", "--out", s.out, "--db", s.db]);
     expect(passes.code).toBe(2);
