@@ -189,7 +189,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     sandbox: agent.sandbox.kind,
   };
   // With modelProxy: the trial's proxy, reachable from the sandbox in place of the upstream.
-  const proxy = agent.modelProxy ? await startTrialModelProxy({ baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null }, s.log) : undefined;
+  const proxy = agent.modelProxy ? await startTrialModelProxy({ baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null }, s.log, task.limits.tokens) : undefined;
   if (proxy) Object.assign(trialInfo, { modelBaseUrl: proxy.env.UMPIRE_MODEL_BASE_URL });
   const reach: CommandAgentSpec = proxy ? { ...agent, network: [...agent.network, proxy.origin] } : agent;
   const trialFile = join(s.agentDir, "trial.json");
@@ -373,6 +373,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     await drain(false);
     if (s.signal.aborted) stop("cancelled", "stopped by the user");
     else if (s.browserGone()) stop("environment_error", `${s.browserGone()}; the agent's process group was ended`);
+    else if (proxy?.overBudget()) stop("token_budget", `${proxy.overBudget()}; the agent's process group was ended`);
     else if (performance.now() >= deadline) stop("timeout", `time limit of ${task.limits.seconds} s reached; the agent's process group was ended`);
     if (stopped && !exited) break;
   }

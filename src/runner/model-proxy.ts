@@ -59,8 +59,10 @@ export interface ModelProxyOptions {
   upstream: ModelUpstream;
   /** Each measured call, as it ends. */
   onCall?: (call: ModelCall) => void;
-  /** Each refused request (no trial token, a route the proxy does not forward). */
+  /** Each refused request (no trial token, a route the proxy does not forward, a spent budget). */
   onRefused?: (reason: string) => void;
+  /** Asked before each chat completion is forwarded: why it may not be (the trial's budget is spent), or null. */
+  admit?: () => string | null;
 }
 
 /** Request bodies larger than this are refused (screenshots as base64 make large bodies; not this large). */
@@ -94,6 +96,11 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     if (!ROUTES.some((r) => r.method === req.method && r.pattern.test(route))) {
       options.onRefused?.(`${req.method} /v1/${route.slice(0, 120)}: not a route the proxy forwards`);
       return answer(res, 404, "umpire's model proxy forwards POST /v1/chat/completions and GET /v1/models only");
+    }
+    const spent = route === "chat/completions" ? options.admit?.() : null;
+    if (spent) {
+      options.onRefused?.(`POST /v1/chat/completions: ${spent}`);
+      return answer(res, 403, `umpire's model proxy: ${spent}`);
     }
     const call = await forward(req, res, route, options.upstream);
     calls.push(call);

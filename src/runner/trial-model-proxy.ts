@@ -4,7 +4,7 @@
  * refusal into the trial log, and at the end puts the measurement into the trial's outcome.
  */
 import type { LoopOutcome } from "./loop.js";
-import { applyMeasurement } from "./model-measure.js";
+import { applyMeasurement, measuredUsage } from "./model-measure.js";
 import { startModelProxy, type ModelProxy, type ModelUpstream } from "./model-proxy.js";
 import type { TrialLog } from "./trial-log.js";
 
@@ -13,14 +13,24 @@ export interface TrialModelProxy {
   env: Record<string, string>;
   /** The proxy's origin: the sandbox lets the agent reach it (and, by config rule, not the upstream). */
   origin: string;
+  /** Why the trial's token budget is spent (no further call is forwarded), or null. */
+  overBudget(): string | null;
   /** Stops the proxy and makes its measurement the trial's usage; the agent's own claim is only logged. */
   finish(out: LoopOutcome, claimed: unknown): Promise<void>;
 }
 
-export async function startTrialModelProxy(upstream: ModelUpstream, log: TrialLog): Promise<TrialModelProxy> {
+/** `tokens`: the task's token limit; once the measured calls reach it, no further call is forwarded. */
+export async function startTrialModelProxy(upstream: ModelUpstream, log: TrialLog, tokens: number): Promise<TrialModelProxy> {
   let refused = 0;
-  const proxy: ModelProxy = await startModelProxy({
+  let proxy: ModelProxy | undefined;
+  const overBudget = () => {
+    const used = measuredUsage(proxy?.calls() ?? []);
+    const total = used ? used.inputTokens + used.outputTokens : 0;
+    return total >= tokens ? `the trial's token budget is spent (${total} of ${tokens} tokens measured)` : null;
+  };
+  proxy = await startModelProxy({
     upstream,
+    admit: overBudget,
     onCall: (call) => log.emit("MetricsUpdateEvent", { metrics: { model_call: call }, origin: "model_proxy" }),
     onRefused: (reason) => {
       refused += 1;
@@ -35,10 +45,11 @@ export async function startTrialModelProxy(upstream: ModelUpstream, log: TrialLo
       OPENAI_API_KEY: proxy.agentKey,
     },
     origin: proxy.origin,
+    overBudget,
     async finish(out, claimed) {
-      await proxy.close();
+      await proxy!.close();
       if (claimed) log.emit("MetricsUpdateEvent", { metrics: { claimed_usage: claimed }, origin: "external_agent", note: "not stored: umpire measured the model calls" });
-      applyMeasurement(out, proxy.calls(), refused);
+      applyMeasurement(out, proxy!.calls(), refused);
     },
   };
 }

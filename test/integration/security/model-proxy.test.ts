@@ -7,11 +7,12 @@
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReferenceModel, type ReferenceModel } from "../../../src/sim/index.js";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
 import { events, scratch, trialFolder } from "./support.js";
+import { readFixtureTask } from "../../support/fixture-tasks.js";
 
 const s = scratch("model-proxy");
 const KEY = "sk-upstream-key-held-by-umpire-only";
@@ -97,6 +98,29 @@ describe("modelProxy: a command agent's model calls through umpire", () => {
     expect(trial!.verdict).toBe("error");
     expect(JSON.stringify(trial)).toContain("the upstream model endpoint could not be reached");
     expect(JSON.stringify(trial)).toContain("exited with code 1");
+  });
+
+  it("stops the trial token_budget once the measured calls reach the task's token limit, and forwards no call past it", async () => {
+    const file = config({ env: { SPEND_BUDGET: "1" }, modelProxy: { baseUrl: model.baseUrl, apiKeyEnv: "UPSTREAM_KEY" } });
+    const task = parse(readFixtureTask(join(REPO_ROOT, "tasks/scorecard-note-bb042.yaml")));
+    delete task.$schema;
+    task.limits = { ...task.limits, tokens: 5_000 };
+    const tasks = join(s.dir, "budget-tasks");
+    mkdirSync(tasks, { recursive: true });
+    writeFileSync(join(tasks, `${task.id}.yaml`), stringify(task));
+    const run = await runCli(["run", tasks, "--config", file, "--agent", "proxied", "--run-id", "budget", "--out", s.out, "--db", s.db, "--json"], {
+      killAfterMs: 240_000,
+      env: { UPSTREAM_KEY: KEY },
+    });
+    const [trial] = JSON.parse(run.stdout).trials as Record<string, any>[];
+    expect(trial!.stopReason, run.stderr).toBe("token_budget");
+    const calls = trial!.metrics.modelProxy.calls as { usage: { inputTokens: number; outputTokens: number } }[];
+    const sums = calls.map((_, i) => calls.slice(0, i + 1).reduce((n, c) => n + c.usage.inputTokens + c.usage.outputTokens, 0));
+    expect(calls.length).toBeGreaterThan(1);
+    expect(sums.at(-1)).toBeGreaterThanOrEqual(5_000);
+    // Every forwarded call began under the limit: none was forwarded once it was reached.
+    expect(sums.at(-2)).toBeLessThan(5_000);
+    expect(trial!.usage.inputTokens + trial!.usage.outputTokens).toBe(sums.at(-1));
   });
 
   it("refuses a config that passes the proxy's key to the agent or lets it reach the upstream directly", async () => {
