@@ -65,9 +65,35 @@ export function trialUsage(t: {
  * (config file or flags), in which case the stored tokens are priced again with them.
  */
 export function reportedCost(
-  trial: Parameters<typeof trialUsage>[0] & { model: string; costUsd: number | null },
+  trial: Parameters<typeof trialUsage>[0] & { model: string; costUsd: number | null; metrics?: unknown },
   book: { lookup(model: string): ModelPrice | null; readonly userPrices: boolean },
 ): number | null {
   if (!book.userPrices) return trial.costUsd;
+  const measured = measuredCalls(trial.metrics);
+  if (measured) return repriceCalls(measured, trial.model, book);
   return costOfUsage(trialUsage(trial), book.lookup(trial.model));
+}
+
+interface StoredCall {
+  route: string;
+  model: string | null;
+  status: number;
+  usage: Parameters<typeof trialUsage>[0];
+}
+
+/**
+ * The calls a command agent's model proxy measured (metrics.modelProxy), when every one is stored: each
+ * was priced by the model it asked for, so it is re-priced the same way. Null otherwise (the trial's
+ * tokens are then re-priced as a whole, by the trial's model).
+ */
+function measuredCalls(metrics: unknown): StoredCall[] | null {
+  const proxy = (metrics as { modelProxy?: { requests?: unknown; calls?: unknown } } | null | undefined)?.modelProxy;
+  if (!proxy || !Array.isArray(proxy.calls) || proxy.calls.length !== proxy.requests) return null;
+  return proxy.calls as StoredCall[];
+}
+
+/** The same rule as the run's (src/runner/model-measure.ts): successful chat completions bill tokens. */
+function repriceCalls(calls: readonly StoredCall[], fallbackModel: string, book: { lookup(model: string): ModelPrice | null }): number | null {
+  const billed = calls.filter((c) => c.route === "chat/completions" && c.status >= 200 && c.status < 300);
+  return sumCosts(billed.map((c) => costOfUsage(trialUsage(c.usage), book.lookup(c.model ?? fallbackModel))));
 }
