@@ -13,7 +13,12 @@ type ProxySpec = NonNullable<CommandAgentSpec["modelProxy"]>;
  * The agent's modelProxy with its key. A named variable that is not set is a usage error naming the
  * agent and the variable (never a value); `listing` (run --list) calls nothing, so it needs no key.
  */
-export function modelProxyWithKey(agent: string, proxy: ProxySpec | null | undefined, env: NodeJS.ProcessEnv, listing: boolean): ProxySpec | null {
+export function modelProxyWithKey(
+  agent: string,
+  proxy: ProxySpec | null | undefined,
+  env: NodeJS.ProcessEnv,
+  listing: boolean,
+): ProxySpec | null {
   if (!proxy) return null;
   if (!proxy.apiKeyEnv) return { ...proxy, apiKey: null };
   const key = env[proxy.apiKeyEnv];
@@ -21,7 +26,8 @@ export function modelProxyWithKey(agent: string, proxy: ProxySpec | null | undef
     throw new UmpireError(
       "usage",
       `agents.${agent}.modelProxy.apiKeyEnv: ${proxy.apiKeyEnv} is not set in umpire's environment`,
-      `export ${proxy.apiKeyEnv}=<the upstream's key> before umpire run (umpire adds it to the agent's model calls; the agent never sees it)`,
+      `export ${proxy.apiKeyEnv}=<the upstream's key> before umpire run ` +
+        "(umpire adds it to the agent's model calls; the agent never sees it)",
     );
   }
   registerSecret(key);

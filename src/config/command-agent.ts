@@ -19,12 +19,17 @@ export const ModelProxySchema = z
     baseUrl: z
       .string()
       .url()
-      .refine((raw) => /^https?:$/.test(new URL(raw).protocol), { message: "an http(s) URL, e.g. https://api.openai.com/v1" })
+      .refine((raw) => /^https?:$/.test(new URL(raw).protocol), {
+        message: "an http(s) URL, e.g. https://api.openai.com/v1",
+      })
       .refine((raw) => {
         const url = new URL(raw);
         return !url.username && !url.password && !url.search;
       }, { message: "no credentials in the URL (user info or query): give the key's variable in apiKeyEnv" })
-      .describe("The upstream OpenAI-compatible endpoint, ending where /chat/completions and /models begin (e.g. https://api.openai.com/v1)"),
+      .describe(
+        "The upstream OpenAI-compatible endpoint, ending where /chat/completions and /models begin " +
+          "(e.g. https://api.openai.com/v1)",
+      ),
     apiKeyEnv: z
       .string()
       // A refinement, not .regex(): a failed pattern is reported with the value, and here the value may be a key.
@@ -34,7 +39,7 @@ export const ModelProxySchema = z
       })
       .meta({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })
       .optional()
-      .describe("The NAME of umpire's environment variable holding the upstream key; umpire adds it, the agent never sees it"),
+      .describe("The NAME of umpire's variable holding the upstream key; umpire adds it, the agent never sees it"),
   })
   .strict()
   .describe("Route the agent's model calls through umpire: measured usage, and the key stays outside the sandbox");
@@ -73,11 +78,13 @@ export const CommandAgentSchema = z
     const proxy = agent.modelProxy;
     if (!proxy) return;
     if (proxy.apiKeyEnv && agent.passEnv?.includes(proxy.apiKeyEnv)) {
-      ctx.addIssue({ code: "custom", path: ["passEnv"], message: `${proxy.apiKeyEnv} is modelProxy's key: umpire holds it, so it cannot also be passed to the agent (remove it from passEnv)` });
+      const message = `${proxy.apiKeyEnv} is modelProxy's key: umpire holds it, so it cannot also be passed to the agent`;
+      ctx.addIssue({ code: "custom", path: ["passEnv"], message: `${message} (remove it from passEnv)` });
     }
     const upstream = new URL(proxy.baseUrl).origin;
     if (agent.network?.some((origin) => new URL(origin).origin === upstream)) {
-      ctx.addIssue({ code: "custom", path: ["network"], message: `${upstream} is modelProxy's upstream: the agent reaches it through umpire only (remove it from network)` });
+      const message = `${upstream} is modelProxy's upstream: the agent reaches it through umpire only`;
+      ctx.addIssue({ code: "custom", path: ["network"], message: `${message} (remove it from network)` });
     }
   })
   .describe("An agent whose loop is its own, driving the trial's browser over CDP");
@@ -86,6 +93,7 @@ export type CommandAgentDefinition = z.infer<typeof CommandAgentSchema>;
 /** The runner's view of a command agent: cwd made absolute against the config file's folder. */
 export function resolveCommandAgent(name: string, definition: CommandAgentDefinition, configFile: string | null, cwd: string) {
   const base = configFile ? dirname(configFile) : cwd;
+  const proxy = definition.modelProxy;
   return {
     name,
     command: definition.command,
@@ -93,11 +101,12 @@ export function resolveCommandAgent(name: string, definition: CommandAgentDefini
     env: definition.env ?? {},
     passEnv: definition.passEnv ?? [],
     network: definition.network ?? [],
-    modelProxy: definition.modelProxy ? { baseUrl: definition.modelProxy.baseUrl.replace(/\/+$/, ""), apiKeyEnv: definition.modelProxy.apiKeyEnv ?? null } : null,
+    modelProxy: proxy ? { baseUrl: proxy.baseUrl.replace(/\/+$/, ""), apiKeyEnv: proxy.apiKeyEnv ?? null } : null,
   };
 }
 
 /** What a run stores about a command agent: never the values of its environment variables. */
 export function redactCommandAgent(name: string, definition: CommandAgentDefinition) {
-  return { name, kind: "command", command: definition.command, cwd: definition.cwd ?? ".", envNames: Object.keys(definition.env ?? {}), model: definition.model ?? null, modelProxy: definition.modelProxy ?? null };
+  return { name, kind: "command", command: definition.command, cwd: definition.cwd ?? ".", envNames: Object.keys(definition.env ?? {}), model: definition.model ?? null,
+    modelProxy: definition.modelProxy ?? null };
 }

@@ -93,7 +93,11 @@ function measuredCalls(metrics: unknown): StoredCall[] | null {
 }
 
 /** The same rule as the run's (src/runner/model-measure.ts): successful chat completions bill tokens. */
-function repriceCalls(calls: readonly StoredCall[], fallbackModel: string, book: { lookup(model: string): ModelPrice | null }): number | null {
+function repriceCalls(
+  calls: readonly StoredCall[],
+  fallbackModel: string,
+  book: { lookup(model: string): ModelPrice | null },
+): number | null {
   const billed = calls.filter((c) => c.route === "chat/completions" && c.status >= 200 && c.status < 300);
   return sumCosts(billed.map((c) => costOfUsage(trialUsage(c.usage), book.lookup(c.model ?? fallbackModel))));
 }

@@ -189,7 +189,8 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     sandbox: agent.sandbox.kind,
   };
   // With modelProxy: the trial's proxy, reachable from the sandbox in place of the upstream.
-  const proxy = agent.modelProxy ? await startTrialModelProxy({ baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null }, s.log, task.limits.tokens) : undefined;
+  const upstream = agent.modelProxy ? { baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null } : null;
+  const proxy = upstream ? await startTrialModelProxy(upstream, s.log, task.limits.tokens) : undefined;
   if (proxy) Object.assign(trialInfo, { modelBaseUrl: proxy.env.UMPIRE_MODEL_BASE_URL });
   const reach: CommandAgentSpec = proxy ? { ...agent, network: [...agent.network, proxy.origin] } : agent;
   const trialFile = join(s.agentDir, "trial.json");

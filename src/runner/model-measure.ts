@@ -35,8 +35,12 @@ export function measuredUsage(calls: readonly ModelCall[]): Usage | null {
   return total;
 }
 
-/** USD of the measured calls, each priced by the model it asked for (else `fallbackModel`); null when any is unknown. */
-export function measuredCost(calls: readonly ModelCall[], lookup: (model: string) => ModelPrice | null, fallbackModel: string): number | null {
+/** USD of the measured calls, each priced by the model it asked for (else `fallbackModel`); null if any is unknown. */
+export function measuredCost(
+  calls: readonly ModelCall[],
+  lookup: (model: string) => ModelPrice | null,
+  fallbackModel: string,
+): number | null {
   let sum = 0;
   for (const call of calls.filter(billed)) {
     const cost = costOfUsage(knownUsage(call.usage), lookup(call.model ?? fallbackModel));
@@ -49,7 +53,8 @@ export function measuredCost(calls: readonly ModelCall[], lookup: (model: string
 /** Puts the measurement into the trial's outcome: its usage, its model time and first-byte times. */
 export function applyMeasurement(out: LoopOutcome, calls: readonly ModelCall[], refused: number): void {
   const usage = measuredUsage(calls);
-  out.usage = usage ? { ...usage, reported: true } : { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0, reported: false };
+  const none = { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0 };
+  out.usage = usage ? { ...usage, reported: true } : { ...none, reported: false };
   out.timing.modelMs = calls.reduce((sum, call) => sum + call.ms, 0);
   out.timing.ttftMs = calls.flatMap((call) => (call.ttftMs === null ? [] : [call.ttftMs]));
   out.measured = { source: "measured", calls: [...calls], refused };

@@ -91,7 +91,8 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     const route = rest.join("/");
     if (!sameToken(given, token) || v1 !== "v1") {
       options.onRefused?.(`${req.method} ${path.slice(0, 120)}: no trial token in the path`);
-      return answer(res, 403, "umpire's model proxy: this path carries no trial token; use the base URL in UMPIRE_MODEL_BASE_URL");
+      const fix = "use the base URL in UMPIRE_MODEL_BASE_URL";
+      return answer(res, 403, `umpire's model proxy: this path carries no trial token; ${fix}`);
     }
     if (!ROUTES.some((r) => r.method === req.method && r.pattern.test(route))) {
       options.onRefused?.(`${req.method} /v1/${route.slice(0, 120)}: not a route the proxy forwards`);
@@ -121,9 +122,15 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
 }
 
 /** Forwards one call and measures it; always answers the agent. */
-async function forward(req: IncomingMessage, res: ServerResponse, route: string, upstream: ModelUpstream): Promise<ModelCall> {
+async function forward(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: string,
+  upstream: ModelUpstream,
+): Promise<ModelCall> {
   const started = performance.now();
-  const call: ModelCall = { route, model: null, stream: false, status: 0, usage: { ...UNKNOWN_USAGE }, ms: 0, ttftMs: null };
+  const usage = { ...UNKNOWN_USAGE };
+  const call: ModelCall = { route, model: null, stream: false, status: 0, usage, ms: 0, ttftMs: null };
   const done = (status: number, error?: string) => {
     Object.assign(call, { status, ms: performance.now() - started, ...(error ? { error } : {}) });
     return call;
@@ -142,7 +149,8 @@ async function forward(req: IncomingMessage, res: ServerResponse, route: string,
     const headers: Record<string, string> = { accept: req.headers.accept ?? "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (upstream.apiKey) headers.authorization = `Bearer ${upstream.apiKey}`;
-    response = await fetch(`${upstream.baseUrl}/${route}`, { method: req.method, headers, ...(body !== undefined ? { body } : {}) });
+    const init = { method: req.method, headers, ...(body !== undefined ? { body } : {}) };
+    response = await fetch(`${upstream.baseUrl}/${route}`, init);
   } catch (error) {
     const why = scrub(`the upstream model endpoint could not be reached: ${causeOf(error)}`);
     answer(res, 502, `umpire's model proxy: ${why}`);
@@ -184,13 +192,19 @@ function withStreamedUsage(raw: string, call: ModelCall): string {
   call.model = typeof body.model === "string" ? body.model.slice(0, 200) : null;
   call.stream = body.stream === true;
   if (!call.stream) return raw;
-  const options = body.stream_options !== null && typeof body.stream_options === "object" ? (body.stream_options as Record<string, unknown>) : {};
+  const asked = body.stream_options;
+  const options = asked !== null && typeof asked === "object" ? (asked as Record<string, unknown>) : {};
   if (options.include_usage === true) return raw;
   return JSON.stringify({ ...body, stream_options: { ...options, include_usage: true } });
 }
 
 /** Relays an SSE stream event by event (each scrubbed), keeping the last `usage` any event carried. */
-async function relayStream(stream: ReadableStream<Uint8Array>, res: ServerResponse, call: ModelCall, started: number): Promise<void> {
+async function relayStream(
+  stream: ReadableStream<Uint8Array>,
+  res: ServerResponse,
+  call: ModelCall,
+  started: number,
+): Promise<void> {
   res.setHeader("cache-control", "no-cache");
   res.flushHeaders();
   const decoder = new TextDecoder();

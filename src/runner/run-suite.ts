@@ -269,7 +269,8 @@ function observedSession(session: AgentSessionLike, observe: (turn: TurnTiming) 
 function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOutcome): number | null {
   // A trial that never reached the model cost nothing; one whose usage went unreported has an unknown cost.
   // A command agent's calls through umpire's model proxy: priced call by call, by the model each asked for.
-  if (outcome.loop.measured) return measuredCost(outcome.loop.measured.calls, options.prices.lookup, trial.agent.model);
+  const measured = outcome.loop.measured;
+  if (measured) return measuredCost(measured.calls, options.prices.lookup, trial.agent.model);
   const price = options.prices.lookup(trial.agent.model);
   if (outcome.loop.turns === 0) return costOfUsage({ inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0 }, price);
   return costOfUsage(loopUsage(outcome.loop), price);

@@ -84,7 +84,12 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           },
           ttftMsAvg: ttft.length ? ttft.reduce((a, b) => a + b, 0) / ttft.length : null,
           error: outcome.error,
-          metrics: { repetition: outcome.repetition, evidence: loop.evidence, ...(outcome.browserEvents ?? {}), ...(loop.measured ? { modelProxy: storedMeasurement(loop.measured) } : {}) },
+          metrics: {
+            repetition: outcome.repetition,
+            evidence: loop.evidence,
+            ...(outcome.browserEvents ?? {}),
+            ...(loop.measured ? { modelProxy: storedMeasurement(loop.measured) } : {}),
+          },
         },
         outcome.checks.map((c) => ({ kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason, evidence: c.evidence, ms: c.ms })),
       );

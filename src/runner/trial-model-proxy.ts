@@ -20,7 +20,11 @@ export interface TrialModelProxy {
 }
 
 /** `tokens`: the task's token limit; once the measured calls reach it, no further call is forwarded. */
-export async function startTrialModelProxy(upstream: ModelUpstream, log: TrialLog, tokens: number): Promise<TrialModelProxy> {
+export async function startTrialModelProxy(
+  upstream: ModelUpstream,
+  log: TrialLog,
+  tokens: number,
+): Promise<TrialModelProxy> {
   let refused = 0;
   let proxy: ModelProxy | undefined;
   const overBudget = () => {
@@ -34,7 +38,8 @@ export async function startTrialModelProxy(upstream: ModelUpstream, log: TrialLo
     onCall: (call) => log.emit("MetricsUpdateEvent", { metrics: { model_call: call }, origin: "model_proxy" }),
     onRefused: (reason) => {
       refused += 1;
-      log.step("error_event", { error: `umpire's model proxy refused a request: ${reason}`, origin: "model_proxy", tool_req: null });
+      const error = `umpire's model proxy refused a request: ${reason}`;
+      log.step("error_event", { error, origin: "model_proxy", tool_req: null });
     },
   });
   return {
@@ -48,7 +53,10 @@ export async function startTrialModelProxy(upstream: ModelUpstream, log: TrialLo
     overBudget,
     async finish(out, claimed) {
       await proxy!.close();
-      if (claimed) log.emit("MetricsUpdateEvent", { metrics: { claimed_usage: claimed }, origin: "external_agent", note: "not stored: umpire measured the model calls" });
+      if (claimed) {
+        const note = "not stored: umpire measured the model calls";
+        log.emit("MetricsUpdateEvent", { metrics: { claimed_usage: claimed }, origin: "external_agent", note });
+      }
       applyMeasurement(out, proxy!.calls(), refused);
     },
   };

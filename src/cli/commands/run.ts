@@ -238,6 +238,7 @@ export const run: Command = async (argv, io) => {
   let trials: PlannedTrial[];
   let agents: AgentConfig[];
   let commandAgents: CommandAgentPlan[] = [];
+  const commands = () => commandSpecs(commandAgents, sandbox, io.env, values.list === true);
   let tasks: Task[];
   let project: ProjectTargets;
   // Where trial folders go. A resumed run keeps its stored folder, whatever --out says now, so the
@@ -276,7 +277,7 @@ export const run: Command = async (argv, io) => {
       runDir = stored.folder ?? runFolder(outDir, runId);
       // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
       const all = new Map(
-        planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], options.repeat ?? 1, commandSpecs(commandAgents, sandbox, io.env, values.list === true)).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]),
+        planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], options.repeat ?? 1, commands()).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]),
       );
       for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
       trials = store.unfinishedTrials(runId).map((row) => {
@@ -324,7 +325,7 @@ export const run: Command = async (argv, io) => {
       runId = values["run-id"] !== undefined ? checkedRunId(values["run-id"]) : newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
-      trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, commandSpecs(commandAgents, sandbox, io.env, values.list === true));
+      trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, commands());
       if (failed) {
         trials = keepPairs(trials, failed.pairs, runId);
         if (trials.length === 0) {
@@ -640,10 +641,18 @@ function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: strin
 }
 
 /** The command each command agent's trials run, by the agent's label. */
-function commandSpecs(plans: readonly CommandAgentPlan[], sandbox: () => SandboxMode, env: NodeJS.ProcessEnv, listing: boolean): Map<string, CommandAgentSpec> {
+function commandSpecs(
+  plans: readonly CommandAgentPlan[],
+  sandbox: () => SandboxMode,
+  env: NodeJS.ProcessEnv,
+  listing: boolean,
+): Map<string, CommandAgentSpec> {
   if (plans.length === 0) return new Map();
   const mode = sandbox();
-  const spec = (c: CommandAgentPlan) => ({ ...c.command, sandbox: mode, modelProxy: modelProxyWithKey(c.command.name, c.command.modelProxy, env, listing) });
+  const spec = (c: CommandAgentPlan) => {
+    const modelProxy = modelProxyWithKey(c.command.name, c.command.modelProxy, env, listing);
+    return { ...c.command, sandbox: mode, modelProxy };
+  };
   return new Map(plans.map((c) => [c.config.label, spec(c)]));
 }
 
