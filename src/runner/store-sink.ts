@@ -83,10 +83,16 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           },
           ttftMsAvg: ttft.length ? ttft.reduce((a, b) => a + b, 0) / ttft.length : null,
           error: outcome.error,
-          metrics: { repetition: outcome.repetition, evidence: loop.evidence, ...(outcome.browserEvents ?? {}) },
+          metrics: { repetition: outcome.repetition, evidence: loop.evidence, ...(outcome.browserEvents ?? {}), ...targetMetrics(outcome) },
         },
         outcome.checks.map((c) => ({ kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason, evidence: c.evidence, ms: c.ms })),
       );
     },
   };
+}
+
+/** Where the trial ran and what its target's reset cost, stored in the trial's metrics (`target`). */
+function targetMetrics(outcome: TrialOutcome): { target?: { resetMs?: number; instance?: number; waitedMs?: number } } {
+  if (outcome.resetMs === undefined && !outcome.placement) return {};
+  return { target: { ...(outcome.resetMs !== undefined ? { resetMs: Math.round(outcome.resetMs) } : {}), ...(outcome.placement ? { instance: outcome.placement.instance, waitedMs: Math.round(outcome.placement.waitedMs) } : {}) } };
 }
