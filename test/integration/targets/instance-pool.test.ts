@@ -133,6 +133,30 @@ describe("a pool of instances", () => {
   }, 600_000);
 });
 
+describe("instances: auto and pool declarations", () => {
+  it("sizes the pool from the run's concurrency and free memory, and the summary says how", async () => {
+    const dir = project("    instances: auto\n");
+    const { stdout, trials } = await run(dir, ["--repeat", "2", "--concurrency", "2"]);
+    expect(trials.map((t) => t.verdict)).toEqual(["passed", "passed"]);
+    // Two copies of a ~50 MB app fit in half the free memory of any machine that runs these tests.
+    expect(stdout).toMatch(/target notes: pool: 2 instances \(auto: concurrency 2; half of \d+ MB free at \d+ MB measured per instance holds \d+\)/);
+    expect(existsSync(join(runFolder(dir), "target-pool-1.log"))).toBe(true);
+  }, 600_000);
+
+  it("a pool without a port per instance, or restoring one folder for every instance, is a config error naming the field", async () => {
+    const dir = project("    instances: 2\n");
+    const config = join(dir, "umpire.config.yaml");
+    writeFileSync(config, readFileSync(config, "utf8").replace("http://127.0.0.1:${PORT}", "http://127.0.0.1:3999"));
+    const noPort = await runCli(["validate", "tasks"], { cwd: dir });
+    expect(noPort.code).not.toBe(0);
+    expect(noPort.stdout + noPort.stderr).toMatch(/baseUrl[\s\S]*each instance listens on its own port: write the base URL with \$\{PORT\}/);
+    writeFileSync(config, readFileSync(config, "utf8").replace("http://127.0.0.1:3999", "http://127.0.0.1:${PORT}").replace("{ kind: http, url: /reset }", "{ kind: restore, from: seed, to: data }"));
+    const shared = await runCli(["validate", "tasks"], { cwd: dir });
+    expect(shared.code).not.toBe(0);
+    expect(shared.stdout + shared.stderr).toMatch(/reset\.to[\s\S]*every instance would restore the same folder: write it under \$\{INSTANCE_DIR\}/);
+  }, 120_000);
+});
+
 describe("isolated, proven by the self-test", () => {
   it("reports interference on a target wrongly declared isolated over shared state, and passes with two instances", async () => {
     const wrong = project("    isolated: true\n");
