@@ -43,7 +43,7 @@ function project(target: string): string {
     `targets:
   pool:
     baseUrl: http://127.0.0.1:\${PORT}
-    start: { command: [node, ${JSON.stringify(APP)}], env: { CRASH_FLAG: ${JSON.stringify(join(dir, "crash"))} } }
+    start: { command: [node, ${JSON.stringify(APP)}], env: { CRASH_FLAG: ${JSON.stringify(join(dir, "crash"))}, RESET_FLAG: ${JSON.stringify(join(dir, "wedged"))} } }
     reset: { kind: http, url: /reset }
     context: { headers: { x-trial: "\${TRIAL_ID}" } }
 ${target}`,
@@ -123,6 +123,15 @@ describe("a pool of instances", () => {
     const crashAt = crashed.find((x) => x.what === "crash")!.at;
     expect(crashed.filter((x) => x.what === "listening")).toHaveLength(2);
     expect(crashed.some((x) => x.what === "POST /api/items" && x.at > crashAt)).toBe(true);
+  }, 600_000);
+
+  it("restarts a copy whose reset failed: that trial is an environment error, the next passes on the restarted copy", async () => {
+    const dir = project("");
+    writeFileSync(join(dir, "wedged"), "");
+    const { trials, stderr } = await run(dir, ["--repeat", "2", "--retries", "0"]);
+    expect(trials.map((t) => t.verdict), stderr).toEqual(["error", "passed"]);
+    expect(trials[0]!.error).toMatch(/target pool: the reset POST http:\/\/127\.0\.0\.1:\d+\/reset answered 500: wedged/);
+    expect(appLog(join(runFolder(dir), "target-pool.log")).filter((x) => x.what === "listening")).toHaveLength(2);
   }, 600_000);
 
   it("runs a shared-state app with one copy one trial at a time, and the summary says it was pinned", async () => {

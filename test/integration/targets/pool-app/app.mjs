@@ -3,7 +3,8 @@
 // port that served it and the trial that sent it (the x-trial header of the target's context), so a
 // test reads from the app itself which copy served which trial, and when.
 // POST /reset empties the list. With CRASH_FLAG set, the first Add that finds that file deletes it
-// and kills this process (SIGKILL): an instance dying in the middle of a trial.
+// and kills this process (SIGKILL): an instance dying in the middle of a trial. With RESET_FLAG set,
+// the first reset that finds that file deletes it and answers 500 (a wedged copy).
 import { createServer } from "node:http";
 import { existsSync, unlinkSync } from "node:fs";
 
@@ -21,6 +22,10 @@ createServer((req, res) => {
   const trial = req.headers["x-trial"] ?? req.headers["x-umpire-trial"] ?? null;
   log(`${req.method} ${req.url}`, trial);
   if (req.url === "/reset" && req.method === "POST") {
+    if (process.env.RESET_FLAG && existsSync(process.env.RESET_FLAG)) {
+      unlinkSync(process.env.RESET_FLAG);
+      return res.writeHead(500).end("wedged");
+    }
     items = [];
     return res.writeHead(204).end();
   }
