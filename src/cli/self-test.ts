@@ -114,7 +114,12 @@ interface Planned {
   probes: Map<string, { task: Task; probe: Probe }>;
 }
 
-function planProbes(runId: string, tasks: readonly Task[], env: NodeJS.ProcessEnv, config?: ProjectTargets): Planned & { pairs: PlannedTrial[][] } {
+function planProbes(
+  runId: string,
+  tasks: readonly Task[],
+  env: NodeJS.ProcessEnv,
+  config?: ProjectTargets,
+): Planned & { pairs: PlannedTrial[][] } {
   const configs = new Map<string, AgentConfig>();
   const trials: PlannedTrial[] = [];
   const probes = new Map<string, { task: Task; probe: Probe }>();
@@ -136,7 +141,8 @@ function planProbes(runId: string, tasks: readonly Task[], env: NodeJS.ProcessEn
       AT_ONCE_PROBES.map((name) => {
         const seq = trials.length + pairs.length * 2 + (name.endsWith("2") ? 1 : 0);
         const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: config!, repeat: 0 };
-        probes.set(trial.id, { task, probe: { name, model: "reference", mode: "structured", expect: "passed", trajectory: "reference" } });
+        const probe: Probe = { name, model: "reference", mode: "structured", expect: "passed", trajectory: "reference" };
+        probes.set(trial.id, { task, probe });
         return trial;
       }),
     );
@@ -203,10 +209,12 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
  * An at-once gold trial that failed where the task's gold trials alone passed: the two trials saw
  * each other's state, which is the target's declaration at fault, not the task's checks.
  */
+const isAtOnce = (name: string) => (AT_ONCE_PROBES as readonly string[]).includes(name);
+
 function blameInterference(results: ProbeResult[]): ProbeResult[] {
   return results.map((r) => {
-    if (!(AT_ONCE_PROBES as readonly string[]).includes(r.probe.name) || r.ok || r.verdict !== "failed") return r;
-    const alone = results.filter((x) => x.task === r.task && x.probe.name.startsWith("gold/") && !(AT_ONCE_PROBES as readonly string[]).includes(x.probe.name));
+    if (!isAtOnce(r.probe.name) || r.ok || r.verdict !== "failed") return r;
+    const alone = results.filter((x) => x.task === r.task && x.probe.name.startsWith("gold/") && !isAtOnce(x.probe.name));
     return alone.length > 0 && alone.every((x) => x.ok) ? { ...r, exercised: true, reasons: [INTERFERENCE] } : r;
   });
 }

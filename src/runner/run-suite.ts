@@ -177,7 +177,8 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
       options.trials.map((trial) => {
         const target = options.targets.get(trial.task.target);
         const limit = targetSlot(target);
-        const gated = () => withInstance(target, options.signal, (lease) => gate.run(endpointOf(trial), () => runOne(trial, lease)));
+        const gated = () =>
+          withInstance(target, options.signal, (lease) => gate.run(endpointOf(trial), () => runOne(trial, lease)));
         return limit ? limit(gated) : gated();
       }),
     );
@@ -196,7 +197,11 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
  * waits for an instance holds back no other target) and handed back after its last attempt. A run
  * stopped while the trial waited leaves it not started (pending, for --resume).
  */
-async function withInstance(target: Target, signal: AbortSignal, fn: (lease?: InstanceLease) => Promise<void>): Promise<void> {
+async function withInstance(
+  target: Target,
+  signal: AbortSignal,
+  fn: (lease?: InstanceLease) => Promise<void>,
+): Promise<void> {
   if (!target.lease) return fn();
   let lease: InstanceLease;
   try {
@@ -220,9 +225,11 @@ async function attemptTrial(
   observe: (turn: TurnTiming) => void,
   lease?: InstanceLease,
 ): Promise<TrialOutcome> {
-  const outcome = await attemptOn(lease?.target ?? options.targets.get(trial.task.target), trial, attempt, options, modelLimit, onStep, observe);
-  // Where the trial ran: stored with it (metrics.instance), read by the report.
-  return lease ? { ...outcome, placement: { instance: lease.instance, waitedMs: attempt > 1 ? 0 : lease.waitedMs } } : outcome;
+  const target = lease?.target ?? options.targets.get(trial.task.target);
+  const outcome = await attemptOn(target, trial, attempt, options, modelLimit, onStep, observe);
+  if (!lease) return outcome;
+  // Where the trial ran, stored with it (metrics.target); a retry on the same lease waited no more.
+  return { ...outcome, placement: { instance: lease.instance, waitedMs: attempt > 1 ? 0 : lease.waitedMs } };
 }
 
 async function attemptOn(

@@ -93,6 +93,12 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
 
 /** Where the trial ran and what its target's reset cost, stored in the trial's metrics (`target`). */
 function targetMetrics(outcome: TrialOutcome): { target?: { resetMs?: number; instance?: number; waitedMs?: number } } {
-  if (outcome.resetMs === undefined && !outcome.placement) return {};
-  return { target: { ...(outcome.resetMs !== undefined ? { resetMs: Math.round(outcome.resetMs) } : {}), ...(outcome.placement ? { instance: outcome.placement.instance, waitedMs: Math.round(outcome.placement.waitedMs) } : {}) } };
+  const { resetMs, placement } = outcome;
+  if (resetMs === undefined && !placement) return {};
+  return {
+    target: {
+      ...(resetMs !== undefined ? { resetMs: Math.round(resetMs) } : {}),
+      ...(placement ? { instance: placement.instance, waitedMs: Math.round(placement.waitedMs) } : {}),
+    },
+  };
 }

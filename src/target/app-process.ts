@@ -10,7 +10,7 @@ import { UmpireError } from "../errors.js";
 
 export interface AppProcess {
   logFile: string;
-  /** How the app ended on its own after it was ready (crashed, killed from outside); null while it runs or once umpire stopped it. */
+  /** How the app ended on its own once ready (crashed, killed from outside); null while it runs or once umpire stopped it. */
   died(): string | null;
   /** Resident memory of the app's process group now (bytes); undefined where /proc cannot be read. */
   memoryBytes(): number | undefined;
@@ -115,7 +115,8 @@ export async function startAppProcess(options: StartOptions): Promise<AppProcess
     );
     if (ok) {
       const died = () => (stopping || !exited ? null : `exited with ${exited.code ?? exited.signal}`);
-      return { logFile: options.logFile, stop, died, memoryBytes: () => (child.pid ? groupMemoryBytes(child.pid) : undefined) };
+      const memoryBytes = () => (child.pid ? groupMemoryBytes(child.pid) : undefined);
+      return { logFile: options.logFile, stop, died, memoryBytes };
     }
     if (Date.now() > deadline || options.signal?.aborted) {
       await stop();

@@ -48,7 +48,8 @@ export interface TrialBrowserSeed {
 
 /** The trial variables (src/task/trial-vars.ts) of one trial on a target. */
 export function trialVarsOf(target: Pick<Target, "baseUrl" | "vars">, trial: { trialId: string; workspaceDir: string }): TrialVars {
-  return { PORT: new URL(target.baseUrl).port, INSTANCE: "0", ...target.vars, TRIAL_ID: trial.trialId, WORKSPACE: trial.workspaceDir, TARGET_URL: target.baseUrl };
+  const own = { PORT: new URL(target.baseUrl).port, INSTANCE: "0", ...target.vars };
+  return { ...own, TRIAL_ID: trial.trialId, WORKSPACE: trial.workspaceDir, TARGET_URL: target.baseUrl };
 }
 
 /** One instance of a pooled target, lent to one trial (and its retries) until released. */
@@ -91,7 +92,7 @@ export interface Target {
   readonly vars?: TrialVars;
   /** A target run on a pool of instances: lends one to a trial, waiting while every instance is taken. */
   lease?(signal: AbortSignal): Promise<InstanceLease>;
-  /** Why the instance became unusable during the trial (its process died), else null: then the trial is the environment's error. */
+  /** Why the instance became unusable during the trial (its process died), else null: the trial is then `error`. */
   instanceFault?(trialId: string): string | null;
   /** What the pool did, for the run summary. */
   poolReport?(): PoolReport;
