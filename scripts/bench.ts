@@ -40,6 +40,7 @@ import { benchSoak, SOAK_SIZES } from "./bench/soak.js";
 import { benchStoreScale } from "./bench/store-scale.js";
 import { benchThroughput, THROUGHPUT_SETS } from "./bench/throughput.js";
 import { startBenchWorld, type BenchWorld } from "./bench/world.js";
+import { benchPool } from "./bench/pool.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const MODEL_LATENCY_MS = 500;
@@ -142,6 +143,9 @@ async function main(args: BenchArgs): Promise<number> {
 
     if (wanted.has("report")) results.report = await reportSection(size.reportTrials);
     if (wanted.has("store")) results.store = await section("store", () => benchStoreScale({ runs: size.storeRuns, samples: args.quick ? 3 : 7 }));
+    if (wanted.has("pool")) {
+      results.pool = await section("pool", () => benchPool(ROOT, { instances: 4, trials: args.quick ? 4 : 8, turnLatencyMs: 2_000 }));
+    }
     if (wanted.has("remote")) {
       // It runs 2 x 8 trials with its own runtimes and has no smaller size: only on request in quick mode.
       results.remote = args.quick && !args.onlyGiven ? { status: "skipped", reason: "not in --quick (ask for it: --only remote)" } : await section("remote", () => benchRemoteBrowsers({ concurrency: 4 }));

@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 
 /** Every benchmark, in the order they run. */
-export const BENCH_NAMES = ["startup", "sessions", "model", "detector", "setup", "step", "anyapp", "capture", "throughput", "latency", "report", "store", "remote"] as const;
+export const BENCH_NAMES = ["startup", "sessions", "model", "detector", "setup", "step", "anyapp", "capture", "throughput", "latency", "report", "store", "remote", "pool"] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
@@ -24,6 +24,7 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   latency: "suite wall time, trials/min, cores used, PSS per trial and 429s at 2 s model latency: concurrency 1, 4, 8, 16, adaptive",
   report: "HTML report generation for 1,000 trials (scripts/bench/report.ts)",
   store: "store queries of history, runs and compare on 100,000 trials written through the store's write path",
+  pool: "a stateful app (one process, state in memory) on 1 instance vs 4, 8 trials at 2 s a turn: speed-up, reset per trial, memory per instance",
   remote: "suite wall time through one local browser vs two browser servers (scripts/bench-scale.ts, when present)",
 };
 

@@ -16,6 +16,7 @@ import type { ConcurrencyResult, ThroughputBench } from "./throughput.js";
 import type { CaptureBench } from "./capture.js";
 import type { LatencyBench } from "./latency-throughput.js";
 import type { SoakBench } from "./soak.js";
+import type { PoolBench } from "./pool.js";
 
 export type SectionOutcome<T> =
   | { status: "ok"; ms: number; machine: MachineUsage; result: T }
@@ -45,6 +46,8 @@ export interface BenchResults {
   report?: SectionOutcome<{ trials: number; ms: number; detail: unknown }>;
   store?: SectionOutcome<StoreScaleFigures>;
   remote?: SectionOutcome<RemoteFigures>;
+  /** A stateful app on 1 instance vs N (scripts/bench/pool.ts). */
+  pool?: SectionOutcome<PoolBench>;
 }
 
 export type Row = [string, string, string, string, string, string, string];
@@ -62,6 +65,7 @@ export const BENCH_AIMS = {
   speedup1to16At2s: 10,
   adaptiveVsBestFixed: 0.9,
   captureRatio: 1,
+  poolSpeedup: 2,
 } as const;
 
 const fmt = (v: number | undefined, digits = 0) => (v === undefined || Number.isNaN(v) ? "?" : v.toFixed(digits));
@@ -87,6 +91,7 @@ const LABELS: Record<BenchName, string> = {
   report: "HTML report generation",
   store: "Store queries at scale (history, runs, compare)",
   remote: "Suite: local browser vs 2 browser servers",
+  pool: "Stateful app, 1 vs N instances, 2 s a turn",
   capture: "Capture per step: CDP fast vs page.screenshot",
   latency: "Throughput, 2 s model latency",
 };
@@ -217,6 +222,11 @@ export function headlineTable(results: BenchResults): string {
       const worst = Math.max(...Object.values(r.queries).map((q) => q.ms));
       return [LABELS.store, `slowest query ${fmt(worst, 1)} ms`, "", "", "", "", `${r.trials.toLocaleString("en-US")} trials`];
     }),
+    rowFor("pool", results.pool, (o) => {
+      const r = o.result as PoolBench;
+      const mem = r.many.memoryMbPerInstance === null ? "" : `, ${r.many.memoryMbPerInstance} MB/instance`;
+      return [LABELS.pool, `${r.many.instances} instances: ${fmt(r.many.wallMs / 1000, 1)} s`, `1 instance: ${fmt(r.one.wallMs / 1000, 1)} s`, `${fmt(r.speedup, 2)}x`, `>= ${BENCH_AIMS.poolSpeedup}x`, met(r.speedup >= BENCH_AIMS.poolSpeedup), `reset ${fmt(r.many.resetMsPerTrial, 1)} ms/trial${mem}`];
+    }),
     rowFor("remote", results.remote, (o) => {
       const r = o.result as RemoteFigures;
       return [LABELS.remote, `2 servers: ${fmt((r.twoServers?.wallMs ?? NaN) / 1000, 1)} s`, `local: ${fmt((r.local?.wallMs ?? NaN) / 1000, 1)} s`, `${fmt(r.ratio, 2)}x`, "", "", `concurrency ${r.concurrency ?? "?"}`];
@@ -309,6 +319,11 @@ export function detailLines(results: BenchResults): string[] {
     lines.push(
       `detector (${r.viewport}, load ${r.load.average1m} on ${r.load.cores} cores): stuck ${fmt(p.stuck.wall.median, 1)} ms wall / ${fmt(p.stuck.cpu.median, 1)} ms CPU, downscaled ${fmt(p.stuckDownscaled.wall.median, 1)}; scrolling ${fmt(p.scrolling.wall.median, 1)}, downscaled ${fmt(p.scrollingDownscaled.wall.median, 1)}; first repeat ${fmt(r.firstRepeat.wall.median, 1)} ms; answers: ${r.answers.unchangedWithMasks}/${r.answers.stuckPairs} stuck pairs unchanged with masks, ${r.answers.scrollPairsChanged}/${r.answers.stuckPairs} scroll pairs changed`,
     );
+  }
+  if (results.pool?.status === "ok") {
+    const r = results.pool.result;
+    const sideLine = (x: PoolBench["one"]) => `${x.instances} instance${x.instances === 1 ? "" : "s"} ${x.passed}/${x.trials} passed in ${fmt(x.wallMs / 1000, 1)} s, peak ${x.peak} at once, waited ${fmt(x.waitedMsPerTrial)} ms/trial, reset ${fmt(x.resetMsPerTrial, 1)} ms/trial`;
+    lines.push(`pool (${fmt(r.turnLatencyMs)} ms a turn): ${sideLine(r.one)}; ${sideLine(r.many)}; bounded by the cores the browsers and copies share, and by the trials (${r.many.trials}) over the instances`);
   }
   if (results.remote?.status === "ok") {
     const r = results.remote.result;

@@ -36,6 +36,8 @@ export interface TargetView {
   name: string;
   /** e.g. http://127.0.0.1:41233 */
   baseUrl: string;
+  /** The instance's own trial variables (PORT, INSTANCE, INSTANCE_DIR) when the target has them. */
+  vars?: Readonly<Partial<Record<"PORT" | "INSTANCE" | "INSTANCE_DIR", string>>>;
   isAllowedUrl(url: string): boolean;
 }
 

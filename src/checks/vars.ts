@@ -1,12 +1,14 @@
 /**
- * Trial variables in check declarations: ${TRIAL_ID}, ${WORKSPACE}, ${TARGET_URL}; and secrets
+ * Trial variables in check declarations: ${TRIAL_ID}, ${WORKSPACE}, ${TARGET_URL} and the target
+ * instance's ${PORT}, ${INSTANCE}, ${INSTANCE_DIR}; and secrets
  * as ${env:NAME}, read from the environment at check time and never written to evidence.
  */
 import { substituteTrialVars, type TrialVars } from "../task/trial-vars.js";
 import { CheckUnjudgeableError, type CheckContext } from "./types.js";
 
 export function trialVars(ctx: CheckContext): TrialVars {
-  return { TRIAL_ID: ctx.trialId ?? "", WORKSPACE: ctx.workspaceDir, TARGET_URL: ctx.target?.baseUrl ?? "" };
+  const own = ctx.target?.vars ?? {};
+  return { ...own, TRIAL_ID: ctx.trialId ?? "", WORKSPACE: ctx.workspaceDir, TARGET_URL: ctx.target?.baseUrl ?? "" };
 }
 
 /** Replaces the trial variables (src/task/trial-vars.ts) a check knows; other text stays as written. */

@@ -13,9 +13,10 @@ import type { Store } from "../store/store.js";
 import type { VerdictCounts } from "./exit-codes.js";
 import type { CommandIO } from "./io.js";
 import { describeConcurrency, type EndpointReport } from "../runner/concurrency-gate.js";
+import { describePools, type PoolReport } from "../target/index.js";
 
 /** Prints the run's outcome; returns its trials' failures and errors, for the exit code. */
-export function renderRunOutcome(store: Store, runId: string, prices: PriceBook, io: CommandIO, json: boolean, extra: { concurrency?: EndpointReport[] } = {}): VerdictCounts {
+export function renderRunOutcome(store: Store, runId: string, prices: PriceBook, io: CommandIO, json: boolean, extra: { concurrency?: EndpointReport[]; pools?: PoolReport[] } = {}): VerdictCounts {
   const run = store.getRun(runId);
   const trials = store.trials(runId).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }));
   const counts: VerdictCounts = {
@@ -23,7 +24,7 @@ export function renderRunOutcome(store: Store, runId: string, prices: PriceBook,
     errors: trials.filter((t) => t.verdict === "error").length,
   };
   if (json) {
-    const body = { ...runToJson(run, trials.map((t) => trialToJson(t, store.checks(t.id)))), ...(extra.concurrency ? { concurrency: extra.concurrency } : {}) };
+    const body = { ...runToJson(run, trials.map((t) => trialToJson(t, store.checks(t.id)))), ...(extra.concurrency ? { concurrency: extra.concurrency } : {}), ...(extra.pools?.length ? { targets: extra.pools } : {}) };
     io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     return counts;
   }
@@ -36,6 +37,7 @@ export function renderRunOutcome(store: Store, runId: string, prices: PriceBook,
     io.stdout.write(`\n${heading}\n${compareText(compareGroups(groupTrialsBy(trials, "mode"), "mode"), style)}`);
   }
   for (const line of describeConcurrency(extra.concurrency ?? [])) io.stdout.write(`\n${line}`);
+  for (const line of describePools(extra.pools ?? [])) io.stdout.write(`\n${line}`);
   io.stdout.write(`\nstored in the database; details: umpire show ${run.id}\n`);
   return counts;
 }

@@ -52,6 +52,18 @@ export function probesFor(task: Task): Probe[] {
   ];
 }
 
+/** The two gold trials played at the same moment on a target declared isolated (or pooled). */
+export const AT_ONCE_PROBES = ["gold/at-once-1", "gold/at-once-2"] as const;
+
+/** What an at-once gold trial that failed, where the same gold alone passed, means. */
+export const INTERFERENCE = "two trials at once changed each other's state: declare instances or a context namespace";
+
+/** Whether a task's trials may run at the same moment on its target: declared isolated, or on several instances. */
+export function runsAtOnce(task: Task, config: ProjectTargets | undefined): boolean {
+  const decl = config?.targets[task.target];
+  return decl !== undefined && (decl.isolated || decl.instances !== 1);
+}
+
 export interface ProbeResult {
   task: string;
   probe: Probe;
@@ -102,7 +114,12 @@ interface Planned {
   probes: Map<string, { task: Task; probe: Probe }>;
 }
 
-function planProbes(runId: string, tasks: readonly Task[], env: NodeJS.ProcessEnv): Planned {
+function planProbes(
+  runId: string,
+  tasks: readonly Task[],
+  env: NodeJS.ProcessEnv,
+  config?: ProjectTargets,
+): Planned & { pairs: PlannedTrial[][] } {
   const configs = new Map<string, AgentConfig>();
   const trials: PlannedTrial[] = [];
   const probes = new Map<string, { task: Task; probe: Probe }>();
@@ -116,12 +133,26 @@ function planProbes(runId: string, tasks: readonly Task[], env: NodeJS.ProcessEn
       probes.set(trial.id, { task, probe });
     }
   }
-  return { trials, configs: [...configs.values()], probes };
+  // Each pair is run alone, after the rest, so its two trials start at the same moment.
+  const pairs: PlannedTrial[][] = [];
+  for (const task of [...tasks].sort((a, b) => a.id.localeCompare(b.id)).filter((t) => runsAtOnce(t, config))) {
+    const [config] = resolveAgentConfigs({ model: "reference", mode: "structured", env });
+    pairs.push(
+      AT_ONCE_PROBES.map((name) => {
+        const seq = trials.length + pairs.length * 2 + (name.endsWith("2") ? 1 : 0);
+        const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: config!, repeat: 0 };
+        const probe: Probe = { name, model: "reference", mode: "structured", expect: "passed", trajectory: "reference" };
+        probes.set(trial.id, { task, probe });
+        return trial;
+      }),
+    );
+  }
+  return { trials, configs: [...configs.values()], probes, pairs };
 }
 
 export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOutcome> {
   const runId = `selftest-${newRunId()}`;
-  const { trials, configs, probes } = planProbes(runId, options.tasks, options.env);
+  const { trials, configs, probes, pairs } = planProbes(runId, options.tasks, options.env, options.config);
   const { store } = options;
   const runDir = join(options.outDir, runId);
   const runtime = await startRuntime({
@@ -129,6 +160,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     agents: configs,
     config: options.config,
     logDir: runDir,
+    concurrency: Math.max(2, options.concurrency),
     env: options.env,
     signal: options.signal,
   });
@@ -136,24 +168,30 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
   try {
     const stored = { selfTest: true, paths: options.tasks.map((t) => t.file), concurrency: options.concurrency };
     store.createRun({ id: runId, umpireVersion: VERSION, folder: runDir, tags: [SELF_TEST_TAG], options: stored });
-    store.addTrials(runId, trials.map((t) => storedPlan(t)));
-    const executed = await executeTrials({
+    store.addTrials(runId, [...trials, ...pairs.flat()].map((t) => storedPlan(t)));
+    const execute = (batch: PlannedTrial[], concurrency: number) => executeTrials({
       runtime,
       store,
       runId,
       runDir,
-      trials,
+      trials: batch,
       env: options.env,
       prices: createPriceBook(),
-      concurrency: options.concurrency,
-      modelConcurrency: options.concurrency,
+      concurrency,
+      modelConcurrency: concurrency,
       repetition: { window: 3, recoveryLimit: 1 },
       reporters: options.onTrialEnd ? [{ onTrialEnd: options.onTrialEnd }] : [],
       signal: options.signal,
     });
+    const executed = await execute(trials, options.concurrency);
+    const ends = [...executed.ends];
+    for (const pair of pairs) {
+      if (options.signal.aborted) break;
+      ends.push(...(await execute(pair, 2)).ends);
+    }
     status = executed.status === "interrupted" || store.unfinishedTrials(runId).length > 0 ? "interrupted" : "finished";
     const log = runtime.model?.log;
-    const results = judgeAll(executed.ends, probes, store, (id) => log?.forUser(id) ?? []);
+    const results = blameInterference(judgeAll(ends, probes, store, (id) => log?.forUser(id) ?? []));
     const uncovered = coverageOf(results, store);
     return { runId, results, uncovered, concurrency: executed.concurrency, interrupted: status === "interrupted" };
   } finally {
@@ -165,6 +203,20 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     }
     await runtime.close();
   }
+}
+
+/**
+ * An at-once gold trial that failed where the task's gold trials alone passed: the two trials saw
+ * each other's state, which is the target's declaration at fault, not the task's checks.
+ */
+const isAtOnce = (name: string) => (AT_ONCE_PROBES as readonly string[]).includes(name);
+
+function blameInterference(results: ProbeResult[]): ProbeResult[] {
+  return results.map((r) => {
+    if (!isAtOnce(r.probe.name) || r.ok || r.verdict !== "failed") return r;
+    const alone = results.filter((x) => x.task === r.task && x.probe.name.startsWith("gold/") && !isAtOnce(x.probe.name));
+    return alone.length > 0 && alone.every((x) => x.ok) ? { ...r, exercised: true, reasons: [INTERFERENCE] } : r;
+  });
 }
 
 /** The negative's name of a `negative:<name>` probe, else null. */
@@ -292,6 +344,9 @@ export function selfTestClosing(
   const bad = results.filter((r) => !r.ok);
   if (isSound(results, uncovered, strict)) return ["every task is sound", ...warning];
   if (bad.length === 0) return [`some tasks are unsound under --strict: a required check never failed in any probe`, ...warning];
+  if (bad.every((r) => r.reasons.includes(INTERFERENCE))) {
+    return [`some targets are declared isolated and are not: ${INTERFERENCE}`, ...warning];
+  }
   const machineMayExplain = warning.length > 0 && bad.every((r) => r.clockWait !== null);
   if (!machineMayExplain) {
     return ["some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written", ...warning];

@@ -58,6 +58,8 @@ export interface RuntimeOptions {
   config?: ProjectTargets;
   /** Where target start commands write their output (the run's folder). */
   logDir?: string;
+  /** The run's concurrency (its ceiling when adaptive): `instances: auto` never starts more copies. */
+  concurrency?: number;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
 }
@@ -77,6 +79,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       configDir: options.config?.dir ?? process.cwd(),
       logDir: options.logDir ?? join(process.cwd(), ".umpire-targets"),
       env: options.env ?? process.env,
+      concurrency: options.concurrency,
       fixtures: { siteUrl: exposed?.url ?? fixtures.siteUrl, client: fixtures.client },
       signal: options.signal,
     });

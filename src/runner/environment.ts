@@ -146,6 +146,8 @@ export class TrialEnvironment {
   readonly documentWaits = { waited: 0, timedOut: 0 };
   /** The waits that ran out while the machine was starved (starvation.ts). */
   readonly starvation: StarvationWatch;
+  /** How long the target's reset took before this trial (ms). */
+  resetMs: number | undefined;
   /** The marks as last resolved (targets other than the fixture). */
   lastLayout: ResolvedLayout | undefined;
   private inflight = 0;
@@ -265,6 +267,7 @@ export class TrialEnvironment {
       await context.addInitScript({ content: pageGeometryScript() + navigationWatchScript() });
       const page = await context.newPage();
       const env = new TrialEnvironment(options, context, page, start);
+      env.resetMs = seed.resetMs;
       await env.guard();
       env.watchTabs();
       page.setDefaultTimeout(options.navigationTimeoutMs ?? 15_000);

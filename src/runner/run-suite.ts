@@ -7,7 +7,7 @@
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import pLimit from "p-limit";
-import type { LayoutBoard, Target, TargetSet } from "../target/index.js";
+import type { InstanceLease, LayoutBoard, Target, TargetSet } from "../target/index.js";
 import type { BrowserProvider } from "./browser-pool.js";
 import { ConcurrencyGate, type EndpointReport, type TurnTiming } from "./concurrency-gate.js";
 import { emptyLoopOutcome, loopUsage, type AgentSessionLike, type RepetitionGuard, type PlayedTurn } from "./loop.js";
@@ -114,7 +114,8 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   const targetSlot = (target: Target) => {
     let limit = targetLimits.get(target.name);
     if (!limit) {
-      const bound = target.isolated ? target.capacity : 1;
+      // A pooled target's own leases bound its shared-state trials (one per instance).
+      const bound = target.isolated ? target.capacity : target.lease ? undefined : 1;
       limit = bound === undefined ? undefined : pLimit(bound);
       if (limit) targetLimits.set(target.name, limit);
     }
@@ -122,7 +123,7 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   };
   reporter.onRunBegin({ runId: options.runId, trials: options.trials });
 
-  const runOne = async (trial: PlannedTrial): Promise<void> => {
+  const runOne = async (trial: PlannedTrial, lease?: InstanceLease): Promise<void> => {
     if (options.signal.aborted) return; // not started: stays pending, so --resume runs it
     if (limitReached()) {
       notStarted += 1; // likewise: pending, resumable
@@ -134,14 +135,14 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
     const observe = (turn: TurnTiming) => gate.observeTurn(endpointOf(trial), turn);
     let outcome: TrialOutcome;
     try {
-      outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
+      outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe, lease);
       if (leftForResume(outcome)) return;
       options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
       // Infrastructure failures are retried (--retries, default once); each earlier attempt stays stored (and in its folder) as evidence.
       while (outcome.verdict === "error" && !options.signal.aborted && attempt - firstAttempt < retries) {
         options.store.resetTrial(trial.id);
         attempt += 1;
-        outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe);
+        outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe, lease);
         if (leftForResume(outcome)) return;
         options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
       }
@@ -175,8 +176,10 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
     // A shared-state target's slot is taken before the gate's, so a serial target never holds back the others.
     await Promise.all(
       options.trials.map((trial) => {
-        const limit = targetSlot(options.targets.get(trial.task.target));
-        const gated = () => gate.run(endpointOf(trial), () => runOne(trial));
+        const target = options.targets.get(trial.task.target);
+        const limit = targetSlot(target);
+        const gated = () =>
+          withInstance(target, options.signal, (lease) => gate.run(endpointOf(trial), () => runOne(trial, lease)));
         return limit ? limit(gated) : gated();
       }),
     );
@@ -190,7 +193,48 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   return { ends, status, reporterFailures, concurrency: gate.report(), ...(notStarted > 0 ? { stoppedEarly: { failures, notStarted } } : {}) };
 }
 
+/**
+ * Runs `fn` on an instance of a pooled target, leased before the trial's gate slot (so a trial that
+ * waits for an instance holds back no other target) and handed back after its last attempt. A run
+ * stopped while the trial waited leaves it not started (pending, for --resume).
+ */
+async function withInstance(
+  target: Target,
+  signal: AbortSignal,
+  fn: (lease?: InstanceLease) => Promise<void>,
+): Promise<void> {
+  if (!target.lease) return fn();
+  let lease: InstanceLease;
+  try {
+    lease = await target.lease(signal);
+  } catch {
+    return; // stopped while waiting
+  }
+  try {
+    await fn(lease);
+  } finally {
+    lease.release();
+  }
+}
+
 async function attemptTrial(
+  trial: PlannedTrial,
+  attempt: number,
+  options: SuiteOptions,
+  modelLimit: ReturnType<typeof pLimit>,
+  onStep: (trial: PlannedTrial, turn: PlayedTurn) => void,
+  observe: (turn: TurnTiming) => void,
+  lease?: InstanceLease,
+): Promise<TrialOutcome> {
+  const target = lease?.target ?? options.targets.get(trial.task.target);
+  const outcome = await attemptOn(target, trial, attempt, options, modelLimit, onStep, observe);
+  if (!lease) return outcome;
+  // Where the trial ran, stored with it (metrics.target); a retry on the same lease waited no more.
+  return { ...outcome, placement: { instance: lease.instance, waitedMs: attempt > 1 ? 0 : lease.waitedMs } };
+}
+
+async function attemptOn(
+  target: Target,
   trial: PlannedTrial,
   attempt: number,
   options: SuiteOptions,
@@ -199,14 +243,14 @@ async function attemptTrial(
   observe: (turn: TurnTiming) => void,
 ): Promise<TrialOutcome> {
   // Never inherit a workspace: an earlier run's folder at this path is moved aside first.
-  const target = join(options.runDir, trialFolderName(trial, attempt));
-  const { folder, movedAside } = writeOrFault(target, () => freshTrialFolder(target));
+  const path = join(options.runDir, trialFolderName(trial, attempt));
+  const { folder, movedAside } = writeOrFault(path, () => freshTrialFolder(path));
   options.store.startTrial(trial.id, { folder, attempt });
   const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
   if (trial.command) {
     // An external agent gets a browser of its own per trial (trial-browser.ts), not a pooled one.
     return runExternalTrial(spec, folder, trial.command, {
-      target: options.targets.get(trial.task.target),
+      target,
       fixtureSiteUrl: options.targets.fixtureSiteUrl,
       board: options.board,
       env: options.env,
@@ -227,7 +271,7 @@ async function attemptTrial(
   try {
     return await runTrial(spec, folder, {
       browser: lease.browser,
-      target: options.targets.get(trial.task.target),
+      target,
       fixtureSiteUrl: options.targets.fixtureSiteUrl,
       board: options.board,
       env: options.env,

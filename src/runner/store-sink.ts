@@ -88,11 +88,24 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
             repetition: outcome.repetition,
             evidence: loop.evidence,
             ...(outcome.browserEvents ?? {}),
+            ...targetMetrics(outcome),
             ...(loop.measured ? { modelProxy: storedMeasurement(loop.measured) } : {}),
           },
         },
         outcome.checks.map((c) => ({ kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason, evidence: c.evidence, ms: c.ms })),
       );
+    },
+  };
+}
+
+/** Where the trial ran and what its target's reset cost, stored in the trial's metrics (`target`). */
+function targetMetrics(outcome: TrialOutcome): { target?: { resetMs?: number; instance?: number; waitedMs?: number } } {
+  const { resetMs, placement } = outcome;
+  if (resetMs === undefined && !placement) return {};
+  return {
+    target: {
+      ...(resetMs !== undefined ? { resetMs: Math.round(resetMs) } : {}),
+      ...(placement ? { instance: placement.instance, waitedMs: Math.round(placement.waitedMs) } : {}),
     },
   };
 }

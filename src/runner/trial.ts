@@ -62,6 +62,10 @@ export interface TrialOutcome {
   folder: string;
   error: string | null;
   repetition: Record<string, number>;
+  /** How long the target's reset took before the trial (ms); undefined when it never finished. */
+  resetMs?: number;
+  /** The instance of a pooled target the trial ran on, and how long it waited for it. */
+  placement?: { instance: number; waitedMs: number };
   /** The native dialogs and new tabs of the trial (stored with its metrics, shown in the report). */
   browserEvents?: { dialogs: DialogRecord[]; tabs: TabRecord[] };
 }
@@ -177,7 +181,8 @@ async function freshLoad(context: BrowserContext, url: string) {
 }
 
 export async function concludeTrial(spec: TrialSpec, folder: string, ending: TrialEnding): Promise<TrialOutcome> {
-  const { log, trialEnv: env, loop, started, repetition } = ending;
+  const { log, trialEnv: env, started, repetition } = ending;
+  let loop = ending.loop;
   const deps = ending;
   let error = ending.error;
   const workspaceDir = join(folder, "workspace");
@@ -199,7 +204,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
       trialId: spec.id,
       taskFile: spec.task.file,
       env: deps.env,
-      target: { name: deps.target.name, baseUrl: deps.target.baseUrl, isAllowedUrl: (url) => opened?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)) },
+      target: { name: deps.target.name, baseUrl: deps.target.baseUrl, ...(deps.target.vars ? { vars: deps.target.vars } : {}), isAllowedUrl: (url) => opened?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)) },
       page: opened && context
         ? {
             // An agent with its own code may have rewritten the DOM: judge a fresh load of the page's URL instead.
@@ -242,6 +247,13 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   await deps.target.endTrial(spec.id);
   deps.board?.forget(spec.id);
 
+  // The app's process died under the trial: whatever the agent did, the environment failed it.
+  const fault = deps.target.instanceFault?.(spec.id) ?? null;
+  if (fault) {
+    error = fault;
+    loop = { ...loop, stopReason: "environment_error" };
+    log.emit("AgentEvent", { kind: "error_event", error: fault, origin: "target", tool_req: null });
+  }
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
   // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
   const cancelled = loop.stopReason === "cancelled" || loop.stoppedByRunLimit === true || (ending.signal.aborted && infraError);
@@ -273,6 +285,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     folder,
     error,
     repetition,
+    ...(env?.resetMs !== undefined ? { resetMs: env.resetMs } : {}),
     ...(env && (env.dialogs.records.length || env.tabs.length) ? { browserEvents: { dialogs: env.dialogs.records, tabs: env.tabs } } : {}),
   };
 }

@@ -4,13 +4,41 @@
  * whole group) when the run ends.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { UmpireError } from "../errors.js";
 
 export interface AppProcess {
   logFile: string;
+  /** How the app ended on its own once ready (crashed, killed from outside); null while it runs or once umpire stopped it. */
+  died(): string | null;
+  /** Resident memory of the app's process group now (bytes); undefined where /proc cannot be read. */
+  memoryBytes(): number | undefined;
   stop(): Promise<void>;
+}
+
+const PAGE_BYTES = 4096;
+
+/** The summed resident set of every process in a process group, from /proc (Linux). */
+export function groupMemoryBytes(pgid: number): number | undefined {
+  let total = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc").filter((e) => /^\d+$/.test(e));
+  } catch {
+    return undefined;
+  }
+  for (const pid of entries) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces): state ppid pgrp ... rss is the 22nd.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid) total += Number(fields[21]) * PAGE_BYTES;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total > 0 ? total : undefined;
 }
 
 export interface StartOptions {
@@ -59,7 +87,9 @@ export async function startAppProcess(options: StartOptions): Promise<AppProcess
       resolve();
     });
   });
+  let stopping = false;
   const stop = async () => {
+    stopping = true;
     if (!exited && !spawnError) {
       killGroup(child, "SIGTERM");
       const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5_000);
@@ -83,7 +113,11 @@ export async function startAppProcess(options: StartOptions): Promise<AppProcess
       (r) => r.status < 500,
       () => false,
     );
-    if (ok) return { logFile: options.logFile, stop };
+    if (ok) {
+      const died = () => (stopping || !exited ? null : `exited with ${exited.code ?? exited.signal}`);
+      const memoryBytes = () => (child.pid ? groupMemoryBytes(child.pid) : undefined);
+      return { logFile: options.logFile, stop, died, memoryBytes };
+    }
     if (Date.now() > deadline || options.signal?.aborted) {
       await stop();
       throw new UmpireError("config", `target ${options.name}: ${options.readyUrl} did not answer within ${Math.round(options.readyTimeoutMs / 1000)} s of starting \`${shown}\`\n${tail(options.logFile)}`, `check start.readyUrl and the port the app listens on; its output is in ${options.logFile}`);

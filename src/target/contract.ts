@@ -8,6 +8,7 @@ import type { DialogPolicy } from "../task/target-decl.js";
 import type { Effect } from "../checks/types.js";
 import type { MarkSpec } from "./marks.js";
 import type { TrialVars } from "../task/trial-vars.js";
+import type { PoolReport } from "./instance-pool.js";
 
 export interface TrialTarget {
   trialId: string;
@@ -37,6 +38,8 @@ export interface OriginStorage {
  * tenant header, storage seeds): the target's `context:` declaration with the trial variables filled in.
  */
 export interface TrialBrowserSeed {
+  /** How long the target's reset took (ms), stored with the trial. */
+  resetMs?: number;
   cookies: TargetCookie[];
   headers?: Record<string, string>;
   localStorage?: OriginStorage[];
@@ -44,8 +47,19 @@ export interface TrialBrowserSeed {
 }
 
 /** The trial variables (src/task/trial-vars.ts) of one trial on a target. */
-export function trialVarsOf(target: Pick<Target, "baseUrl">, trial: { trialId: string; workspaceDir: string }): TrialVars {
-  return { TRIAL_ID: trial.trialId, WORKSPACE: trial.workspaceDir, TARGET_URL: target.baseUrl, PORT: new URL(target.baseUrl).port };
+export function trialVarsOf(target: Pick<Target, "baseUrl" | "vars">, trial: { trialId: string; workspaceDir: string }): TrialVars {
+  const own = { PORT: new URL(target.baseUrl).port, INSTANCE: "0", ...target.vars };
+  return { ...own, TRIAL_ID: trial.trialId, WORKSPACE: trial.workspaceDir, TARGET_URL: target.baseUrl };
+}
+
+/** One instance of a pooled target, lent to one trial (and its retries) until released. */
+export interface InstanceLease {
+  /** The target as this instance is: its base URL, origins, reset, effects. */
+  target: Target;
+  instance: number;
+  /** How long the trial waited for a free instance. */
+  waitedMs: number;
+  release(): void;
 }
 
 /** A per-trial reset or session that failed: the trial ends as `environment_error`, never the agent's fault. */
@@ -74,6 +88,14 @@ export interface Target {
   readonly fixture: boolean;
   /** Who answers native dialogs on this target unless the task says (undefined: the agent). */
   readonly dialogs?: DialogPolicy;
+  /** The target's own trial variables (PORT, INSTANCE, INSTANCE_DIR of the instance), for checks and start paths. */
+  readonly vars?: TrialVars;
+  /** A target run on a pool of instances: lends one to a trial, waiting while every instance is taken. */
+  lease?(signal: AbortSignal): Promise<InstanceLease>;
+  /** Why the instance became unusable during the trial (its process died), else null: the trial is then `error`. */
+  instanceFault?(trialId: string): string | null;
+  /** What the pool did, for the run summary. */
+  poolReport?(): PoolReport;
   /** Prepares the app for one trial (fixture session, or the declared reset) and says what the trial's browser context starts with. Throws TargetResetError. */
   prepareTrial(trial: TrialTarget): Promise<TrialBrowserSeed>;
   /** The trial's effects log; [] when the target has none. */

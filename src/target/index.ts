@@ -10,12 +10,14 @@ import type { Target } from "./contract.js";
 import { fixtureTarget } from "./fixture-target.js";
 import { startWebTarget } from "./web-target.js";
 
-export { TargetResetError, originsForTask, trialVarsOf, type Target, type TargetCookie, type TrialBrowserSeed, type TrialTarget } from "./contract.js";
+export { TargetResetError, originsForTask, trialVarsOf, type InstanceLease, type Target, type TargetCookie, type TrialBrowserSeed, type TrialTarget } from "./contract.js";
 export { LayoutBoard, type LayoutReader } from "./layout-board.js";
 export { resolveMarks, type MarkSpec, type ResolvedLayout, type ResolvedMark } from "./marks.js";
 export { pageGeometryScript, type GeometryWindow, type PointInfo } from "./page-geometry.js";
 export { fixtureTarget } from "./fixture-target.js";
 export { startWebTarget, freePort } from "./web-target.js";
+export type { PoolReport } from "./instance-pool.js";
+export { describePools, poolReports } from "./pool-report.js";
 
 export interface TargetSet {
   get(name: string): Target;
@@ -31,6 +33,8 @@ export interface StartTargetsOptions {
   configDir: string;
   logDir: string;
   env: NodeJS.ProcessEnv;
+  /** The run's concurrency (its ceiling when adaptive), for `instances: auto`. */
+  concurrency?: number;
   fixtures?: { siteUrl: string; client: FixtureControlClient };
   signal?: AbortSignal;
 }
@@ -44,7 +48,7 @@ export async function startTargets(options: StartTargetsOptions): Promise<Target
     for (const name of needed) {
       const decl = options.declared[name];
       if (!decl) throw new UmpireError("input", `a task names target ${name}, which the config file does not declare`, "declare it under targets: in umpire.config.yaml");
-      map.set(name, await startWebTarget({ name, decl, configDir: options.configDir, logDir: options.logDir, env: options.env, signal: options.signal }));
+      map.set(name, await startWebTarget({ name, decl, configDir: options.configDir, logDir: options.logDir, env: options.env, concurrency: options.concurrency, signal: options.signal }));
     }
   } catch (error) {
     await Promise.all([...map.values()].map((t) => t.close()));

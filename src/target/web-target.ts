@@ -4,6 +4,7 @@
  * workspace folder and the target URL), read for effects over HTTP when it has an effects source,
  * and marked by selector, role + name or its own test ids.
  */
+import { mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import type { Effect } from "../checks/types.js";
@@ -15,7 +16,9 @@ import { browserSeed } from "./browser-seed.js";
 import { withEnvSecrets } from "./env-secrets.js";
 import { restoreSeed } from "./restore-seed.js";
 import { startAppProcess, type AppProcess } from "./app-process.js";
-import { TargetResetError, type Target, type TrialTarget } from "./contract.js";
+import { TargetResetError, type InstanceLease, type Target, type TrialTarget } from "./contract.js";
+import { InstancePool } from "./instance-pool.js";
+import { autoInstances } from "./pool-size.js";
 
 export interface WebTargetOptions {
   name: string;
@@ -25,6 +28,8 @@ export interface WebTargetOptions {
   /** Where the start command's output goes (a file per target). */
   logDir: string;
   env: NodeJS.ProcessEnv;
+  /** The run's concurrency (its ceiling when adaptive): what `instances: auto` never exceeds. */
+  concurrency?: number;
   signal?: AbortSignal;
 }
 
@@ -48,105 +53,118 @@ function describeUrl(urlOrPath: string, baseUrl: string, port: string): string {
   return url.startsWith("/") ? `${baseUrl}${url}` : url;
 }
 
+/** One copy of the app: its port, URL, folder, process, and why it must be restarted before its next trial. */
+interface Instance {
+  index: number;
+  baseUrl: string;
+  base: URL;
+  origins: string[];
+  /** PORT, TARGET_URL, INSTANCE, INSTANCE_DIR of this copy. */
+  vars: TrialVars;
+  app?: AppProcess;
+  broken: string | null;
+}
+
 export async function startWebTarget(options: WebTargetOptions): Promise<Target> {
   const { name, decl } = options;
-  const port = decl.baseUrl.includes("${PORT}") ? String(await freePort()) : "";
-  const baseUrl = decl.baseUrl.replace(/\$\{PORT\}/g, port).replace(/\/$/, "");
-  const base = new URL(baseUrl);
-  const origins = [...new Set([base.origin, ...decl.allowedOrigins.map((o) => new URL(o.replace(/\$\{PORT\}/g, port)).origin)])];
-  let app: AppProcess | undefined;
-  const startVars: TrialVars = { PORT: port, TARGET_URL: baseUrl };
-  const launch = async (start: NonNullable<TargetDecl["start"]>): Promise<AppProcess> =>
-    startAppProcess({
-      name,
-      command: typeof start.command === "string" ? substituteTrialVars(start.command, startVars) : start.command.map((c) => substituteTrialVars(c, startVars)),
+  const pooled = decl.instances !== 1;
+  const makeInstance = async (index: number): Promise<Instance> => {
+    const port = decl.baseUrl.includes("${PORT}") ? String(await freePort()) : "";
+    const baseUrl = decl.baseUrl.replace(/\$\{PORT\}/g, port).replace(/\/$/, "");
+    const base = new URL(baseUrl);
+    const origins = [...new Set([base.origin, ...decl.allowedOrigins.map((o) => new URL(o.replace(/\$\{PORT\}/g, port)).origin)])];
+    const dir = path.join(options.logDir, "instances", `${name}-${index}`);
+    mkdirSync(dir, { recursive: true });
+    const vars = { PORT: port || base.port, TARGET_URL: baseUrl, INSTANCE: String(index), INSTANCE_DIR: dir };
+    return { index, baseUrl, base, origins, vars, broken: null };
+  };
+  const launch = async (inst: Instance): Promise<void> => {
+    const start = decl.start;
+    if (!start) return;
+    const fill = (text: string) => substituteTrialVars(text, inst.vars);
+    const { PORT, TARGET_URL, INSTANCE, INSTANCE_DIR } = inst.vars;
+    inst.app = await startAppProcess({
+      name: pooled ? `${name} (instance ${inst.index})` : name,
+      command: typeof start.command === "string" ? fill(start.command) : start.command.map(fill),
       cwd: path.resolve(options.configDir, start.cwd ?? "."),
-      env: { ...options.env, ...start.env, ...(port ? { PORT: port } : {}), TARGET_URL: baseUrl },
-      readyUrl: new URL(substituteTrialVars(start.readyUrl ?? "/", startVars), `${baseUrl}/`).toString(),
+      env: { ...options.env, ...Object.fromEntries(Object.entries(start.env).map(([k, v]) => [k, fill(v)])), ...(PORT ? { PORT } : {}), TARGET_URL, INSTANCE, INSTANCE_DIR },
+      readyUrl: new URL(fill(start.readyUrl ?? "/"), `${inst.baseUrl}/`).toString(),
       readyTimeoutMs: start.readyTimeoutSeconds * 1000,
-      logFile: path.join(options.logDir, `target-${name}.log`),
+      logFile: path.join(options.logDir, pooled ? `target-${name}-${inst.index}.log` : `target-${name}.log`),
       signal: options.signal,
     });
-  if (decl.start) app = await launch(decl.start);
+  };
   /** Stops the app, runs `between` (a restore), starts it again; a start that fails is the trial's environment error. */
-  const restart = async (between: () => Promise<void> = async () => {}): Promise<void> => {
-    await app?.stop();
-    app = undefined;
+  const restart = async (inst: Instance, between: () => Promise<void> = async () => {}): Promise<void> => {
+    await inst.app?.stop();
+    inst.app = undefined;
     await between();
-    if (!decl.start) return;
     try {
-      app = await launch(decl.start);
+      await launch(inst);
     } catch (error) {
-      throw new TargetResetError(`target ${name}: the app did not start again after the reset: ${(error as Error).message}`);
+      throw new TargetResetError(`target ${name}${pooled ? ` instance ${inst.index}` : ""}: the app did not start again: ${(error as Error).message}`);
     }
   };
-  const resolveUrl = (urlOrPath: string, vars: TrialVars) => new URL(substituteTrialVars(urlOrPath, vars), `${baseUrl}/`).toString();
 
-  const varsOf = (trialId: string, workspaceDir: string): TrialVars => ({ TRIAL_ID: trialId, WORKSPACE: workspaceDir, TARGET_URL: baseUrl, PORT: port || base.port });
-  const reset = async ({ trialId, workspaceDir }: TrialTarget): Promise<void> => {
-    const vars = varsOf(trialId, workspaceDir);
-    const r = decl.reset;
-    if (r.kind === "none") return;
-    if (r.kind === "restart") return restart();
-    if (r.kind === "restore") {
-      const copy = () => restoreSeed(path.resolve(options.configDir, r.from), path.resolve(options.configDir, r.to), name);
-      return (r.restart ?? decl.start !== undefined) ? restart(copy) : copy();
-    }
-    if (r.kind === "http") {
-      const url = resolveUrl(r.url, vars);
-      const headers: Record<string, string> = { "x-umpire-trial": trialId };
-      for (const [k, v] of Object.entries(r.headers)) headers[k] = withEnvSecrets(substituteTrialVars(v, vars), options.env, `target ${name} reset`);
-      const body = r.body === undefined ? JSON.stringify({ trialId, workspace: workspaceDir, targetUrl: baseUrl }) : typeof r.body === "string" ? substituteTrialVars(r.body, vars) : JSON.stringify(substituteTrialVarsDeep(r.body, vars));
-      if (r.method !== "GET") headers["content-type"] ??= "application/json";
-      let status: number;
-      let text = "";
-      try {
-        const res = await fetch(url, { method: r.method, headers, body: r.method === "GET" ? undefined : body, signal: AbortSignal.timeout(r.timeoutSeconds * 1000) });
-        status = res.status;
-        text = await res.text().catch(() => "");
-      } catch (e) {
-        throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} failed: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      if (status < 200 || status > 299) throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`);
-      return;
-    }
-    const outcome = await runCommand(r.command, {
-      cwd: path.resolve(options.configDir, r.cwd ?? "."),
-      env: { ...options.env, ...r.env, TRIAL_ID: trialId, WORKSPACE: workspaceDir, TARGET_URL: baseUrl, ...(port ? { PORT: port } : {}) },
-      timeoutMs: r.timeoutSeconds * 1000,
-    });
-    const shown = typeof r.command === "string" ? r.command : r.command.join(" ");
-    if (outcome.error) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` could not start: ${outcome.error}`);
-    if (outcome.timedOut) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` ran past ${r.timeoutSeconds} s and was stopped`);
-    if (outcome.code !== 0) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` exited with ${outcome.code ?? outcome.signal}: ${failureLine(outcome.stderr || outcome.stdout) ?? "(no output)"}`);
-  };
-
-  return {
+  const instances: Instance[] = [];
+  const stopAll = () => Promise.all(instances.map((i) => i.app?.stop()));
+  let sizedBy: string | undefined;
+  let memoryBytes: number | undefined;
+  try {
+    instances.push(await makeInstance(0));
+    await launch(instances[0]!);
+    memoryBytes = instances[0]!.app?.memoryBytes();
+    let size = decl.instances === "auto" ? 1 : decl.instances;
+    if (decl.instances === "auto") ({ size, sizedBy } = autoInstances(options.concurrency ?? 1, memoryBytes));
+    const rest = await Promise.all(Array.from({ length: size - 1 }, (_, i) => makeInstance(i + 1)));
+    instances.push(...rest);
+    await Promise.all(rest.map(launch));
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  const pool = new InstancePool(instances.length, !decl.isolated);
+  const reset = (inst: Instance, trial: TrialTarget) => resetInstance(options, inst, trial, restart);
+  const view = (inst: Instance): Target => ({
     name,
-    baseUrl,
-    origins,
+    baseUrl: inst.baseUrl,
+    origins: inst.origins,
+    vars: inst.vars,
     isolated: decl.isolated,
     capacity: decl.capacity,
     hasEffects: decl.effects !== undefined,
     // The trial id stays a placeholder: the source is the same for every trial of the target.
-    effectsSource: decl.effects ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, baseUrl, port)}` : null,
+    effectsSource: decl.effects ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, inst.baseUrl, inst.vars.PORT ?? "")}` : null,
     fixture: false,
     dialogs: decl.dialogs,
     async prepareTrial(trial) {
-      await reset(trial);
-      if (!decl.context) return { cookies: [] };
-      return browserSeed(decl.context, { vars: varsOf(trial.trialId, trial.workspaceDir), base, configDir: options.configDir, env: options.env, where: `target ${name} context` });
+      const started = performance.now();
+      try {
+        // A copy that died since its last trial, or whose reset failed, starts again first.
+        const died = inst.app?.died();
+        if (inst.broken || died) await restart(inst);
+        inst.broken = null;
+        await reset(inst, trial);
+      } catch (error) {
+        inst.broken = (error as Error).message;
+        throw error;
+      } finally {
+        pool.recordReset(performance.now() - started);
+      }
+      const resetMs = performance.now() - started;
+      if (!decl.context) return { cookies: [], resetMs };
+      const seed = await browserSeed(decl.context, { vars: { ...inst.vars, TRIAL_ID: trial.trialId, WORKSPACE: trial.workspaceDir }, base: inst.base, configDir: options.configDir, env: options.env, where: `target ${name} context` });
+      return { ...seed, resetMs };
+    },
+    instanceFault() {
+      const died = inst.app?.died();
+      if (!died) return null;
+      inst.broken = died;
+      return `target ${name}${pooled ? ` instance ${inst.index}` : ""}: the app ${died} during the trial (restarted before the next trial; its output is in ${inst.app!.logFile})`;
     },
     async effects(trialId) {
       if (!decl.effects) return [];
-      const url = resolveUrl(decl.effects.url, { TRIAL_ID: trialId, TARGET_URL: baseUrl, PORT: port || base.port });
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(decl.effects.headers)) headers[k] = withEnvSecrets(v, options.env, `target ${name} effects`);
-      const res = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
-      if (!res.ok) throw new Error(`target ${name}: the effects source ${url} answered ${res.status}`);
-      const body = (await res.json()) as unknown;
-      if (!Array.isArray(body)) throw new Error(`target ${name}: the effects source ${url} did not return a JSON list of {type, at, detail}`);
-      return body.filter((e): e is Effect => !!e && typeof e === "object" && typeof (e as Effect).type === "string").map((e) => ({ type: e.type, at: e.at, detail: e.detail ?? {} }));
+      return readEffects(options, decl.effects, resolveUrl(decl.effects.url, { ...inst.vars, TRIAL_ID: trialId }, inst.baseUrl));
     },
     async recordEffect() {
       // The app keeps its own log (if any); write_note's file is judged by file checks.
@@ -156,7 +174,76 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
       return { declared: { ...decl.marks, ...task.marks }, testIdAttribute: decl.testIdAttribute };
     },
     async close() {
-      await app?.stop();
+      await stopAll();
     },
+  });
+  return {
+    ...view(instances[0]!),
+    async lease(signal): Promise<InstanceLease> {
+      const lease = await pool.lease(signal);
+      return { target: view(instances[lease.instance]!), instance: lease.instance, waitedMs: lease.waitedMs, release: lease.release };
+    },
+    poolReport: () => ({ target: name, isolated: decl.isolated, ...pool.report(), ...(sizedBy ? { sizedBy } : {}), ...(memoryBytes ? { memoryBytes } : {}) }),
   };
+}
+
+const resolveUrl = (urlOrPath: string, vars: TrialVars, baseUrl: string) => new URL(substituteTrialVars(urlOrPath, vars), `${baseUrl}/`).toString();
+
+async function readEffects(options: WebTargetOptions, effects: NonNullable<TargetDecl["effects"]>, url: string): Promise<Effect[]> {
+  const { name } = options;
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(effects.headers)) headers[k] = withEnvSecrets(v, options.env, `target ${name} effects`);
+  const res = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
+  if (!res.ok) throw new Error(`target ${name}: the effects source ${url} answered ${res.status}`);
+  const body = (await res.json()) as unknown;
+  if (!Array.isArray(body)) throw new Error(`target ${name}: the effects source ${url} did not return a JSON list of {type, at, detail}`);
+  return body.filter((e): e is Effect => !!e && typeof e === "object" && typeof (e as Effect).type === "string").map((e) => ({ type: e.type, at: e.at, detail: e.detail ?? {} }));
+}
+
+/** The declared reset on one instance, given the trial id, its workspace and the instance's variables. */
+async function resetInstance(
+  options: WebTargetOptions,
+  inst: Instance,
+  { trialId, workspaceDir }: TrialTarget,
+  restart: (inst: Instance, between?: () => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const { name, decl } = options;
+  const vars: TrialVars = { ...inst.vars, TRIAL_ID: trialId, WORKSPACE: workspaceDir };
+  const baseUrl = inst.baseUrl;
+  const r = decl.reset;
+  if (r.kind === "none") return;
+  if (r.kind === "restart") return restart(inst);
+  if (r.kind === "restore") {
+    const at = (p: string) => path.resolve(options.configDir, substituteTrialVars(p, inst.vars));
+    const copy = () => restoreSeed(at(r.from), at(r.to), name);
+    return (r.restart ?? decl.start !== undefined) ? restart(inst, copy) : copy();
+  }
+  if (r.kind === "http") {
+    const url = resolveUrl(r.url, vars, baseUrl);
+    const headers: Record<string, string> = { "x-umpire-trial": trialId };
+    for (const [k, v] of Object.entries(r.headers)) headers[k] = withEnvSecrets(substituteTrialVars(v, vars), options.env, `target ${name} reset`);
+    const body = r.body === undefined ? JSON.stringify({ trialId, workspace: workspaceDir, targetUrl: baseUrl }) : typeof r.body === "string" ? substituteTrialVars(r.body, vars) : JSON.stringify(substituteTrialVarsDeep(r.body, vars));
+    if (r.method !== "GET") headers["content-type"] ??= "application/json";
+    let status: number;
+    let text = "";
+    try {
+      const res = await fetch(url, { method: r.method, headers, body: r.method === "GET" ? undefined : body, signal: AbortSignal.timeout(r.timeoutSeconds * 1000) });
+      status = res.status;
+      text = await res.text().catch(() => "");
+    } catch (e) {
+      throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (status < 200 || status > 299) throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`);
+    return;
+  }
+  const { PORT, INSTANCE, INSTANCE_DIR } = inst.vars;
+  const outcome = await runCommand(r.command, {
+    cwd: path.resolve(options.configDir, r.cwd ?? "."),
+    env: { ...options.env, ...r.env, TRIAL_ID: trialId, WORKSPACE: workspaceDir, TARGET_URL: baseUrl, ...(PORT ? { PORT } : {}), INSTANCE: INSTANCE!, INSTANCE_DIR: INSTANCE_DIR! },
+    timeoutMs: r.timeoutSeconds * 1000,
+  });
+  const shown = typeof r.command === "string" ? r.command : r.command.join(" ");
+  if (outcome.error) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` could not start: ${outcome.error}`);
+  if (outcome.timedOut) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` ran past ${r.timeoutSeconds} s and was stopped`);
+  if (outcome.code !== 0) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` exited with ${outcome.code ?? outcome.signal}: ${failureLine(outcome.stderr || outcome.stdout) ?? "(no output)"}`);
 }

@@ -10,6 +10,9 @@
 import { z } from "zod";
 import { trialVariablesHint, unknownTrialVariables } from "./trial-vars.js";
 
+/** Most copies of one app a target may start. */
+export const MAX_INSTANCES = 64;
+
 /** The name of the built-in target: the fixture site. */
 export const FIXTURE_TARGET = "fixture";
 
@@ -66,7 +69,10 @@ const RestoreReset = z
   .object({
     kind: z.literal("restore"),
     from: z.string().min(1).describe("The seed copy (a folder or a file, e.g. a SQLite database), relative to the config file"),
-    to: z.string().min(1).describe("What the app reads and writes, replaced whole by the seed before each trial, relative to the config file"),
+    to: z
+      .string()
+      .min(1)
+      .describe("What the app reads and writes, replaced whole by the seed before each trial, relative to the config file; on a pool, ${INSTANCE_DIR}/data gives each instance its own"),
     restart: z.boolean().optional().describe("Restart the app around the restore so it reads the seed (default: true when umpire starts the app)"),
   })
   .strict();
@@ -155,6 +161,10 @@ export const TargetDecl = z
       .describe("Where the app reports what happened in a trial; without it tasks cannot declare effects checks"),
     context: BrowserContextDecl.optional().describe("The trial's identity in its browser: cookies, headers, storage seeds"),
     capacity: z.number().int().min(1).optional().describe("Most trials at once on this target"),
+    instances: z
+      .union([z.number().int().min(1).max(MAX_INSTANCES), z.literal("auto")])
+      .default(1)
+      .describe("Copies of the start command, each with its own PORT, INSTANCE and INSTANCE_DIR; a trial leases one (auto: sized from the run's concurrency and free memory)"),
     dialogs: DialogPolicySchema.default("agent"),
     isolated: z
       .boolean()
@@ -168,9 +178,28 @@ export const TargetDecl = z
       ctx.addIssue({ code: "custom", path: ["reset", "kind"], message: "a restart reset restarts the start command, and this target has none: declare start: {command: ...}, or reset by http or command" });
     }
     if ((kind === "restart" || kind === "restore") && decl.isolated) {
-      ctx.addIssue({ code: "custom", path: ["isolated"], message: `a ${kind} reset changes the app under every trial running on it: set isolated: false (trials one at a time)` });
+      ctx.addIssue({ code: "custom", path: ["isolated"], message: `a ${kind} reset changes the app under every trial running on it: set isolated: false (one trial at a time per instance; add instances: N to run N at once)` });
+    }
+    if (decl.instances !== 1) poolRules(decl, ctx);
+    if (decl.reset.kind === "restore") {
+      for (const name of unknownTrialVariables(decl.reset.to)) {
+        ctx.addIssue({ code: "custom", path: ["reset", "to"], message: `\${${name}} is not a trial variable: ${trialVariablesHint()}` });
+      }
     }
   });
+/** A pool of instances needs copies umpire can start, each on its own port, each with its own data. */
+function poolRules(decl: { baseUrl: string; start?: unknown; reset: ResetDecl }, ctx: z.RefinementCtx): void {
+  if (!decl.start) {
+    ctx.addIssue({ code: "custom", path: ["instances"], message: "instances start copies of the start command, and this target has none: declare start: {command: ...}" });
+  }
+  if (!decl.baseUrl.includes("${PORT}")) {
+    ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "each instance listens on its own port: write the base URL with ${PORT}, e.g. http://127.0.0.1:${PORT}, and have the app listen on $PORT" });
+  }
+  if (decl.reset.kind === "restore" && !/\$\{INSTANCE(_DIR)?\}/.test(decl.reset.to)) {
+    ctx.addIssue({ code: "custom", path: ["reset", "to"], message: "every instance would restore the same folder: write it under ${INSTANCE_DIR} (e.g. ${INSTANCE_DIR}/data) and point the app there (start.env: {DATA_DIR: ${INSTANCE_DIR}/data})" });
+  }
+}
+
 export type TargetDeclInput = z.input<typeof TargetDecl>;
 export type TargetDecl = z.output<typeof TargetDecl>;
 

@@ -10,7 +10,9 @@ export const TRIAL_VARIABLES = {
   TRIAL_ID: "the trial's id (unique per trial and attempt in a run; a safe namespace, tenant or session key)",
   WORKSPACE: "the trial's workspace folder (absolute path)",
   TARGET_URL: "the target's base URL, without a trailing slash",
-  PORT: "the port umpire picked for the target's ${PORT} base URL (empty when the base URL has none)",
+  PORT: "the port umpire picked for the target's ${PORT} base URL (empty when the base URL has none); per instance in a pool",
+  INSTANCE: "the number of the target instance the trial runs on, 0 to instances - 1 (0 without a pool)",
+  INSTANCE_DIR: "a folder of that instance's own in the run folder (instances/<target>-<n>), for its data",
 } as const;
 
 export type TrialVariable = keyof typeof TRIAL_VARIABLES;

@@ -142,3 +142,14 @@ describe("bench summary: CLI start-up as a ratio to node -e 0", () => {
     expect(startupRows({ status: "error", ms: 1, error: "the CLI is not built" })[0]!.slice(0, 2)).toEqual(["CLI start-up, --version", "error: the CLI is not built"]);
   });
 });
+
+describe("bench summary: a stateful app on a pool of instances", () => {
+  const side = (instances: number, wallMs: number) => ({ instances, wallMs, passed: 8, trials: 8, resetMsPerTrial: 3.2, waitedMsPerTrial: 0, peak: instances, memoryMbPerInstance: 46 });
+  it("judges the speed-up of N instances over one against the aim, with reset time and memory per instance", () => {
+    const pool = { status: "ok" as const, ms: 1, machine: { cores: 2, coresBusy: 1, loadAverage1m: 1 }, result: { turnLatencyMs: 2000, one: side(1, 60_000), many: side(4, 20_000), speedup: 3 } };
+    const table = headlineTable({ pool } as never);
+    expect(table).toMatch(/Stateful app, 1 vs N[\s\S]*4 instances: 20\.0 s[\s\S]*1 instance: 60\.0 s[\s\S]*3\.00x[\s\S]*>= 2x[\s\S]*yes[\s\S]*reset 3\.2 ms\/trial,[\s\S]*46 MB\/instance/);
+    const slow = headlineTable({ pool: { ...pool, result: { ...pool.result, speedup: 1.5 } } } as never);
+    expect(slow).toMatch(/1\.50x[\s\S]*NO/);
+  });
+});

@@ -202,6 +202,7 @@ export const CONFIG_FIELDS: Record<string, string> = {
   "targets.*.testIdAttribute": `${TARGET_FIELDS} > task marks join the target's and are resolved in the page: exact and the test-id attribute`,
   "targets.*.effects.url": "test/integration/targets/forbidden-effects.test.ts > fails a trial that cleared the list on a declared app",
   "targets.*.effects.headers.*": `${TARGET_FIELDS} > effects.headers: sent to the effects source`,
+  "targets.*.instances": "test/integration/targets/instance-pool.test.ts > runs two trials at once on two copies of a stateful app, each passing, and says so in the summary",
   "targets.*.capacity": "test/integration/targets/target-capacity.test.ts > takes at most capacity trials at once",
   "targets.*.reset[kind=restore].from": RESETS,
   "targets.*.reset[kind=restore].to": RESETS,

@@ -43,6 +43,7 @@ import { failedPairs, filterTasks, hasTaskFilter, keepPairs, nothingSelected, pa
 import { writeRunReport } from "../../report/html/index.js";
 import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
 import type { EndpointReport } from "../../runner/concurrency-gate.js";
+import { poolReports, type PoolReport } from "../../target/index.js";
 import { referenceTuningFromEnv } from "../reference-tuning.js";
 import { VERSION } from "../version.js";
 import { UNTIL_DECIDED_OPTIONS, addRepeatsUntilDecided, decisionText, moneyStopNotice, untilDecidedBaseline, type DecisionSummary } from "../until-decided.js";
@@ -393,6 +394,7 @@ export const run: Command = async (argv, io) => {
       },
       config: project,
       logDir: runDir,
+      concurrency: adaptiveMax ?? concurrency,
       env: io.env,
       signal: io.signal,
     });
@@ -421,6 +423,7 @@ export const run: Command = async (argv, io) => {
     let status: "finished" | "interrupted";
     let stoppedEarly: { failures: number; notStarted: number } | undefined;
     let concurrencyReport: EndpointReport[] = [];
+    let pools: PoolReport[] = [];
     let reporterFailed = false;
     try {
       const execute = (batch: PlannedTrial[]) => executeTrials({
@@ -466,6 +469,7 @@ export const run: Command = async (argv, io) => {
       throw error;
     } finally {
       clearInterval(heartbeat);
+      pools = poolReports(runtime.targets.all());
       await runtime.close();
       process.off("exit", markOnExit);
     }
@@ -476,7 +480,7 @@ export const run: Command = async (argv, io) => {
     // --json (a json reporter on stdout) keeps the run's JSON shape with its concurrency report.
     const stdoutJson = outputs.reporters.some((r) => r.name === "json" && !r.file);
     const counts =
-      outputs.summary || stdoutJson ? renderRunOutcome(store, runId, prices, io, stdoutJson, { concurrency: concurrencyReport }) : verdictCounts(store.trials(runId));
+      outputs.summary || stdoutJson ? renderRunOutcome(store, runId, prices, io, stdoutJson, { concurrency: concurrencyReport, pools }) : verdictCounts(store.trials(runId));
     const others = { ...outputs, reporters: outputs.reporters.filter((r) => !(r.name === "json" && !r.file)) };
     for (const note of writeRunOutputs(others, store, runId, prices, io)) (outputs.summary ? io.stdout : io.stderr).write(`${note}\n`);
     if (decided) (outputs.summary ? io.stdout : io.stderr).write(decisionText(decided));

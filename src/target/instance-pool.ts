@@ -1,0 +1,111 @@
+/**
+ * The lease book of a target's instances: which trial runs on which copy of the app, and what the
+ * run summary says about it. A target whose trials share state (`isolated: false`) lends each
+ * instance to one trial at a time, the others wait in line; an isolated one spreads its trials over
+ * the instances, fewest first, and nobody waits. See docs/scale-out.md ("A pool of instances").
+ */
+
+/** What the run summary says of one target's pool (src/target/pool-report.ts words it). */
+export interface PoolReport {
+  target: string;
+  instances: number;
+  isolated: boolean;
+  /** How `instances: auto` chose the size; undefined when it was given. */
+  sizedBy?: string;
+  /** Trials leased (attempts share their trial's lease). */
+  trials: number;
+  /** Most trials running on the target at once. */
+  peak: number;
+  /** Summed wait for an instance, over all leases. */
+  waitedMs: number;
+  /** Resets run, and their summed time (a failed reset counts too). */
+  resets: number;
+  resetMs: number;
+  /** Resident memory of one instance's process group at start (bytes), when it could be read. */
+  memoryBytes?: number;
+}
+
+export interface PoolLease {
+  instance: number;
+  waitedMs: number;
+  release(): void;
+}
+
+interface Waiter {
+  resolve: (index: number) => void;
+  reject: (error: Error) => void;
+}
+
+export class InstancePool {
+  private readonly active: number[];
+  private readonly queue: Waiter[] = [];
+  private running = 0;
+  private readonly stats = { trials: 0, peak: 0, waitedMs: 0, resets: 0, resetMs: 0 };
+
+  constructor(
+    readonly size: number,
+    /** Exclusive: one trial per instance at a time (a target whose trials share state). */
+    private readonly exclusive: boolean,
+  ) {
+    this.active = Array.from({ length: size }, () => 0);
+  }
+
+  /** One instance for a trial: a free one (exclusive), else the least busy; waits in line while all are taken. */
+  async lease(signal?: AbortSignal): Promise<PoolLease> {
+    const asked = performance.now();
+    const index = await this.take(signal);
+    const waitedMs = performance.now() - asked;
+    this.running += 1;
+    this.stats.trials += 1;
+    this.stats.waitedMs += waitedMs;
+    this.stats.peak = Math.max(this.stats.peak, this.running);
+    let released = false;
+    return {
+      instance: index,
+      waitedMs,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.running -= 1;
+        this.active[index]! -= 1;
+        const next = this.exclusive ? this.queue.shift() : undefined;
+        if (next) {
+          this.active[index]! += 1;
+          next.resolve(index);
+        }
+      },
+    };
+  }
+
+  /** Counts one reset and its time for the summary. */
+  recordReset(ms: number): void {
+    this.stats.resets += 1;
+    this.stats.resetMs += ms;
+  }
+
+  report(): Omit<PoolReport, "target" | "isolated" | "sizedBy" | "memoryBytes"> {
+    return { instances: this.size, ...this.stats };
+  }
+
+  private take(signal?: AbortSignal): Promise<number> {
+    if (signal?.aborted) return Promise.reject(new Error("the run was stopped"));
+    const least = this.active.indexOf(Math.min(...this.active));
+    if (!this.exclusive || this.active[least] === 0) {
+      this.active[least]! += 1;
+      return Promise.resolve(least);
+    }
+    return new Promise<number>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject };
+      this.queue.push(waiter);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          const at = this.queue.indexOf(waiter);
+          if (at >= 0) this.queue.splice(at, 1);
+          reject(new Error("the run was stopped"));
+        },
+        { once: true },
+      );
+    });
+  }
+}
