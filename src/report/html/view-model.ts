@@ -57,6 +57,8 @@ export interface TrialView {
   answer: string | null;
   notes: NoteFile[];
   eventsHref: string | null;
+  /** The trial's Playwright trace (`--trace`); null when it kept none. */
+  traceHref?: string | null;
   /** Screenshots the repetition detector attached to a `stuck` stop. */
   evidence: ImageRef[];
   /** Other trials of the same task to open side by side with this one (see `sideBySidePartners`). */

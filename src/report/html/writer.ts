@@ -135,7 +135,7 @@ function trialView(ctx: ViewContext, trial: TrialRecord, previous: TrialRecord |
   const size = turns.find((t) => t.screenshot)?.screenshot ?? { width: 1280, height: 800 };
   const evidencePaths = Array.isArray(trial.metrics.evidence) ? trial.metrics.evidence.filter((p): p is string => typeof p === "string") : [];
   const evidence: ImageRef[] = evidencePaths.map((p) => ({ href: files.trialScreenshot(trial, p), width: size.width, height: size.height, source: p }));
-  const { eventsHref, notes } = files.trialFiles(trial);
+  const { eventsHref, notes, traceHref } = files.trialFiles(trial);
   const partners = sideBySidePartners(trial, ctx.byTask.get(trial.taskId) ?? []);
   return {
     trial,
@@ -145,6 +145,7 @@ function trialView(ctx: ViewContext, trial: TrialRecord, previous: TrialRecord |
     answer: trial.answer,
     notes,
     eventsHref,
+    traceHref,
     evidence,
     siblings: partners.partners,
     moreSiblings: partners.more,
