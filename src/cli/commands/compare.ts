@@ -8,7 +8,10 @@ import { defaultReportDir } from "../../report/html/writer.js";
 import { sideBySideUrl } from "../../report/html/layout.js";
 import { UmpireError } from "../../errors.js";
 import type { Store, TrialRecord } from "../../store/index.js";
-import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type CompareGroupInput } from "../../report/compare.js";
+import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type CompareGroupInput, type Comparison } from "../../report/compare.js";
+import { divergenceSection, type Divergence } from "../../report/divergence.js";
+import { flippedDivergences } from "../../report/divergence-pairs.js";
+import { divergenceTools } from "../divergence-tools.js";
 import { reportedCost } from "../../report/cost.js";
 import { junitXml } from "../../report/junit.js";
 import { compareMarkdown } from "../../report/markdown.js";
@@ -87,6 +90,13 @@ function sideBySideLinks(store: Store, groups: readonly CompareGroupInput[], cwd
   return lines.length ? `\nside by side (${a!.label} | ${b!.label}):\n${lines.join("\n")}\n` : "";
 }
 
+/** Two runs compared: where each flipped task's candidate trajectory left the baseline's (src/report/divergence.ts). */
+function runDivergences(store: Store, comparison: Comparison, groups: readonly CompareGroupInput[], cwd: string): Divergence[] {
+  if (groups.length !== 2) return [];
+  const [base, candidate] = groups.map((g) => ({ run: store.getRun(g.label), trials: g.trials as TrialRecord[] }));
+  return flippedDivergences(comparison, store, base!, candidate!, divergenceTools(), cwd);
+}
+
 function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialRecord[] {
   return store.trials(runId).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }));
 }
@@ -151,10 +161,12 @@ export const run: Command = async (argv, io) => {
       }));
       writeFileSync(resolve(io.cwd, values.junit), junitXml(suites));
     }
-    if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null }, null, 2)}\n`);
-    else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict));
+    const divergences = by ? [] : runDivergences(store, comparison, groups, io.cwd);
+    if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null, divergences }, null, 2)}\n`);
+    else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict) + divergenceSection(divergences, groups[0]!.label, groups[1]!.label));
     else {
       io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict));
+      io.stdout.write(divergenceSection(divergences, groups[0]!.label, groups[1]!.label));
       if (by === "mode" || by === "model" || by === "agent") io.stdout.write(sideBySideLinks(store, groups, io.cwd));
     }
     return values["fail-on-regression"] && verdict?.regressed ? EXIT.failed : EXIT.ok;
