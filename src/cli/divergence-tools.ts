@@ -4,7 +4,10 @@
  * screenshots are. The report layer does not import the runner, so the CLI hands these in.
  */
 import { readFileSync } from "node:fs";
-import type { DivergenceTools } from "../report/divergence.js";
+import { compareGroups, type Comparison } from "../report/compare.js";
+import type { Divergence, DivergenceTools } from "../report/divergence.js";
+import { flippedDivergences } from "../report/divergence-pairs.js";
+import type { RunRecord, Store } from "../store/index.js";
 import { compareScreens, createDecodedImageCache, sameAttempt, type Capture } from "../runner/repetition/index.js";
 
 export function divergenceTools(): DivergenceTools {
@@ -37,4 +40,14 @@ export function divergenceTools(): DivergenceTools {
       }
     },
   };
+}
+
+/**
+ * Where the tasks that flipped between two stored runs diverged. `comparison` is the two runs'
+ * comparison when the caller has one (compare, with its options); otherwise it is made here.
+ */
+export function divergencesBetween(store: Store, base: RunRecord, candidate: RunRecord, cwd: string, comparison?: Comparison): Divergence[] {
+  const sides = [base, candidate].map((run) => ({ run, trials: store.trials(run.id) }));
+  const made = comparison ?? compareGroups(sides.map((s) => ({ label: s.run.id, runIds: [s.run.id], trials: s.trials })), "run");
+  return flippedDivergences(made, store, sides[0]!, sides[1]!, divergenceTools(), cwd);
 }

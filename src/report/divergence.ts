@@ -13,6 +13,7 @@
  */
 import { resolve } from "node:path";
 import type { ActionRecord, TurnRecord } from "../store/records.js";
+import type { StopReason, Verdict } from "../vocabulary.js";
 
 /** Screens less alike than this (share of compared pixels within the colour threshold) count as parted. */
 export const SCREENS_APART = 0.9;
@@ -20,7 +21,7 @@ export const SCREENS_APART = 0.9;
 /** One turn as the divergence finder reads it. */
 export interface TrajectoryTurn {
   idx: number;
-  actions: Pick<ActionRecord, "tool" | "args">[];
+  actions: Pick<ActionRecord, "tool" | "args" | "status">[];
   /** The screenshot the agent was shown, its path absolute; null when none was stored or the run has no folder. */
   screenshot: TurnRecord["screenshot"];
   /** The agent's final answer, on the turn that gave it (answers are not stored as actions). */
@@ -32,8 +33,8 @@ export interface TrajectorySide {
   seq: number;
   runId: string;
   repeat: number;
-  verdict: string | null;
-  stopReason: string | null;
+  verdict: Verdict | null;
+  stopReason: StopReason | null;
   turns: TrajectoryTurn[];
 }
 
@@ -121,7 +122,7 @@ export function trajectoryTurns(
     const own = actions.filter((a) => a.turnIdx === turn.idx).sort((a, b) => a.idx - b.idx);
     const last = i === sorted.length - 1 && own.length === 0 && answer !== null;
     const shot = turn.screenshot && runFolder ? { ...turn.screenshot, path: resolve(runFolder, turn.screenshot.path) } : null;
-    return { idx: turn.idx, actions: own.map((a) => ({ tool: a.tool, args: a.args })), screenshot: shot, ...(last ? { answer } : {}) };
+    return { idx: turn.idx, actions: own.map((a) => ({ tool: a.tool, args: a.args, status: a.status })), screenshot: shot, ...(last ? { answer } : {}) };
   });
 }
 

@@ -10,8 +10,7 @@ import { UmpireError } from "../../errors.js";
 import type { Store, TrialRecord } from "../../store/index.js";
 import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type CompareGroupInput, type Comparison } from "../../report/compare.js";
 import { divergenceSection, type Divergence } from "../../report/divergence.js";
-import { flippedDivergences } from "../../report/divergence-pairs.js";
-import { divergenceTools } from "../divergence-tools.js";
+import { divergencesBetween } from "../divergence-tools.js";
 import { reportedCost } from "../../report/cost.js";
 import { junitXml } from "../../report/junit.js";
 import { compareMarkdown } from "../../report/markdown.js";
@@ -93,8 +92,7 @@ function sideBySideLinks(store: Store, groups: readonly CompareGroupInput[], cwd
 /** Two runs compared: where each flipped task's candidate trajectory left the baseline's (src/report/divergence.ts). */
 function runDivergences(store: Store, comparison: Comparison, groups: readonly CompareGroupInput[], cwd: string): Divergence[] {
   if (groups.length !== 2) return [];
-  const [base, candidate] = groups.map((g) => ({ run: store.getRun(g.label), trials: g.trials as TrialRecord[] }));
-  return flippedDivergences(comparison, store, base!, candidate!, divergenceTools(), cwd);
+  return divergencesBetween(store, store.getRun(groups[0]!.label), store.getRun(groups[1]!.label), cwd, comparison);
 }
 
 function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialRecord[] {

@@ -98,7 +98,7 @@ export function landingPixel(value: number, size: number): number {
 const POINTING_TOOLS = new Set(["click", "double_click", "scroll"]);
 
 /** The points a turn's actions proposed, mapped onto a screenshot of `width` x `height` pixels. */
-export function clickMarks(actions: readonly ActionRecord[], width: number, height: number): ClickMark[] {
+export function clickMarks(actions: readonly Pick<ActionRecord, "tool" | "args" | "status">[], width: number, height: number): ClickMark[] {
   const marks: ClickMark[] = [];
   actions.forEach((action, i) => {
     const args = action.args as Record<string, unknown> | null;

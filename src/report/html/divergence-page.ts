@@ -1,0 +1,60 @@
+/**
+ * `divergence.html` (written by `umpire report <candidate> --baseline <run>`): for each task that
+ * flipped between the two runs, the turn where the candidate's trajectory left the baseline's
+ * (src/report/divergence.ts), side by side: the baseline's and the candidate's screenshot at that
+ * turn and at the next one, with the proposed points drawn and the actions in words.
+ */
+import type { Divergence, TrajectoryTurn } from "../divergence.js";
+import { describeTurn, divergenceLine } from "../divergence.js";
+import { verdictText } from "./badges.js";
+import { html, type Raw } from "./escape.js";
+import { DIVERGENCE_PAGE, INDEX_PAGE, trialPageHref } from "./layout.js";
+import { pageHtml } from "./page.js";
+import { screenshotFigure } from "./turn.js";
+import { clickMarks, type ImageRef } from "./view-model.js";
+
+export { DIVERGENCE_PAGE };
+
+export interface DivergencePageInput {
+  baseRun: string;
+  candidateRun: string;
+  divergences: readonly Divergence[];
+  /** Places a screenshot (absolute path) in the report and returns its href (null when missing). */
+  place: (path: string) => string | null;
+}
+
+function turnCell(turn: TrajectoryTurn | null, place: DivergencePageInput["place"], label: string): Raw {
+  if (!turn) return html`<div class="sbs-cell sbs-empty">${describeTurn(null)}</div>`;
+  const shot = turn.screenshot;
+  const image: ImageRef | null = shot ? { href: place(shot.path), width: shot.width, height: shot.height, source: shot.path } : null;
+  const figure = image ? screenshotFigure(image, clickMarks(turn.actions, image.width, image.height), "", `${label}, turn ${turn.idx}`) : "";
+  return html`<div class="sbs-cell"><p class="divergence-action"><strong>${label}</strong>: ${describeTurn(turn)}</p>${figure}</div>`;
+}
+
+function divergenceSection(d: Divergence, input: DivergencePageInput): Raw {
+  const candidateLink = html`<a href="${trialPageHref(d.candidate.seq)}">trial ${d.candidate.trialId}</a>`;
+  const head = html`<div class="sbs-row"><span class="sbs-label"></span>
+<div class="sbs-cell"><strong>baseline</strong> run ${d.base.runId}, trial ${d.base.trialId} (repeat ${d.base.repeat}): ${verdictText(d.base.verdict)}</div>
+<div class="sbs-cell"><strong>candidate</strong> run ${d.candidate.runId}, ${candidateLink} (repeat ${d.candidate.repeat}): ${verdictText(d.candidate.verdict)}</div></div>`;
+  const rows = d.turn === null
+    ? []
+    : [0, 1].map((offset) => html`<div class="sbs-row" data-turn="${d.turn! + offset}"><span class="sbs-label">turn ${d.turn! + offset}${offset === 0 ? " (diverged)" : ""}</span>
+${turnCell(d.baseTurns[offset as 0 | 1], input.place, "baseline")}
+${turnCell(d.candidateTurns[offset as 0 | 1], input.place, "candidate")}</div>`);
+  return html`<section class="divergence" id="${`divergence-${d.key}`}">
+<h2>${d.key} <span class="muted">${d.direction}</span></h2>
+<p class="divergence-line">${divergenceLine(d)}</p>
+${head}
+${rows}
+</section>`;
+}
+
+export function divergencePageHtml(input: DivergencePageInput): string {
+  const body = html`<nav class="crumbs"><a href="${INDEX_PAGE}">← all trials</a></nav>
+<h1>Where the flipped tasks diverged <span class="muted">baseline ${input.baseRun} → candidate ${input.candidateRun}</span></h1>
+<p class="muted">For each task that passed in every repeat on one side and in none on the other: the baseline's and the
+candidate's first trial of the verdict that flipped, walked turn by turn; the first turn whose screens were less than 90%
+alike or whose actions differed by action signature, and the turn after it.</p>
+${input.divergences.length ? input.divergences.map((d) => divergenceSection(d, input)) : html`<p>No task flipped between these runs.</p>`}`;
+  return pageHtml({ title: `Divergence — ${input.candidateRun} against ${input.baseRun}`, root: "", body, bodyClass: "page-divergence" });
+}
