@@ -8,7 +8,8 @@
  *   data/<seq>.js         one trial's rendered turns, loaded by compare.html on demand
  *   assets/               report.css, overview.js, compare.js (CSP forbids inline code)
  *   screens/<hash>.png    every screenshot once (hard-linked from the run folder when possible)
- *   files/<seq>/          events.jsonl and notes/ copied from the trial folder
+ *   files/<seq>/          events.jsonl, notes/ and trace.zip (--trace) copied from the trial folder
+ *   divergence.html       with --baseline: where flipped tasks diverged, both runs side by side
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
