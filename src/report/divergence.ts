@@ -170,9 +170,14 @@ export function percent(fraction: number): string {
   return `${Math.floor(fraction * 100)}%`;
 }
 
-/** The section `compare` prints after the paired analysis of two runs ("" when nothing flipped). */
-export function divergenceSection(divergences: readonly Divergence[], baseRun: string, candidateRun: string): string {
+/** The section `compare` prints after the paired analysis of two runs ("" when nothing flipped); Markdown as a list. */
+export function divergenceSection(divergences: readonly Divergence[], baseRun: string, candidateRun: string, markdown = false): string {
   if (divergences.length === 0) return "";
+  const command = `umpire report ${candidateRun} --baseline ${baseRun}`;
+  if (markdown) {
+    const items = divergences.map((d) => `- ${divergenceLine(d).replace(/[\\`*_[\]<|]/g, (c) => `\\${c}`)}`);
+    return `\n### Where the flipped tasks diverged\n\n${items.join("\n")}\n\nSide by side: \`${command}\`\n`;
+  }
   const lines = divergences.map((d) => `  ${divergenceLine(d)}`);
-  return `\nwhere the flipped tasks diverged:\n${lines.join("\n")}\n  side by side: umpire report ${candidateRun} --baseline ${baseRun}\n`;
+  return `\nwhere the flipped tasks diverged:\n${lines.join("\n")}\n  side by side: ${command}\n`;
 }

@@ -64,7 +64,9 @@ const HELP = `usage: umpire compare <runA> <runB> [options]
 One row per task and group: passes k/n, pass@k, pass^k, mean cost, cost per success, p50/p95 wall
 time, turns, actions, false successes, stop reasons; a summary row per group with a Wilson 95%
 interval; then each group against the first: flipped and flaky tasks, exact McNemar test,
-bootstrap interval on the pass-rate difference, cost and latency deltas.
+bootstrap interval on the pass-rate difference, cost and latency deltas. For two runs, each
+flipped task's line says at which turn the candidate's trajectory left the baseline's (action
+signature, screen similarity); \`umpire report <runB> --baseline <runA>\` shows it side by side.
 
 Runs are ids, unique id prefixes or "latest".
 
@@ -161,7 +163,7 @@ export const run: Command = async (argv, io) => {
     }
     const divergences = by ? [] : runDivergences(store, comparison, groups, io.cwd);
     if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null, divergences }, null, 2)}\n`);
-    else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict) + divergenceSection(divergences, groups[0]!.label, groups[1]!.label));
+    else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict) + divergenceSection(divergences, groups[0]!.label, groups[1]!.label, true));
     else {
       io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict));
       io.stdout.write(divergenceSection(divergences, groups[0]!.label, groups[1]!.label));

@@ -5,7 +5,7 @@
  * for a flipped task.
  */
 import { describe, expect, it } from "vitest";
-import { describeTurn, divergenceLine, findDivergence, SCREENS_APART, type TrajectorySide, type TrajectoryTurn } from "../../../src/report/divergence.js";
+import { describeTurn, divergenceLine, divergenceSection, findDivergence, SCREENS_APART, type TrajectorySide, type TrajectoryTurn } from "../../../src/report/divergence.js";
 import { representative } from "../../../src/report/divergence-pairs.js";
 import type { TaskRow } from "../../../src/report/compare.js";
 import type { TrialRecord } from "../../../src/store/records.js";
@@ -36,6 +36,10 @@ describe("findDivergence", () => {
     expect(d.baseTurns[0]!.idx).toBe(2);
     expect(d.candidateTurns[1]!.idx).toBe(3);
     expect(divergenceLine(d)).toMatch(/^task t flipped pass->fail: diverged at turn 2: baseline click 'a button' at \(360, 250\), candidate click 'a button' at \(360, 300\); screens 100% alike before/);
+    const markdown = divergenceSection([d], "A", "B", true);
+    expect(markdown).toContain("### Where the flipped tasks diverged\n\n- task t flipped pass->fail: diverged at turn 2:");
+    expect(markdown).toContain("Side by side: `umpire report B --baseline A`");
+    expect(divergenceSection([], "A", "B")).toBe("");
   });
 
   it("screens less alike than the line part the trajectories even when the actions agree", () => {
