@@ -46,8 +46,15 @@ export function divergenceTools(): DivergenceTools {
  * Where the tasks that flipped between two stored runs diverged. `comparison` is the two runs'
  * comparison when the caller has one (compare, with its options); otherwise it is made here.
  */
-export function divergencesBetween(store: Store, base: RunRecord, candidate: RunRecord, cwd: string, comparison?: Comparison): Divergence[] {
+export function divergencesBetween(
+  store: Store,
+  base: RunRecord,
+  candidate: RunRecord,
+  cwd: string,
+  comparison?: Comparison,
+): Divergence[] {
   const sides = [base, candidate].map((run) => ({ run, trials: store.trials(run.id) }));
-  const made = comparison ?? compareGroups(sides.map((s) => ({ label: s.run.id, runIds: [s.run.id], trials: s.trials })), "run");
+  const groups = sides.map((s) => ({ label: s.run.id, runIds: [s.run.id], trials: s.trials }));
+  const made = comparison ?? compareGroups(groups, "run");
   return flippedDivergences(made, store, sides[0]!, sides[1]!, divergenceTools(), cwd);
 }

@@ -11,9 +11,13 @@ import { resolve } from "node:path";
 import type { Store } from "../store/store.js";
 import type { RunRecord, TrialRecord } from "../store/records.js";
 import type { Comparison, TaskRow } from "./compare.js";
-import { findDivergence, trajectoryTurns, type Divergence, type DivergenceTools, type TrajectorySide } from "./divergence.js";
+import { findDivergence, trajectoryTurns } from "./divergence.js";
+import type { Divergence, DivergenceTools, TrajectorySide } from "./divergence.js";
 
 type CountedVerdict = "passed" | "failed";
+/** The verdict wanted on the baseline side, then on the candidate side. */
+const PASS_TO_FAIL = ["passed", "failed"] as const;
+const FAIL_TO_PASS = ["failed", "passed"] as const;
 
 /** Whether a trial belongs to a compare row (its task id, plus the mode, model or agent the row is keyed by). */
 function inRow(t: TrialRecord, row: TaskRow): boolean {
@@ -26,7 +30,11 @@ function inRow(t: TrialRecord, row: TaskRow): boolean {
 }
 
 /** The row's first finished trial (by repeat) with the verdict wanted. */
-export function representative(trials: readonly TrialRecord[], row: TaskRow, verdict: CountedVerdict): TrialRecord | null {
+export function representative(
+  trials: readonly TrialRecord[],
+  row: TaskRow,
+  verdict: CountedVerdict,
+): TrialRecord | null {
   const own = trials.filter((t) => t.status === "done" && t.verdict === verdict && inRow(t, row));
   return own.sort((a, b) => a.repeat - b.repeat || a.seq - b.seq)[0] ?? null;
 }
@@ -65,8 +73,8 @@ export function flippedDivergences(
   if (!paired) return [];
   const rows = new Map(comparison.tasks.map((r) => [r.key, r]));
   const flips = [
-    ...paired.flippedToFail.map((key) => ({ key, direction: "pass->fail" as const, want: ["passed", "failed"] as const })),
-    ...paired.flippedToPass.map((key) => ({ key, direction: "fail->pass" as const, want: ["failed", "passed"] as const })),
+    ...paired.flippedToFail.map((key) => ({ key, direction: "pass->fail" as const, want: PASS_TO_FAIL })),
+    ...paired.flippedToPass.map((key) => ({ key, direction: "fail->pass" as const, want: FAIL_TO_PASS })),
   ];
   return flips.flatMap(({ key, direction, want }) => {
     const row = rows.get(key);

@@ -121,8 +121,15 @@ export function trajectoryTurns(
   return sorted.map((turn, i) => {
     const own = actions.filter((a) => a.turnIdx === turn.idx).sort((a, b) => a.idx - b.idx);
     const last = i === sorted.length - 1 && own.length === 0 && answer !== null;
-    const shot = turn.screenshot && runFolder ? { ...turn.screenshot, path: resolve(runFolder, turn.screenshot.path) } : null;
-    return { idx: turn.idx, actions: own.map((a) => ({ tool: a.tool, args: a.args, status: a.status })), screenshot: shot, ...(last ? { answer } : {}) };
+    const shot = turn.screenshot && runFolder
+      ? { ...turn.screenshot, path: resolve(runFolder, turn.screenshot.path) }
+      : null;
+    return {
+      idx: turn.idx,
+      actions: own.map((a) => ({ tool: a.tool, args: a.args, status: a.status })),
+      screenshot: shot,
+      ...(last ? { answer } : {}),
+    };
   });
 }
 
@@ -154,15 +161,21 @@ function short(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** The compare line: `task X flipped pass->fail: diverged at turn 3: baseline ..., candidate ...; screens 98% alike before`. */
+/**
+ * The compare line: `task X flipped pass->fail: diverged at turn 3: baseline ..., candidate ...;
+ * screens 98% alike before (baseline trial ..., candidate trial ...)`.
+ */
 export function divergenceLine(d: Divergence): string {
   const head = `task ${d.key} flipped ${d.direction}`;
-  const pair = `(baseline trial ${d.base.trialId} ${d.base.verdict ?? "not run"}, candidate trial ${d.candidate.trialId} ${d.candidate.verdict ?? "not run"})`;
+  const base = `baseline trial ${d.base.trialId} ${d.base.verdict ?? "not run"}`;
+  const pair = `(${base}, candidate trial ${d.candidate.trialId} ${d.candidate.verdict ?? "not run"})`;
   if (d.turn === null) return `${head}: the same actions on alike screens at every turn ${pair}`;
   const [b] = d.baseTurns;
   const [c] = d.candidateTurns;
-  const screens = d.similarity === null ? "" : `; screens ${percent(d.similarity)} alike ${d.cause === "screens" ? "(the pages had already parted)" : "before"}`;
-  return `${head}: diverged at turn ${d.turn}: baseline ${describeTurn(b)}, candidate ${describeTurn(c)}${screens} ${pair}`;
+  const when = d.cause === "screens" ? "(the pages had already parted)" : "before";
+  const screens = d.similarity === null ? "" : `; screens ${percent(d.similarity)} alike ${when}`;
+  const actions = `baseline ${describeTurn(b)}, candidate ${describeTurn(c)}`;
+  return `${head}: diverged at turn ${d.turn}: ${actions}${screens} ${pair}`;
 }
 
 /** Floor, so 99.6% alike never reads as 100% for screens that differ. */
@@ -171,11 +184,17 @@ export function percent(fraction: number): string {
 }
 
 /** The section `compare` prints after the paired analysis of two runs ("" when nothing flipped); Markdown as a list. */
-export function divergenceSection(divergences: readonly Divergence[], baseRun: string, candidateRun: string, markdown = false): string {
+export function divergenceSection(
+  divergences: readonly Divergence[],
+  baseRun: string,
+  candidateRun: string,
+  markdown = false,
+): string {
   if (divergences.length === 0) return "";
   const command = `umpire report ${candidateRun} --baseline ${baseRun}`;
   if (markdown) {
-    const items = divergences.map((d) => `- ${divergenceLine(d).replace(/[\\`*_[\]<|]/g, (c) => `\\${c}`)}`);
+    const escaped = (line: string) => line.replace(/[\\`*_[\]<|]/g, (c) => `\\${c}`);
+    const items = divergences.map((d) => `- ${escaped(divergenceLine(d))}`);
     return `\n### Where the flipped tasks diverged\n\n${items.join("\n")}\n\nSide by side: \`${command}\`\n`;
   }
   const lines = divergences.map((d) => `  ${divergenceLine(d)}`);
