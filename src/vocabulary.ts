@@ -48,6 +48,15 @@ export const STOP_REASONS = [
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
+/**
+ * `--trace`: whether a trial keeps a Playwright trace (`trace.zip` in its folder): always, only
+ * when its verdict is not `passed`, or never.
+ */
+export const TRACE_MODES = ["off", "on", "retain-on-failure"] as const;
+export type TraceMode = (typeof TRACE_MODES)[number];
+/** The trace's file name in the trial folder: the runner writes it, the report links it. */
+export const TRACE_FILE = "trace.zip";
+
 /** Token counts as the model server reported them. See docs/reporting.md for what each includes. */
 export interface Usage {
   /** prompt_tokens: every input token, cached ones included. */

@@ -3,6 +3,7 @@
  * (when a config uses it), the browser provider and the price book; and one function that
  * plans, stores and executes trials. Shared by `umpire run` and `umpire validate --self-test`.
  */
+import type { TraceMode } from "../vocabulary.js";
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import { createAgentSession, readApiKey, redactConfig, REFERENCE_MODEL_ID, type AgentConfig } from "../agent/index.js";
@@ -147,6 +148,8 @@ export interface ExecuteOptions {
   retries?: number;
   /** `--max-failures`: stop starting trials after this many failed or error trials. */
   maxFailures?: number;
+  /** `--trace`: Playwright traces per trial. */
+  trace?: TraceMode;
   /** Wraps each trial's agent session (instrumentation, fault injection in tests). */
   wrapSession?: (session: AgentSessionLike, trial: PlannedTrial) => AgentSessionLike;
 }
@@ -210,6 +213,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     previousAttempts: options.previousAttempts,
     retries: options.retries,
     maxFailures: options.maxFailures,
+    trace: options.trace,
   });
 }
 

@@ -7,6 +7,7 @@
  */
 import { DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, REASONING_EFFORTS } from "../agent/index.js";
 import type { OptionSpec } from "./option.js";
+import { TRACE_MODES } from "../vocabulary.js";
 
 /** `--mode`: one of the output modes, or both (every mode the model supports). */
 export const MODE_CHOICES = ["structured", "tools", "both"] as const;
@@ -118,6 +119,14 @@ export const OPTIONS = {
   db: { kind: "string", arg: "FILE", default: DEFAULT_DB, config: true, help: "the results database" },
   out: { kind: "string", arg: "DIR", default: DEFAULT_OUT, config: true, help: "trial folders" },
   report: { kind: "boolean", config: true, help: "also write the HTML report (see umpire report)" },
+  trace: {
+    kind: "enum",
+    arg: "WHEN",
+    values: TRACE_MODES,
+    default: "off",
+    config: true,
+    help: "on | retain-on-failure | off: keep a Playwright trace per trial (trace.zip in\nits folder; npx playwright show-trace opens it); retain-on-failure keeps\nonly those of trials that did not pass",
+  },
   // shared, never from the config file
   config: {
     kind: "string",

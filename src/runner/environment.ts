@@ -7,6 +7,7 @@
  * sent, because coordinates are scaled against those bytes. On targets whose pages do not report
  * their own layout, each observation also resolves the marks and posts them to the layout board.
  */
+import { TrialTrace, type TraceSpec } from "./trial-trace.js";
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -79,6 +80,8 @@ export interface TrialEnvironmentOptions {
   onDialog?: (event: "opened" | "answered", record: DialogRecord) => void;
   /** Told when the page opens a new tab (a target=_blank link, window.open), which becomes the page shown. */
   onTab?: (tab: TabRecord) => void;
+  /** `--trace`: record a Playwright trace of the context, written when it closes (trial-trace.ts). */
+  trace?: TraceSpec;
 }
 
 /** A tab the agent's page opened. */
@@ -170,6 +173,8 @@ export class TrialEnvironment {
   private readonly painter: DialogPainter;
   /** The last picture of the page, the backdrop of a dialog when no painted frame can be had. */
   private lastPng: Buffer | undefined;
+  /** The Playwright trace being recorded (`--trace`), written by close(). */
+  trace: TrialTrace | undefined;
 
   private constructor(
     readonly options: TrialEnvironmentOptions,
@@ -265,9 +270,13 @@ export class TrialEnvironment {
       // Once per document, before the page's own scripts: the in-page geometry (marks, covered controls)
       // and the mark of a document the agent's input is leaving (the observation then waits for the next).
       await context.addInitScript({ content: pageGeometryScript() + navigationWatchScript() });
+      // Before the first page, so the trace shows the start page loading.
+      const trace = options.trace ? new TrialTrace(options.trace) : undefined;
+      await trace?.start(context);
       const page = await context.newPage();
       const env = new TrialEnvironment(options, context, page, start);
       env.resetMs = seed.resetMs;
+      env.trace = trace;
       await env.guard();
       env.watchTabs();
       page.setDefaultTimeout(options.navigationTimeoutMs ?? 15_000);
@@ -528,6 +537,7 @@ export class TrialEnvironment {
     // A dialog still open is closed with the context; say so in its record.
     if (this.dialogs.open) await this.dialogs.answer(false, "umpire", "the trial ended with it open");
     await this.painter.close();
+    await this.trace?.stop(this.context);
     await this.context.close().catch(() => undefined);
   }
 }

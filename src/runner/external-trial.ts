@@ -5,6 +5,7 @@
  * the deadline and the caps, and then judges and stores the trial like any other
  * (`concludeTrial`). The command's output is untrusted input throughout.
  */
+import { traceSpecFor } from "./trial-trace.js";
 import { spawn } from "node:child_process";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -44,7 +45,7 @@ export const KILL_GRACE_MS = 2_000;
 const POLL_MS = 200;
 const LOG_CAP = 256 * 1024;
 
-export type ExternalTrialDeps = Pick<TrialDeps, "target" | "fixtureSiteUrl" | "board" | "env" | "signal" | "onTurn" | "movedAside">;
+export type ExternalTrialDeps = Pick<TrialDeps, "target" | "fixtureSiteUrl" | "board" | "env" | "signal" | "onTurn" | "movedAside" | "trace">;
 
 export async function runExternalTrial(spec: TrialSpec, folder: string, agent: CommandAgentSpec, deps: ExternalTrialDeps): Promise<TrialOutcome> {
   const started = performance.now();
@@ -79,7 +80,7 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
       log.step("error_event", { error: `umpire ${verb} ${refusal.method}: ${refusal.reason}`, origin: "cdp_guard", tool_req: null, guard: refusal });
     });
     browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint);
-    env = await TrialEnvironment.open({ browser, task: spec.task, trialId: spec.id, workspaceDir, target: deps.target, fixtureSiteUrl: deps.fixtureSiteUrl, board: deps.board, onBlockedRequest: blocked.record });
+    env = await TrialEnvironment.open({ browser, task: spec.task, trialId: spec.id, workspaceDir, target: deps.target, fixtureSiteUrl: deps.fixtureSiteUrl, board: deps.board, onBlockedRequest: blocked.record, trace: traceSpecFor(deps.trace, folder) });
     const cdp = await browser.newBrowserCDPSession();
     const { browserContextIds } = (await cdp.send("Target.getBrowserContexts")) as { browserContextIds: string[] };
     await cdp.detach().catch(() => undefined);

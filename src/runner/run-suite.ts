@@ -22,7 +22,7 @@ import { isStorageFault } from "../errors.js";
 import { costOfUsage, type PriceBook } from "../pricing.js";
 import { measuredCost } from "./model-measure.js";
 import { spendCheck, type RunSpend } from "./cost-limit.js";
-import { knownUsage } from "../vocabulary.js";
+import { knownUsage, type TraceMode } from "../vocabulary.js";
 
 /** What the scheduler needs from the store (src/store/). */
 export interface SuiteStore {
@@ -74,6 +74,8 @@ export interface SuiteOptions {
    * running finish; the rest are not started and stay pending in the store, for `--resume`.
    */
   maxFailures?: number;
+  /** `--trace`: Playwright traces per trial (trial-trace.ts); default off. */
+  trace?: TraceMode;
 }
 
 export interface SuiteResult {
@@ -255,6 +257,7 @@ async function attemptOn(
       board: options.board,
       env: options.env,
       signal: options.signal,
+      trace: options.trace,
       ...(movedAside ? { movedAside } : {}),
       onTurn: (turn) => {
         options.store.recordTurn(trial.id, turn, null);
@@ -283,6 +286,7 @@ async function attemptOn(
       responseReserve: trial.agent.maxTokens,
       spendStop: spendCheck(trial.task.limits.usd, options.runSpend, (u) => costOfUsage(u, options.prices.lookup(trial.agent.model))),
       signal: options.signal,
+      trace: options.trace,
       ...(movedAside ? { movedAside } : {}),
       onTurn: (turn) => {
         const cost = costOfUsage(knownUsage(turn.usage), options.prices.lookup(trial.agent.model));

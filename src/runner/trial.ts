@@ -18,7 +18,8 @@ import { completionReason, createTrialLog, startedEventData, writeOrFault, type 
 import { isStorageFault } from "../errors.js";
 import { describeStarvation, type StarvedWait } from "./starvation.js";
 import { withoutForgeable, type Driver } from "./untrusted-checks.js";
-import type { Verdict } from "../vocabulary.js";
+import type { TraceMode, Verdict } from "../vocabulary.js";
+import { traceSpecFor } from "./trial-trace.js";
 
 export interface TrialSpec {
   id: string;
@@ -47,6 +48,8 @@ export interface TrialDeps {
   onTurn: (turn: PlayedTurn) => void;
   /** An earlier, non-empty folder at this trial's path was moved here before it started. */
   movedAside?: string;
+  /** `--trace`: keep a Playwright trace of the trial's context in its folder (trial-trace.ts). */
+  trace?: TraceMode;
 }
 
 export interface TrialOutcome {
@@ -101,6 +104,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       onBlockedRequest: blocked.record,
       layoutFlush: session.readsPageLayout !== false,
       dialogs: spec.task.dialogs ?? deps.target.dialogs ?? "agent",
+      trace: traceSpecFor(deps.trace, folder),
       ...browserEventLog(log),
     });
     const opened = env;
@@ -265,6 +269,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     error ??= describeStarvation(starved);
     log.emit("AgentEvent", { kind: "error_event", error: describeStarvation(starved), origin: "machine", tool_req: null, starved_waits: starved });
   }
+  await keepTraceFor(env, verdict, log);
   // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
   const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError: infraError || starved.length > 0, cancelled });
   const stopLine = describeStop(loop, checks, verdict, starved);
@@ -288,6 +293,14 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     ...(env?.resetMs !== undefined ? { resetMs: env.resetMs } : {}),
     ...(env && (env.dialogs.records.length || env.tabs.length) ? { browserEvents: { dialogs: env.dialogs.records, tabs: env.tabs } } : {}),
   };
+}
+
+/** `--trace retain-on-failure` drops a passed trial's trace; a trace that could not be made is said in the log. */
+async function keepTraceFor(env: TrialEnvironment | undefined, verdict: Verdict, log: TrialLog): Promise<void> {
+  const trace = env?.trace;
+  if (!trace) return;
+  await trace.settle(verdict).catch((e) => (trace.problem ??= `the trace could not be removed: ${messageOf(e)}`));
+  if (trace.problem) log.step("error_event", { error: trace.problem, origin: "trace", tool_req: null });
 }
 
 function safeOrigin(url: string): string {

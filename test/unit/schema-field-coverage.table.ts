@@ -166,6 +166,7 @@ export const CONFIG_FIELDS: Record<string, string> = {
   "prices.*.reasoning": "test/unit/report/cost.test.ts > bills reasoning once, inside output, unless the price says otherwise",
   "prices.*.reasoningInOutput": "test/unit/report/cost.test.ts > bills reasoning once, inside output, unless the price says otherwise",
   ...Object.fromEntries(defaults.map((key) => [`defaults.${key}`, DEFAULTS])),
+  "defaults.trace": "test/integration/cli/trace.test.ts > retain-on-failure (from the config file's defaults) keeps only the failed trial's trace",
   ...Object.fromEntries(modelAgent.map((key) => [`agents.*[kind=model].${key}`, MODEL_AGENT])),
   "agents.*[kind=model].imageBudget": "test/integration/cli/named-agents.test.ts > run in one run; the recorded requests show the difference",
   "agents.*[kind=model].systemPrompt": "test/integration/cli/named-agents.test.ts > run in one run; the recorded requests show the difference",

@@ -8,7 +8,9 @@ import { defaultReportDir } from "../../report/html/writer.js";
 import { sideBySideUrl } from "../../report/html/layout.js";
 import { UmpireError } from "../../errors.js";
 import type { Store, TrialRecord } from "../../store/index.js";
-import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type CompareGroupInput } from "../../report/compare.js";
+import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type CompareGroupInput, type Comparison } from "../../report/compare.js";
+import { divergenceSection, type Divergence } from "../../report/divergence.js";
+import { divergencesBetween } from "../divergence-tools.js";
 import { reportedCost } from "../../report/cost.js";
 import { junitXml } from "../../report/junit.js";
 import { compareMarkdown } from "../../report/markdown.js";
@@ -62,7 +64,9 @@ const HELP = `usage: umpire compare <runA> <runB> [options]
 One row per task and group: passes k/n, pass@k, pass^k, mean cost, cost per success, p50/p95 wall
 time, turns, actions, false successes, stop reasons; a summary row per group with a Wilson 95%
 interval; then each group against the first: flipped and flaky tasks, exact McNemar test,
-bootstrap interval on the pass-rate difference, cost and latency deltas.
+bootstrap interval on the pass-rate difference, cost and latency deltas. For two runs, each
+flipped task's line says at which turn the candidate's trajectory left the baseline's (action
+signature, screen similarity); \`umpire report <runB> --baseline <runA>\` shows it side by side.
 
 Runs are ids, unique id prefixes or "latest".
 
@@ -85,6 +89,12 @@ function sideBySideLinks(store: Store, groups: readonly CompareGroupInput[], cwd
     return ta && tb ? [`  ${task}: ${sideBySideUrl(dir, ta.seq, tb.seq)}`] : [];
   });
   return lines.length ? `\nside by side (${a!.label} | ${b!.label}):\n${lines.join("\n")}\n` : "";
+}
+
+/** Two runs compared: where each flipped task's candidate trajectory left the baseline's (src/report/divergence.ts). */
+function runDivergences(store: Store, comparison: Comparison, groups: readonly CompareGroupInput[], cwd: string): Divergence[] {
+  if (groups.length !== 2) return [];
+  return divergencesBetween(store, store.getRun(groups[0]!.label), store.getRun(groups[1]!.label), cwd, comparison);
 }
 
 function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialRecord[] {
@@ -151,10 +161,12 @@ export const run: Command = async (argv, io) => {
       }));
       writeFileSync(resolve(io.cwd, values.junit), junitXml(suites));
     }
-    if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null }, null, 2)}\n`);
-    else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict));
+    const divergences = by ? [] : runDivergences(store, comparison, groups, io.cwd);
+    if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null, divergences }, null, 2)}\n`);
+    else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict) + divergenceSection(divergences, groups[0]!.label, groups[1]!.label, true));
     else {
       io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict));
+      io.stdout.write(divergenceSection(divergences, groups[0]!.label, groups[1]!.label));
       if (by === "mode" || by === "model" || by === "agent") io.stdout.write(sideBySideLinks(store, groups, io.cwd));
     }
     return values["fail-on-regression"] && verdict?.regressed ? EXIT.failed : EXIT.ok;

@@ -9,6 +9,9 @@ import { optionsHelp, parseCommand, pricesOf } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { withReadStore } from "../read-store.js";
+import { resolveBaseline } from "../baseline.js";
+import { divergencesBetween } from "../divergence-tools.js";
+import type { Store } from "../../store/index.js";
 
 const OPTIONS = {
   out: {
@@ -17,6 +20,11 @@ const OPTIONS = {
     defaultText: "<run folder>/report, or results/reports/<run id>\nwhen the run folder is gone",
     help: "the report folder; an earlier report there is replaced",
   },
+  baseline: {
+    kind: "string",
+    arg: "RUN|TAG",
+    help: "also write divergence.html: where each task that flipped between RUN (a tag\nmeans the newest run with it) and this run diverged, side by side",
+  },
   db: O.db,
   ...PRICE_OPTIONS,
   open: { kind: "boolean", help: "open the report in this machine's browser ($BROWSER, open,\nstart or xdg-open) after writing it" },
@@ -24,7 +32,7 @@ const OPTIONS = {
   port: { kind: "int", arg: "N", min: 0, max: 65535, default: 9323, defaultText: "9323 (0: a free port)", help: "the port --serve listens on" },
 } as const;
 
-const HELP = `usage: umpire report [run] [--out PATH] [--db FILE] [--open | --serve [--port N]] [--config FILE] [--price-in USD --price-out USD]
+const HELP = `usage: umpire report [run] [--out PATH] [--baseline RUN|TAG] [--db FILE] [--open | --serve [--port N]] [--config FILE] [--price-in USD --price-out USD]
 
 Writes a self-contained HTML report of one run (default: the latest; a unique prefix of its id is
 enough) and prints the path of its index.html. Open it from disk in any browser: no server, no
@@ -32,9 +40,19 @@ network. It has the overview (summary, tasks x agent configs, every trial with f
 sorting), one page per trial (each turn's screenshot with the proposed clicks drawn on it, the
 model's thought, note and reasoning, each action's result, the checks), a side-by-side view and
 a history page (cost per success and pass rate per task over the runs up to this one).
+With --baseline, divergence.html shows, for each task that flipped between the baseline and
+this run, the turn where the two trajectories parted and the next one, side by side.
 --open hands it to the local browser; --serve (or \`umpire show-report\`) serves it on 127.0.0.1.
 
 ${optionsHelp({ "": OPTIONS })}`;
+
+/** `--baseline`: the flipped tasks' divergences for divergence.html. */
+function baselineDivergence(store: Store, runRef: string, baselineRef: string, cwd: string) {
+  const candidate = store.getRun(runRef);
+  const base = resolveBaseline(store, baselineRef, [candidate.id]);
+  if (base.id === candidate.id) throw new UmpireError("usage", `--baseline ${baselineRef} is the reported run itself`, "give an earlier run as --baseline");
+  return { baseRun: base.id, items: divergencesBetween(store, base, candidate, cwd) };
+}
 
 export const run: Command = async (argv, io) => {
   const parsed = parseCommand("report", argv, OPTIONS, io);
@@ -46,7 +64,11 @@ export const run: Command = async (argv, io) => {
   if (positionals.length > 1) throw new UmpireError("usage", `report takes one run, got ${positionals.length}`, "umpire report <run> [--out PATH]");
   const prices = pricesOf(values, parsed.config);
   // The store closes once the report is written: opening a browser or serving may take a while.
-  const result = withReadStore(values.db, io, (store) => writeRunReport(store, positionals[0] ?? "latest", { out: values.out, prices, cwd: io.cwd }));
+  const result = withReadStore(values.db, io, (store) => {
+    const runRef = positionals[0] ?? "latest";
+    const divergence = values.baseline === undefined ? undefined : baselineDivergence(store, runRef, values.baseline, io.cwd);
+    return writeRunReport(store, runRef, { out: values.out, prices, cwd: io.cwd, ...(divergence ? { divergence } : {}) });
+  });
   if (result.files.missing > 0) {
     io.stderr.write(`umpire: ${result.files.missing} screenshot(s) of this run were not found on disk; the report marks them as missing\n`);
   }

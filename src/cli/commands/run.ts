@@ -110,6 +110,7 @@ const OUTPUT_OPTIONS = {
   ...PRICE_OPTIONS,
   json: { ...O.json, help: "print only JSON (run id and every trial); same as --reporter json" },
   report: O.report,
+  trace: O.trace,
   reporter: O.reporter,
   quiet: O.quiet,
 } as const;
@@ -449,6 +450,7 @@ export const run: Command = async (argv, io) => {
         previousAttempts,
         retries: values.retries,
         maxFailures,
+        trace: values.trace,
       });
       ({ status, concurrency: concurrencyReport, stoppedEarly } = await execute(trials));
       if (baselineId && status === "finished" && !stoppedEarly) {

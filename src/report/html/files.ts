@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { basename, extname, join, resolve } from "node:path";
 import type { TrialRecord } from "../../store/records.js";
 import type { NoteFile } from "./view-model.js";
+import { TRACE_FILE } from "../../vocabulary.js";
 
 /** Note extensions Chromium shows as text when opened from disk; anything else gets `.txt` appended. */
 const TEXT_EXTENSIONS = new Set([".md", ".txt", ".json", ".jsonl", ".log"]);
@@ -27,6 +28,8 @@ export interface FileStats {
 export interface TrialFiles {
   eventsHref: string | null;
   notes: NoteFile[];
+  /** The trial's Playwright trace (`--trace`), when it kept one. */
+  traceHref: string | null;
 }
 
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code;
@@ -121,14 +124,17 @@ export class ReportFiles {
 
   /** Copies a trial's events.jsonl and notes into `files/<seq>/`. */
   trialFiles(trial: TrialRecord): TrialFiles {
-    if (!this.runFolder || !trial.folder) return { eventsHref: null, notes: [] };
+    if (!this.runFolder || !trial.folder) return { eventsHref: null, notes: [], traceHref: null };
     const folder = resolve(this.runFolder, trial.folder);
     const targetDir = join(this.outDir, "files", String(trial.seq));
     mkdirSync(targetDir, { recursive: false });
     const events = join(folder, "events.jsonl");
     const eventsHref = linkOrCopy(events, join(targetDir, "events.jsonl"), this.stats) ? `files/${trial.seq}/events.jsonl` : null;
     const notes = this.copyNotes(trial.seq, join(folder, "workspace", "notes"), join(targetDir, "notes"));
-    return { eventsHref, notes };
+    // Only trials run with --trace (and, with retain-on-failure, only those that did not pass) have one.
+    const trace = join(targetDir, TRACE_FILE);
+    const traceHref = linkOrCopy(join(folder, TRACE_FILE), trace, this.stats) ? `files/${trial.seq}/${TRACE_FILE}` : null;
+    return { eventsHref, notes, traceHref };
   }
 
   private copyNotes(seq: number, from: string, to: string): NoteFile[] {

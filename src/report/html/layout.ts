@@ -8,7 +8,8 @@
  *   data/<seq>.js         one trial's rendered turns, loaded by compare.html on demand
  *   assets/               report.css, overview.js, compare.js (CSP forbids inline code)
  *   screens/<hash>.png    every screenshot once (hard-linked from the run folder when possible)
- *   files/<seq>/          events.jsonl and notes/ copied from the trial folder
+ *   files/<seq>/          events.jsonl, notes/ and trace.zip (--trace) copied from the trial folder
+ *   divergence.html       with --baseline: where flipped tasks diverged, both runs side by side
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -19,7 +20,9 @@ export const COMPARE_PAGE = "compare.html";
 export const REPORT_MARKER = ".umpire-report";
 /** The folders (and pages) a report writes; regenerating removes exactly these. */
 export const HISTORY_PAGE = "history.html";
-export const GENERATED_ENTRIES = ["trials", "data", "assets", "screens", "files", INDEX_PAGE, COMPARE_PAGE, HISTORY_PAGE] as const;
+/** Where flipped tasks diverged from a baseline run (`umpire report <run> --baseline <run>`). */
+export const DIVERGENCE_PAGE = "divergence.html";
+export const GENERATED_ENTRIES = ["trials", "data", "assets", "screens", "files", INDEX_PAGE, COMPARE_PAGE, HISTORY_PAGE, DIVERGENCE_PAGE] as const;
 
 /** From a page in the report root ("") or in `trials/` ("../") back to the root. */
 export type Root = "" | "../";

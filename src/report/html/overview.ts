@@ -10,7 +10,7 @@ import { summarizeTrials, type TrialSetStats } from "../aggregate.js";
 import { formatCostPerSuccess, formatInterval, formatMs, formatPercent, formatTime, formatUsd, plural } from "../format.js";
 import { verdictBadge, verdictKey, verdictText, yesNo } from "./badges.js";
 import { html, type Raw } from "./escape.js";
-import { COMPARE_PAGE, HISTORY_PAGE, trialPageHref } from "./layout.js";
+import { COMPARE_PAGE, DIVERGENCE_PAGE, HISTORY_PAGE, trialPageHref } from "./layout.js";
 import { pageHtml } from "./page.js";
 import type { TaskInfo } from "./view-model.js";
 
@@ -20,6 +20,8 @@ export interface OverviewInput {
   trials: TrialRecord[];
   /** Task id -> title and tags, for the tasks whose files could be read. */
   tasks: ReadonlyMap<string, TaskInfo>;
+  /** The baseline run id when the report has a divergence page (`--baseline`). */
+  divergenceAgainst?: string;
 }
 
 /** Repeats drawn as squares in a matrix cell; beyond that a link filters the table. */
@@ -175,7 +177,9 @@ export function overviewHtml(input: OverviewInput): string {
 <h1>umpire report <span class="run-id">${run.id}</span></h1>
 <p class="run-meta">${run.status} · started ${formatTime(run.startedAt)} · ended ${formatTime(run.endedAt)} · umpire ${run.umpireVersion} · ${plural(trials.length, "trial")}${
     run.tags.length ? html` · tags ${run.tags.map((tag) => html`<span class="tag">${tag}</span> `)}` : ""
-  } · <a id="history-link" href="${HISTORY_PAGE}">history</a></p>
+  } · <a id="history-link" href="${HISTORY_PAGE}">history</a>${
+    input.divergenceAgainst ? html` · <a id="divergence-link" href="${DIVERGENCE_PAGE}">where flipped tasks diverged from ${input.divergenceAgainst}</a>` : ""
+  }</p>
 </header>
 ${summaryHtml(trials)}
 ${matrixHtml(trials, input.tasks)}

@@ -82,6 +82,7 @@ function filesHtml(view: TrialView, root: Root): Raw {
   );
   return html`<ul class="files">
 ${view.eventsHref ? html`<li><a href="${root}${view.eventsHref}">events.jsonl</a> <span class="muted">every step event of the trial</span></li>` : html`<li class="muted">events.jsonl not found</li>`}
+${view.traceHref ? html`<li><a href="${root}${view.traceHref}" download>trace.zip</a> <span class="muted">Playwright trace: npx playwright show-trace trace.zip, or drop it on trace.playwright.dev</span></li>` : ""}
 ${notes.length ? notes : html`<li class="muted">no note files in the workspace</li>`}
 </ul>`;
 }

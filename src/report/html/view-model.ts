@@ -57,6 +57,8 @@ export interface TrialView {
   answer: string | null;
   notes: NoteFile[];
   eventsHref: string | null;
+  /** The trial's Playwright trace (`--trace`); null when it kept none. */
+  traceHref?: string | null;
   /** Screenshots the repetition detector attached to a `stuck` stop. */
   evidence: ImageRef[];
   /** Other trials of the same task to open side by side with this one (see `sideBySidePartners`). */
@@ -96,7 +98,7 @@ export function landingPixel(value: number, size: number): number {
 const POINTING_TOOLS = new Set(["click", "double_click", "scroll"]);
 
 /** The points a turn's actions proposed, mapped onto a screenshot of `width` x `height` pixels. */
-export function clickMarks(actions: readonly ActionRecord[], width: number, height: number): ClickMark[] {
+export function clickMarks(actions: readonly Pick<ActionRecord, "tool" | "args" | "status">[], width: number, height: number): ClickMark[] {
   const marks: ClickMark[] = [];
   actions.forEach((action, i) => {
     const args = action.args as Record<string, unknown> | null;

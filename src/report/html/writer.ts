@@ -13,7 +13,9 @@ import type { ActionRecord, RunRecord, TrialRecord } from "../../store/records.j
 import { reportedCost } from "../cost.js";
 import { costOfUsage, createPriceBook, type PriceBook } from "../../pricing.js";
 import { ReportFiles, type FileStats } from "./files.js";
-import { COMPARE_PAGE, GENERATED_ENTRIES, HISTORY_PAGE, INDEX_PAGE, REPORT_MARKER } from "./layout.js";
+import { COMPARE_PAGE, DIVERGENCE_PAGE, GENERATED_ENTRIES, HISTORY_PAGE, INDEX_PAGE, REPORT_MARKER } from "./layout.js";
+import type { Divergence } from "../divergence.js";
+import { divergencePageHtml } from "./divergence-page.js";
 import { buildHistory } from "../history.js";
 import { historyPageHtml } from "./history-page.js";
 import { overviewHtml } from "./overview.js";
@@ -36,6 +38,8 @@ export interface ReportOptions {
   tasks?: ReadonlyMap<string, TaskInfo>;
   /** Runs per task and agent on the history page; default 20. */
   historyRuns?: number;
+  /** `--baseline`: where this run's flipped tasks diverged from the baseline's (divergence.html). */
+  divergence?: { baseRun: string; items: readonly Divergence[] };
 }
 
 const HISTORY_PAGE_RUNS = 20;
@@ -135,7 +139,7 @@ function trialView(ctx: ViewContext, trial: TrialRecord, previous: TrialRecord |
   const size = turns.find((t) => t.screenshot)?.screenshot ?? { width: 1280, height: 800 };
   const evidencePaths = Array.isArray(trial.metrics.evidence) ? trial.metrics.evidence.filter((p): p is string => typeof p === "string") : [];
   const evidence: ImageRef[] = evidencePaths.map((p) => ({ href: files.trialScreenshot(trial, p), width: size.width, height: size.height, source: p }));
-  const { eventsHref, notes } = files.trialFiles(trial);
+  const { eventsHref, notes, traceHref } = files.trialFiles(trial);
   const partners = sideBySidePartners(trial, ctx.byTask.get(trial.taskId) ?? []);
   return {
     trial,
@@ -145,6 +149,7 @@ function trialView(ctx: ViewContext, trial: TrialRecord, previous: TrialRecord |
     answer: trial.answer,
     notes,
     eventsHref,
+    traceHref,
     evidence,
     siblings: partners.partners,
     moreSiblings: partners.more,
@@ -184,7 +189,11 @@ export function writeRunReport(store: Store, runRef: string, options: ReportOpti
   });
   writeFileSync(join(dir, COMPARE_PAGE), comparePageHtml(run.id, trials));
   const indexPath = join(dir, INDEX_PAGE);
-  writeFileSync(indexPath, overviewHtml({ run, trials, tasks }));
+  if (options.divergence) {
+    const { baseRun, items } = options.divergence;
+    writeFileSync(join(dir, DIVERGENCE_PAGE), divergencePageHtml({ baseRun, candidateRun: run.id, divergences: items, place: (path) => files.screenshot(path) }));
+  }
+  writeFileSync(indexPath, overviewHtml({ run, trials, tasks, ...(options.divergence ? { divergenceAgainst: options.divergence.baseRun } : {}) }));
   writeHistoryPage(store, run, [...byTask.keys()], [...new Set(trials.map((t) => t.agentLabel))], dir, cwd, options.historyRuns ?? HISTORY_PAGE_RUNS);
   return { indexPath, dir, trials: trials.length, files: files.stats };
 }
