@@ -16,6 +16,7 @@ import { withEnvSecrets } from "./env-secrets.js";
 import { restoreSeed } from "./restore-seed.js";
 import { startAppProcess, type AppProcess } from "./app-process.js";
 import { TargetResetError, type Target, type TrialTarget } from "./contract.js";
+import { readTargetVersion } from "./target-version.js";
 
 export interface WebTargetOptions {
   name: string;
@@ -155,6 +156,9 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     markSpec(task) {
       return { declared: { ...decl.marks, ...task.marks }, testIdAttribute: decl.testIdAttribute };
     },
+    ...(decl.version
+      ? { version: () => readTargetVersion(decl.version!, { name, baseUrl, configDir: options.configDir, env: options.env }) }
+      : {}),
     async close() {
       await app?.stop();
     },

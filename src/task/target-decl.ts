@@ -156,6 +156,18 @@ export const TargetDecl = z
     context: BrowserContextDecl.optional().describe("The trial's identity in its browser: cookies, headers, storage seeds"),
     capacity: z.number().int().min(1).optional().describe("Most trials at once on this target"),
     dialogs: DialogPolicySchema.default("agent"),
+    version: z
+      .union([
+        z.object({ url: z.string().min(1).describe("Path on the target (or absolute URL) whose body is the app's version, e.g. /version") }).strict(),
+        z
+          .object({
+            command,
+            cwd: z.string().optional().describe("Working directory, relative to the config file"),
+          })
+          .strict(),
+      ])
+      .optional()
+      .describe("How to read the app's version once per run (stored with the run's environment; compare marks a change)"),
     isolated: z
       .boolean()
       .default(false)

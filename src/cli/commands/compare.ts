@@ -23,6 +23,7 @@ import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { withReadStore } from "../read-store.js";
 import { resolveBaseline } from "../baseline.js";
+import { environmentLines, rejudgedLines } from "../../report/environment-diff.js";
 
 const BY: readonly CompareBy[] = ["mode", "model", "tag", "agent"];
 
@@ -140,8 +141,16 @@ export const run: Command = async (argv, io) => {
           judgeRegression(p, { base: comparison.groups[0].summary.costPerSuccess, candidate: comparison.groups[i + 1].summary.costPerSuccess }, { maxCostIncreasePct: maxCost }),
         )
       : [];
+    // Whole runs compared: what changed around them (environment), and which trials were re-judged.
+    const compared = by ? [] : groups.map((g) => store.getRun(g.label));
+    const environment = environmentLines(compared);
+    const marks = [...environment, ...rejudgedLines(compared.map((r, i) => ({ id: r.id, trials: groups[i]!.trials })))];
     const verdict: RegressionVerdict | undefined = gating
-      ? { regressed: verdicts.some((v) => v.regressed), reasons: verdicts.flatMap((v) => v.reasons), notes: verdicts.flatMap((v) => v.notes) }
+      ? {
+          regressed: verdicts.some((v) => v.regressed),
+          reasons: verdicts.flatMap((v) => v.reasons),
+          notes: [...verdicts.flatMap((v) => v.notes), ...environment.map((e) => `${e}: not a like-for-like comparison, a change may come from it`)],
+        }
       : undefined;
 
     if (values.junit) {
@@ -151,10 +160,11 @@ export const run: Command = async (argv, io) => {
       }));
       writeFileSync(resolve(io.cwd, values.junit), junitXml(suites));
     }
-    if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null }, null, 2)}\n`);
-    else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict));
+    const markText = marks.map((m) => `${m}\n`).join("");
+    if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null, marks }, null, 2)}\n`);
+    else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict) + marks.map((m) => `- ${m}\n`).join(""));
     else {
-      io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict));
+      io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict) + markText);
       if (by === "mode" || by === "model" || by === "agent") io.stdout.write(sideBySideLinks(store, groups, io.cwd));
     }
     return values["fail-on-regression"] && verdict?.regressed ? EXIT.failed : EXIT.ok;

@@ -76,9 +76,10 @@ async function todaysTasks(trials: readonly TrialRecord[], io: CommandIO, config
   return new Map(tasks.map((t) => [t.id, t]));
 }
 
-async function rejudgeOne(store: Store, trial: TrialRecord, task: Task, browser: () => Promise<Browser>, io: CommandIO): Promise<TrialRejudged> {
+async function rejudgeOne(store: Store, trial: TrialRecord, task: Task, runFolder: string, browser: () => Promise<Browser>, io: CommandIO): Promise<TrialRejudged> {
   const base = { trial: trial.id, task: trial.taskId, before: trial.verdict, after: trial.verdict, liveChecks: [] };
-  const folder = resolve(io.cwd, trial.folder!);
+  // A trial's folder is stored relative to its run's folder.
+  const folder = resolve(io.cwd, runFolder, trial.folder!);
   const evidence = readTrialEvidence(folder);
   if (!evidence) return { ...base, skipped: `no stored evidence in ${folder} (run by an umpire that kept none)` };
   const needsBrowser = task.checks.some((c) => c.kind === "page");
@@ -152,7 +153,7 @@ export const run: Command = async (argv, io) => {
       const task = tasks.get(trial.taskId);
       const why = unjudgeable(trial, task);
       if (why) results.push({ trial: trial.id, task: trial.taskId, before: trial.verdict, after: trial.verdict, liveChecks: [], skipped: why });
-      else results.push(await rejudgeOne(store, trial, task!, browser, io));
+      else results.push(await rejudgeOne(store, trial, task!, runRecord.folder ?? ".", browser, io));
     }
     if (values.json) io.stdout.write(`${JSON.stringify({ run: runRecord.id, trials: results }, null, 2)}\n`);
     else io.stdout.write(describe(results, runRecord.id));
