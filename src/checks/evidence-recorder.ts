@@ -91,9 +91,17 @@ function recordingIo(evidence: TrialEvidence): CheckIo {
   };
 }
 
+/** Longest a page's DOM is waited for: a page whose script hangs must not hold up the trial's end. */
+const SNAPSHOT_TIMEOUT_MS = 5_000;
+
 async function keepPage(evidence: TrialEvidence, key: string, page: Page, isTaskPage: (url: string) => boolean): Promise<void> {
   const url = page.url();
-  const html = capped(await snapshotHtml(page), EVIDENCE_CAPS.html);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("the page's DOM was not read in time")), SNAPSHOT_TIMEOUT_MS);
+  });
+  const dom = await Promise.race([snapshotHtml(page), late]).finally(() => clearTimeout(timer));
+  const html = capped(dom, EVIDENCE_CAPS.html);
   evidence.pages[key] = { url, html: html.text, taskPage: isTaskPage(url), truncated: html.truncated };
 }
 
@@ -103,7 +111,12 @@ async function keepPage(evidence: TrialEvidence, key: string, page: Page, isTask
  */
 export function recordEvidence(
   ctx: CheckContext,
-  about: { viewport: TrialEvidence["viewport"]; effectsSource: string | null },
+  about: {
+    viewport: TrialEvidence["viewport"];
+    effectsSource: string | null;
+    /** The trial's page as left, kept when no check looked at it (never a fresh load: that would ask the app again). */
+    lastPage?: () => Page | undefined;
+  },
 ): EvidenceRecorder {
   const evidence: TrialEvidence = {
     version: EVIDENCE_VERSION,
@@ -147,10 +160,10 @@ export function recordEvidence(
     async finish(extra) {
       evidence.effects = extra.effects;
       // The page as the trial left it, so a page check added later can be re-judged too.
-      if (probe && !evidence.pages.current) {
+      const last = about.lastPage?.();
+      if (probe && last && !last.isClosed() && !evidence.pages.current) {
         try {
-          const page = await probe.current();
-          await keepPage(evidence, "current", page, (url) => probe.isTaskPage(url));
+          await keepPage(evidence, "current", last, (url) => probe.isTaskPage(url));
         } catch {
           // The browser is gone: nothing to keep.
         }

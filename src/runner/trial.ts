@@ -231,7 +231,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
             },
           }
         : undefined,
-    }, { viewport: spec.task.viewport, effectsSource: deps.target.hasEffects ? deps.target.effectsSource : null });
+    }, { viewport: spec.task.viewport, effectsSource: deps.target.hasEffects ? deps.target.effectsSource : null, lastPage: () => env?.page });
     checks = await runChecks(spec.task.checks, recorder.ctx);
     // The end state the checks read, kept so `umpire rejudge` can judge it again without a model turn.
     await keepEvidence(folder, recorder, needsEffects && deps.target.hasEffects ? effects : null);
