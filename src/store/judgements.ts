@@ -98,6 +98,15 @@ export function recordRejudgement(db: Database.Database, trialId: string, input:
   })();
 }
 
+/**
+ * A new attempt is judged afresh: it is not re-judged. (A store opened at an older schema, as
+ * migration tests do, has no such column: nothing to clear.)
+ */
+export function clearRejudged(db: Database.Database, trialId: string): void {
+  const hasColumn = db.prepare("SELECT 1 FROM pragma_table_info('trials') WHERE name = 'rejudged_at'").get() !== undefined;
+  if (hasColumn) db.prepare("UPDATE trials SET rejudged_at = NULL WHERE id = ?").run(trialId);
+}
+
 const parse = <T>(text: unknown, fallback: T): T => {
   try {
     return typeof text === "string" ? (JSON.parse(text) as T) : fallback;

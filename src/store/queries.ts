@@ -12,7 +12,7 @@ const TRIAL_RESULT_CLEARED = `
   stop_reason = NULL, stop_detail = NULL, verdict = NULL, claimed = NULL, verified = NULL,
   turns = 0, actions = 0, input_tokens = NULL, output_tokens = NULL, reasoning_tokens = NULL,
   cached_tokens = NULL, cost_usd = NULL, wall_ms = NULL, model_ms = NULL, executor_ms = NULL,
-  capture_ms = NULL, check_ms = NULL, ttft_ms_avg = NULL, error = NULL, metrics = '{}', ended_at = NULL, answer = NULL, rejudged_at = NULL`;
+  capture_ms = NULL, check_ms = NULL, ttft_ms_avg = NULL, error = NULL, metrics = '{}', ended_at = NULL, answer = NULL`;
 
 /** Rows of one trial's evidence for one attempt, or every attempt when :attempt is NULL. */
 const ofAttempt = (table: string, order: string) =>

@@ -42,7 +42,7 @@ import {
   turnFromRow,
 } from "./rows.js";
 import { StoreQueries } from "./queries.js";
-import { judgementsOf, recordRejudgement, type JudgementInput, type JudgementRecord } from "./judgements.js";
+import { clearRejudged, judgementsOf, recordRejudgement, type JudgementInput, type JudgementRecord } from "./judgements.js";
 
 /** Which attempt's evidence to read: the trial's current one (default), a given number, or all. */
 export type AttemptSelector = { attempt?: number | "all" };
@@ -191,6 +191,7 @@ export class Store {
     }
     const attempt = opts.attempt ?? trial.attempt + 1;
     this.q.startTrial.run({ id, attempt, folder: opts.folder, started_at: opts.startedAt ?? now() });
+    clearRejudged(this.db, id);
     return attempt;
   }
 
@@ -299,6 +300,7 @@ export class Store {
   resetTrial(id: string): void {
     this.requireTrial(id);
     this.q.resetTrial.run({ id });
+    clearRejudged(this.db, id);
   }
 
   /**
