@@ -5,7 +5,7 @@
  * response, the command's output, the effects log) with no model turn. Both judgements are kept,
  * the latest is what show and compare use, and the custom check (which needs a live app) is named.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -141,14 +141,21 @@ describe("umpire rejudge", () => {
     expect(compare.out()).toMatch(/1\/1[\s\S]*0\/1/);
   }, 600_000);
 
-  it("a check the evidence cannot answer is named and not judged when it has no earlier result", async () => {
-    // A new http check on a path the trial never requested.
+  it("a check the evidence cannot answer is named: it keeps its earlier result, or, new, is not judged", async () => {
+    // The http check now asks for a path the trial never requested; a new page check opens a page it never opened.
     writeTask("Jaipur Kites won by 6 wickets", "probe:");
-    writeFileSync(taskFile(), readFileSync(taskFile(), "utf8").replace("url: /api/matches/BB-042", "url: /api/matches/BB-024"));
+    const edited = readFileSync(taskFile(), "utf8")
+      .replace("url: /api/matches/BB-042", "url: /api/matches/BB-024")
+      .replace("reference:", "  - kind: page\n    name: the other scorecard\n    open: /match/BB-024\n    selector: '[data-mark=\"result-line\"]'\nreference:");
+    writeFileSync(taskFile(), edited);
     const c = capture();
     expect(await main(["rejudge", runs[0]!, "--db", db(), "--task", "rejudged-bb042"], c.io), c.err()).toBe(0);
     expect(c.out()).toMatch(/needs a live app: "the API still has the match" \(http\): no stored response for GET \S+\/api\/matches\/BB-024; kept its earlier result/);
-    expect(c.out()).toContain(": passed (unchanged)");
-    expect(existsSync(join(dir, "runs"))).toBe(true);
+    expect(c.out()).toMatch(/needs a live app: "the other scorecard" \(page\): no stored page for open \/match\/BB-024; not judged/);
+    // Not judged is not the agent's failure: the verdict is error (the page check on the stored scorecard still passes).
+    expect(c.out()).toContain(": passed -> error");
+    const checks = read((s) => s.checks(s.trials(runs[0]!)[0]!.id));
+    expect(checks.find((ch) => ch.name === "the scorecard shows the result")).toMatchObject({ pass: true });
+    expect(checks.find((ch) => ch.name === "the other scorecard")).toMatchObject({ pass: false, reason: expect.stringMatching(/^not judged: .*needs a live app/) });
   }, 600_000);
 });
