@@ -24,7 +24,7 @@ export const commandCheck: Handler<CommandCheckSpec> = {
   async judge(spec, ctx) {
     const base = ctx.taskFile ? path.dirname(path.resolve(ctx.taskFile)) : process.cwd();
     const cwd = spec.cwd ? path.resolve(base, spec.cwd) : base;
-    const outcome = await runCommand(spec.command, { cwd, env: { ...process.env, ...trialVars(ctx) }, timeoutMs: spec.timeoutSeconds * 1000 });
+    const outcome = await (ctx.io?.runCommand ?? runCommand)(spec.command, { cwd, env: { ...process.env, ...trialVars(ctx) }, timeoutMs: spec.timeoutSeconds * 1000 });
     const evidence: Evidence = { command: shown(spec.command), cwd, exitCode: outcome.code, stdout: clip(outcome.stdout, 1_500), stderr: clip(outcome.stderr, 1_000) };
     if (outcome.error) throw new CheckUnjudgeableError(`the command could not start: ${outcome.error}`);
     if (outcome.timedOut) throw new CheckUnjudgeableError(`the command ran past its ${spec.timeoutSeconds} s timeout and was stopped`);

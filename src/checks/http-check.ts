@@ -45,7 +45,7 @@ export const httpCheck: Handler<HttpCheckSpec> = {
     }
     let response: Response;
     try {
-      response = await fetch(url, { method: spec.method, headers, body, signal: AbortSignal.timeout(spec.timeoutSeconds * 1000), redirect: "manual" });
+      response = await (ctx.io?.fetch ?? fetch)(url, { method: spec.method, headers, body, signal: AbortSignal.timeout(spec.timeoutSeconds * 1000), redirect: "manual" });
     } catch (e) {
       throw new CheckUnjudgeableError(`${spec.method} ${url} failed: ${e instanceof Error ? e.message : String(e)}`);
     }

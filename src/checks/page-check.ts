@@ -118,6 +118,8 @@ async function judgePage(spec: PageCheckSpec, ctx: CheckContext): Promise<Judgem
   const page = spec.open !== undefined ? await ctx.page.open(spec.open) : await ctx.page.current();
   try {
     const { obs, failures, waitedMs } = await watch(page, spec, (url) => ctx.page!.isTaskPage(url));
+    // The page as judged, kept for re-judging (a failure to keep it never changes the judgement).
+    await ctx.page.judged?.(pageKey(spec), page).catch(() => undefined);
     const evidence = {
       page: spec.open !== undefined ? `fresh page at ${spec.open}` : "the trial's page as left",
       // Which page was judged, and whether it was one of the task's own (only those can pass).
@@ -137,6 +139,11 @@ async function judgePage(spec: PageCheckSpec, ctx: CheckContext): Promise<Judgem
   } finally {
     if (spec.open !== undefined) await page.close().catch(() => undefined);
   }
+}
+
+/** Which page a page check looks at: the trial's as left, or a fresh one at a path (the evidence's key). */
+export function pageKey(spec: Pick<PageCheckSpec, "open">): string {
+  return spec.open === undefined ? "current" : `open ${spec.open}`;
 }
 
 export const pageCheck: Handler<PageCheckSpec> = {

@@ -6,6 +6,7 @@
 import type { Page } from "playwright";
 import type { CheckKind, CheckSpec, EffectType } from "../task/schema.js";
 import type { Confidence } from "../vocabulary.js";
+import type { CommandOutcome } from "./run-command.js";
 
 /** One entry of the fixture's effects log (`GET /sessions/:id/effects`). */
 export interface Effect {
@@ -29,6 +30,21 @@ export interface PageProbe {
    * check judges only such pages: a `data:` page the agent made up must not pass a URL or selector check.
    */
   isTaskPage(url: string): boolean;
+  /**
+   * Told the page a page check judged, just before it lets go of it, so the trial can keep the
+   * page's DOM as evidence for re-judging (src/checks/evidence-recorder.ts). Optional: a probe
+   * that keeps no evidence leaves it out.
+   */
+  judged?(key: string, page: Page): Promise<void>;
+}
+
+/**
+ * How checks reach the world outside the browser (http and command checks). The trial records what
+ * came back (evidence-recorder.ts); `umpire rejudge` answers from that record instead (evidence-replay.ts).
+ */
+export interface CheckIo {
+  fetch(url: string, init: RequestInit & { method: string }): Promise<Response>;
+  runCommand(command: string | readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<CommandOutcome>;
 }
 
 /** The trial's target as checks see it: where relative URLs resolve, and which origins they may reach. */
@@ -67,6 +83,8 @@ export interface CheckContext {
   storage?: StorageProbe;
   /** Where ${env:NAME} in check headers is read (the CLI's environment); values never reach evidence. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Where http and command checks send their requests; absent means the real network and processes. */
+  io?: CheckIo;
 }
 
 /** How a check knows what it reports: a shared word, see src/vocabulary.ts. */

@@ -17,6 +17,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   runs: { summary: "list stored runs", load: async () => (await import("./commands/runs.js")).run },
   show: { summary: "show one run's trials, checks and stop reasons", load: async () => (await import("./commands/show.js")).run },
   compare: { summary: "compare runs, modes or models with statistics", load: async () => (await import("./commands/compare.js")).run },
+  rejudge: { summary: "judge a run's trials again with today's checks, on their stored end state (no model turn)", load: async () => (await import("./commands/rejudge.js")).run },
   plan: { summary: "the repeats per task a run needs to detect a given pass-rate drop", load: async () => (await import("./commands/plan.js")).run },
   history: { summary: "cost per task over time: pass rate, cost per success, tokens, wall time per task and agent", load: async () => (await import("./commands/history.js")).run },
   report: { summary: "write the HTML report of a run", load: async () => (await import("./commands/report.js")).run },

@@ -260,7 +260,7 @@ export function showText(run: RunRecord, details: readonly TrialDetail[], style:
     { head: "model", priority: 96, cell: (d) => d.trial.model },
     { head: "mode", priority: 98, cell: (d) => ({ text: d.trial.mode, colour: "cyan" }) },
     { head: "rep", priority: 55, align: "right", cell: (d) => String(d.trial.repeat) },
-    { head: "verdict", priority: 99, cell: (d) => ({ text: d.trial.verdict ?? d.trial.status, colour: verdictColour(d.trial.verdict) }) },
+    { head: "verdict", priority: 99, cell: (d) => ({ text: `${d.trial.verdict ?? d.trial.status}${d.trial.rejudgedAt ? " (re-judged)" : ""}`, colour: verdictColour(d.trial.verdict) }) },
     { head: "stop reason", priority: 97, cell: (d) => d.trial.stopReason ?? NONE },
     { head: "claimed", priority: 70, cell: (d) => yesNo(d.trial.claimed) },
     { head: "verified", priority: 75, cell: (d) => yesNo(d.trial.verified) },

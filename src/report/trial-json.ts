@@ -58,6 +58,7 @@ export function trialToJson(trial: TrialRecord, checks: readonly CheckLike[]): T
     stopReason: trial.stopReason,
     stopDetail: trial.stopDetail,
     verdict: trial.verdict,
+    ...(trial.rejudgedAt ? { rejudgedAt: trial.rejudgedAt } : {}),
     claimed: trial.claimed,
     verified: trial.verified,
     answer: trial.answer,

@@ -6,7 +6,9 @@ import { join } from "node:path";
 import type { Browser, BrowserContext } from "playwright";
 import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
 import { judgeForbiddenEffects } from "../checks/forbidden-effects.js";
-import type { CheckResult } from "../checks/types.js";
+import { recordEvidence, type EvidenceRecorder } from "../checks/evidence-recorder.js";
+import { writeTrialEvidence } from "../checks/trial-evidence.js";
+import type { CheckResult, Effect } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
 import type { LayoutBoard, Target } from "../target/index.js";
 import type { DialogRecord } from "./dialogs.js";
@@ -201,7 +203,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     const effects = needsEffects && deps.target.hasEffects ? await deps.target.effects(spec.id) : [];
     const context = env?.context;
     const opened = env;
-    checks = await runChecks(spec.task.checks, {
+    const recorder = recordEvidence({
       workspaceDir,
       effects,
       answer: loop.answer,
@@ -238,7 +240,10 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
             },
           }
         : undefined,
-    });
+    }, { viewport: spec.task.viewport, effectsSource: deps.target.hasEffects ? deps.target.effectsSource : null, lastPage: () => env?.page });
+    checks = await runChecks(spec.task.checks, recorder.ctx);
+    // The end state the checks read, kept so `umpire rejudge` can judge it again without a model turn.
+    await keepEvidence(folder, recorder, needsEffects && deps.target.hasEffects ? effects : null);
     if (deps.driver) checks = withoutForgeable(checks, deps.driver, loop.stopReason === "agent_crashed");
     const forbiddenResult = judgeForbiddenEffects(forbidden, effects, deps.target.hasEffects ? deps.target.effectsSource : null);
     if (forbiddenResult) checks.push(forbiddenResult);
@@ -301,6 +306,15 @@ async function keepTraceFor(env: TrialEnvironment | undefined, verdict: Verdict,
   if (!trace) return;
   await trace.settle(verdict).catch((e) => (trace.problem ??= `the trace could not be removed: ${messageOf(e)}`));
   if (trace.problem) log.step("error_event", { error: trace.problem, origin: "trace", tool_req: null });
+}
+
+/** Writes the trial's evidence; a failure to keep it is logged by the caller's log, never a verdict. */
+async function keepEvidence(folder: string, recorder: EvidenceRecorder, effects: Effect[] | null): Promise<void> {
+  try {
+    writeTrialEvidence(folder, await recorder.finish({ effects }));
+  } catch {
+    // Re-judging this trial will say its evidence is missing; the judgement itself stands.
+  }
 }
 
 function safeOrigin(url: string): string {

@@ -5,3 +5,4 @@ export { SCHEMA_VERSION, MIGRATIONS, type Migration } from "./migrations.js";
 export { redactSecrets, REDACTED } from "./redact.js";
 export * from "./records.js";
 export { DEFAULT_HISTORY_RUNS, type HistoryFilter, type HistoryTrialRow } from "./history-query.js";
+export type { JudgementInput, JudgementRecord, LiveCheckRecord } from "./judgements.js";

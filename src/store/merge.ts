@@ -67,7 +67,7 @@ export interface MergeResult {
 
 type Row = Record<string, unknown>;
 
-const CHILD_TABLES = ["turns", "actions", "checks"] as const;
+const CHILD_TABLES = ["turns", "actions", "checks", "judgements"] as const;
 const STATUS_RANK: Record<string, number> = { pending: 0, running: 1, done: 2 };
 /** Columns that say which trial a row is; two files disagreeing here are not shards of one run. */
 const TRIAL_IDENTITY = ["run_id", "seq", "task_id", "agent_label", "model", "mode", "repeat"] as const;

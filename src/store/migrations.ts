@@ -241,6 +241,33 @@ function allowExternalMode(db: Database.Database): void {
   }
 }
 
+/**
+ * Issue 29. `judgements`: every judgement of a trial's attempt, oldest first: seq 0 is the run's own
+ * (copied in when the trial is first re-judged), then one row per `umpire rejudge`, with when, the
+ * task hash it judged with, its checks and the checks that needed a live app. The trial row and the
+ * `checks` table hold the latest, so every reader uses it; `trials.rejudged_at` marks it.
+ * `runs.environment`: the browser, Playwright, OS, scale factors, fonts and target versions (JSON).
+ */
+const JUDGEMENTS_AND_ENVIRONMENT = `
+CREATE TABLE judgements (
+  trial_id    TEXT NOT NULL REFERENCES trials (id) ON DELETE CASCADE,
+  attempt     INTEGER NOT NULL,
+  seq         INTEGER NOT NULL,
+  judged_at   TEXT NOT NULL,
+  source      TEXT NOT NULL CHECK (source IN ('run', 'rejudge')),
+  task_hash   TEXT,
+  verdict     TEXT,
+  claimed     INTEGER,
+  verified    INTEGER,
+  stop_detail TEXT,
+  checks      TEXT NOT NULL DEFAULT '[]',
+  live_checks TEXT NOT NULL DEFAULT '[]',
+  PRIMARY KEY (trial_id, attempt, seq)
+);
+ALTER TABLE trials ADD COLUMN rejudged_at TEXT;
+ALTER TABLE runs ADD COLUMN environment TEXT;
+`;
+
 /** Every schema version, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, umpireVersion: "0.1.0", description: "runs, trials, turns, actions, checks, artifacts", sql: V1 },
@@ -294,6 +321,13 @@ CREATE INDEX IF NOT EXISTS trials_by_run_summary ON trials (run_id, status, verd
     sql: "",
     run: allowExternalMode,
     rebuildsTables: true,
+  },
+  // Issue 29: re-judging without re-running, and the environment of every run. Self-contained: renumber freely.
+  {
+    version: 9,
+    umpireVersion: "0.2.0",
+    description: "judgements (a trial judged again keeps every judgement) and the run's environment",
+    sql: JUDGEMENTS_AND_ENVIRONMENT,
   },
 ];
 

@@ -29,6 +29,8 @@ export interface RunRecord {
   options: Record<string, unknown>;
   umpireVersion: string;
   folder: string | null;
+  /** The browser, Playwright, OS, scale factors, fonts and target versions the run ran on (issue 29); absent when not recorded. */
+  environment?: Record<string, unknown>;
 }
 
 /** A run with its trials counted, for `umpire runs`. */
@@ -150,6 +152,8 @@ export interface TrialRecord extends Omit<TrialInput, "id" | "shard"> {
   agentName: string | null;
   /** The agent definition's hash; null when unknown (stored before schema version 5). */
   agentHash: string | null;
+  /** When the trial was last judged again by `umpire rejudge` (its verdict and checks are that judgement's); absent when never. */
+  rejudgedAt?: string;
 }
 
 export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";

@@ -38,6 +38,7 @@ export function runFromRow(r: Row): RunRecord {
     options: parseJson<Record<string, unknown>>(r.options, {}),
     umpireVersion: String(r.umpire_version),
     folder: str(r.folder),
+    ...(r.environment ? { environment: parseJson<Record<string, unknown>>(r.environment, {}) } : {}),
   };
 }
 
@@ -85,6 +86,8 @@ export function trialFromRow(r: Row): TrialRecord {
     taskTitle: str(r.task_title),
     taskTags: r.task_tags === null || r.task_tags === undefined ? null : parseJson<string[]>(r.task_tags, []),
     taskHash: str(r.task_hash),
+    // Only when re-judged (issue 29), so a trial never re-judged reads exactly as before.
+    ...(r.rejudged_at ? { rejudgedAt: String(r.rejudged_at) } : {}),
   };
 }
 

@@ -42,6 +42,7 @@ import {
   turnFromRow,
 } from "./rows.js";
 import { StoreQueries } from "./queries.js";
+import { clearRejudged, judgementsOf, recordRejudgement, type JudgementInput, type JudgementRecord } from "./judgements.js";
 
 /** Which attempt's evidence to read: the trial's current one (default), a given number, or all. */
 export type AttemptSelector = { attempt?: number | "all" };
@@ -49,7 +50,7 @@ export type AttemptSelector = { attempt?: number | "all" };
 type Row = Record<string, unknown>;
 
 /** The methods that write; wrapped in the constructor so a storage fault names the file. */
-const WRITE_METHODS = ["createRun", "finishRun", "markInterrupted", "reopenRun", "heartbeat", "addTrials", "startTrial", "recordTurn", "recordActions", "finishTrial", "resetTrial"] as const;
+const WRITE_METHODS = ["recordRejudgement", "setRunEnvironment", "createRun", "finishRun", "markInterrupted", "reopenRun", "heartbeat", "addTrials", "startTrial", "recordTurn", "recordActions", "finishTrial", "resetTrial"] as const;
 
 const now = () => new Date().toISOString();
 
@@ -104,6 +105,23 @@ export class Store {
       heartbeat_at: now(),
     });
     return this.getRun(id);
+  }
+
+  /** Records the environment the run ran on (issue 29: browser, Playwright, OS, fonts, target versions). */
+  setRunEnvironment(id: string, environment: Record<string, unknown>): void {
+    const info = this.db.prepare("UPDATE runs SET environment = ? WHERE id = ?").run(toJson(environment), id);
+    if (info.changes === 0) throw new UmpireError("not_found", `no run ${id} in ${this.file}`);
+  }
+
+  /** Stores a re-judgement of the trial (both it and the run's own judgement are kept) and makes it the trial's verdict. */
+  recordRejudgement(trialId: string, input: JudgementInput): void {
+    this.requireTrial(trialId);
+    recordRejudgement(this.db, trialId, input, now());
+  }
+
+  /** Every judgement of the trial's current attempt, oldest first; empty when it was never re-judged. */
+  judgements(trialId: string): JudgementRecord[] {
+    return judgementsOf(this.db, trialId);
   }
 
   /** Ends a run: `finished` when its loop completed, `interrupted` when it was cancelled or killed. */
@@ -173,6 +191,7 @@ export class Store {
     }
     const attempt = opts.attempt ?? trial.attempt + 1;
     this.q.startTrial.run({ id, attempt, folder: opts.folder, started_at: opts.startedAt ?? now() });
+    clearRejudged(this.db, id);
     return attempt;
   }
 
@@ -281,6 +300,7 @@ export class Store {
   resetTrial(id: string): void {
     this.requireTrial(id);
     this.q.resetTrial.run({ id });
+    clearRejudged(this.db, id);
   }
 
   /**

@@ -108,6 +108,8 @@ export interface Target {
   markSpec(task: Task): MarkSpec | null;
   /** Stops what the target started for the run. */
   close(): Promise<void>;
+  /** The app's version as its declared `version` source gives it (stored with the run's environment); absent without one. */
+  version?(): Promise<string>;
 }
 
 /** The origin strings a task may reach on its target ("target", "fixture" or explicit origins). */

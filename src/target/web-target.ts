@@ -19,6 +19,7 @@ import { startAppProcess, type AppProcess } from "./app-process.js";
 import { TargetResetError, type InstanceLease, type Target, type TrialTarget } from "./contract.js";
 import { InstancePool } from "./instance-pool.js";
 import { autoInstances } from "./pool-size.js";
+import { readTargetVersion } from "./target-version.js";
 
 export interface WebTargetOptions {
   name: string;
@@ -173,6 +174,9 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     markSpec(task) {
       return { declared: { ...decl.marks, ...task.marks }, testIdAttribute: decl.testIdAttribute };
     },
+    ...(decl.version
+      ? { version: () => readTargetVersion(decl.version!, { name, baseUrl: inst.baseUrl, configDir: options.configDir, env: options.env }) }
+      : {}),
     async close() {
       await stopAll();
     },

@@ -166,6 +166,18 @@ export const TargetDecl = z
       .default(1)
       .describe("Copies of the start command, each with its own PORT, INSTANCE and INSTANCE_DIR; a trial leases one (auto: sized from the run's concurrency and free memory)"),
     dialogs: DialogPolicySchema.default("agent"),
+    version: z
+      .union([
+        z.object({ url: z.string().min(1).describe("Path on the target (or absolute URL) whose body is the app's version, e.g. /version") }).strict(),
+        z
+          .object({
+            command,
+            cwd: z.string().optional().describe("Working directory, relative to the config file"),
+          })
+          .strict(),
+      ])
+      .optional()
+      .describe("How to read the app's version once per run (stored with the run's environment; compare marks a change)"),
     isolated: z
       .boolean()
       .default(false)

@@ -186,6 +186,10 @@ export const CONFIG_FIELDS: Record<string, string> = {
   "targets.*.start.readyUrl": `${ANY_APP} > is started by its command, reset over HTTP`,
   "targets.*.start.readyTimeoutSeconds": `${TARGET_FIELDS} > gives up after start.readyTimeoutSeconds when the app never answers`,
   "targets.*.allowedOrigins[]": `${TARGET_FIELDS} > allowedOrigins: the declared origins join the target's own`,
+  // Issue 29: the app's version, stored with the run's environment; compare names a change.
+  "targets.*.version.url": "test/integration/cli/environment-compare.test.ts > version.url is read from the app, and reads the new version once the app changes",
+  "targets.*.version.command": "test/integration/cli/environment-compare.test.ts > version.command runs in its cwd (relative to the config file) and its output is the version",
+  "targets.*.version.cwd": "test/integration/cli/environment-compare.test.ts > version.command runs in its cwd (relative to the config file) and its output is the version",
   "targets.*.reset[kind=none]": `${TARGET_FIELDS} > none: no reset request reaches the app`,
   "targets.*.reset[kind=http].method": `${TARGET_FIELDS} > reset http: method, url, headers and body are sent as declared`,
   "targets.*.reset[kind=http].url": `${TARGET_FIELDS} > reset http: method, url, headers and body are sent as declared`,

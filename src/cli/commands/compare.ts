@@ -25,6 +25,7 @@ import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { withReadStore } from "../read-store.js";
 import { resolveBaseline } from "../baseline.js";
+import { environmentLines, rejudgedLines } from "../../report/environment-diff.js";
 
 const BY: readonly CompareBy[] = ["mode", "model", "tag", "agent"];
 
@@ -150,8 +151,16 @@ export const run: Command = async (argv, io) => {
           judgeRegression(p, { base: comparison.groups[0].summary.costPerSuccess, candidate: comparison.groups[i + 1].summary.costPerSuccess }, { maxCostIncreasePct: maxCost }),
         )
       : [];
+    // Whole runs compared: what changed around them (environment), and which trials were re-judged.
+    const compared = by ? [] : groups.map((g) => store.getRun(g.label));
+    const environment = environmentLines(compared);
+    const marks = [...environment, ...rejudgedLines(compared.map((r, i) => ({ id: r.id, trials: groups[i]!.trials })))];
     const verdict: RegressionVerdict | undefined = gating
-      ? { regressed: verdicts.some((v) => v.regressed), reasons: verdicts.flatMap((v) => v.reasons), notes: verdicts.flatMap((v) => v.notes) }
+      ? {
+          regressed: verdicts.some((v) => v.regressed),
+          reasons: verdicts.flatMap((v) => v.reasons),
+          notes: [...verdicts.flatMap((v) => v.notes), ...environment.map((e) => `${e}: not a like-for-like comparison, a change may come from it`)],
+        }
       : undefined;
 
     if (values.junit) {
@@ -162,10 +171,13 @@ export const run: Command = async (argv, io) => {
       writeFileSync(resolve(io.cwd, values.junit), junitXml(suites));
     }
     const divergences = by ? [] : runDivergences(store, comparison, groups, io.cwd);
-    if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null, divergences }, null, 2)}\n`);
-    else if (values.markdown) io.stdout.write(compareMarkdown(comparison, verdict) + divergenceSection(divergences, groups[0]!.label, groups[1]!.label, true));
-    else {
-      io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict));
+    const markText = marks.map((m) => `${m}\n`).join("");
+    if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null, marks, divergences }, null, 2)}\n`);
+    else if (values.markdown) {
+      const divergenceText = divergenceSection(divergences, groups[0]!.label, groups[1]!.label, true);
+      io.stdout.write(compareMarkdown(comparison, verdict) + marks.map((m) => `- ${m}\n`).join("") + divergenceText);
+    } else {
+      io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict) + markText);
       io.stdout.write(divergenceSection(divergences, groups[0]!.label, groups[1]!.label));
       if (by === "mode" || by === "model" || by === "agent") io.stdout.write(sideBySideLinks(store, groups, io.cwd));
     }

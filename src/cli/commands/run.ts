@@ -42,6 +42,7 @@ import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, 
 import { failedPairs, filterTasks, hasTaskFilter, keepPairs, nothingSelected, pairKey, refuseSelfTestRun } from "../selection.js";
 import { writeRunReport } from "../../report/html/index.js";
 import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
+import { collectRunEnvironment } from "../run-environment.js";
 import type { EndpointReport } from "../../runner/concurrency-gate.js";
 import { poolReports, type PoolReport } from "../../target/index.js";
 import { referenceTuningFromEnv } from "../reference-tuning.js";
@@ -401,6 +402,8 @@ export const run: Command = async (argv, io) => {
     });
     try {
       persist();
+      // The environment the trials run on; a resumed run keeps the one it started on.
+      if (!store.getRun(runId).environment) store.setRunEnvironment(runId, { ...(await collectRunEnvironment({ browsers: runtime.browsers, targets: runtime.targets, tasks, env: io.env })) });
     } catch (error) {
       await runtime.close();
       throw error;

@@ -1,0 +1,165 @@
+/**
+ * `umpire rejudge RUN [--task ID]...`: today's checks (the task files as they are now) on each
+ * trial's stored evidence (src/checks/trial-evidence.ts), without the app, the agent or a model
+ * turn. The new judgement is stored beside the run's own (both kept); the latest is the trial's
+ * verdict for compare, history, show and the reports, marked re-judged. Checks that need a live
+ * app are named and keep their earlier result.
+ */
+import { join, resolve } from "node:path";
+import type { Browser } from "playwright";
+import { launchChromium } from "../../browser/chromium.js";
+import { CUSTOM_CHECK_RULES, summarizeClaim, verdictOf, type CheckResult } from "../../checks/index.js";
+import { rejudgeTrial, type LiveCheck } from "../../checks/rejudge.js";
+import { readTrialEvidence } from "../../checks/trial-evidence.js";
+import { projectTargets } from "../../config/project.js";
+import { OPTIONS as O } from "../../config/options.js";
+import type { OptionSpec } from "../../config/option.js";
+import { UmpireError } from "../../errors.js";
+import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "../../runner/stop-reason.js";
+import { openStore, type Store, type TrialRecord } from "../../store/index.js";
+import { taskContentHash } from "../../task/content-hash.js";
+import { loadTasksOrThrowAsync } from "../../task/loader.js";
+import type { Task } from "../../task/schema.js";
+import type { Verdict } from "../../vocabulary.js";
+import { optionsHelp, parseCommand } from "../args.js";
+import { EXIT } from "../exit-codes.js";
+import type { Command, CommandIO } from "../io.js";
+
+const OPTIONS = {
+  task: { kind: "string", multiple: true, arg: "ID", help: "re-judge only this task's trials (repeatable)" },
+  json: { ...O.json, help: "print JSON only" },
+  db: O.db,
+} as const satisfies Record<string, OptionSpec>;
+
+const HELP = `usage: umpire rejudge <run> [--task ID]... [--db FILE]
+
+Runs today's checks (the task files as they are now) on the end state each trial of the run stored
+(its pages' DOM, storage, effects log, workspace files, http responses, command output), with no
+model turn and no app. Both judgements are kept; the new one is what compare, history and show use
+(marked re-judged). Checks that need a live app (custom checks, a page, request or command the
+trial never read) are named and keep their earlier result.
+
+${optionsHelp({ "": OPTIONS })}`;
+
+interface TrialRejudged {
+  trial: string;
+  task: string;
+  before: Verdict | null;
+  after: Verdict | null;
+  liveChecks: LiveCheck[];
+  /** Why the trial was not re-judged; absent when it was. */
+  skipped?: string;
+}
+
+/** Why a stored trial cannot be re-judged, or null when it can. */
+function unjudgeable(trial: TrialRecord, task: Task | undefined): string | null {
+  if (trial.status !== "done" || trial.verdict === null) return "it has not finished";
+  if (trial.verdict === "cancelled") return "it was cancelled (umpire run --resume runs it)";
+  if (trial.stopReason && INFRASTRUCTURE_STOPS.has(trial.stopReason)) return `it stopped on an infrastructure error (${trial.stopReason}), so there is no end state to judge`;
+  if (trial.mode === "external") return "a command agent's trial: which of its checks decide depends on how it ran";
+  if (!task) return `its task ${trial.taskId} is no longer in ${trial.taskFile}`;
+  if (!trial.folder) return "it has no trial folder";
+  return null;
+}
+
+function stopLine(trial: TrialRecord, checks: readonly CheckResult[], verdict: Verdict): string {
+  const head = `${trial.stopReason ? STOP_WORDS[trial.stopReason] : "stopped"} (re-judged)`;
+  if (verdict === "error") return `${head}; not judged: a check needs a live app`;
+  const failing = checks.find((c) => c.required && !c.pass);
+  return failing ? `${head}, ${failing.reason}` : `${head}, all required checks passed`;
+}
+
+async function todaysTasks(trials: readonly TrialRecord[], io: CommandIO, config: Parameters<typeof projectTargets>[0]): Promise<Map<string, Task>> {
+  const files = [...new Set(trials.map((t) => t.taskFile))];
+  const project = projectTargets(config, files, io.cwd);
+  const tasks = await loadTasksOrThrowAsync(files, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
+  return new Map(tasks.map((t) => [t.id, t]));
+}
+
+async function rejudgeOne(store: Store, trial: TrialRecord, task: Task, runFolder: string, browser: () => Promise<Browser>, io: CommandIO): Promise<TrialRejudged> {
+  const base = { trial: trial.id, task: trial.taskId, before: trial.verdict, after: trial.verdict, liveChecks: [] };
+  // A trial's folder is stored relative to its run's folder.
+  const folder = resolve(io.cwd, runFolder, trial.folder!);
+  const evidence = readTrialEvidence(folder);
+  if (!evidence) return { ...base, skipped: `no stored evidence in ${folder} (run by an umpire that kept none)` };
+  const needsBrowser = task.checks.some((c) => c.kind === "page");
+  const judged = await rejudgeTrial({
+    specs: task.checks,
+    forbiddenEffects: task.permissions.forbiddenEffects,
+    evidence,
+    previous: store.checks(trial.id) as CheckResult[],
+    browser: needsBrowser ? await browser() : null,
+    workspaceDir: join(folder, "workspace"),
+    trialId: trial.id,
+    taskFile: task.file,
+    env: io.env,
+  });
+  const verdict = verdictOf(judged.checks, {});
+  const { claimed, verified } = summarizeClaim(evidence.answer, judged.checks, { infeasible: task.tags.includes("infeasible") });
+  store.recordRejudgement(trial.id, {
+    taskHash: taskContentHash(task),
+    verdict,
+    claimed,
+    verified,
+    stopDetail: stopLine(trial, judged.checks, verdict),
+    checks: judged.checks,
+    liveChecks: judged.liveChecks,
+  });
+  return { ...base, after: verdict, liveChecks: judged.liveChecks };
+}
+
+function describe(results: readonly TrialRejudged[], runId: string): string {
+  const lines: string[] = [];
+  for (const r of results) {
+    if (r.skipped) {
+      lines.push(`${r.trial}  ${r.task}: not re-judged: ${r.skipped}`);
+      continue;
+    }
+    const change = r.before === r.after ? `${r.after} (unchanged)` : `${r.before} -> ${r.after}`;
+    lines.push(`${r.trial}  ${r.task}: ${change}`);
+    for (const live of r.liveChecks) {
+      lines.push(`  needs a live app: "${live.name}" (${live.kind}): ${live.why}; ${live.kept ? "kept its earlier result" : "not judged"}`);
+    }
+  }
+  const done = results.filter((r) => !r.skipped);
+  const changed = done.filter((r) => r.before !== r.after).length;
+  lines.push("", `re-judged ${done.length} of ${results.length} trial${results.length === 1 ? "" : "s"} of run ${runId} with today's checks: ${changed} verdict${changed === 1 ? "" : "s"} changed; no model turn made`);
+  return `${lines.join("\n")}\n`;
+}
+
+export const run: Command = async (argv, io) => {
+  const parsed = parseCommand("rejudge", argv, OPTIONS, io);
+  const { values, positionals } = parsed;
+  if (parsed.help) {
+    io.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 1) throw new UmpireError("usage", `rejudge takes one run, got ${positionals.length}`, "umpire rejudge <run> [--task ID]");
+  const store = openStore(resolve(io.cwd, values.db));
+  let launched: Promise<Browser> | null = null;
+  try {
+    const runRecord = store.getRun(positionals[0]!);
+    const wanted = values.task ?? [];
+    let trials = store.trials(runRecord.id);
+    if (wanted.length > 0) {
+      const unknown = wanted.filter((id) => !trials.some((t) => t.taskId === id));
+      if (unknown.length > 0) throw new UmpireError("usage", `run ${runRecord.id} has no trials of task ${unknown.join(", ")}`, `tasks in it: ${[...new Set(trials.map((t) => t.taskId))].join(", ")}`);
+      trials = trials.filter((t) => wanted.includes(t.taskId));
+    }
+    const tasks = await todaysTasks(trials, io, parsed.config);
+    const browser = () => (launched ??= launchChromium({}, io.env));
+    const results: TrialRejudged[] = [];
+    for (const trial of trials) {
+      const task = tasks.get(trial.taskId);
+      const why = unjudgeable(trial, task);
+      if (why) results.push({ trial: trial.id, task: trial.taskId, before: trial.verdict, after: trial.verdict, liveChecks: [], skipped: why });
+      else results.push(await rejudgeOne(store, trial, task!, runRecord.folder ?? ".", browser, io));
+    }
+    if (values.json) io.stdout.write(`${JSON.stringify({ run: runRecord.id, trials: results }, null, 2)}\n`);
+    else io.stdout.write(describe(results, runRecord.id));
+    return EXIT.ok;
+  } finally {
+    if (launched) await (await (launched as Promise<Browser>)).close().catch(() => undefined);
+    store.close();
+  }
+};
