@@ -121,7 +121,7 @@ describe("external agents (kind command) through the real CLI", () => {
 
   it("the TypeScript example solves scorecard-note-bb042; its steps and screens are in the trial log", async () => {
     await solvesWith("ts-agent", "ext-ts");
-  });
+  }, 300_000);
 
   // The Python example needs Debian's python3-websocket: `npm run setup` installs it as root, else names
   // the command; without it this test is skipped with the same words, never failed for the machine.
@@ -130,6 +130,7 @@ describe("external agents (kind command) through the real CLI", () => {
     async () => {
       await solvesWith("python-agent", "ext-py");
     },
+    300_000,
   );
 
   it("a crashing command and a hanging one: agent_crashed with its stderr, and a timeout that ends the whole process group", async () => {
