@@ -15,6 +15,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   validate: { summary: "check task files (add --self-test to prove each task sound)", load: async () => (await import("./commands/validate.js")).run },
   init: { summary: "write a config and a first task for your own web app", load: async () => (await import("./commands/init.js")).run },
   marks: { summary: "list a page's controls with ready-to-paste mark declarations, and a numbered screenshot", load: async () => (await import("./commands/marks.js")).run },
+  try: { summary: "play a task's gold reference (or a negative) once: a line and a picture per step, then the checks", load: async () => (await import("./commands/try.js")).run },
   runs: { summary: "list stored runs", load: async () => (await import("./commands/runs.js")).run },
   show: { summary: "show one run's trials, checks and stop reasons", load: async () => (await import("./commands/show.js")).run },
   compare: { summary: "compare runs, modes or models with statistics", load: async () => (await import("./commands/compare.js")).run },
