@@ -101,12 +101,12 @@ const CHECK = `import { CheckUnjudgeableError, defineCheck } from "umpire/checks
 
 /** What the app stored under localStorage "greeted" is the name given. */
 export const greeted = defineCheck<{ name: string }>({
-  name: (options) => `the app stored \${options.name}`,
+  name: (options) => \`the app stored \${options.name}\`,
   async judge(ctx, options) {
     if (!ctx.storage) throw new CheckUnjudgeableError("the trial had no browser storage to read");
     const { origins } = await ctx.storage.state();
     const stored = origins.flatMap((o) => o.localStorage).find((entry) => entry.name === "greeted")?.value ?? null;
-    return { pass: stored === options.name, reason: `localStorage greeted is \${JSON.stringify(stored)}`, evidence: { stored } };
+    return { pass: stored === options.name, reason: \`localStorage greeted is \${JSON.stringify(stored)}\`, evidence: { stored } };
   },
 });
 `;
