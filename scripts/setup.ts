@@ -14,9 +14,18 @@ import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { locateChromium, locateFullChromium, locateHeadlessShell } from "../src/browser/chromium.js";
 
+/** The interpreter examples/external-agents/umpire.config.yaml runs the Python agent with. */
+export const DEBIAN_PYTHON = "/usr/bin/python3";
+
 /** Debian packages the tests use besides Chromium: each with how to tell it is there and who needs it. */
 export const DEBIAN_EXTRAS = [
-  { name: "python3-websocket", present: () => spawnSync("python3", ["-c", "import websocket"]).status === 0, for: "the Python example agent's test (examples/external-agents)" },
+  // Debian's interpreter, as the example's config runs it: a `python3` first on the PATH (pyenv, a venv)
+  // may lack the module Debian's has, or have one Debian's lacks.
+  {
+    name: "python3-websocket",
+    present: () => spawnSync(DEBIAN_PYTHON, ["-c", "import websocket"]).status === 0,
+    for: "the Python example agent's test (examples/external-agents)",
+  },
   { name: "bubblewrap", present: () => spawnSync("bwrap", ["--version"]).status === 0, for: "the agent sandbox" },
 ] as const;
 

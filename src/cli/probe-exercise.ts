@@ -52,15 +52,15 @@ const SHOWN_MARKS = 12;
  */
 const INPUT_SENT = /but the application had not answered after [\d.]+ s/;
 
-/** The records of the last attempt: a retried trial starts again at turn 0 with the same trial id. */
-function lastAttempt(records: readonly RequestRecord[]): RequestRecord[] {
+/** The records of the last attempt (also how `umpire try` reads a trial): a retried trial starts again at turn 0 with the same trial id. */
+export function lastAttempt(records: readonly RequestRecord[]): RequestRecord[] {
   const played = records.filter((r) => r.status === 200 && r.turn !== null);
   let start = 0;
   for (let i = 1; i < played.length; i++) if ((played[i]!.turn ?? 0) < (played[i - 1]!.turn ?? 0)) start = i;
   return played.slice(start);
 }
 
-function stepLabel(steps: readonly ProbeStep[], i: number): string {
+export function stepLabel(steps: readonly ProbeStep[], i: number): string {
   const step = steps[i];
   return `step ${i + 1} of ${steps.length} (${step ? `${step.tool}${step.target ? ` ${step.target}` : ""}` : "?"})`;
 }

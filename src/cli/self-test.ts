@@ -95,6 +95,8 @@ export interface SelfTestOptions {
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;
   onTrialEnd?: (end: TrialEnd) => void;
+  /** The probes to play per task (default all of probesFor: `umpire try` plays one). */
+  probes?: (task: Task) => Probe[];
 }
 
 export interface SelfTestOutcome {
@@ -106,6 +108,8 @@ export interface SelfTestOutcome {
   concurrency: EndpointReport[];
   /** The run was stopped (Ctrl-C) before every probe ran. */
   interrupted: boolean;
+  /** The reference model's log records of a trial: the step each turn played, the mark it missed. */
+  records: (trialId: string) => RequestRecord[];
 }
 
 interface Planned {
@@ -118,13 +122,14 @@ function planProbes(
   runId: string,
   tasks: readonly Task[],
   env: NodeJS.ProcessEnv,
+  probesOf: (task: Task) => Probe[],
   config?: ProjectTargets,
 ): Planned & { pairs: PlannedTrial[][] } {
   const configs = new Map<string, AgentConfig>();
   const trials: PlannedTrial[] = [];
   const probes = new Map<string, { task: Task; probe: Probe }>();
   for (const task of [...tasks].sort((a, b) => a.id.localeCompare(b.id))) {
-    for (const probe of probesFor(task)) {
+    for (const probe of probesOf(task)) {
       const [config] = resolveAgentConfigs({ model: probe.model, mode: probe.mode, env });
       configs.set(config!.label, config!);
       const seq = trials.length;
@@ -152,7 +157,9 @@ function planProbes(
 
 export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOutcome> {
   const runId = `selftest-${newRunId()}`;
-  const { trials, configs, probes, pairs } = planProbes(runId, options.tasks, options.env, options.config);
+  // `umpire try` names its own probes: it plays them once, without the at-once pairs.
+  const probesOf = options.probes ?? probesFor;
+  const { trials, configs, probes, pairs } = planProbes(runId, options.tasks, options.env, probesOf, options.probes ? undefined : options.config);
   const { store } = options;
   const runDir = join(options.outDir, runId);
   const runtime = await startRuntime({
@@ -191,9 +198,10 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     }
     status = executed.status === "interrupted" || store.unfinishedTrials(runId).length > 0 ? "interrupted" : "finished";
     const log = runtime.model?.log;
-    const results = blameInterference(judgeAll(ends, probes, store, (id) => log?.forUser(id) ?? []));
+    const records = (id: string) => log?.forUser(id) ?? [];
+    const results = blameInterference(judgeAll(ends, probes, store, records));
     const uncovered = coverageOf(results, store);
-    return { runId, results, uncovered, concurrency: executed.concurrency, interrupted: status === "interrupted" };
+    return { runId, results, uncovered, concurrency: executed.concurrency, interrupted: status === "interrupted", records };
   } finally {
     try {
       if (status === "finished") store.finishRun(runId, "finished");

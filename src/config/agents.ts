@@ -14,7 +14,10 @@
  */
 import { z } from "zod";
 import { CommandAgentSchema } from "./command-agent.js";
-import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET, REASONING_EFFORTS, apiKeyEnvProblem } from "../agent/index.js";
+// The agent layer's leaf modules, not its index: the index pulls the model client (openai, undici),
+// which `umpire runs --help` and every other command reading the config would load for nothing.
+import { REASONING_EFFORTS, apiKeyEnvProblem } from "../agent/config.js";
+import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET } from "../agent/history.js";
 import { OUTPUT_MODES } from "../vocabulary.js";
 import { TOOL_NAMES } from "../toolbox/tools.js";
 import { configSchemaOf } from "./option.js";

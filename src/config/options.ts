@@ -5,7 +5,8 @@
  * parsing, ranges, built-in defaults and help text; commands pick from it and add their own
  * options in the same shape.
  */
-import { DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, REASONING_EFFORTS } from "../agent/index.js";
+// agent/config.js, not the agent index: the index loads the model client (openai, undici) at start-up.
+import { DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, REASONING_EFFORTS } from "../agent/config.js";
 import type { OptionSpec } from "./option.js";
 import { TRACE_MODES } from "../vocabulary.js";
 

@@ -170,7 +170,7 @@ export const CONFIG_FIELDS: Record<string, string> = {
   ...Object.fromEntries(modelAgent.map((key) => [`agents.*[kind=model].${key}`, MODEL_AGENT])),
   "agents.*[kind=model].imageBudget": "test/integration/cli/named-agents.test.ts > run in one run; the recorded requests show the difference",
   "agents.*[kind=model].systemPrompt": "test/integration/cli/named-agents.test.ts > run in one run; the recorded requests show the difference",
-  "agents.*[kind=command].command[]": "test/integration/cli/external-agents.test.ts > the TypeScript and the Python example both solve scorecard-note-bb042",
+  "agents.*[kind=command].command[]": "test/integration/cli/external-agents.test.ts > the TypeScript example solves scorecard-note-bb042",
   "agents.*[kind=command].cwd": COMMAND_AGENT,
   "agents.*[kind=command].env.*": COMMAND_AGENT,
   "agents.*[kind=command].model": COMMAND_AGENT,

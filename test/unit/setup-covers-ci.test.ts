@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEBIAN_PACKAGES } from "../../scripts/setup.js";
+import { parse } from "yaml";
+import { DEBIAN_PACKAGES, DEBIAN_PYTHON } from "../../scripts/setup.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CI = readFileSync(join(ROOT, ".ci/run"), "utf8");
@@ -27,5 +28,10 @@ describe(".ci/run installs nothing that npm run setup does not", () => {
   it("and CI runs npm run setup before the tests", () => {
     expect(commands.indexOf("npm run setup")).toBeGreaterThan(-1);
     expect(commands.indexOf("npm run setup")).toBeLessThan(commands.indexOf("npm test"));
+  });
+
+  it("setup looks for python3-websocket in the interpreter the Python example runs with (not the PATH's python3)", () => {
+    const config = parse(readFileSync(join(ROOT, "examples/external-agents/umpire.config.yaml"), "utf8"));
+    expect(config.agents["python-agent"].command[0]).toBe(DEBIAN_PYTHON);
   });
 });

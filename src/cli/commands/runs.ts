@@ -1,12 +1,9 @@
 /** `umpire runs`: the stored runs, newest first. */
 import { UmpireError } from "../../errors.js";
-import { runsTable } from "../../report/tables.js";
-import { terminalStyle } from "../../report/table-layout.js";
 import { EXIT } from "../exit-codes.js";
 import { OPTIONS as O } from "../../config/options.js";
 import { optionsHelp, parseCommand } from "../args.js";
 import type { Command } from "../io.js";
-import { withReadStore } from "../read-store.js";
 
 export { DEFAULT_DB } from "../../config/options.js";
 
@@ -31,6 +28,12 @@ export const run: Command = async (argv, io) => {
     return EXIT.ok;
   }
   if (positionals.length > 0) throw new UmpireError("usage", `runs takes no arguments, got ${positionals.join(" ")}`, "umpire runs --help lists the options");
+  // Loaded here, not at the top: `runs --help` then starts without SQLite and the table code.
+  const [{ withReadStore }, { runsTable }, { terminalStyle }] = await Promise.all([
+    import("../read-store.js"),
+    import("../../report/tables.js"),
+    import("../../report/table-layout.js"),
+  ]);
   const limit = values.limit;
   const runs = withReadStore(values.db, io, (store) => store.listRuns().slice(0, limit));
   if (values.json) io.stdout.write(`${JSON.stringify({ runs }, null, 2)}\n`);

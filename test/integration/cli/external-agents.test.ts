@@ -11,6 +11,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
 import { events, scratch, trialFolder } from "../security/support.js";
 import { readFixtureTask } from "../../support/fixture-tasks.js";
+import { DEBIAN_EXTRAS } from "../../../scripts/setup.js";
+
+const PYTHON_WEBSOCKET = DEBIAN_EXTRAS.find((p) => p.name === "python3-websocket")!;
+const HAS_PYTHON_WEBSOCKET = PYTHON_WEBSOCKET.present();
+const NO_PYTHON_WEBSOCKET = `python3-websocket is not installed (needed by ${PYTHON_WEBSOCKET.for}); run: sudo apt-get install -y python3-websocket, or npm run setup as root`;
+if (!HAS_PYTHON_WEBSOCKET) process.stderr.write(`external-agents.test: skipping the Python example: ${NO_PYTHON_WEBSOCKET}\n`);
 
 const s = scratch("external");
 afterAll(() => s.cleanup());
@@ -87,21 +93,17 @@ function alive(pid: number): boolean {
 }
 
 describe("external agents (kind command) through the real CLI", () => {
-  it("the TypeScript and the Python example both solve scorecard-note-bb042; their steps and screens are in the trial log", async () => {
+  /** One example agent's trial: passed, its six steps and four clicks and every screen in the trial log. */
+  async function solvesWith(agent: string, runId: string): Promise<void> {
     const run = await runCli(
-      ["run", "tasks/scorecard-note-bb042.yaml", "--config", "examples/external-agents/umpire.config.yaml", "--agent", "ts-agent", "--agent", "python-agent", "--run-id", "ext-ok", "--out", s.out, "--db", s.db, "--json"],
+      ["run", "tasks/scorecard-note-bb042.yaml", "--config", "examples/external-agents/umpire.config.yaml", "--agent", agent, "--run-id", runId, "--out", s.out, "--db", s.db, "--json"],
       { killAfterMs: 240_000 },
     );
     expect(run.code, run.stderr).toBe(0);
     const trials = JSON.parse(run.stdout).trials as Record<string, any>[];
-    expect(trials.map((t) => [t.agentLabel ?? t.agent, t.verdict, t.stopReason])).toEqual(
-      expect.arrayContaining([
-        [expect.stringMatching(/ts-agent/), "passed", "answered"],
-        [expect.stringMatching(/python-agent/), "passed", "answered"],
-      ]),
-    );
+    expect(trials.map((t) => [t.agentLabel ?? t.agent, t.verdict, t.stopReason])).toEqual([[expect.stringMatching(new RegExp(agent)), "passed", "answered"]]);
     for (const trial of trials) {
-      const folder = trialFolder(s.out, "ext-ok", trial.id ?? trial.trialId);
+      const folder = trialFolder(s.out, runId, trial.id ?? trial.trialId);
       const log = events(folder);
       const steps = log.filter((e) => e.type === "AgentEvent" && e.data.origin_agent === "external" && e.data.kind === "policy_event");
       expect(steps.length).toBe(6);
@@ -112,11 +114,24 @@ describe("external agents (kind command) through the real CLI", () => {
       expect(shots.length).toBeGreaterThanOrEqual(13);
       for (const shot of shots) expect(existsSync(join(folder, shot.data.image.source))).toBe(true);
     }
-    const show = await runCli(["show", "ext-ok", "--turns", "--db", s.db]);
+    const show = await runCli(["show", runId, "--turns", "--db", s.db]);
     expect(show.code).toBe(0);
-    expect(show.stdout).toContain("ts-agent");
-    expect(show.stdout).toContain("python-agent");
-  });
+    expect(show.stdout).toContain(agent);
+  }
+
+  it("the TypeScript example solves scorecard-note-bb042; its steps and screens are in the trial log", async () => {
+    await solvesWith("ts-agent", "ext-ts");
+  }, 300_000);
+
+  // The Python example needs Debian's python3-websocket: `npm run setup` installs it as root, else names
+  // the command; without it this test is skipped with the same words, never failed for the machine.
+  it.skipIf(!HAS_PYTHON_WEBSOCKET)(
+    `the Python example solves scorecard-note-bb042${HAS_PYTHON_WEBSOCKET ? "" : ` (skipped: ${NO_PYTHON_WEBSOCKET})`}`,
+    async () => {
+      await solvesWith("python-agent", "ext-py");
+    },
+    300_000,
+  );
 
   it("a crashing command and a hanging one: agent_crashed with its stderr, and a timeout that ends the whole process group", async () => {
     const config = configWith("crash-hang", { crasher: CRASH, hanger: HANG });

@@ -3,7 +3,9 @@
  * checkout, `npm install -D <tarball>` offline in an empty project, then `npx umpire init`,
  * `validate`, `validate --self-test` and `run` there, on a one-page app umpire starts itself, with
  * a custom check in TypeScript importing the public API by package name (`umpire/checks`).
- * One deliberate slow test: it proves the package, not a feature.
+ * One deliberate slow test: it proves the package, not a feature. A second one runs docs/your-app.md
+ * as written: every file block it marks is written, every command block it marks is run in order in
+ * a project of its own (from the same tarball, packed once), and each command must exit 0.
  *
  * Offline: the install resolves nothing from the registry. The project's lockfile is seeded with
  * umpire's dependency closure as this checkout's package-lock.json records it (the tarballs are in
@@ -37,6 +39,33 @@ function sh(file: string, args: string[], cwd: string): Promise<Result> {
       done({ code, out: `${stdout}${stderr}` });
     });
   });
+}
+
+/** Offline, as the file's head says: the seeded lockfile resolves everything from the npm cache. */
+const OFFLINE_INSTALL = ["--offline", "--ignore-scripts", "--no-audit", "--no-fund"];
+const ADDON = "node_modules/better-sqlite3/build/Release/better_sqlite3.node";
+
+/** better-sqlite3's prebuilt addon, which its skipped install script would have downloaded. */
+function copyAddon(into: string): void {
+  mkdirSync(dirname(join(into, ADDON)), { recursive: true });
+  copyFileSync(join(ROOT, ADDON), join(into, ADDON));
+}
+
+/**
+ * docs/your-app.md in order: blocks whose info string has `file=NAME` are files of the project,
+ * blocks `console run` hold its commands (`$ ` lines, a trailing `# comment` dropped).
+ */
+function docSteps(markdown: string): ({ file: string; text: string } | { command: string })[] {
+  const steps: ({ file: string; text: string } | { command: string })[] = [];
+  for (const m of markdown.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)) {
+    const info = m[1]!.trim().split(/\s+/);
+    const file = info.find((w) => w.startsWith("file="))?.slice("file=".length);
+    if (file) steps.push({ file, text: m[2]! });
+    else if (info[0] === "console" && info.includes("run")) {
+      for (const line of m[2]!.split("\n")) if (line.startsWith("$ ")) steps.push({ command: line.slice(2).replace(/\s+#.*$/, "").trim() });
+    }
+  }
+  return steps;
 }
 
 const npx = (args: string[]) => sh("npx", ["--no", "--", "umpire", ...args], project);
@@ -146,6 +175,9 @@ beforeAll(async () => {
   expect(packed.code, `npm pack: ${packed.out}`).toBe(0);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "greeter", private: true, type: "module" }));
   writeFileSync(join(project, "package-lock.json"), seededLock());
+  mkdirSync(join(dir, "doc-project"));
+  writeFileSync(join(dir, "doc-project/package.json"), JSON.stringify({ name: "greeter", private: true }));
+  writeFileSync(join(dir, "doc-project/package-lock.json"), seededLock());
   writeFileSync(join(project, "index.html"), APP);
   writeFileSync(join(project, "serve.mjs"), SERVER);
 }, HANG_GUARD_MS);
@@ -157,11 +189,9 @@ afterAll(() => {
 describe("umpire installed from its packed tarball into another project", () => {
   it("installs offline, then init, validate, validate --self-test and run work there", async () => {
     const tarball = readdirSync(dir).find((name) => name.endsWith(".tgz"))!;
-    const install = await sh("npm", ["install", "-D", join(dir, tarball), "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], project);
+    const install = await sh("npm", ["install", "-D", join(dir, tarball), ...OFFLINE_INSTALL], project);
     expect(install.code, `npm install: ${install.out}`).toBe(0);
-    const addon = "node_modules/better-sqlite3/build/Release/better_sqlite3.node";
-    mkdirSync(dirname(join(project, addon)), { recursive: true });
-    copyFileSync(join(ROOT, addon), join(project, addon));
+    copyAddon(project);
     expect(existsSync(join(project, "node_modules/.bin/umpire"))).toBe(true);
     // Compiled JavaScript only: no TypeScript of umpire's own in the package.
     expect(existsSync(join(project, "node_modules/umpire/src"))).toBe(false);
@@ -206,5 +236,29 @@ describe("umpire installed from its packed tarball into another project", () => 
     expect(run.code, run.out).toBe(0);
     expect(run.out).toContain("2/2 passed, 0 failed, 0 errors");
     expect(existsSync(join(project, "results/umpire.db"))).toBe(true);
+  }, 1_800_000);
+});
+
+describe("docs/your-app.md, run as written in a project of its own", () => {
+  it("writes each file the page marks and runs each command it marks: every one exits 0", async () => {
+    const doc = join(dir, "doc-project");
+    const steps = docSteps(readFileSync(join(ROOT, "docs/your-app.md"), "utf8"));
+    const commands = steps.flatMap((s) => ("command" in s ? [s.command] : []));
+    // The page's path, at least: install, init, validate, self-test, run, marks and try.
+    for (const wanted of [/^npm install -D \.\.\/umpire-[\d.]+\.tgz$/, /^npx umpire init /, /^npx umpire validate$/, /^npx umpire validate --self-test/, /^npx umpire run/, /^npx umpire marks /, /^npx umpire try /]) {
+      expect(commands.some((c) => wanted.test(c)), `docs/your-app.md runs no command like ${wanted}`).toBe(true);
+    }
+    for (const step of steps) {
+      if ("file" in step) {
+        mkdirSync(dirname(join(doc, step.file)), { recursive: true });
+        writeFileSync(join(doc, step.file), step.text);
+        continue;
+      }
+      // The install as the page shows it, offline (this file's head says why) and with the addon copied after.
+      const install = /^npm install\b/.test(step.command);
+      const result = await sh("sh", ["-c", install ? `${step.command} ${OFFLINE_INSTALL.join(" ")}` : step.command], doc);
+      expect(result.code, `docs/your-app.md: $ ${step.command}\n${result.out}`).toBe(0);
+      if (install) copyAddon(doc);
+    }
   }, 1_800_000);
 });

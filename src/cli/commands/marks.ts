@@ -1,0 +1,128 @@
+/**
+ * `umpire marks --url URL` (or `--target NAME --path /x`): opens the page in umpire's Chromium and
+ * lists its controls, each with a ready-to-paste mark declaration (src/target/page-controls.ts),
+ * ambiguous ones flagged, iframe ones said to be out of reach of a mark; writes a screenshot with
+ * every control boxed and numbered as listed. `--json` prints the same for machines.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { mkdirSync } from "node:fs";
+import { launchChromium } from "../../browser/chromium.js";
+import { UmpireError } from "../../errors.js";
+import { drawNumberedBoxes, pageControls, type PageControl } from "../../target/page-controls.js";
+import { startWebTarget, type Target } from "../../target/index.js";
+import type { TargetDecl } from "../../task/target-decl.js";
+import { OPTIONS as O } from "../../config/options.js";
+import { EXIT } from "../exit-codes.js";
+import { optionsHelp, parseCommand } from "../args.js";
+import type { Command, CommandIO } from "../io.js";
+
+const OPTIONS = {
+  url: { kind: "string", arg: "URL", help: "the page to survey" },
+  target: { kind: "string", arg: "NAME", help: "a target of the config file: umpire starts it (its start command) and opens --path on it" },
+  path: { kind: "string", arg: "PATH", default: "/", help: "with --target: the path to open" },
+  screenshot: { kind: "string", arg: "FILE", default: "marks.png", help: "where the numbered screenshot goes" },
+  viewport: { kind: "string", arg: "WxH", default: "1280x800", help: "the browser's viewport (a task's default)" },
+  "test-id-attribute": { kind: "string", arg: "ATTR", defaultText: "the target's testIdAttribute, else data-testid", help: "the attribute whose value names a mark" },
+  config: O.config,
+  json: O.json,
+} as const;
+
+const USAGE = `usage: umpire marks --url URL [options]
+       umpire marks --target NAME [--path /x] [options]
+
+Lists the page's controls (buttons, links, fields, selects, elements with a widget role, inside
+iframes too), each with the mark declaration to paste under targets.<name>.marks in
+umpire.config.yaml: the test id first (a mark already), else role + accessible name, else a CSS
+selector. AMBIGUOUS means the declaration matches more than one element (umpire would take the
+first); a selector that matches only this one is given. Marks resolve in the main frame only: a
+control inside an iframe is listed, and cannot be a mark. The screenshot boxes and numbers every
+control as listed (red: ambiguous or in an iframe).
+
+${optionsHelp({ "": OPTIONS })}`;
+
+function viewportOf(text: string): { width: number; height: number } {
+  const m = /^(\d{3,4})x(\d{3,4})$/.exec(text);
+  if (!m) throw new UmpireError("usage", `marks: --viewport ${text}: not WIDTHxHEIGHT`, "e.g. --viewport 1280x800");
+  return { width: Number(m[1]), height: Number(m[2]) };
+}
+
+/** The page to open, and the target started for it (stopped by the caller), with its test-id attribute. */
+async function pageToOpen(values: Record<string, unknown>, targets: Record<string, TargetDecl>, configFile: string | null, io: CommandIO, logDir: string) {
+  if (values.url && values.target) throw new UmpireError("usage", "marks: --url and --target are both given", "give one: --url URL, or --target NAME --path /x");
+  if (values.url) {
+    const url = String(values.url);
+    if (!URL.canParse(url)) throw new UmpireError("usage", `marks: --url ${url}: not an absolute URL`, "e.g. --url http://127.0.0.1:3000/");
+    return { url, target: null as Target | null, testIdAttribute: "data-testid" };
+  }
+  if (!values.target) throw new UmpireError("usage", "marks: no page given", "give --url URL, or --target NAME --path /x (a target of umpire.config.yaml)");
+  const name = String(values.target);
+  const decl = targets[name];
+  if (!decl) {
+    const known = Object.keys(targets);
+    throw new UmpireError(
+      "input",
+      `marks: --target ${name}: ${configFile ? `${configFile} declares no target of that name` : "no config file (umpire.config.yaml) in this folder"}`,
+      known.length ? `one of: ${known.join(", ")}` : "declare it under targets: (npx umpire init writes one), or use --url",
+    );
+  }
+  const configDir = configFile ? dirname(resolve(io.cwd, configFile)) : io.cwd;
+  const target = await startWebTarget({ name, decl, configDir, logDir, env: io.env, signal: io.signal });
+  return { url: new URL(String(values.path), `${target.baseUrl}/`).toString(), target, testIdAttribute: decl.testIdAttribute };
+}
+
+function describe(c: PageControl): string {
+  const what = `${c.role ?? c.tag}${c.name ? ` "${c.name}"` : ""}`;
+  const lines = [`${String(c.n).padStart(3)}  ${what}${c.frame ? ` [in iframe ${c.frame}]` : ""}${c.inViewport ? "" : " (outside the viewport: not in the screenshot)"}`];
+  lines.push(`     ${c.yaml}`);
+  if (c.ambiguous) {
+    lines.push(`     AMBIGUOUS: matches ${c.matches} elements${c.resolvable ? "; umpire takes the first" : ""}${c.unique ? `; this one alone: ${c.unique.yaml}` : ""}`);
+  }
+  if (!c.resolvable) lines.push("     NOT A MARK: umpire resolves marks in the main frame only; open the framed page itself (start.path) to aim at it");
+  return lines.join("\n");
+}
+
+export const run: Command = async (argv, io) => {
+  const parsed = parseCommand("marks", argv, OPTIONS, io);
+  if (parsed.help) {
+    io.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const { values } = parsed;
+  const viewport = viewportOf(String(values.viewport));
+  const logDir = mkdtempSync(join(tmpdir(), "umpire-marks-"));
+  const targets = (parsed.config.data.targets ?? {}) as Record<string, TargetDecl>;
+  const { url, target, testIdAttribute } = await pageToOpen(values, targets, parsed.config.file, io, logDir);
+  const browser = await launchChromium();
+  try {
+    const page = await (await browser.newContext({ viewport, deviceScaleFactor: 1 })).newPage();
+    try {
+      await page.goto(url, { waitUntil: "load", timeout: 30_000 });
+    } catch (error) {
+      throw new UmpireError("input", `marks: cannot open ${url}: ${(error as Error).message.split("\n")[0]}`, "check the app is running and the URL is right");
+    }
+    await page.waitForLoadState("networkidle", { timeout: 5_000 }).catch(() => undefined);
+    const controls = await pageControls(page, { testIdAttribute: String(values["test-id-attribute"] ?? testIdAttribute) });
+    const screenshot = resolve(io.cwd, String(values.screenshot));
+    mkdirSync(dirname(screenshot), { recursive: true });
+    const remove = await drawNumberedBoxes(page, controls);
+    await page.screenshot({ path: screenshot });
+    await remove();
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify({ url: page.url(), viewport, screenshot, controls }, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const flagged = controls.filter((c) => c.ambiguous).length;
+    const framed = controls.filter((c) => !c.resolvable).length;
+    io.stdout.write(`${page.url()}: ${controls.length} controls${flagged ? `, ${flagged} ambiguous` : ""}${framed ? `, ${framed} in iframes` : ""}\n`);
+    io.stdout.write(`paste the declarations under targets.<name>.marks; steps aim at a mark by its name (target: NAME)\n\n`);
+    io.stdout.write(controls.map(describe).join("\n") + (controls.length ? "\n" : ""));
+    io.stdout.write(`\nscreenshot: ${screenshot} (${viewport.width}x${viewport.height}, controls boxed and numbered as above)\n`);
+    return EXIT.ok;
+  } finally {
+    await browser.close().catch(() => undefined);
+    await target?.close();
+    rmSync(logDir, { recursive: true, force: true });
+  }
+};

@@ -1,0 +1,108 @@
+/**
+ * `umpire try TASK [--negative NAME]`: plays the task's gold `reference` (or one negative) once on
+ * the reference model, exactly as `validate --self-test` plays that probe (src/cli/self-test.ts),
+ * and shows the author where each step went: a line per step naming the mark it aimed at and how
+ * the action went (a mark not found is reported at its step), a picture per step with the click
+ * marked (src/cli/step-pictures.ts), and the checks' results. Stored like the self-test's probes.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
+import { OPTIONS as O } from "../../config/options.js";
+import { projectTargets } from "../../config/project.js";
+import { UmpireError } from "../../errors.js";
+import { oneLine } from "../../safety/terminal.js";
+import { openStore } from "../../store/index.js";
+import { formatProblems } from "../../task/format-problems.js";
+import { loadTasksAsync } from "../../task/loader.js";
+import type { Task } from "../../task/schema.js";
+import { EXIT } from "../exit-codes.js";
+import { optionsHelp, parseCommand } from "../args.js";
+import type { Command, CommandIO } from "../io.js";
+import { probesFor, runSelfTest, type Probe } from "../self-test.js";
+import { writeStepPictures } from "../step-pictures.js";
+import { triedStepLine, triedStepSymbol, triedSteps } from "../tried-steps.js";
+
+const OPTIONS = {
+  negative: { kind: "string", arg: "NAME", help: "play this negative instead of the gold reference" },
+  mode: { kind: "enum", arg: "M", values: ["structured", "tools"], default: "structured", help: "the output mode the reference model plays in" },
+  pictures: { kind: "string", arg: "DIR", defaultText: "<out>/<run>/try-<task>", help: "where the pictures go (one per step)" },
+  config: O.config,
+  db: { ...O.db, help: "the results database the trial is stored in (a run tagged self-test)" },
+  out: { ...O.out, help: "where the trial folder goes" },
+} as const;
+
+const USAGE = `usage: umpire try TASK [--negative NAME] [options]
+
+Plays the task's gold reference (or --negative NAME) once on the reference model, as
+validate --self-test does, and prints one line per step: the mark it aimed at, the point it
+clicked and how the action went; a step whose mark the page did not show is reported at that
+step, with the marks the page had. Writes a picture per step (the click circled, the mark named)
+into a folder it prints, then the checks' results. TASK is a task file, or a task id in tasks/.
+
+${optionsHelp({ "": OPTIONS })}`;
+
+async function loadOne(arg: string, parsed: { config: Parameters<typeof projectTargets>[0] }, io: CommandIO): Promise<{ task: Task; project: ReturnType<typeof projectTargets> }> {
+  const byPath = existsSync(resolve(io.cwd, arg));
+  const paths = byPath ? [arg] : [];
+  const project = projectTargets(parsed.config, paths, io.cwd);
+  const loaded = await loadTasksAsync(paths, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
+  const errors = loaded.problems.filter((p) => p.severity === "error");
+  const task = byPath ? loaded.tasks[0] : loaded.tasks.find((t) => t.id === arg);
+  if (errors.length > 0 && (!task || errors.some((p) => p.file === task.file))) {
+    throw new UmpireError("input", `try: ${arg} is not valid:\n${formatProblems(errors)}`, "fix the task file (umpire validate lists every problem)");
+  }
+  if (!task) {
+    const ids = loaded.tasks.map((t) => t.id);
+    throw new UmpireError("input", `try: no task file or task id ${arg}`, ids.length ? `a task file path, or one of: ${ids.join(", ")}` : "give a task file's path");
+  }
+  return { task, project };
+}
+
+function probeOf(task: Task, negative: string | undefined, mode: "structured" | "tools"): Probe {
+  const all = probesFor(task);
+  if (negative === undefined) return all.find((p) => p.name === `gold/${mode}`)!;
+  const found = all.find((p) => p.name === `negative:${negative}`);
+  if (!found) {
+    const names = Object.keys(task.negatives);
+    throw new UmpireError("usage", `try: task ${task.id} has no negative ${negative}`, names.length ? `one of: ${names.join(", ")}` : "the task declares no negatives");
+  }
+  return { ...found, mode };
+}
+
+export const run: Command = async (argv, io) => {
+  const parsed = parseCommand("try", argv, OPTIONS, io);
+  if (parsed.help) {
+    io.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const [arg, ...extra] = parsed.positionals;
+  if (!arg || extra.length > 0) throw new UmpireError("usage", `try: give one task (got ${parsed.positionals.length})`, "e.g. umpire try tasks/first-task.yaml");
+  const { values } = parsed;
+  const { task, project } = await loadOne(arg, parsed, io);
+  const probe = probeOf(task, values.negative, values.mode as "structured" | "tools");
+  const steps = (probe.trajectory === "reference" ? task.reference : task.negatives[values.negative!]) ?? [];
+  io.stderr.write(`umpire try: playing ${task.id} ${probe.name} (${steps.length} steps) on the reference model\n`);
+  const outDir = resolve(io.cwd, values.out);
+  const store = openStore(resolve(io.cwd, values.db));
+  try {
+    const outcome = await runSelfTest({ tasks: [task], config: project, store, outDir, concurrency: 1, signal: io.signal, env: io.env, probes: () => [probe] });
+    const result = outcome.results[0];
+    if (!result) return outcome.interrupted ? EXIT.interrupted : EXIT.internal;
+    const runDir = join(outDir, outcome.runId);
+    const tried = triedSteps({ trajectory: probe.trajectory!, steps, records: outcome.records(result.trialId), turns: store.turns(result.trialId), actions: store.actions(result.trialId) });
+    const folder = values.pictures ? resolve(io.cwd, values.pictures) : join(runDir, `try-${task.id}`);
+    mkdirSync(folder, { recursive: true });
+    const pictures = await writeStepPictures(tried, runDir, folder);
+    io.stdout.write(`${task.id} ${probe.name}: ${result.verdict} (${result.stopReason})\n\n`);
+    for (const s of tried) io.stdout.write(`${triedStepSymbol(s)} ${oneLine(triedStepLine(s))}\n`);
+    const checks = store.checks(result.trialId);
+    io.stdout.write(`\nchecks:\n${checks.map((c) => `${c.pass ? "✓" : "✗"} ${c.name}${c.required ? "" : " (optional)"}: ${oneLine(c.reason)}`).join("\n") || "(none ran)"}\n`);
+    for (const reason of result.reasons) io.stdout.write(`note: ${oneLine(reason)}\n`);
+    io.stdout.write(`\npictures (${pictures.length}, one per turn): ${folder}\nstored as run ${outcome.runId} (tagged self-test): umpire show ${outcome.runId}\n`);
+    if (outcome.interrupted) return EXIT.interrupted;
+    return result.ok && tried.every((s) => !s.broken) ? EXIT.ok : EXIT.failed;
+  } finally {
+    store.close();
+  }
+};
