@@ -84,6 +84,8 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
     trialBrowser.setTrialContext(browserContextIds[0]!);
     const gone = trialBrowser.gone;
     loop = await superviseCommand(spec, agent, { env, log, agentDir, workspaceDir, endpoint: trialBrowser.agentEndpoint, signal: deps.signal, onTurn: deps.onTurn, browserGone: gone });
+    // Whatever the agent left behind (a process outside the sandbox) no longer reaches the browser the checks use.
+    trialBrowser.shutOutAgent();
   } catch (e) {
     error = messageOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });

@@ -3,7 +3,7 @@
  * Failures inside are data: this function resolves with an outcome, it does not throw.
  */
 import { join } from "node:path";
-import type { Browser, BrowserContext } from "playwright";
+import type { Browser } from "playwright";
 import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
 import { judgeForbiddenEffects } from "../checks/forbidden-effects.js";
 import type { CheckResult } from "../checks/types.js";
@@ -18,6 +18,7 @@ import { completionReason, createTrialLog, startedEventData, writeOrFault, type 
 import { isStorageFault } from "../errors.js";
 import { describeStarvation, type StarvedWait } from "./starvation.js";
 import { withoutForgeable, type Driver } from "./untrusted-checks.js";
+import { pageProbeOf, safeOrigin, storageProbeOf, type PageProbeHandle } from "./check-probes.js";
 import type { Verdict } from "../vocabulary.js";
 
 export interface TrialSpec {
@@ -169,13 +170,6 @@ export interface TrialEnding {
  * on the world, teardown of the context and the fixture session, verdict, claim, and the
  * closing events. Never throws.
  */
-/** The page at `url` as the application serves it now, in a new tab the agent never touched. */
-async function freshLoad(context: BrowserContext, url: string) {
-  const page = await context.newPage();
-  await page.goto(url, { waitUntil: "load" });
-  return page;
-}
-
 export async function concludeTrial(spec: TrialSpec, folder: string, ending: TrialEnding): Promise<TrialOutcome> {
   const { log, trialEnv: env, loop, started, repetition } = ending;
   const deps = ending;
@@ -183,6 +177,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   const workspaceDir = join(folder, "workspace");
   const checkStarted = performance.now();
   let checks: CheckResult[] = [];
+  let probes: PageProbeHandle | undefined;
   // A page with a native dialog open answers no check; closing the tab would cancel it, so umpire does.
   if (env?.dialogs.open) await env.dialogs.answer(false, "umpire", "the trial ended with it open");
   try {
@@ -190,8 +185,8 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     const forbidden = spec.task.permissions.forbiddenEffects;
     const needsEffects = forbidden.length > 0 || spec.task.checks.some((c) => c.kind === "effects");
     const effects = needsEffects && deps.target.hasEffects ? await deps.target.effects(spec.id) : [];
-    const context = env?.context;
-    const opened = env;
+    // A command agent's page checks judge a fresh load in a context it never had (check-probes.ts).
+    probes = env ? pageProbeOf(env, deps.target, deps.driver?.external === true) : undefined;
     checks = await runChecks(spec.task.checks, {
       workspaceDir,
       effects,
@@ -199,36 +194,9 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
       trialId: spec.id,
       taskFile: spec.task.file,
       env: deps.env,
-      target: { name: deps.target.name, baseUrl: deps.target.baseUrl, isAllowedUrl: (url) => opened?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)) },
-      page: opened && context
-        ? {
-            // An agent with its own code may have rewritten the DOM: judge a fresh load of the page's URL instead.
-            // (A page off the task's origins is handed over as it is: the check names it and does not judge it.)
-            current: async () => (deps.driver?.external && env.isAllowedUrl(env.page.url()) ? freshLoad(context, env.page.url()) : env.page),
-            isTaskPage: (url: string) => env.isAllowedUrl(url),
-            open: async (pathOrUrl: string) => {
-              const url = new URL(pathOrUrl, `${deps.target.baseUrl}/`).toString();
-              // A page check may open any URL on an allowed origin of the trial's target, never another.
-              if (!env.isAllowedUrl(url)) throw new Error(`${url} is not on an allowed origin of target ${deps.target.name}`);
-              const page = await context.newPage();
-              await page.goto(url, { waitUntil: "load" });
-              return page;
-            },
-          }
-        : undefined,
-      storage: opened && context
-        ? {
-            state: async () => {
-              const state = await context.storageState();
-              return { cookies: state.cookies, origins: state.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage })) };
-            },
-            sessionStorage: async (origin: string) => {
-              const page = context.pages().find((p) => safeOrigin(p.url()) === origin);
-              if (!page) return null;
-              return page.evaluate(() => Object.fromEntries(Object.entries(sessionStorage))).catch(() => null);
-            },
-          }
-        : undefined,
+      target: { name: deps.target.name, baseUrl: deps.target.baseUrl, isAllowedUrl: (url) => env?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)) },
+      page: probes?.probe,
+      storage: env ? storageProbeOf(env.context) : undefined,
     });
     if (deps.driver) checks = withoutForgeable(checks, deps.driver, loop.stopReason === "agent_crashed");
     const forbiddenResult = judgeForbiddenEffects(forbidden, effects, deps.target.hasEffects ? deps.target.effectsSource : null);
@@ -237,6 +205,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     error ??= `checks could not run: ${messageOf(e)}`;
   }
   const checkMs = performance.now() - checkStarted;
+  await probes?.close();
   await env?.close();
   ending.blocked.finish();
   await deps.target.endTrial(spec.id);
@@ -275,14 +244,6 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     repetition,
     ...(env && (env.dialogs.records.length || env.tabs.length) ? { browserEvents: { dialogs: env.dialogs.records, tabs: env.tabs } } : {}),
   };
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return "";
-  }
 }
 
 /**
