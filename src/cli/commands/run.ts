@@ -213,7 +213,7 @@ export const run: Command = async (argv, io) => {
   const shard: ShardSource | undefined = values.resume ? undefined : values.shard ? { ...parseShard(values.shard), source: "--shard" } : shardFromEnv(io.env);
   const outDir = resolve(io.cwd, values.out);
   let sandboxMode: SandboxMode | undefined;
-  const sandbox = () => (sandboxMode ??= commandSandbox({ noSandbox: values["no-sandbox"] === true, outDir, dbPath, warn: (line) => io.stderr.write(`${line}\n`) }));
+  const sandbox = () => (sandboxMode ??= commandSandbox({ noSandbox: values["no-sandbox"] === true, outDir, dbPath, env: io.env, warn: (line) => io.stderr.write(`${line}\n`) }));
   const failedRef = values["failed-in"] ?? (values["last-failed"] ? "latest" : undefined);
   if (values["failed-in"] && values["last-failed"]) throw new UmpireError("usage", "--last-failed and --failed-in are both given", "--last-failed is --failed-in latest: keep one");
   if (values.resume && (failedRef || hasTaskFilter(values))) {
