@@ -150,7 +150,15 @@ export interface TrialRecord extends Omit<TrialInput, "id" | "shard"> {
   agentName: string | null;
   /** The agent definition's hash; null when unknown (stored before schema version 5). */
   agentHash: string | null;
+  /**
+   * The sandbox a command agent's attempt ran in: `bubblewrap`, or `none` (--no-sandbox, or it could
+   * not start); null for umpire's own loop, and for trials stored before schema version 9.
+   */
+  sandbox: TrialSandbox | null;
 }
+
+/** What held a command agent's code during a trial. */
+export type TrialSandbox = "bubblewrap" | "none";
 
 export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";
 

@@ -85,6 +85,7 @@ export function trialFromRow(r: Row): TrialRecord {
     taskTitle: str(r.task_title),
     taskTags: r.task_tags === null || r.task_tags === undefined ? null : parseJson<string[]>(r.task_tags, []),
     taskHash: str(r.task_hash),
+    sandbox: str(r.sandbox) as TrialRecord["sandbox"],
   };
 }
 

@@ -27,6 +27,7 @@ import type {
   RunSummary,
   TrialRecord,
   TrialResult,
+  TrialSandbox,
   TurnInput,
   TurnRecord,
 } from "./records.js";
@@ -165,14 +166,14 @@ export class Store {
    * start), so evidence of an earlier, interrupted or retried attempt is never overwritten.
    * Returns the attempt number.
    */
-  startTrial(id: string, opts: { folder: string; attempt?: number; startedAt?: string }): number {
+  startTrial(id: string, opts: { folder: string; attempt?: number; startedAt?: string; sandbox?: TrialSandbox | null }): number {
     const trial = this.requireTrial(id);
     // A cancelled trial may start again (--resume); its cancelled attempt stays stored under its number.
     if (trial.status === "done" && trial.verdict !== "cancelled") {
       throw new UmpireError("usage", `trial ${id} is already done`, "call resetTrial(id) before running it again");
     }
     const attempt = opts.attempt ?? trial.attempt + 1;
-    this.q.startTrial.run({ id, attempt, folder: opts.folder, started_at: opts.startedAt ?? now() });
+    this.q.startTrial.run({ id, attempt, folder: opts.folder, started_at: opts.startedAt ?? now(), sandbox: opts.sandbox ?? null });
     return attempt;
   }
 
