@@ -33,7 +33,8 @@ import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
 import { EXIT, runExitCode, type VerdictCounts } from "../exit-codes.js";
-import type { Command } from "../io.js";
+import type { Command, CommandIO } from "../io.js";
+import { resumeIgnoresOut, storageFaultInRun, type RunStage } from "../storage-fault.js";
 import { withReadStore } from "../read-store.js";
 import { renderRunOutcome } from "../run-output.js";
 import { planOutputs, writeRunOutputs } from "../output-reporters.js";
@@ -185,6 +186,16 @@ export function resolveAgents(values: AgentValues, sources: Partial<Record<keyof
 }
 
 export const run: Command = async (argv, io) => {
+  // How far the run got, so a full or unwritable disk is explained for where it struck (storage-fault.ts).
+  const stage: RunStage = {};
+  try {
+    return await runCommand(argv, io, stage);
+  } catch (error) {
+    throw storageFaultInRun(error, stage);
+  }
+};
+
+async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promise<number> {
   const parsed = parseCommand("run", argv, OPTIONS, io);
   const { values, sources, positionals } = parsed;
   if (parsed.help) {
@@ -273,6 +284,9 @@ export const run: Command = async (argv, io) => {
       commandAgents = storedCommandAgents(stored, "--resume", parsed.config, io.cwd);
       runId = stored.id;
       runDir = stored.folder ?? runFolder(outDir, runId);
+      stage.resuming = runId;
+      const ignored = values.list ? null : resumeIgnoresOut(sources.out === "flag", outDir, runDir, runId);
+      if (ignored) io.stderr.write(`${ignored}\n`);
       // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
       const all = new Map(
         planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], options.repeat ?? 1, commandSpecs(commandAgents, sandbox)).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]),
@@ -396,6 +410,7 @@ export const run: Command = async (argv, io) => {
     });
     try {
       persist();
+      stage.stored = { runId, runDir };
     } catch (error) {
       await runtime.close();
       throw error;
@@ -494,7 +509,7 @@ export const run: Command = async (argv, io) => {
   } finally {
     store.close();
   }
-};
+}
 
 /** The progress reporter on stderr: the live view on a terminal, lines (with a heartbeat) in a log, or dots. */
 function progressReporters(kind: "list" | "dot" | null, io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): Reporter[] {
