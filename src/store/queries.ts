@@ -86,7 +86,7 @@ export class StoreQueries {
       VALUES (@id, @run_id, @seq, @task_id, @task_file, @agent_label, @model, @mode, @repeat, @shard, @task_title, @task_tags, @task_hash, @agent_name, @agent_hash)
       ON CONFLICT (id) DO NOTHING`);
     this.startTrial = db.prepare(`
-      UPDATE trials SET status = 'running', attempt = @attempt, folder = @folder, started_at = @started_at, sandbox = @sandbox,
+      UPDATE trials SET status = 'running', attempt = @attempt, folder = @folder, started_at = @started_at,
         ${TRIAL_RESULT_CLEARED}
       WHERE id = @id`);
     this.finishTrial = db.prepare(`

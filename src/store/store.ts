@@ -173,7 +173,9 @@ export class Store {
       throw new UmpireError("usage", `trial ${id} is already done`, "call resetTrial(id) before running it again");
     }
     const attempt = opts.attempt ?? trial.attempt + 1;
-    this.q.startTrial.run({ id, attempt, folder: opts.folder, started_at: opts.startedAt ?? now(), sandbox: opts.sandbox ?? null });
+    this.q.startTrial.run({ id, attempt, folder: opts.folder, started_at: opts.startedAt ?? now() });
+    // Prepared only when given (schema 9's column), so a store opened at an older schema still starts trials.
+    if (opts.sandbox !== undefined) this.db.prepare("UPDATE trials SET sandbox = ? WHERE id = ?").run(opts.sandbox, id);
     return attempt;
   }
 
