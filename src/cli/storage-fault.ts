@@ -20,20 +20,25 @@ export interface RunStage {
 export function storageFaultInRun(error: unknown, stage: RunStage): unknown {
   if (!(error instanceof StorageFault)) return error;
   const cannot = `cannot write ${error.path}: ${error.what} (${error.systemCode})`;
-  const room = error.what.startsWith("no space") ? "free space there" : error.what.includes("I/O") ? "check that disk" : "make it writable";
+  const room = error.what.startsWith("no space")
+    ? "free space there"
+    : error.what.includes("I/O") ? "check that disk" : "make it writable";
   if (stage.stored) {
     const { runId, runDir } = stage.stored;
     const fix =
       error.flag === "--db"
         ? `${room}, then finish it: umpire run --resume ${runId} --db ${error.path}`
-        : `${room}, then finish it: umpire run --resume ${runId} (a resumed run writes into its own folder, ${runDir}, whatever --out says)`;
+        : `${room}, then finish it: umpire run --resume ${runId} ` +
+          `(a resumed run writes into its own folder, ${runDir}, whatever --out says)`;
     return fault(error, `${cannot}; run ${runId} was stopped and marked interrupted (finished trials are kept)`, fix);
   }
   if (stage.resuming) {
     const runId = stage.resuming;
-    return fault(error, `${cannot}; run ${runId} was not resumed and is as it was`, `${room}, then umpire run --resume ${runId}`);
+    const fix = `${room}, then umpire run --resume ${runId}`;
+    return fault(error, `${cannot}; run ${runId} was not resumed and is as it was`, fix);
   }
-  return fault(error, `${cannot}; the run did not start and nothing of it was stored`, `${room}, or pass ${error.flag} on another filesystem; then run the same command again`);
+  const fix = `${room}, or pass ${error.flag} on another filesystem; then run the same command again`;
+  return fault(error, `${cannot}; the run did not start and nothing of it was stored`, fix);
 }
 
 function fault(from: StorageFault, message: string, hint: string): StorageFault {
@@ -47,5 +52,8 @@ function fault(from: StorageFault, message: string, hint: string): StorageFault 
  */
 export function resumeIgnoresOut(outGiven: boolean, outDir: string, runDir: string, runId: string): string | null {
   if (!outGiven || resolve(runDir) === resolve(outDir, runId)) return null;
-  return `umpire: --out ${outDir} is ignored by --resume: run ${runId} keeps its folder, ${runDir} (its earlier attempts and report links are there); new attempts are written there too`;
+  return (
+    `umpire: --out ${outDir} is ignored by --resume: run ${runId} keeps its folder, ${runDir} ` +
+    "(its earlier attempts and report links are there); new attempts are written there too"
+  );
 }

@@ -18,6 +18,9 @@ export interface PageProbeHandle {
   close(): Promise<void>;
 }
 
+const UNTOUCHED =
+  "a browser context the agent never had (the target's seeds for this trial; none of the agent's cookies or storage)";
+
 async function load(context: BrowserContext, url: string): Promise<Page> {
   const page = await context.newPage();
   await page.goto(url, { waitUntil: "load" });
@@ -28,12 +31,19 @@ async function load(context: BrowserContext, url: string): Promise<Page> {
  * The page probe of a trial. `untouched`: judge in a new context seeded like the trial's (made on
  * first use); else in the trial's own context. `baseUrl` is where an `open:` path resolves.
  */
-export function pageProbeOf(env: TrialEnvironment, target: { name: string; baseUrl: string }, untouched: boolean): PageProbeHandle {
+export function pageProbeOf(
+  env: TrialEnvironment,
+  target: { name: string; baseUrl: string },
+  untouched: boolean,
+): PageProbeHandle {
   let fresh: Promise<BrowserContext> | undefined;
   const judgedIn = () => (untouched ? (fresh ??= env.untouchedContext()) : Promise.resolve(env.context));
   const probe: PageProbe = {
     // A page off the task's origins is handed over as it is: the check names it and does not judge it.
-    current: async () => (untouched && env.isAllowedUrl(env.page.url()) ? load(await judgedIn(), env.page.url()) : env.page),
+    current: async () => {
+      const url = env.page.url();
+      return untouched && env.isAllowedUrl(url) ? load(await judgedIn(), url) : env.page;
+    },
     isTaskPage: (url: string) => env.isAllowedUrl(url),
     open: async (pathOrUrl: string) => {
       const url = new URL(pathOrUrl, `${target.baseUrl}/`).toString();
@@ -41,7 +51,7 @@ export function pageProbeOf(env: TrialEnvironment, target: { name: string; baseU
       if (!env.isAllowedUrl(url)) throw new Error(`${url} is not on an allowed origin of target ${target.name}`);
       return load(await judgedIn(), url);
     },
-    ...(untouched ? { judgedIn: "a browser context the agent never had (the target's seeds for this trial; none of the agent's cookies or storage)" } : {}),
+    ...(untouched ? { judgedIn: UNTOUCHED } : {}),
   };
   return {
     probe,
@@ -56,7 +66,8 @@ export function storageProbeOf(context: BrowserContext): StorageProbe {
   return {
     state: async () => {
       const state = await context.storageState();
-      return { cookies: state.cookies, origins: state.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage })) };
+      const origins = state.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage }));
+      return { cookies: state.cookies, origins };
     },
     sessionStorage: async (origin: string) => {
       const page = context.pages().find((p) => safeOrigin(p.url()) === origin);

@@ -9,12 +9,17 @@ import type { Browser, BrowserContext } from "playwright";
 import type { Task } from "../task/schema.js";
 import type { TrialBrowserSeed } from "../target/index.js";
 
-/** Seeds sessionStorage where absent as each document of the origin starts (it lives per tab, so no earlier moment exists). */
+/**
+ * Seeds sessionStorage where absent as each document of the origin starts (it lives per tab, so no
+ * earlier moment exists).
+ */
 function seedSessionStorage(seeds: { origin: string; items: Record<string, string> }[]): void {
   const mine = seeds.find((s) => s.origin === location.origin);
   if (!mine) return;
   try {
-    for (const [key, value] of Object.entries(mine.items)) if (sessionStorage.getItem(key) === null) sessionStorage.setItem(key, value);
+    for (const [key, value] of Object.entries(mine.items)) {
+      if (sessionStorage.getItem(key) === null) sessionStorage.setItem(key, value);
+    }
   } catch {
     // Storage refused (an opaque origin): nothing to seed.
   }
@@ -25,7 +30,10 @@ export async function newSeededContext(browser: Browser, task: Task, seed: Trial
   const localStorage = seed.localStorage ?? [];
   const storageState = {
     cookies: [],
-    origins: localStorage.map((o) => ({ origin: o.origin, localStorage: Object.entries(o.items).map(([name, value]) => ({ name, value })) })),
+    origins: localStorage.map((o) => ({
+      origin: o.origin,
+      localStorage: Object.entries(o.items).map(([name, value]) => ({ name, value })),
+    })),
   };
   const context = await browser.newContext({
     ...(seed.headers && Object.keys(seed.headers).length ? { extraHTTPHeaders: seed.headers } : {}),
@@ -52,10 +60,17 @@ export async function newSeededContext(browser: Browser, task: Task, seed: Trial
  * The context a command agent's page checks judge in: seeded like the trial's, guarded to the
  * task's origins (a request elsewhere is aborted, as in the trial), and never shown to the agent.
  */
-export async function untouchedContext(browser: Browser, task: Task, seed: TrialBrowserSeed, isAllowedUrl: (url: string) => boolean): Promise<BrowserContext> {
+export async function untouchedContext(
+  browser: Browser,
+  task: Task,
+  seed: TrialBrowserSeed,
+  isAllowedUrl: (url: string) => boolean,
+): Promise<BrowserContext> {
   const context = await newSeededContext(browser, task, seed);
   try {
-    await context.route("**/*", (route) => (isAllowedUrl(route.request().url()) ? route.continue() : route.abort("blockedbyclient")));
+    await context.route("**/*", (route) =>
+      isAllowedUrl(route.request().url()) ? route.continue() : route.abort("blockedbyclient"),
+    );
     return context;
   } catch (error) {
     await context.close().catch(() => undefined);
