@@ -43,19 +43,39 @@ export function isStorageFault(error: unknown): boolean {
   return typeof code === "string" && (FS_FAULTS.has(code) || SQLITE_FAULT.test(code));
 }
 
+/** A `storage` error: which path, under which flag, and what the filesystem said. */
+export class StorageFault extends UmpireError {
+  constructor(
+    /** The folder under --out or the --db file that could not be written. */
+    readonly path: string,
+    readonly flag: "--out" | "--db",
+    /** In words: "no space left on the device", "the filesystem is read-only", ... */
+    readonly what: string,
+    /** The system's or SQLite's code, e.g. ENOSPC, SQLITE_FULL. */
+    readonly systemCode: string,
+    message = `cannot write ${path}: ${what} (${systemCode})`,
+    hint = `free space there, or pass ${flag} on another filesystem`,
+  ) {
+    super("storage", message, hint);
+  }
+}
+
+function faultWords(code: string): string {
+  if (/ENOSPC|EDQUOT|EFBIG|SQLITE_FULL/.test(code)) return "no space left on the device";
+  if (/EROFS|READONLY/.test(code)) return "the filesystem is read-only";
+  if (/CANTOPEN/.test(code)) return "the file cannot be created or opened there (a read-only or unwritable folder)";
+  return "the disk reported an I/O error";
+}
+
 /**
  * The `storage` error for a fault while writing `path` (a folder under --out or the --db file):
- * names the path, what went wrong and the fix. Returns `error` itself when it is not a storage fault.
+ * names the path and what went wrong. Whether the run was stored, and so what the fix is, only the
+ * command knows (src/cli/storage-fault.ts words it). Returns `error` itself when it is not a storage fault.
  */
 export function storageError(error: unknown, path: string, flag: "--out" | "--db"): unknown {
   if (!isStorageFault(error) || error instanceof UmpireError) return error;
   const code = String((error as { code?: unknown }).code);
-  const what = /ENOSPC|EDQUOT|EFBIG|SQLITE_FULL/.test(code) ? "no space left on the device" : /EROFS|READONLY/.test(code) ? "the filesystem is read-only" : "the disk reported an I/O error";
-  return new UmpireError(
-    "storage",
-    `cannot write ${path}: ${what} (${code}); the run was stopped and marked interrupted`,
-    `free space there or pass ${flag} on another filesystem, then finish the run with \`umpire run --resume <run>\` (finished trials are kept)`,
-  );
+  return new StorageFault(path, flag, faultWords(code), code);
 }
 
 /** Lines of a crashed program's output that say nothing about why: stack frames, Node's banner, carets. */

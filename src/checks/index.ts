@@ -1,7 +1,7 @@
 /**
  * The public face of umpire's independent checks (docs/checks.md). Other layers import from here.
  */
-export type { CheckContext, CheckResult, Effect, Evidence, PageProbe } from "./types.js";
+export type { CheckContext, CheckResult, Effect, Evidence, PageProbe, StorageProbe } from "./types.js";
 export { CheckUnjudgeableError } from "./types.js";
 export { HANDLERS, confidenceOf, runCheck, runChecks } from "./registry.js";
 export { declaredFailure, summarizeClaim, verdictOf } from "./verdict.js";

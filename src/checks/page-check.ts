@@ -81,6 +81,12 @@ function evaluate(obs: PageObservation, spec: PageCheckSpec, isTaskPage: (url: s
   return failures;
 }
 
+/** Which page the check judged, in words: the trial's page as left, or a fresh one (and where). */
+function pageJudged(spec: PageCheckSpec, probe: NonNullable<CheckContext["page"]>): string {
+  if (probe.judgedIn) return `a fresh load of ${spec.open ?? "the trial's last URL"} in ${probe.judgedIn}`;
+  return spec.open !== undefined ? `fresh page at ${spec.open}` : "the trial's page as left";
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Watches `page` until the spec holds steadily or PAGE_SETTLE_MS passes; returns the last look. */
@@ -121,7 +127,7 @@ async function judgePage(spec: PageCheckSpec, ctx: CheckContext): Promise<Judgem
     // The page as judged, kept for re-judging (a failure to keep it never changes the judgement).
     await ctx.page.judged?.(pageKey(spec), page).catch(() => undefined);
     const evidence = {
-      page: spec.open !== undefined ? `fresh page at ${spec.open}` : "the trial's page as left",
+      page: pageJudged(spec, ctx.page),
       // Which page was judged, and whether it was one of the task's own (only those can pass).
       url: clip(obs.url, 500),
       onTaskOrigin: ctx.page.isTaskPage(obs.url),

@@ -21,10 +21,14 @@ export interface Effect {
  * - `current()` returns the trial's page as the loop left it (the check must not close it).
  * - `open(path)` opens a NEW page at `path` on the fixture site, in the trial's browser context
  *   (same session cookie), and waits for its `load` event. The caller owns that page and closes it.
+ * - With `judgedIn` set (a command agent's trial), both are fresh loads in another context, which
+ *   `judgedIn` describes for the evidence; that context's owner closes its pages.
  */
 export interface PageProbe {
   current(): Promise<Page>;
   open(path: string): Promise<Page>;
+  /** Where the pages are loaded when it is not the trial's own context (evidence). */
+  judgedIn?: string;
   /**
    * Whether a page at `url` belongs to the task (http(s) on one of its allowed origins). A page
    * check judges only such pages: a `data:` page the agent made up must not pass a URL or selector check.

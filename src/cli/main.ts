@@ -84,7 +84,7 @@ export async function main(argv: string[], io?: CommandIO): Promise<number> {
     if (isStorageFault(error)) {
       // A write fault no layer named (it should have): still say what it is, without a stack trace.
       const { code, path } = error as { code?: string; path?: string };
-      ctx.stderr.write(`umpire: cannot write${path ? ` ${path}` : ""}: ${code ?? "storage fault"}\n  fix: free space or pass --out / --db on another filesystem, then \`umpire run --resume <run>\`\n`);
+      ctx.stderr.write(`umpire: cannot write${path ? ` ${path}` : ""}: ${code ?? "storage fault"}\n  fix: free space there or pass --out / --db on another filesystem (\`umpire runs\` lists a run it stopped; \`umpire run --resume <run>\` finishes it)\n`);
       return EXIT.internal;
     }
     // A crash of umpire itself: exit 4, never 1 ("some trial failed"), so CI cannot mistake it for a verdict.

@@ -230,6 +230,8 @@ export function trialDetailText(d: TrialDetail, style: TableStyle): string {
   const head = `${paint(`#${t.seq}`, "dim", style.color)} ${oneLine(t.taskId)} · ${t.mode} · ${oneLine(t.model)} · repeat ${t.repeat}: ${paint(t.verdict ?? t.status, verdictColour(t.verdict), style.color)}`;
   const lines = [head];
   if (t.stopReason) lines.push(`   stop: ${t.stopReason}${t.stopDetail ? `: ${oneLine(t.stopDetail)}` : ""}; claimed ${yesNo(t.claimed)}, verified ${yesNo(t.verified)}${t.retried ? "; retried after an infrastructure error" : ""}`);
+  if (t.sandbox === "none") lines.push(`   sandbox: ${paint("none", "yellow", style.color)} (the agent's code ran with this user's files, processes and network; its storage and workspace checks did not decide)`);
+  else if (t.sandbox) lines.push(`   sandbox: ${t.sandbox}`);
   if (t.inputTokens !== null) {
     lines.push(
       `   tokens: ${formatTokens(t.inputTokens)} in (${formatTokens(t.cachedTokens ?? 0)} cached), ${formatTokens(t.outputTokens)} out (${formatTokens(t.reasoningTokens ?? 0)} reasoning); cost ${formatUsd(t.costUsd)}`,

@@ -14,6 +14,8 @@ export interface TrialJson {
   taskHash: string | null;
   agent: string;
   mode: string;
+  /** A command agent's sandbox this attempt: `bubblewrap` or `none`; null for umpire's own loop (or unknown). */
+  sandbox: string | null;
   model: string;
   repeat: number;
   status: string;
@@ -50,6 +52,7 @@ export function trialToJson(trial: TrialRecord, checks: readonly CheckLike[]): T
     taskHash: trial.taskHash,
     agent: trial.agentLabel,
     mode: trial.mode,
+    sandbox: trial.sandbox ?? null,
     model: trial.model,
     repeat: trial.repeat,
     status: trial.status,

@@ -17,26 +17,42 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** Debian's bubblewrap; `UMPIRE_BWRAP` (read by the CLI) names another. */
 export const BWRAP = "/usr/bin/bwrap";
 const INIT_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), "sandbox-init.mjs");
+/**
+ * The file descriptor on which the sandbox's first program says it is up, before the agent's
+ * command starts. A sandbox that exits without saying so never started: the harness's failure.
+ */
+export const SANDBOX_READY_FD = 3;
 
 /** How a run sandboxes its command agents. */
 export type SandboxMode =
-  | { kind: "bwrap"; hide: string[] }
+  | { kind: "bwrap"; binary: string; hide: string[] }
   /** No sandbox: `why` says whether the user asked (--no-sandbox) or it could not start. */
   | { kind: "none"; why: string };
 
-let probed: string | null | undefined;
-/** Null when bubblewrap can make the namespaces here, else why not (no bwrap, no user namespaces). */
-export function sandboxUnavailable(): string | null {
-  if (probed !== undefined) return probed;
-  if (!existsSync(BWRAP)) return (probed = `${BWRAP} is not installed (apt-get install bubblewrap)`);
-  const r = spawnSync(BWRAP, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], {
+/** The name a trial records for its sandbox (store column `sandbox`, `umpire show`). */
+export function sandboxName(mode: SandboxMode): "bubblewrap" | "none" {
+  return mode.kind === "bwrap" ? "bubblewrap" : "none";
+}
+
+const probed = new Map<string, string | null>();
+/** Null when bubblewrap (`binary`) can make the namespaces here, else why not (no bwrap, no user namespaces). */
+export function sandboxUnavailable(binary: string = BWRAP): string | null {
+  if (probed.has(binary)) return probed.get(binary)!;
+  const why = probe(binary);
+  probed.set(binary, why);
+  return why;
+}
+
+function probe(binary: string): string | null {
+  if (!existsSync(binary)) return binary === BWRAP ? `${BWRAP} is not installed (apt-get install bubblewrap)` : `${binary} (UMPIRE_BWRAP) does not exist`;
+  const r = spawnSync(binary, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], {
     encoding: "utf8",
     timeout: 20_000,
   });
-  probed = r.status === 0 ? null : `bubblewrap could not make its namespaces: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().slice(0, 300)}`;
-  return probed;
+  return r.status === 0 ? null : `bubblewrap could not make its namespaces: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().slice(0, 300)}`;
 }
 
 /** One destination the sandbox may reach, as `host:port`. */
@@ -154,7 +170,7 @@ export function sandboxArgv(plan: SandboxPlan): string[] {
   args.push("--clearenv");
   for (const [name, value] of Object.entries(plan.env)) args.push("--setenv", name, value);
   args.push("--chdir", plan.cwd);
-  const init = { socket: "/tmp/umpire-egress.sock", forwards: plan.forwards, proxyPort: plan.proxyPort, command: plan.command, cwd: plan.cwd };
+  const init = { socket: "/tmp/umpire-egress.sock", forwards: plan.forwards, proxyPort: plan.proxyPort, command: plan.command, cwd: plan.cwd, readyFd: SANDBOX_READY_FD };
   args.push(process.execPath, "/tmp/umpire-init.mjs", JSON.stringify(init));
   return args;
 }

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright";
 import type { Task } from "../task/schema.js";
 import { substituteTrialVars } from "../task/trial-vars.js";
-import { originsForTask, pageGeometryScript, resolveMarks, trialVarsOf, type LayoutBoard, type ResolvedLayout, type ResolvedMark, type Target } from "../target/index.js";
+import { originsForTask, pageGeometryScript, resolveMarks, trialVarsOf, type LayoutBoard, type ResolvedLayout, type ResolvedMark, type Target, type TrialBrowserSeed } from "../target/index.js";
 import { DialogPainter, lastPaintedFrame } from "./dialog-picture.js";
 import { DIALOG_OPENED, DialogWatch, type DialogLayout, type DialogPolicy, type DialogRecord } from "./dialogs.js";
 import { ViewportCapture } from "./fast-capture.js";
@@ -23,6 +23,7 @@ import { ARRIVAL_WAIT_MS, LEAVING_GLOBAL, NavigationWatch, navigationWatchScript
 import { PageCdpSession } from "./page-cdp.js";
 import { splitTaskMasks } from "./repetition/masks.js";
 import { StarvationWatch, type LoadProbe } from "./starvation.js";
+import { newSeededContext, untouchedContext } from "./trial-context.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
 export interface Observation {
@@ -118,17 +119,6 @@ export function startUrl(task: Task, target: Target, trial: { trialId: string; w
   return new URL(substituteTrialVars(task.start.path, trialVarsOf(target, trial)), `${target.baseUrl}/`).toString();
 }
 
-/** Seeds sessionStorage where absent as each document of the origin starts (it lives per tab, so no earlier moment exists). */
-function seedSessionStorage(seeds: { origin: string; items: Record<string, string> }[]): void {
-  const mine = seeds.find((s) => s.origin === location.origin);
-  if (!mine) return;
-  try {
-    for (const [key, value] of Object.entries(mine.items)) if (sessionStorage.getItem(key) === null) sessionStorage.setItem(key, value);
-  } catch {
-    // Storage refused (an opaque origin): nothing to seed.
-  }
-}
-
 /** True for an http(s) URL whose origin is in `origins` (a `blob:` URL's inner origin does not count). */
 export function isOnOrigins(url: string, origins: ReadonlySet<string>): boolean {
   let parsed: URL;
@@ -182,6 +172,8 @@ export class TrialEnvironment {
     page: Page,
     /** The start page, trial variables filled in. */
     readonly startUrl: string,
+    /** What the target put into the context for this trial (its `context:` seeds). */
+    private readonly seed: TrialBrowserSeed,
   ) {
     this.origins = originsForTask(options.task, options.target, options.fixtureSiteUrl);
     this.maskSelectors = splitTaskMasks(options.task.repetition.masks).selectors;
@@ -250,23 +242,10 @@ export class TrialEnvironment {
       throw new Error(`the start page ${start} is not on an allowed origin of the task (${[...allowed].join(", ") || "none"})`);
     }
     const seed = await target.prepareTrial({ trialId, workspaceDir, task });
-    const localStorage = seed.localStorage ?? [];
-    const context = await browser.newContext({
-      ...(seed.headers && Object.keys(seed.headers).length ? { extraHTTPHeaders: seed.headers } : {}),
-      ...(localStorage.length ? { storageState: { cookies: [], origins: localStorage.map((o) => ({ origin: o.origin, localStorage: Object.entries(o.items).map(([name, value]) => ({ name, value })) })) } } : {}),
-      viewport: { width: task.viewport.width, height: task.viewport.height },
-      deviceScaleFactor: task.viewport.deviceScaleFactor,
-      reducedMotion: "reduce",
-      serviceWorkers: "block",
-      acceptDownloads: false,
-      locale: "en-GB",
-      timezoneId: "UTC",
-    });
+    const context = await newSeededContext(browser, task, seed);
     // Until the environment is handed over, nobody else can close the context: close it here
     // when the start page (or anything before it) fails, or it stays open in the shared browser.
     try {
-      if (seed.cookies.length > 0) await context.addCookies(seed.cookies);
-      if (seed.sessionStorage?.length) await context.addInitScript(seedSessionStorage, seed.sessionStorage);
       // Once per document, before the page's own scripts: the in-page geometry (marks, covered controls)
       // and the mark of a document the agent's input is leaving (the observation then waits for the next).
       await context.addInitScript({ content: pageGeometryScript() + navigationWatchScript() });
@@ -274,7 +253,7 @@ export class TrialEnvironment {
       const trace = options.trace ? new TrialTrace(options.trace) : undefined;
       await trace?.start(context);
       const page = await context.newPage();
-      const env = new TrialEnvironment(options, context, page, start);
+      const env = new TrialEnvironment(options, context, page, start, seed);
       env.resetMs = seed.resetMs;
       env.trace = trace;
       await env.guard();
@@ -531,6 +510,15 @@ export class TrialEnvironment {
     if (!spec) return;
     this.lastLayout = await resolveMarks(this.page, spec);
     this.options.board?.publish(this.options.trialId, this.lastLayout);
+  }
+
+  /**
+   * A new context of the trial's browser, seeded as the trial's was (the target's cookies, headers
+   * and storage seeds for this trial) and guarded to the task's origins, without anything the
+   * trial's pages wrote since: where a command agent's page checks judge. The caller closes it.
+   */
+  untouchedContext(): Promise<BrowserContext> {
+    return untouchedContext(this.options.browser, this.options.task, this.seed, (url) => this.isAllowedUrl(url));
   }
 
   async close(): Promise<void> {

@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import type { Readable } from "node:stream";
 import { chromium, type Browser } from "playwright";
 import { failureLine } from "../errors.js";
 import { MAX_AGENT_EVENTS, LineBuffer, parseAgentEventLine, parseAgentResult, type AgentEnvelope } from "./agent-events.js";
@@ -19,7 +20,7 @@ import { blockedRequestLog, concludeTrial, type TrialDeps, type TrialOutcome, ty
 import { createTrialLog } from "./trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
 import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.js";
-import { BWRAP, agentEnvironment, openEgress, sandboxArgv, type Egress, type SandboxMode } from "./agent-sandbox.js";
+import { SANDBOX_READY_FD, agentEnvironment, openEgress, sandboxArgv, type Egress, type SandboxMode } from "./agent-sandbox.js";
 
 /** The command agent as the runner needs it (resolved from the config file's `agents:`). */
 export interface CommandAgentSpec {
@@ -88,6 +89,8 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
     trialBrowser.setTrialContext(browserContextIds[0]!);
     const gone = trialBrowser.gone;
     loop = await superviseCommand(spec, agent, { env, log, agentDir, workspaceDir, endpoint: trialBrowser.agentEndpoint, signal: deps.signal, onTurn: deps.onTurn, browserGone: gone });
+    // Whatever the agent left behind (a process outside the sandbox) no longer reaches the browser the checks use.
+    trialBrowser.shutOutAgent();
   } catch (e) {
     error = messageOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
@@ -225,16 +228,22 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     if (agent.sandbox.kind === "bwrap") {
       egress = await openSandboxEgress(reach, s);
       const argv = sandboxArgv(sandboxPlan(reach, s, childEnv, egress));
-      child = spawn(BWRAP, argv, { cwd: agent.cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      const stdio = ["ignore", "pipe", "pipe", "pipe"] as const; // fd 3 = SANDBOX_READY_FD
+      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+      child = spawn(agent.sandbox.binary, argv, { cwd: agent.cwd, env, detached: true, stdio: [...stdio] });
     } else {
       child = spawn(agent.command[0]!, agent.command.slice(1), { cwd: agent.cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     }
   } catch (e) {
     await proxy?.finish(out, null);
+    await egress?.close();
+    // The sandbox's own program could not be started: the harness's failure, not the agent's.
+    if (agent.sandbox.kind === "bwrap") return sandboxDidNotStart(out, agent.sandbox.binary, messageOf(e));
     out.stopReason = "agent_crashed";
     out.stopDetail = `could not start ${agent.command[0]}: ${messageOf(e)}`;
     return out;
   }
+  const sandboxUp = agent.sandbox.kind === "bwrap" ? readySignal(child.stdio[SANDBOX_READY_FD] as Readable | null) : Promise.resolve(true);
   const pgid = child.pid;
   const capture = (name: string) => {
     let size = 0;
@@ -403,6 +412,8 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   if (forced) {
     out.stopReason = forced.reason;
     out.stopDetail = forced.detail;
+  } else if (agent.sandbox.kind === "bwrap" && (ended.spawnError !== undefined || !(await sandboxUp))) {
+    sandboxDidNotStart(out, agent.sandbox.binary, ended.spawnError ?? (failureLine(stderrTail) || (ended.signal ? `killed by ${ended.signal}` : `exit code ${ended.code}`)));
   } else if (ended.spawnError) {
     out.stopReason = "agent_crashed";
     out.stopDetail = `could not start ${agent.command[0]}: ${ended.spawnError}`;
@@ -421,6 +432,32 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   // The measured usage replaces the claimed one; a crash right after the model endpoint failed is the endpoint's.
   await proxy?.finish(out, result?.ok ? (result.result.usage ?? null) : null);
   s.log.step("flow_event", { flow: "stop", origin: "external_agent", reason: out.stopReason, detail: out.stopDetail, exit_code: ended.code, signal: ended.signal });
+  return out;
+}
+
+/**
+ * Whether the sandbox said it was up (sandbox-init.mjs writes one line on SANDBOX_READY_FD before
+ * the agent's command starts): resolves once it did, or once the descriptor closed without it.
+ */
+function readySignal(stream: Readable | null): Promise<boolean> {
+  if (!stream) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    // A hang guard only: the descriptor closes when the sandbox exits, and the line comes first.
+    setTimeout(() => resolve(false), 10_000).unref();
+    stream.once("data", () => {
+      resolve(true);
+      stream.resume();
+    });
+    stream.once("close", () => resolve(false));
+    stream.once("end", () => resolve(false));
+    stream.once("error", () => resolve(false));
+  });
+}
+
+/** A sandbox that never started (bwrap missing, namespaces refused): environment_error, the harness's failure. */
+function sandboxDidNotStart(out: LoopOutcome, binary: string, why: string): LoopOutcome {
+  out.stopReason = "environment_error";
+  out.stopDetail = `the sandbox (bubblewrap, ${binary}) could not start, so the agent never ran: ${why}`;
   return out;
 }
 

@@ -16,6 +16,8 @@ import { freshTrialFolder } from "./trial-folder.js";
 import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd } from "./reporters.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import { runExternalTrial } from "./external-trial.js";
+import { sandboxName } from "./agent-sandbox.js";
+import type { TrialSandbox } from "../store/index.js";
 import type { TrialEnvironment } from "./environment.js";
 import { writeOrFault } from "./trial-log.js";
 import { isStorageFault } from "../errors.js";
@@ -26,7 +28,8 @@ import { knownUsage, type TraceMode } from "../vocabulary.js";
 
 /** What the scheduler needs from the store (src/store/). */
 export interface SuiteStore {
-  startTrial(id: string, info: { folder: string; attempt: number }): void;
+  /** `sandbox`: what holds a command agent's code this attempt (null for umpire's own loop). */
+  startTrial(id: string, info: { folder: string; attempt: number; sandbox?: TrialSandbox | null }): void;
   recordTurn(trialId: string, turn: PlayedTurn, costUsd: number | null): void;
   finishTrial(id: string, outcome: TrialOutcome, extra: { costUsd: number | null; retried: boolean; attempt: number }): void;
   /** Prepares a finished trial for its automatic retry, keeping the failed attempt's rows. */
@@ -247,7 +250,7 @@ async function attemptOn(
   // Never inherit a workspace: an earlier run's folder at this path is moved aside first.
   const path = join(options.runDir, trialFolderName(trial, attempt));
   const { folder, movedAside } = writeOrFault(path, () => freshTrialFolder(path));
-  options.store.startTrial(trial.id, { folder, attempt });
+  options.store.startTrial(trial.id, { folder, attempt, sandbox: trial.command ? sandboxName(trial.command.sandbox) : null });
   const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
   if (trial.command) {
     // An external agent gets a browser of its own per trial (trial-browser.ts), not a pooled one.

@@ -5,8 +5,9 @@
 //   trial's CDP relay, a model endpoint on loopback);
 // - an HTTP CONNECT proxy (HTTPS_PROXY) for the declared remote model endpoints.
 // Every tunnel goes through the trial's one unix socket, where umpire decides what may pass.
-// Then it runs the agent's command and exits with its status.
+// Then it says it is up (on the descriptor umpire gave it), runs the agent's command and exits with its status.
 import { spawn } from "node:child_process";
+import { closeSync, writeSync } from "node:fs";
 import { createServer, connect } from "node:net";
 
 const plan = JSON.parse(process.argv[2]);
@@ -92,6 +93,11 @@ if (plan.proxyPort) {
   });
   await listen(proxy, plan.proxyPort);
 }
+
+// The sandbox is up: tell umpire before the agent's code runs (it never gets this descriptor), so
+// a sandbox that could not start is told apart from an agent that crashed.
+writeSync(plan.readyFd, "ready\n");
+closeSync(plan.readyFd);
 
 const child = spawn(plan.command[0], plan.command.slice(1), { cwd: plan.cwd, stdio: "inherit" });
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => child.kill(signal));

@@ -17,7 +17,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
   return {
     startTrial(id, info) {
       folders.set(id, info.folder);
-      store.startTrial(id, { folder: relative(runDir, info.folder), attempt: info.attempt });
+      store.startTrial(id, { folder: relative(runDir, info.folder), attempt: info.attempt, sandbox: info.sandbox ?? null });
     },
     recordTurn(trialId, turn: PlayedTurn, costUsd) {
       const folder = relative(runDir, folders.get(trialId) ?? runDir);

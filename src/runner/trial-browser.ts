@@ -124,6 +124,11 @@ export interface TrialBrowser {
   onRefusal(listener: (refusal: GuardRefusal) => void): void;
   /** Why the browser is gone (it exited or was killed before umpire closed it), or null while it runs. */
   gone(): string | null;
+  /**
+   * The agent's turn is over: its connections are closed and its endpoint takes no new ones, so
+   * nothing it left behind reaches the browser while the checks judge.
+   */
+  shutOutAgent(): void;
   close(): Promise<void>;
 }
 
@@ -181,10 +186,11 @@ export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv; dow
     server.once("listening", () => resolve());
     server.once("error", reject);
   });
+  let agentShutOut = false;
   server.on("connection", (socket: WebSocket, request: IncomingMessage) => {
     const path = (request.url ?? "").split("?")[0];
     const filtered = path === `/devtools/browser/${agentToken}` ? true : path === `/devtools/browser/${umpireToken}` ? false : null;
-    if (filtered === null) {
+    if (filtered === null || (filtered && agentShutOut)) {
       socket.close(1008, "unknown endpoint");
       return;
     }
@@ -198,6 +204,10 @@ export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv; dow
     refused: relay.refused,
     onRefusal: (listener) => (relay.onRefusal = listener),
     gone: () => gone,
+    shutOutAgent() {
+      agentShutOut = true;
+      relay.dropFilteredClients();
+    },
     async close() {
       closing = true;
       for (const client of server.clients) client.terminate();
@@ -231,6 +241,11 @@ class Relay {
     for (const client of this.clients) client.socket.terminate();
     this.clients.clear();
     this.replies.clear();
+  }
+
+  /** Closes every agent (filtered) connection; umpire's own stays. */
+  dropFilteredClients(): void {
+    for (const client of this.clients) if (client.filtered) client.socket.terminate();
   }
 
   private guard(refusal: GuardRefusal): void {

@@ -3,7 +3,7 @@
  * Failures inside are data: this function resolves with an outcome, it does not throw.
  */
 import { join } from "node:path";
-import type { Browser, BrowserContext } from "playwright";
+import type { Browser } from "playwright";
 import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
 import { judgeForbiddenEffects } from "../checks/forbidden-effects.js";
 import { recordEvidence, type EvidenceRecorder } from "../checks/evidence-recorder.js";
@@ -20,6 +20,7 @@ import { completionReason, createTrialLog, startedEventData, writeOrFault, type 
 import { isStorageFault } from "../errors.js";
 import { describeStarvation, type StarvedWait } from "./starvation.js";
 import { withoutForgeable, type Driver } from "./untrusted-checks.js";
+import { pageProbeOf, safeOrigin, storageProbeOf, type PageProbeHandle } from "./check-probes.js";
 import type { TraceMode, Verdict } from "../vocabulary.js";
 import { traceSpecFor } from "./trial-trace.js";
 
@@ -179,13 +180,6 @@ export interface TrialEnding {
  * on the world, teardown of the context and the fixture session, verdict, claim, and the
  * closing events. Never throws.
  */
-/** The page at `url` as the application serves it now, in a new tab the agent never touched. */
-async function freshLoad(context: BrowserContext, url: string) {
-  const page = await context.newPage();
-  await page.goto(url, { waitUntil: "load" });
-  return page;
-}
-
 export async function concludeTrial(spec: TrialSpec, folder: string, ending: TrialEnding): Promise<TrialOutcome> {
   const { log, trialEnv: env, started, repetition } = ending;
   let loop = ending.loop;
@@ -194,6 +188,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   const workspaceDir = join(folder, "workspace");
   const checkStarted = performance.now();
   let checks: CheckResult[] = [];
+  let probes: PageProbeHandle | undefined;
   // A page with a native dialog open answers no check; closing the tab would cancel it, so umpire does.
   if (env?.dialogs.open) await env.dialogs.answer(false, "umpire", "the trial ended with it open");
   try {
@@ -201,8 +196,8 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     const forbidden = spec.task.permissions.forbiddenEffects;
     const needsEffects = forbidden.length > 0 || spec.task.checks.some((c) => c.kind === "effects");
     const effects = needsEffects && deps.target.hasEffects ? await deps.target.effects(spec.id) : [];
-    const context = env?.context;
-    const opened = env;
+    // A command agent's page checks judge a fresh load in a context it never had (check-probes.ts).
+    probes = env ? pageProbeOf(env, deps.target, deps.driver?.external === true) : undefined;
     const recorder = recordEvidence({
       workspaceDir,
       effects,
@@ -210,36 +205,14 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
       trialId: spec.id,
       taskFile: spec.task.file,
       env: deps.env,
-      target: { name: deps.target.name, baseUrl: deps.target.baseUrl, ...(deps.target.vars ? { vars: deps.target.vars } : {}), isAllowedUrl: (url) => opened?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)) },
-      page: opened && context
-        ? {
-            // An agent with its own code may have rewritten the DOM: judge a fresh load of the page's URL instead.
-            // (A page off the task's origins is handed over as it is: the check names it and does not judge it.)
-            current: async () => (deps.driver?.external && env.isAllowedUrl(env.page.url()) ? freshLoad(context, env.page.url()) : env.page),
-            isTaskPage: (url: string) => env.isAllowedUrl(url),
-            open: async (pathOrUrl: string) => {
-              const url = new URL(pathOrUrl, `${deps.target.baseUrl}/`).toString();
-              // A page check may open any URL on an allowed origin of the trial's target, never another.
-              if (!env.isAllowedUrl(url)) throw new Error(`${url} is not on an allowed origin of target ${deps.target.name}`);
-              const page = await context.newPage();
-              await page.goto(url, { waitUntil: "load" });
-              return page;
-            },
-          }
-        : undefined,
-      storage: opened && context
-        ? {
-            state: async () => {
-              const state = await context.storageState();
-              return { cookies: state.cookies, origins: state.origins.map((o) => ({ origin: o.origin, localStorage: o.localStorage })) };
-            },
-            sessionStorage: async (origin: string) => {
-              const page = context.pages().find((p) => safeOrigin(p.url()) === origin);
-              if (!page) return null;
-              return page.evaluate(() => Object.fromEntries(Object.entries(sessionStorage))).catch(() => null);
-            },
-          }
-        : undefined,
+      target: {
+        name: deps.target.name,
+        baseUrl: deps.target.baseUrl,
+        ...(deps.target.vars ? { vars: deps.target.vars } : {}),
+        isAllowedUrl: (url) => env?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)),
+      },
+      page: probes?.probe,
+      storage: env ? storageProbeOf(env.context) : undefined,
     }, { viewport: spec.task.viewport, effectsSource: deps.target.hasEffects ? deps.target.effectsSource : null, lastPage: () => env?.page });
     checks = await runChecks(spec.task.checks, recorder.ctx);
     // The end state the checks read, kept so `umpire rejudge` can judge it again without a model turn.
@@ -251,6 +224,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     error ??= `checks could not run: ${messageOf(e)}`;
   }
   const checkMs = performance.now() - checkStarted;
+  await probes?.close();
   await env?.close();
   ending.blocked.finish();
   await deps.target.endTrial(spec.id);
@@ -314,14 +288,6 @@ async function keepEvidence(folder: string, recorder: EvidenceRecorder, effects:
     writeTrialEvidence(folder, await recorder.finish({ effects }));
   } catch {
     // Re-judging this trial will say its evidence is missing; the judgement itself stands.
-  }
-}
-
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return "";
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * Checks an agent could forge do not decide its verdict. A command agent drives the browser with
  * its own code (and, outside the sandbox, has this user's files), so for its trials:
- * - page checks judge a fresh load of the page's URL in a new tab (see concludeTrial), not the DOM
- *   the agent may have rewritten;
+ * - page checks judge a fresh load of the page's URL in a browser context the agent never had
+ *   (check-probes.ts): not the DOM it may have rewritten, the URL it may have pushState'd to, or
+ *   the storage and cookies its script may have written;
  * - storage checks (localStorage, sessionStorage, cookies: all writable by script) are reported,
  *   `observed`, but do not decide;
  * - outside the sandbox, file and custom checks (which read the workspace the agent could write)
@@ -26,16 +27,24 @@ export function forgeableKinds(driver: Driver): ReadonlySet<string> {
   return new Set(driver.sandboxed ? ["storage"] : ["storage", "file", "custom"]);
 }
 
+/** What a check of a forgeable kind shows for a command agent, and why it does not decide. */
+function whyNotDeciding(kind: string, driver: Driver): string {
+  if (kind === "storage") {
+    return "observed, not deciding: the agent's own script can write localStorage, sessionStorage and cookies, so this shows what the browser held, not that the app wrote it";
+  }
+  return `observed, not deciding: ${driver.sandboxed ? "a" : "outside the sandbox, the"} command agent can write the workspace this check reads`;
+}
+
 export function withoutForgeable(results: readonly CheckResult[], driver: Driver, agentCrashed: boolean): CheckResult[] {
   const forgeable = forgeableKinds(driver);
-  const demoted = results.map((r) =>
-    r.required && forgeable.has(r.kind)
-      ? { ...r, required: false, confidence: "observed" as const, reason: `${r.reason} (not deciding: ${driver.sandboxed ? "a" : "an unsandboxed"} command agent can write what this check reads)` }
-      : r,
-  );
+  const demoted = results.map((r) => {
+    if (!r.required || !forgeable.has(r.kind)) return r;
+    const why = whyNotDeciding(r.kind, driver);
+    return { ...r, required: false, confidence: "observed" as const, reason: `${r.reason} (${why})`, evidence: { ...r.evidence, notDeciding: why } };
+  });
   const extra: CheckResult[] = [];
   if (results.some((r) => r.required) && !demoted.some((r) => r.required)) {
-    extra.push(undecided("every required check reads something this agent could have written itself, so none decides; run it in the sandbox or add an effects check"));
+    extra.push(undecided("every required check reads something this agent could have written itself, so none decides; run it in the sandbox or add an effects, http or page check"));
   }
   if (agentCrashed && driver.external) extra.push(undecided("the agent crashed: a trial whose agent crashed never passes"));
   return [...demoted, ...extra];

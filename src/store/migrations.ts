@@ -201,6 +201,15 @@ ALTER TABLE trials ADD COLUMN agent_hash TEXT;
 `;
 
 /**
+ * Issue 24: which sandbox held a command agent's trial (`bubblewrap`, or `none` when the run went
+ * without one: --no-sandbox, or bubblewrap could not start), set as each attempt starts. NULL for
+ * umpire's own loop (no agent code ran) and for rows stored before: unknown, never a guess.
+ */
+const TRIALS_SANDBOX = `
+ALTER TABLE trials ADD COLUMN sandbox TEXT;
+`;
+
+/**
  * The `artifacts` table of schema 1 (issue #14): nothing in umpire ever wrote it (only tests did), so
  * it said "no artifacts" about every trial. It goes; an empty one is dropped. A store must lose
  * nothing it holds, so if an outside writer put rows there, the table is kept, rows and all, as
@@ -329,6 +338,8 @@ CREATE INDEX IF NOT EXISTS trials_by_run_summary ON trials (run_id, status, verd
     description: "judgements (a trial judged again keeps every judgement) and the run's environment",
     sql: JUDGEMENTS_AND_ENVIRONMENT,
   },
+  // Issue 24: the sandbox of a command agent's trial. Self-contained: renumber freely.
+  { version: 10, umpireVersion: "0.2.0", description: "trials: the sandbox a command agent ran in", sql: TRIALS_SANDBOX },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

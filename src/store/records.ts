@@ -154,7 +154,15 @@ export interface TrialRecord extends Omit<TrialInput, "id" | "shard"> {
   agentHash: string | null;
   /** When the trial was last judged again by `umpire rejudge` (its verdict and checks are that judgement's); absent when never. */
   rejudgedAt?: string;
+  /**
+   * The sandbox a command agent's attempt ran in: `bubblewrap`, or `none` (--no-sandbox, or it could
+   * not start); null for umpire's own loop, and for trials stored before schema version 10.
+   */
+  sandbox: TrialSandbox | null;
 }
+
+/** What held a command agent's code during a trial. */
+export type TrialSandbox = "bubblewrap" | "none";
 
 export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";
 

@@ -88,6 +88,7 @@ export function trialFromRow(r: Row): TrialRecord {
     taskHash: str(r.task_hash),
     // Only when re-judged (issue 29), so a trial never re-judged reads exactly as before.
     ...(r.rejudged_at ? { rejudgedAt: String(r.rejudged_at) } : {}),
+    sandbox: str(r.sandbox) as TrialRecord["sandbox"],
   };
 }
 

@@ -27,6 +27,7 @@ import type {
   RunSummary,
   TrialRecord,
   TrialResult,
+  TrialSandbox,
   TurnInput,
   TurnRecord,
 } from "./records.js";
@@ -183,7 +184,7 @@ export class Store {
    * start), so evidence of an earlier, interrupted or retried attempt is never overwritten.
    * Returns the attempt number.
    */
-  startTrial(id: string, opts: { folder: string; attempt?: number; startedAt?: string }): number {
+  startTrial(id: string, opts: { folder: string; attempt?: number; startedAt?: string; sandbox?: TrialSandbox | null }): number {
     const trial = this.requireTrial(id);
     // A cancelled trial may start again (--resume); its cancelled attempt stays stored under its number.
     if (trial.status === "done" && trial.verdict !== "cancelled") {
@@ -192,6 +193,8 @@ export class Store {
     const attempt = opts.attempt ?? trial.attempt + 1;
     this.q.startTrial.run({ id, attempt, folder: opts.folder, started_at: opts.startedAt ?? now() });
     clearRejudged(this.db, id);
+    // Prepared only when given (schema 10's column), so a store opened at an older schema still starts trials.
+    if (opts.sandbox !== undefined) this.db.prepare("UPDATE trials SET sandbox = ? WHERE id = ?").run(opts.sandbox, id);
     return attempt;
   }
 

@@ -34,7 +34,8 @@ import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
 import { EXIT, runExitCode, type VerdictCounts } from "../exit-codes.js";
-import type { Command } from "../io.js";
+import type { Command, CommandIO } from "../io.js";
+import { resumeIgnoresOut, storageFaultInRun, type RunStage } from "../storage-fault.js";
 import { withReadStore } from "../read-store.js";
 import { renderRunOutcome } from "../run-output.js";
 import { planOutputs, writeRunOutputs } from "../output-reporters.js";
@@ -189,6 +190,16 @@ export function resolveAgents(values: AgentValues, sources: Partial<Record<keyof
 }
 
 export const run: Command = async (argv, io) => {
+  // How far the run got, so a full or unwritable disk is explained for where it struck (storage-fault.ts).
+  const stage: RunStage = {};
+  try {
+    return await runCommand(argv, io, stage);
+  } catch (error) {
+    throw storageFaultInRun(error, stage);
+  }
+};
+
+async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promise<number> {
   const parsed = parseCommand("run", argv, OPTIONS, io);
   const { values, sources, positionals } = parsed;
   if (parsed.help) {
@@ -217,7 +228,7 @@ export const run: Command = async (argv, io) => {
   const shard: ShardSource | undefined = values.resume ? undefined : values.shard ? { ...parseShard(values.shard), source: "--shard" } : shardFromEnv(io.env);
   const outDir = resolve(io.cwd, values.out);
   let sandboxMode: SandboxMode | undefined;
-  const sandbox = () => (sandboxMode ??= commandSandbox({ noSandbox: values["no-sandbox"] === true, outDir, dbPath, warn: (line) => io.stderr.write(`${line}\n`) }));
+  const sandbox = () => (sandboxMode ??= commandSandbox({ noSandbox: values["no-sandbox"] === true, outDir, dbPath, env: io.env, warn: (line) => io.stderr.write(`${line}\n`) }));
   const failedRef = values["failed-in"] ?? (values["last-failed"] ? "latest" : undefined);
   if (values["failed-in"] && values["last-failed"]) throw new UmpireError("usage", "--last-failed and --failed-in are both given", "--last-failed is --failed-in latest: keep one");
   if (values.resume && (failedRef || hasTaskFilter(values))) {
@@ -278,6 +289,9 @@ export const run: Command = async (argv, io) => {
       commandAgents = storedCommandAgents(stored, "--resume", parsed.config, io.cwd);
       runId = stored.id;
       runDir = stored.folder ?? runFolder(outDir, runId);
+      stage.resuming = runId;
+      const ignored = values.list ? null : resumeIgnoresOut(sources.out === "flag", outDir, runDir, runId);
+      if (ignored) io.stderr.write(`${ignored}\n`);
       // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
       const all = new Map(
         planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], options.repeat ?? 1, commands()).map((t) => [`${pairKey(t.task.id, t.agent.label)}\u0000${t.repeat}`, t]),
@@ -402,6 +416,7 @@ export const run: Command = async (argv, io) => {
     });
     try {
       persist();
+      stage.stored = { runId, runDir };
       // The environment the trials run on; a resumed run keeps the one it started on.
       if (!store.getRun(runId).environment) store.setRunEnvironment(runId, { ...(await collectRunEnvironment({ browsers: runtime.browsers, targets: runtime.targets, tasks, env: io.env })) });
     } catch (error) {
@@ -505,7 +520,7 @@ export const run: Command = async (argv, io) => {
   } finally {
     store.close();
   }
-};
+}
 
 /** The progress reporter on stderr: the live view on a terminal, lines (with a heartbeat) in a log, or dots. */
 function progressReporters(kind: "list" | "dot" | null, io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): Reporter[] {

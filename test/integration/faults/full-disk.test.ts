@@ -10,7 +10,7 @@
  * (test/support/full-disk-preload.mjs), and says which it used.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,7 +68,9 @@ describe("a full filesystem", () => {
     expect(first.stderr).toContain(`cannot write ${full}`);
     expect(first.stderr).toContain("no space left on the device");
     expect(first.stderr).toContain("--out");
-    expect(first.stderr).toContain("--resume");
+    // The fix names this run, and says that --out cannot move a resumed run.
+    expect(first.stderr).toContain("run full-out was stopped and marked interrupted");
+    expect(first.stderr).toContain(`umpire run --resume full-out (a resumed run writes into its own folder, ${join(out, "full-out")}, whatever --out says)`);
     expect(first.stderr).not.toMatch(STACK);
     expect(first.stderr).not.toContain("internal error");
     expect(first.code).toBe(4);
@@ -86,7 +88,11 @@ describe("a full filesystem", () => {
       store.close();
     }
 
-    const resumed = await runCli(["run", "--resume", "full-out", "--db", db, "--out", out]);
+    // --out elsewhere is not used by --resume, and it says so, naming the run's folder.
+    const elsewhere = join(dir, "elsewhere");
+    const resumed = await runCli(["run", "--resume", "full-out", "--db", db, "--out", elsewhere]);
+    expect(resumed.stderr).toContain(`--out ${elsewhere} is ignored by --resume: run full-out keeps its folder, ${join(out, "full-out")}`);
+    expect(existsSync(elsewhere)).toBe(false);
     expect(resumed.stderr).not.toContain("internal error");
     expect(resumed.code).toBe(0);
     const after = openStore(db, { readonly: true });
@@ -108,8 +114,47 @@ describe("a full filesystem", () => {
     unfill();
     expect(result.stderr).toContain(db);
     expect(result.stderr).toContain("--db");
+    // The run was never stored: nothing to resume, and it does not say there is.
+    expect(result.stderr).toContain("the run did not start and nothing of it was stored");
+    expect(result.stderr).toContain("then run the same command again");
+    expect(result.stderr).not.toContain("marked interrupted");
+    expect(result.stderr).not.toContain("--resume");
     expect(result.stderr).not.toMatch(STACK);
     expect(result.stderr).not.toContain("internal error");
     expect(result.code).toBe(4);
+    const after = openStore(db, { readonly: true });
+    try {
+      expect(after.listRuns()).toEqual([]);
+    } finally {
+      after.close();
+    }
+  });
+
+  it("--db in a folder that cannot be written: the run did not start, says so and the fix, never --resume", async () => {
+    // A read-only filesystem when this process may mount one; else a folder without write permission (not root).
+    const locked = join(dir, "locked");
+    mkdirSync(locked);
+    let readOnlyMount = false;
+    try {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m,ro", "tmpfs", locked], { stdio: "ignore" });
+      readOnlyMount = true;
+    } catch {
+      chmodSync(locked, 0o555);
+    }
+    const db = join(locked, "umpire.db");
+    try {
+      const result = await runCli(["run", "answer-only-bb042", "--mode", "structured", "--db", db, "--out", join(dir, "locked-runs")]);
+      expect(result.stderr).toContain(`cannot write ${db}`);
+      expect(result.stderr).toContain("the run did not start and nothing of it was stored");
+      expect(result.stderr).toContain("make it writable, or pass --db on another filesystem; then run the same command again");
+      expect(result.stderr).not.toContain("marked interrupted");
+      expect(result.stderr).not.toContain("--resume");
+      expect(result.stderr).not.toMatch(STACK);
+      expect(result.code).toBe(4);
+      expect(existsSync(db)).toBe(false);
+    } finally {
+      if (readOnlyMount) execFileSync("umount", [locked]);
+      else chmodSync(locked, 0o755);
+    }
   });
 });
