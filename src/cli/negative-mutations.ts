@@ -91,7 +91,9 @@ export function deriveMutations(task: Task, knownMarks: readonly string[]): Muta
   const seen = new Set<string>();
   return out.filter((m) => {
     const key = JSON.stringify(m.steps);
-    if (seen.has(key) || key === JSON.stringify(gold)) return false;
+    // Answering at once is the self-test's own answer-now probe already.
+    const answerOnly = m.steps.every((s) => s.tool === "answer");
+    if (seen.has(key) || answerOnly || key === JSON.stringify(gold)) return false;
     seen.add(key);
     return true;
   });

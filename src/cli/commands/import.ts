@@ -127,7 +127,10 @@ export const run: Command = async (argv, io) => {
   const declared = (parsed.config.data.targets ?? {}) as Parameters<typeof planTarget>[1];
   const target = planTarget(recording, declared, dirname(configFile), basename(io.cwd));
   const written = writeTasks(recording, target, configFile, resolve(io.cwd, parsed.values["tasks-dir"]), io);
-  if (written.length === 0) return EXIT.failed;
+  if (written.length === 0) {
+    io.stdout.write("nothing imported: no test passed (see Playwright's output above), or every task file is finished already\n");
+    return EXIT.failed;
+  }
 
   // The config as merged, read and validated again: what the written tasks will run on.
   const project = projectTargets(loadConfig({ cwd: io.cwd, file: configFile }), [], io.cwd);
