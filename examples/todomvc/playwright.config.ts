@@ -7,6 +7,8 @@ const port = Number(process.env.TODOMVC_PORT ?? 4183);
 
 export default defineConfig({
   testDir: "./playwright",
+  // Inside results/, which git ignores (like umpire's own run folders).
+  outputDir: "./results/playwright",
   workers: 1,
   reporter: "list",
   use: {

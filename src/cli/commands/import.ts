@@ -104,7 +104,7 @@ function renameMarks(task: DraftTask, names: Map<string, string>): void {
 
 export const run: Command = async (argv, io) => {
   const split = argv.indexOf("playwright");
-  const parsed = parseCommand("import", split < 0 ? argv : argv.slice(0, split), OPTIONS, io);
+  const parsed = parseCommand(`import`, split < 0 ? argv : argv.slice(0, split), OPTIONS, io);
   if (parsed.help || split < 0) {
     io.stdout.write(USAGE);
     return parsed.help ? EXIT.ok : EXIT.usage;
