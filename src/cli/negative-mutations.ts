@@ -4,7 +4,7 @@
  * mutation no check catches reads as the check gap it is.
  *
  * - drop the last state-changing step;
- * - stop before the last click (the save, the submit), answering at once;
+ * - stop before the last click ahead of that step (the save, the submit), answering at once;
  * - aim the last click that has a sibling mark (first-toggle / second-toggle) at the sibling;
  * - type a near-miss of the last text written (its last character dropped).
  */
@@ -67,7 +67,8 @@ export function deriveMutations(task: Task, knownMarks: readonly string[]): Muta
   if (drop >= 0) {
     out.push({ name: `mutation-drop-step-${drop + 1}`, steps: withAnswer(gold, gold.filter((_, i) => i !== drop)), what: `dropping ${label(drop)}`, unseen: effectOf(gold[drop]!) });
   }
-  const save = lastIndex(gold, (s) => s.tool === "click");
+  // Dropping the last change covers stopping before it: the save to stop before is the last click before it.
+  const save = lastIndex(gold.slice(0, Math.max(drop, 0)), (s) => s.tool === "click");
   if (save >= 0) {
     out.push({ name: `mutation-stop-before-${save + 1}`, steps: withAnswer(gold, gold.slice(0, save)), what: `stopping before ${label(save)}`, unseen: `${effectOf(gold[save]!)} or anything after it` });
   }

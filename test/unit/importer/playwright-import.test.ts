@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { aimOf, checkSelectorOf, parseLocator } from "../../../src/importer/locator.js";
+import { aimOf, checkSelectorOf, parseLocator, type MarkDeclaration } from "../../../src/importer/locator.js";
 import type { RecordedStep, RecordedTest, Recording } from "../../../src/importer/recording.js";
 import { declaredMatches, mergeConfig, planMarks, planTarget } from "../../../src/importer/target-merge.js";
 import { checksOf, translateTest, type TranslateContext } from "../../../src/importer/translate.js";
@@ -143,8 +143,9 @@ describe("the target and its shared marks", () => {
 
   it("shares a mark two tests use on the target, and takes the target's own name for a mark it declares", () => {
     const save = { role: "button", name: "Save" };
+    const marks = (entries: [string, MarkDeclaration][]) => new Map<string, MarkDeclaration | null>(entries);
     const plan = planMarks(
-      [new Map([["save-button", save], ["first", { selector: "li:first-child" }]]), new Map([["save-button", save], ["x", { selector: "#x" }]])],
+      [marks([["save-button", save], ["first", { selector: "li:first-child" }]]), marks([["save-button", save], ["x", { selector: "#x" }]])],
       { "first-item": { selector: "li:first-child" } },
     );
     expect(plan.targetMarks).toEqual({ "save-button": save });
