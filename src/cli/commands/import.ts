@@ -32,7 +32,7 @@ const OPTIONS = {
   concurrency: NEGATIVES_OPTIONS.concurrency,
   db: NEGATIVES_OPTIONS.db,
   out: NEGATIVES_OPTIONS.out,
-  config: { ...NEGATIVES_OPTIONS.config, help: "the umpire config file the target is merged into (default: umpire.config.yaml in the working folder, created when missing)" },
+  config: { ...NEGATIVES_OPTIONS.config, defaultText: "umpire.config.yaml in the working folder, created when missing", help: "the umpire config file the target is merged into" },
 } as const;
 
 const USAGE = `usage: umpire import [options] playwright [playwright test args...]
@@ -105,10 +105,11 @@ function renameMarks(task: DraftTask, names: Map<string, string>): void {
 export const run: Command = async (argv, io) => {
   const split = argv.indexOf("playwright");
   const parsed = parseCommand(`import`, split < 0 ? argv : argv.slice(0, split), OPTIONS, io);
-  if (parsed.help || split < 0) {
+  if (parsed.help) {
     io.stdout.write(USAGE);
-    return parsed.help ? EXIT.ok : EXIT.usage;
+    return EXIT.ok;
   }
+  if (split < 0) throw new UmpireError("usage", "umpire import: say what to import from", "umpire import playwright [playwright test args...] (umpire import --help)");
   if (parsed.positionals.length) throw new UmpireError("usage", `umpire import: unexpected ${parsed.positionals.join(" ")} before 'playwright'`, "umpire's options go before 'playwright', Playwright's after it");
   const configFile = parsed.config.file ? resolve(io.cwd, parsed.config.file) : join(io.cwd, "umpire.config.yaml");
   if (/\.json$/i.test(configFile)) throw new UmpireError("usage", `${parsed.config.file}: import merges its target into a YAML config file`, "convert the config to umpire.config.yaml, or pass --config with a YAML file");
