@@ -289,7 +289,7 @@ export const TaskFileSchema = z
     draft: z
       .boolean()
       .optional()
-      .describe("true: imported (umpire import playwright) and not yet reviewed; validate and run refuse it unless --allow-drafts"),
+      .describe("true: imported (umpire import playwright) and not yet reviewed; validate and run refuse it (umpire validate --allow-drafts and umpire negatives accept it)"),
   })
   .strict();
 
