@@ -109,7 +109,7 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(USAGE);
     return EXIT.ok;
   }
-  if (split < 0) throw new UmpireError("usage", "umpire import: say what to import from", "umpire import playwright [playwright test args...] (umpire import --help)");
+  if (split < 0) throw new UmpireError("usage", "umpire import: the test runner to read is missing (playwright)", "umpire import playwright [playwright test args...] (umpire import --help)");
   if (parsed.positionals.length) throw new UmpireError("usage", `umpire import: unexpected ${parsed.positionals.join(" ")} before 'playwright'`, "umpire's options go before 'playwright', Playwright's after it");
   const configFile = parsed.config.file ? resolve(io.cwd, parsed.config.file) : join(io.cwd, "umpire.config.yaml");
   if (/\.json$/i.test(configFile)) throw new UmpireError("usage", `${parsed.config.file}: import merges its target into a YAML config file`, "convert the config to umpire.config.yaml, or pass --config with a YAML file");
