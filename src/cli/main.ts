@@ -13,6 +13,8 @@ import { VERSION } from "./version.js";
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   run: { summary: "run task files against a model and store the results", load: async () => (await import("./commands/run.js")).run },
   validate: { summary: "check task files (add --self-test to prove each task sound)", load: async () => (await import("./commands/validate.js")).run },
+  import: { summary: "turn your Playwright tests into draft tasks (umpire import playwright)", load: async () => (await import("./commands/import.js")).run },
+  negatives: { summary: "derive wrong trajectories from a task's gold; keep the caught ones, name check gaps", load: async () => (await import("./commands/negatives.js")).run },
   init: { summary: "write a config and a first task for your own web app", load: async () => (await import("./commands/init.js")).run },
   marks: { summary: "list a page's controls with ready-to-paste mark declarations, and a numbered screenshot", load: async () => (await import("./commands/marks.js")).run },
   try: { summary: "play a task's gold reference (or a negative) once: a line and a picture per step, then the checks", load: async () => (await import("./commands/try.js")).run },

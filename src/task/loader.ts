@@ -24,6 +24,8 @@ export interface LoadOptions {
   cwd: string;
   /** Targets declared in the project's config file (the fixture is always known). */
   targets?: Readonly<Record<string, TargetDecl>>;
+  /** Accept tasks still marked `draft: true` (`umpire validate --allow-drafts`). */
+  allowDrafts?: boolean;
 }
 
 /**
@@ -197,7 +199,8 @@ export async function loadTasksAsync(paths: readonly string[], options: LoadOpti
 
 function readAll(paths: readonly string[], options: LoadOptions): { outcomes: FileOutcome[]; argumentProblems: Problem[] } {
   const { files, problems: argumentProblems } = resolveArguments(paths, options.cwd);
-  const ctx: RuleContext = options.targets ? { targets: targetCatalog(options.targets) } : DEFAULT_RULE_CONTEXT;
+  const base: RuleContext = options.targets ? { targets: targetCatalog(options.targets) } : DEFAULT_RULE_CONTEXT;
+  const ctx: RuleContext = options.allowDrafts ? { ...base, allowDrafts: true } : base;
   return { outcomes: files.map((file) => loadOne(file, options.cwd, ctx)), argumentProblems };
 }
 

@@ -22,6 +22,8 @@ import { userRegexProblem } from "./user-regex.js";
 /** What rules may know besides the task: the targets declared in the project's config file. */
 export interface RuleContext {
   targets: TargetCatalog;
+  /** `--allow-drafts`: a task still marked `draft: true` (imported, not yet reviewed) is accepted. */
+  allowDrafts?: boolean;
 }
 
 export const DEFAULT_RULE_CONTEXT: RuleContext = { targets: targetCatalog() };
@@ -424,7 +426,25 @@ const startPathVariables: TaskRule = {
 const noExpectedValuesInInstruction: TaskRule = { name: "no-expected-values-in-instruction", check: expectedValuesLeak };
 
 /** Every per-task rule, in the order their findings are listed. */
+/** An imported task is a draft until a person has read its instruction, gold and checks. */
+const notDraft: TaskRule = {
+  name: "draft",
+  check(task, ctx) {
+    if (task.draft !== true || ctx.allowDrafts) return [];
+    return [
+      {
+        path: ["draft"],
+        atKey: true,
+        severity: "error",
+        message: "this task is a draft (imported from a test, not yet reviewed by a person)",
+        fix: "read its instruction, gold steps and checks, resolve its TODO comments, then delete `draft: true`; meanwhile `umpire validate --allow-drafts` checks and self-tests it",
+      },
+    ];
+  },
+};
+
 export const TASK_RULES: readonly TaskRule[] = [
+  notDraft,
   knownTarget,
   targetVocabulary,
   startPathVariables,

@@ -286,6 +286,10 @@ export const TaskFileSchema = z
       .default({})
       .describe("Known-wrong trajectories the self-test plays: steps, or {steps, failsOn} naming the checks it must fail"),
     tags: z.array(z.string().min(1)).default([]),
+    draft: z
+      .boolean()
+      .optional()
+      .describe("true: imported (umpire import playwright) and not yet reviewed; validate and run refuse it (umpire validate --allow-drafts and umpire negatives accept it)"),
   })
   .strict();
 

@@ -143,6 +143,7 @@ export const TASK_FIELDS: Record<string, string> = {
   "limits.usd": "test/integration/cli/cost-limit.test.ts > limits.usd stops a trial before its next request; the checks judge it (failed)",
   dialogs: "test/integration/cli/native-dialogs.test.ts > dialogs: accept / dismiss answer at once, by policy, and the agent never sees the dialog",
   "tags[]": "test/integration/cli/daily-use.test.ts > --list prints the planned trials after --grep, --grep-invert and --task-tag",
+  draft: "test/unit/importer/playwright-import.test.ts > is refused by the loader unless drafts are allowed",
 };
 
 const CONTEXT = "test/integration/targets/context-identity.test.ts > three trials at once on a namespaced app each see their own tenant, every way; without the context they collide";

@@ -31,6 +31,10 @@ const OPTIONS = {
     kind: "boolean",
     help: "with --self-test: a required check that no probe failed (it may be unable to fail)\nmakes the task unsound, not only a warning",
   },
+  "allow-drafts": {
+    kind: "boolean",
+    help: "accept tasks still marked draft: true (imported by umpire import playwright, not yet\nreviewed), so they can be checked and self-tested before a person finishes them",
+  },
   concurrency: { ...O.concurrency, defaultText: "the number of cores", help: "trials at once during the self-test" },
   db: { ...O.db, help: "the results database the self-test's run (tagged self-test) is stored in" },
   out: { ...O.out, help: "where the self-test's trial folders go" },
@@ -69,7 +73,7 @@ export const run: Command = async (argv, io) => {
 
   // Tasks name targets, declared in the config file (the working folder's, --config, or the one beside the tasks).
   const project = projectTargets(parsed.config, parsed.positionals, io.cwd);
-  const result = await loadTasksAsync(parsed.positionals, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
+  const result = await loadTasksAsync(parsed.positionals, { cwd: io.cwd, targets: project.targets, allowDrafts: parsed.values["allow-drafts"] === true }, CUSTOM_CHECK_RULES);
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
 

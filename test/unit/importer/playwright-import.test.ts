@@ -1,0 +1,170 @@
+/**
+ * The pure half of `umpire import playwright`: Playwright locators read back into marks and check
+ * selectors, a recorded test turned into gold steps and checks, marks shared on the target, the
+ * target matched in (or merged into) the config file, and the draft rule of the task loader.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { aimOf, checkSelectorOf, parseLocator, type MarkDeclaration } from "../../../src/importer/locator.js";
+import type { RecordedStep, RecordedTest, Recording } from "../../../src/importer/recording.js";
+import { declaredMatches, mergeConfig, planMarks, planTarget } from "../../../src/importer/target-merge.js";
+import { checksOf, translateTest, type TranslateContext } from "../../../src/importer/translate.js";
+import { loadTasks } from "../../../src/task/loader.js";
+
+const aim = (locator: string, action = "click", testIds: [string, string] = ["data-testid", "data-testid"]) =>
+  aimOf(locator, { playwrightTestId: testIds[0], targetTestId: testIds[1], action });
+
+describe("locators as marks", () => {
+  it("parses a printed chain with strings, options and regexes", () => {
+    expect(parseLocator("getByRole('button', { name: 'It\\'s done', exact: true }).first()")).toEqual([
+      { name: "getByRole", args: ["button", { name: "It's done", exact: true }] },
+      { name: "first", args: [] },
+    ]);
+    expect(parseLocator("getByText(/save(d)?/i)")).toEqual([{ name: "getByText", args: [{ regex: "save(d)?", flags: "i" }] }]);
+    expect(parseLocator("not a locator")).toBeNull();
+  });
+
+  it("maps each locator kind to the mark umpire can resolve", () => {
+    expect(aim("getByTestId('save')")).toEqual({ kind: "mark", name: "save", decl: null });
+    expect(aim("getByTestId('save')", "click", ["id", "data-testid"])).toEqual({ kind: "mark", name: "save", decl: { selector: '[id="save"]' } });
+    expect(aim("getByRole('link', { name: 'Active', exact: true })")).toEqual({ kind: "mark", name: "active-link", decl: { role: "link", name: "Active", exact: true } });
+    expect(aim("locator('#todo-list li:nth-child(2) .toggle')")).toMatchObject({ name: "todo-list-li-2-toggle", decl: { selector: "#todo-list li:nth-child(2) .toggle" } });
+    expect(aim("locator('#new-todo')")).toMatchObject({ name: "new-todo" });
+    expect(aim("getByPlaceholder('Search')", "fill")).toMatchObject({ decl: { selector: '[placeholder*="Search" i]' } });
+    expect(aim("getByLabel('Remember me')", "check")).toMatchObject({ decl: { role: "checkbox", name: "Remember me" } });
+    // Nothing is guessed: a label on a click, and any text locator, are left for the user to declare.
+    expect(aim("getByLabel('Remember me')", "click").kind).toBe("unresolved");
+    expect(aim("getByText('Active')").kind).toBe("unresolved");
+    expect(aim("getByRole('listitem').nth(2)").kind).toBe("unresolved");
+  });
+
+  it("writes check selectors in Playwright's public selector engines", () => {
+    expect(checkSelectorOf("getByRole('button', { name: 'Save' })", "data-testid")).toBe('role=button[name="Save"i]');
+    expect(checkSelectorOf("getByText('Book flights')", "data-testid")).toBe("text=Book flights");
+    expect(checkSelectorOf("getByTestId('count').first()", "id")).toBe('[id="count"] >> nth=0');
+  });
+});
+
+const ctx = (source: Record<number, string> = {}): TranslateContext => ({
+  baseURL: "http://127.0.0.1:4000",
+  playwrightTestId: "data-testid",
+  targetTestId: "data-testid",
+  sourceLine: (_file, line) => source[line] ?? null,
+});
+const api = (title: string, params: Record<string, unknown>, line = 1, column?: number): RecordedStep => ({
+  category: "pw:api",
+  title,
+  params,
+  file: "t.spec.ts",
+  line,
+  ...(column ? { column } : {}),
+  steps: [],
+});
+const expectStep = (matcher: string, params: Record<string, unknown>, line = 1, column?: number): RecordedStep => ({
+  ...api(`Expect "${matcher}"`, params, line, column),
+  category: "expect",
+});
+
+describe("a recorded test as a draft task", () => {
+  it("turns actions into umpire's tools and the final expects into page checks", () => {
+    const test: RecordedTest = {
+      title: "saves a note",
+      titlePath: ["notes", "saves a note"],
+      file: "t.spec.ts",
+      line: 3,
+      project: "",
+      status: "passed",
+      steps: [
+        api("Navigate", { url: "http://127.0.0.1:4000/notes" }),
+        api('Fill "Groceries"', { locator: "getByTestId('title')", value: "Groceries" }),
+        api('Press "Enter"', { locator: "getByTestId('title')", key: "Enter" }),
+        expectStep("toBeVisible", { locator: "getByTestId('title')" }),
+        api("Hover", { locator: "getByTestId('menu')" }),
+        api("Check", { locator: "getByLabel('Pinned')" }),
+        api("Click", { locator: "getByRole('button', { name: 'Save' })" }),
+        expectStep("toHaveText", { locator: "getByTestId('status')", expected: "Saved" }),
+        expectStep("toHaveCount", { locator: "locator('.note')", expected: 2 }),
+      ],
+    };
+    const task = translateTest(test, ctx(), "notes-saves-a-note");
+    expect(task.startPath).toBe("/notes");
+    expect(task.reference).toEqual([
+      { tool: "click", target: "title" },
+      { tool: "write", args: { content: "Groceries", press_enter: true } },
+      { tool: "click", target: "pinned-checkbox" },
+      { tool: "click", target: "save-button" },
+      { tool: "answer", args: { content: "Done" } },
+    ]);
+    expect(task.todo.some((t) => t.includes("Hover"))).toBe(true);
+    // Only the expects after the last action are the task's outcome.
+    expect(task.checks).toEqual([
+      { kind: "page", name: `getByTestId('status') toHaveText "Saved"`, selector: '[data-testid="status"]', text: { regex: "^\\s*Saved\\s*$" } },
+      expect.objectContaining({ selector: ".note >> nth=1", state: "visible" }),
+      expect.objectContaining({ selector: ".note >> nth=2", state: "absent" }),
+    ]);
+    expect(task.givens).toEqual(["Groceries"]);
+    expect(task.instruction).toContain('type "Groceries"');
+  });
+
+  it("reads a RegExp the worker reported as {} back from the test's source", () => {
+    const source = { 9: "  await expect(page).toHaveURL(/#\\/active$/);" };
+    const step = expectStep("toHaveURL", { expected: {} }, 9, 24);
+    expect(checksOf(step, ctx(source))).toEqual([{ kind: "page", name: "page toHaveURL /#\\/active$/", url: { regex: "#\\/active$" } }]);
+  });
+});
+
+const recording = (over: Partial<Recording> = {}): Recording => ({
+  version: 1,
+  configFile: "/app/playwright.config.ts",
+  rootDir: "/app/e2e",
+  webServer: { command: "npm start", url: "http://127.0.0.1:4000/health", env: { PORT: "4000" } },
+  projects: [{ name: "chromium", baseURL: "http://127.0.0.1:4000" }],
+  tests: [],
+  ...over,
+});
+
+describe("the target and its shared marks", () => {
+  it("reuses a declared target with the same base URL, or the same start command on ${PORT}", () => {
+    expect(declaredMatches({ baseUrl: "http://127.0.0.1:4000/" }, "http://127.0.0.1:4000", null)).toBe(true);
+    expect(declaredMatches({ baseUrl: "http://127.0.0.1:${PORT}", start: { command: "npm start" } }, "http://127.0.0.1:4000", "npm start")).toBe(true);
+    expect(declaredMatches({ baseUrl: "http://127.0.0.1:${PORT}", start: { command: "node other.js" } }, "http://127.0.0.1:4000", "npm start")).toBe(false);
+  });
+
+  it("declares a new target from the webServer, and writes it without losing the file's comments", () => {
+    const plan = planTarget(recording(), {}, "/app", "shop");
+    expect(plan).toMatchObject({ name: "shop", reused: false, decl: { baseUrl: "http://127.0.0.1:4000", start: { command: "npm start", readyUrl: "http://127.0.0.1:4000/health" } } });
+    const text = mergeConfig("# ours\nprices: {}\n", plan, { "save-button": { role: "button", name: "Save" } });
+    expect(text).toContain("# ours");
+    expect(text).toMatch(/shop:\n\s+baseUrl: http:\/\/127.0.0.1:4000/);
+    expect(text).toContain('save-button: { role: button, name: Save }');
+  });
+
+  it("shares a mark two tests use on the target, and takes the target's own name for a mark it declares", () => {
+    const save = { role: "button", name: "Save" };
+    const marks = (entries: [string, MarkDeclaration][]) => new Map<string, MarkDeclaration | null>(entries);
+    const plan = planMarks(
+      [marks([["save-button", save], ["first", { selector: "li:first-child" }]]), marks([["save-button", save], ["x", { selector: "#x" }]])],
+      { "first-item": { selector: "li:first-child" } },
+    );
+    expect(plan.targetMarks).toEqual({ "save-button": save });
+    expect(plan.rename[0]!.get("first")).toBe("first-item");
+    expect(plan.taskMarks).toEqual([{}, { x: { selector: "#x" } }]);
+  });
+});
+
+describe("draft: true", () => {
+  it("is refused by the loader unless drafts are allowed", () => {
+    const dir = mkdtempSync(join(tmpdir(), "umpire-draft-"));
+    writeFileSync(
+      join(dir, "a-draft.yaml"),
+      "id: a-draft\ntitle: A draft\ndraft: true\ninstruction: Answer with the word Done please.\ngivens: [Done]\ntools: [answer]\n" +
+        "checks: [{ kind: answer, contains: [Done] }]\nreference: [{ tool: answer, args: { content: Done } }]\n",
+    );
+    const refused = loadTasks([dir], { cwd: dir });
+    expect(refused.tasks).toEqual([]);
+    expect(refused.problems).toEqual([expect.objectContaining({ path: "draft", rule: "draft", severity: "error", line: 3 })]);
+    expect(loadTasks([dir], { cwd: dir, allowDrafts: true }).tasks.map((t) => t.id)).toEqual(["a-draft"]);
+  });
+});
