@@ -11,7 +11,7 @@ import { TrialTrace, type TraceSpec } from "./trial-trace.js";
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright";
+import type { Browser, BrowserContext, Page, Request } from "playwright";
 import type { Task } from "../task/schema.js";
 import { substituteTrialVars } from "../task/trial-vars.js";
 import { originsForTask, pageGeometryScript, resolveMarks, trialVarsOf, type LayoutBoard, type ResolvedLayout, type ResolvedMark, type Target, type TrialBrowserSeed } from "../target/index.js";
@@ -143,7 +143,8 @@ export class TrialEnvironment {
   resetMs: number | undefined;
   /** The marks as last resolved (targets other than the fixture). */
   lastLayout: ResolvedLayout | undefined;
-  private inflight = 0;
+  /** The page's requests in flight, but its top document's (a navigation is the navigation watch's to wait for). */
+  private readonly pending = new Set<Request>();
   /** The task's repetition masks given by selector, resolved with every observation. */
   private readonly maskSelectors: string[];
   /** Whether the top document loaded since a point (navigation-watch.ts). */
@@ -287,10 +288,19 @@ export class TrialEnvironment {
   }
 
   private trackRequests(page: Page): void {
-    page.on("request", () => (this.inflight += 1));
-    const done = () => (this.inflight = Math.max(0, this.inflight - 1));
+    page.on("request", (request) => {
+      // A new top document is awaited by the observation (navigation-watch.ts), with its own limit and
+      // record; counted here too, a slow page would read as an input the application left unanswered.
+      if (request.isNavigationRequest() && isTopFrameOf(page, request)) return;
+      this.pending.add(request);
+    });
+    const done = (request: Request) => this.pending.delete(request);
     page.on("requestfinished", done);
     page.on("requestfailed", done);
+  }
+
+  private get inflight(): number {
+    return this.pending.size;
   }
 
   /**
@@ -326,8 +336,10 @@ export class TrialEnvironment {
     ended(this.inflight > 0 && !signal?.aborted);
     // A response the page was waiting for is handled by its script a task or two after it finished
     // (`await res.json()`, then the DOM): let one frame pass, so the picture and the marks show that.
-    if (waited && this.inflight === 0 && !this.dialogs.open) await this.nextFrame();
-    return this.inflight === 0;
+    // Settled is decided before that frame: a request the frame itself starts (a layout report) is not the input's.
+    const settled = this.inflight === 0;
+    if (waited && settled && !this.dialogs.open) await this.nextFrame();
+    return settled;
   }
 
   /** One rendered frame of the page shown (a document that goes away or a dialog that opens ends it). */
@@ -534,4 +546,13 @@ export class TrialEnvironment {
 export function pngSize(png: Buffer): { width: number; height: number } {
   if (png.length < 24 || png.readUInt32BE(12) !== 0x49484452) throw new Error("not a PNG image");
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+/** Whether a request is the page's top frame's (a service worker's request has no frame). */
+function isTopFrameOf(page: Page, request: Request): boolean {
+  try {
+    return request.frame() === page.mainFrame();
+  } catch {
+    return false;
+  }
 }
