@@ -16,7 +16,8 @@ import { z } from "zod";
 import { CommandAgentSchema } from "./command-agent.js";
 // The agent layer's leaf modules, not its index: the index pulls the model client (openai, undici),
 // which `umpire runs --help` and every other command reading the config would load for nothing.
-import { REASONING_EFFORTS, apiKeyEnvProblem } from "../agent/config.js";
+import { REASONING_EFFORTS } from "../agent/config.js";
+import { apiKeyEnvField } from "./api-key-env.js";
 import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET } from "../agent/history.js";
 import { OUTPUT_MODES } from "../vocabulary.js";
 import { TOOL_NAMES } from "../toolbox/tools.js";
@@ -51,16 +52,7 @@ export const ModelAgentSchema = z
     kind: z.literal("model").default("model").describe("model (the default): umpire's own loop against an OpenAI-compatible model"),
     model: z.string().min(1).describe("The model id: reference, reference:<profile>, holo3-1-35b-a3b, holo3-122b-a10b, or any id served at baseUrl"),
     baseUrl: z.string().url().optional().describe("Its OpenAI-compatible endpoint (default: the model's own, or umpire's embedded reference model)"),
-    apiKeyEnv: z
-      .string()
-      // A refinement, not .regex(): a failed pattern is reported with the value, and here the value may be a key.
-      .superRefine((value, ctx) => {
-        const problem = apiKeyEnvProblem(value);
-        if (problem) ctx.addIssue({ code: "custom", message: problem });
-      })
-      .meta({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })
-      .optional()
-      .describe("The NAME of the environment variable holding the key (never the key)"),
+    apiKeyEnv: apiKeyEnvField("The NAME of the environment variable holding the key (never the key)"),
     mode: z.enum(OUTPUT_MODES).optional().describe("structured or tools (default: structured)"),
     temperature: option("temperature"),
     reasoningEffort: option("reasoning-effort"),

@@ -5,7 +5,7 @@
  */
 import { dirname, resolve } from "node:path";
 import { z } from "zod";
-import { apiKeyEnvProblem } from "../agent/index.js";
+import { apiKeyEnvField } from "./api-key-env.js";
 
 /** Variables an agent never gets, whatever its config asks: the keys umpire itself holds. */
 export const WITHHELD_VARIABLES: readonly string[] = ["HAI_API_KEY"];
@@ -30,16 +30,7 @@ export const ModelProxySchema = z
         "The upstream OpenAI-compatible endpoint, ending where /chat/completions and /models begin " +
           "(e.g. https://api.openai.com/v1)",
       ),
-    apiKeyEnv: z
-      .string()
-      // A refinement, not .regex(): a failed pattern is reported with the value, and here the value may be a key.
-      .superRefine((value, ctx) => {
-        const problem = apiKeyEnvProblem(value);
-        if (problem) ctx.addIssue({ code: "custom", message: problem });
-      })
-      .meta({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })
-      .optional()
-      .describe("The NAME of umpire's variable holding the upstream key; umpire adds it, the agent never sees it"),
+    apiKeyEnv: apiKeyEnvField("The NAME of umpire's variable holding the upstream key; umpire adds it, the agent never sees it"),
   })
   .strict()
   .describe("Route the agent's model calls through umpire: measured usage, and the key stays outside the sandbox");
