@@ -407,7 +407,10 @@ export function migrate(db: Database.Database, file: string, migrations: readonl
     const foreignKeys = db.pragma("foreign_keys", { simple: true }) as number;
     if (m.rebuildsTables && foreignKeys) db.pragma("foreign_keys = OFF");
     try {
+      // IMMEDIATE takes the write lock first, then re-reads the version: two umpires opening one
+      // new file at once would otherwise both create its tables, and the second would fail.
       db.transaction(() => {
+        if (assertCompatible(db, file, migrations) >= m.version) return;
         db.exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
         if (m.sql) db.exec(m.sql);
         m.run?.(db);
@@ -418,7 +421,7 @@ export function migrate(db: Database.Database, file: string, migrations: readonl
         const put = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
         put.run("schema_version", String(m.version));
         put.run("min_umpire_version", m.umpireVersion);
-      })();
+      }).immediate();
     } finally {
       if (m.rebuildsTables && foreignKeys) db.pragma("foreign_keys = ON");
     }

@@ -87,13 +87,14 @@ function connect(file: string, opts: OpenStoreOptions): Database.Database {
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   try {
+    // First: another umpire may be creating or migrating this file right now.
+    db.pragma("busy_timeout = 5000");
     // Refuse a newer or foreign database before touching it: WAL mode is a write.
     assertCompatible(db, file, migrations);
     db.pragma("journal_mode = WAL");
     // FULL: a committed turn survives a power cut too; at a few writes per second it costs nothing visible.
     db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
-    db.pragma("busy_timeout = 5000");
     migrate(db, file, migrations);
     return db;
   } catch (error) {

@@ -242,6 +242,8 @@ async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promi
   // Lines for a person (shard plan, notices) stay off the terminal under --quiet and when stdout is a machine's.
   const chatty = !values.quiet && outputs.summary;
 
+  // A bad --run-id is refused before any file is opened or created.
+  const askedRunId = values["run-id"] !== undefined ? checkedRunId(values["run-id"]) : undefined;
   // A listing writes nothing: it reads what it needs (--resume, --last-failed, shard durations) without creating or migrating the file.
   const store = values.list ? listingStore(dbPath, Boolean(values.resume || failedRef)) : openStore(dbPath);
   let decided: DecisionSummary | undefined;
@@ -339,7 +341,7 @@ async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promi
         unnamedAgents = (named.length === 0 && commandAgents.length === 0) || unnamedAsked;
         agents = finalizeAgents([...named, ...(unnamedAgents ? resolveAgents(values, sources, io.env) : [])], loopDefaults);
       }
-      runId = values["run-id"] !== undefined ? checkedRunId(values["run-id"]) : newRunId();
+      runId = askedRunId ?? newRunId();
       runDir = runFolder(outDir, runId);
       // Trial ids come from the full plan, so every shard's ids are those of the unsharded run.
       trials = planTrials(runId, tasks, [...agents, ...commandAgents.map((c) => c.config)], repeat, commands());

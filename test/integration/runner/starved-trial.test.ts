@@ -59,8 +59,10 @@ async function trialWithSettleRunOut(cpuBusy: number) {
   const probe: LoadProbe = () => () => ({ cpuBusy, lagMs: 0 });
   const env = await TrialEnvironment.open({ browser, task, trialId: id, workspaceDir: join(folder, "workspace"), target, loadProbe: probe });
   // The app answers /slow after 600 ms: a 1 ms settle always runs out with it in flight.
+  // Listening before the fetch: a request reported before the listener would never be seen.
+  const sent = env.page.waitForRequest((r) => r.url().endsWith("/slow"));
   await env.page.evaluate(() => void fetch("/slow").catch(() => undefined));
-  await env.page.waitForRequest((r) => r.url().endsWith("/slow"));
+  await sent;
   expect(await env.settle(1)).toBe(false);
   const log = createTrialLog(folder);
   const outcome = await concludeTrial({ id, task, agentLabel: "test", repeat: 1 }, folder, {
