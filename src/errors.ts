@@ -95,3 +95,18 @@ export function failureLine(output: string, max = 300): string | undefined {
   const cut = line.slice(0, max);
   return `${cut.slice(0, cut.lastIndexOf(" ") > max / 2 ? cut.lastIndexOf(" ") : max)}…`;
 }
+
+/**
+ * What a thrown value says, as text: an Error's message (or an error-like object's `message`), else
+ * the value itself as a string. The one way to put a caught `unknown` into a message.
+ */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  return typeof message === "string" ? message : String(error);
+}
+
+/** The first line of `messageOf`: Playwright's errors append a call log after it, which a reason does not need. */
+export function firstLineOf(error: unknown): string {
+  return messageOf(error).split("\n")[0]!;
+}

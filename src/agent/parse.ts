@@ -18,6 +18,7 @@ import type { ProposedAction, ToolName } from "../toolbox/tools.js";
 import { preview, validateToolCall, type InvalidKind } from "./action-validation.js";
 import type { OutputMode } from "../vocabulary.js";
 import type { AssistantToolCall, ChatMessage } from "./history.js";
+import { messageOf } from "../errors.js";
 
 /** One tool call as it arrived (non-streamed or reassembled from stream fragments). */
 export interface RawToolCall {
@@ -130,7 +131,7 @@ function parseStructured(reply: RawReply, ctx: ParseContext): ParsedReply {
     }
     return reject(
       "invalid_json",
-      `your reply is not valid JSON (${(error as Error).message}); it began ${preview(rest.slice(0, 60))}. ` +
+      `your reply is not valid JSON (${messageOf(error)}); it began ${preview(rest.slice(0, 60))}. ` +
         "Reply with one JSON object {note, thought, tool_call} and nothing around it.",
     );
   }
@@ -235,7 +236,7 @@ function parseToolCalls(reply: RawReply, ctx: ParseContext): ParsedReply {
       argsJson = JSON.stringify(args);
       result = validateToolCall(id, call.name, args, ctx.offered);
     } catch (error) {
-      result = { ok: false, kind: "invalid_json", message: `${tool || "call"}: the arguments are not valid JSON (${(error as Error).message})` };
+      result = { ok: false, kind: "invalid_json", message: `${tool || "call"}: the arguments are not valid JSON (${messageOf(error)})` };
     }
     if (result.ok && leaked !== null) {
       result = { ok: false, kind: "think_leak", message: "reasoning (<think>...</think>) appeared in the reply text; no call of this reply was run" };

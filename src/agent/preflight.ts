@@ -16,6 +16,7 @@
  */
 import { splitBaseUrl } from "./client.js";
 import { createEndpointFetch, DEFAULT_CONNECT_TIMEOUT_MS, type FetchFunction } from "./http-fetch.js";
+import { messageOf } from "../errors.js";
 
 export interface PreflightTarget {
   /** OpenAI-compatible base URL, e.g. http://localhost:8000/v1 (without credentials for messages). */
@@ -44,7 +45,7 @@ export interface PreflightOptions {
 
 const errorText = (error: unknown) => {
   const cause = (error as { cause?: unknown }).cause;
-  const own = error instanceof Error ? error.message : String(error);
+  const own = messageOf(error);
   return cause instanceof Error && !own.includes(cause.message) ? `${own}: ${cause.message}` : own;
 };
 

@@ -11,6 +11,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import type { RetryPolicy } from "./config.js";
+import { messageOf } from "../errors.js";
 
 export type FailureKind =
   | "rate_limited"
@@ -62,7 +63,7 @@ export function classifyFailure(error: unknown, errorBody?: string): ModelFailur
   }
   // Anything else while the response was being read (a dropped connection mid-body, a body
   // that is not JSON) is a transport failure too.
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return { kind: "transport", message, retryable: true, retryAfterMs: null };
 }
 

@@ -10,6 +10,7 @@ import { importCheckModule } from "./check-module.js";
 import type { CustomCheck, CustomJudge } from "./custom-api.js";
 import type { Confidence } from "../vocabulary.js";
 import { CheckUnjudgeableError, type Handler, type Judgement } from "./types.js";
+import { messageOf } from "../errors.js";
 
 export type CustomCheckSpec = z.output<typeof CustomCheckDecl>;
 
@@ -19,7 +20,7 @@ export async function loadCustomCheck(spec: CustomCheckSpec, taskFile: string | 
   try {
     mod = await importCheckModule(file);
   } catch (e) {
-    throw new CheckUnjudgeableError(`the custom check module ${spec.module} did not load: ${e instanceof Error ? e.message : String(e)}`);
+    throw new CheckUnjudgeableError(`the custom check module ${spec.module} did not load: ${messageOf(e)}`);
   }
   const exported = mod[spec.export];
   if (typeof exported === "function") return { judge: exported as CustomJudge<Record<string, unknown>> };

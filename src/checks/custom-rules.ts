@@ -14,10 +14,8 @@ import type { DataPath, RuleFinding } from "../task/problem.js";
 import type { Task } from "../task/schema.js";
 import { loadCustomCheck, type CustomCheckSpec } from "./custom-check.js";
 import { failsOnChecks } from "./fails-on-rule.js";
+import { messageOf } from "../errors.js";
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 async function findingsOf(task: Task, spec: CustomCheckSpec, i: number): Promise<{ findings: RuleFinding[]; expected: Expected[] }> {
   const at = (...rest: DataPath): DataPath => ["checks", i, ...rest];
@@ -27,9 +25,9 @@ async function findingsOf(task: Task, spec: CustomCheckSpec, i: number): Promise
   try {
     check = await loadCustomCheck(spec, task.file);
   } catch (e) {
-    const noExport = message(e).includes("has no export");
+    const noExport = messageOf(e).includes("has no export");
     return {
-      findings: [{ path: at(noExport ? "export" : "module"), severity: "error", message: message(e), fix: noExport ? "name an export of the module that implements CustomCheck (src/checks/custom-api.ts)" : "fix the module so it imports" }],
+      findings: [{ path: at(noExport ? "export" : "module"), severity: "error", message: messageOf(e), fix: noExport ? "name an export of the module that implements CustomCheck (src/checks/custom-api.ts)" : "fix the module so it imports" }],
       expected: [],
     };
   }
@@ -41,7 +39,7 @@ async function findingsOf(task: Task, spec: CustomCheckSpec, i: number): Promise
     }
     for (const e of check.expected?.(spec.options) ?? []) expected.push({ path: at("options", ...e.path), value: e.value, numeric: e.numeric });
   } catch (e) {
-    findings.push({ path: at("options"), severity: "error", message: `${spec.module}#${spec.export} could not judge these options: ${message(e)}`, fix: "give the options the check's module expects" });
+    findings.push({ path: at("options"), severity: "error", message: `${spec.module}#${spec.export} could not judge these options: ${messageOf(e)}`, fix: "give the options the check's module expects" });
   }
   return { findings, expected };
 }

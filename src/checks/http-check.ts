@@ -10,6 +10,7 @@ import { judgeJson, parseJson } from "./json-expect.js";
 import { checkMatchers, DEFAULT_NORMALIZE } from "./text-match.js";
 import { CheckUnjudgeableError, type Evidence, type Handler } from "./types.js";
 import { matchersWithVars, targetUrl, withSecrets, withVars } from "./vars.js";
+import { messageOf } from "../errors.js";
 
 export type HttpCheckSpec = z.output<typeof HttpCheck>;
 
@@ -47,7 +48,7 @@ export const httpCheck: Handler<HttpCheckSpec> = {
     try {
       response = await (ctx.io?.fetch ?? fetch)(url, { method: spec.method, headers, body, signal: AbortSignal.timeout(spec.timeoutSeconds * 1000), redirect: "manual" });
     } catch (e) {
-      throw new CheckUnjudgeableError(`${spec.method} ${url} failed: ${e instanceof Error ? e.message : String(e)}`);
+      throw new CheckUnjudgeableError(`${spec.method} ${url} failed: ${messageOf(e)}`);
     }
     const text = await response.text();
     const evidence: Evidence = { request: { method: spec.method, url, headers: shownHeaders }, status: response.status, body: clip(text, 1_000) };

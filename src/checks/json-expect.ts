@@ -5,6 +5,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { JsonExpectation } from "../task/schema.js";
+import { messageOf } from "../errors.js";
 
 /** The path's segments: "" and "/" mean the whole value. */
 export function pathSegments(path: string): string[] {
@@ -71,6 +72,6 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (e) {
-    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    return { ok: false, error: messageOf(e) };
   }
 }

@@ -13,6 +13,7 @@ import type { PageCheck } from "../task/schema.js";
 import { clip } from "./evidence.js";
 import { describeMatcher, findText } from "./text-match.js";
 import { CheckUnjudgeableError, type CheckContext, type Handler, type Judgement } from "./types.js";
+import { messageOf } from "../errors.js";
 
 export type PageCheckSpec = z.output<typeof PageCheck>;
 
@@ -115,7 +116,7 @@ async function watch(page: Page, spec: PageCheckSpec, isTaskPage: (url: string) 
     if (now - start >= PAGE_SETTLE_MS) break;
     await sleep(POLL_MS);
   }
-  if (!last) throw new CheckUnjudgeableError(`the page could not be read: ${(lastError as Error)?.message ?? "unknown error"}`);
+  if (!last) throw new CheckUnjudgeableError(`the page could not be read: ${lastError == null ? "unknown error" : messageOf(lastError)}`);
   return { ...last, waitedMs: Date.now() - start };
 }
 

@@ -15,6 +15,7 @@ import { commandCheck } from "./command-check.js";
 import { customCheck, customCheckName, type CustomJudgement } from "./custom-check.js";
 import type { Confidence } from "../vocabulary.js";
 import type { CheckContext, CheckResult, Handler } from "./types.js";
+import { messageOf } from "../errors.js";
 
 export { summarizeClaim, verdictOf, declaredFailure } from "./verdict.js";
 export type { ClaimOptions, ClaimSummary, VerdictOptions } from "./verdict.js";
@@ -41,9 +42,6 @@ function handlerFor(kind: string): Handler<CheckSpec> | undefined {
   return Object.hasOwn(HANDLERS, kind) ? (HANDLERS[kind as CheckKind] as Handler<CheckSpec>) : undefined;
 }
 
-function crashMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 /** Runs one check; never throws. */
 export async function runCheck(spec: CheckSpec, ctx: CheckContext): Promise<CheckResult> {
@@ -77,8 +75,8 @@ export async function runCheck(spec: CheckSpec, ctx: CheckContext): Promise<Chec
       name,
       required,
       pass: false,
-      reason: `check crashed: ${crashMessage(e)}`,
-      evidence: { error: clip(crashMessage(e), 1_000) },
+      reason: `check crashed: ${messageOf(e)}`,
+      evidence: { error: clip(messageOf(e), 1_000) },
       confidence: handler.confidence,
       ms: elapsed(),
       crashed: true,

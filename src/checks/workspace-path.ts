@@ -6,6 +6,7 @@
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CheckUnjudgeableError } from "./types.js";
+import { messageOf } from "../errors.js";
 
 /**
  * Why a declared path is not a plain relative path inside the workspace, or null if it is.
@@ -63,7 +64,7 @@ export async function resolveInWorkspace(workspaceDir: string, path: string): Pr
   try {
     root = await realpath(workspaceDir);
   } catch (e) {
-    throw new CheckUnjudgeableError(`the workspace ${workspaceDir} cannot be read: ${(e as Error).message}`);
+    throw new CheckUnjudgeableError(`the workspace ${workspaceDir} cannot be read: ${messageOf(e)}`);
   }
   const target = join(root, path);
   const leaves = (real: string) =>

@@ -11,7 +11,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { loadConfig, type LoadedConfig } from "../config/loader.js";
 import { configKey, defaultText, fromConfigValue, parseFlagValue, type OptionSpec, type OptionValue } from "../config/option.js";
-import { UmpireError } from "../errors.js";
+import { UmpireError, messageOf } from "../errors.js";
 import { createPriceBook, type PriceBook } from "../pricing.js";
 import { didYouMean } from "../task/suggest.js";
 
@@ -55,9 +55,9 @@ function parseArgsOptions(specs: Record<string, OptionSpec>): ParseOptions {
 }
 
 function usageError(command: string, error: unknown, known: string[]): UmpireError {
-  const unknown = /Unknown option '(--?[^']+)'/.exec((error as Error).message)?.[1];
+  const unknown = /Unknown option '(--?[^']+)'/.exec(messageOf(error))?.[1];
   // node's own sentence about positionals that start with '-' is noise for a plain typo.
-  const message = unknown ? `unknown option '${unknown}'` : (error as Error).message;
+  const message = unknown ? `unknown option '${unknown}'` : messageOf(error);
   const hint = unknown?.startsWith("--") ? didYouMean(unknown.slice(2), known)?.replace(/'(.+)'/, "'--$1'") : undefined;
   return new UmpireError("usage", `${command}: ${message}`, hint ? `${hint} (umpire ${command} --help lists the options)` : `umpire ${command} --help lists the options`);
 }

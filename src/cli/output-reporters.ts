@@ -8,7 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { UmpireError } from "../errors.js";
+import { UmpireError, messageOf } from "../errors.js";
 import { reportedCost } from "../report/cost.js";
 import { writeRunReport } from "../report/html/index.js";
 import { junitXml } from "../report/junit.js";
@@ -96,7 +96,7 @@ export function writeRunOutputs(plan: OutputPlan, store: Store, runId: string, p
       mkdirSync(dirname(reporter.file), { recursive: true });
       writeFileSync(reporter.file, text);
     } catch (error) {
-      throw new UmpireError("input", `--reporter ${reporter.name}:${reporter.file}: cannot write the file (${(error as Error).message})`, "choose a writable path");
+      throw new UmpireError("input", `--reporter ${reporter.name}:${reporter.file}: cannot write the file (${messageOf(error)})`, "choose a writable path");
     }
     notes.push(`${reporter.name}: ${reporter.file}`);
   }

@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { UmpireError } from "../errors.js";
+import { UmpireError, messageOf } from "../errors.js";
 import { formatProblem, formatProblems } from "../task/format-problems.js";
 import { dottedPath, type Problem } from "../task/problem.js";
 import { parseYamlSource } from "../task/yaml-source.js";
@@ -55,7 +55,7 @@ export function loadConfig(opts: { cwd: string; file?: string }): LoadedConfig {
   try {
     text = fs.readFileSync(absolute, "utf8");
   } catch (error) {
-    throw new UmpireError("input", `${file}: cannot read the config file (${(error as Error).message})`, "check the file's permissions, or pass another with --config");
+    throw new UmpireError("input", `${file}: cannot read the config file (${messageOf(error)})`, "check the file's permissions, or pass another with --config");
   }
   const problems = validateConfigText(text, file, /\.json$/i.test(absolute));
   if ("problems" in problems) throw configError(problems.problems);
@@ -88,7 +88,7 @@ function readPolicies(
       text = fs.readFileSync(promptFile, "utf8");
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      problem(`cannot read ${agent.systemPrompt} (${code === "ENOENT" ? "no such file" : code ?? (error as Error).message}; relative to the config file's folder)`, "write the policy text in that file, or correct the path (it is relative to the config file)");
+      problem(`cannot read ${agent.systemPrompt} (${code === "ENOENT" ? "no such file" : code ?? messageOf(error)}; relative to the config file's folder)`, "write the policy text in that file, or correct the path (it is relative to the config file)");
       continue;
     }
     if (text.trim() === "") {
@@ -117,7 +117,7 @@ export function validateConfigText(text: string, file: string, json: boolean): {
     try {
       data = JSON.parse(text);
     } catch (error) {
-      return { problems: [problem(`not valid JSON (${(error as Error).message})`, 'write it as JSON, e.g. {"defaults": {"repeat": 3}}')] };
+      return { problems: [problem(`not valid JSON (${messageOf(error)})`, 'write it as JSON, e.g. {"defaults": {"repeat": 3}}')] };
     }
   } else {
     if (source.problems.length > 0) return { problems: source.problems.map((p) => problem(p.message, p.fix, p.line)) };

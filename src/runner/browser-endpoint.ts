@@ -14,7 +14,7 @@
  * the URL before connecting, every other query parameter (a token) is kept.
  */
 import { chromium, type Browser } from "playwright";
-import { UmpireError } from "../errors.js";
+import { UmpireError, firstLineOf } from "../errors.js";
 
 export type EndpointProtocol = "playwright" | "cdp";
 
@@ -104,6 +104,5 @@ export async function connectEndpoint(endpoint: BrowserEndpoint, timeoutMs: numb
 
 /** Playwright errors carry a call log after the first line; messages keep the first line only. */
 export function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n")[0].replace(/^browserType\.connect(OverCDP)?: /, "");
+  return firstLineOf(error).replace(/^browserType\.connect(OverCDP)?: /, "");
 }

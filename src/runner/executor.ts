@@ -6,7 +6,7 @@
  * scope)? Only then is it performed. Results say what the executor did ("input sent"), never
  * that the application accepted it.
  */
-import { isStorageFault, storageError } from "../errors.js";
+import { isStorageFault, storageError, firstLineOf } from "../errors.js";
 import { join, resolve, sep } from "node:path";
 import { TOOL_ARGS, isToolName, type ProposedAction, type ToolName } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
@@ -122,7 +122,7 @@ export class Executor {
     } catch (error) {
       // The workspace lives under --out: a full disk there is umpire's fault, never the agent's.
       if (isStorageFault(error)) throw storageError(error, this.options.workspaceDir, "--out");
-      const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      const message = firstLineOf(error);
       return result("failed", `${action.tool} failed: ${message}`);
     }
   }

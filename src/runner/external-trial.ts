@@ -12,10 +12,10 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { chromium, type Browser } from "playwright";
-import { failureLine } from "../errors.js";
+import { failureLine, firstLineOf } from "../errors.js";
 import { MAX_AGENT_EVENTS, LineBuffer, parseAgentEventLine, parseAgentResult, type AgentEnvelope } from "./agent-events.js";
 import { TrialEnvironment } from "./environment.js";
-import { emptyLoopOutcome, messageOf, type LoopOutcome, type PlayedTurn } from "./loop.js";
+import { emptyLoopOutcome, type LoopOutcome, type PlayedTurn } from "./loop.js";
 import { blockedRequestLog, concludeTrial, type TrialDeps, type TrialOutcome, type TrialSpec } from "./trial.js";
 import { createTrialLog } from "./trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
@@ -92,7 +92,7 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
     // Whatever the agent left behind (a process outside the sandbox) no longer reaches the browser the checks use.
     trialBrowser.shutOutAgent();
   } catch (e) {
-    error = messageOf(e);
+    error = firstLineOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
     loop = emptyLoopOutcome("environment_error", error);
   }
@@ -238,9 +238,9 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     await proxy?.finish(out, null);
     await egress?.close();
     // The sandbox's own program could not be started: the harness's failure, not the agent's.
-    if (agent.sandbox.kind === "bwrap") return sandboxDidNotStart(out, agent.sandbox.binary, messageOf(e));
+    if (agent.sandbox.kind === "bwrap") return sandboxDidNotStart(out, agent.sandbox.binary, firstLineOf(e));
     out.stopReason = "agent_crashed";
-    out.stopDetail = `could not start ${agent.command[0]}: ${messageOf(e)}`;
+    out.stopDetail = `could not start ${agent.command[0]}: ${firstLineOf(e)}`;
     return out;
   }
   const sandboxUp = agent.sandbox.kind === "bwrap" ? readySignal(child.stdio[SANDBOX_READY_FD] as Readable | null) : Promise.resolve(true);
@@ -264,7 +264,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2_000);
   });
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: string }>((resolve) => {
-    child.once("error", (e) => resolve({ code: null, signal: null, spawnError: messageOf(e) }));
+    child.once("error", (e) => resolve({ code: null, signal: null, spawnError: firstLineOf(e) }));
     child.once("exit", (code, signal) => resolve({ code, signal }));
   });
   let exited: Awaited<typeof exit> | null = null;

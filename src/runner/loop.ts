@@ -12,7 +12,7 @@ import type { Observation } from "./environment.js";
 import { reasonOf, type ActionResult, type Executor } from "./executor.js";
 import type { ActionStatus, ReportedUsage, StopReason, Usage } from "../vocabulary.js";
 import type { TrialLog } from "./trial-log.js";
-import { isStorageFault } from "../errors.js";
+import { isStorageFault, firstLineOf } from "../errors.js";
 import type { SpendStop } from "./cost-limit.js";
 
 /** The model side's turn, as the agent session returns it (docs/ARCHITECTURE.md). */
@@ -185,7 +185,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
       current = await observe();
     } catch (error) {
       if (isStorageFault(error)) throw error; // umpire's disk, not the page: the run stops
-      return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
+      return stop("environment_error", `could not observe the page: ${firstLineOf(error)}`);
     }
     for (;;) {
       if (signal.aborted) return abortedStop();
@@ -214,7 +214,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
         turn = await options.modelSlot(() => session.nextTurn(current.observation, signal));
       } catch (error) {
         if (signal.aborted) return abortedStop();
-        return stop("model_error", messageOf(error));
+        return stop("model_error", firstLineOf(error));
       }
       out.turns += 1;
       addUsage(out, turn);
@@ -287,7 +287,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
           current = await observe();
         } catch (error) {
           if (signal.aborted) return abortedStop();
-          return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
+          return stop("environment_error", `could not observe the page: ${firstLineOf(error)}`);
         }
         continue;
       }
@@ -358,7 +358,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
       } catch (error) {
         if (isStorageFault(error)) throw error;
         if (signal.aborted) return abortedStop();
-        return stop("environment_error", `could not observe the page: ${messageOf(error)}`);
+        return stop("environment_error", `could not observe the page: ${firstLineOf(error)}`);
       }
     }
   } finally {
@@ -377,6 +377,3 @@ function addUsage(out: LoopOutcome, turn: AgentTurn): void {
   if (turn.timing.ttftMs != null) out.timing.ttftMs.push(turn.timing.ttftMs);
 }
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message.split("\n")[0]! : String(error);
-}

@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { readUsage } from "../agent/usage.js";
 import { scrub } from "../safety/secrets.js";
 import { UNKNOWN_USAGE, type ReportedUsage } from "../vocabulary.js";
+import { messageOf } from "../errors.js";
 
 /** The upstream a proxy forwards to: its base URL (ending where `/chat/completions` begins) and key. */
 export interface ModelUpstream {
@@ -81,7 +82,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   const calls: ModelCall[] = [];
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) answer(res, 500, `umpire's model proxy failed: ${(error as Error).message}`);
+      if (!res.headersSent) answer(res, 500, `umpire's model proxy failed: ${messageOf(error)}`);
       else res.destroy();
     });
   });
@@ -268,7 +269,7 @@ function sameToken(given: string, token: string): boolean {
 
 function causeOf(error: unknown): string {
   const cause = (error as { cause?: { message?: string; code?: string } } | null)?.cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message;
+  return cause?.code ?? cause?.message ?? messageOf(error);
 }
 
 function closeServer(server: Server): Promise<void> {

@@ -20,7 +20,7 @@ import { sandboxName } from "./agent-sandbox.js";
 import type { TrialSandbox } from "../store/index.js";
 import type { TrialEnvironment } from "./environment.js";
 import { writeOrFault } from "./trial-log.js";
-import { isStorageFault } from "../errors.js";
+import { isStorageFault, messageOf } from "../errors.js";
 import { costOfUsage, type PriceBook } from "../pricing.js";
 import { measuredCost } from "./model-measure.js";
 import { spendCheck, type RunSpend } from "./cost-limit.js";
@@ -328,7 +328,7 @@ function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOut
 }
 
 function browserFailure(folder: string, error: unknown): TrialOutcome {
-  const message = `no browser: ${error instanceof Error ? error.message : String(error)}`;
+  const message = `no browser: ${messageOf(error)}`;
   return {
     loop: emptyLoopOutcome("environment_error", message),
     checks: [],

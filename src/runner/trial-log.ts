@@ -12,7 +12,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { storageError, UmpireError } from "../errors.js";
+import { storageError, UmpireError, messageOf } from "../errors.js";
 import { capDeep } from "../safety/limits.js";
 import { scrubDeep } from "../safety/secrets.js";
 import type { StopReason } from "../vocabulary.js";
@@ -104,7 +104,7 @@ export function readTrialLog(path: string): { version: number; events: TrialLogE
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new UmpireError("input", `cannot read the trial log ${path}: ${error instanceof Error ? error.message : String(error)}`, "pass the events.jsonl of a trial folder");
+    throw new UmpireError("input", `cannot read the trial log ${path}: ${messageOf(error)}`, "pass the events.jsonl of a trial folder");
   }
   const events: TrialLogEvent[] = [];
   const lines = text.split("\n");

@@ -11,6 +11,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext } from "playwright";
 import { TRACE_FILE, type TraceMode, type Verdict } from "../vocabulary.js";
+import { firstLineOf } from "../errors.js";
 
 export interface TraceSpec {
   mode: TraceMode;
@@ -36,7 +37,7 @@ export class TrialTrace {
       await context.tracing.start({ screenshots: true, snapshots: true, sources: false });
       this.recording = true;
     } catch (error) {
-      this.problem = `the trace could not start: ${messageOf(error)}`;
+      this.problem = `the trace could not start: ${firstLineOf(error)}`;
     }
   }
 
@@ -47,7 +48,7 @@ export class TrialTrace {
     try {
       await context.tracing.stop({ path: this.spec.path });
     } catch (error) {
-      this.problem = `the trace could not be written to ${this.spec.path}: ${messageOf(error)}`;
+      this.problem = `the trace could not be written to ${this.spec.path}: ${firstLineOf(error)}`;
     }
   }
 
@@ -57,6 +58,3 @@ export class TrialTrace {
   }
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message.split("\n")[0]! : String(error);
-}

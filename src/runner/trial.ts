@@ -14,10 +14,10 @@ import type { LayoutBoard, Target } from "../target/index.js";
 import type { DialogRecord } from "./dialogs.js";
 import { TrialEnvironment, type BlockedRequest, type TabRecord, type TrialEnvironmentOptions } from "./environment.js";
 import { Executor } from "./executor.js";
-import { emptyLoopOutcome, messageOf, runLoop, type LoopOptions, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
+import { emptyLoopOutcome, runLoop, type LoopOptions, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
 import { completionReason, createTrialLog, startedEventData, writeOrFault, type TrialLog } from "./trial-log.js";
-import { isStorageFault } from "../errors.js";
+import { isStorageFault, firstLineOf } from "../errors.js";
 import { describeStarvation, type StarvedWait } from "./starvation.js";
 import { withoutForgeable, type Driver } from "./untrusted-checks.js";
 import { pageProbeOf, safeOrigin, storageProbeOf, type PageProbeHandle } from "./check-probes.js";
@@ -148,7 +148,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       deps.board?.forget(spec.id);
       throw e;
     }
-    error = messageOf(e);
+    error = firstLineOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
   if (!loop) loop = emptyLoopOutcome("environment_error", error ?? "environment failed");
@@ -221,7 +221,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     const forbiddenResult = judgeForbiddenEffects(forbidden, effects, deps.target.hasEffects ? deps.target.effectsSource : null);
     if (forbiddenResult) checks.push(forbiddenResult);
   } catch (e) {
-    error ??= `checks could not run: ${messageOf(e)}`;
+    error ??= `checks could not run: ${firstLineOf(e)}`;
   }
   const checkMs = performance.now() - checkStarted;
   await probes?.close();
@@ -278,7 +278,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
 async function keepTraceFor(env: TrialEnvironment | undefined, verdict: Verdict, log: TrialLog): Promise<void> {
   const trace = env?.trace;
   if (!trace) return;
-  await trace.settle(verdict).catch((e) => (trace.problem ??= `the trace could not be removed: ${messageOf(e)}`));
+  await trace.settle(verdict).catch((e) => (trace.problem ??= `the trace could not be removed: ${firstLineOf(e)}`));
   if (trace.problem) log.step("error_event", { error: trace.problem, origin: "trace", tool_req: null });
 }
 

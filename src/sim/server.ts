@@ -25,6 +25,7 @@ import { readProgress } from "./progress.js";
 import { isRecord, messagesOf, requestMode } from "./request.js";
 import { promptTokens } from "./usage.js";
 import { completionBody, completionChunks, completionMeta, errorBody, makeUsage, sseEvent, SSE_DONE } from "./wire.js";
+import { messageOf } from "../errors.js";
 
 export interface ReferenceModelOptions {
   /** 0 (the default) picks a free port. */
@@ -212,7 +213,7 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = typeof (error as { status?: unknown }).status === "number" ? (error as { status: number }).status : 500;
-    const message = status === 400 ? `The body is not valid JSON: ${(error as Error).message}` : `Internal error: ${(error as Error).message}`;
+    const message = status === 400 ? `The body is not valid JSON: ${messageOf(error)}` : `Internal error: ${messageOf(error)}`;
     if (!res.headersSent) res.status(status).json(errorBody(message, status === 400 ? "invalid_request_error" : "server_error", status === 400 ? "invalid_json" : "server_error"));
   });
 
@@ -247,7 +248,7 @@ async function readLayout(fixtures: LayoutSource | undefined, user: string | nul
     const layout = asPageLayout(await fixtures.layout(user));
     return layout ? { layout } : { layout: null, problem: `session ${user} has reported no layout` };
   } catch (error) {
-    return { layout: null, problem: `reading the layout of session ${user} failed: ${(error as Error).message}` };
+    return { layout: null, problem: `reading the layout of session ${user} failed: ${messageOf(error)}` };
   }
 }
 

@@ -22,7 +22,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { UmpireError, isUmpireError } from "../errors.js";
+import { UmpireError, isUmpireError, messageOf } from "../errors.js";
 import { SCHEMA_VERSION, schemaVersionOf } from "./migrations.js";
 import { openStore } from "./open.js";
 import type { RunStatus } from "./records.js";
@@ -86,7 +86,7 @@ function openSource(file: string): Database.Database {
     return db;
   } catch (error) {
     if (isUmpireError(error)) throw error;
-    throw new UmpireError("store", `${file}: cannot read it as umpire's database (${(error as Error).message})`, "pass the .db files that umpire run wrote");
+    throw new UmpireError("store", `${file}: cannot read it as umpire's database (${messageOf(error)})`, "pass the .db files that umpire run wrote");
   }
 }
 

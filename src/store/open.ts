@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { UmpireError, isStorageFault, isUmpireError, storageError } from "../errors.js";
+import { UmpireError, isStorageFault, isUmpireError, storageError, messageOf } from "../errors.js";
 import { MIGRATIONS, assertCompatible, migrate, type Migration } from "./migrations.js";
 import { Store } from "./store.js";
 
@@ -27,7 +27,7 @@ function storeError(file: string, error: unknown): UmpireError {
   if (isUmpireError(error)) return error;
   // A full or read-only disk is not a bad file: say so, with the fix, and exit 4 (not "bad input").
   if (isStorageFault(error)) return storageError(error, file, "--db") as UmpireError;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return new UmpireError(
     "store",
     `${file}: cannot use this file as umpire's database (${message})`,

@@ -9,6 +9,7 @@ import type { BrowserContextDecl } from "../task/target-decl.js";
 import { substituteTrialVars, type TrialVars } from "../task/trial-vars.js";
 import { TargetResetError, type OriginStorage, type TargetCookie, type TrialBrowserSeed } from "./contract.js";
 import { withEnvSecrets } from "./env-secrets.js";
+import { messageOf } from "../errors.js";
 
 export interface SeedOptions {
   vars: TrialVars;
@@ -31,7 +32,7 @@ function readStorageState(file: string, where: string): StorageStateFile {
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
-    throw new TargetResetError(`${where}: the storage state ${file} could not be read as JSON: ${(error as Error).message}`);
+    throw new TargetResetError(`${where}: the storage state ${file} could not be read as JSON: ${messageOf(error)}`);
   }
   const state = parsed as StorageStateFile;
   if (!state || typeof state !== "object" || (state.cookies && !Array.isArray(state.cookies)) || (state.origins && !Array.isArray(state.origins))) {

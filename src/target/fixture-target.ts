@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
 import type { Effect } from "../checks/types.js";
 import { TargetResetError, type Target, type TrialTarget } from "./contract.js";
+import { messageOf } from "../errors.js";
 
 export function fixtureTarget(fixtures: { siteUrl: string; client: FixtureControlClient }): Target {
   const site = new URL(fixtures.siteUrl);
@@ -26,7 +27,7 @@ export function fixtureTarget(fixtures: { siteUrl: string; client: FixtureContro
       try {
         session = await fixtures.client.createSession({ id: trialId, scenario: task.start.scenario, workspace: workspaceDir });
       } catch (e) {
-        throw new TargetResetError(`the fixture site could not open a session: ${e instanceof Error ? e.message : String(e)}`);
+        throw new TargetResetError(`the fixture site could not open a session: ${messageOf(e)}`);
       }
       return { cookies: [{ name: session.cookie.name, value: session.cookie.value, domain: site.hostname, path: "/" }] };
     },

@@ -4,6 +4,7 @@
  */
 import { cp, rm, stat } from "node:fs/promises";
 import { TargetResetError } from "./contract.js";
+import { messageOf } from "../errors.js";
 
 export async function restoreSeed(from: string, to: string, target: string): Promise<void> {
   const seed = await stat(from).catch(() => undefined);
@@ -20,6 +21,6 @@ export async function restoreSeed(from: string, to: string, target: string): Pro
       }
     }
   } catch (error) {
-    throw new TargetResetError(`target ${target}: the restore reset could not copy ${from} to ${to}: ${(error as Error).message}`);
+    throw new TargetResetError(`target ${target}: the restore reset could not copy ${from} to ${to}: ${messageOf(error)}`);
   }
 }

@@ -7,6 +7,7 @@
 import path from "node:path";
 import { runCommand } from "../checks/run-command.js";
 import type { TargetDecl } from "../task/target-decl.js";
+import { messageOf } from "../errors.js";
 
 /** Longest version text kept (a version endpoint that returns a whole page is cut). */
 export const MAX_VERSION_CHARS = 200;
@@ -25,7 +26,7 @@ export async function readTargetVersion(
       const text = tidy(await res.text());
       return res.ok ? text : `unknown (GET ${url} answered ${res.status})`;
     } catch (e) {
-      return `unknown (GET ${url} failed: ${e instanceof Error ? e.message : String(e)})`;
+      return `unknown (GET ${url} failed: ${messageOf(e)})`;
     }
   }
   const outcome = await runCommand(source.command, {

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import type { Effect } from "../checks/types.js";
 import { runCommand } from "../checks/run-command.js";
-import { failureLine } from "../errors.js";
+import { failureLine, messageOf } from "../errors.js";
 import type { TargetDecl } from "../task/target-decl.js";
 import { substituteTrialVars, substituteTrialVarsDeep, type TrialVars } from "../task/trial-vars.js";
 import { browserSeed } from "./browser-seed.js";
@@ -103,7 +103,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     try {
       await launch(inst);
     } catch (error) {
-      throw new TargetResetError(`target ${name}${pooled ? ` instance ${inst.index}` : ""}: the app did not start again: ${(error as Error).message}`);
+      throw new TargetResetError(`target ${name}${pooled ? ` instance ${inst.index}` : ""}: the app did not start again: ${messageOf(error)}`);
     }
   };
 
@@ -147,7 +147,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
         inst.broken = null;
         await reset(inst, trial);
       } catch (error) {
-        inst.broken = (error as Error).message;
+        inst.broken = messageOf(error);
         throw error;
       } finally {
         pool.recordReset(performance.now() - started);
@@ -235,7 +235,7 @@ async function resetInstance(
       status = res.status;
       text = await res.text().catch(() => "");
     } catch (e) {
-      throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} failed: ${e instanceof Error ? e.message : String(e)}`);
+      throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} failed: ${messageOf(e)}`);
     }
     if (status < 200 || status > 299) throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`);
     return;

@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { UmpireError } from "../errors.js";
+import { UmpireError, messageOf } from "../errors.js";
 import { formatProblems } from "./format-problems.js";
 import { normalizeTask } from "./normalize.js";
 import { dottedPath, hasErrors, type Problem } from "./problem.js";
@@ -81,7 +81,7 @@ function listFolder(folder: string, shown: string): string[] {
       .map((entry) => path.join(folder, entry.name))
       .sort();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new UmpireError("input", `cannot read the task folder ${shown}: ${reason}`, "pass task files, folders or task ids that exist");
   }
 }
@@ -137,7 +137,7 @@ function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
   try {
     text = fs.readFileSync(absolute, "utf8");
   } catch (error) {
-    return fail(`cannot read the file: ${error instanceof Error ? error.message : String(error)}`, undefined, undefined, "input");
+    return fail(`cannot read the file: ${messageOf(error)}`, undefined, undefined, "input");
   }
   const source = parseYamlSource(text);
   if (source.problems.length > 0) {

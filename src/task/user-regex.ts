@@ -11,6 +11,7 @@
  * and reviewed, not input.
  */
 import { RE2JS } from "re2js";
+import { messageOf } from "../errors.js";
 
 export interface UserRegexMatch {
   /** UTF-16 index of the match in the searched text. */
@@ -41,7 +42,7 @@ export function userRegexProblem(source: string, flags = ""): string | undefined
     RE2JS.compile(source, re2Flags(flags));
     return undefined;
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = messageOf(e);
     const hint = /\(\?<?[=!]/.test(source)
       ? " (lookahead and lookbehind are not supported: umpire runs task patterns on RE2, which matches in linear time)"
       : /\\[1-9]/.test(source)

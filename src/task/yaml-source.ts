@@ -4,6 +4,7 @@
  */
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from "yaml";
 import type { DataPath } from "./problem.js";
+import { messageOf } from "../errors.js";
 
 export interface YamlSyntaxProblem {
   line?: number;
@@ -55,7 +56,7 @@ export function parseYamlSource(text: string): YamlSource {
     try {
       data = doc.toJS({ maxAliasCount: 100 });
     } catch (error) {
-      problems.push({ message: `cannot read the YAML: ${error instanceof Error ? error.message : String(error)}` });
+      problems.push({ message: `cannot read the YAML: ${messageOf(error)}` });
     }
   }
   return {

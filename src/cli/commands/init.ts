@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
-import { UmpireError } from "../../errors.js";
+import { UmpireError, messageOf } from "../../errors.js";
 import { EXIT } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { schemaReference } from "../schema-reference.js";
@@ -90,7 +90,7 @@ export const run: Command = async (argv, io) => {
   try {
     parsed = parseArgs({ args: argv, options: { url: { type: "string" }, name: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
   } catch (error) {
-    throw new UmpireError("usage", error instanceof Error ? error.message : String(error), "see 'umpire init --help'");
+    throw new UmpireError("usage", messageOf(error), "see 'umpire init --help'");
   }
   if (parsed.values.help) {
     io.stdout.write(USAGE);

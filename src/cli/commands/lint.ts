@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { UmpireError } from "../../errors.js";
+import { UmpireError, messageOf } from "../../errors.js";
 import { LINT_RULES, lintRequest, type RequestHeaders, type Violation } from "../../sim/lint.js";
 import { EXIT } from "../exit-codes.js";
 import { optionsHelp, parseCommand } from "../args.js";
@@ -42,12 +42,12 @@ async function readRequest(file: string): Promise<unknown> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new UmpireError("input", `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, "Give the path of a JSON file holding a request body.");
+    throw new UmpireError("input", `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`, "Give the path of a JSON file holding a request body.");
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UmpireError("input", `${file}: not valid JSON (${(error as Error).message})`, "The file must hold one JSON request body.");
+    throw new UmpireError("input", `${file}: not valid JSON (${messageOf(error)})`, "The file must hold one JSON request body.");
   }
 }
 

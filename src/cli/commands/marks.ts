@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import { launchChromium } from "../../browser/chromium.js";
-import { UmpireError } from "../../errors.js";
+import { UmpireError, firstLineOf } from "../../errors.js";
 import { drawNumberedBoxes, pageControls, type PageControl } from "../../target/page-controls.js";
 import { startWebTarget, type Target } from "../../target/index.js";
 import type { TargetDecl } from "../../task/target-decl.js";
@@ -100,7 +100,7 @@ export const run: Command = async (argv, io) => {
     try {
       await page.goto(url, { waitUntil: "load", timeout: 30_000 });
     } catch (error) {
-      throw new UmpireError("input", `marks: cannot open ${url}: ${(error as Error).message.split("\n")[0]}`, "check the app is running and the URL is right");
+      throw new UmpireError("input", `marks: cannot open ${url}: ${firstLineOf(error)}`, "check the app is running and the URL is right");
     }
     await page.waitForLoadState("networkidle", { timeout: 5_000 }).catch(() => undefined);
     const controls = await pageControls(page, { testIdAttribute: String(values["test-id-attribute"] ?? testIdAttribute) });

@@ -17,7 +17,7 @@ import { commandSandbox } from "../command-sandbox.js";
 import { modelProxyWithKey } from "../model-proxy-key.js";
 import type { OptionSpec } from "../../config/option.js";
 import { DEFAULT_MODE, OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
-import { UmpireError } from "../../errors.js";
+import { UmpireError, messageOf } from "../../errors.js";
 import { registerSecret, registerUrlSecrets, withoutUrlCredentials } from "../../safety/secrets.js";
 import { checkedRunId } from "../run-id.js";
 import { oneLine } from "../../safety/terminal.js";
@@ -464,7 +464,7 @@ async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promi
         // Isolated from the run, but loud: the user learns their output is incomplete, and the exit code says so.
         onReporterError: ({ hook, error }) => {
           reporterFailed = true;
-          io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${error instanceof Error ? error.message : String(error)}\n`);
+          io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${messageOf(error)}\n`);
         },
         signal: io.signal,
         previousAttempts,

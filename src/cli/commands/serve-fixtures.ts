@@ -6,7 +6,7 @@
  * otherwise, so sharing the site with a remote browser never shares the session controls.
  */
 import { startFixtureSite } from "../../../fixtures-site/index.js";
-import { UmpireError } from "../../errors.js";
+import { UmpireError, messageOf } from "../../errors.js";
 import { optionsHelp, parseCommand } from "../args.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type Command } from "../io.js";
@@ -41,7 +41,7 @@ export const run: Command = async (argv, io) => {
   try {
     site = await startFixtureSite({ port, controlPort, host: values.host, controlHost: values["control-host"] });
   } catch (error) {
-    throw new UmpireError("usage", `serve-fixtures: cannot listen: ${(error as Error).message}`, "Pick other ports (or 0 for free ones), or another --host / --control-host.");
+    throw new UmpireError("usage", `serve-fixtures: cannot listen: ${messageOf(error)}`, "Pick other ports (or 0 for free ones), or another --host / --control-host.");
   }
   io.stdout.write(
     `fixture site:  ${site.siteUrl}\ncontrol API:   ${site.controlUrl}\ncontrol token: ${site.controlToken}\n` +

@@ -4,7 +4,7 @@
  * base URL. Without a fixture site it can still answer, but cannot ground clicks on targets.
  */
 import { FixtureControlClient } from "../../../fixtures-site/client.js";
-import { UmpireError } from "../../errors.js";
+import { UmpireError, messageOf } from "../../errors.js";
 import { PROFILE_NAMES, isProfileName } from "../../sim/profiles.js";
 import { startReferenceModel } from "../../sim/server.js";
 import type { OptionSpec } from "../../config/option.js";
@@ -91,7 +91,7 @@ export const run: Command = async (argv, io) => {
       onLogLine: values.quiet ? undefined : (line) => io.stderr.write(`${line}\n`),
     });
   } catch (error) {
-    throw new UmpireError("usage", `serve-model: cannot listen: ${(error as Error).message}`, "Pick another --port (or 0 for a free one), or another --host.");
+    throw new UmpireError("usage", `serve-model: cannot listen: ${messageOf(error)}`, "Pick another --port (or 0 for a free one), or another --host.");
   }
   io.stdout.write(`${model.baseUrl}\n`);
   io.stderr.write(
