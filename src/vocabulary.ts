@@ -17,8 +17,20 @@ export type Verdict = "passed" | "failed" | "error" | "cancelled";
  */
 export type Confidence = "verified" | "observed" | "claimed";
 
-/** How one proposed action ended in the executor; the agent renders it for the model, the store keeps it. */
-export type ActionStatus = "success" | "rejected" | "failed" | "skipped";
+/**
+ * How one proposed action ended in the executor; the agent renders it for the model, the store keeps
+ * it (the turns table's CHECK lists the same words), an external agent's `tool_result` reports it.
+ */
+export const ACTION_STATUSES = ["success", "rejected", "failed", "skipped"] as const;
+export type ActionStatus = (typeof ACTION_STATUSES)[number];
+
+/**
+ * How one model turn ended: `actions` (the reply held calls to run), `invalid` (none could be read
+ * as a valid call), `refused`, `truncated` (cut at the token limit) or `error` (the request failed).
+ * The agent session gives it, the loop acts on it, the store keeps it per turn.
+ */
+export const TURN_OUTCOMES = ["actions", "invalid", "refused", "truncated", "error"] as const;
+export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
 
 /** The Holo output protocols: JSON structured outputs, or native function calling. */
 export const OUTPUT_MODES = ["structured", "tools"] as const;

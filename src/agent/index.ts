@@ -31,7 +31,7 @@ export {
   type ModelInfo,
   type Provider,
 } from "./models.js";
-export { createAgentSession, type AgentSession, type AgentSessionOptions, type Turn, type TurnError, type TurnOutcome } from "./session.js";
+export { createAgentSession, type AgentSession, type AgentSessionOptions, type Turn, type TurnError } from "./session.js";
 export {
   EVICTED_PLACEHOLDER,
   DEFAULT_IMAGE_BUDGET,

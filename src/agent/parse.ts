@@ -16,7 +16,7 @@
  */
 import type { ProposedAction, ToolName } from "../toolbox/tools.js";
 import { preview, validateToolCall, type InvalidKind } from "./action-validation.js";
-import type { OutputMode } from "../vocabulary.js";
+import type { OutputMode, TurnOutcome } from "../vocabulary.js";
 import type { AssistantToolCall, ChatMessage } from "./history.js";
 import { messageOf } from "../errors.js";
 
@@ -51,7 +51,8 @@ export interface CallSlot {
 }
 
 export interface ParsedReply {
-  outcome: "actions" | "invalid" | "refused";
+  /** A reply that arrived whole: the other outcomes (truncated, error) are the session's. */
+  outcome: Exclude<TurnOutcome, "truncated" | "error">;
   actions: ProposedAction[];
   invalid: InvalidProposal[];
   slots: CallSlot[];

@@ -33,7 +33,7 @@ import { buildRequestBody } from "./request.js";
 import type { FailureKind } from "./retry.js";
 import { buildFunctionTools, buildStepSchema, offeredTools, type FunctionTool, type JsonSchema } from "./step-schema.js";
 import { readUsage } from "./usage.js";
-import type { ReportedUsage } from "../vocabulary.js";
+import type { ReportedUsage, TurnOutcome } from "../vocabulary.js";
 import { FIELD_LIMIT, capDeep, capText } from "../safety/limits.js";
 
 /** A generous per-screenshot allowance for the pre-send estimate (a 1280x800 image is ~1.3k tokens). */
@@ -54,8 +54,6 @@ function capAssistant(message: ChatMessage): ChatMessage {
   }
   return { ...message, content: capped } as ChatMessage;
 }
-
-export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";
 
 export interface TurnError {
   /** The stop reason the runner records. */

@@ -21,6 +21,7 @@ import { createTrialLog } from "./trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
 import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.js";
 import { SANDBOX_READY_FD, agentEnvironment, openEgress, sandboxArgv, type Egress, type SandboxMode } from "./agent-sandbox.js";
+import { ACTION_STATUSES } from "../vocabulary.js";
 
 /** The command agent as the runner needs it (resolved from the config file's `agents:`). */
 export interface CommandAgentSpec {
@@ -338,7 +339,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     } else if (data.kind === "tool_result") {
       out.actions += 1;
       const result = (data.result ?? {}) as { status?: unknown; message?: unknown };
-      const status = ["success", "rejected", "failed", "skipped"].includes(String(result.status)) ? (String(result.status) as "success") : "success";
+      const status = ACTION_STATUSES.find((known) => known === result.status) ?? "success";
       if (!turn) {
         out.turns += 1;
         turn = { idx: out.turns, startedAt: new Date().toISOString(), outcome: "actions", finishReason: null, modelMs: 0, ttftMs: null, retries: 0, usage: { inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null }, note: null, thought: null, content: null, reasoning: null, screenshot: out.lastScreenshot ?? "", width: 0, height: 0, flags: { external: true }, actions: [] };

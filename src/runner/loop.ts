@@ -10,14 +10,14 @@ import type { ProposedAction } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
 import type { Observation } from "./environment.js";
 import { reasonOf, type ActionResult, type Executor } from "./executor.js";
-import type { ActionStatus, ReportedUsage, StopReason, Usage } from "../vocabulary.js";
+import type { ActionStatus, ReportedUsage, StopReason, TurnOutcome, Usage } from "../vocabulary.js";
 import type { TrialLog } from "./trial-log.js";
 import { isStorageFault, firstLineOf } from "../errors.js";
 import type { SpendStop } from "./cost-limit.js";
 
 /** The model side's turn, as the agent session returns it (docs/ARCHITECTURE.md). */
 export interface AgentTurn {
-  outcome: "actions" | "invalid" | "refused" | "truncated" | "error";
+  outcome: TurnOutcome;
   actions: ProposedAction[];
   invalid: { id: string; tool?: string; message: string }[];
   note?: string | null;

@@ -3,7 +3,7 @@
  * Field names are camelCase here and snake_case in SQL; `rows.ts` maps between the two.
  * Timestamps are ISO-8601 strings (UTC), so they sort as text and read well in `sqlite3`.
  */
-import type { ActionStatus, Confidence, StopReason, TrialMode, Usage, Verdict } from "../vocabulary.js";
+import type { ActionStatus, Confidence, StopReason, TrialMode, TurnOutcome, Usage, Verdict } from "../vocabulary.js";
 
 export type RunStatus = "running" | "finished" | "interrupted";
 export type TrialStatus = "pending" | "running" | "done";
@@ -163,8 +163,6 @@ export interface TrialRecord extends Omit<TrialInput, "id" | "shard"> {
 
 /** What held a command agent's code during a trial. */
 export type TrialSandbox = "bubblewrap" | "none";
-
-export type TurnOutcome = "actions" | "invalid" | "refused" | "truncated" | "error";
 
 export interface TurnInput {
   trialId: string;

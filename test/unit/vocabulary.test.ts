@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { knownUsage, newRunId, trialId } from "../../src/vocabulary.js";
+import { ACTION_STATUSES, knownUsage, newRunId, trialId } from "../../src/vocabulary.js";
 
 const root = resolve(__dirname, "../..");
 const src = join(root, "src");
@@ -16,6 +16,9 @@ const HOMES: Record<string, string> = {
   Verdict: "src/vocabulary.ts",
   Confidence: "src/vocabulary.ts",
   ActionStatus: "src/vocabulary.ts",
+  ACTION_STATUSES: "src/vocabulary.ts",
+  TurnOutcome: "src/vocabulary.ts",
+  TURN_OUTCOMES: "src/vocabulary.ts",
   OutputMode: "src/vocabulary.ts",
   OUTPUT_MODES: "src/vocabulary.ts",
   TrialMode: "src/vocabulary.ts",
@@ -64,6 +67,21 @@ describe("shared vocabulary", () => {
   it("the scan would see a second declaration", () => {
     const extra = { path: join(src, "elsewhere.ts"), text: 'export type Verdict = "passed" | "failed";' };
     expect(declarationsOf("Verdict", [...files, extra]).sort()).toEqual(["src/elsewhere.ts", "src/vocabulary.ts"]);
+  });
+
+  it("the action statuses and turn outcomes are not spelled out again as a list or a union", () => {
+    // A union or list of these words written elsewhere is a second home that drifts (the loop's
+    // turn type and an external agent's status check once were).
+    const spelled = /"success",\s*"rejected"|"success"\s*\|\s*"rejected"|"actions"\s*\|\s*"invalid"|"actions",\s*"invalid"/;
+    const offenders = files.filter((f) => !f.path.endsWith("vocabulary.ts") && spelled.test(f.text)).map((f) => relative(root, f.path));
+    expect(offenders).toEqual([]);
+  });
+
+  it("the store's CHECK on an action's status allows exactly ACTION_STATUSES", () => {
+    // The migration's SQL is frozen history; a new status needs a migration, and this says so.
+    const migrations = readFileSync(join(src, "store/migrations.ts"), "utf8");
+    const check = /CREATE TABLE actions \([^;]*?status\s+TEXT NOT NULL CHECK \(status IN \(([^)]*)\)\)/.exec(migrations);
+    expect(check?.[1]?.split(",").map((word) => word.trim().replace(/'/g, ""))).toEqual([...ACTION_STATUSES]);
   });
 
   it("knownUsage: unknown stays unknown, missing parts count 0", () => {
