@@ -4,8 +4,6 @@
  */
 import type { Box, MarkGeometry, PageView } from "../src/target/page-geometry.js";
 
-export type { Box } from "../src/target/page-geometry.js";
-
 /** A `data-mark` element's place and state, measured by umpire's in-page geometry (page-geometry.ts). */
 export interface LayoutMark extends MarkGeometry {
   name: string;

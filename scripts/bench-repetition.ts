@@ -20,15 +20,10 @@ import { pathToFileURL } from "node:url";
 import { PNG } from "pngjs";
 import type { Page } from "playwright";
 import { launchChromium } from "../src/browser/chromium.js";
-import {
-  compareScreens,
-  createRepetitionDetector,
-  maskBoxesForCapture,
-  type Box,
-  type Capture,
-  type RepetitionStep,
-} from "../src/runner/repetition/index.js";
-import { DEFAULT_MAX_DIFF_RATIO } from "../src/runner/repetition/image-diff.js";
+import { compareScreens, DEFAULT_MAX_DIFF_RATIO } from "../src/runner/repetition/image-diff.js";
+import { createRepetitionDetector, type RepetitionStep } from "../src/runner/repetition/detector.js";
+import { maskBoxesForCapture, type Box } from "../src/runner/repetition/masks.js";
+import type { Capture } from "../src/runner/repetition/decoded-cache.js";
 import { decodePng } from "../src/runner/repetition/png-decode.js";
 
 export interface Percentiles {

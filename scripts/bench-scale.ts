@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startRuntime } from "../src/cli/suite-runtime.js";
 import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../src/runner/browser-pool.js";
-import { openStore } from "../src/store/index.js";
+import { openStore } from "../src/store/open.js";
 import { loadTasksOrThrow } from "../src/task/loader.js";
 import { agentsFor, ROOT, runThrough, startBrowserServer, type BrowserProcess } from "../test/integration/scale/support.js";
 

@@ -23,7 +23,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { measureSessionCreation } from "../fixtures-site/index.js";
+import { measureSessionCreation } from "../fixtures-site/fixture-site.js";
 import { measureReferenceModel } from "./bench/reference-model.js";
 import { runReportBench } from "./bench/report.js";
 import { benchRemoteBrowsers } from "./bench-scale.js";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PNG } from "pngjs";
 import { writeRunReport } from "../../src/report/html/writer.js";
-import { openStore } from "../../src/store/index.js";
+import { openStore } from "../../src/store/open.js";
 
 const TURNS = 8;
 const WIDTH = 1280;

@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { buildHistory } from "../../src/report/history.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
 
 export interface StoreScaleFigures {
   trials: number;

@@ -5,12 +5,13 @@
  * `executeTrials` the CLI uses; only the reference model is started here instead of by
  * `startRuntime`, because `startRuntime` does not let the latency be chosen.
  */
-import { LayoutBoard, startTargets } from "../../src/target/index.js";
+import { LayoutBoard } from "../../src/target/layout-board.js";
+import { startTargets } from "../../src/target/target-set.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright";
-import { resolveAgentConfigs, type AgentConfig } from "../../src/agent/index.js";
+import { resolveAgentConfigs, type AgentConfig } from "../../src/agent/config.js";
 import { launchChromium } from "../../src/browser/chromium.js";
 import { executeTrials, type Runtime } from "../../src/cli/suite-runtime.js";
 import { createPriceBook } from "../../src/pricing.js";
@@ -20,10 +21,11 @@ import { planTrials, type PlannedTrial } from "../../src/runner/plan.js";
 import type { Reporter } from "../../src/runner/reporters.js";
 import type { SuiteResult } from "../../src/runner/run-suite.js";
 import { startReferenceModel } from "../../src/sim/server.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/store.js";
 import { loadTasksOrThrow } from "../../src/task/loader.js";
 import type { Task } from "../../src/task/schema.js";
-import { startFixtureSite } from "../../fixtures-site/index.js";
+import { startFixtureSite } from "../../fixtures-site/fixture-site.js";
 
 export interface BenchRunOptions {
   tasks: Task[];

@@ -31,8 +31,6 @@ export function splitBaseUrl(raw: string): { baseURL: string; query?: Record<str
   return { baseURL: url.toString().replace(/\/+$/, ""), ...(query && { query }), ...(basicAuth && { basicAuth }) };
 }
 
-export type { FetchFunction } from "./http-fetch.js";
-
 export interface ModelClientOptions {
   /** OpenAI-compatible base URL, e.g. https://api.hcompany.ai/v1 */
   baseUrl: string;

@@ -15,7 +15,8 @@
 import { UmpireError } from "../errors.js";
 import type { ProposedAction, ToolName } from "../toolbox/tools.js";
 import type { InvalidKind } from "./action-validation.js";
-import { ModelClient, type AttemptFailure, type FetchFunction } from "./client.js";
+import { ModelClient, type AttemptFailure } from "./client.js";
+import type { FetchFunction } from "./http-fetch.js";
 import type { AgentConfig } from "./config.js";
 import {
   evictOldImages,

@@ -17,9 +17,6 @@ import type { Confidence } from "../vocabulary.js";
 import type { CheckContext, CheckResult, Handler } from "./types.js";
 import { messageOf } from "../errors.js";
 
-export { summarizeClaim, verdictOf, declaredFailure } from "./verdict.js";
-export type { ClaimOptions, ClaimSummary, VerdictOptions } from "./verdict.js";
-
 type Handlers = { [K in CheckKind]: Handler<Extract<CheckSpec, { kind: K }>> };
 
 export const HANDLERS: Handlers = {
@@ -41,7 +38,6 @@ export function confidenceOf(kind: CheckKind): Confidence {
 function handlerFor(kind: string): Handler<CheckSpec> | undefined {
   return Object.hasOwn(HANDLERS, kind) ? (HANDLERS[kind as CheckKind] as Handler<CheckSpec>) : undefined;
 }
-
 
 /** Runs one check; never throws. */
 export async function runCheck(spec: CheckSpec, ctx: CheckContext): Promise<CheckResult> {

@@ -7,7 +7,7 @@
  * the built-in default. Its endpoint, key variable, model and mode are its own and never come from
  * the run's flags (`--model`/`--mode` make an unnamed agent of their own).
  */
-import { resolveAgentConfigs, type AgentConfig } from "../agent/index.js";
+import { resolveAgentConfigs, type AgentConfig } from "../agent/config.js";
 import type { ModelAgentDefinition } from "../config/agents.js";
 import type { LoadedConfig } from "../config/loader.js";
 import { UmpireError, isUmpireError } from "../errors.js";

@@ -15,8 +15,6 @@ import { UmpireError, messageOf } from "../errors.js";
 import { createPriceBook, type PriceBook } from "../pricing.js";
 import { didYouMean } from "../task/suggest.js";
 
-export { PRICE_OPTIONS } from "../config/options.js";
-
 /** Where a value came from; stored with the run so a reader knows what was chosen and by whom. */
 export type ValueSource = "flag" | "config" | "default";
 

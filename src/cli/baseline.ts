@@ -1,6 +1,7 @@
 /** `--baseline RUN|TAG`, shared by compare, plan and run --until-decided. */
 import { UmpireError } from "../errors.js";
-import type { RunRecord, Store } from "../store/index.js";
+import type { RunRecord } from "../store/records.js";
+import type { Store } from "../store/store.js";
 
 /** A baseline reference: a run (id, prefix, latest), else the newest run carrying that tag. */
 export function resolveBaseline(store: Store, ref: string, candidateIds: readonly string[]): RunRecord {

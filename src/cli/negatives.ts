@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { YAMLSeq, isMap, parseDocument } from "yaml";
 import type { ProjectTargets } from "../config/project.js";
-import type { Store } from "../store/index.js";
+import type { Store } from "../store/store.js";
 import type { ReferenceStep, Task } from "../task/schema.js";
 import { deriveMutations, type Mutation } from "./negative-mutations.js";
 import { runSelfTest, type ProbeResult } from "./self-test.js";

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { UmpireError, messageOf } from "../errors.js";
 import { reportedCost } from "../report/cost.js";
-import { writeRunReport } from "../report/html/index.js";
+import { writeRunReport } from "../report/html/writer.js";
 import { junitXml } from "../report/junit.js";
 import type { PriceBook } from "../pricing.js";
 import { runSummaryMarkdown } from "../report/run-summary.js";

@@ -4,7 +4,8 @@
  * refused with `not_found` (exit 2: "no umpire database at <path>") and never created.
  */
 import { resolve } from "node:path";
-import { openStore, type Store } from "../store/index.js";
+import { openStore } from "../store/open.js";
+import type { Store } from "../store/store.js";
 
 /**
  * Calls `read` with the store at `db` open read-only and closes it afterwards. `read` is

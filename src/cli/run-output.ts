@@ -13,7 +13,8 @@ import type { Store } from "../store/store.js";
 import type { VerdictCounts } from "./exit-codes.js";
 import type { CommandIO } from "./io.js";
 import { describeConcurrency, type EndpointReport } from "../runner/concurrency-gate.js";
-import { describePools, type PoolReport } from "../target/index.js";
+import { describePools } from "../target/pool-report.js";
+import type { PoolReport } from "../target/instance-pool.js";
 
 /** Prints the run's outcome; returns its trials' failures and errors, for the exit code. */
 export function renderRunOutcome(store: Store, runId: string, prices: PriceBook, io: CommandIO, json: boolean, extra: { concurrency?: EndpointReport[]; pools?: PoolReport[] } = {}): VerdictCounts {

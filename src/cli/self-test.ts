@@ -8,7 +8,7 @@
  * tagged `self-test`, so `show`, `report` and the HTML view work on them.
  */
 import { join } from "node:path";
-import { resolveAgentConfigs, type AgentConfig } from "../agent/index.js";
+import { resolveAgentConfigs, type AgentConfig } from "../agent/config.js";
 import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
 import { describeConcurrency, type EndpointReport } from "../runner/concurrency-gate.js";
@@ -16,7 +16,7 @@ import { storedPlan, type PlannedTrial } from "../runner/plan.js";
 import { SELF_TEST_TAG, newRunId, trialId } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/reporters.js";
 import type { RequestRecord } from "../sim/log.js";
-import type { Store } from "../store/index.js";
+import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
 import type { ProjectTargets } from "../config/project.js";
 import { judgeExercise } from "./probe-exercise.js";

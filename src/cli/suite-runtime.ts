@@ -6,10 +6,12 @@
 import type { TraceMode } from "../vocabulary.js";
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
-import { createAgentSession, readApiKey, redactConfig, REFERENCE_MODEL_ID, type AgentConfig } from "../agent/index.js";
+import { createAgentSession } from "../agent/session.js";
+import { readApiKey, redactConfig, type AgentConfig } from "../agent/config.js";
+import { REFERENCE_MODEL_ID } from "../agent/models.js";
 import { ConcurrencyGate } from "../runner/concurrency-gate.js";
 import { createMachineSampler } from "../runner/machine-load.js";
-import { startFixtureSite, type FixtureSite } from "../../fixtures-site/index.js";
+import { startFixtureSite, type FixtureSite } from "../../fixtures-site/fixture-site.js";
 import type { PriceBook } from "../pricing.js";
 import { bridgeAgentSession } from "../runner/agent-bridge.js";
 import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
@@ -25,7 +27,8 @@ import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
 import type { ProjectTargets } from "../config/project.js";
-import { LayoutBoard, startTargets, type TargetSet } from "../target/index.js";
+import { LayoutBoard } from "../target/layout-board.js";
+import { startTargets, type TargetSet } from "../target/target-set.js";
 import { exposeSite, type ExposedSite } from "./fixtures-exposure.js";
 import type { ReferenceTuning } from "./reference-tuning.js";
 

@@ -9,7 +9,8 @@ import { reportedCost, sumCosts } from "../report/cost.js";
 import type { RepeatCounts } from "../report/power.js";
 import { DEFAULT_DECISION, decideTask, type TaskDecision } from "../report/sequential.js";
 import { storedPlan, type PlannedTrial } from "../runner/plan.js";
-import type { Store, TrialRecord } from "../store/index.js";
+import type { Store } from "../store/store.js";
+import type { TrialRecord } from "../store/records.js";
 import { trialId } from "../vocabulary.js";
 import { resolveBaseline } from "./baseline.js";
 

@@ -3,7 +3,7 @@
  * NAME of an environment variable, never the key. One definition, so both refuse a key the same way.
  */
 import { z } from "zod";
-import { apiKeyEnvProblem } from "../agent/index.js";
+import { apiKeyEnvProblem } from "../agent/config.js";
 
 /** A variable name; a value that looks like a key is refused without being repeated in the error. */
 export function apiKeyEnvField(description: string) {

@@ -4,7 +4,7 @@
  * stored without an environment (older umpire) is unknown, never "changed". Also the re-judged
  * note: which compared runs hold trials judged again by `umpire rejudge`.
  */
-import type { RunRecord, TrialRecord } from "../store/index.js";
+import type { RunRecord, TrialRecord } from "../store/records.js";
 
 type Env = Record<string, unknown> | undefined;
 

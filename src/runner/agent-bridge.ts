@@ -3,7 +3,7 @@
  * `<observation>` (the exact PNG bytes), and executor results become tool results in the
  * session's vocabulary.
  */
-import type { AgentSession } from "../agent/index.js";
+import type { AgentSession } from "../agent/session.js";
 import type { AgentSessionLike } from "./loop.js";
 
 export function bridgeAgentSession(session: AgentSession, options: { readsPageLayout?: boolean } = {}): AgentSessionLike {

@@ -9,7 +9,7 @@
  * context holds only what the target seeds for this trial, so what it shows is what the app serves.
  */
 import type { BrowserContext, Page } from "playwright";
-import type { PageProbe, StorageProbe } from "../checks/index.js";
+import type { PageProbe, StorageProbe } from "../checks/types.js";
 import type { TrialEnvironment } from "./environment.js";
 
 export interface PageProbeHandle {

@@ -2,11 +2,11 @@
  * The trial list: tasks x agent configs x repeats, in one deterministic order, so that the same
  * invocation always yields the same trial ids (resume and shards depend on it).
  */
-import type { AgentConfig } from "../agent/index.js";
+import type { AgentConfig } from "../agent/config.js";
 import type { Task } from "../task/schema.js";
 import { trialId } from "../vocabulary.js";
 import { taskContentHash } from "../task/content-hash.js";
-import { agentDefinitionHash } from "../agent/index.js";
+import { agentDefinitionHash } from "../agent/config.js";
 import type { TrialInput as StoredPlan } from "../store/records.js";
 import type { CommandAgentSpec } from "./external-trial.js";
 

@@ -6,11 +6,13 @@
  */
 import type { ProposedAction } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
-import type { GeometryWindow, PointInfo } from "../target/index.js";
+import type { GeometryWindow, PointInfo } from "../target/page-geometry.js";
 import type { Observation, TrialEnvironment } from "./environment.js";
 import { pointToCss } from "./executor.js";
 import type { GuardDecision, RepetitionGuard } from "./loop.js";
-import { createRepetitionDetector, maskBoxesForCapture, reflectionMessage, splitTaskMasks } from "./repetition/index.js";
+import { createRepetitionDetector } from "./repetition/detector.js";
+import { maskBoxesForCapture, splitTaskMasks } from "./repetition/masks.js";
+import { reflectionMessage } from "./repetition/wording.js";
 
 export interface RepetitionSettings {
   window: number;

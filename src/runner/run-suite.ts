@@ -7,7 +7,9 @@
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import pLimit from "p-limit";
-import type { InstanceLease, LayoutBoard, Target, TargetSet } from "../target/index.js";
+import type { InstanceLease, Target } from "../target/contract.js";
+import type { LayoutBoard } from "../target/layout-board.js";
+import type { TargetSet } from "../target/target-set.js";
 import type { BrowserProvider } from "./browser-pool.js";
 import { ConcurrencyGate, type EndpointReport, type TurnTiming } from "./concurrency-gate.js";
 import { emptyLoopOutcome, loopUsage, type AgentSessionLike, type RepetitionGuard, type PlayedTurn } from "./loop.js";
@@ -17,7 +19,7 @@ import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd 
 import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
 import { runExternalTrial } from "./external-trial.js";
 import { sandboxName } from "./agent-sandbox.js";
-import type { TrialSandbox } from "../store/index.js";
+import type { TrialSandbox } from "../store/records.js";
 import type { TrialEnvironment } from "./environment.js";
 import { writeOrFault } from "./trial-log.js";
 import { isStorageFault, messageOf } from "../errors.js";

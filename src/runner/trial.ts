@@ -4,13 +4,15 @@
  */
 import { join } from "node:path";
 import type { Browser } from "playwright";
-import { runChecks, summarizeClaim, verdictOf } from "../checks/registry.js";
+import { runChecks } from "../checks/registry.js";
+import { summarizeClaim, verdictOf } from "../checks/verdict.js";
 import { judgeForbiddenEffects } from "../checks/forbidden-effects.js";
 import { recordEvidence, type EvidenceRecorder } from "../checks/evidence-recorder.js";
 import { writeTrialEvidence } from "../checks/trial-evidence.js";
 import type { CheckResult, Effect } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
-import type { LayoutBoard, Target } from "../target/index.js";
+import type { LayoutBoard } from "../target/layout-board.js";
+import type { Target } from "../target/contract.js";
 import type { DialogRecord } from "./dialogs.js";
 import { TrialEnvironment, type BlockedRequest, type TabRecord, type TrialEnvironmentOptions } from "./environment.js";
 import { Executor } from "./executor.js";

@@ -12,7 +12,7 @@
  * - a trial whose agent crashed never passes.
  * docs/security.md has the table.
  */
-import type { CheckResult } from "../checks/index.js";
+import type { CheckResult } from "../checks/types.js";
 
 export interface Driver {
   /** The agent brings its own code (kind command). */

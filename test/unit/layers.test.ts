@@ -86,6 +86,21 @@ describe("layering", () => {
     expect(violations()).toEqual([]);
   });
 
+  it("no index.ts and no re-exports: an import names the file that declares the name (docs/ARCHITECTURE.md)", () => {
+    // The published entry for custom checks (package.json "exports": "./checks") is the one file made of re-exports.
+    const published = join(root, "src/checks/custom-api.ts");
+    const offenders: string[] = [];
+    for (const layer of Object.keys(ALLOWED)) {
+      for (const file of filesOf(layer)) {
+        if (file.endsWith("/index.ts")) offenders.push(`${relative(root, file)} is an index file`);
+        else if (file !== published && /^export\s+(?:type\s+)?(?:\*|\{[^}]*\})\s*from\s/m.test(readFileSync(file, "utf8"))) {
+          offenders.push(`${relative(root, file)} re-exports another module's names`);
+        }
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
   it("no import circle inside src/task (rules.ts <-> leak-rule.ts was one)", () => {
     const imports = (file: string) => [...readFileSync(join(root, "src/task", file), "utf8").matchAll(/from\s+["']\.\/([^"']+)\.js["']/g)].map((m) => `${m[1]}.ts`);
     const graph = new Map(readdirSync(join(root, "src/task")).filter((f) => f.endsWith(".ts")).map((f) => [f, imports(f)]));

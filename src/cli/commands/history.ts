@@ -4,7 +4,7 @@
  * threshold and a pass-rate drop the paired test calls significant (src/report/history.ts).
  */
 import { UmpireError } from "../../errors.js";
-import { DEFAULT_HISTORY_RUNS } from "../../store/index.js";
+import { DEFAULT_HISTORY_RUNS } from "../../store/history-query.js";
 import { DEFAULT_ALPHA, DEFAULT_COST_THRESHOLD_PCT, buildHistory } from "../../report/history.js";
 import { historyMarkdown, historyTable } from "../../report/history-text.js";
 import { terminalStyle } from "../../report/table-layout.js";

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { availableParallelism, tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
+import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { loadConfig } from "../../config/loader.js";
 import { projectTargets } from "../../config/project.js";
 import { UmpireError } from "../../errors.js";

@@ -6,11 +6,11 @@
  */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
+import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { OPTIONS as O } from "../../config/options.js";
 import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import { oneLine } from "../../safety/terminal.js";
-import { openStore } from "../../store/index.js";
+import { openStore } from "../../store/open.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand } from "../args.js";

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { openInBrowser } from "../open-in-browser.js";
 import { serveUntilStopped } from "../serve-report.js";
 import { UmpireError } from "../../errors.js";
-import { writeRunReport } from "../../report/html/index.js";
+import { writeRunReport } from "../../report/html/writer.js";
 import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { optionsHelp, parseCommand, pricesOf } from "../args.js";
 import { EXIT } from "../exit-codes.js";
@@ -11,7 +11,7 @@ import type { Command } from "../io.js";
 import { withReadStore } from "../read-store.js";
 import { resolveBaseline } from "../baseline.js";
 import { divergencesBetween } from "../divergence-tools.js";
-import type { Store } from "../../store/index.js";
+import type { Store } from "../../store/store.js";
 
 const OPTIONS = {
   out: {

@@ -7,7 +7,9 @@ import { existsSync } from "node:fs";
 import { describeChromium, locateChromium } from "../../browser/chromium.js";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { AgentConfigSchema, DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_RETRY_POLICY, DEFAULT_TEMPERATURE, agentDefinitionHash, lookupModel, preflight, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/index.js";
+import { AgentConfigSchema, DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_RETRY_POLICY, DEFAULT_TEMPERATURE, agentDefinitionHash, readApiKey, resolveAgentConfigs, redactConfig, withoutCredentials, type AgentConfig } from "../../agent/config.js";
+import { lookupModel } from "../../agent/models.js";
+import { preflight } from "../../agent/preflight.js";
 import { finalizeAgents, resolveNamedAgents } from "../agents.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import { redactCommandAgent, resolveCommandAgent } from "../../config/command-agent.js";
@@ -26,10 +28,12 @@ import { newRunId } from "../../vocabulary.js";
 import type { Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
-import { emptyStore, openStore, type RunRecord, type Store } from "../../store/index.js";
+import { emptyStore, openStore } from "../../store/open.js";
+import type { RunRecord } from "../../store/records.js";
+import type { Store } from "../../store/store.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
-import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
+import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
 import { optionsHelp, parseCommand, pricesOf, type ValueSource } from "../args.js";
@@ -41,16 +45,15 @@ import { renderRunOutcome } from "../run-output.js";
 import { planOutputs, writeRunOutputs } from "../output-reporters.js";
 import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, type ProgressStream } from "../progress.js";
 import { failedPairs, filterTasks, hasTaskFilter, keepPairs, nothingSelected, pairKey, refuseSelfTestRun } from "../selection.js";
-import { writeRunReport } from "../../report/html/index.js";
+import { writeRunReport } from "../../report/html/writer.js";
 import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
 import { collectRunEnvironment } from "../run-environment.js";
 import type { EndpointReport } from "../../runner/concurrency-gate.js";
-import { poolReports, type PoolReport } from "../../target/index.js";
+import { poolReports } from "../../target/pool-report.js";
+import type { PoolReport } from "../../target/instance-pool.js";
 import { referenceTuningFromEnv } from "../reference-tuning.js";
 import { VERSION } from "../version.js";
 import { UNTIL_DECIDED_OPTIONS, addRepeatsUntilDecided, decisionText, moneyStopNotice, untilDecidedBaseline, type DecisionSummary } from "../until-decided.js";
-
-export { DEFAULT_OUT } from "../../config/options.js";
 
 const MODEL_OPTIONS = {
   agent: {

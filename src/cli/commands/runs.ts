@@ -5,8 +5,6 @@ import { OPTIONS as O } from "../../config/options.js";
 import { optionsHelp, parseCommand } from "../args.js";
 import type { Command } from "../io.js";
 
-export { DEFAULT_DB } from "../../config/options.js";
-
 const OPTIONS = {
   db: O.db,
   limit: { kind: "int", arg: "N", min: 1, help: "show only the newest N runs" },

@@ -5,7 +5,7 @@
  * `--host` moves only the site: the control API stays on 127.0.0.1 unless `--control-host` says
  * otherwise, so sharing the site with a remote browser never shares the session controls.
  */
-import { startFixtureSite } from "../../../fixtures-site/index.js";
+import { startFixtureSite } from "../../../fixtures-site/fixture-site.js";
 import { UmpireError, messageOf } from "../../errors.js";
 import { optionsHelp, parseCommand } from "../args.js";
 import { EXIT } from "../exit-codes.js";

@@ -9,7 +9,7 @@ import { PROFILE_NAMES, isProfileName } from "../../sim/profiles.js";
 import { startReferenceModel } from "../../sim/server.js";
 import type { OptionSpec } from "../../config/option.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
-import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
+import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { optionsHelp, parseCommand } from "../args.js";
 import { rateTuning } from "../reference-tuning.js";
 import { EXIT } from "../exit-codes.js";

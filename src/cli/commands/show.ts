@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { UmpireError } from "../../errors.js";
-import type { TurnRecord } from "../../store/index.js";
+import type { TurnRecord } from "../../store/records.js";
 import { reportedCost } from "../../report/cost.js";
 import { costOfUsage } from "../../pricing.js";
 import { junitXml } from "../../report/junit.js";

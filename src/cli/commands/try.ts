@@ -7,12 +7,12 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
+import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { OPTIONS as O } from "../../config/options.js";
 import { projectTargets } from "../../config/project.js";
 import { UmpireError } from "../../errors.js";
 import { oneLine } from "../../safety/terminal.js";
-import { openStore } from "../../store/index.js";
+import { openStore } from "../../store/open.js";
 import { formatProblems } from "../../task/format-problems.js";
 import { loadTasksAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";

@@ -10,11 +10,11 @@ import { optionsHelp, parseCommand } from "../args.js";
 import type { Command } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
 import { loadTasksAsync, type LoadResult } from "../../task/loader.js";
-import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
+import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { isSound, runSelfTest, selfTestClosing, selfTestFindings, selfTestTable, type SelfTestOutcome } from "../self-test.js";
-import { openStore } from "../../store/index.js";
+import { openStore } from "../../store/open.js";
 import { resolve } from "node:path";
 import { plural } from "../../report/format.js";
 

@@ -14,8 +14,6 @@ import { halveBoxes, rowSpans, type RowSpans } from "./mask-rows.js";
 import type { Box } from "./masks.js";
 import { copyRowAsRgba, toRgba, type DecodedImage } from "./png-decode.js";
 
-export type { Capture } from "./decoded-cache.js";
-
 export interface CompareOptions {
   /** Regions to ignore, in the captures' image pixels (see masks.ts). Applied to both. */
   masks?: readonly Box[];

@@ -2,7 +2,8 @@
  * Shared set-up for the agent integration tests: configs pointed at the recording server,
  * sessions, and small fake screenshots (the model side never decodes them).
  */
-import { createAgentSession, resolveAgentConfigs, type AgentOptions, type AgentSession } from "../../../src/agent/index.js";
+import { createAgentSession, type AgentSession } from "../../../src/agent/session.js";
+import { resolveAgentConfigs, type AgentOptions } from "../../../src/agent/config.js";
 import type { ToolName } from "../../../src/toolbox/tools.js";
 
 export const INSTRUCTION = "Open match BB-042 and save a note notes/BB-042.md with both scores and the result.";

@@ -4,7 +4,8 @@
  * other 4xx) with the server's own message, the bound on retries, and aborts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createAgentSession, resolveAgentConfigs } from "../../../src/agent/index.js";
+import { createAgentSession } from "../../../src/agent/session.js";
+import { resolveAgentConfigs } from "../../../src/agent/config.js";
 import { startRecordingModel, stepReply, type RecordingModel, type ScriptedResponse } from "../../support/recording-model.js";
 import { FAST_RETRY, INSTRUCTION, TOOLS, fakePng, session } from "./harness.js";
 

@@ -4,7 +4,7 @@
  * and that reasoning never returns to history.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildStepSchema } from "../../../src/agent/index.js";
+import { buildStepSchema } from "../../../src/agent/step-schema.js";
 import { startRecordingModel, stepReply, type RecordingModel } from "../../support/recording-model.js";
 import { INSTRUCTION, TOOLS, b64, fakePng, session } from "./harness.js";
 

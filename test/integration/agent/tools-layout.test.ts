@@ -4,7 +4,7 @@
  * keyed by `tool_call_id`, several calls in one turn answered in order, reasoning dropped.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFunctionTools } from "../../../src/agent/index.js";
+import { buildFunctionTools } from "../../../src/agent/step-schema.js";
 import { reply, startRecordingModel, type RecordingModel } from "../../support/recording-model.js";
 import { INSTRUCTION, TOOLS, b64, fakePng, session } from "./harness.js";
 

@@ -10,7 +10,7 @@ import pixelmatch from "pixelmatch";
 import type { Browser } from "playwright";
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFixtureSite, type FixtureSite } from "../../../fixtures-site/index.js";
+import { startFixtureSite, type FixtureSite } from "../../../fixtures-site/fixture-site.js";
 import { launchChromium, locateFullChromium, locateHeadlessShell } from "../../../src/browser/chromium.js";
 import type { Scenario } from "../../../src/task/schema.js";
 

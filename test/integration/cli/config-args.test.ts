@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_TEMPERATURE } from "../../../src/agent/index.js";
-import { openStore } from "../../../src/store/index.js";
+import { DEFAULT_TEMPERATURE } from "../../../src/agent/config.js";
+import { openStore } from "../../../src/store/open.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const BIN = join(ROOT, "bin/umpire.js");

@@ -14,7 +14,7 @@ import { main } from "../../../src/cli/main.js";
 import type { CommandIO } from "../../../src/cli/io.js";
 import { collectRunEnvironment } from "../../../src/cli/run-environment.js";
 import { createLocalBrowserProvider } from "../../../src/runner/browser-pool.js";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import type { Target } from "../../../src/target/contract.js";
 import { startWebTarget } from "../../../src/target/web-target.js";
 import { TargetDecl } from "../../../src/task/target-decl.js";

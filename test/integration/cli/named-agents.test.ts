@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lintRequest } from "../../../src/sim/lint.js";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { startRecordingModel, stepReply, type RecordingModel } from "../../support/recording-model.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");

@@ -12,7 +12,7 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import type { CommandIO } from "../../../src/cli/io.js";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 
 const ROOT = join(__dirname, "../../..");
 let dir: string;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { ROOT } from "../../support/cli-child.js";
 
 let dir: string;

@@ -11,7 +11,7 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import type { CommandIO } from "../../../src/cli/io.js";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { parseXml } from "../../unit/report/xml-check.js";
 
 const ROOT = join(__dirname, "../../..");

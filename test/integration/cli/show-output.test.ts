@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { tempDir } from "../../unit/store/fixtures.js";
 import { seedRun } from "../../unit/report/seed.js";
 

@@ -13,7 +13,8 @@ import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import type { CommandIO } from "../../../src/cli/io.js";
-import { openStore, type TrialRecord } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
+import type { TrialRecord } from "../../../src/store/records.js";
 
 const ROOT = join(__dirname, "../../..");
 const TASK = "answer-only-bb042";

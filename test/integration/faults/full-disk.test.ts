@@ -14,7 +14,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statfsSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { ROOT, runCli } from "../../support/cli-child.js";
 
 let dir: string;

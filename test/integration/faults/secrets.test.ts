@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { runCli } from "../../support/cli-child.js";
 import { startRecordingModel, type RecordingModel } from "../../support/recording-model.js";
 

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { ROOT, runCli } from "../../support/cli-child.js";
 import { startRecordingModel, stepReply, type RecordingModel } from "../../support/recording-model.js";
 import { readFixtureTask } from "../../support/fixture-tasks.js";

@@ -10,11 +10,13 @@ import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveAgentConfigs } from "../../../src/agent/index.js";
+import { resolveAgentConfigs } from "../../../src/agent/config.js";
 import { launchChromium } from "../../../src/browser/chromium.js";
 import { main } from "../../../src/cli/main.js";
-import { sideBySideHref, trialPageHref, writeRunReport } from "../../../src/report/html/index.js";
-import { openStore, type TrialRecord } from "../../../src/store/index.js";
+import { sideBySideHref, trialPageHref } from "../../../src/report/html/layout.js";
+import { writeRunReport } from "../../../src/report/html/writer.js";
+import { openStore } from "../../../src/store/open.js";
+import type { TrialRecord } from "../../../src/store/records.js";
 import { ROOT, startHarness, type Harness } from "../runner/harness.js";
 
 let h: Harness;

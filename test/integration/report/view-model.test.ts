@@ -1,7 +1,7 @@
 /** The report's pure derivations: where clicks land, which turns are highlighted, side-by-side partners. */
 import { describe, expect, it } from "vitest";
 import { clickMarks, landingPixel, markLabel, sideBySidePartners, turnHighlights } from "../../../src/report/html/view-model.js";
-import type { ActionRecord, TrialRecord } from "../../../src/store/index.js";
+import type { ActionRecord, TrialRecord } from "../../../src/store/records.js";
 
 const action = (tool: string, args: unknown, idx = 0): ActionRecord =>
   ({ trialId: "t", attempt: 1, turnIdx: 1, idx, callId: `c${idx}`, tool, args, status: "success", message: "", executorMs: 1 }) as ActionRecord;

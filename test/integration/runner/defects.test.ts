@@ -5,13 +5,13 @@
  * - a failing capture after an invalid model output ends the loop as environment_error and keeps
  *   the turns and token counts it had (it used to throw them away for an empty outcome).
  */
-import { fixtureTarget } from "../../../src/target/index.js";
+import { fixtureTarget } from "../../../src/target/fixture-target.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFixtureSite, type FixtureSite } from "../../../fixtures-site/index.js";
+import { startFixtureSite, type FixtureSite } from "../../../fixtures-site/fixture-site.js";
 import { launchChromium } from "../../../src/browser/chromium.js";
 import { TrialEnvironment } from "../../../src/runner/environment.js";
 import { Executor } from "../../../src/runner/executor.js";

@@ -6,14 +6,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/index.js";
+import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/config.js";
 import { executeTrials, startRuntime, type Runtime } from "../../../src/cli/suite-runtime.js";
 import { createPriceBook } from "../../../src/pricing.js";
 import { planTrials, storedPlan, type PlannedTrial } from "../../../src/runner/plan.js";
 import type { Reporter } from "../../../src/runner/reporters.js";
 import type { AgentSessionLike } from "../../../src/runner/loop.js";
 import type { SuiteResult } from "../../../src/runner/run-suite.js";
-import { openStore, type Store } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
+import type { Store } from "../../../src/store/store.js";
 import { loadTasksOrThrow } from "../../../src/task/loader.js";
 import type { Task } from "../../../src/task/schema.js";
 

@@ -3,13 +3,13 @@
  * fixture's control API; a point outside the display is rejected before any input; note names
  * cannot leave the notes folder; http_get reads only allow-listed paths.
  */
-import { fixtureTarget } from "../../../src/target/index.js";
+import { fixtureTarget } from "../../../src/target/fixture-target.js";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFixtureSite, type FixtureSite } from "../../../fixtures-site/index.js";
+import { startFixtureSite, type FixtureSite } from "../../../fixtures-site/fixture-site.js";
 import { launchChromium } from "../../../src/browser/chromium.js";
 import { TrialEnvironment } from "../../../src/runner/environment.js";
 import { Executor } from "../../../src/runner/executor.js";

@@ -8,13 +8,13 @@
  *   and the guard reads nothing more for them.
  * Page evaluations are counted by wrapping the real `page.evaluate` (it still runs).
  */
-import { fixtureTarget } from "../../../src/target/index.js";
+import { fixtureTarget } from "../../../src/target/fixture-target.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFixtureSite, type FixtureSite } from "../../../fixtures-site/index.js";
+import { startFixtureSite, type FixtureSite } from "../../../fixtures-site/fixture-site.js";
 import { launchChromium } from "../../../src/browser/chromium.js";
 import { TrialEnvironment } from "../../../src/runner/environment.js";
 import { Executor } from "../../../src/runner/executor.js";

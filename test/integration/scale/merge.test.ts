@@ -9,7 +9,9 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
-import { SCHEMA_VERSION, openStore, type TrialRecord } from "../../../src/store/index.js";
+import { SCHEMA_VERSION } from "../../../src/store/migrations.js";
+import { openStore } from "../../../src/store/open.js";
+import type { TrialRecord } from "../../../src/store/records.js";
 import { capture } from "./support.js";
 
 const TASKS = ["answer-only-bb042", "infeasible-bb999", "api-note-bb042"];

@@ -9,7 +9,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
-import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/index.js";
+import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/config.js";
 import { CHROMIUM_FLAGS, requireChromium } from "../../../src/browser/chromium.js";
 import type { CommandIO } from "../../../src/cli/io.js";
 import { executeTrials, type Runtime } from "../../../src/cli/suite-runtime.js";
@@ -18,7 +18,7 @@ import type { BrowserLease, BrowserProvider } from "../../../src/runner/browser-
 import { planTrials, type PlannedTrial } from "../../../src/runner/plan.js";
 import type { Reporter } from "../../../src/runner/reporters.js";
 import type { SuiteResult } from "../../../src/runner/run-suite.js";
-import type { Store } from "../../../src/store/index.js";
+import type { Store } from "../../../src/store/store.js";
 import type { Task } from "../../../src/task/schema.js";
 
 export const ROOT = resolve(import.meta.dirname, "../../..");

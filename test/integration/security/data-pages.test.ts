@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { hostileRunArgs, startHostileModel } from "../../support/hostile-model.js";
 import { events, scratch, trialFolder } from "./support.js";
 import { readFixtureTask } from "../../support/fixture-tasks.js";

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReferenceModel, type ReferenceModel } from "../../../src/sim/index.js";
+import { startReferenceModel, type ReferenceModel } from "../../../src/sim/server.js";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
 import { events, scratch, trialFolder } from "./support.js";
 import { readFixtureTask } from "../../support/fixture-tasks.js";

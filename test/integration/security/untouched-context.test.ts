@@ -13,7 +13,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
 import { scratch } from "./support.js";
 

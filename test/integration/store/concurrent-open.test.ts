@@ -16,7 +16,7 @@ import { MIGRATIONS } from "../../../src/store/migrations.js";
 const dir = mkdtempSync(join(tmpdir(), "umpire-concurrent-open-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const STORE = pathToFileURL(join(ROOT, "dist/src/store/index.js")).href;
+const STORE = pathToFileURL(join(ROOT, "dist/src/store/open.js")).href;
 
 /** One process that opens the store (creating and migrating it) and closes it. */
 function opener(file: string): Promise<{ code: number | null; stderr: string }> {

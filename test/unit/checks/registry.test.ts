@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { HANDLERS, confidenceOf, runChecks, summarizeClaim, verdictOf } from "../../../src/checks/registry.js";
+import { HANDLERS, confidenceOf, runChecks } from "../../../src/checks/registry.js";
+import { summarizeClaim, verdictOf } from "../../../src/checks/verdict.js";
 import type { CheckResult } from "../../../src/checks/types.js";
 import type { CheckSpec } from "../../../src/task/schema.js";
 import { NOTE_CHECK, RIGHT_NOTE, cricketAnswer, spec, tempWorkspace, type TempWorkspace } from "./workspace.js";

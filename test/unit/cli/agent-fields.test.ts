@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { finalizeAgents, resolveNamedAgents } from "../../../src/cli/agents.js";
-import type { LoadedConfig } from "../../../src/config/index.js";
+import type { LoadedConfig } from "../../../src/config/loader.js";
 import { redactCommandAgent, resolveCommandAgent } from "../../../src/config/command-agent.js";
 
 describe("a model agent's fields", () => {

@@ -4,9 +4,9 @@
  * hash changes with what the agent does and not with its name.
  */
 import { describe, expect, it } from "vitest";
-import { agentDefinitionHash } from "../../../src/agent/index.js";
+import { agentDefinitionHash } from "../../../src/agent/config.js";
 import { finalizeAgents, resolveNamedAgents } from "../../../src/cli/agents.js";
-import type { LoadedConfig } from "../../../src/config/index.js";
+import type { LoadedConfig } from "../../../src/config/loader.js";
 
 const config: LoadedConfig = {
   file: "umpire.config.yaml",

@@ -8,7 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CONFIG_SCHEMA_FILE, exportConfigSchema, renderConfigSchema } from "../../../scripts/export-config-schema.js";
-import { CONFIG_SECTIONS, configKey, configurableOptions, loadConfig, validateConfigText } from "../../../src/config/index.js";
+import { CONFIG_SECTIONS } from "../../../src/config/schema.js";
+import { configKey } from "../../../src/config/option.js";
+import { configurableOptions } from "../../../src/config/options.js";
+import { loadConfig, validateConfigText } from "../../../src/config/loader.js";
 
 let dir: string;
 beforeEach(() => {

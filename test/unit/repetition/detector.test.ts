@@ -1,12 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  createRepetitionDetector,
-  cssBoxesToImageBoxes,
-  type Box,
-  type Capture,
-  type RepetitionDetectorOptions,
-  type RepetitionStep,
-} from "../../../src/runner/repetition/index.js";
+import { createRepetitionDetector, type RepetitionDetectorOptions, type RepetitionStep } from "../../../src/runner/repetition/detector.js";
+import { cssBoxesToImageBoxes, type Box } from "../../../src/runner/repetition/masks.js";
+import type { Capture } from "../../../src/runner/repetition/decoded-cache.js";
 import { drawPage, HEIGHT, REGIONS, toCapture, WIDTH } from "./page-images.js";
 
 type Action = RepetitionStep["actions"][number];

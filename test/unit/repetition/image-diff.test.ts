@@ -1,6 +1,7 @@
 import { PNG } from "pngjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { compareScreens, createDecodedImageCache, DEFAULT_MAX_DIFF_RATIO, type Capture } from "../../../src/runner/repetition/index.js";
+import { compareScreens, DEFAULT_MAX_DIFF_RATIO } from "../../../src/runner/repetition/image-diff.js";
+import { createDecodedImageCache, type Capture } from "../../../src/runner/repetition/decoded-cache.js";
 import { decodePng, reusedRowCount, toRgba } from "../../../src/runner/repetition/png-decode.js";
 import { cloneRaster, drawPage, drawText, REGIONS, setPixel, toCapture, type Raster } from "./page-images.js";
 

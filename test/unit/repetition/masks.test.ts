@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cssBoxesToImageBoxes, maskBoxesForCapture, splitTaskMasks } from "../../../src/runner/repetition/index.js";
+import { cssBoxesToImageBoxes, maskBoxesForCapture, splitTaskMasks } from "../../../src/runner/repetition/masks.js";
 
 describe("mask conversion", () => {
   const dpr2 = { image: { width: 2560, height: 1600 }, viewport: { width: 1280, height: 800 } };

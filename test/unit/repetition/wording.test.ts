@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeAction, describeActions, reflectionMessage, stuckReport } from "../../../src/runner/repetition/index.js";
+import { describeAction, describeActions, reflectionMessage, stuckReport } from "../../../src/runner/repetition/wording.js";
 
 describe("wording", () => {
   it("describes actions in the past and bare forms", () => {

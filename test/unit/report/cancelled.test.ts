@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import { summarizeTrials } from "../../../src/report/aggregate.js";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { tempDir } from "../store/fixtures.js";
 import { fakeIO, seedRun } from "./seed.js";
 import { parseXml } from "./xml-check.js";

@@ -3,10 +3,11 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import { costPerSuccess, reportedCost, sumCosts, sumUsage } from "../../../src/report/cost.js";
-import { parseCommand, PRICE_OPTIONS, pricesOf } from "../../../src/cli/args.js";
+import { parseCommand, pricesOf } from "../../../src/cli/args.js";
+import { PRICE_OPTIONS } from "../../../src/config/options.js";
 import { UmpireError } from "../../../src/errors.js";
 import { costOfUsage, createPriceBook, DEFAULT_PRICES } from "../../../src/pricing.js";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { tempDir } from "../store/fixtures.js";
 import { fakeIO, seedRun } from "./seed.js";
 

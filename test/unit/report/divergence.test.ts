@@ -9,7 +9,7 @@ import { describeTurn, divergenceLine, divergenceSection, findDivergence, SCREEN
 import { representative } from "../../../src/report/divergence-pairs.js";
 import type { TaskRow } from "../../../src/report/compare.js";
 import type { TrialRecord } from "../../../src/store/records.js";
-import { sameAttempt } from "../../../src/runner/repetition/index.js";
+import { sameAttempt } from "../../../src/runner/repetition/signature.js";
 
 const shot = (name: string) => ({ path: `/screens/${name}.png`, width: 1280, height: 800 });
 const click = (x: number, y: number, element = "a button") => ({ tool: "click", args: { element, x, y }, status: "success" as const });

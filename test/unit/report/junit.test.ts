@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import { escapeXml, junitXml } from "../../../src/report/junit.js";
-import { openStore } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
 import { planned, tempDir } from "../store/fixtures.js";
 import { fakeIO, seedRun } from "./seed.js";
 import { parseXml } from "./xml-check.js";

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
-import { openStore, type Store } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
+import type { Store } from "../../../src/store/store.js";
 import { tempDir } from "../store/fixtures.js";
 import { fakeIO, seedRun } from "./seed.js";
 

@@ -5,7 +5,7 @@
 import { Writable } from "node:stream";
 import type { CommandIO } from "../../../src/cli/io.js";
 import { costOfUsage, DEFAULT_PRICES } from "../../../src/pricing.js";
-import type { Store } from "../../../src/store/index.js";
+import type { Store } from "../../../src/store/store.js";
 import type { OutputMode, StopReason, Usage, Verdict } from "../../../src/vocabulary.js";
 
 export interface SeedTrial {

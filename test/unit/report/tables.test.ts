@@ -6,7 +6,9 @@ import { formatCostPerSuccess, formatDelta, formatMs, formatUsd } from "../../..
 import { compareMarkdown, escapeMarkdown } from "../../../src/report/markdown.js";
 import { compareTable, metricLines, runsTable } from "../../../src/report/tables.js";
 import { renderTable, terminalStyle, visibleWidth } from "../../../src/report/table-layout.js";
-import { openStore, type Store, type TrialRecord } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
+import type { Store } from "../../../src/store/store.js";
+import type { TrialRecord } from "../../../src/store/records.js";
 import { tempDir } from "../store/fixtures.js";
 import { fakeIO, seedRun } from "./seed.js";
 

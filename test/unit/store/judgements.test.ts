@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
+import type { Store } from "../../../src/store/store.js";
 import { seedRun } from "../report/seed.js";
 
 let dir: string;

@@ -2,7 +2,8 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, MIGRATIONS, type Migration } from "../../../src/store/index.js";
+import { openStore } from "../../../src/store/open.js";
+import { MIGRATIONS, type Migration } from "../../../src/store/migrations.js";
 import { passingCheck, planned, result, tempDir } from "./fixtures.js";
 
 let dir: string;

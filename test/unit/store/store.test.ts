@@ -3,7 +3,9 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UmpireError } from "../../../src/errors.js";
-import { emptyStore, openStore, SCHEMA_VERSION, type Store } from "../../../src/store/index.js";
+import { emptyStore, openStore } from "../../../src/store/open.js";
+import { SCHEMA_VERSION } from "../../../src/store/migrations.js";
+import type { Store } from "../../../src/store/store.js";
 import { failingCheck, passingCheck, planned, result, tempDir } from "./fixtures.js";
 
 let dir: string;

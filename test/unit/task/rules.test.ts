@@ -3,7 +3,7 @@
  * plain-words message. Each case writes a small task file to a temp folder and loads it.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { CUSTOM_CHECK_RULES } from "../../../src/checks/index.js";
+import { CUSTOM_CHECK_RULES } from "../../../src/checks/custom-rules.js";
 import { loadTasks, loadTasksAsync } from "../../../src/task/loader.js";
 import type { Problem } from "../../../src/task/problem.js";
 import { FIXTURE_CHECKS, tempTasks, validTask } from "./helpers.js";

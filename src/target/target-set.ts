@@ -10,15 +10,6 @@ import type { Target } from "./contract.js";
 import { fixtureTarget } from "./fixture-target.js";
 import { startWebTarget } from "./web-target.js";
 
-export { TargetResetError, originsForTask, trialVarsOf, type InstanceLease, type Target, type TargetCookie, type TrialBrowserSeed, type TrialTarget } from "./contract.js";
-export { LayoutBoard, type LayoutReader } from "./layout-board.js";
-export { resolveMarks, type MarkSpec, type ResolvedLayout, type ResolvedMark } from "./marks.js";
-export { pageGeometryScript, type GeometryWindow, type PointInfo } from "./page-geometry.js";
-export { fixtureTarget } from "./fixture-target.js";
-export { startWebTarget, freePort } from "./web-target.js";
-export type { PoolReport } from "./instance-pool.js";
-export { describePools, poolReports } from "./pool-report.js";
-
 export interface TargetSet {
   get(name: string): Target;
   /** The fixture site's URL when the run has it (for the "fixture" origin alias). */

@@ -14,18 +14,6 @@ import { createControlApp } from "./control/server.js";
 import { SessionStore } from "./sessions.js";
 import { createSiteApp, DEFAULT_TIMINGS, type SiteTimings } from "./site/server.js";
 
-export { FixtureControlClient, FixtureControlError, CONTROL_TOKEN_HEADER } from "./client.js";
-export type { CreateSessionOptions, CreatedSession, SessionSummary } from "./client.js";
-export type { Box, LayoutMark, LayoutReport } from "./layout-report.js";
-export type { NoteFile } from "./notes.js";
-export type { CookieState, Effect, SessionInfo } from "./sessions.js";
-export { FIXTURE_SCENARIOS, FIXTURE_EFFECT_TYPES, type FixtureScenario, type FixtureEffectType } from "./scenarios.js";
-export { getMatch, listMatches, searchMatches, scoreOf, inningsHeadline, matchSummaryJson } from "./data/matches.js";
-export type { Match, BallEvent, MatchSummaryJson, SearchHit } from "./data/matches.js";
-export type { Innings, BattingEntry, BowlingEntry } from "./data/innings.js";
-export { SESSION_COOKIE } from "./site/server.js";
-export { INJECTION_TEXT } from "./site/pages/comments.js";
-
 export interface FixtureSiteOptions {
   /** Site port; 0 (the default) picks a free one. */
   port?: number;
