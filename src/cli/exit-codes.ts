@@ -1,5 +1,5 @@
 /**
- * Every exit code umpire uses, in one place (README "Exit codes", `umpire run --help`).
+ * Every exit code umpire uses, in one place (docs/running.md "Exit codes", `umpire run --help`).
  * CI can tell the causes apart: the agent failed (1), the infrastructure failed (3), umpire
  * itself could not do its whole job (4), the user stopped it (130).
  */

@@ -62,7 +62,7 @@ export const OPTIONS = {
     min: 1,
     max: 256,
     config: true,
-    defaultText: "adaptive per model endpoint, see README \"Concurrency\"",
+    defaultText: "adaptive per model endpoint, see docs/running.md \"Concurrency\"",
     help: "pin the trials at once to N",
   },
   "max-concurrency": {
