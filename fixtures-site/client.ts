@@ -8,6 +8,7 @@ import type { LayoutMark, LayoutReport } from "./layout-report.js";
 import type { NoteFile } from "./notes.js";
 import type { FixtureEffectType, FixtureScenario } from "./scenarios.js";
 import type { CookieState, Effect, SessionInfo } from "./sessions.js";
+import { messageOf } from "../src/errors.js";
 
 export type { Box, CookieState, Effect, FixtureEffectType, FixtureScenario, LayoutMark, LayoutReport, NoteFile, SessionInfo };
 
@@ -72,7 +73,7 @@ export class FixtureControlClient {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
-      throw new FixtureControlError(endpoint, 0, `fixture control ${endpoint} at ${this.controlUrl}: cannot connect (${(error as Error).message}); is the fixture site running?`);
+      throw new FixtureControlError(endpoint, 0, `fixture control ${endpoint} at ${this.controlUrl}: cannot connect (${messageOf(error)}); is the fixture site running?`);
     }
     const text = await res.text();
     if (!res.ok) {

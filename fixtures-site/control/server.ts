@@ -18,6 +18,7 @@ import {
   type SessionStore,
 } from "../sessions.js";
 import { SESSION_COOKIE } from "../site/server.js";
+import { messageOf } from "../../src/errors.js";
 
 
 function tokenMatches(given: string | undefined, expected: Buffer): boolean {
@@ -134,7 +135,7 @@ export function createControlApp(sessions: SessionStore, token: string): express
     // body-parser errors carry their own 4xx status (bad JSON, too large).
     const status = (error as { status?: number }).status;
     const code = typeof status === "number" && status >= 400 && status < 500 ? status : 500;
-    res.status(code).json({ error: `fixture control: ${error instanceof Error ? error.message : String(error)}` });
+    res.status(code).json({ error: `fixture control: ${messageOf(error)}` });
   });
 
   return app;

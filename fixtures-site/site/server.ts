@@ -16,6 +16,7 @@ import { renderNativeDialogs } from "./pages/native-dialogs.js";
 import { renderNotesPage } from "./pages/notes.js";
 import { renderScorecard } from "./pages/scorecard.js";
 import { renderSearch } from "./pages/search.js";
+import { messageOf } from "../../src/errors.js";
 
 export const SESSION_COOKIE = "umpire_session";
 
@@ -148,7 +149,7 @@ export function createSiteApp(sessions: SessionStore, timings: SiteTimings = DEF
     try {
       report = parseLayoutReport(req.body, new Date());
     } catch (error) {
-      badRequest(res, (error as Error).message);
+      badRequest(res, messageOf(error));
       return;
     }
     // A report older than the stored one (a late post from a page already left) is ignored.
@@ -218,7 +219,7 @@ export function createSiteApp(sessions: SessionStore, timings: SiteTimings = DEF
     // body-parser errors carry their own 4xx status (bad JSON, too large).
     const status = (error as { status?: number }).status;
     const code = typeof status === "number" && status >= 400 && status < 500 ? status : 500;
-    res.status(code).json({ error: `fixture site: ${error instanceof Error ? error.message : String(error)}` });
+    res.status(code).json({ error: `fixture site: ${messageOf(error)}` });
   });
 
   return app;
