@@ -95,17 +95,22 @@ export class InstancePool {
       return Promise.resolve(least);
     }
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
-      this.queue.push(waiter);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          const at = this.queue.indexOf(waiter);
-          if (at >= 0) this.queue.splice(at, 1);
-          reject(new Error("the run was stopped"));
+      const onAbort = () => {
+        const at = this.queue.indexOf(waiter);
+        if (at >= 0) this.queue.splice(at, 1);
+        reject(new Error("the run was stopped"));
+      };
+      // Served: the run's signal lets go of this waiter (every trial of a shared-state target waits
+      // here at once, so listeners left behind pile up on the one signal, one per trial of the run).
+      const waiter: Waiter = {
+        resolve: (index) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(index);
         },
-        { once: true },
-      );
+        reject,
+      };
+      this.queue.push(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 }

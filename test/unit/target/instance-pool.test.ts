@@ -2,6 +2,7 @@
  * The lease book of a pooled target (src/target/instance-pool.ts), how `instances: auto` sizes it
  * (pool-size.ts) and the run summary's note on it (pool-report.ts).
  */
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { InstancePool } from "../../../src/target/instance-pool.js";
 import { autoInstances } from "../../../src/target/pool-size.js";
@@ -41,6 +42,20 @@ describe("instance pool", () => {
     await expect(waiting).rejects.toThrow(/stopped/);
     held.release();
     expect((await pool.lease()).instance).toBe(0);
+  });
+
+  it("a waiting trial that got its instance leaves no listener on the run's signal", async () => {
+    const pool = new InstancePool(1, true);
+    const run = new AbortController();
+    let held = await pool.lease(run.signal);
+    const waiting = Array.from({ length: 3 }, () => pool.lease(run.signal));
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(3);
+    for (const next of waiting) {
+      held.release();
+      held = await next;
+    }
+    held.release();
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
   });
 });
 
