@@ -91,7 +91,7 @@ const LABELS: Record<BenchName, string> = {
   report: "HTML report generation",
   store: "Store queries at scale (history, runs, compare)",
   remote: "Suite: local browser vs 2 browser servers",
-  pool: "Stateful app, 1 vs N instances, 2 s a turn",
+  pool: "Stateful app (TiddlyWiki), 1 vs N instances, 2 s a turn",
   capture: "Capture per step: CDP fast vs page.screenshot",
   latency: "Throughput, 2 s model latency",
 };
@@ -322,8 +322,14 @@ export function detailLines(results: BenchResults): string[] {
   }
   if (results.pool?.status === "ok") {
     const r = results.pool.result;
-    const sideLine = (x: PoolBench["one"]) => `${x.instances} instance${x.instances === 1 ? "" : "s"} ${x.passed}/${x.trials} passed in ${fmt(x.wallMs / 1000, 1)} s, peak ${x.peak} at once, waited ${fmt(x.waitedMsPerTrial)} ms/trial, reset ${fmt(x.resetMsPerTrial, 1)} ms/trial`;
-    lines.push(`pool (${fmt(r.turnLatencyMs)} ms a turn): ${sideLine(r.one)}; ${sideLine(r.many)}; bounded by the cores the browsers and copies share, and by the trials (${r.many.trials}) over the instances`);
+    const busy = (x: PoolBench["one"]) => (x.machine.coresBusy === null ? "" : `, machine ${fmt(x.machine.coresBusy, 2)}/${x.machine.cores} cores busy`);
+    const sideLine = (x: PoolBench["one"]) =>
+      `${x.instances} instance${x.instances === 1 ? "" : "s"} ${x.passed}/${x.trials} passed in ${fmt(x.wallMs / 1000, 1)} s, peak ${x.peak} at once, ` +
+      `waited ${fmt(x.waitedMsPerTrial)} ms/trial, reset ${fmt(x.resetMsPerTrial, 1)} ms/trial (restore + restart)${busy(x)}`;
+    lines.push(
+      `pool, ${r.app} (${fmt(r.turnLatencyMs)} ms a turn): ${sideLine(r.one)}; ${sideLine(r.many)}; bounded by the cores the browsers, ` +
+        `the copies' restarts and other work share, and by the trials (${r.many.trials}) over the instances`,
+    );
   }
   if (results.remote?.status === "ok") {
     const r = results.remote.result;
