@@ -27,6 +27,8 @@ export interface PoolSide {
   wallMs: number;
   passed: number;
   trials: number;
+  /** Why each trial that did not pass ended so ("environment_error: page.goto: Timeout 15000ms exceeded." x6). */
+  notPassed: Record<string, number>;
   /** Mean reset (restore the wiki folder + restart the server) per trial, from the target notes. */
   resetMsPerTrial: number;
   /** Each trial's reset, in trial order (metrics.target.resetMs). */
@@ -47,10 +49,12 @@ export interface PoolBench {
   many: PoolSide;
   /** Wall time on one instance / on N. */
   speedup: number;
+  /** Whether the speed-up compares like with like: every trial passed on both sides (errors end trials early). */
+  comparable: boolean;
 }
 
 interface RunJson {
-  trials: { verdict: string; seq?: number; metrics?: { target?: { resetMs?: number } } }[];
+  trials: { verdict: string; stopReason: string | null; error: string | null; stopDetail: string | null; metrics?: { target?: { resetMs?: number } } }[];
   targets?: PoolReport[];
 }
 
@@ -78,6 +82,7 @@ async function side(root: string, concurrency: number, repeat: number, turnLaten
       wallMs: Math.round(wallMs),
       passed: body.trials.filter((t) => t.verdict === "passed").length,
       trials: body.trials.length,
+      notPassed: tally(body.trials.filter((t) => t.verdict !== "passed").map((t) => `${t.stopReason}: ${t.error ?? t.stopDetail ?? ""}`.slice(0, 160))),
       resetMsPerTrial: Math.round((pool.resetMs / Math.max(1, pool.resets)) * 10) / 10,
       resetMsByTrial: body.trials.map((t) => t.metrics?.target?.resetMs).filter((ms): ms is number => typeof ms === "number"),
       waitedMsPerTrial: Math.round(pool.waitedMs / Math.max(1, pool.trials)),
@@ -91,10 +96,17 @@ async function side(root: string, concurrency: number, repeat: number, turnLaten
   }
 }
 
+const tally = (items: string[]): Record<string, number> => {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[item] = (counts[item] ?? 0) + 1;
+  return counts;
+};
+
 /** The example's tasks `repeat` times each, on one instance and then on `instances`. */
 export async function benchPool(root: string, options: { instances: number; repeat: number; turnLatencyMs: number }): Promise<PoolBench> {
   const one = await side(root, 1, options.repeat, options.turnLatencyMs);
   const many = await side(root, options.instances, options.repeat, options.turnLatencyMs);
   const speedup = Math.round((one.wallMs / many.wallMs) * 100) / 100;
-  return { app: "TiddlyWiki 5.4.1 (examples/tiddlywiki)", turnLatencyMs: options.turnLatencyMs, one, many, speedup };
+  const comparable = one.passed === one.trials && many.passed === many.trials;
+  return { app: "TiddlyWiki 5.4.1 (examples/tiddlywiki)", turnLatencyMs: options.turnLatencyMs, one, many, speedup, comparable };
 }
