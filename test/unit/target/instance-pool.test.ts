@@ -44,18 +44,22 @@ describe("instance pool", () => {
     expect((await pool.lease()).instance).toBe(0);
   });
 
-  it("a waiting trial that got its instance leaves no listener on the run's signal", async () => {
+  it("however many trials wait on the run's signal, the pool puts one listener on it, and a stop still refuses them all", async () => {
     const pool = new InstancePool(1, true);
     const run = new AbortController();
     let held = await pool.lease(run.signal);
-    const waiting = Array.from({ length: 3 }, () => pool.lease(run.signal));
-    expect(getEventListeners(run.signal, "abort")).toHaveLength(3);
-    for (const next of waiting) {
+    const served = Array.from({ length: 12 }, () => pool.lease(run.signal));
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(1);
+    for (const next of served) {
       held.release();
       held = await next;
     }
+    const stopped = Array.from({ length: 3 }, () => pool.lease(run.signal));
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(1);
+    run.abort();
+    for (const waiting of stopped) await expect(waiting).rejects.toThrow(/stopped/);
     held.release();
-    expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
+    expect((await pool.lease()).instance).toBe(0);
   });
 });
 
