@@ -144,7 +144,7 @@ async function main(args: BenchArgs): Promise<number> {
     if (wanted.has("report")) results.report = await reportSection(size.reportTrials);
     if (wanted.has("store")) results.store = await section("store", () => benchStoreScale({ runs: size.storeRuns, samples: args.quick ? 3 : 7 }));
     if (wanted.has("pool")) {
-      results.pool = await section("pool", () => benchPool(ROOT, { instances: 4, trials: args.quick ? 4 : 8, turnLatencyMs: 2_000 }));
+      results.pool = await section("pool", () => benchPool(ROOT, { instances: 4, repeat: args.quick ? 1 : 2, turnLatencyMs: TURN_LATENCY_MS }));
     }
     if (wanted.has("remote")) {
       // It runs 2 x 8 trials with its own runtimes and has no smaller size: only on request in quick mode.

@@ -24,7 +24,7 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   latency: "suite wall time, trials/min, cores used, PSS per trial and 429s at 2 s model latency: concurrency 1, 4, 8, 16, adaptive",
   report: "HTML report generation for 1,000 trials (scripts/bench/report.ts)",
   store: "store queries of history, runs and compare on 100,000 trials written through the store's write path",
-  pool: "a stateful app (one process, state in memory) on 1 instance vs 4, 8 trials at 2 s a turn: speed-up, reset per trial, memory per instance",
+  pool: "the TiddlyWiki example (a wiki server from npm, reset by restore + restart) on 1 instance vs 4, its 4 tasks x 2 at 2 s a turn: speed-up, reset per trial, memory per instance",
   remote: "suite wall time through one local browser vs two browser servers (scripts/bench-scale.ts, when present)",
 };
 

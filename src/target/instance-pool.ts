@@ -34,11 +34,14 @@ export interface PoolLease {
 interface Waiter {
   resolve: (index: number) => void;
   reject: (error: Error) => void;
+  signal?: AbortSignal;
 }
 
 export class InstancePool {
   private readonly active: number[];
   private readonly queue: Waiter[] = [];
+  /** Signals the pool listens to: one listener each, however many trials wait on it. */
+  private readonly watched = new WeakSet<AbortSignal>();
   private running = 0;
   private readonly stats = { trials: 0, peak: 0, waitedMs: 0, resets: 0, resetMs: 0 };
 
@@ -95,17 +98,26 @@ export class InstancePool {
       return Promise.resolve(least);
     }
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
-      this.queue.push(waiter);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          const at = this.queue.indexOf(waiter);
-          if (at >= 0) this.queue.splice(at, 1);
-          reject(new Error("the run was stopped"));
-        },
-        { once: true },
-      );
+      this.queue.push({ resolve, reject, signal });
+      this.watch(signal);
     });
+  }
+
+  /**
+   * Every trial of a shared-state target waits here at once, on the run's one signal: a listener per
+   * waiter would pile up there (Node warns past 10; a long run would keep one per trial). One per signal.
+   */
+  private watch(signal?: AbortSignal): void {
+    if (!signal || this.watched.has(signal)) return;
+    this.watched.add(signal);
+    const stop = () => {
+      for (let at = this.queue.length - 1; at >= 0; at--) {
+        const waiter = this.queue[at]!;
+        if (waiter.signal !== signal) continue;
+        this.queue.splice(at, 1);
+        waiter.reject(new Error("the run was stopped"));
+      }
+    };
+    signal.addEventListener("abort", stop, { once: true });
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BENCH_AIMS, fixedSpeedup, headlineTable, latencyRows, noLayoutWaitRow, startupRows } from "../../scripts/bench/summary.js";
+import { BENCH_AIMS, detailLines, fixedSpeedup, headlineTable, latencyRows, noLayoutWaitRow, startupRows } from "../../scripts/bench/summary.js";
 import type { StepBench } from "../../scripts/bench/step-overhead.js";
 import type { LatencyBench } from "../../scripts/bench/latency-throughput.js";
 
@@ -144,12 +144,26 @@ describe("bench summary: CLI start-up as a ratio to node -e 0", () => {
 });
 
 describe("bench summary: a stateful app on a pool of instances", () => {
-  const side = (instances: number, wallMs: number) => ({ instances, wallMs, passed: 8, trials: 8, resetMsPerTrial: 3.2, waitedMsPerTrial: 0, peak: instances, memoryMbPerInstance: 46 });
+  const machine = { cores: 2, coresBusy: 1, loadAverage1m: 1 };
+  const side = (instances: number, wallMs: number, passed = 8) => ({
+    instances, wallMs, passed, trials: 8, notPassed: passed === 8 ? {} : { "environment_error: page.goto: Timeout 15000ms exceeded.": 8 - passed },
+    resetMsPerTrial: 3.2, resetMsByTrial: [3, 3], waitedMsPerTrial: 0, peak: instances, memoryMbPerInstance: 46, sizedBy: null, machine,
+  });
+  const result = { app: "TiddlyWiki", turnLatencyMs: 2000, one: side(1, 60_000), many: side(4, 20_000), speedup: 3, comparable: true };
+  const pool = { status: "ok" as const, ms: 1, machine, result };
+
   it("judges the speed-up of N instances over one against the aim, with reset time and memory per instance", () => {
-    const pool = { status: "ok" as const, ms: 1, machine: { cores: 2, coresBusy: 1, loadAverage1m: 1 }, result: { turnLatencyMs: 2000, one: side(1, 60_000), many: side(4, 20_000), speedup: 3 } };
     const table = headlineTable({ pool } as never);
-    expect(table).toMatch(/Stateful app, 1 vs N[\s\S]*4 instances: 20\.0 s[\s\S]*1 instance: 60\.0 s[\s\S]*3\.00x[\s\S]*>= 2x[\s\S]*yes[\s\S]*reset 3\.2 ms\/trial,[\s\S]*46 MB\/instance/);
-    const slow = headlineTable({ pool: { ...pool, result: { ...pool.result, speedup: 1.5 } } } as never);
+    expect(table).toMatch(/Stateful app \(TiddlyWiki\),[\s\S]*4 instances: 20\.0 s[\s\S]*1 instance: 60\.0 s[\s\S]*3\.00x[\s\S]*>= 2x[\s\S]*yes[\s\S]*reset 3\.2 ms\/trial,[\s\S]*46 MB\/instance/);
+    const slow = headlineTable({ pool: { ...pool, result: { ...result, speedup: 1.5 } } } as never);
     expect(slow).toMatch(/1\.50x[\s\S]*NO/);
+  });
+
+  it("a speed-up where not every trial passed is not met, and the detail says why they did not pass", () => {
+    const errored = { ...pool, result: { ...result, many: side(4, 10_000, 2), speedup: 6, comparable: false } };
+    expect(headlineTable({ pool: errored } as never)).toMatch(/6\.00x \(not[\s\S]*NO/);
+    const details = detailLines({ pool: errored } as never).join("\n");
+    expect(details).toMatch(/not every trial passed on both sides/);
+    expect(details).toMatch(/4 instances 2\/8 passed .*not passed: environment_error: page\.goto: Timeout 15000ms exceeded\. x6/);
   });
 });

@@ -2,6 +2,7 @@
  * The lease book of a pooled target (src/target/instance-pool.ts), how `instances: auto` sizes it
  * (pool-size.ts) and the run summary's note on it (pool-report.ts).
  */
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { InstancePool } from "../../../src/target/instance-pool.js";
 import { autoInstances } from "../../../src/target/pool-size.js";
@@ -39,6 +40,24 @@ describe("instance pool", () => {
     const waiting = pool.lease(stop.signal);
     stop.abort();
     await expect(waiting).rejects.toThrow(/stopped/);
+    held.release();
+    expect((await pool.lease()).instance).toBe(0);
+  });
+
+  it("however many trials wait on the run's signal, the pool puts one listener on it, and a stop still refuses them all", async () => {
+    const pool = new InstancePool(1, true);
+    const run = new AbortController();
+    let held = await pool.lease(run.signal);
+    const served = Array.from({ length: 12 }, () => pool.lease(run.signal));
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(1);
+    for (const next of served) {
+      held.release();
+      held = await next;
+    }
+    const stopped = Array.from({ length: 3 }, () => pool.lease(run.signal));
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(1);
+    run.abort();
+    for (const waiting of stopped) await expect(waiting).rejects.toThrow(/stopped/);
     held.release();
     expect((await pool.lease()).instance).toBe(0);
   });
