@@ -8,10 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Writable } from "node:stream";
 import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/index.js";
 import { CHROMIUM_FLAGS, requireChromium } from "../../../src/browser/chromium.js";
-import type { CommandIO } from "../../../src/cli/io.js";
 import { executeTrials, type Runtime } from "../../../src/cli/suite-runtime.js";
 import { createPriceBook } from "../../../src/pricing.js";
 import type { BrowserLease, BrowserProvider } from "../../../src/runner/browser-pool.js";
@@ -162,15 +160,5 @@ export async function runThrough(options: {
   return { result, trials };
 }
 
-/** A CommandIO whose output is kept as text. */
-export function capture(env: NodeJS.ProcessEnv = {}, cwd = ROOT): { io: CommandIO; text: { out: string; err: string } } {
-  const text = { out: "", err: "" };
-  const sink = (key: "out" | "err") =>
-    new Writable({
-      write(chunk, _enc, done) {
-        text[key] += String(chunk);
-        done();
-      },
-    });
-  return { io: { stdout: sink("out"), stderr: sink("err"), env, cwd, signal: new AbortController().signal }, text };
-}
+/** A CommandIO whose output is kept as text (shared with every in-process CLI test). */
+export { capture } from "../../support/cli-in-process.js";
