@@ -29,8 +29,12 @@ export interface BrowserProcess {
   stop(): Promise<void>;
 }
 
-/** Collects a child's output until `pattern` matches; rejects if it exits first or takes too long. */
-function waitForOutput(child: ChildProcess, stream: "stdout" | "stderr", pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+/**
+ * Collects a child's output until `pattern` matches; rejects if it exits first or hangs. The guard is for
+ * a hang, sized for a node and a Chromium starting on a machine at load 20-30 (it was 30 s), and stays
+ * under the hooks' 120 s so a hang is reported with what the child said.
+ */
+function waitForOutput(child: ChildProcess, stream: "stdout" | "stderr", pattern: RegExp, timeoutMs = 100_000): Promise<RegExpMatchArray> {
   return new Promise((resolvePromise, reject) => {
     let text = "";
     const timer = setTimeout(() => reject(new Error(`no ${pattern} from the child within ${timeoutMs} ms; it said: ${text}`)), timeoutMs);
