@@ -1,8 +1,10 @@
 import { defineConfig } from "vitest/config";
 
 // Integration tests start real Chromium, the fixture site and the reference model; the
-// machine has two cores, so files run in at most two forks and get generous timeouts (hang
-// guards, not timing assertions: a test never fails for being slow on a busy machine).
+// machine has two cores, so files run in at most two forks. The timeouts are hang guards, not
+// timing assertions: several set-up hooks play whole runs (divergence's two runs failed its
+// set-up at load 22 under the old 120 s), and a test must never fail for being slow on a busy
+// machine, so both are 10 minutes.
 //
 // Unit tests share their fork's module graph (isolate: false): they touch no process-wide state
 // (no env writes, mocks, fake timers or signal handlers), and importing src/ afresh for each of
@@ -12,8 +14,8 @@ export default defineConfig({
   test: {
     pool: "forks",
     maxWorkers: 2,
-    testTimeout: 180_000,
-    hookTimeout: 120_000,
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     reporters: ["default"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], isolate: false } },

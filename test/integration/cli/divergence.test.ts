@@ -38,7 +38,8 @@ describe("where flipped tasks diverged, between two real runs", () => {
     baseline = JSON.parse(base.out).runId;
     const cand = await umpire(["run", ...TASKS, "--model", "reference:wrong-record", ...db(), "--out", join(dir, "runs"), "--json"]);
     candidate = JSON.parse(cand.out).runId;
-  });
+    // Two whole runs: the guard is for a hang (this set-up failed at load 22 under a 120 s limit).
+  }, 900_000);
 
   it("compare prints the divergence turn, both actions and how alike the screens were", async () => {
     const c = await umpire(["compare", baseline, candidate, ...db()]);
