@@ -50,7 +50,8 @@ export async function runInProcess(
   args: string[],
   options: InProcessOptions = {},
 ): Promise<{ code: number; signal: null; stdout: string; stderr: string }> {
-  const env = options.bareEnv ? (options.env ?? {}) : { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...options.env };
+  const inherited = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...options.env };
+  const env = options.bareEnv ? (options.env ?? {}) : inherited;
   const { io, text } = capture(env, options.cwd ?? ROOT, options.onStderr);
   const code = await main(args, io);
   return { code, signal: null, stdout: text.out, stderr: text.err };
