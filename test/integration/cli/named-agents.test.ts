@@ -3,7 +3,8 @@
  * through `node bin/umpire.js` as a child process, the rest in-process through `main`, which parses,
  * refuses and exits the same way without a node start per call): two agents differing only in
  * policy text and image budget in one run against a recording OpenAI-compatible server (the
- * requests show the difference and pass the conformance lint); per-agent endpoints on two servers with the agent-over-defaults precedence;
+ * requests show the difference and pass the conformance lint); per-agent endpoints on two servers
+ * with the agent-over-defaults precedence;
  * hostile variants refused at config validation; `compare --by agent`; a changed agent flagged.
  */
 import { execFile } from "node:child_process";
