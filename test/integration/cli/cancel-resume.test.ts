@@ -3,7 +3,7 @@
  * in flight as `cancelled`, not `failed`; the run stays `interrupted` in `umpire runs`; `--resume`
  * re-runs the cancelled and never-started trials (the cancelled attempt stays stored) in the run's
  * own folder whatever --out says now; and the resumed run compares to a gold run with no
- * regression (exit 0).
+ * regression (exit 0). (`runs` and `compare`, which only read, run in-process.)
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +12,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../../src/store/open.js";
 import { runCli, startCli, waitFor } from "../../support/cli-child.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 
 let dir: string;
 beforeAll(() => {
@@ -57,7 +58,7 @@ describe("a cancelled trial is not a failure", () => {
     expect(rerun).toEqual(before.filter((t) => t.verdict !== "passed").map((t) => t.id));
     store.close();
 
-    const runs = await runCli(["runs", "--db", db]);
+    const runs = await runInProcess(["runs", "--db", db]);
     expect(runs.stdout.split("\n").find((l) => l.includes(runId))).toMatch(/interrupted/);
 
     // Resume with another --out: the trial folders still go under the run's own folder.
@@ -84,7 +85,7 @@ describe("a cancelled trial is not a failure", () => {
     expect(readdirSync(join(firstOut, runId)).length).toBeGreaterThanOrEqual(3);
     store.close();
 
-    const cmp = await runCli(["compare", goldId, runId, "--fail-on-regression", "--db", db]);
+    const cmp = await runInProcess(["compare", goldId, runId, "--fail-on-regression", "--db", db]);
     expect(cmp.code, cmp.stdout + cmp.stderr).toBe(0);
     expect(cmp.stdout).toMatch(/no regression/);
   });

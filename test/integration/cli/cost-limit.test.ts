@@ -7,10 +7,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
-import type { CommandIO } from "../../../src/cli/io.js";
+import { capture as captureIO } from "../../support/cli-in-process.js";
 import { openStore } from "../../../src/store/open.js";
 
 const ROOT = join(__dirname, "../../..");
@@ -21,14 +20,8 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function capture() {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c) => (out += c));
-  stderr.on("data", (c) => (err += c));
-  const io: CommandIO = { stdout, stderr, env: {}, cwd: ROOT, signal: new AbortController().signal };
-  return { io, out: () => out, err: () => err };
+  const { io, text } = captureIO({}, ROOT);
+  return { io, out: () => text.out, err: () => text.err };
 }
 
 const db = () => join(dir, "umpire.db");

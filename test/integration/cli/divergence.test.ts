@@ -8,10 +8,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../src/cli/main.js";
-import type { CommandIO } from "../../../src/cli/io.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 
 const ROOT = join(__dirname, "../../..");
 let dir: string;
@@ -21,15 +19,8 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function umpire(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c) => (out += c));
-  stderr.on("data", (c) => (err += c));
-  const io: CommandIO = { stdout, stderr, env: {}, cwd: ROOT, signal: new AbortController().signal };
-  const code = await main(args, io);
-  return { code, out, err };
+  const { code, stdout, stderr } = await runInProcess(args, { env: {}, bareEnv: true });
+  return { code, out: stdout, err: stderr };
 }
 
 const db = () => ["--db", join(dir, "umpire.db")];
@@ -47,7 +38,8 @@ describe("where flipped tasks diverged, between two real runs", () => {
     baseline = JSON.parse(base.out).runId;
     const cand = await umpire(["run", ...TASKS, "--model", "reference:wrong-record", ...db(), "--out", join(dir, "runs"), "--json"]);
     candidate = JSON.parse(cand.out).runId;
-  });
+    // Two whole runs: the guard is for a hang (this set-up failed at load 22 under a 120 s limit).
+  }, 900_000);
 
   it("compare prints the divergence turn, both actions and how alike the screens were", async () => {
     const c = await umpire(["compare", baseline, candidate, ...db()]);

@@ -8,16 +8,15 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
-import type { CommandIO } from "../../../src/cli/io.js";
 import { collectRunEnvironment } from "../../../src/cli/run-environment.js";
 import { createLocalBrowserProvider } from "../../../src/runner/browser-pool.js";
 import { openStore } from "../../../src/store/open.js";
 import type { Target } from "../../../src/target/contract.js";
 import { startWebTarget } from "../../../src/target/web-target.js";
 import { TargetDecl } from "../../../src/task/target-decl.js";
+import { capture as captureIO } from "../../support/cli-in-process.js";
 import { seedRun } from "../../unit/report/seed.js";
 
 // The app answers /version with the contents of version.txt, read on each request.
@@ -51,11 +50,8 @@ async function start(version: unknown): Promise<Target> {
 }
 
 function capture() {
-  const stdout = new PassThrough();
-  let out = "";
-  stdout.on("data", (c) => (out += c));
-  const io: CommandIO = { stdout, stderr: new PassThrough(), env: {}, cwd: dir, signal: new AbortController().signal };
-  return { io, out: () => out };
+  const { io, text } = captureIO({}, dir);
+  return { io, out: () => text.out };
 }
 
 describe("a target's version", () => {

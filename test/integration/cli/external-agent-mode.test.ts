@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../support/cli.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 import { scratch } from "../security/support.js";
 
 const s = scratch("external-mode");
@@ -45,20 +46,20 @@ describe("agents of kind command are stored and shown as mode external", () => {
     );
     expect(stored).toHaveLength(2);
 
-    const show = await runCli(["show", "ext-mode", "--db", s.db, "--json"]);
+    const show = await runInProcess(["show", "ext-mode", "--db", s.db, "--json"]);
     expect(show.code, show.stderr).toBe(0);
     const trials = JSON.parse(show.stdout).trials as { agent: string; mode: string }[];
     expect(Object.fromEntries(trials.map((t) => [t.agent, t.mode]))).toEqual({ "give-up": "external", "reference/structured": "structured" });
-    const showText = await runCli(["show", "ext-mode", "--db", s.db]);
+    const showText = await runInProcess(["show", "ext-mode", "--db", s.db]);
     expect(showText.stdout).toMatch(/external/);
 
-    const compare = await runCli(["compare", "ext-mode", "--by", "mode", "--db", s.db, "--json"]);
+    const compare = await runInProcess(["compare", "ext-mode", "--by", "mode", "--db", s.db, "--json"]);
     expect(compare.code, compare.stderr).toBe(0);
     const groups = JSON.parse(compare.stdout).comparison.groups as { label: string; summary: { trials?: number } }[];
     expect(groups.map((g) => g.label)).toEqual(["structured", "external"]);
 
     const reportDir = join(s.dir, "report");
-    const report = await runCli(["report", "ext-mode", "--db", s.db, "--out", reportDir]);
+    const report = await runInProcess(["report", "ext-mode", "--db", s.db, "--out", reportDir]);
     expect(report.code, report.stderr).toBe(0);
     const overview = readFileSync(join(reportDir, "index.html"), "utf8");
     expect(overview).toContain('data-mode="external"');

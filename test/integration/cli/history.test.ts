@@ -8,7 +8,9 @@
  *   H3  the same endpoint now answers "Done." at once, 6 repeats  -> 0/6 (paired drop: p 0.03125)
  * The endpoint is `umpire serve-model` on one port, restarted with another profile: the agent's
  * definition (model, endpoint, mode) does not change, its behaviour does, as when a served model
- * is swapped behind a URL. Everything runs as child processes of the real CLI.
+ * is swapped behind a URL. The model server and the runs are child processes of the real CLI; the
+ * reading commands (merge, history, report) run in-process (test/support/cli-in-process.ts): what
+ * they print and return is the same, without a node start per call.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -19,6 +21,7 @@ import type { Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../src/browser/chromium.js";
 import { runCli, startCli, waitFor, type CliChild } from "../../support/cli-child.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 import { fileURLToPath } from "node:url";
 
 /** The fixture suite's cricket checks (a custom check module), by absolute path: tasks are written to a temp folder. */
@@ -88,7 +91,7 @@ async function run(m: number, runId: string, extra: string[]): Promise<number | 
 }
 
 async function history(...args: string[]) {
-  return runCli(["history", "--db", merged(), ...args]);
+  return runInProcess(["history", "--db", merged(), ...args]);
 }
 
 async function historyJson(...args: string[]) {
@@ -117,7 +120,7 @@ beforeAll(async () => {
   writeFileSync(changedTaskFile, readFileSync(taskFile, "utf8").replace("      result: Jaipur Kites won by 6 wickets\n", "      result: Jaipur Kites won by 6 wickets\n      notContains: [BB-024]\n"));
   expect(await run(3, "H4", [changedTaskFile, "--repeat", "2", "--price-in", "3", "--price-out", "6"])).toBe(1);
   await stopModel();
-  const merge = await runCli(["merge", join(machine(1), "umpire.db"), join(machine(2), "umpire.db"), "--into", merged()]);
+  const merge = await runInProcess(["merge", join(machine(1), "umpire.db"), join(machine(2), "umpire.db"), "--into", merged()]);
   expect(merge.code, merge.stderr).toBe(0);
 }, 600_000);
 
@@ -196,7 +199,7 @@ describe("umpire history over merged runs", () => {
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toMatch(/umpire: /);
     }
-    const missing = await runCli(["history", "--db", join(dir, "nope", "none.db")]);
+    const missing = await runInProcess(["history", "--db", join(dir, "nope", "none.db")]);
     expect(missing.code).toBe(2);
   });
 });
@@ -204,9 +207,9 @@ describe("umpire history over merged runs", () => {
 describe("a changed task", () => {
   it("is a break in the series, not a trend: trends and flags restart at the changed run", async () => {
     const into = join(dir, "with-changed", "umpire.db");
-    const merge = await runCli(["merge", merged(), join(machine(3), "umpire.db"), "--into", into]);
+    const merge = await runInProcess(["merge", merged(), join(machine(3), "umpire.db"), "--into", into]);
     expect(merge.code, merge.stderr).toBe(0);
-    const r = await runCli(["history", "--db", into, "--json", "--task", "scores-bb042"]);
+    const r = await runInProcess(["history", "--db", into, "--json", "--task", "scores-bb042"]);
     expect(r.code, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout).series[0];
     expect(s.points.map((p: any) => [p.runId, p.breakBefore])).toEqual([["H1", null], ["H2", null], ["H3", null], ["H4", "task"]]);
@@ -216,7 +219,7 @@ describe("a changed task", () => {
     // One run since the change: no trend to speak of, and nothing flagged across the break.
     expect(s.trend.passRate).toEqual({ first: 0, last: 0, change: 0 });
     expect(s.flags).toEqual({ costIncrease: null, passRateDrop: null });
-    const text = await runCli(["history", "--db", into, "--task", "scores-bb042"]);
+    const text = await runInProcess(["history", "--db", into, "--task", "scores-bb042"]);
     expect(text.stdout).toContain("scores-bb042 · reference/structured: task changed in run H4; trends start there");
     expect(text.stdout).toMatch(/│\s+1 of 4\s+│/);
   });
@@ -224,9 +227,9 @@ describe("a changed task", () => {
 
 describe("the report's history page", () => {
   it("draws inline SVG charts per task whose points link to each run, under the strict CSP, in Chromium", async () => {
-    const first = await runCli(["report", "H1", "--db", merged()]);
+    const first = await runInProcess(["report", "H1", "--db", merged()]);
     expect(first.code, first.stderr).toBe(0);
-    const last = await runCli(["report", "H3", "--db", merged()]);
+    const last = await runInProcess(["report", "H3", "--db", merged()]);
     expect(last.code, last.stderr).toBe(0);
     const index = last.stdout.trim();
     const historyPath = join(index, "..", "history.html");

@@ -1,8 +1,10 @@
 /**
- * Named agents through the real CLI (`node bin/umpire.js` as a child process), real Chromium, real
- * HTTP and a real SQLite file: two agents differing only in policy text and image budget in one
- * run against a recording OpenAI-compatible server (the requests show the difference and pass the
- * conformance lint); per-agent endpoints on two servers with the agent-over-defaults precedence;
+ * Named agents through the real CLI, real Chromium, real HTTP and a real SQLite file (the first run
+ * through `node bin/umpire.js` as a child process, the rest in-process through `main`, which parses,
+ * refuses and exits the same way without a node start per call): two agents differing only in
+ * policy text and image budget in one run against a recording OpenAI-compatible server (the
+ * requests show the difference and pass the conformance lint); per-agent endpoints on two servers
+ * with the agent-over-defaults precedence;
  * hostile variants refused at config validation; `compare --by agent`; a changed agent flagged.
  */
 import { execFile } from "node:child_process";
@@ -13,6 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lintRequest } from "../../../src/sim/lint.js";
 import { openStore } from "../../../src/store/open.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 import { startRecordingModel, stepReply, type RecordingModel } from "../../support/recording-model.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -26,11 +29,19 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const ENV = { HAI_API_KEY: SECRET, AGENT_B_KEY: SECRET };
+
 async function umpire(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
+  const { code, stdout, stderr } = await runInProcess(args, { cwd, env: ENV });
+  return { code, out: stdout, err: stderr };
+}
+
+/** The same through the built binary in a child process, for the one run that shows the whole path. */
+async function umpireChild(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
       cwd,
-      env: { ...process.env, HAI_API_KEY: SECRET, AGENT_B_KEY: SECRET, NO_COLOR: "1" },
+      env: { ...process.env, ...ENV, NO_COLOR: "1" },
       maxBuffer: 32 * 1024 * 1024,
     });
     return { code: 0, out: stdout, err: stderr };
@@ -95,7 +106,7 @@ describe("two named agents differing only in policy text and image budget", () =
     );
     // One trial at a time, so the scripted replies reach the agents in plan order.
     server.enqueue(...threeTurns(), ...threeTurns());
-    const result = await umpire(["run", TASK, "--concurrency", "1", "--no-preflight", "--json"], folder);
+    const result = await umpireChild(["run", TASK, "--concurrency", "1", "--no-preflight", "--json"], folder);
     expect(result.err).not.toMatch(/internal error/);
     expect(server.remaining()).toBe(0);
     expect(server.requests).toHaveLength(6);

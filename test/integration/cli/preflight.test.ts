@@ -3,6 +3,7 @@
  * the run within seconds, before any browser starts, naming the URL, the model and the fix (exit 2);
  * --no-preflight skips the check, and then the trials end in `error` and the run exits 3, not 1.
  * Plus the preflight itself against the reference model over real HTTP, and the connect timeout.
+ * (The wrong model and wrong key cases run the CLI in-process: the same refusal without a node start.)
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { spawn } from "node:child_process";
@@ -14,6 +15,7 @@ import { preflight } from "../../../src/agent/preflight.js";
 import { createEndpointFetch } from "../../../src/agent/http-fetch.js";
 import { startReferenceModel, type ReferenceModel } from "../../../src/sim/server.js";
 import { runCli, startCli, waitFor, type CliChild } from "../../support/cli-child.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 
 let dir: string;
 let served: CliChild;
@@ -48,7 +50,7 @@ describe("preflight through the CLI", () => {
   });
 
   it("a wrong model id: exit 2, the served models listed", { timeout: 120_000 }, async () => {
-    const r = await runCli(["run", ...common(), "--base-url", baseUrl, "--model", "refrence", "--api-key-env", "MY_KEY"], { env: { MY_KEY: KEY } });
+    const r = await runInProcess(["run", ...common(), "--base-url", baseUrl, "--model", "refrence", "--api-key-env", "MY_KEY"], { env: { MY_KEY: KEY } });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`does not serve the model 'refrence'`);
     expect(r.stderr).toContain(baseUrl);
@@ -56,13 +58,13 @@ describe("preflight through the CLI", () => {
   });
 
   it("a wrong key: exit 2, the variable named, the key itself never printed", { timeout: 120_000 }, async () => {
-    const r = await runCli(["run", ...common(), "--base-url", baseUrl, "--model", "reference", "--api-key-env", "MY_KEY"], { env: { MY_KEY: WRONG } });
+    const r = await runInProcess(["run", ...common(), "--base-url", baseUrl, "--model", "reference", "--api-key-env", "MY_KEY"], { env: { MY_KEY: WRONG } });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/refused the request for reference with HTTP 401: Incorrect API key provided/);
     expect(r.stderr).toMatch(/fix: check that MY_KEY holds a valid key/);
     expect(r.stderr + r.stdout).not.toContain(WRONG);
     // And without any key at all.
-    const none = await runCli(["run", ...common(), "--base-url", baseUrl, "--model", "reference"]);
+    const none = await runInProcess(["run", ...common(), "--base-url", baseUrl, "--model", "reference"]);
     expect(none.code, none.stderr).toBe(2);
     expect(none.stderr).toMatch(/HTTP 401.*\n.*fix: this endpoint wants a key: .*--api-key-env/);
   });

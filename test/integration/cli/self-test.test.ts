@@ -149,7 +149,9 @@ describe("validate --self-test proves the checks, not only the trajectories", ()
     const typo = block(/^typo-bb042 negative:typo: NOT EXERCISED/);
     expect(typo).toMatch(/not exercised: step 4 of 5 \(click confirm-yess\): mark confirm-yess not found on \/match\/BB-042/);
     expect(typo).toMatch(/the page had: .*add-note/);
-    expect(typo).not.toMatch(/wall-clock|--concurrency 1/);
+    // A typo'd mark is never explained as slowness: only a mark another probe found may be. (A settle wait
+    // that really ran out on a busy machine is named as such, with its own words; that is not this.)
+    expect(typo).not.toMatch(/waited for mark confirm-yess|another probe found/);
     // Check coverage: a check no probe failed is named (a warning without --strict).
     expect(text).toContain("warning: typo-bb042: check 'no draft left behind' never failed in any probe: it may be unable to fail; add a negative that breaks it");
     // failsOn: the check that did not fail is named with its own reason; the one that broke it is fine.

@@ -8,13 +8,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { PassThrough } from "node:stream";
 import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../../src/cli/main.js";
-import type { CommandIO } from "../../../src/cli/io.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 import { openStore } from "../../../src/store/open.js";
-import type { TrialRecord } from "../../../src/store/records.js";
+import { type TrialRecord } from "../../../src/store/records.js";
 
 const ROOT = join(__dirname, "../../..");
 const TASK = "answer-only-bb042";
@@ -27,15 +25,8 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function umpire(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (c) => (out += c));
-  stderr.on("data", (c) => (err += c));
-  const io: CommandIO = { stdout, stderr, env: {}, cwd: ROOT, signal: new AbortController().signal };
-  const code = await main(args, io);
-  return { code, out, err };
+  const { code, stdout, stderr } = await runInProcess(args, { env: {}, bareEnv: true });
+  return { code, out: stdout, err: stderr };
 }
 
 /** A zip's entries from its central directory (found from the end-of-central-directory record). */

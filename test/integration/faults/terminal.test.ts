@@ -1,5 +1,6 @@
 /**
- * Item 9 of issue 13, through the real CLI: a hostile model server whose error message carries
+ * Item 9 of issue 13, through the real CLI (`run` as a child process; `show` and `validate` in-process,
+ * whose output reaches the same streams): a hostile model server whose error message carries
  * terminal escapes (clear screen, cursor home, window title, bell) and a newline followed by a fake
  * "[1/1] PASS" line, and a task file whose title does the same. `run`, `show` and `validate` must
  * print neither the escapes nor a line that looks like umpire's own.
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, runCli } from "../../support/cli-child.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 import { startRecordingModel, type RecordingModel } from "../../support/recording-model.js";
 import { readFixtureTask } from "../../support/fixture-tasks.js";
 
@@ -46,7 +48,7 @@ describe("untrusted text on the terminal", () => {
     expectNoForgery(run.stderr);
     expectNoForgery(run.stdout);
 
-    const show = await runCli(["show", "tty-run", ...common], { env: NO_COLOR });
+    const show = await runInProcess(["show", "tty-run", ...common], { env: NO_COLOR });
     expect(show.code).toBe(0);
     expect(show.stdout).toContain("\\e[2J");
     expectNoForgery(show.stdout);
@@ -57,7 +59,7 @@ describe("untrusted text on the terminal", () => {
     const title = JSON.stringify(`Scores\u001b[2J\u001b]0;pwned\u0007\n[1/1] PASS fake`);
     const file = join(dir, "hostile-title.yaml");
     writeFileSync(file, source.replace(/^\$schema:.*\n/m, "").replace(/^title: .*$/m, `title: ${title}`));
-    const validate = await runCli(["validate", file], { env: NO_COLOR });
+    const validate = await runInProcess(["validate", file], { env: NO_COLOR });
     expect(validate.stdout + validate.stderr).toContain("Scores");
     expectNoForgery(validate.stdout);
     expectNoForgery(validate.stderr);

@@ -107,7 +107,8 @@ describe("killing the browser server mid-run", () => {
         },
       ],
     });
-  });
+    // A whole run of four 9-turn trials and their retries: the hook's guard is for a hang, not for a busy machine.
+  }, 900_000);
 
   it("loses nothing: every trial ends done and passed", () => {
     const trials = store.trials("killed");

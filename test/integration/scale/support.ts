@@ -8,10 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Writable } from "node:stream";
 import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/config.js";
 import { CHROMIUM_FLAGS, requireChromium } from "../../../src/browser/chromium.js";
-import type { CommandIO } from "../../../src/cli/io.js";
 import { executeTrials, type Runtime } from "../../../src/cli/suite-runtime.js";
 import { createPriceBook } from "../../../src/pricing.js";
 import type { BrowserLease, BrowserProvider } from "../../../src/runner/browser-pool.js";
@@ -31,8 +29,12 @@ export interface BrowserProcess {
   stop(): Promise<void>;
 }
 
-/** Collects a child's output until `pattern` matches; rejects if it exits first or takes too long. */
-function waitForOutput(child: ChildProcess, stream: "stdout" | "stderr", pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+/**
+ * Collects a child's output until `pattern` matches; rejects if it exits first or hangs. The guard is for
+ * a hang, sized for a node and a Chromium starting on a machine at load 20-30 (it was 30 s), and stays
+ * under the hooks' 120 s so a hang is reported with what the child said.
+ */
+function waitForOutput(child: ChildProcess, stream: "stdout" | "stderr", pattern: RegExp, timeoutMs = 100_000): Promise<RegExpMatchArray> {
   return new Promise((resolvePromise, reject) => {
     let text = "";
     const timer = setTimeout(() => reject(new Error(`no ${pattern} from the child within ${timeoutMs} ms; it said: ${text}`)), timeoutMs);
@@ -162,15 +164,5 @@ export async function runThrough(options: {
   return { result, trials };
 }
 
-/** A CommandIO whose output is kept as text. */
-export function capture(env: NodeJS.ProcessEnv = {}, cwd = ROOT): { io: CommandIO; text: { out: string; err: string } } {
-  const text = { out: "", err: "" };
-  const sink = (key: "out" | "err") =>
-    new Writable({
-      write(chunk, _enc, done) {
-        text[key] += String(chunk);
-        done();
-      },
-    });
-  return { io: { stdout: sink("out"), stderr: sink("err"), env, cwd, signal: new AbortController().signal }, text };
-}
+/** A CommandIO whose output is kept as text (shared with every in-process CLI test). */
+export { capture } from "../../support/cli-in-process.js";

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../../src/store/open.js";
 import { runCli } from "../../support/cli.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 
 const APP = join(import.meta.dirname, "tenant-app", "app.mjs");
 let dir: string;
@@ -123,11 +124,11 @@ reference:
     mkdirSync(join(bad, "tasks"), { recursive: true });
     writeFileSync(join(bad, "umpire.config.yaml"), CONFIG.replace('x-tenant: "${TRIAL_ID}"', 'x-tenant: "${TRIALID}"'));
     writeFileSync(join(bad, "tasks", "t.yaml"), task("tenant-typo", "tenants").replace("/?t=${TRIAL_ID}", "/?t=${TRIAL}"));
-    const config = await runCli(["validate", "tasks"], { cwd: bad });
+    const config = await runInProcess(["validate", "tasks"], { cwd: bad });
     expect(config.code).not.toBe(0);
     expect(config.stdout + config.stderr).toMatch(/umpire\.config\.yaml[\s\S]*context[\s\S]*x-tenant[\s\S]*\$\{TRIALID\} in a header value is not a trial variable/);
     writeFileSync(join(bad, "umpire.config.yaml"), CONFIG);
-    const taskFile = await runCli(["validate", "tasks"], { cwd: bad });
+    const taskFile = await runInProcess(["validate", "tasks"], { cwd: bad });
     expect(taskFile.code).not.toBe(0);
     expect(taskFile.stdout + taskFile.stderr).toMatch(/t\.yaml[\s\S]*start\.path[\s\S]*\$\{TRIAL\} is not a trial variable/);
   });

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../../src/store/open.js";
 import { runCli } from "../../support/cli.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 
 const APP = join(import.meta.dirname, "stateful-app", "app.mjs");
 let dir: string;
@@ -68,11 +69,11 @@ describe("declarative resets", () => {
     mkdirSync(join(bad, "tasks"), { recursive: true });
     writeFileSync(join(bad, "tasks", "t.yaml"), task("broken"));
     writeFileSync(join(bad, "umpire.config.yaml"), "targets:\n  broken:\n    baseUrl: http://127.0.0.1:3999\n    reset: { kind: restart }\n");
-    const noStart = await runCli(["validate", "tasks"], { cwd: bad });
+    const noStart = await runInProcess(["validate", "tasks"], { cwd: bad });
     expect(noStart.code).not.toBe(0);
     expect(noStart.stdout + noStart.stderr).toMatch(/umpire\.config\.yaml[\s\S]*reset\.kind[\s\S]*restarts the start command, and this target has none/);
     writeFileSync(join(bad, "umpire.config.yaml"), `targets:${target("broken", "", "{ kind: restore, from: seed, to: data }")}    isolated: true\n`);
-    const isolated = await runCli(["validate", "tasks"], { cwd: bad });
+    const isolated = await runInProcess(["validate", "tasks"], { cwd: bad });
     expect(isolated.code).not.toBe(0);
     expect(isolated.stdout + isolated.stderr).toMatch(/isolated[\s\S]*a restore reset changes the app under every trial running on it/);
   });

@@ -13,6 +13,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../../src/store/open.js";
+import { runInProcess } from "../../support/cli-in-process.js";
 
 const exec = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -25,6 +26,12 @@ async function umpire(args: string[], cwd: string): Promise<{ code: number; out:
     (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout, err: e.stderr }),
   );
+}
+
+/** The same CLI in-process, for refusals that need no node start (test/support/cli-in-process.ts). */
+async function umpireInProcess(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
+  const { code, stdout, stderr } = await runInProcess(args, { cwd });
+  return { code, out: stdout, err: stderr };
 }
 
 function project(config: string, tasks: Record<string, string>): string {
@@ -189,14 +196,14 @@ reference:
   };
 
   it("is refused by umpire validate, naming file, line, field and fix", async () => {
-    const refused = await umpire(["validate"], project(config, { "no-source": task }));
+    const refused = await umpireInProcess(["validate"], project(config, { "no-source": task }));
     expect(refused.code).toBe(2);
     expectRefusal(refused.out + refused.err);
   });
 
   it("is refused by umpire run before any trial starts", async () => {
     const at = project(config, { "no-source": task });
-    const refused = await umpire(["run", ".", "--model", "reference", "--db", join(at, "umpire.db"), "--out", join(at, "out")], at);
+    const refused = await umpireInProcess(["run", ".", "--model", "reference", "--db", join(at, "umpire.db"), "--out", join(at, "out")], at);
     expect(refused.code).toBe(2);
     expectRefusal(refused.out + refused.err);
   });

@@ -1,25 +1,21 @@
 /**
- * Target declarations and the tasks that name them, through the real CLI (`node bin/umpire.js`):
+ * Target declarations and the tasks that name them, through the CLI (in-process: the same parsing,
+ * messages and exit codes as `node bin/umpire.js`, without a node start per call):
  * effects on a target without an effects source are rejected, the fixture's vocabulary is judged
  * only on the fixture, a bad config names its file, line and field, and `umpire init` writes a
  * project that validates as written.
  */
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { promisify } from "node:util";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runInProcess } from "../../support/cli-in-process.js";
 
-const exec = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, "../../..");
 const dirs: string[] = [];
 
 async function umpire(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
-  return exec("node", [join(ROOT, "bin/umpire.js"), ...args], { cwd }).then(
-    (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout, err: e.stderr }),
-  );
+  const { code, stdout, stderr } = await runInProcess(args, { cwd });
+  return { code, out: stdout, err: stderr };
 }
 
 function project(config: string, tasks: Record<string, string>): string {
