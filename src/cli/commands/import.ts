@@ -127,7 +127,8 @@ export const run: Command = async (argv, io) => {
 
   const declared = (parsed.config.data.targets ?? {}) as Parameters<typeof planTarget>[1];
   const target = planTarget(recording, declared, dirname(configFile), basename(io.cwd));
-  const written = writeTasks(recording, target, configFile, resolve(io.cwd, parsed.values["tasks-dir"]), io);
+  const requests = { mappings: parsed.config.data.import?.requests ?? {}, effectsSource: (declared[target.name] ?? target.decl)?.effects !== undefined };
+  const written = writeTasks(recording, target, requests, configFile, resolve(io.cwd, parsed.values["tasks-dir"]), io);
   if (written.length === 0) {
     io.stdout.write("nothing imported: no test passed (see Playwright's output above), or every task file is finished already\n");
     return EXIT.failed;
@@ -152,13 +153,21 @@ export const run: Command = async (argv, io) => {
   );
 };
 
-function writeTasks(recording: Recording, target: TargetPlan, configFile: string, tasksDir: string, io: CommandIO): string[] {
+interface RequestMappings {
+  mappings: TranslateContext["requests"];
+  effectsSource: boolean;
+}
+
+function writeTasks(recording: Recording, target: TargetPlan, requests: RequestMappings, configFile: string, tasksDir: string, io: CommandIO): string[] {
   const project = recording.projects.find((p) => p.baseURL) ?? recording.projects[0];
   const ctx: TranslateContext = {
     baseURL: project?.baseURL ?? "",
     playwrightTestId: project?.testIdAttribute ?? "data-testid",
     targetTestId: target.testIdAttribute,
     sourceLine: sourceReader(),
+    shownFile: (file) => relative(io.cwd, file),
+    requests: requests.mappings,
+    effectsSource: requests.effectsSource,
   };
   const passed = recording.tests.filter((t) => t.status === "passed");
   for (const t of recording.tests.filter((x) => x.status !== "passed")) {
@@ -179,8 +188,14 @@ function writeTasks(recording: Recording, target: TargetPlan, configFile: string
     renameMarks(draft, marks.rename[i]!);
     writeFileSync(file, renderTask(draft, target.name, marks.taskMarks[i]!, schemaReference(file, "task.schema.json", io.cwd) ?? null));
     written.push(file);
-    const todo = draft.todo.length ? `, ${draft.todo.length} TODO` : "";
+    const todos = draft.todo.length + draft.unmapped.length;
+    const todo = todos ? `, ${todos} TODO` : "";
     io.stdout.write(`wrote ${relative(io.cwd, file)}: ${draft.reference.length} gold steps, ${draft.checks.length} checks${todo}\n`);
+  }
+  const unmapped = drafts.flatMap((d) => d.unmapped.map((u) => u.what.replace(/ \(line [\d, ]+\)$/, "")));
+  if (unmapped.length) {
+    const counts = [...new Set(unmapped)].map((w) => `${w}${unmapped.filter((x) => x === w).length > 1 ? ` (${unmapped.filter((x) => x === w).length} tests)` : ""}`);
+    io.stdout.write(`awaited, not mapped to a check: ${counts.join("; ")}: each draft's TODO lines give the line to add under import.requests\n`);
   }
   const before = existsSync(configFile) ? readFileSync(configFile, "utf8") : "";
   writeFileSync(configFile, mergeConfig(before, target, marks.targetMarks));
