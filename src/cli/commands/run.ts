@@ -29,6 +29,7 @@ import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } 
 import { emptyStore, openStore, type RunRecord, type Store } from "../../store/index.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
+import { runAllowsDrafts } from "../run-drafts.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/index.js";
 import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
@@ -93,6 +94,7 @@ const SELECT_OPTIONS = {
   "task-tag": O["task-tag"],
   "last-failed": O["last-failed"],
   "failed-in": O["failed-in"],
+  "allow-drafts": O["allow-drafts"],
   list: O.list,
 } as const;
 const SCALE_OPTIONS = {
@@ -271,7 +273,8 @@ async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promi
       const stored = refuseSelfTestRun(store.getRun(values.resume), "--resume");
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       project = projectTargets(parsed.config, options.paths ?? [], io.cwd);
-      tasks = await loadTasksOrThrowAsync(options.paths ?? [], { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
+      const allowDrafts = runAllowsDrafts(values, sources, stored.options);
+      tasks = await loadTasksOrThrowAsync(options.paths ?? [], { cwd: io.cwd, targets: project.targets, allowDrafts }, CUSTOM_CHECK_RULES);
       const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
       if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
         throw new UmpireError(
@@ -313,7 +316,7 @@ async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promi
       const earlier = failed ? (store.getRun(failed.runId).options as { paths?: string[]; agentOptions?: Record<string, unknown>; agents?: AgentConfig[]; unnamedAgents?: boolean }) : undefined;
       const paths = positionals.length || !earlier ? positionals : (earlier.paths ?? []);
       project = projectTargets(parsed.config, paths, io.cwd);
-      const allTasks = await loadTasksOrThrowAsync(paths, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
+      const allTasks = await loadTasksOrThrowAsync(paths, { cwd: io.cwd, targets: project.targets, allowDrafts: runAllowsDrafts(values, sources) }, CUSTOM_CHECK_RULES);
       tasks = filterTasks(allTasks, values);
       if (tasks.length === 0) throw nothingSelected(allTasks, values);
       let agentValues = pickAgentValues(values, sources, ["flag", "config"]);

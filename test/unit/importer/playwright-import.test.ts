@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { ImportSection } from "../../../src/config/import-section.js";
 import { aimOf, checkSelectorOf, parseLocator, type MarkDeclaration } from "../../../src/importer/locator.js";
 import type { RecordedStep, RecordedTest, Recording } from "../../../src/importer/recording.js";
 import { declaredMatches, mergeConfig, planMarks, planTarget } from "../../../src/importer/target-merge.js";
@@ -165,6 +166,25 @@ describe("network calls the test awaited", () => {
       { kind: "effects", name: 'the app received the response "**/api/items" (awaited at line 3, 3)', require: [{ type: "item_saved", min: 2 }] },
       { kind: "effects", name: "the app received a request matching the predicate at e2e/t.spec.ts:4", require: [{ type: "item_deleted", where: { name: "x" } }] },
     ]);
+  });
+
+  it("copy every field of an http mapping into the check, leaving out the defaults the config schema filled in", () => {
+    const http = {
+      method: "POST",
+      url: "/api/items/search?trial=${TRIAL_ID}",
+      headers: { authorization: "Bearer ${env:SHOP_TOKEN}" },
+      body: { name: "Oat milk" },
+      status: [200, 201],
+      json: [{ path: "/0/name", equals: "Oat milk" }, { path: "", length: 1 }, { path: "/0/price", number: { value: 2, tolerance: 0.5 } }, { path: "/0/id", exists: true, regex: "^\\d+$", contains: "1" }],
+      contains: ["Oat"],
+      timeoutSeconds: 5,
+    };
+    const { requests } = ImportSection.parse({ requests: { "**/api/items": { http }, "e2e/t.spec.ts:4": { http: { url: "/api/items" } } } });
+    const task = translateTest(saving(waitResponse, waitPredicate), ctx(source, requests), "saves-an-item");
+    // Its own contains and json say what the read-back must show: the typed values are not added.
+    expect(task.checks[1]).toEqual({ kind: "http", name: 'the app received the response "**/api/items" (awaited at line 3)', ...http });
+    // Given only a URL: the schema's defaults stay out of the file (method GET is kept: it says what is sent).
+    expect(task.checks[2]).toEqual({ kind: "http", name: "the app received a request matching the predicate at e2e/t.spec.ts:4", method: "GET", url: "/api/items", contains: ["Oat milk"] });
   });
 
   it("unmapped, are written into the draft with the exact line to add under import.requests", () => {
