@@ -40,8 +40,10 @@ const USAGE = `usage: umpire import [options] playwright [playwright test args..
 Runs your Playwright tests (npx playwright test, with your config and webServer; the arguments
 after 'playwright' are passed to it) with umpire's reporter added, and writes one draft task per
 passing test: gold steps from its actions, marks from its locators, page checks from its final
-expects, the target from its baseURL/webServer merged into umpire.config.yaml. Each task is marked
-draft: true until a person has reviewed it (docs/from-playwright.md).
+expects, effects or http checks from the network calls it awaited that umpire.config.yaml's
+import.requests maps (the others get a TODO with the line to add), the target from its
+baseURL/webServer merged into umpire.config.yaml. Each task is marked draft: true until a person
+has reviewed it (docs/from-playwright.md).
 
 options:
 ${optionsHelp({ "": OPTIONS })}`;
