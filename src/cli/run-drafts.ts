@@ -11,7 +11,12 @@ interface StoredRunOptions {
   config?: { options?: Record<string, { value?: unknown } | undefined> };
 }
 
-export function runAllowsDrafts(values: { "allow-drafts"?: boolean }, sources: { "allow-drafts"?: ValueSource }, resumed?: unknown): boolean {
-  if (sources["allow-drafts"] === "flag" || resumed === undefined) return values["allow-drafts"] === true;
-  return values["allow-drafts"] === true || (resumed as StoredRunOptions).config?.options?.["allow-drafts"]?.value === true;
+export function runAllowsDrafts(
+  values: { "allow-drafts"?: boolean },
+  sources: { "allow-drafts"?: ValueSource },
+  resumed?: unknown,
+): boolean {
+  const asked = values["allow-drafts"] === true;
+  if (sources["allow-drafts"] === "flag" || resumed === undefined) return asked;
+  return asked || (resumed as StoredRunOptions).config?.options?.["allow-drafts"]?.value === true;
 }

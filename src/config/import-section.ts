@@ -12,12 +12,17 @@ const HttpReadBack = HttpCheck.omit({ kind: true, name: true, required: true });
 
 export const RequestMapping = z.union([
   z
-    .object({ effects: EffectMatch.describe("An effect the target's effects source logs when the app handles the call (e.g. {type: item_saved})") })
+    .object({
+      effects: EffectMatch.describe(
+        "An effect the target's effects source logs when the app handles the call (e.g. {type: item_saved})",
+      ),
+    })
     .strict(),
   z
     .object({
       http: HttpReadBack.describe(
-        "An http check (method, url, headers, status, json, contains) that reads back what the call stored; without contains or json, the body must contain each value the test typed",
+        "An http check (method, url, headers, status, json, contains) that reads back what the call stored; " +
+          "without contains or json, the body must contain each value the test typed",
       ),
     })
     .strict(),
@@ -29,7 +34,11 @@ export const ImportSection = z
     requests: z
       .record(z.string().min(1), RequestMapping)
       .default({})
-      .describe('Awaited network calls as checks, keyed by the URL pattern the test awaited ("**/api/items", "/\\\\/api\\\\/items$/") or by file:line for a predicate'),
+      .describe(
+        "Awaited network calls as checks, keyed by the URL pattern as the test wrote it " +
+          "(a string such as **/api/items, " +
+          "or a RegExp literal such as /\\/api\\/items$/), or by file:line for a predicate",
+      ),
   })
   .strict()
   .describe("How umpire import playwright turns what a test awaited into checks (docs/from-playwright.md)");

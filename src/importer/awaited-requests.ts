@@ -24,6 +24,8 @@ export interface AwaitedCall {
   key: string;
   /** Where the test awaited it. */
   line: number;
+  /** Awaited with a predicate function: the key is the wait's file:line. */
+  predicate: boolean;
   /** The call in words: 'the response "**\/api/items"', "a request matching the predicate at e2e/a.spec.ts:4". */
   what: string;
 }
@@ -49,22 +51,38 @@ const patternKey = (arg: unknown): { key: string; shown: string } | null => {
   return null;
 };
 
-/** The awaited call of one pw:api step whose method is a wait for a request or response; null for any other step. */
-export function awaitedCallOf(step: RecordedStep, method: string, sourceLine: (file: string, line: number) => string | null, shownFile: string): AwaitedCall | null {
+type SourceLine = (file: string, line: number) => string | null;
+
+/** The awaited call of a pw:api step whose method is a wait for a request or response; null for any other step. */
+export function awaitedCallOf(
+  step: RecordedStep,
+  method: string,
+  sourceLine: SourceLine,
+  shownFile: string,
+): AwaitedCall | null {
   if (!WAIT_METHODS.has(method) || !step.line) return null;
   const text = step.file && step.column ? (sourceLine(step.file, step.line)?.slice(step.column - 1) ?? "") : "";
   const pattern = patternKey(firstArgumentAt(text));
   const event = method === "waitForRequest" ? "request" : "response";
-  if (pattern) return { event, key: pattern.key, line: step.line, what: `the ${event} ${pattern.shown}` };
-  const key = `${shownFile}:${step.line}`;
-  return { event, key, line: step.line, what: `a ${event} matching the predicate at ${key}` };
+  const line = step.line;
+  if (pattern) return { event, key: pattern.key, line, predicate: false, what: `the ${event} ${pattern.shown}` };
+  const key = `${shownFile}:${line}`;
+  return { event, key, line, predicate: true, what: `a ${event} matching the predicate at ${key}` };
 }
 
 /** Only the fields the user gave a value: the defaults the config schema filled in stay out of the task file. */
 function declaredFields(http: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(http).filter(([k, v]) => !(Array.isArray(v) && v.length === 0) && !(k === "headers" && v && Object.keys(v).length === 0) && !(k === "timeoutSeconds" && v === 15)),
-  );
+  const isDefault = (k: string, v: unknown) =>
+    (Array.isArray(v) && v.length === 0) ||
+    (k === "headers" && Object.keys(v ?? {}).length === 0) ||
+    (k === "timeoutSeconds" && v === 15);
+  return Object.fromEntries(Object.entries(http).filter(([k, v]) => !isDefault(k, v)));
+}
+
+export interface AwaitedResult {
+  checks: AwaitedCheck[];
+  unmapped: AwaitedUnmapped[];
+  todo: string[];
 }
 
 /**
@@ -72,37 +90,60 @@ function declaredFields(http: Record<string, unknown>): Record<string, unknown> 
  * and the calls no mapping names. `typed`: the values the test wrote, which an http read-back with no
  * `contains` or `json` of its own must show.
  */
-export function awaitedChecks(calls: readonly AwaitedCall[], mappings: Readonly<Record<string, RequestMapping>>, typed: readonly string[], effectsSource: boolean): { checks: AwaitedCheck[]; unmapped: AwaitedUnmapped[]; todo: string[] } {
-  const checks: AwaitedCheck[] = [];
-  const unmapped: AwaitedUnmapped[] = [];
-  const todo: string[] = [];
+export function awaitedChecks(
+  calls: readonly AwaitedCall[],
+  mappings: Readonly<Record<string, RequestMapping>>,
+  typed: readonly string[],
+  effectsSource: boolean,
+): AwaitedResult {
+  const result: AwaitedResult = { checks: [], unmapped: [], todo: [] };
   const byKey = new Map<string, AwaitedCall[]>();
   for (const call of calls) byKey.set(call.key, [...(byKey.get(call.key) ?? []), call]);
   for (const [key, same] of byKey) {
     const mapping = mappings[key];
     // A predicate's key already says where it was awaited.
-    const where = same[0]!.key.endsWith(`:${same[0]!.line}`) && same.length === 1 ? "" : ` (line ${same.map((c) => c.line).join(", ")})`;
+    const lines = same.map((c) => c.line).join(", ");
+    const at = (words: string) => (same[0]!.predicate && same.length === 1 ? "" : ` (${words} ${lines})`);
     if (!mapping) {
-      unmapped.push({ what: `${same[0]!.what}${where}`, lines: mappingLines(key, effectsSource) });
+      result.unmapped.push({ what: `${same[0]!.what}${at("line")}`, lines: mappingLines(key, effectsSource) });
       continue;
     }
-    const name = `the app received ${same[0]!.what}${where.replace("(line", "(awaited at line")}`;
-    if ("effects" in mapping) {
-      checks.push({ kind: "effects", name, require: [{ ...mapping.effects, ...(same.length > 1 ? { min: same.length } : {}) }] });
-      continue;
-    }
-    const http = declaredFields(mapping.http);
-    const own = (mapping.http.contains?.length ?? 0) + (mapping.http.json?.length ?? 0) > 0;
-    if (!own && typed.length === 0) todo.push(`the http check of ${same[0]!.what} checks only the status: give it contains or json in import.requests`);
-    checks.push({ kind: "http", name, ...http, ...(own || typed.length === 0 ? {} : { contains: [...typed] }) });
+    const name = `the app received ${same[0]!.what}${at("awaited at line")}`;
+    result.checks.push(checkOf(mapping, name, same.length, typed, result.todo));
   }
-  return { checks, unmapped, todo };
+  return result;
+}
+
+/** One mapping as its check; `times`: how often the test awaited the call. */
+function checkOf(
+  mapping: RequestMapping,
+  name: string,
+  times: number,
+  typed: readonly string[],
+  todo: string[],
+): AwaitedCheck {
+  if ("effects" in mapping) {
+    return { kind: "effects", name, require: [{ ...mapping.effects, ...(times > 1 ? { min: times } : {}) }] };
+  }
+  const own = (mapping.http.contains?.length ?? 0) + (mapping.http.json?.length ?? 0) > 0;
+  if (!own && typed.length === 0) {
+    todo.push(`'${name}' checks only the status: give it contains or json in import.requests`);
+  }
+  const contains = own || typed.length === 0 ? {} : { contains: [...typed] };
+  return { kind: "http", name, ...declaredFields(mapping.http), ...contains };
 }
 
 /** The lines a person adds under `import.requests` to map `key`: as YAML, quoted as YAML needs. */
 export function mappingLines(key: string, effectsSource: boolean): string[] {
-  const flow = (value: unknown) => stringify(value, { collectionStyle: "flow", lineWidth: 0 }).trim().replace(/^\{ | \}$/g, "");
-  const effects = `${flow({ [key]: { effects: { type: "EFFECT_TYPE" } } })}   # an effect your target's effects source logs`;
-  const http = `${flow({ [key]: { http: { method: "GET", url: "/api/PATH" } } })}   # a read-back of what the call stored`;
-  return effectsSource ? [effects, http] : [http, effects];
+  const flow = (value: unknown) =>
+    stringify(value, { collectionStyle: "flow", lineWidth: 0 })
+      .trim()
+      .replace(/^\{ | \}$/g, "");
+  const effects = flow({ [key]: { effects: { type: "EFFECT_TYPE" } } });
+  const http = flow({ [key]: { http: { method: "GET", url: "/api/PATH" } } });
+  const lines = [
+    `${effects}   # an effect your target's effects source logs`,
+    `${http}   # a read-back of what the call stored`,
+  ];
+  return effectsSource ? lines : lines.reverse();
 }
