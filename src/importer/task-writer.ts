@@ -22,7 +22,8 @@ export function renderTask(task: DraftTask, target: string, marks: Record<string
   for (const todo of task.todo) lines.push(`# TODO: ${todo.replace(/\n/g, " ")}`);
   for (const call of task.unmapped) {
     lines.push(`# TODO: the test awaited ${call.what}: to check that the app received it, add one of these lines`);
-    lines.push("#   under import.requests in umpire.config.yaml, then import again:", ...call.lines.map((l) => `#     ${l}`));
+    lines.push("#   under import.requests in umpire.config.yaml, then import again:");
+    lines.push(...call.lines.map((l) => `#     ${l}`));
   }
   lines.push(block({ id: task.id, title: task.title }), "draft: true", `target: ${target}`);
   lines.push("# TODO: write as a user would ask", block({ instruction: task.instruction }));

@@ -4,7 +4,13 @@
  * instruction drafted from the title and steps. What umpire cannot replay or check is kept as a
  * comment (`todo`), and the task stays a draft until a person has read it.
  */
-import { awaitedCallOf, awaitedChecks, type AwaitedCall, type AwaitedCheck, type AwaitedUnmapped, type RequestMapping } from "./awaited-requests.js";
+import {
+  awaitedCallOf,
+  awaitedChecks,
+  type AwaitedCheck,
+  type AwaitedUnmapped,
+  type RequestMapping,
+} from "./awaited-requests.js";
 import type { RecordedStep, RecordedTest } from "./recording.js";
 import { aimOf, checkSelectorOf, firstArgumentAt, slug, type MarkDeclaration } from "./locator.js";
 
@@ -298,7 +304,7 @@ export function translateTest(test: RecordedTest, ctx: TranslateContext, id: str
     if (made) checks.push(...made);
     else b.todo.push(`not a check: line ${step.line ?? "?"}: ${step.title} ${String(step.params.locator ?? "")}`.trim());
   }
-  const calls = steps.flatMap((s, i) => awaitedCallOf(s, methods[i]!, ctx.sourceLine, ctx.shownFile(test.file)) ?? []) as AwaitedCall[];
+  const calls = steps.flatMap((s, i) => awaitedCallOf(s, methods[i]!, ctx.sourceLine, ctx.shownFile(test.file)) ?? []);
   const awaited = awaitedChecks(calls, ctx.requests, [...b.givens], ctx.effectsSource);
   checks.push(...awaited.checks);
   b.todo.push(...awaited.todo);

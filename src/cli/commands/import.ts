@@ -129,7 +129,10 @@ export const run: Command = async (argv, io) => {
 
   const declared = (parsed.config.data.targets ?? {}) as Parameters<typeof planTarget>[1];
   const target = planTarget(recording, declared, dirname(configFile), basename(io.cwd));
-  const requests = { mappings: parsed.config.data.import?.requests ?? {}, effectsSource: (declared[target.name] ?? target.decl)?.effects !== undefined };
+  const requests = {
+    mappings: parsed.config.data.import?.requests ?? {},
+    effectsSource: (declared[target.name] ?? target.decl)?.effects !== undefined,
+  };
   const written = writeTasks(recording, target, requests, configFile, resolve(io.cwd, parsed.values["tasks-dir"]), io);
   if (written.length === 0) {
     io.stdout.write("nothing imported: no test passed (see Playwright's output above), or every task file is finished already\n");
@@ -160,7 +163,14 @@ interface RequestMappings {
   effectsSource: boolean;
 }
 
-function writeTasks(recording: Recording, target: TargetPlan, requests: RequestMappings, configFile: string, tasksDir: string, io: CommandIO): string[] {
+function writeTasks(
+  recording: Recording,
+  target: TargetPlan,
+  requests: RequestMappings,
+  configFile: string,
+  tasksDir: string,
+  io: CommandIO,
+): string[] {
   const project = recording.projects.find((p) => p.baseURL) ?? recording.projects[0];
   const ctx: TranslateContext = {
     baseURL: project?.baseURL ?? "",
@@ -194,15 +204,23 @@ function writeTasks(recording: Recording, target: TargetPlan, requests: RequestM
     const todo = todos ? `, ${todos} TODO` : "";
     io.stdout.write(`wrote ${relative(io.cwd, file)}: ${draft.reference.length} gold steps, ${draft.checks.length} checks${todo}\n`);
   }
-  const unmapped = drafts.flatMap((d) => d.unmapped.map((u) => u.what.replace(/ \(line [\d, ]+\)$/, "")));
-  if (unmapped.length) {
-    const counts = [...new Set(unmapped)].map((w) => `${w}${unmapped.filter((x) => x === w).length > 1 ? ` (${unmapped.filter((x) => x === w).length} tests)` : ""}`);
-    io.stdout.write(`awaited, not mapped to a check: ${counts.join("; ")}: each draft's TODO lines give the line to add under import.requests\n`);
-  }
+  reportUnmapped(drafts, io);
   const before = existsSync(configFile) ? readFileSync(configFile, "utf8") : "";
   writeFileSync(configFile, mergeConfig(before, target, marks.targetMarks));
   const added = Object.keys(marks.targetMarks);
   const what = target.reused ? `reused target ${target.name}` : `declared target ${target.name} (${target.decl?.baseUrl})`;
   io.stdout.write(`${relative(io.cwd, configFile)}: ${what}${added.length ? `; shared marks added: ${added.join(", ")}` : ""}\n`);
   return written;
+}
+
+/** The awaited calls no import.requests mapping names, once each across the tests, for a suite of hundreds. */
+function reportUnmapped(drafts: readonly DraftTask[], io: CommandIO): void {
+  const unmapped = drafts.flatMap((d) => d.unmapped.map((u) => u.what.replace(/ \(line [\d, ]+\)$/, "")));
+  if (unmapped.length === 0) return;
+  const counted = [...new Set(unmapped)].map((what) => {
+    const tests = unmapped.filter((x) => x === what).length;
+    return tests > 1 ? `${what} (${tests} tests)` : what;
+  });
+  const where = "each draft's TODO lines give the line to add under import.requests";
+  io.stdout.write(`awaited, not mapped to a check: ${counted.join("; ")}: ${where}\n`);
 }

@@ -274,7 +274,8 @@ async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promi
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       project = projectTargets(parsed.config, options.paths ?? [], io.cwd);
       const allowDrafts = runAllowsDrafts(values, sources, stored.options);
-      tasks = await loadTasksOrThrowAsync(options.paths ?? [], { cwd: io.cwd, targets: project.targets, allowDrafts }, CUSTOM_CHECK_RULES);
+      const loadOptions = { cwd: io.cwd, targets: project.targets, allowDrafts };
+      tasks = await loadTasksOrThrowAsync(options.paths ?? [], loadOptions, CUSTOM_CHECK_RULES);
       const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
       if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
         throw new UmpireError(
@@ -316,7 +317,8 @@ async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promi
       const earlier = failed ? (store.getRun(failed.runId).options as { paths?: string[]; agentOptions?: Record<string, unknown>; agents?: AgentConfig[]; unnamedAgents?: boolean }) : undefined;
       const paths = positionals.length || !earlier ? positionals : (earlier.paths ?? []);
       project = projectTargets(parsed.config, paths, io.cwd);
-      const allTasks = await loadTasksOrThrowAsync(paths, { cwd: io.cwd, targets: project.targets, allowDrafts: runAllowsDrafts(values, sources) }, CUSTOM_CHECK_RULES);
+      const loadOptions = { cwd: io.cwd, targets: project.targets, allowDrafts: runAllowsDrafts(values, sources) };
+      const allTasks = await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES);
       tasks = filterTasks(allTasks, values);
       if (tasks.length === 0) throw nothingSelected(allTasks, values);
       let agentValues = pickAgentValues(values, sources, ["flag", "config"]);
