@@ -98,6 +98,11 @@ export const OPTIONS = {
     help: "stop starting trials after N failed or error trials; the rest are left\nnot run (umpire run --resume RUN runs them)",
   },
   "exit-first": { kind: "boolean", short: "x", help: "same as --max-failures 1" },
+  "allow-drafts": {
+    kind: "boolean",
+    config: true,
+    help: "accept tasks still marked draft: true (imported by umpire import playwright, not yet\nreviewed by a person): validate checks and self-tests them, run runs them",
+  },
   "no-sandbox": {
     kind: "boolean",
     help: "run command agents (kind: command) outside bubblewrap's sandbox:\nthey see this user's files, processes and network (docs/security.md)",

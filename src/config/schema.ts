@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ModelPriceSchema } from "../pricing.js";
 import { AgentsSection, DefaultAgentsSection } from "./agents.js";
 import { TargetsSection } from "../task/target-decl.js";
+import { ImportSection } from "./import-section.js";
 import { configKey, configSchemaOf } from "./option.js";
 import { configurableOptions } from "./options.js";
 
@@ -32,6 +33,7 @@ export const CONFIG_SECTIONS = {
   agents: AgentsSection.optional(),
   defaultAgents: DefaultAgentsSection.optional(),
   targets: TargetsSection.optional().describe("Web apps under test, by name (tasks name them with target:); see docs/your-app.md"),
+  import: ImportSection.optional(),
 };
 
 /** The sections, and the one rule across them: every default agent is defined under `agents:`. */

@@ -20,6 +20,11 @@ export function renderTask(task: DraftTask, target: string, marks: Record<string
   if (schemaRef) lines.push(`$schema: ${schemaRef}`);
   lines.push(`# Imported from ${task.source} by \`umpire import playwright\`: a draft until a person has read it.`);
   for (const todo of task.todo) lines.push(`# TODO: ${todo.replace(/\n/g, " ")}`);
+  for (const call of task.unmapped) {
+    lines.push(`# TODO: the test awaited ${call.what}: to check that the app received it, add one of these lines`);
+    lines.push("#   under import.requests in umpire.config.yaml, then import again:");
+    lines.push(...call.lines.map((l) => `#     ${l}`));
+  }
   lines.push(block({ id: task.id, title: task.title }), "draft: true", `target: ${target}`);
   lines.push("# TODO: write as a user would ask", block({ instruction: task.instruction }));
   if (task.givens.length) lines.push(`givens: ${flow(task.givens)}`);

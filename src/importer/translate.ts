@@ -4,6 +4,13 @@
  * instruction drafted from the title and steps. What umpire cannot replay or check is kept as a
  * comment (`todo`), and the task stays a draft until a person has read it.
  */
+import {
+  awaitedCallOf,
+  awaitedChecks,
+  type AwaitedCheck,
+  type AwaitedUnmapped,
+  type RequestMapping,
+} from "./awaited-requests.js";
 import type { RecordedStep, RecordedTest } from "./recording.js";
 import { aimOf, checkSelectorOf, firstArgumentAt, slug, type MarkDeclaration } from "./locator.js";
 
@@ -13,7 +20,9 @@ export interface GoldStep {
   args?: Record<string, unknown>;
 }
 
-export interface DraftCheck {
+export type DraftCheck = DraftPageCheck | AwaitedCheck;
+
+export interface DraftPageCheck {
   kind: "page";
   name: string;
   url?: string | { regex: string; flags?: string };
@@ -37,6 +46,8 @@ export interface DraftTask {
   checks: DraftCheck[];
   /** Lines for the task's header comment: what was not replayed or checked, and how marks were mapped. */
   todo: string[];
+  /** Network calls the test awaited that no `import.requests` mapping names, with the lines to add. */
+  unmapped: AwaitedUnmapped[];
 }
 
 export interface TranslateContext {
@@ -45,6 +56,12 @@ export interface TranslateContext {
   targetTestId: string;
   /** The source line at a step's location (its method name is read from there), or null. */
   sourceLine(file: string, line: number): string | null;
+  /** A test file as the draft names it (relative to the working folder): the key of a predicate's wait. */
+  shownFile(file: string): string;
+  /** The config's `import.requests`: awaited network calls as checks. */
+  requests: Readonly<Record<string, RequestMapping>>;
+  /** Whether the target has an effects source (which way of mapping an awaited call to suggest first). */
+  effectsSource: boolean;
 }
 
 /** An action's Playwright method: read from the source at the step's location, else from its title. */
@@ -226,7 +243,7 @@ function expectedOf(step: RecordedStep, ctx: TranslateContext): unknown {
 }
 
 /** One final `expect` as page checks; null when umpire has no page check that says the same. */
-export function checksOf(step: RecordedStep, ctx: TranslateContext): DraftCheck[] | null {
+export function checksOf(step: RecordedStep, ctx: TranslateContext): DraftPageCheck[] | null {
   const matcher = matcherOf(step);
   const locator = typeof step.params.locator === "string" ? step.params.locator : null;
   const expected = expectedOf(step, ctx);
@@ -287,6 +304,10 @@ export function translateTest(test: RecordedTest, ctx: TranslateContext, id: str
     if (made) checks.push(...made);
     else b.todo.push(`not a check: line ${step.line ?? "?"}: ${step.title} ${String(step.params.locator ?? "")}`.trim());
   }
+  const calls = steps.flatMap((s, i) => awaitedCallOf(s, methods[i]!, ctx.sourceLine, ctx.shownFile(test.file)) ?? []);
+  const awaited = awaitedChecks(calls, ctx.requests, [...b.givens], ctx.effectsSource);
+  checks.push(...awaited.checks);
+  b.todo.push(...awaited.todo);
   if (checks.length === 0) {
     b.todo.push("no expect after the last action became a check: write the checks that prove the task was done");
     checks.push({ kind: "page", name: "TODO: what shows the task was done", text: "TODO: what shows the task was done" });
@@ -307,6 +328,7 @@ export function translateTest(test: RecordedTest, ctx: TranslateContext, id: str
     reference: b.reference,
     checks,
     todo: b.todo,
+    unmapped: awaited.unmapped,
   };
 }
 

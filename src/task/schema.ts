@@ -82,7 +82,7 @@ export const PageCheck = z
   })
   .strict();
 
-const EffectMatch = z
+export const EffectMatch = z
   .object({
     type: z.string().min(1).describe("An effect type of the target's effects source (the fixture's: note_saved, note_overwritten, match_deleted, cookie_choice)"),
     where: z.record(z.string(), z.string()).optional().describe("Detail fields that must match, e.g. {name: BB-042.md}"),

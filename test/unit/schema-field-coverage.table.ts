@@ -168,6 +168,16 @@ export const CONFIG_FIELDS: Record<string, string> = {
   "prices.*.reasoningInOutput": "test/unit/report/cost.test.ts > bills reasoning once, inside output, unless the price says otherwise",
   ...Object.fromEntries(defaults.map((key) => [`defaults.${key}`, DEFAULTS])),
   "defaults.trace": "test/integration/cli/trace.test.ts > retain-on-failure (from the config file's defaults) keeps only the failed trial's trace",
+  "defaults.allowDrafts": "test/integration/importer/import-awaited-requests.test.ts > umpire run refuses a draft, naming the file, the field and the fix; with --allow-drafts (or defaults.allowDrafts) it runs it",
+  "import.requests.*.effects.type": "test/integration/importer/import-awaited-requests.test.ts > become the effects or http check import.requests maps them to; the drafts self-test sound and those checks fail without the request",
+  "import.requests.*.effects.where.*": "test/unit/importer/playwright-import.test.ts > require an effect awaited twice to happen twice, and key a predicate by its file:line",
+  "import.requests.*.http.method": "test/integration/importer/import-awaited-requests.test.ts > become the effects or http check import.requests maps them to; the drafts self-test sound and those checks fail without the request",
+  "import.requests.*.http.url": "test/integration/importer/import-awaited-requests.test.ts > become the effects or http check import.requests maps them to; the drafts self-test sound and those checks fail without the request",
+  ...Object.fromEntries(
+    ["headers.*", "body", "status", "json[].path", "json[].exists", "json[].equals", "json[].contains", "json[].regex", "json[].number.value", "json[].number.tolerance", "json[].length", "contains[]", "timeoutSeconds"].map(
+      (f) => [`import.requests.*.http.${f}`, "test/unit/importer/playwright-import.test.ts > copy every field of an http mapping into the check, leaving out the defaults the config schema filled in"],
+    ),
+  ),
   ...Object.fromEntries(modelAgent.map((key) => [`agents.*[kind=model].${key}`, MODEL_AGENT])),
   "agents.*[kind=model].imageBudget": "test/integration/cli/named-agents.test.ts > run in one run; the recorded requests show the difference",
   "agents.*[kind=model].systemPrompt": "test/integration/cli/named-agents.test.ts > run in one run; the recorded requests show the difference",

@@ -40,8 +40,10 @@ const USAGE = `usage: umpire import [options] playwright [playwright test args..
 Runs your Playwright tests (npx playwright test, with your config and webServer; the arguments
 after 'playwright' are passed to it) with umpire's reporter added, and writes one draft task per
 passing test: gold steps from its actions, marks from its locators, page checks from its final
-expects, the target from its baseURL/webServer merged into umpire.config.yaml. Each task is marked
-draft: true until a person has reviewed it (docs/from-playwright.md).
+expects, effects or http checks from the network calls it awaited that umpire.config.yaml's
+import.requests maps (the others get a TODO with the line to add), the target from its
+baseURL/webServer merged into umpire.config.yaml. Each task is marked draft: true until a person
+has reviewed it (docs/from-playwright.md).
 
 options:
 ${optionsHelp({ "": OPTIONS })}`;
@@ -127,7 +129,11 @@ export const run: Command = async (argv, io) => {
 
   const declared = (parsed.config.data.targets ?? {}) as Parameters<typeof planTarget>[1];
   const target = planTarget(recording, declared, dirname(configFile), basename(io.cwd));
-  const written = writeTasks(recording, target, configFile, resolve(io.cwd, parsed.values["tasks-dir"]), io);
+  const requests = {
+    mappings: parsed.config.data.import?.requests ?? {},
+    effectsSource: (declared[target.name] ?? target.decl)?.effects !== undefined,
+  };
+  const written = writeTasks(recording, target, requests, configFile, resolve(io.cwd, parsed.values["tasks-dir"]), io);
   if (written.length === 0) {
     io.stdout.write("nothing imported: no test passed (see Playwright's output above), or every task file is finished already\n");
     return EXIT.failed;
@@ -152,13 +158,28 @@ export const run: Command = async (argv, io) => {
   );
 };
 
-function writeTasks(recording: Recording, target: TargetPlan, configFile: string, tasksDir: string, io: CommandIO): string[] {
+interface RequestMappings {
+  mappings: TranslateContext["requests"];
+  effectsSource: boolean;
+}
+
+function writeTasks(
+  recording: Recording,
+  target: TargetPlan,
+  requests: RequestMappings,
+  configFile: string,
+  tasksDir: string,
+  io: CommandIO,
+): string[] {
   const project = recording.projects.find((p) => p.baseURL) ?? recording.projects[0];
   const ctx: TranslateContext = {
     baseURL: project?.baseURL ?? "",
     playwrightTestId: project?.testIdAttribute ?? "data-testid",
     targetTestId: target.testIdAttribute,
     sourceLine: sourceReader(),
+    shownFile: (file) => relative(io.cwd, file),
+    requests: requests.mappings,
+    effectsSource: requests.effectsSource,
   };
   const passed = recording.tests.filter((t) => t.status === "passed");
   for (const t of recording.tests.filter((x) => x.status !== "passed")) {
@@ -179,13 +200,27 @@ function writeTasks(recording: Recording, target: TargetPlan, configFile: string
     renameMarks(draft, marks.rename[i]!);
     writeFileSync(file, renderTask(draft, target.name, marks.taskMarks[i]!, schemaReference(file, "task.schema.json", io.cwd) ?? null));
     written.push(file);
-    const todo = draft.todo.length ? `, ${draft.todo.length} TODO` : "";
+    const todos = draft.todo.length + draft.unmapped.length;
+    const todo = todos ? `, ${todos} TODO` : "";
     io.stdout.write(`wrote ${relative(io.cwd, file)}: ${draft.reference.length} gold steps, ${draft.checks.length} checks${todo}\n`);
   }
+  reportUnmapped(drafts, io);
   const before = existsSync(configFile) ? readFileSync(configFile, "utf8") : "";
   writeFileSync(configFile, mergeConfig(before, target, marks.targetMarks));
   const added = Object.keys(marks.targetMarks);
   const what = target.reused ? `reused target ${target.name}` : `declared target ${target.name} (${target.decl?.baseUrl})`;
   io.stdout.write(`${relative(io.cwd, configFile)}: ${what}${added.length ? `; shared marks added: ${added.join(", ")}` : ""}\n`);
   return written;
+}
+
+/** The awaited calls no import.requests mapping names, once each across the tests, for a suite of hundreds. */
+function reportUnmapped(drafts: readonly DraftTask[], io: CommandIO): void {
+  const unmapped = drafts.flatMap((d) => d.unmapped.map((u) => u.what.replace(/ \(line [\d, ]+\)$/, "")));
+  if (unmapped.length === 0) return;
+  const counted = [...new Set(unmapped)].map((what) => {
+    const tests = unmapped.filter((x) => x === what).length;
+    return tests > 1 ? `${what} (${tests} tests)` : what;
+  });
+  const where = "each draft's TODO lines give the line to add under import.requests";
+  io.stdout.write(`awaited, not mapped to a check: ${counted.join("; ")}: ${where}\n`);
 }

@@ -33,6 +33,7 @@ import type { RunRecord } from "../../store/records.js";
 import type { Store } from "../../store/store.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
+import { runAllowsDrafts } from "../run-drafts.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { projectTargets, type ProjectTargets } from "../../config/project.js";
 import type { Task } from "../../task/schema.js";
@@ -96,6 +97,7 @@ const SELECT_OPTIONS = {
   "task-tag": O["task-tag"],
   "last-failed": O["last-failed"],
   "failed-in": O["failed-in"],
+  "allow-drafts": O["allow-drafts"],
   list: O.list,
 } as const;
 const SCALE_OPTIONS = {
@@ -274,7 +276,9 @@ async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promi
       const stored = refuseSelfTestRun(store.getRun(values.resume), "--resume");
       const options = stored.options as { paths?: string[]; agentOptions?: Record<string, unknown>; repeat?: number };
       project = projectTargets(parsed.config, options.paths ?? [], io.cwd);
-      tasks = await loadTasksOrThrowAsync(options.paths ?? [], { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
+      const allowDrafts = runAllowsDrafts(values, sources, stored.options);
+      const loadOptions = { cwd: io.cwd, targets: project.targets, allowDrafts };
+      tasks = await loadTasksOrThrowAsync(options.paths ?? [], loadOptions, CUSTOM_CHECK_RULES);
       const storedAgent = (options.agentOptions ?? {}) as AgentValues & { "base-url-had-credentials"?: boolean };
       if (storedAgent["base-url-had-credentials"] === true && values["base-url"] === undefined) {
         throw new UmpireError(
@@ -316,7 +320,8 @@ async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promi
       const earlier = failed ? (store.getRun(failed.runId).options as { paths?: string[]; agentOptions?: Record<string, unknown>; agents?: AgentConfig[]; unnamedAgents?: boolean }) : undefined;
       const paths = positionals.length || !earlier ? positionals : (earlier.paths ?? []);
       project = projectTargets(parsed.config, paths, io.cwd);
-      const allTasks = await loadTasksOrThrowAsync(paths, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
+      const loadOptions = { cwd: io.cwd, targets: project.targets, allowDrafts: runAllowsDrafts(values, sources) };
+      const allTasks = await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES);
       tasks = filterTasks(allTasks, values);
       if (tasks.length === 0) throw nothingSelected(allTasks, values);
       let agentValues = pickAgentValues(values, sources, ["flag", "config"]);

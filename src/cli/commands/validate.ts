@@ -31,10 +31,7 @@ const OPTIONS = {
     kind: "boolean",
     help: "with --self-test: a required check that no probe failed (it may be unable to fail)\nmakes the task unsound, not only a warning",
   },
-  "allow-drafts": {
-    kind: "boolean",
-    help: "accept tasks still marked draft: true (imported by umpire import playwright, not yet\nreviewed), so they can be checked and self-tested before a person finishes them",
-  },
+  "allow-drafts": O["allow-drafts"],
   concurrency: { ...O.concurrency, defaultText: "the number of cores", help: "trials at once during the self-test" },
   db: { ...O.db, help: "the results database the self-test's run (tagged self-test) is stored in" },
   out: { ...O.out, help: "where the self-test's trial folders go" },

@@ -80,7 +80,7 @@ describe("config file", () => {
   });
 
   it("is a composition of sections; every config-settable option is a defaults key", () => {
-    expect(Object.keys(CONFIG_SECTIONS)).toEqual(["$schema", "prices", "defaults", "agents", "defaultAgents", "targets"]);
+    expect(Object.keys(CONFIG_SECTIONS)).toEqual(["$schema", "prices", "defaults", "agents", "defaultAgents", "targets", "import"]);
     const schema = exportConfigSchema() as any;
     const keys = Object.keys(schema.properties.defaults.properties).sort();
     expect(keys).toEqual(configurableOptions().map(([name]) => configKey(name)).sort());

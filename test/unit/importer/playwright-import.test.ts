@@ -7,9 +7,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { ImportSection } from "../../../src/config/import-section.js";
 import { aimOf, checkSelectorOf, parseLocator, type MarkDeclaration } from "../../../src/importer/locator.js";
 import type { RecordedStep, RecordedTest, Recording } from "../../../src/importer/recording.js";
 import { declaredMatches, mergeConfig, planMarks, planTarget } from "../../../src/importer/target-merge.js";
+import { renderTask } from "../../../src/importer/task-writer.js";
 import { checksOf, translateTest, type TranslateContext } from "../../../src/importer/translate.js";
 import { loadTasks } from "../../../src/task/loader.js";
 
@@ -47,11 +50,14 @@ describe("locators as marks", () => {
   });
 });
 
-const ctx = (source: Record<number, string> = {}): TranslateContext => ({
+const ctx = (source: Record<number, string> = {}, requests: TranslateContext["requests"] = {}, effectsSource = false): TranslateContext => ({
   baseURL: "http://127.0.0.1:4000",
   playwrightTestId: "data-testid",
   targetTestId: "data-testid",
   sourceLine: (_file, line) => source[line] ?? null,
+  shownFile: (file) => `e2e/${file}`,
+  requests,
+  effectsSource,
 });
 const api = (title: string, params: Record<string, unknown>, line = 1, column?: number): RecordedStep => ({
   category: "pw:api",
@@ -112,6 +118,87 @@ describe("a recorded test as a draft task", () => {
     const source = { 9: "  await expect(page).toHaveURL(/#\\/active$/);" };
     const step = expectStep("toHaveURL", { expected: {} }, 9, 24);
     expect(checksOf(step, ctx(source))).toEqual([{ kind: "page", name: "page toHaveURL /#\\/active$/", url: { regex: "#\\/active$" } }]);
+  });
+});
+
+describe("network calls the test awaited", () => {
+  // As the reporter records them: 'Wait for event "response"' with no params, located at the call.
+  const source = {
+    2: '  await page.getByTestId("item").fill("Oat milk");',
+    3: '  await Promise.all([page.waitForResponse("**/api/items"), page.getByRole("button", { name: "Save" }).click()]);',
+    4: "  const saved = page.waitForRequest((r) => r.method() === 'DELETE');",
+    5: "  await page.waitForResponse(/\\/api\\/items$/);",
+  };
+  const saving = (...waits: RecordedStep[]): RecordedTest => ({
+    title: "saves an item",
+    titlePath: ["saves an item"],
+    file: "t.spec.ts",
+    line: 1,
+    project: "",
+    status: "passed",
+    steps: [
+      api('Fill "Oat milk"', { locator: "getByTestId('item')", value: "Oat milk" }, 2, 3),
+      ...waits,
+      api("Click", { locator: "getByRole('button', { name: 'Save' })" }, 3, 60),
+      expectStep("toContainText", { locator: "locator('#items')", expected: "Oat milk" }),
+    ],
+  });
+  const waitResponse = api('Wait for event "response"', {}, 3, 27);
+  const waitPredicate = api('Wait for event "request"', {}, 4, 22);
+  const waitRegex = api('Wait for event "response"', {}, 5, 14);
+
+  it("are not gold steps, and become the check their import.requests mapping names", () => {
+    const requests = { "**/api/items": { effects: { type: "item_saved" } }, "/\\/api\\/items$/": { http: { method: "GET", url: "/api/items?trial=${TRIAL_ID}" } } };
+    const task = translateTest(saving(waitResponse, waitRegex), ctx(source, requests), "saves-an-item");
+    expect(task.reference.map((s) => s.tool)).toEqual(["click", "write", "click", "answer"]);
+    expect(task.checks.slice(1)).toEqual([
+      { kind: "effects", name: 'the app received the response "**/api/items" (awaited at line 3)', require: [{ type: "item_saved" }] },
+      // An http read-back with no contains or json of its own must show what the test typed.
+      { kind: "http", name: "the app received the response /\\/api\\/items$/ (awaited at line 5)", method: "GET", url: "/api/items?trial=${TRIAL_ID}", contains: ["Oat milk"] },
+    ]);
+    expect(task.unmapped).toEqual([]);
+  });
+
+  it("require an effect awaited twice to happen twice, and key a predicate by its file:line", () => {
+    const requests = { "**/api/items": { effects: { type: "item_saved" } }, "e2e/t.spec.ts:4": { effects: { type: "item_deleted", where: { name: "x" } } } };
+    const task = translateTest(saving(waitResponse, waitPredicate, waitResponse), ctx(source, requests), "saves-an-item");
+    expect(task.checks.filter((c) => c.kind === "effects")).toEqual([
+      { kind: "effects", name: 'the app received the response "**/api/items" (awaited at line 3, 3)', require: [{ type: "item_saved", min: 2 }] },
+      { kind: "effects", name: "the app received a request matching the predicate at e2e/t.spec.ts:4", require: [{ type: "item_deleted", where: { name: "x" } }] },
+    ]);
+  });
+
+  it("copy every field of an http mapping into the check, leaving out the defaults the config schema filled in", () => {
+    const http = {
+      method: "POST",
+      url: "/api/items/search?trial=${TRIAL_ID}",
+      headers: { authorization: "Bearer ${env:SHOP_TOKEN}" },
+      body: { name: "Oat milk" },
+      status: [200, 201],
+      json: [{ path: "/0/name", equals: "Oat milk" }, { path: "", length: 1 }, { path: "/0/price", number: { value: 2, tolerance: 0.5 } }, { path: "/0/id", exists: true, regex: "^\\d+$", contains: "1" }],
+      contains: ["Oat"],
+      timeoutSeconds: 5,
+    };
+    const { requests } = ImportSection.parse({ requests: { "**/api/items": { http }, "e2e/t.spec.ts:4": { http: { url: "/api/items" } } } });
+    const task = translateTest(saving(waitResponse, waitPredicate), ctx(source, requests), "saves-an-item");
+    // Its own contains and json say what the read-back must show: the typed values are not added.
+    expect(task.checks[1]).toEqual({ kind: "http", name: 'the app received the response "**/api/items" (awaited at line 3)', ...http });
+    // Given only a URL: the schema's defaults stay out of the file (method GET is kept: it says what is sent).
+    expect(task.checks[2]).toEqual({ kind: "http", name: "the app received a request matching the predicate at e2e/t.spec.ts:4", method: "GET", url: "/api/items", contains: ["Oat milk"] });
+  });
+
+  it("unmapped, are written into the draft with the exact line to add under import.requests", () => {
+    const task = translateTest(saving(waitResponse, waitPredicate), ctx(source, {}, true), "saves-an-item");
+    expect(task.checks.map((c) => c.kind)).toEqual(["page"]);
+    expect(task.unmapped).toEqual([
+      { what: 'the response "**/api/items" (line 3)', lines: [expect.stringMatching(/^"\*\*\/api\/items": \{ effects: \{ type: EFFECT_TYPE \} \} +# /), expect.stringMatching(/^"\*\*\/api\/items": \{ http: /)] },
+      { what: "a request matching the predicate at e2e/t.spec.ts:4", lines: [expect.stringMatching(/^e2e\/t.spec.ts:4: \{ effects: /), expect.any(String)] },
+    ]);
+    const text = renderTask(task, "shop", {}, null);
+    expect(text).toContain('# TODO: the test awaited the response "**/api/items" (line 3): to check that the app received it');
+    // The line as written is the mapping: pasted under import.requests, it parses to the key and an effects rule.
+    const line = text.split("\n").find((l) => l.includes("EFFECT_TYPE") && l.includes("api/items"))!.replace(/^#\s+/, "");
+    expect(parse(`requests:\n  ${line}\n`)).toEqual({ requests: { "**/api/items": { effects: { type: "EFFECT_TYPE" } } } });
   });
 });
 
