@@ -6,3 +6,12 @@ export { redactSecrets, REDACTED } from "./redact.js";
 export * from "./records.js";
 export { DEFAULT_HISTORY_RUNS, type HistoryFilter, type HistoryTrialRow } from "./history-query.js";
 export type { JudgementInput, JudgementRecord, LiveCheckRecord } from "./judgements.js";
+export {
+  StoredRunOptionsSchema,
+  runOptionsOf,
+  type StoredAgentOptions,
+  type StoredCommandAgent,
+  type StoredRunOptions,
+  type StoredRunOptionsInput,
+  type StoredShard,
+} from "./run-options.js";
