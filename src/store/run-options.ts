@@ -120,7 +120,10 @@ export function runOptionsOf(run: { id: string; options: unknown }): StoredRunOp
  * run's `shards: {total, ...}` (no index: the merged run is all of them). Everything else is kept
  * exactly as stored, fields this version does not know included.
  */
-export function mergedRunOptions(run: { id: string; options: Readonly<Record<string, unknown>> }): Record<string, unknown> {
+export function mergedRunOptions(run: {
+  id: string;
+  options: Readonly<Record<string, unknown>>;
+}): Record<string, unknown> {
   const { shard } = runOptionsOf(run);
   const { shard: _shard, ...rest } = run.options;
   if (!shard) return { ...run.options };

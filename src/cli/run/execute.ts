@@ -8,7 +8,13 @@ import type { PlannedTrial } from "../../runner/plan.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { poolReports } from "../../target/index.js";
 import { EXIT } from "../exit-codes.js";
-import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, type ProgressStream } from "../progress.js";
+import {
+  createDotProgress,
+  createLineProgress,
+  createLiveView,
+  isLiveTerminal,
+  type ProgressStream,
+} from "../progress.js";
 import { executeTrials } from "../suite-runtime.js";
 import { addRepeatsUntilDecided } from "../until-decided.js";
 import { fromPhase, type Outcome, type RunContext } from "./context.js";
@@ -82,7 +88,8 @@ async function executePlan(ctx: RunContext): Promise<Outcome> {
       // Isolated from the run, but loud: the user learns their output is incomplete, and the exit code says so.
       onReporterError: ({ hook, error }) => {
         reporterFailed = true;
-        io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${error instanceof Error ? error.message : String(error)}\n`);
+        const why = error instanceof Error ? error.message : String(error);
+        io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${why}\n`);
       },
       signal: io.signal,
       previousAttempts,
@@ -92,8 +99,19 @@ async function executePlan(ctx: RunContext): Promise<Outcome> {
     });
   const result = await execute(trials);
   let status = result.status;
-  const decided = ctx.baselineId && status === "finished" && !result.stoppedEarly
-    ? await addRepeatsUntilDecided({ store, runId, baselineId: ctx.baselineId, planned: trials, prices: settings.prices, execute, maxTrials: values["max-trials"], maxCostUsd: values["max-cost"] })
+  const { baselineId } = ctx;
+  const decide = baselineId && status === "finished" && !result.stoppedEarly;
+  const decided = decide
+    ? await addRepeatsUntilDecided({
+        store,
+        runId,
+        baselineId,
+        planned: trials,
+        prices: settings.prices,
+        execute,
+        maxTrials: values["max-trials"],
+        maxCostUsd: values["max-cost"],
+      })
     : undefined;
   if (decided?.stoppedBy === "interrupted") status = "interrupted";
   const pools = poolReports(runtime.targets.all());
@@ -101,7 +119,10 @@ async function executePlan(ctx: RunContext): Promise<Outcome> {
 }
 
 /** The progress reporter on stderr: the live view on a terminal, lines (with a heartbeat) in a log, or dots. */
-function progressReporters(kind: "list" | "dot" | null, io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): Reporter[] {
+function progressReporters(
+  kind: "list" | "dot" | null,
+  io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
+): Reporter[] {
   const stream = io.stderr as ProgressStream;
   if (kind === null) return [];
   if (kind === "dot") return [createDotProgress(stream)];

@@ -47,7 +47,8 @@ export const persistPhase: Phase<RunContext> = {
     ctx.stage.stored = { runId: plan.runId, runDir: plan.runDir };
     // The environment the trials run on; a resumed run keeps the one it started on.
     if (!store.getRun(plan.runId).environment) {
-      store.setRunEnvironment(plan.runId, { ...(await collectRunEnvironment({ browsers: runtime.browsers, targets: runtime.targets, tasks, env: io.env })) });
+      const environment = await collectRunEnvironment({ browsers: runtime.browsers, targets: runtime.targets, tasks, env: io.env });
+      store.setRunEnvironment(plan.runId, { ...environment });
     }
   },
   async teardown(ctx) {

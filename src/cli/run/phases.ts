@@ -20,7 +20,10 @@ export interface Phase<Context> {
 }
 
 /** Runs `phases` over `context`; the exit code of the phase that ended the run, if one did. */
-export async function runPhases<Context>(context: Context, phases: readonly Phase<Context>[]): Promise<number | undefined> {
+export async function runPhases<Context>(
+  context: Context,
+  phases: readonly Phase<Context>[],
+): Promise<number | undefined> {
   const begun: Phase<Context>[] = [];
   let failure: { error: unknown } | undefined;
   let exitCode: number | undefined;

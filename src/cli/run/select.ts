@@ -19,8 +19,10 @@ export const selectPhase: Phase<RunContext> = {
   title: "select",
   async setup(ctx) {
     const { values, settings } = ctx;
-    // A listing writes nothing: it reads what it needs (--resume, --last-failed, shard durations) without creating or migrating the file.
-    ctx.store = values.list ? listingStore(settings.dbPath, Boolean(values.resume || settings.failedRef)) : openStore(settings.dbPath);
+    // A listing writes nothing: it reads what it needs (--resume, --last-failed, shard durations)
+    // without creating or migrating the file.
+    const needsRuns = Boolean(values.resume || settings.failedRef);
+    ctx.store = values.list ? listingStore(settings.dbPath, needsRuns) : openStore(settings.dbPath);
     ctx.baselineId = untilDecidedBaseline(values, ctx.store);
     ctx.selection = values.resume ? await selectResumed(ctx, values.resume) : await selectNew(ctx);
   },
@@ -37,16 +39,22 @@ export function readStoredRun(store: Store, ref: string, flag: string): StoredRu
 
 /** `--resume RUN`: the run's own tasks and agents (today's flags on top of its unnamed agent's options). */
 async function selectResumed(ctx: RunContext, ref: string): Promise<Selection> {
-  if (ctx.values.agent?.length) throw new UmpireError("usage", "--agent does not go with --resume", "--resume reruns the agents the run was started with");
+  if (ctx.values.agent?.length) {
+    throw new UmpireError("usage", "--agent does not go with --resume", "--resume reruns the agents the run was started with");
+  }
   const stored = readStoredRun(fromPhase(ctx.store, "select"), ref, "--resume");
   const paths = stored.options.paths;
   const project = projectTargets(ctx.config, paths, ctx.io.cwd);
   const tasks = await loadTasksOrThrowAsync(paths, { cwd: ctx.io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
   const agents = restoreAgents(stored, "--resume", agentRequest(ctx));
-  return { tasks, project, paths, ...agents, resumed: { id: stored.id, folder: stored.folder, repeat: stored.options.repeat } };
+  const resumed = { id: stored.id, folder: stored.folder, repeat: stored.options.repeat };
+  return { tasks, project, paths, ...agents, resumed };
 }
 
-/** A new run; with --last-failed, the earlier run's tasks and agents (today's flags on top), narrowed later to what did not pass there. */
+/**
+ * A new run; with --last-failed, the earlier run's tasks and agents (today's flags on top),
+ * narrowed later (plan phase) to what did not pass there.
+ */
 async function selectNew(ctx: RunContext): Promise<Selection> {
   const { values, positionals, io } = ctx;
   const store = fromPhase(ctx.store, "select");
@@ -57,12 +65,14 @@ async function selectNew(ctx: RunContext): Promise<Selection> {
   const allTasks = await loadTasksOrThrowAsync(paths, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
   const tasks = filterTasks(allTasks, values);
   if (tasks.length === 0) throw nothingSelected(allTasks, values);
-  const agents = earlier && !values.agent?.length ? restoreAgents(earlier, "--last-failed", agentRequest(ctx)) : chooseAgents(agentRequest(ctx));
+  const restore = earlier && !values.agent?.length;
+  const agents = restore ? restoreAgents(earlier, "--last-failed", agentRequest(ctx)) : chooseAgents(agentRequest(ctx));
   return { tasks, project, paths, ...agents, ...(failed ? { failed } : {}) };
 }
 
 function agentRequest(ctx: RunContext): AgentRequest {
-  return { values: ctx.values, sources: ctx.sources, config: ctx.config, cwd: ctx.io.cwd, env: ctx.io.env, loopDefaults: ctx.settings.loopDefaults };
+  const { values, sources, config, io, settings } = ctx;
+  return { values, sources, config, cwd: io.cwd, env: io.env, loopDefaults: settings.loopDefaults };
 }
 
 /**
