@@ -69,7 +69,8 @@ export class StepFollower {
       const parsed = parseAgentEventLine(line.text);
       if (!parsed.ok) {
         this.refusedLines += 1;
-        if (this.refusedLines <= LOGGED_REFUSALS) this.logError(`agent event line ${line.number} refused: ${parsed.reason}`);
+        if (this.refusedLines > LOGGED_REFUSALS) continue;
+        this.logError(`agent event line ${line.number} refused: ${parsed.reason}`);
         continue;
       }
       await this.handle(parsed.event);
@@ -78,7 +79,8 @@ export class StepFollower {
 
   /** After the last drain: says how many events were left out, and hands over the last turn. */
   finish(): void {
-    if (this.events > MAX_AGENT_EVENTS) this.logError(`${this.events - MAX_AGENT_EVENTS} agent events past ${MAX_AGENT_EVENTS} were not merged`);
+    const dropped = this.events - MAX_AGENT_EVENTS;
+    if (dropped > 0) this.logError(`${dropped} agent events past ${MAX_AGENT_EVENTS} were not merged`);
     this.flushTurn();
   }
 
@@ -94,7 +96,12 @@ export class StepFollower {
         type: "web",
         text: null,
         image: { type: "url", source: path, media_type: "image/png" },
-        metadata: { url: env.page.url(), origin: "umpire", captured_at: observation.capturedAt, image_size: [observation.width, observation.height] },
+        metadata: {
+          url: env.page.url(),
+          origin: "umpire",
+          captured_at: observation.capturedAt,
+          image_size: [observation.width, observation.height],
+        },
       });
       return { path, width: observation.width, height: observation.height };
     } catch {
@@ -118,7 +125,8 @@ export class StepFollower {
       return;
     }
     const data = event.data;
-    log.emit("AgentEvent", { ...data, origin_agent: "external", ...(event.timestamp ? { agent_timestamp: event.timestamp } : {}) });
+    const stamp = event.timestamp ? { agent_timestamp: event.timestamp } : {};
+    log.emit("AgentEvent", { ...data, origin_agent: "external", ...stamp });
     if (data.kind === "policy_event") await this.startTurn(data);
     else if (data.kind === "tool_result") await this.addAction(data);
   }
@@ -136,7 +144,8 @@ export class StepFollower {
       width: shot?.width ?? 0,
       height: shot?.height ?? 0,
     };
-    if (out.turns > this.task.limits.turns) this.sinks.stop("turn_limit", `the agent reported step ${out.turns} of ${this.task.limits.turns} allowed`);
+    const { turns } = this.task.limits;
+    if (out.turns > turns) this.sinks.stop("turn_limit", `the agent reported step ${out.turns} of ${turns} allowed`);
   }
 
   /** A tool result: one action of the current turn (a turn of its own when the agent reported no policy event). */
@@ -144,7 +153,8 @@ export class StepFollower {
     const { out } = this;
     out.actions += 1;
     const result = (data.result ?? {}) as { status?: unknown; message?: unknown };
-    const status = ["success", "rejected", "failed", "skipped"].includes(String(result.status)) ? (String(result.status) as "success") : "success";
+    const known = ["success", "rejected", "failed", "skipped"].includes(String(result.status));
+    const status = known ? (String(result.status) as "success") : "success";
     if (!this.turn) {
       out.turns += 1;
       this.turn = externalTurn(out.turns, out.lastScreenshot ?? "");
@@ -165,7 +175,8 @@ export class StepFollower {
       idx: turn.actions.length,
       args: (data.tool_req.args ?? {}) as Record<string, unknown>,
     });
-    if (out.actions > this.task.limits.actions) this.sinks.stop("action_limit", `the agent reported action ${out.actions} of ${this.task.limits.actions} allowed`);
+    const { actions } = this.task.limits;
+    if (out.actions > actions) this.sinks.stop("action_limit", `the agent reported action ${out.actions} of ${actions} allowed`);
   }
 }
 
