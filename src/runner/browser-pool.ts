@@ -107,37 +107,116 @@ interface EndpointSlot {
  */
 export function createRemoteBrowserProvider(options: RemoteProviderOptions): RemoteBrowserProvider {
   if (options.endpoints.length === 0) throw new UmpireError("usage", "no browser endpoint given", "pass --browser-endpoint URL at least once");
-  const timeoutMs = options.connectTimeoutMs ?? 5_000;
-  const retryDownAfterMs = options.retryDownAfterMs ?? 30_000;
-  const connect = options.connect ?? connectEndpoint;
-  const notice = options.onNotice ?? (() => {});
-  const slots: EndpointSlot[] = options.endpoints.map((e) => ({
-    spec: typeof e === "string" ? parseBrowserEndpoint(e) : e,
-    browser: undefined,
-    connecting: undefined,
-    inUse: 0,
-    downSince: undefined,
-    lastError: null,
-  }));
-  let fallback: BrowserProvider | undefined;
-  let closed = false;
-  let waiters: (() => void)[] = [];
-  const wake = () => {
-    const woken = waiters;
-    waiters = [];
-    for (const w of woken) w();
+  return new RemoteBrowsers(options);
+}
+
+/** The provider behind `createRemoteBrowserProvider`; its public methods are bound (callers may pass them around). */
+class RemoteBrowsers implements RemoteBrowserProvider {
+  private readonly timeoutMs: number;
+  private readonly retryDownAfterMs: number;
+  private readonly connect: (endpoint: BrowserEndpoint, timeoutMs: number) => Promise<Browser>;
+  private readonly notice: (message: string) => void;
+  private readonly slots: EndpointSlot[];
+  private fallback: BrowserProvider | undefined;
+  private closed = false;
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly options: RemoteProviderOptions) {
+    this.timeoutMs = options.connectTimeoutMs ?? 5_000;
+    this.retryDownAfterMs = options.retryDownAfterMs ?? 30_000;
+    this.connect = options.connect ?? connectEndpoint;
+    this.notice = options.onNotice ?? (() => {});
+    this.slots = options.endpoints.map((e) => ({
+      spec: typeof e === "string" ? parseBrowserEndpoint(e) : e,
+      browser: undefined,
+      connecting: undefined,
+      inUse: 0,
+      downSince: undefined,
+      lastError: null,
+    }));
+  }
+
+  start = async (): Promise<void> => {
+    const { slots } = this;
+    await Promise.all(slots.map((slot) => this.dial(slot)));
+    const failed = slots.filter((s) => !s.browser);
+    if (failed.length > 0) {
+      await this.close();
+      const [first] = failed;
+      throw new UmpireError(
+        "browser",
+        `browser endpoint ${first.spec.label} did not answer (${first.lastError})${failed.length > 1 ? `; ${failed.length - 1} more endpoint(s) failed too` : ""}`,
+        "check that the browser server is running and reachable from here, and that the URL (path, token) is the one it printed; ws://... is taken for a Playwright server, http://... or cdp+ws://... for CDP",
+      );
+    }
   };
 
+  acquire = async (signal?: AbortSignal): Promise<BrowserLease> => {
+    const { slots } = this;
+    for (;;) {
+      if (this.closed) throw new Error("browser provider closed");
+      this.redial();
+      let best: EndpointSlot | undefined;
+      for (const slot of slots) {
+        const free = slot.spec.capacity - slot.inUse;
+        if (slot.browser && free > 0 && (!best || free > best.spec.capacity - best.inUse)) best = slot;
+      }
+      if (best) return this.lease(best);
+      if (slots.some((s) => s.browser || s.connecting)) {
+        await this.waitForChange(signal);
+        continue;
+      }
+      if (!this.fallback) {
+        this.notice("every browser endpoint is down; trials run on a local Chromium until one comes back");
+        this.fallback = (this.options.fallback ?? (() => createLocalBrowserProvider()))();
+      }
+      return this.fallback.acquire(signal);
+    }
+  };
+
+  status = (): EndpointStatus[] =>
+    this.slots.map((s) => ({
+      label: s.spec.label,
+      capacity: s.spec.capacity,
+      inUse: s.inUse,
+      state: s.browser ? "up" : s.connecting ? "connecting" : "down",
+      lastError: s.lastError,
+    }));
+
+  close = async (): Promise<void> => {
+    this.closed = true;
+    this.wake();
+    const browsers = this.slots.map((s) => s.browser).filter((b): b is Browser => b !== undefined);
+    for (const s of this.slots) s.browser = undefined;
+    await Promise.all(browsers.map((b) => b.close().catch(() => undefined)));
+    await this.fallback?.close();
+  };
+
+  /** Notices lost connections, and dials endpoints never tried yet or down long enough to deserve another try. */
+  private redial(): void {
+    const now = Date.now();
+    for (const slot of this.slots) {
+      if (slot.browser && !slot.browser.isConnected()) this.onDisconnected(slot, slot.browser);
+      if (!slot.browser && !slot.connecting && (slot.downSince === undefined || now - slot.downSince >= this.retryDownAfterMs)) void this.dial(slot);
+    }
+  }
+
+  private wake(): void {
+    const woken = this.waiters;
+    this.waiters = [];
+    for (const w of woken) w();
+  }
+
   /** Connects (or reconnects) one endpoint; never throws: failure marks it down. */
-  const dial = (slot: EndpointSlot): Promise<void> => {
-    slot.connecting ??= connect(slot.spec, timeoutMs)
+  private dial(slot: EndpointSlot): Promise<void> {
+    slot.connecting ??= this.connect(slot.spec, this.timeoutMs)
       .then(
         (browser) => {
-          if (closed) return void browser.close().catch(() => undefined);
+          if (this.closed) return void browser.close().catch(() => undefined);
           slot.browser = browser;
           slot.downSince = undefined;
           slot.lastError = null;
-          browser.on("disconnected", () => onDisconnected(slot, browser));
+          browser.on("disconnected", () => this.onDisconnected(slot, browser));
         },
         (error: unknown) => {
           slot.downSince = Date.now();
@@ -146,110 +225,50 @@ export function createRemoteBrowserProvider(options: RemoteProviderOptions): Rem
       )
       .finally(() => {
         slot.connecting = undefined;
-        wake();
+        this.wake();
       });
     return slot.connecting;
-  };
+  }
 
-  const onDisconnected = (slot: EndpointSlot, browser: Browser) => {
-    if (slot.browser !== browser || closed) return;
+  private onDisconnected(slot: EndpointSlot, browser: Browser): void {
+    if (slot.browser !== browser || this.closed) return;
     slot.browser = undefined;
-    notice(`browser endpoint ${slot.spec.label} disconnected; its running trials end as environment_error and are retried; reconnecting`);
-    void dial(slot).then(() => {
-      if (slot.browser) notice(`browser endpoint ${slot.spec.label} reconnected`);
-      else notice(`browser endpoint ${slot.spec.label} is down (${slot.lastError}); trials go to the other endpoints${slots.some((s) => s !== slot && s.browser) ? "" : " or run locally"}`);
+    this.notice(`browser endpoint ${slot.spec.label} disconnected; its running trials end as environment_error and are retried; reconnecting`);
+    void this.dial(slot).then(() => {
+      if (slot.browser) this.notice(`browser endpoint ${slot.spec.label} reconnected`);
+      else {
+        const others = this.slots.some((s) => s !== slot && s.browser) ? "" : " or run locally";
+        this.notice(`browser endpoint ${slot.spec.label} is down (${slot.lastError}); trials go to the other endpoints${others}`);
+      }
     });
-  };
+  }
 
-  const lease = (slot: EndpointSlot): BrowserLease => {
+  private lease(slot: EndpointSlot): BrowserLease {
     slot.inUse += 1;
     let released = false;
     return {
       browser: slot.browser!,
       endpoint: slot.spec.label,
-      release() {
+      release: () => {
         if (released) return;
         released = true;
         slot.inUse -= 1;
-        wake();
+        this.wake();
       },
     };
-  };
+  }
 
-  const waitForChange = (signal?: AbortSignal) =>
-    new Promise<void>((resolve, reject) => {
+  private waitForChange(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
       const onAbort = () => reject(signal!.reason ?? new Error("aborted"));
       signal?.addEventListener("abort", onAbort, { once: true });
-      waiters.push(() => {
+      this.waiters.push(() => {
         signal?.removeEventListener("abort", onAbort);
         resolve();
       });
     });
-
-  const close = async () => {
-    closed = true;
-    wake();
-    const browsers = slots.map((s) => s.browser).filter((b): b is Browser => b !== undefined);
-    for (const s of slots) s.browser = undefined;
-    await Promise.all(browsers.map((b) => b.close().catch(() => undefined)));
-    await fallback?.close();
-  };
-
-  return {
-    async start() {
-      await Promise.all(slots.map(dial));
-      const failed = slots.filter((s) => !s.browser);
-      if (failed.length > 0) {
-        await close();
-        const [first] = failed;
-        throw new UmpireError(
-          "browser",
-          `browser endpoint ${first.spec.label} did not answer (${first.lastError})${failed.length > 1 ? `; ${failed.length - 1} more endpoint(s) failed too` : ""}`,
-          "check that the browser server is running and reachable from here, and that the URL (path, token) is the one it printed; ws://... is taken for a Playwright server, http://... or cdp+ws://... for CDP",
-        );
-      }
-    },
-
-    async acquire(signal) {
-      for (;;) {
-        if (closed) throw new Error("browser provider closed");
-        const now = Date.now();
-        for (const slot of slots) {
-          if (slot.browser && !slot.browser.isConnected()) onDisconnected(slot, slot.browser);
-          // Never tried yet, or down long enough to deserve another try.
-          if (!slot.browser && !slot.connecting && (slot.downSince === undefined || now - slot.downSince >= retryDownAfterMs)) void dial(slot);
-        }
-        let best: EndpointSlot | undefined;
-        for (const slot of slots) {
-          const free = slot.spec.capacity - slot.inUse;
-          if (slot.browser && free > 0 && (!best || free > best.spec.capacity - best.inUse)) best = slot;
-        }
-        if (best) return lease(best);
-        if (slots.some((s) => s.browser || s.connecting)) {
-          await waitForChange(signal);
-          continue;
-        }
-        if (!fallback) {
-          notice("every browser endpoint is down; trials run on a local Chromium until one comes back");
-          fallback = (options.fallback ?? (() => createLocalBrowserProvider()))();
-        }
-        return fallback.acquire(signal);
-      }
-    },
-
-    status() {
-      return slots.map((s) => ({
-        label: s.spec.label,
-        capacity: s.spec.capacity,
-        inUse: s.inUse,
-        state: s.browser ? "up" : s.connecting ? "connecting" : "down",
-        lastError: s.lastError,
-      }));
-    },
-
-    close,
-  };
+  }
 }
 
 /** The total capacity of a list of `--browser-endpoint` values: the natural default concurrency. */

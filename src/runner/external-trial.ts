@@ -7,21 +7,23 @@
  */
 import { traceSpecFor } from "./trial-trace.js";
 import { spawn } from "node:child_process";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import type { Readable } from "node:stream";
 import { chromium, type Browser } from "playwright";
 import { failureLine, firstLineOf } from "../errors.js";
-import { MAX_AGENT_EVENTS, LineBuffer, parseAgentEventLine, parseAgentResult, type AgentEnvelope } from "./agent-events.js";
+import { parseAgentResult } from "./agent-events.js";
+import { StepFollower } from "./agent-steps.js";
+import { sleep, watchCommand, type CommandExit } from "./command-process.js";
 import { TrialEnvironment } from "./environment.js";
 import { emptyLoopOutcome, type LoopOutcome, type PlayedTurn } from "./loop.js";
 import { blockedRequestLog, concludeTrial, type TrialDeps, type TrialOutcome, type TrialSpec } from "./trial.js";
 import { createTrialLog } from "./trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
 import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.js";
-import { SANDBOX_READY_FD, agentEnvironment, openEgress, sandboxArgv, type Egress, type SandboxMode } from "./agent-sandbox.js";
-import { ACTION_STATUSES } from "../vocabulary.js";
+
+export { KILL_GRACE_MS } from "./command-process.js";
+import { agentEnvironment, openEgress, sandboxArgv, type Egress, type SandboxMode } from "./agent-sandbox.js";
 
 /** The command agent as the runner needs it (resolved from the config file's `agents:`). */
 export interface CommandAgentSpec {
@@ -42,10 +44,8 @@ export interface CommandAgentSpec {
   modelProxy?: { baseUrl: string; apiKeyEnv: string | null; apiKey?: string | null } | null;
 }
 
-/** How long a command gets between SIGTERM and SIGKILL of its process group. */
-export const KILL_GRACE_MS = 2_000;
+/** How often umpire reads the events file and checks the deadline while the command runs. */
 const POLL_MS = 200;
-const LOG_CAP = 256 * 1024;
 
 export type ExternalTrialDeps = Pick<TrialDeps, "target" | "fixtureSiteUrl" | "board" | "env" | "signal" | "onTurn" | "movedAside" | "trace">;
 
@@ -168,12 +168,18 @@ interface Supervision {
   browserGone: () => string | null;
 }
 
-async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision): Promise<LoopOutcome> {
+/** The files of the trial's contract with the command, in its agent folder (docs/external-agents.md). */
+function contractFiles(agentDir: string) {
+  return { resultFile: join(agentDir, "result.json"), eventsFile: join(agentDir, "events.jsonl"), trialFile: join(agentDir, "trial.json") };
+}
+
+/**
+ * Writes agent/trial.json (only its owner may read it: it holds the trial's CDP token) and gives
+ * the command's environment: what it may see of umpire's, its own variables, and the contract's.
+ */
+function writeContract(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision, proxy: TrialModelProxy | undefined): Record<string, string> {
   const { task } = spec;
-  const out = emptyLoopOutcome("answered", "");
-  const resultFile = join(s.agentDir, "result.json");
-  const eventsFile = join(s.agentDir, "events.jsonl");
-  writeFileSync(eventsFile, "");
+  const { resultFile, eventsFile, trialFile } = contractFiles(s.agentDir);
   const startUrl = s.env.startUrl;
   const limits = { turns: task.limits.turns, actions: task.limits.actions, seconds: task.limits.seconds, tokens: task.limits.tokens };
   const sandboxed = agent.sandbox.kind === "bwrap";
@@ -192,13 +198,8 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     resultFile,
     eventsFile,
     sandbox: agent.sandbox.kind,
+    ...(proxy ? { modelBaseUrl: proxy.env.UMPIRE_MODEL_BASE_URL } : {}),
   };
-  // With modelProxy: the trial's proxy, reachable from the sandbox in place of the upstream.
-  const upstream = agent.modelProxy ? { baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null } : null;
-  const proxy = upstream ? await startTrialModelProxy(upstream, s.log, task.limits.tokens) : undefined;
-  if (proxy) Object.assign(trialInfo, { modelBaseUrl: proxy.env.UMPIRE_MODEL_BASE_URL });
-  const reach: CommandAgentSpec = proxy ? { ...agent, network: [...agent.network, proxy.origin] } : agent;
-  const trialFile = join(s.agentDir, "trial.json");
   writeFileSync(trialFile, `${JSON.stringify(trialInfo, null, 2)}\n`, { mode: 0o600 });
   const contract: Record<string, string> = {
     UMPIRE_TRIAL_FILE: trialFile,
@@ -214,206 +215,118 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     UMPIRE_SANDBOX: agent.sandbox.kind,
     ...proxy?.env,
   };
-  const childEnv = agentEnvironment(process.env, agent.passEnv, agent.env, contract);
+  return agentEnvironment(process.env, agent.passEnv, agent.env, contract);
+}
 
-  const stop = (reason: LoopOutcome["stopReason"], detail: string) => {
-    if (stopped) return;
-    stopped = { reason, detail };
-  };
-  let stopped: { reason: LoopOutcome["stopReason"]; detail: string } | null = null;
-  const began = performance.now();
-  let child;
+/** The command started in its own process group (detached), in the sandbox or not; `error` when it could not be. */
+async function startCommand(agent: CommandAgentSpec, reach: CommandAgentSpec, s: Supervision, childEnv: Record<string, string>) {
   let egress: Egress | undefined;
   try {
-    // Its own process group (detached): the deadline ends the command and everything it started.
     if (agent.sandbox.kind === "bwrap") {
       egress = await openSandboxEgress(reach, s);
       const argv = sandboxArgv(sandboxPlan(reach, s, childEnv, egress));
       const stdio = ["ignore", "pipe", "pipe", "pipe"] as const; // fd 3 = SANDBOX_READY_FD
       const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-      child = spawn(agent.sandbox.binary, argv, { cwd: agent.cwd, env, detached: true, stdio: [...stdio] });
-    } else {
-      child = spawn(agent.command[0]!, agent.command.slice(1), { cwd: agent.cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      return { child: spawn(agent.sandbox.binary, argv, { cwd: agent.cwd, env, detached: true, stdio: [...stdio] }), egress };
     }
-  } catch (e) {
-    await proxy?.finish(out, null);
-    await egress?.close();
-    // The sandbox's own program could not be started: the harness's failure, not the agent's.
-    if (agent.sandbox.kind === "bwrap") return sandboxDidNotStart(out, agent.sandbox.binary, firstLineOf(e));
-    out.stopReason = "agent_crashed";
-    out.stopDetail = `could not start ${agent.command[0]}: ${firstLineOf(e)}`;
-    return out;
+    return { child: spawn(agent.command[0]!, agent.command.slice(1), { cwd: agent.cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }) };
+  } catch (error) {
+    return { error, egress };
   }
-  const sandboxUp = agent.sandbox.kind === "bwrap" ? readySignal(child.stdio[SANDBOX_READY_FD] as Readable | null) : Promise.resolve(true);
-  const pgid = child.pid;
-  const capture = (name: string) => {
-    let size = 0;
-    const file = join(s.agentDir, name);
-    writeFileSync(file, "");
-    return (chunk: Buffer) => {
-      if (size >= LOG_CAP) return;
-      const part = chunk.subarray(0, LOG_CAP - size);
-      size += part.length;
-      writeFileSync(file, part, { flag: "a" });
-    };
-  };
-  child.stdout!.on("data", capture("stdout.log"));
-  let stderrTail = "";
-  const stderrSink = capture("stderr.log");
-  child.stderr!.on("data", (chunk: Buffer) => {
-    stderrSink(chunk);
-    stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2_000);
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: string }>((resolve) => {
-    child.once("error", (e) => resolve({ code: null, signal: null, spawnError: firstLineOf(e) }));
-    child.once("exit", (code, signal) => resolve({ code, signal }));
-  });
-  let exited: Awaited<typeof exit> | null = null;
-  void exit.then((e) => (exited = e));
+}
 
-  const killGroup = async () => {
-    if (pgid === undefined) return;
-    signalGroup(pgid, "SIGTERM");
-    const graceEnd = Date.now() + KILL_GRACE_MS;
-    while (!exited && Date.now() < graceEnd) await sleep(50);
-    signalGroup(pgid, "SIGKILL");
+/** Who stops the command first, and why (a later reason never replaces it). */
+function firstStop() {
+  let stopped: { reason: LoopOutcome["stopReason"]; detail: string } | null = null;
+  return {
+    stop: (reason: LoopOutcome["stopReason"], detail: string) => {
+      stopped ??= { reason, detail };
+    },
+    stopped: () => stopped,
   };
+}
 
+async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision): Promise<LoopOutcome> {
+  const { task } = spec;
+  const out = emptyLoopOutcome("answered", "");
+  const { resultFile, eventsFile } = contractFiles(s.agentDir);
+  writeFileSync(eventsFile, "");
+  // With modelProxy: the trial's proxy, reachable from the sandbox in place of the upstream.
+  const upstream = agent.modelProxy ? { baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null } : null;
+  const proxy = upstream ? await startTrialModelProxy(upstream, s.log, task.limits.tokens) : undefined;
+  const reach: CommandAgentSpec = proxy ? { ...agent, network: [...agent.network, proxy.origin] } : agent;
+  const childEnv = writeContract(spec, agent, s, proxy);
+  const stops = firstStop();
+  const began = performance.now();
+  const started = await startCommand(agent, reach, s, childEnv);
+  if (!started.child) {
+    await proxy?.finish(out, null);
+    await started.egress?.close();
+    return cannotStart(out, agent, firstLineOf(started.error));
+  }
+  const command = watchCommand(started.child, s.agentDir, agent.sandbox.kind === "bwrap");
   // Follow the events file: validate, merge into the trial log, screenshot after each reported step.
-  const reader = new EventsReader(eventsFile);
-  let events = 0;
-  let refusedLines = 0;
-  let turn: PlayedTurn | null = null;
-  const flushTurn = () => {
-    if (turn) s.onTurn(turn);
-    turn = null;
-  };
-  const screenshot = async (): Promise<{ path: string; width: number; height: number } | null> => {
-    try {
-      const observation = await s.env.observe();
-      out.timing.captureMs += observation.captureMs;
-      const path = s.log.screenshot(observation.png, observation.sha256);
-      out.lastScreenshot = path;
-      s.log.step("observation_event", {
-        type: "web",
-        text: null,
-        image: { type: "url", source: path, media_type: "image/png" },
-        metadata: { url: s.env.page.url(), origin: "umpire", captured_at: observation.capturedAt, image_size: [observation.width, observation.height] },
-      });
-      return { path, width: observation.width, height: observation.height };
-    } catch {
-      return null; // the page is mid-navigation or closed; the next step or the end takes one
-    }
-  };
-  const handle = async (event: AgentEnvelope) => {
-    if (event.type === "MetricsUpdateEvent") {
-      s.log.emit("MetricsUpdateEvent", { ...event.data, origin: "external_agent" });
-      return;
-    }
-    const data = event.data;
-    s.log.emit("AgentEvent", { ...data, origin_agent: "external", ...(event.timestamp ? { agent_timestamp: event.timestamp } : {}) });
-    if (data.kind === "policy_event") {
-      flushTurn();
-      out.turns += 1;
-      const shot = await screenshot();
-      turn = {
-        idx: out.turns,
-        startedAt: new Date().toISOString(),
-        outcome: "actions",
-        finishReason: null,
-        modelMs: 0,
-        ttftMs: null,
-        retries: 0,
-        usage: { inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null },
-        note: null,
-        thought: null,
-        content: typeof data.content === "string" ? data.content : null,
-        reasoning: typeof data.reasoning_content === "string" ? data.reasoning_content : null,
-        screenshot: shot?.path ?? out.lastScreenshot ?? "",
-        width: shot?.width ?? 0,
-        height: shot?.height ?? 0,
-        flags: { external: true },
-        actions: [],
-      };
-      if (out.turns > task.limits.turns) stop("turn_limit", `the agent reported step ${out.turns} of ${task.limits.turns} allowed`);
-    } else if (data.kind === "tool_result") {
-      out.actions += 1;
-      const result = (data.result ?? {}) as { status?: unknown; message?: unknown };
-      const status = ACTION_STATUSES.find((known) => known === result.status) ?? "success";
-      if (!turn) {
-        out.turns += 1;
-        turn = { idx: out.turns, startedAt: new Date().toISOString(), outcome: "actions", finishReason: null, modelMs: 0, ttftMs: null, retries: 0, usage: { inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null }, note: null, thought: null, content: null, reasoning: null, screenshot: out.lastScreenshot ?? "", width: 0, height: 0, flags: { external: true }, actions: [] };
-      }
-      const shot = await screenshot();
-      if (shot) {
-        turn.screenshot = shot.path;
-        turn.width = shot.width;
-        turn.height = shot.height;
-      }
-      turn.actions.push({
-        id: data.tool_req.id ?? `ext-${out.actions}`,
-        tool: data.tool_req.tool_name,
-        status,
-        message: typeof result.message === "string" ? result.message.slice(0, 2_000) : "reported by the agent",
-        ms: 0,
-        idx: turn.actions.length,
-        args: (data.tool_req.args ?? {}) as Record<string, unknown>,
-      });
-      if (out.actions > task.limits.actions) stop("action_limit", `the agent reported action ${out.actions} of ${task.limits.actions} allowed`);
-    }
-  };
-  const drain = async (final: boolean) => {
-    for (const line of reader.read(final)) {
-      if (events >= MAX_AGENT_EVENTS) {
-        events += 1;
-        continue;
-      }
-      events += 1;
-      const parsed = parseAgentEventLine(line.text);
-      if (!parsed.ok) {
-        refusedLines += 1;
-        if (refusedLines <= 20) s.log.step("error_event", { error: `agent event line ${line.number} refused: ${parsed.reason}`, origin: "external_agent_output", tool_req: null });
-        continue;
-      }
-      await handle(parsed.event);
-    }
-  };
-
+  const steps = new StepFollower(eventsFile, task, out, { env: s.env, log: s.log, onTurn: s.onTurn, stop: stops.stop });
   const deadline = began + task.limits.seconds * 1000;
-  while (!exited) {
-    await Promise.race([exit, sleep(POLL_MS)]);
-    await drain(false);
-    if (s.signal.aborted) stop("cancelled", "stopped by the user");
-    else if (s.browserGone()) stop("environment_error", `${s.browserGone()}; the agent's process group was ended`);
-    else if (proxy?.overBudget()) stop("token_budget", `${proxy.overBudget()}; the agent's process group was ended`);
-    else if (performance.now() >= deadline) stop("timeout", `time limit of ${task.limits.seconds} s reached; the agent's process group was ended`);
-    if (stopped && !exited) break;
+  while (!command.exited()) {
+    await Promise.race([command.exit, sleep(POLL_MS)]);
+    await steps.drain(false);
+    if (s.signal.aborted) stops.stop("cancelled", "stopped by the user");
+    else if (s.browserGone()) stops.stop("environment_error", `${s.browserGone()}; the agent's process group was ended`);
+    else if (proxy?.overBudget()) stops.stop("token_budget", `${proxy.overBudget()}; the agent's process group was ended`);
+    else if (performance.now() >= deadline) stops.stop("timeout", `time limit of ${task.limits.seconds} s reached; the agent's process group was ended`);
+    if (stops.stopped() && !command.exited()) break;
   }
   // Always end the group: a command that exited may have left children behind.
-  await killGroup();
-  const ended = (await exit) as { code: number | null; signal: NodeJS.Signals | null; spawnError?: string };
-  await egress?.close();
-  await drain(true);
-  if (events > MAX_AGENT_EVENTS) s.log.step("error_event", { error: `${events - MAX_AGENT_EVENTS} agent events past ${MAX_AGENT_EVENTS} were not merged`, origin: "external_agent_output", tool_req: null });
-  flushTurn();
+  await command.killGroup();
+  const ended = await command.exit;
+  await started.egress?.close();
+  await steps.drain(true);
+  steps.finish();
   out.timing.executorMs = performance.now() - began;
   // The final screen, whatever happened.
-  await screenshot();
+  await steps.screenshot();
+  const result = readResult(resultFile, out, s, proxy !== undefined);
+  await judgeEnding(out, agent, { forced: stops.stopped(), ended, result, sandboxUp: command.sandboxUp, stderrTail: command.stderrTail() });
+  // The measured usage replaces the claimed one; a crash right after the model endpoint failed is the endpoint's.
+  await proxy?.finish(out, result?.ok ? (result.result.usage ?? null) : null);
+  s.log.step("flow_event", { flow: "stop", origin: "external_agent", reason: out.stopReason, detail: out.stopDetail, exit_code: ended.code, signal: ended.signal });
+  return out;
+}
 
+/** The command never started: the sandbox's failure is the harness's; the command's own program missing is the agent's. */
+function cannotStart(out: LoopOutcome, agent: CommandAgentSpec, why: string): LoopOutcome {
+  if (agent.sandbox.kind === "bwrap") return sandboxDidNotStart(out, agent.sandbox.binary, why);
+  out.stopReason = "agent_crashed";
+  out.stopDetail = `could not start ${agent.command[0]}: ${why}`;
+  return out;
+}
+
+/** The agent's result file, read into the outcome (its answer; its claimed usage unless the proxy measured it). */
+function readResult(resultFile: string, out: LoopOutcome, s: Supervision, measured: boolean): ReturnType<typeof parseAgentResult> | null {
   const result = existsSync(resultFile) ? parseAgentResult(readFileSync(resultFile, "utf8")) : null;
   if (result?.ok) {
     out.answer = result.result.answer ?? null;
-    if (result.result.usage && !proxy) {
+    if (result.result.usage && !measured) {
       const u = result.result.usage;
       out.usage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, reasoningTokens: u.reasoningTokens ?? 0, cachedTokens: u.cachedTokens ?? 0, reported: true };
     }
     s.log.step("answer_event", { answer: out.answer ?? "", outcome: result.result.outcome ?? null, origin: "external_agent" });
   }
-  const forced = stopped as { reason: LoopOutcome["stopReason"]; detail: string } | null;
+  return result;
+}
+
+/** How the command ended, as the trial's stop reason: umpire's stop first, then a sandbox that never came up, then the command's own exit. */
+async function judgeEnding(
+  out: LoopOutcome,
+  agent: CommandAgentSpec,
+  how: { forced: { reason: LoopOutcome["stopReason"]; detail: string } | null; ended: CommandExit; result: ReturnType<typeof parseAgentResult> | null; sandboxUp: Promise<boolean>; stderrTail: string },
+): Promise<void> {
+  const { forced, ended, result, stderrTail } = how;
   if (forced) {
     out.stopReason = forced.reason;
     out.stopDetail = forced.detail;
-  } else if (agent.sandbox.kind === "bwrap" && (ended.spawnError !== undefined || !(await sandboxUp))) {
+  } else if (agent.sandbox.kind === "bwrap" && (ended.spawnError !== undefined || !(await how.sandboxUp))) {
     sandboxDidNotStart(out, agent.sandbox.binary, ended.spawnError ?? (failureLine(stderrTail) || (ended.signal ? `killed by ${ended.signal}` : `exit code ${ended.code}`)));
   } else if (ended.spawnError) {
     out.stopReason = "agent_crashed";
@@ -430,29 +343,6 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     out.stopReason = "agent_crashed";
     out.stopDetail = `the command exited 0 but ${result.reason}`;
   }
-  // The measured usage replaces the claimed one; a crash right after the model endpoint failed is the endpoint's.
-  await proxy?.finish(out, result?.ok ? (result.result.usage ?? null) : null);
-  s.log.step("flow_event", { flow: "stop", origin: "external_agent", reason: out.stopReason, detail: out.stopDetail, exit_code: ended.code, signal: ended.signal });
-  return out;
-}
-
-/**
- * Whether the sandbox said it was up (sandbox-init.mjs writes one line on SANDBOX_READY_FD before
- * the agent's command starts): resolves once it did, or once the descriptor closed without it.
- */
-function readySignal(stream: Readable | null): Promise<boolean> {
-  if (!stream) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    // A hang guard only: the descriptor closes when the sandbox exits, and the line comes first.
-    setTimeout(() => resolve(false), 10_000).unref();
-    stream.once("data", () => {
-      resolve(true);
-      stream.resume();
-    });
-    stream.once("close", () => resolve(false));
-    stream.once("end", () => resolve(false));
-    stream.once("error", () => resolve(false));
-  });
 }
 
 /** A sandbox that never started (bwrap missing, namespaces refused): environment_error, the harness's failure. */
@@ -460,49 +350,4 @@ function sandboxDidNotStart(out: LoopOutcome, binary: string, why: string): Loop
   out.stopReason = "environment_error";
   out.stopDetail = `the sandbox (bubblewrap, ${binary}) could not start, so the agent never ran: ${why}`;
   return out;
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/** Reads what the agent appended to its events file since the last read, as numbered lines. */
-class EventsReader {
-  private offset = 0;
-  private line = 0;
-  private readonly buffer = new LineBuffer();
-  constructor(private readonly file: string) {}
-
-  read(final: boolean): { number: number; text: string }[] {
-    const lines: string[] = [];
-    let fd: number;
-    try {
-      fd = openSync(this.file, "r");
-    } catch {
-      return [];
-    }
-    try {
-      const chunk = Buffer.alloc(64 * 1024);
-      for (;;) {
-        const n = readSync(fd, chunk, 0, chunk.length, this.offset);
-        if (n <= 0) break;
-        this.offset += n;
-        lines.push(...this.buffer.push(chunk.subarray(0, n).toString("utf8")));
-        // Never more than 8 MB of events per trial: the rest is left unread.
-        if (this.offset > 8 * 1024 * 1024) break;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    if (final) lines.push(...this.buffer.flush());
-    return lines.map((text) => ({ number: ++this.line, text }));
-  }
 }

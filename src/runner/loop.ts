@@ -12,7 +12,7 @@ import type { Observation } from "./environment.js";
 import { reasonOf, type ActionResult, type Executor } from "./executor.js";
 import type { ActionStatus, ReportedUsage, StopReason, TurnOutcome, Usage } from "../vocabulary.js";
 import type { TrialLog } from "./trial-log.js";
-import { isStorageFault, firstLineOf } from "../errors.js";
+import { firstLineOf, isStorageFault } from "../errors.js";
 import type { SpendStop } from "./cost-limit.js";
 
 /** The model side's turn, as the agent session returns it (docs/ARCHITECTURE.md). */
@@ -139,29 +139,73 @@ export function emptyLoopOutcome(stopReason: StopReason, stopDetail: string): Lo
 }
 
 export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
-  const { task, session, executor, log, userSignal } = options;
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new Error(`time limit of ${task.limits.seconds} s reached`)), task.limits.seconds * 1000);
-  const signal = AbortSignal.any([userSignal, deadline.signal]);
-  const out = emptyLoopOutcome("answered", "");
-  const stop = (reason: StopReason, detail = ""): LoopOutcome => {
-    const dialog = reason === "answered" ? undefined : options.openDialog?.();
-    if (dialog) detail = detail ? `${detail}; ${dialog}` : dialog;
-    out.stopReason = reason;
-    out.stopDetail = detail;
-    log.step("flow_event", { flow: "stop", origin: "loop", reason, detail });
-    return out;
-  };
-  const abortedStop = () => (userSignal.aborted ? stop("cancelled", reasonOf(userSignal)) : stop("timeout", reasonOf(deadline.signal)));
-  let lastInput = 0;
-  let inputGrowth = 0;
-  let consecutiveInvalid = 0;
+  const loop = new TrialLoop(options);
+  try {
+    return await loop.run();
+  } finally {
+    loop.dispose();
+  }
+}
 
-  const observe = async (): Promise<{ observation: Observation; path: string }> => {
-    const observation = await options.observe();
-    out.timing.captureMs += observation.captureMs;
+/** What the loop looks at: the latest observation and its screenshot in the trial log. */
+interface Current {
+  observation: Observation;
+  path: string;
+}
+
+/**
+ * One trial's loop, step by step. Every step that may end the trial returns the outcome when it
+ * did (`stop` sets exactly one stop reason) and null when the loop goes on.
+ */
+class TrialLoop {
+  private readonly out = emptyLoopOutcome("answered", "");
+  private readonly deadline = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly signal: AbortSignal;
+  private current!: Current;
+  private lastInput = 0;
+  private inputGrowth = 0;
+  private consecutiveInvalid = 0;
+
+  constructor(private readonly options: LoopOptions) {
+    const { seconds } = options.task.limits;
+    this.timer = setTimeout(() => this.deadline.abort(new Error(`time limit of ${seconds} s reached`)), seconds * 1000);
+    this.signal = AbortSignal.any([options.userSignal, this.deadline.signal]);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+
+  async run(): Promise<LoopOutcome> {
+    const unobserved = await this.observeOrStop({ rethrowStorage: true, checkAborted: false });
+    if (unobserved) return unobserved;
+    for (;;) {
+      const ended = this.checkBeforeRequest() ?? (await this.playTurn());
+      if (ended) return ended;
+    }
+  }
+
+  private stop(reason: StopReason, detail = ""): LoopOutcome {
+    const dialog = reason === "answered" ? undefined : this.options.openDialog?.();
+    if (dialog) detail = detail ? `${detail}; ${dialog}` : dialog;
+    this.out.stopReason = reason;
+    this.out.stopDetail = detail;
+    this.options.log.step("flow_event", { flow: "stop", origin: "loop", reason, detail });
+    return this.out;
+  }
+
+  private abortedStop(): LoopOutcome {
+    const { userSignal } = this.options;
+    return userSignal.aborted ? this.stop("cancelled", reasonOf(userSignal)) : this.stop("timeout", reasonOf(this.deadline.signal));
+  }
+
+  private async observe(): Promise<Current> {
+    const { log, task } = this.options;
+    const observation = await this.options.observe();
+    this.out.timing.captureMs += observation.captureMs;
     const path = log.screenshot(observation.png, observation.sha256);
-    out.lastScreenshot = path;
+    this.out.lastScreenshot = path;
     log.step("observation_event", {
       type: "web",
       text: null,
@@ -177,192 +221,221 @@ export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
       },
     });
     return { observation, path };
-  };
+  }
 
-  try {
-    let current: { observation: Observation; path: string };
+  /**
+   * A new observation; a page that cannot be observed ends the trial as environment_error. A full
+   * or unwritable disk (umpire's, not the page's) stops the run instead where `rethrowStorage`.
+   */
+  private async observeOrStop(how: { rethrowStorage: boolean; checkAborted: boolean }): Promise<LoopOutcome | null> {
     try {
-      current = await observe();
+      this.current = await this.observe();
+      return null;
     } catch (error) {
-      if (isStorageFault(error)) throw error; // umpire's disk, not the page: the run stops
-      return stop("environment_error", `could not observe the page: ${firstLineOf(error)}`);
+      if (how.rethrowStorage && isStorageFault(error)) throw error;
+      if (how.checkAborted && this.signal.aborted) return this.abortedStop();
+      return this.stop("environment_error", `could not observe the page: ${firstLineOf(error)}`);
     }
-    for (;;) {
-      if (signal.aborted) return abortedStop();
-      if (out.turns >= task.limits.turns) return stop("turn_limit", `${task.limits.turns} turns used`);
-      const used = out.usage.inputTokens + out.usage.outputTokens;
-      const nextInput = lastInput + Math.max(inputGrowth, 0);
-      if (out.turns > 0 && used + nextInput + options.responseReserve > task.limits.tokens) {
-        return stop("token_budget", `${used} of ${task.limits.tokens} tokens used; the next request (~${nextInput} in + ${options.responseReserve} reserved) would not fit`);
-      }
+  }
 
-      const spend = options.spendStop?.(out.usage, out.turns);
-      if (spend) {
-        if (spend.scope === "run") out.stoppedByRunLimit = true;
-        return stop("cost_limit", spend.detail);
+  /** The limits checked before each model request: cancellation, turns, tokens (with room for the response), money. */
+  private checkBeforeRequest(): LoopOutcome | null {
+    const { task, responseReserve, session } = this.options;
+    const { out } = this;
+    if (this.signal.aborted) return this.abortedStop();
+    if (out.turns >= task.limits.turns) return this.stop("turn_limit", `${task.limits.turns} turns used`);
+    const used = out.usage.inputTokens + out.usage.outputTokens;
+    const nextInput = this.lastInput + Math.max(this.inputGrowth, 0);
+    if (out.turns > 0 && used + nextInput + responseReserve > task.limits.tokens) {
+      return this.stop("token_budget", `${used} of ${task.limits.tokens} tokens used; the next request (~${nextInput} in + ${responseReserve} reserved) would not fit`);
+    }
+    const spend = this.options.spendStop?.(out.usage, out.turns);
+    if (spend) {
+      if (spend.scope === "run") out.stoppedByRunLimit = true;
+      return this.stop("cost_limit", spend.detail);
+    }
+    if (!out.usage.reported && session.estimateInputTokens) {
+      // No usage reported yet (the first turn, or a server that never says): estimate before sending.
+      const estimate = session.estimateInputTokens(this.current.observation);
+      if (estimate + responseReserve > task.limits.tokens) {
+        return this.stop("token_budget", `the next request is estimated at ~${estimate} input tokens + ${responseReserve} reserved, over the budget of ${task.limits.tokens}; not sent`);
       }
-      if (!out.usage.reported && session.estimateInputTokens) {
-        // No usage reported yet (the first turn, or a server that never says): estimate before sending.
-        const estimate = session.estimateInputTokens(current.observation);
-        if (estimate + options.responseReserve > task.limits.tokens) {
-          return stop("token_budget", `the next request is estimated at ~${estimate} input tokens + ${options.responseReserve} reserved, over the budget of ${task.limits.tokens}; not sent`);
-        }
-      }
-      const startedAt = new Date().toISOString();
-      let turn: AgentTurn;
-      try {
-        turn = await options.modelSlot(() => session.nextTurn(current.observation, signal));
-      } catch (error) {
-        if (signal.aborted) return abortedStop();
-        return stop("model_error", firstLineOf(error));
-      }
-      out.turns += 1;
-      addUsage(out, turn);
-      if (turn.usage.inputTokens !== null) {
-        inputGrowth = lastInput ? turn.usage.inputTokens - lastInput : 0;
-        lastInput = turn.usage.inputTokens;
-      }
-      log.step("policy_event", {
-        turn: out.turns,
-        reasoning_content: turn.reasoning ?? null,
-        content: turn.content ?? null,
-        note: turn.note ?? null,
-        thought: turn.thought ?? null,
-        tool_reqs: turn.actions.map((a) => ({ tool_name: a.tool, args: a.args, id: a.id })),
-        // The schema's validation_errors are strings; which call each one was about rides along.
-        validation_errors: turn.invalid.map((i) => i.message),
-        validation_details: turn.invalid,
-        outcome: turn.outcome,
-        finish_reason: turn.finishReason ?? null,
-        usage: turn.usage,
-        timing: turn.timing,
-        attempt_failures: turn.failures ?? [],
-      });
-      const record: PlayedTurn = {
-        idx: out.turns,
-        startedAt,
-        outcome: turn.outcome,
-        finishReason: turn.finishReason ?? null,
-        modelMs: turn.timing.modelMs,
-        ttftMs: turn.timing.ttftMs ?? null,
-        retries: turn.timing.retries,
-        usage: turn.usage,
-        note: turn.note ?? null,
-        thought: turn.thought ?? null,
-        content: turn.content ?? null,
-        reasoning: turn.reasoning ?? null,
-        screenshot: current.path,
-        width: current.observation.width,
-        height: current.observation.height,
-        flags: {},
-        actions: [],
-      };
+    }
+    return null;
+  }
 
-      if (turn.outcome === "error" && signal.aborted) {
-        options.onTurn(record);
-        return abortedStop();
-      }
-      if (turn.outcome !== "actions" && turn.outcome !== "invalid") {
-        options.onTurn(record);
-        const detail = turn.error?.message ?? turn.finishReason ?? "";
-        log.step("error_event", { error: detail || turn.outcome, origin: "model", tool_req: null });
-        if (turn.outcome === "refused") return stop("model_refused", detail);
-        if (turn.outcome === "truncated") return stop("model_truncated", detail || "finish_reason length");
-        return stop("model_error", detail);
-      }
-      for (const invalid of turn.invalid) {
-        // A ToolRequest needs a tool name: an output whose tool could not be read has no request.
-        log.step("error_event", { error: invalid.message, origin: "validation", tool_req: invalid.tool ? { tool_name: invalid.tool, id: invalid.id } : null, call_id: invalid.id });
-      }
-      if (turn.outcome === "invalid" || turn.actions.length === 0) {
-        consecutiveInvalid += 1;
-        options.onTurn(record);
-        if (consecutiveInvalid >= options.maxInvalidOutputs) {
-          return stop("invalid_output", `${consecutiveInvalid} invalid outputs in a row; last: ${turn.invalid.at(-1)?.message ?? "no action"}`);
-        }
-        session.addResults([]);
-        // Guarded like every other capture: a failed screenshot is the environment's failure and
-        // must not discard the turns and tokens this trial already spent.
-        try {
-          current = await observe();
-        } catch (error) {
-          if (signal.aborted) return abortedStop();
-          return stop("environment_error", `could not observe the page: ${firstLineOf(error)}`);
-        }
-        continue;
-      }
-      consecutiveInvalid = 0;
+  /** One turn: the model's request, then its actions (or what its outcome means for the trial). */
+  private async playTurn(): Promise<LoopOutcome | null> {
+    const { options, out } = this;
+    const startedAt = new Date().toISOString();
+    let turn: AgentTurn;
+    try {
+      turn = await options.modelSlot(() => options.session.nextTurn(this.current.observation, this.signal));
+    } catch (error) {
+      if (this.signal.aborted) return this.abortedStop();
+      return this.stop("model_error", firstLineOf(error));
+    }
+    out.turns += 1;
+    addUsage(out, turn);
+    if (turn.usage.inputTokens !== null) {
+      this.inputGrowth = this.lastInput ? turn.usage.inputTokens - this.lastInput : 0;
+      this.lastInput = turn.usage.inputTokens;
+    }
+    this.logPolicy(turn);
+    const record = this.turnRecord(turn, startedAt);
+    const ended = this.endOnOutcome(turn, record);
+    if (ended) return ended;
+    for (const invalid of turn.invalid) {
+      // A ToolRequest needs a tool name: an output whose tool could not be read has no request.
+      options.log.step("error_event", { error: invalid.message, origin: "validation", tool_req: invalid.tool ? { tool_name: invalid.tool, id: invalid.id } : null, call_id: invalid.id });
+    }
+    if (turn.outcome === "invalid" || turn.actions.length === 0) return this.afterInvalid(turn, record);
+    this.consecutiveInvalid = 0;
+    return this.act(turn, record);
+  }
 
-      const decision: GuardDecision = options.guard
-        ? await options.guard.beforeExecute(current.observation, current.path, turn.actions)
-        : { kind: "continue" };
-      const results: ActionResult[] = [];
-      let answer: string | null = null;
-      let hitActionLimit = false;
-      for (const action of turn.actions) {
-        const skip = (why: string) => results.push({ id: action.id, tool: action.tool, status: "skipped", message: `not run: ${why}`, ms: 0 });
-        if (answer !== null) skip("the trial ended with the answer before this action");
-        else if (action.tool === "answer") answer = String(action.args.content ?? "");
-        else if (decision.kind !== "continue") skip(`paused: ${decision.condition}`);
-        else if (signal.aborted) skip(reasonOf(userSignal.aborted ? userSignal : deadline.signal));
-        else if (out.actions >= task.limits.actions) {
-          hitActionLimit = true;
-          skip(`the action cap of ${task.limits.actions} was reached`);
-        } else {
-          out.actions += 1;
-          const result = await executor.execute(action, signal);
-          const warning = decision.warnings?.get(action.id);
-          if (warning) result.message += ` Warning: ${warning}`;
-          out.timing.executorMs += result.ms;
-          results.push(result);
-        }
-      }
-      for (const result of results) {
-        const action = turn.actions.find((a) => a.id === result.id)!;
-        log.step("tool_result", {
-          tool_req: { tool_name: action.tool, args: action.args, id: action.id },
-          result: { status: result.status, message: result.message, ...(result.output !== undefined ? { output: result.output } : {}), ...(result.point ? { point: result.point } : {}) },
-          truncated: false,
-          output_artifact_path: null,
-        });
-      }
-      record.actions = results.map((r, idx) => ({ ...r, idx, args: turn.actions.find((a) => a.id === r.id)?.args ?? {} }));
-      if (decision.kind !== "continue") record.flags = { repetition: decision.kind, condition: decision.condition };
+  private logPolicy(turn: AgentTurn): void {
+    this.options.log.step("policy_event", {
+      turn: this.out.turns,
+      reasoning_content: turn.reasoning ?? null,
+      content: turn.content ?? null,
+      note: turn.note ?? null,
+      thought: turn.thought ?? null,
+      tool_reqs: turn.actions.map((a) => ({ tool_name: a.tool, args: a.args, id: a.id })),
+      // The schema's validation_errors are strings; which call each one was about rides along.
+      validation_errors: turn.invalid.map((i) => i.message),
+      validation_details: turn.invalid,
+      outcome: turn.outcome,
+      finish_reason: turn.finishReason ?? null,
+      usage: turn.usage,
+      timing: turn.timing,
+      attempt_failures: turn.failures ?? [],
+    });
+  }
 
-      if (answer !== null) {
-        options.onTurn(record);
-        out.answer = answer;
-        // `outcome` is the agent's own assessment (success|partial|infeasible|blocked); Holo's answer
-        // tool carries none, so it is null. umpire's judgement is in the completion event and checks.
-        log.step("answer_event", { answer, outcome: null });
-        return stop("answered", "");
-      }
-      session.addResults(results.map((r) => ({ id: r.id, tool: r.tool, status: r.status, message: r.message, ...(r.output !== undefined ? { output: r.output } : {}) })));
-      if (decision.kind === "stuck") {
-        options.onTurn(record);
-        out.evidence = decision.evidence;
-        log.step("flow_event", { flow: "stuck", origin: "repetition", condition: decision.condition, evidence: decision.evidence });
-        return stop("stuck", decision.report);
-      }
-      if (decision.kind === "pause") {
-        record.flags.reflection = true;
-        session.addUserText(decision.message);
-        log.step("flow_event", { flow: "pause", origin: "repetition", condition: decision.condition });
-        log.step("flow_event", { flow: "reflection", origin: "repetition", message: decision.message });
-      }
+  private turnRecord(turn: AgentTurn, startedAt: string): PlayedTurn {
+    return {
+      idx: this.out.turns,
+      startedAt,
+      outcome: turn.outcome,
+      finishReason: turn.finishReason ?? null,
+      modelMs: turn.timing.modelMs,
+      ttftMs: turn.timing.ttftMs ?? null,
+      retries: turn.timing.retries,
+      usage: turn.usage,
+      note: turn.note ?? null,
+      thought: turn.thought ?? null,
+      content: turn.content ?? null,
+      reasoning: turn.reasoning ?? null,
+      screenshot: this.current.path,
+      width: this.current.observation.width,
+      height: this.current.observation.height,
+      flags: {},
+      actions: [],
+    };
+  }
+
+  /** A turn the model did not answer with actions (refused, truncated, failed) ends the trial. */
+  private endOnOutcome(turn: AgentTurn, record: PlayedTurn): LoopOutcome | null {
+    if (turn.outcome === "error" && this.signal.aborted) {
+      this.options.onTurn(record);
+      return this.abortedStop();
+    }
+    if (turn.outcome === "actions" || turn.outcome === "invalid") return null;
+    this.options.onTurn(record);
+    const detail = turn.error?.message ?? turn.finishReason ?? "";
+    this.options.log.step("error_event", { error: detail || turn.outcome, origin: "model", tool_req: null });
+    if (turn.outcome === "refused") return this.stop("model_refused", detail);
+    if (turn.outcome === "truncated") return this.stop("model_truncated", detail || "finish_reason length");
+    return this.stop("model_error", detail);
+  }
+
+  /** An invalid output (or no action): the model tries again on a new observation, up to maxInvalidOutputs in a row. */
+  private async afterInvalid(turn: AgentTurn, record: PlayedTurn): Promise<LoopOutcome | null> {
+    this.consecutiveInvalid += 1;
+    this.options.onTurn(record);
+    if (this.consecutiveInvalid >= this.options.maxInvalidOutputs) {
+      return this.stop("invalid_output", `${this.consecutiveInvalid} invalid outputs in a row; last: ${turn.invalid.at(-1)?.message ?? "no action"}`);
+    }
+    this.options.session.addResults([]);
+    // Guarded like every other capture: a failed screenshot is the environment's failure and
+    // must not discard the turns and tokens this trial already spent.
+    return this.observeOrStop({ rethrowStorage: false, checkAborted: true });
+  }
+
+  /** The turn's actions, through the repetition guard and the caps; then the answer, a stuck stop, or the next observation. */
+  private async act(turn: AgentTurn, record: PlayedTurn): Promise<LoopOutcome | null> {
+    const { options, out } = this;
+    const { log, session, task } = options;
+    const decision: GuardDecision = options.guard ? await options.guard.beforeExecute(this.current.observation, this.current.path, turn.actions) : { kind: "continue" };
+    const { results, answer, hitActionLimit } = await this.execute(turn, decision);
+    this.logResults(turn, results);
+    record.actions = results.map((r, idx) => ({ ...r, idx, args: turn.actions.find((a) => a.id === r.id)?.args ?? {} }));
+    if (decision.kind !== "continue") record.flags = { repetition: decision.kind, condition: decision.condition };
+    if (answer !== null) {
       options.onTurn(record);
-      if (hitActionLimit) return stop("action_limit", `${task.limits.actions} actions used`);
-      if (signal.aborted) return abortedStop();
-      try {
-        current = await observe();
-      } catch (error) {
-        if (isStorageFault(error)) throw error;
-        if (signal.aborted) return abortedStop();
-        return stop("environment_error", `could not observe the page: ${firstLineOf(error)}`);
+      out.answer = answer;
+      // `outcome` is the agent's own assessment (success|partial|infeasible|blocked); Holo's answer
+      // tool carries none, so it is null. umpire's judgement is in the completion event and checks.
+      log.step("answer_event", { answer, outcome: null });
+      return this.stop("answered", "");
+    }
+    session.addResults(results.map((r) => ({ id: r.id, tool: r.tool, status: r.status, message: r.message, ...(r.output !== undefined ? { output: r.output } : {}) })));
+    if (decision.kind === "stuck") {
+      options.onTurn(record);
+      out.evidence = decision.evidence;
+      log.step("flow_event", { flow: "stuck", origin: "repetition", condition: decision.condition, evidence: decision.evidence });
+      return this.stop("stuck", decision.report);
+    }
+    if (decision.kind === "pause") {
+      record.flags.reflection = true;
+      session.addUserText(decision.message);
+      log.step("flow_event", { flow: "pause", origin: "repetition", condition: decision.condition });
+      log.step("flow_event", { flow: "reflection", origin: "repetition", message: decision.message });
+    }
+    options.onTurn(record);
+    if (hitActionLimit) return this.stop("action_limit", `${task.limits.actions} actions used`);
+    if (this.signal.aborted) return this.abortedStop();
+    return this.observeOrStop({ rethrowStorage: true, checkAborted: true });
+  }
+
+  /** Runs the actions in order; after an answer, a pause, a cancellation or the cap the rest are skipped, saying why. */
+  private async execute(turn: AgentTurn, decision: GuardDecision): Promise<{ results: ActionResult[]; answer: string | null; hitActionLimit: boolean }> {
+    const { executor, task, userSignal } = this.options;
+    const results: ActionResult[] = [];
+    let answer: string | null = null;
+    let hitActionLimit = false;
+    for (const action of turn.actions) {
+      const skip = (why: string) => results.push({ id: action.id, tool: action.tool, status: "skipped", message: `not run: ${why}`, ms: 0 });
+      if (answer !== null) skip("the trial ended with the answer before this action");
+      else if (action.tool === "answer") answer = String(action.args.content ?? "");
+      else if (decision.kind !== "continue") skip(`paused: ${decision.condition}`);
+      else if (this.signal.aborted) skip(reasonOf(userSignal.aborted ? userSignal : this.deadline.signal));
+      else if (this.out.actions >= task.limits.actions) {
+        hitActionLimit = true;
+        skip(`the action cap of ${task.limits.actions} was reached`);
+      } else {
+        this.out.actions += 1;
+        const result = await executor.execute(action, this.signal);
+        const warning = decision.warnings?.get(action.id);
+        if (warning) result.message += ` Warning: ${warning}`;
+        this.out.timing.executorMs += result.ms;
+        results.push(result);
       }
     }
-  } finally {
-    clearTimeout(timer);
+    return { results, answer, hitActionLimit };
+  }
+
+  private logResults(turn: AgentTurn, results: readonly ActionResult[]): void {
+    for (const result of results) {
+      const action = turn.actions.find((a) => a.id === result.id)!;
+      this.options.log.step("tool_result", {
+        tool_req: { tool_name: action.tool, args: action.args, id: action.id },
+        result: { status: result.status, message: result.message, ...(result.output !== undefined ? { output: result.output } : {}), ...(result.point ? { point: result.point } : {}) },
+        truncated: false,
+        output_artifact_path: null,
+      });
+    }
   }
 }
 

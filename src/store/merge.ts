@@ -26,6 +26,7 @@ import { UmpireError, isUmpireError, messageOf } from "../errors.js";
 import { SCHEMA_VERSION, schemaVersionOf } from "./migrations.js";
 import { openStore } from "./open.js";
 import type { RunStatus } from "./records.js";
+import { mergedRunOptions, runOptionsOf, type StoredShard } from "./run-options.js";
 
 export interface MergeOptions {
   /** Store files to read; the target itself, if listed, is skipped. */
@@ -183,7 +184,7 @@ function mergeInto(db: Database.Database, sources: { file: string; db: Database.
       if (shard?.plan) acc.plans.add(String(shard.plan));
       if (typeof shard?.index === "number") acc.shardIndexes.add(shard.index);
 
-      insertRun.run(pick(run, runCols, { folder: runFolder(id), options: JSON.stringify(mergedOptions(run)) }));
+      insertRun.run(pick(run, runCols, { folder: runFolder(id), options: JSON.stringify(mergedRunOptions(storedRun(run))) }));
       for (const trial of trials) {
         const existing = trialById.get(trial.id) as Row | undefined;
         if (!existing) {
@@ -219,10 +220,10 @@ function mergeInto(db: Database.Database, sources: { file: string; db: Database.
 /** Recomputes a merged run's status, times, tags and options from its trials and sources. */
 function settleRun(db: Database.Database, id: string, acc: RunAccumulator, folder: string, warnings: string[]): MergedRun {
   const target = db.prepare(`SELECT * FROM runs WHERE id = ?`).get(id) as Row;
-  const options = normalizeOptions(parseObject(target.options));
+  const options = mergedRunOptions(storedRun(target));
+  const { shards } = runOptionsOf({ id, options });
   // A cancelled trial is not judged: the merged run is finished only when every trial has a verdict of its own.
   const counts = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(status = 'done' AND verdict IS NOT 'cancelled'), 0) AS done FROM trials WHERE run_id = ?`).get(id) as { n: number; done: number };
-  const shards = options.shards as { total?: number; trials?: number } | undefined;
   const planned = typeof shards?.trials === "number" ? shards.trials : counts.n;
   const complete = counts.n >= planned && counts.done === counts.n;
   const status: RunStatus = complete ? "finished" : acc.rows.some((r) => r.status === "running") ? "running" : "interrupted";
@@ -262,21 +263,13 @@ function describe(trial: Row): string {
   return `seq ${String(trial.seq)} ${String(trial.task_id)} [${String(trial.agent_label)} #${String(trial.repeat)}]`;
 }
 
-function shardOf(run: Row): { index?: number; total?: number; trials?: number; plan?: string } | undefined {
-  const shard = parseObject(run.options).shard;
-  return shard && typeof shard === "object" ? (shard as { index?: number; plan?: string }) : undefined;
+function shardOf(run: Row): StoredShard | undefined {
+  return runOptionsOf(storedRun(run)).shard;
 }
 
-/** A shard's options (`shard: {index, total, ...}`) as a merged run's (`shards: {total, ...}`). */
-function normalizeOptions(options: Record<string, unknown>): Record<string, unknown> {
-  const { shard, ...rest } = options;
-  if (!shard || typeof shard !== "object") return options;
-  const { index: _index, ...whole } = shard as Record<string, unknown>;
-  return { ...rest, shards: rest.shards ?? whole };
-}
-
-function mergedOptions(run: Row): Record<string, unknown> {
-  return normalizeOptions(parseObject(run.options));
+/** A run row's id and options, for the options' schema (`run-options.ts`). */
+function storedRun(run: Row): { id: string; options: Record<string, unknown> } {
+  return { id: String(run.id), options: parseObject(run.options) };
 }
 
 function parseObject(text: unknown): Record<string, unknown> {

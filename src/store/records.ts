@@ -4,6 +4,7 @@
  * Timestamps are ISO-8601 strings (UTC), so they sort as text and read well in `sqlite3`.
  */
 import type { ActionStatus, Confidence, StopReason, TrialMode, TurnOutcome, Usage, Verdict } from "../vocabulary.js";
+import type { StoredRunOptionsInput } from "./run-options.js";
 
 export type RunStatus = "running" | "finished" | "interrupted";
 export type TrialStatus = "pending" | "running" | "done";
@@ -13,8 +14,8 @@ export interface RunInput {
   id?: string;
   startedAt?: string;
   tags?: string[];
-  /** The run's options. Anything that looks like a secret is removed before it is stored. */
-  options?: Record<string, unknown>;
+  /** The run's options (`run-options.ts`). Anything that looks like a secret is removed before it is stored. */
+  options?: StoredRunOptionsInput;
   umpireVersion: string;
   /** The run's output folder; stored screenshot paths are relative to it. */
   folder?: string | null;
@@ -26,7 +27,11 @@ export interface RunRecord {
   endedAt: string | null;
   status: RunStatus;
   tags: string[];
-  options: Record<string, unknown>;
+  /**
+   * The run's options as stored, by whichever umpire version stored them (shown as they are by
+   * `runs --json`); `runOptionsOf(run)` parses them into `StoredRunOptions` for a reader that uses them.
+   */
+  options: Readonly<Record<string, unknown>>;
   umpireVersion: string;
   folder: string | null;
   /** The browser, Playwright, OS, scale factors, fonts and target versions the run ran on (issue 29); absent when not recorded. */

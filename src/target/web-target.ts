@@ -66,19 +66,23 @@ interface Instance {
   broken: string | null;
 }
 
+/** Copy `index` of the app: its port (a free one for `${PORT}`), URLs, origins and its own folder. */
+async function newInstance(options: WebTargetOptions, index: number): Promise<Instance> {
+  const { name, decl } = options;
+  const port = decl.baseUrl.includes("${PORT}") ? String(await freePort()) : "";
+  const baseUrl = decl.baseUrl.replace(/\$\{PORT\}/g, port).replace(/\/$/, "");
+  const base = new URL(baseUrl);
+  const origins = [...new Set([base.origin, ...decl.allowedOrigins.map((o) => new URL(o.replace(/\$\{PORT\}/g, port)).origin)])];
+  const dir = path.join(options.logDir, "instances", `${name}-${index}`);
+  mkdirSync(dir, { recursive: true });
+  const vars = { PORT: port || base.port, TARGET_URL: baseUrl, INSTANCE: String(index), INSTANCE_DIR: dir };
+  return { index, baseUrl, base, origins, vars, broken: null };
+}
+
 export async function startWebTarget(options: WebTargetOptions): Promise<Target> {
   const { name, decl } = options;
   const pooled = decl.instances !== 1;
-  const makeInstance = async (index: number): Promise<Instance> => {
-    const port = decl.baseUrl.includes("${PORT}") ? String(await freePort()) : "";
-    const baseUrl = decl.baseUrl.replace(/\$\{PORT\}/g, port).replace(/\/$/, "");
-    const base = new URL(baseUrl);
-    const origins = [...new Set([base.origin, ...decl.allowedOrigins.map((o) => new URL(o.replace(/\$\{PORT\}/g, port)).origin)])];
-    const dir = path.join(options.logDir, "instances", `${name}-${index}`);
-    mkdirSync(dir, { recursive: true });
-    const vars = { PORT: port || base.port, TARGET_URL: baseUrl, INSTANCE: String(index), INSTANCE_DIR: dir };
-    return { index, baseUrl, base, origins, vars, broken: null };
-  };
+  const makeInstance = (index: number) => newInstance(options, index);
   const launch = async (inst: Instance): Promise<void> => {
     const start = decl.start;
     if (!start) return;

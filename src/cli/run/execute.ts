@@ -1,0 +1,133 @@
+/**
+ * Phase "execute": runs the planned trials (then, with --until-decided, the repeats that decide
+ * the comparison with the baseline), with a heartbeat that tells readers the run is alive and an
+ * exit hook that marks it interrupted if the process dies (a second Ctrl-C). Its teardown stops both.
+ */
+import type { Reporter } from "../../runner/reporters.js";
+import type { PlannedTrial } from "../../runner/plan.js";
+import { HEARTBEAT_MS } from "../../store/rows.js";
+import { poolReports } from "../../target/pool-report.js";
+import { EXIT } from "../exit-codes.js";
+import {
+  createDotProgress,
+  createLineProgress,
+  createLiveView,
+  isLiveTerminal,
+  type ProgressStream,
+} from "../progress.js";
+import { executeTrials } from "../suite-runtime.js";
+import { addRepeatsUntilDecided } from "../until-decided.js";
+import { fromPhase, type Outcome, type RunContext } from "./context.js";
+import type { Phase } from "./phases.js";
+
+export const executePhase: Phase<RunContext> = {
+  title: "execute",
+  async setup(ctx) {
+    const store = fromPhase(ctx.store, "select");
+    const { runId } = fromPhase(ctx.plan, "plan");
+    // Readers tell a live run from one killed with -9 by its owner's pid and this heartbeat.
+    const heartbeat = setInterval(() => {
+      try {
+        store.heartbeat(runId);
+      } catch {
+        /* a full disk is reported by the trial writes; the heartbeat only goes stale */
+      }
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
+    // A second Ctrl-C exits the process at once: still leave the run marked as interrupted.
+    const markOnExit = () => {
+      if (!ctx.finished) store.markInterrupted(runId);
+    };
+    process.once("exit", markOnExit);
+    ctx.stopHeartbeat = () => {
+      clearInterval(heartbeat);
+      process.off("exit", markOnExit);
+    };
+    try {
+      ctx.outcome = await executePlan(ctx);
+    } catch (error) {
+      // A storage fault (or a crash) stopped the run: mark it interrupted so `umpire runs` and
+      // --resume see it as such. The store itself may be what is full: then the dead-owner check
+      // in `umpire runs` shows it interrupted anyway.
+      try {
+        store.markInterrupted(runId);
+        ctx.finished = true;
+      } catch {
+        /* the original error says what happened */
+      }
+      throw error;
+    }
+  },
+  teardown(ctx) {
+    ctx.stopHeartbeat?.();
+  },
+};
+
+async function executePlan(ctx: RunContext): Promise<Outcome> {
+  const { settings, values, io } = ctx;
+  const store = fromPhase(ctx.store, "select");
+  const runtime = fromPhase(ctx.runtime, "persist");
+  const { runId, runDir, trials, previousAttempts } = fromPhase(ctx.plan, "plan");
+  const reporters: Reporter[] = progressReporters(settings.outputs.progress, io);
+  let reporterFailed = false;
+  const execute = (batch: PlannedTrial[]) =>
+    executeTrials({
+      runSpend: settings.runSpend,
+      runtime,
+      store,
+      runId,
+      runDir,
+      trials: batch,
+      env: io.env,
+      prices: settings.prices,
+      concurrency: settings.concurrency,
+      adaptiveMax: settings.adaptiveMax,
+      modelConcurrency: settings.modelConcurrency,
+      repetition: settings.repetition,
+      reporters,
+      // Isolated from the run, but loud: the user learns their output is incomplete, and the exit code says so.
+      onReporterError: ({ hook, error }) => {
+        reporterFailed = true;
+        const why = error instanceof Error ? error.message : String(error);
+        io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${why}\n`);
+      },
+      signal: io.signal,
+      previousAttempts,
+      retries: values.retries,
+      maxFailures: settings.maxFailures,
+      trace: values.trace,
+    });
+  const result = await execute(trials);
+  let status = result.status;
+  const { baselineId } = ctx;
+  const decide = baselineId && status === "finished" && !result.stoppedEarly;
+  const decided = decide
+    ? await addRepeatsUntilDecided({
+        store,
+        runId,
+        baselineId,
+        planned: trials,
+        prices: settings.prices,
+        execute,
+        maxTrials: values["max-trials"],
+        maxCostUsd: values["max-cost"],
+      })
+    : undefined;
+  if (decided?.stoppedBy === "interrupted") status = "interrupted";
+  const pools = poolReports(runtime.targets.all());
+  return { status, stoppedEarly: result.stoppedEarly, concurrency: result.concurrency, pools, decided, reporterFailed };
+}
+
+/** The progress reporter on stderr: the live view on a terminal, lines (with a heartbeat) in a log, or dots. */
+function progressReporters(
+  kind: "list" | "dot" | null,
+  io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
+): Reporter[] {
+  const stream = io.stderr as ProgressStream;
+  if (kind === null) return [];
+  if (kind === "dot") return [createDotProgress(stream)];
+  if (isLiveTerminal(stream, io.env)) return [createLiveView(stream)];
+  // UMPIRE_HEARTBEAT_MS shortens the 30 s heartbeat (tests; a CI that kills jobs quiet for less).
+  const heartbeat = Number(io.env.UMPIRE_HEARTBEAT_MS);
+  return [createLineProgress(stream, Number.isFinite(heartbeat) && heartbeat > 0 ? { heartbeatMs: heartbeat } : {})];
+}

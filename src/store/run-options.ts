@@ -1,0 +1,132 @@
+/**
+ * What `umpire run` stores as a run's options (the `runs.options` JSON), as one schema: written
+ * typed (`RunInput.options`), and read back through `runOptionsOf`, which parses once and gives
+ * every reader (`--resume`, `--last-failed`, `merge`) the same typed record. Inspect AI's
+ * EvalSpec/EvalConfig is the model: the log says what ran, and it reads back as a typed value.
+ *
+ * Rows written by earlier umpire versions must still read, so every field is optional or has the
+ * default that its absence meant then (no `agents` list: the run had only the unnamed agent), and
+ * fields this version does not know are kept as they are (a newer umpire's, read by an older one).
+ * Agent definitions are stored as the agent layer redacted them; the store does not own their
+ * shape (see docs/ARCHITECTURE.md's layer table), so they are opaque objects here and the CLI
+ * parses each with the agent layer's schema where it rebuilds the agent.
+ */
+import { z } from "zod";
+import { UmpireError } from "../errors.js";
+
+/** An opaque JSON object owned by another layer (an agent config, a price list). */
+const JsonObject = z.record(z.string(), z.unknown());
+
+/**
+ * The agent options of the run's unnamed agent (the one made of --model and --mode), as resolved
+ * from flags and the config file, with the base URL stripped of credentials.
+ */
+export const StoredAgentOptionsSchema = z.looseObject({
+  model: z.array(z.string()).optional(),
+  "base-url": z.string().optional(),
+  mode: z.string().optional(),
+  "api-key-env": z.string().optional(),
+  // Umpire's first versions stored these two as the text of the flag.
+  temperature: z.coerce.number().optional(),
+  "reasoning-effort": z.string().optional(),
+  "max-tokens": z.coerce.number().int().optional(),
+  stream: z.boolean().optional(),
+  /** The URL had user info or a query (where keys hide), which are never stored: --resume asks for it again. */
+  "base-url-had-credentials": z.boolean().optional(),
+});
+
+/**
+ * A command agent (kind command) as the run stored it: its definition without its env values
+ * (`redactCommandAgent` in src/config/command-agent.ts owns the other fields; --resume compares them
+ * field by field with today's definition).
+ */
+export const StoredCommandAgentSchema = z.looseObject({ name: z.string() });
+
+/** One shard's part of the run (`--shard i/n`), as that shard stored it. */
+const ShardSchema = z.looseObject({
+  index: z.number().int().optional(),
+  total: z.number().int().optional(),
+  /** Trials of the whole (unsharded) plan. */
+  trials: z.number().int().optional(),
+  balance: z.string().optional(),
+  /** Fingerprint of the assignment: shards that computed different ones disagree. */
+  plan: z.string().optional(),
+});
+
+export const StoredRunOptionsSchema = z.looseObject({
+  /** The task paths as given (empty: the default `tasks/`). */
+  paths: z.array(z.string()).default([]),
+  agentOptions: StoredAgentOptionsSchema.default({}),
+  /** The filters that narrowed the plan (`--grep`, `--grep-invert`, `--task-tag`, `--failed-in`). */
+  selection: z
+    .looseObject({
+      grep: z.array(z.string()).optional(),
+      grepInvert: z.array(z.string()).optional(),
+      taskTags: z.array(z.string()).optional(),
+      failedIn: z.string().optional(),
+    })
+    .optional(),
+  repeat: z.number().int().min(1).default(1),
+  /** Pinned trials at once, or `adaptive (max N)`. */
+  concurrency: z.union([z.number(), z.string()]).optional(),
+  /** Every model agent's config (redacted), named ones included: --resume reruns the named ones as stored. */
+  agents: z.array(JsonObject).default([]),
+  agentNames: z.array(z.string()).default([]),
+  /** Whether the run had the unnamed agent; runs stored before named agents always had it. */
+  unnamedAgents: z.boolean().default(true),
+  commandAgents: z.array(StoredCommandAgentSchema).default([]),
+  /** The config file read and every option's value and source. */
+  config: z
+    .looseObject({
+      file: z.string().nullable().optional(),
+      options: z.record(z.string(), z.looseObject({ value: z.unknown(), source: z.string() })).optional(),
+      prices: z.unknown().optional(),
+    })
+    .optional(),
+  /** Set by a shard (`--shard i/n`). */
+  shard: ShardSchema.optional(),
+  /** Set by `umpire merge` on the merged run: the shards' common part of `shard` (no index). */
+  shards: ShardSchema.optional(),
+  /** A self-test's run (`umpire validate --self-test`), which stores only paths and concurrency. */
+  selfTest: z.boolean().optional(),
+});
+
+/** A run's options as read back (defaults filled in). */
+export type StoredRunOptions = z.output<typeof StoredRunOptionsSchema>;
+/** A run's options as written (fields with a default may be left out). */
+export type StoredRunOptionsInput = z.input<typeof StoredRunOptionsSchema>;
+export type StoredAgentOptions = z.output<typeof StoredAgentOptionsSchema>;
+export type StoredCommandAgent = z.output<typeof StoredCommandAgentSchema>;
+export type StoredShard = z.output<typeof ShardSchema>;
+
+/**
+ * The options of stored run `runId`, parsed. Throws `input` naming the run, the field and the
+ * fix when a field has a shape no umpire version wrote (the row was edited, or is damaged).
+ */
+export function runOptionsOf(run: { id: string; options: unknown }): StoredRunOptions {
+  const parsed = StoredRunOptionsSchema.safeParse(run.options ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = ["options", ...issue.path.map(String)].join(".");
+  throw new UmpireError(
+    "input",
+    `run ${run.id}: its stored ${field} does not read: ${issue.message}`,
+    `the row was changed outside umpire; start a new run instead of reusing run ${run.id}`,
+  );
+}
+
+/**
+ * The options of a merged run (`umpire merge`): a shard's `shard: {index, total, ...}` becomes the
+ * run's `shards: {total, ...}` (no index: the merged run is all of them). Everything else is kept
+ * exactly as stored, fields this version does not know included.
+ */
+export function mergedRunOptions(run: {
+  id: string;
+  options: Readonly<Record<string, unknown>>;
+}): Record<string, unknown> {
+  const { shard } = runOptionsOf(run);
+  const { shard: _shard, ...rest } = run.options;
+  if (!shard) return { ...run.options };
+  const { index: _index, ...whole } = shard;
+  return { ...rest, shards: rest.shards ?? whole };
+}
