@@ -22,7 +22,6 @@ import { createTrialLog } from "./trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
 import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.js";
 
-export { KILL_GRACE_MS } from "./command-process.js";
 import { agentEnvironment, openEgress, sandboxArgv, type Egress, type SandboxMode } from "./agent-sandbox.js";
 
 /** The command agent as the runner needs it (resolved from the config file's `agents:`). */

@@ -14,7 +14,6 @@ import { executeRun } from "../run/run.js";
 import { storageFaultInRun, type RunStage } from "../storage-fault.js";
 import { UNTIL_DECIDED_OPTIONS } from "../until-decided.js";
 
-export { DEFAULT_OUT } from "../../config/options.js";
 
 const MODEL_OPTIONS = {
   agent: {
@@ -103,7 +102,6 @@ exit codes
   130  interrupted (Ctrl-C): trials in flight are stored as cancelled; --resume runs them again
 `;
 
-export { resolveAgents } from "../run/agents.js";
 
 export const run: Command = async (argv, io) => {
   // How far the run got, so a full or unwritable disk is explained for where it struck (storage-fault.ts).

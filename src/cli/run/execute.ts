@@ -5,6 +5,7 @@
  */
 import type { Reporter } from "../../runner/reporters.js";
 import type { PlannedTrial } from "../../runner/plan.js";
+import { messageOf } from "../../errors.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { poolReports } from "../../target/pool-report.js";
 import { EXIT } from "../exit-codes.js";
@@ -88,7 +89,7 @@ async function executePlan(ctx: RunContext): Promise<Outcome> {
       // Isolated from the run, but loud: the user learns their output is incomplete, and the exit code says so.
       onReporterError: ({ hook, error }) => {
         reporterFailed = true;
-        const why = error instanceof Error ? error.message : String(error);
+        const why = messageOf(error);
         io.stderr.write(`umpire: a reporter failed in ${hook} (the run goes on; exit code ${EXIT.internal}): ${why}\n`);
       },
       signal: io.signal,

@@ -4,7 +4,7 @@
  * one stays an error.
  */
 import { describe, expect, it } from "vitest";
-import { resolveAgents } from "../../../src/cli/commands/run.js";
+import { resolveAgents } from "../../../src/cli/run/agents.js";
 import { isUmpireError } from "../../../src/errors.js";
 
 const env = { HAI_API_KEY: "test-key-not-a-secret" };
