@@ -112,7 +112,7 @@ export const OPTIONS = {
     arg: "R[:FILE]",
     multiple: true,
     config: true,
-    help: "list | dot | json | junit | markdown | html, each with an optional output file\n(html: a folder); repeatable. list and dot write to the terminal; the\nothers without a file write to stdout",
+    help: "list | dot | json | junit | markdown | html, or a module of yours (./my-reporter.mjs,\ndocs/reporting.md), each with an optional output file (html: a folder);\nrepeatable. list and dot write to the terminal; json, junit and markdown\nwithout a file write to stdout",
   },
   quiet: { kind: "boolean", short: "q", help: "print only the summary: no progress, no live view, no heartbeat" },
   // repetition

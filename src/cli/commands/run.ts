@@ -23,7 +23,6 @@ import { checkedRunId } from "../run-id.js";
 import { oneLine } from "../../safety/terminal.js";
 import { planTrials, storedPlan, type PlannedTrial } from "../../runner/plan.js";
 import { newRunId } from "../../vocabulary.js";
-import type { Reporter } from "../../runner/reporters.js";
 import { totalCapacity } from "../../runner/browser-pool.js";
 import { assignShards, parseShard, shardFromEnv, shardLabel, type ShardSource } from "../../runner/shards.js";
 import { emptyStore, openStore, type RunRecord, type Store } from "../../store/index.js";
@@ -39,8 +38,7 @@ import type { Command, CommandIO } from "../io.js";
 import { resumeIgnoresOut, storageFaultInRun, type RunStage } from "../storage-fault.js";
 import { withReadStore } from "../read-store.js";
 import { renderRunOutcome } from "../run-output.js";
-import { planOutputs, writeRunOutputs } from "../output-reporters.js";
-import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, type ProgressStream } from "../progress.js";
+import { liveReporters, planOutputs, writeRunOutputs, type Reporter } from "../reporters.js";
 import { failedPairs, filterTasks, hasTaskFilter, keepPairs, nothingSelected, pairKey, refuseSelfTestRun } from "../selection.js";
 import { writeRunReport } from "../../report/html/index.js";
 import { DEFAULT_ADAPTIVE_MAX, executeTrials, runFolder, startRuntime } from "../suite-runtime.js";
@@ -245,7 +243,7 @@ async function runCommand(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO, 
     throw new UmpireError("usage", `-x (--exit-first) and --max-failures ${values["max-failures"]} disagree`, "-x is --max-failures 1: keep one");
   }
   const maxFailures = values["exit-first"] ? 1 : values["max-failures"];
-  const outputs = planOutputs(values.reporter ?? [], { json: values.json, quiet: values.quiet, cwd: io.cwd });
+  const outputs = await planOutputs(values.reporter ?? [], { json: values.json, quiet: values.quiet, cwd: io.cwd });
   // Lines for a person (shard plan, notices) stay off the terminal under --quiet and when stdout is a machine's.
   const chatty = !values.quiet && outputs.summary;
 
@@ -447,7 +445,7 @@ async function runCommand(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO, 
       if (!finished) store.markInterrupted(runId);
     };
     process.once("exit", markOnExit);
-    const reporters: Reporter[] = progressReporters(outputs.progress, io);
+    const reporters: Reporter[] = liveReporters(outputs, io);
     let status: "finished" | "interrupted";
     let stoppedEarly: { failures: number; notStarted: number } | undefined;
     let concurrencyReport: EndpointReport[] = [];
@@ -529,17 +527,6 @@ async function runCommand(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO, 
   } finally {
     store.close();
   }
-}
-
-/** The progress reporter on stderr: the live view on a terminal, lines (with a heartbeat) in a log, or dots. */
-function progressReporters(kind: "list" | "dot" | null, io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): Reporter[] {
-  const stream = io.stderr as ProgressStream;
-  if (kind === null) return [];
-  if (kind === "dot") return [createDotProgress(stream)];
-  if (isLiveTerminal(stream, io.env)) return [createLiveView(stream)];
-  // UMPIRE_HEARTBEAT_MS shortens the 30 s heartbeat (tests; a CI that kills jobs quiet for less).
-  const heartbeat = Number(io.env.UMPIRE_HEARTBEAT_MS);
-  return [createLineProgress(stream, Number.isFinite(heartbeat) && heartbeat > 0 ? { heartbeatMs: heartbeat } : {})];
 }
 
 /** Failures and errors of stored trials, for the exit code when nothing prints the summary. */

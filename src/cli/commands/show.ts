@@ -12,7 +12,7 @@ import { runToJson, trialToJson } from "../../report/trial-json.js";
 import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { type ParsedCommand, pricesOf } from "../args.js";
 import { defineCommand } from "../command.js";
-import { planOutputs, writeRunOutputs } from "../output-reporters.js";
+import { planOutputs, writeRunOutputs } from "../reporters.js";
 import { dotLine } from "../progress.js";
 import { runSummaryLine } from "../../report/run-summary.js";
 import { EXIT } from "../exit-codes.js";
@@ -46,6 +46,8 @@ repetition metrics, and every check with its pass, confidence and reason.`,
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { values, positionals } = parsed;
   const prices = pricesOf(values, parsed.config);
+  // --json keeps its own shape here (it may carry the turn log); other reporters render as on `umpire run`.
+  const outputs = await planOutputs((values.reporter ?? []).filter((r) => !(values.json && r === "json")), { cwd: io.cwd });
   return withReadStore(values.db, io, (store) => {
     const runRecord = store.getRun(positionals[0] ?? "latest");
     // Re-price turns like trials when the user supplied prices (see reportedCost).
@@ -56,8 +58,6 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       ...(values.turns ? { turns: store.turns(t.id).map((turn) => ({ ...turn, costUsd: turnCost(turn, t.model) })), actions: store.actions(t.id) } : {}),
     }));
     if (values.junit) writeFileSync(resolve(io.cwd, values.junit), junitXml([{ name: runRecord.id, trials: details }]));
-    // --json keeps its own shape here (it may carry the turn log); other reporters render as on `umpire run`.
-    const outputs = planOutputs((values.reporter ?? []).filter((r) => !(values.json && r === "json")), { cwd: io.cwd });
     if (values.json) {
       if (!outputs.summary) throw new UmpireError("usage", "--json and a reporter without a file would both write to stdout", "give the reporter a file: --reporter NAME:FILE");
       const trials = details.map((d) => ({ ...trialToJson(d.trial, d.checks), ...(d.turns ? { turnLog: d.turns, actionLog: d.actions } : {}) }));
