@@ -63,7 +63,10 @@ function optionText(name: string, spec: CommandOption): string {
 /** `usage: umpire NAME <positionals> [--option ARG]...`, every option listed, wrapped under the first word. */
 export function usageLine(definition: CommandDefinition<Record<string, CommandOption>>): string {
   const head = `usage: umpire ${definition.name}`;
-  const words = [...definition.positionals.map(positionalText), ...Object.entries(definition.options).map(([n, s]) => optionText(n, s))];
+  const words = [
+    ...definition.positionals.map(positionalText),
+    ...Object.entries(definition.options).map(([n, s]) => optionText(n, s)),
+  ];
   if (definition.passThrough) words.push(`${definition.passThrough.word} [${definition.passThrough.args}...]`);
   const lines = [head];
   for (const word of words) {
@@ -76,7 +79,8 @@ export function usageLine(definition: CommandDefinition<Record<string, CommandOp
 export function helpText(definition: CommandDefinition<Record<string, CommandOption>>): string {
   const sections = definition.sections ?? { "": definition.options };
   const epilogue = definition.epilogue ? `\n${definition.epilogue.replace(/\n*$/, "")}\n` : "";
-  return `${usageLine(definition)}\n\n${definition.description.replace(/\n*$/, "")}\n\noptions:\n${optionsHelp(sections)}${epilogue}`;
+  const description = definition.description.replace(/\n*$/, "");
+  return `${usageLine(definition)}\n\n${description}\n\noptions:\n${optionsHelp(sections)}${epilogue}`;
 }
 
 function checkPositionals(definition: CommandDefinition<Record<string, CommandOption>>, given: string[]): void {
@@ -86,13 +90,22 @@ function checkPositionals(definition: CommandDefinition<Record<string, CommandOp
   if (given.length >= min && given.length <= max) return;
   const wanted = positionals.length === 0 ? "no arguments" : positionals.map(positionalText).join(" ");
   const got = given.length ? `got ${given.join(" ")}` : "got none";
-  throw new UmpireError("usage", `${name} takes ${wanted}, ${got}`, `${definition.example ? `e.g. ${definition.example}; ` : ""}umpire ${name} --help lists the options`);
+  throw new UmpireError(
+    "usage",
+    `${name} takes ${wanted}, ${got}`,
+    `${definition.example ? `e.g. ${definition.example}; ` : ""}umpire ${name} --help lists the options`,
+  );
 }
 
-function checkRequired(definition: CommandDefinition<Record<string, CommandOption>>, values: Record<string, unknown>): void {
+function checkRequired(
+  definition: CommandDefinition<Record<string, CommandOption>>,
+  values: Record<string, unknown>,
+): void {
   for (const [option, spec] of Object.entries(definition.options)) {
     if (!spec.required || values[option] !== undefined) continue;
-    const hint = definition.example ? `e.g. ${definition.example}` : `umpire ${definition.name} --help lists the options`;
+    const hint = definition.example
+      ? `e.g. ${definition.example}`
+      : `umpire ${definition.name} --help lists the options`;
     throw new UmpireError("usage", `${definition.name} needs --${option}${spec.arg ? ` ${spec.arg}` : ""}`, hint);
   }
 }
@@ -102,7 +115,9 @@ function checkRequired(definition: CommandDefinition<Record<string, CommandOptio
  * file's defaults, then built-in defaults), answers `--help`, checks the positionals' count and
  * the required options, then hands the parsed values to `run`.
  */
-export function defineCommand<const S extends Record<string, CommandOption>>(definition: CommandDefinition<S>): DefinedCommand<S> {
+export function defineCommand<const S extends Record<string, CommandOption>>(
+  definition: CommandDefinition<S>,
+): DefinedCommand<S> {
   const loose = definition as unknown as CommandDefinition<Record<string, CommandOption>>;
   const command: Command = async (argv, io) => {
     const split = definition.passThrough ? argv.indexOf(definition.passThrough.word) : -1;

@@ -52,7 +52,8 @@ export function exitCodesHelp(meanings: Partial<Record<keyof typeof EXIT, string
   const width = Math.max(...entries.map(([name]) => String(EXIT[name]).length)) + 2;
   const lines = entries.map(([name, text]) => {
     const [first, ...rest] = text.split("\n");
-    return [`  ${String(EXIT[name]).padEnd(width)} ${first}`, ...rest.map((line) => `  ${" ".repeat(width)} ${line}`)].join("\n");
+    const more = rest.map((line) => `  ${" ".repeat(width)} ${line}`);
+    return [`  ${String(EXIT[name]).padEnd(width)} ${first}`, ...more].join("\n");
   });
   return `exit codes\n${lines.join("\n")}\n`;
 }

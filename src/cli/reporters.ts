@@ -20,15 +20,22 @@ import { pathToFileURL } from "node:url";
 import { UmpireError } from "../errors.js";
 import type { PriceBook } from "../pricing.js";
 import { reportedCost } from "../report/cost.js";
-import { writeRunReport } from "../report/html/index.js";
+import { writeRunReport } from "../report/html/writer.js";
 import { junitXml } from "../report/junit.js";
 import { runSummaryMarkdown } from "../report/run-summary.js";
 import { runToJson, trialToJson, type RunJson } from "../report/trial-json.js";
 import type { Reporter as RunHooks } from "../runner/reporters.js";
-import type { CheckRecord, RunRecord, Store, TrialRecord } from "../store/index.js";
+import type { CheckRecord, RunRecord, TrialRecord } from "../store/records.js";
+import type { Store } from "../store/store.js";
 import { didYouMean } from "../task/suggest.js";
 import type { CommandIO } from "./io.js";
-import { createDotProgress, createLineProgress, createLiveView, isLiveTerminal, type ProgressStream } from "./progress.js";
+import {
+  createDotProgress,
+  createLineProgress,
+  createLiveView,
+  isLiveTerminal,
+  type ProgressStream,
+} from "./progress.js";
 
 /** A stored run, as `onStoredRun` gets it. */
 export interface StoredRun {
@@ -77,7 +84,11 @@ function textReporter(name: string, render: (run: StoredRun) => string): Builtin
           mkdirSync(dirname(file), { recursive: true });
           writeFileSync(file, text);
         } catch (error) {
-          throw new UmpireError("input", `--reporter ${name}:${file}: cannot write the file (${(error as Error).message})`, "choose a writable path");
+          throw new UmpireError(
+            "input",
+            `--reporter ${name}:${file}: cannot write the file (${String(error)})`,
+            "choose a writable path",
+          );
         }
         return `${name}: ${file}`;
       },
@@ -103,7 +114,11 @@ export const BUILTIN_REPORTERS = {
   html: {
     destination: "folder",
     create: ({ file, cwd }) => ({
-      onStoredRun: (run) => `report: ${writeRunReport(run.store, run.record.id, { prices: run.prices, cwd, ...(file ? { out: file } : {}) }).indexPath}`,
+      onStoredRun: (run) =>
+        `report: ${
+          writeRunReport(run.store, run.record.id, { prices: run.prices, cwd, ...(file ? { out: file } : {}) })
+            .indexPath
+        }`,
     }),
   },
 } as const satisfies Record<string, BuiltinReporter>;
@@ -120,7 +135,10 @@ export interface ReporterSpec {
   module?: string;
 }
 
-/** What the terminal gets: the progress kind (none under --quiet or a stdout reporter) and whether the summary table prints. */
+/**
+ * What the terminal gets: the progress kind (none under --quiet or a stdout reporter) and
+ * whether the summary table prints; and the reporters.
+ */
 export interface OutputPlan {
   reporters: ReporterSpec[];
   progress: "list" | "dot" | null;
@@ -131,9 +149,10 @@ export interface OutputPlan {
 }
 
 const isBuiltin = (name: string): name is ReporterName => Object.hasOwn(BUILTIN_REPORTERS, name);
-const destinationOf = (spec: ReporterSpec): Destination | "module" => (isBuiltin(spec.name) ? BUILTIN_REPORTERS[spec.name].destination : "module");
+const destinationOf = (spec: ReporterSpec): Destination | "module" =>
+  isBuiltin(spec.name) ? BUILTIN_REPORTERS[spec.name].destination : "module";
 
-/** The module a non-built-in name means, from the working folder: a path, or a package installed there; null when neither. */
+/** The module a non-built-in name means, from the working folder: a path, or a package installed there; else null. */
 function resolveModule(name: string, cwd: string): string | null {
   if (name.startsWith(".") || isAbsolute(name)) return resolve(cwd, name);
   try {
@@ -149,12 +168,28 @@ function parseSpec(value: string, cwd: string): ReporterSpec {
   const file = colon < 0 ? undefined : value.slice(colon + 1);
   const module = isBuiltin(name) ? undefined : resolveModule(name, cwd);
   if (!isBuiltin(name) && !module) {
-    const hint = didYouMean(name, REPORTER_NAMES) ?? "a custom reporter is a module path (./my-reporter.mjs) or a package installed here";
-    throw new UmpireError("usage", `--reporter ${JSON.stringify(value)}: unknown reporter '${name}', expected one of ${REPORTER_NAMES.join(", ")} or a module`, hint);
+    const hint =
+      didYouMean(name, REPORTER_NAMES) ??
+      "a custom reporter is a module path (./my-reporter.mjs) or a package installed here";
+    throw new UmpireError(
+      "usage",
+      `--reporter ${JSON.stringify(value)}: unknown reporter '${name}', expected one of ${REPORTER_NAMES.join(", ")}` +
+        " or a module",
+      hint,
+    );
   }
-  if (file === "") throw new UmpireError("usage", `--reporter ${value}: the file after ':' is empty`, `write --reporter ${name} for stdout, or --reporter ${name}:FILE`);
+  if (file === "")
+    throw new UmpireError(
+      "usage",
+      `--reporter ${value}: the file after ':' is empty`,
+      `write --reporter ${name} for stdout, or --reporter ${name}:FILE`,
+    );
   if (file !== undefined && isBuiltin(name) && BUILTIN_REPORTERS[name].destination === "terminal") {
-    throw new UmpireError("usage", `--reporter ${value}: ${name} writes to the terminal and takes no file`, `use --reporter json:FILE, junit:FILE or markdown:FILE for a file`);
+    throw new UmpireError(
+      "usage",
+      `--reporter ${value}: ${name} writes to the terminal and takes no file`,
+      `use --reporter json:FILE, junit:FILE or markdown:FILE for a file`,
+    );
   }
   return { name, ...(file !== undefined ? { file: resolve(cwd, file) } : {}), ...(module ? { module } : {}) };
 }
@@ -169,13 +204,21 @@ async function loadReporter(spec: ReporterSpec, options: CustomReporterOptions):
   try {
     exported = ((await import(pathToFileURL(spec.module!).href)) as { default?: unknown }).default;
   } catch (error) {
-    throw new UmpireError("usage", `--reporter ${spec.name}: cannot load ${spec.module} (${(error as Error).message})`, fix);
+    throw new UmpireError("usage", `--reporter ${spec.name}: cannot load ${spec.module} (${String(error)})`, fix);
   }
-  if (typeof exported !== "function") throw new UmpireError("usage", `--reporter ${spec.name}: ${spec.module} has no default export to make a reporter with`, fix);
+  if (typeof exported !== "function")
+    throw new UmpireError(
+      "usage",
+      `--reporter ${spec.name}: ${spec.module} has no default export to make a reporter with`,
+      fix,
+    );
   const isClass = /^class\b/.test(Function.prototype.toString.call(exported));
   type Make = (o: CustomReporterOptions) => unknown;
-  const made = (isClass ? new (exported as new (o: CustomReporterOptions) => unknown)(options) : (exported as Make)(options)) as Reporter;
-  if (!made || typeof made !== "object") throw new UmpireError("usage", `--reporter ${spec.name}: its default export returned no reporter object`, fix);
+  const made = (
+    isClass ? new (exported as new (o: CustomReporterOptions) => unknown)(options) : (exported as Make)(options)
+  ) as Reporter;
+  if (!made || typeof made !== "object")
+    throw new UmpireError("usage", `--reporter ${spec.name}: its default export returned no reporter object`, fix);
   return made;
 }
 
@@ -184,19 +227,34 @@ async function loadReporter(spec: ReporterSpec, options: CustomReporterOptions):
  * ones. Throws `usage` for an unknown name, a file on a terminal reporter, two reporters both
  * wanting stdout, or a module that does not load.
  */
-export async function planOutputs(values: string[], opts: { json?: boolean; quiet?: boolean; cwd: string }): Promise<OutputPlan> {
+export async function planOutputs(
+  values: string[],
+  opts: { json?: boolean; quiet?: boolean; cwd: string },
+): Promise<OutputPlan> {
   const reporters = values.map((value) => parseSpec(value, opts.cwd));
   if (opts.json && !reporters.some((r) => r.name === "json" && !r.file)) reporters.push({ name: "json" });
   const toStdout = reporters.filter((r) => !r.file && destinationOf(r) === "stdout-or-file");
   if (toStdout.length > 1) {
-    throw new UmpireError("usage", `${toStdout.map((r) => r.name).join(" and ")} would both write to stdout`, `give all but one a file: --reporter ${toStdout[1]!.name}:FILE`);
+    throw new UmpireError(
+      "usage",
+      `${toStdout.map((r) => r.name).join(" and ")} would both write to stdout`,
+      `give all but one a file: --reporter ${toStdout[1]!.name}:FILE`,
+    );
   }
   const terminal = reporters.filter((r) => destinationOf(r) === "terminal");
-  if (terminal.length > 1) throw new UmpireError("usage", `--reporter list and dot both draw the progress`, "keep one of them");
+  if (terminal.length > 1)
+    throw new UmpireError("usage", `--reporter list and dot both draw the progress`, "keep one of them");
   // With only file reporters (or none), the terminal still shows the run as it happens.
-  const progress = opts.quiet ? null : terminal.length ? (terminal[0]!.name as "list" | "dot") : toStdout.length ? null : "list";
+  const progress = opts.quiet
+    ? null
+    : terminal.length
+      ? (terminal[0]!.name as "list" | "dot")
+      : toStdout.length
+        ? null
+        : "list";
   const custom: Reporter[] = [];
-  for (const spec of reporters.filter((r) => r.module)) custom.push(await loadReporter(spec, { ...(spec.file ? { file: spec.file } : {}), cwd: opts.cwd }));
+  for (const spec of reporters.filter((r) => r.module))
+    custom.push(await loadReporter(spec, { ...(spec.file ? { file: spec.file } : {}), cwd: opts.cwd }));
   return { reporters, progress, summary: toStdout.length === 0, custom };
 }
 
@@ -209,18 +267,38 @@ export function liveReporters(plan: OutputPlan, io: CommandIO): Reporter[] {
 /** The stored run as `onStoredRun` gets it, costs priced with the run's price book. */
 function storedRun(store: Store, runId: string, prices: PriceBook): StoredRun {
   const record = store.getRun(runId);
-  const trials = store.trials(record.id).map((t) => ({ trial: { ...t, costUsd: reportedCost(t, prices) }, checks: store.checks(t.id) }));
-  return { json: runToJson(record, trials.map((d) => trialToJson(d.trial, d.checks))), record, trials, store, prices };
+  const trials = store
+    .trials(record.id)
+    .map((t) => ({ trial: { ...t, costUsd: reportedCost(t, prices) }, checks: store.checks(t.id) }));
+  return {
+    json: runToJson(
+      record,
+      trials.map((d) => trialToJson(d.trial, d.checks)),
+    ),
+    record,
+    trials,
+    store,
+    prices,
+  };
 }
 
 /**
  * Calls `onStoredRun` of every json/junit/markdown/html reporter and every custom one. Returns
  * the lines worth telling the user (where each output went), for stderr or stdout as the caller decides.
  */
-export function writeRunOutputs(plan: OutputPlan, store: Store, runId: string, prices: PriceBook, io: CommandIO): string[] {
+export function writeRunOutputs(
+  plan: OutputPlan,
+  store: Store,
+  runId: string,
+  prices: PriceBook,
+  io: CommandIO,
+): string[] {
   const builtins = plan.reporters
     .filter((r) => isBuiltin(r.name) && BUILTIN_REPORTERS[r.name as ReporterName].destination !== "terminal")
-    .map((r): Reporter => BUILTIN_REPORTERS[r.name as ReporterName].create({ ...(r.file ? { file: r.file } : {}), cwd: io.cwd, io }));
+    .map(
+      (r): Reporter =>
+        BUILTIN_REPORTERS[r.name as ReporterName].create({ ...(r.file ? { file: r.file } : {}), cwd: io.cwd, io }),
+    );
   const wanted = [...builtins, ...plan.custom].filter((r) => r.onStoredRun);
   if (wanted.length === 0) return [];
   const run = storedRun(store, runId, prices);
@@ -231,10 +309,19 @@ export function writeRunOutputs(plan: OutputPlan, store: Store, runId: string, p
       note = reporter.onStoredRun!(run);
     } catch (error) {
       if (error instanceof UmpireError) throw error;
-      throw new UmpireError("input", `a custom reporter failed in onStoredRun: ${(error as Error).message ?? String(error)}`, "fix the reporter module (the run is stored: umpire show RUN --reporter ... runs it again)");
+      throw new UmpireError(
+        "input",
+        `a custom reporter failed in onStoredRun: ${String(error)}`,
+        "fix the reporter module (the run is stored: umpire show RUN --reporter ... runs it again)",
+      );
     }
     if (note instanceof Promise) note.catch(() => undefined);
-    if (note instanceof Promise) throw new UmpireError("input", "a custom reporter's onStoredRun returned a promise", "write its output synchronously (fs.writeFileSync)");
+    if (note instanceof Promise)
+      throw new UmpireError(
+        "input",
+        "a custom reporter's onStoredRun returned a promise",
+        "write its output synchronously (fs.writeFileSync)",
+      );
     if (typeof note === "string" && note) notes.push(note);
   }
   return notes;

@@ -233,7 +233,6 @@ export const EMBEDDED_ENDPOINT = "the embedded reference model";
  * trials at once keep it busy without tripping a fresh account's rate limit; it rises from there.
  */
 export const REMOTE_START = 4;
-export { DEFAULT_ADAPTIVE_MAX } from "../config/options.js";
 
 /** A model endpoint as the concurrency gate keys it: its base URL without credentials. */
 export function endpointKey(config: AgentConfig): string {

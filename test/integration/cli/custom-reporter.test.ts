@@ -29,7 +29,9 @@ describe("a custom reporter module", () => {
     const runId = /run (\S+): 1 trials/.exec(readFileSync(out, "utf8"))?.[1];
     expect(runId).toBeTruthy();
     expect(readFileSync(out, "utf8")).toBe(
-      `run ${runId}: 1 trials\nscorecard-note-bb042 [reference/structured] passed (answered, ${turnsOf(out)} turns)\nstored ${runId}: 1/1 passed\n`,
+      `run ${runId}: 1 trials\n` +
+        `scorecard-note-bb042 [reference/structured] passed (answered, ${turnsOf(out)} turns)\n` +
+        `stored ${runId}: 1/1 passed\n`,
     );
     // The default list view and the summary still print beside it; the reporter's note follows them.
     expect(r.stdout).toContain(`my-reporter: ${out}`);

@@ -24,7 +24,9 @@ async function helpOf(name: string): Promise<{ code: number; out: string; comman
 }
 
 describe("every command's help is generated from what it accepts", () => {
-  const files = readdirSync(commandsDir).filter((f) => f.endsWith(".ts")).map((f) => f.replace(/\.ts$/, ""));
+  const files = readdirSync(commandsDir)
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => f.replace(/\.ts$/, ""));
 
   it("every module in src/cli/commands/ is a registered command", () => {
     expect(files.length).toBeGreaterThan(15);
@@ -32,7 +34,7 @@ describe("every command's help is generated from what it accepts", () => {
   });
 
   for (const name of files) {
-    it(`umpire ${name} --help: the usage line lists every option and positional, the list shows every option`, async () => {
+    it(`umpire ${name} --help: usage lists every option and positional, the list every option`, async () => {
       const { code, out, command } = await helpOf(name);
       expect(code).toBe(EXIT.ok);
       expect(typeof command.definition, `${name} is made by defineCommand`).toBe("object");
@@ -43,7 +45,9 @@ describe("every command's help is generated from what it accepts", () => {
         const flag = spec.kind === "boolean" && spec.config ? `--[no-]${option}` : `--${option}`;
         const word = `${flag}${spec.arg ? ` ${spec.arg}` : ""}`;
         expect(usage, `${name}: usage names ${word}`).toContain(word);
-        expect(list, `${name}: the options list shows ${flag}`).toMatch(new RegExp(`^  ${flag.replace(/[[\]]/g, "\\$&")}\\b`, "m"));
+        expect(list, `${name}: the options list shows ${flag}`).toMatch(
+          new RegExp(`^  ${flag.replace(/[[\]]/g, "\\$&")}\\b`, "m"),
+        );
       }
       for (const positional of command.definition.positionals) expect(usage).toContain(positional.name);
       for (const line of usage!.split("\n")) expect(line.length, line).toBeLessThanOrEqual(100);
@@ -51,13 +55,23 @@ describe("every command's help is generated from what it accepts", () => {
   }
 
   it("validate's usage names the options the issue found missing, history's too", async () => {
-    expect((await helpOf("validate")).out.split("\n\n")[0]).toMatch(/--self-test[\s\S]*--concurrency N[\s\S]*--config FILE/);
-    expect((await helpOf("history")).out.split("\n\n")[0]).toMatch(/--db FILE[\s\S]*--cost-threshold PCT[\s\S]*--config FILE/);
+    expect((await helpOf("validate")).out.split("\n\n")[0]).toMatch(
+      /--self-test[\s\S]*--concurrency N[\s\S]*--config FILE/,
+    );
+    expect((await helpOf("history")).out.split("\n\n")[0]).toMatch(
+      /--db FILE[\s\S]*--cost-threshold PCT[\s\S]*--config FILE/,
+    );
   });
 
   it("run --help's exit codes are EXIT's numbers", async () => {
     const { out } = await helpOf("run");
-    const codes = out.slice(out.indexOf("exit codes\n")).split("\n").slice(1).map((line) => /^  (\d+) /.exec(line)?.[1]).filter(Boolean).map(Number);
+    const codes = out
+      .slice(out.indexOf("exit codes\n"))
+      .split("\n")
+      .slice(1)
+      .map((line) => /^  (\d+) /.exec(line)?.[1])
+      .filter(Boolean)
+      .map(Number);
     expect(codes).toEqual([EXIT.ok, EXIT.failed, EXIT.usage, EXIT.infrastructure, EXIT.internal, EXIT.interrupted]);
   });
 });
