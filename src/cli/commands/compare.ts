@@ -39,7 +39,7 @@ const OPTIONS = {
   },
   "fail-on-regression": {
     kind: "boolean",
-    help: "exit 1 when the pass rate drops significantly (McNemar p < 0.05), a\nstable task flips to failing, or cost per success rises too much",
+    help: `exit ${EXIT.failed} when the pass rate drops significantly (McNemar p < 0.05), a\nstable task flips to failing, or cost per success rises too much`,
   },
   "include-changed-agents": {
     kind: "boolean",

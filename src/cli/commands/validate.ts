@@ -26,7 +26,7 @@ const OPTIONS = {
   },
   "self-test": {
     kind: "boolean",
-    help: 'also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative is played\nas written and fails (on each check its failsOn names); stored as a run tagged\nself-test (exit 1 when a task is unsound)',
+    help: `also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative is played\nas written and fails (on each check its failsOn names); stored as a run tagged\nself-test (exit ${EXIT.failed} when a task is unsound)`,
   },
   strict: {
     kind: "boolean",
