@@ -74,4 +74,26 @@ describe("every command's help is generated from what it accepts", () => {
       .map(Number);
     expect(codes).toEqual([EXIT.ok, EXIT.failed, EXIT.usage, EXIT.infrastructure, EXIT.internal, EXIT.interrupted]);
   });
+
+  it("a wrong count of positionals or a missing required option is a usage error naming the form and the fix", async () => {
+    const io: CommandIO = {
+      stdout: new Writable(),
+      stderr: new Writable(),
+      env: {},
+      cwd: process.cwd(),
+      signal: new AbortController().signal,
+    };
+    const history = await COMMANDS.history!.load();
+    await expect(history(["foo"], io)).rejects.toMatchObject({
+      code: "usage",
+      message: "history takes no arguments, got foo",
+    });
+    const rejudge = await COMMANDS.rejudge!.load();
+    await expect(rejudge([], io)).rejects.toMatchObject({ code: "usage", message: "rejudge takes <run>, got none" });
+    const merge = await COMMANDS.merge!.load();
+    await expect(merge(["a.db"], io)).rejects.toMatchObject({
+      message: "merge needs --into FILE",
+      hint: expect.stringContaining("--into"),
+    });
+  });
 });
