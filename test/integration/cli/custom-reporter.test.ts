@@ -18,7 +18,8 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const store = () => ["--db", join(dir, "umpire.db"), "--out", join(dir, "runs")];
-const umpire = (args: string[], cwd = example) => runCli(args, { cwd, env: { CI: "" }, killAfterMs: 300_000 });
+// A hang guard only: one trial under a loaded two-core machine has taken minutes.
+const umpire = (args: string[], cwd = example) => runCli(args, { cwd, env: { CI: "" }, killAfterMs: 500_000 });
 
 describe("a custom reporter module", () => {
   it("the example reporter writes a line per trial and the stored run's tally, through run and show", async () => {
@@ -40,7 +41,7 @@ describe("a custom reporter module", () => {
     const shown = await umpire(["show", runId!, "--reporter", `./my-reporter.mjs:${again}`, ...store().slice(0, 2)]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(readFileSync(again, "utf8")).toBe(`stored ${runId}: 1/1 passed\n`);
-  });
+  }, 600_000);
 
   it("a module without a default export, and a name that is no reporter, are usage errors naming the fix", async () => {
     writeFileSync(join(dir, "no-default.mjs"), "export const x = 1;\n");
@@ -51,7 +52,7 @@ describe("a custom reporter module", () => {
     const typo = await umpire(["run", "--list", "--reporter", "jsno", ...store()], dir);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain("did you mean 'json'");
-  });
+  }, 300_000);
 });
 
 /** The turn count the example wrote (the reference model's gold path decides it). */
