@@ -13,7 +13,7 @@
  *   is given (then they are all stdout carries, so it stays parseable);
  * - `html`: the static report, in FILE as its folder (default: the report's usual folder).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -154,7 +154,11 @@ const destinationOf = (spec: ReporterSpec): Destination | "module" =>
 
 /** The module a non-built-in name means, from the working folder: a path, or a package installed there; else null. */
 function resolveModule(name: string, cwd: string): string | null {
-  if (name.startsWith(".") || isAbsolute(name)) return resolve(cwd, name);
+  if (name.startsWith(".") || isAbsolute(name)) {
+    const path = resolve(cwd, name);
+    if (existsSync(path)) return path;
+    throw new UmpireError("usage", `--reporter ${name}: no such file ${path}`, "give the module's path from the working folder");
+  }
   try {
     return createRequire(join(cwd, "package.json")).resolve(name);
   } catch {
