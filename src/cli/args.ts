@@ -28,7 +28,10 @@ type ValueOf<O> = O extends { kind: "boolean" }
         ? V
         : string;
 
-export type Values<S> = { [K in keyof S]: S[K] extends { default: unknown } ? ValueOf<S[K]> : ValueOf<S[K]> | undefined };
+/** An option with a default, or one its command requires (src/cli/command.ts checks it), always has a value. */
+export type Values<S> = {
+  [K in keyof S]: S[K] extends { default: unknown } | { required: true } ? ValueOf<S[K]> : ValueOf<S[K]> | undefined;
+};
 
 export interface ParsedCommand<S> {
   values: Values<S>;

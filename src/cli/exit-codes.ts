@@ -42,3 +42,18 @@ export function runExitCode(counts: VerdictCounts, opts: { interrupted: boolean;
   if (counts.errors > 0) return EXIT.infrastructure;
   return EXIT.ok;
 }
+
+/**
+ * The "exit codes" part of a command's help: each code's number from `EXIT`, so help cannot
+ * show a number the code does not use; the words are the command's own.
+ */
+export function exitCodesHelp(meanings: Partial<Record<keyof typeof EXIT, string>>): string {
+  const entries = Object.entries(meanings) as [keyof typeof EXIT, string][];
+  const width = Math.max(...entries.map(([name]) => String(EXIT[name]).length)) + 2;
+  const lines = entries.map(([name, text]) => {
+    const [first, ...rest] = text.split("\n");
+    const more = rest.map((line) => `  ${" ".repeat(width)} ${line}`);
+    return [`  ${String(EXIT[name]).padEnd(width)} ${first}`, ...more].join("\n");
+  });
+  return `exit codes\n${lines.join("\n")}\n`;
+}

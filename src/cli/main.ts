@@ -10,7 +10,7 @@ import { listenForStop } from "./stop-signals.js";
 import { VERSION } from "./version.js";
 
 /** Commands load lazily so `umpire validate` does not pay for Playwright or SQLite. */
-const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+export const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   run: { summary: "run task files against a model and store the results", load: async () => (await import("./commands/run.js")).run },
   validate: { summary: "check task files (add --self-test to prove each task sound)", load: async () => (await import("./commands/validate.js")).run },
   import: { summary: "turn your Playwright tests into draft tasks (umpire import playwright)", load: async () => (await import("./commands/import.js")).run },

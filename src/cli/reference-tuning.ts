@@ -5,6 +5,7 @@
  * they stay off the option table). `umpire serve-model` takes the same settings as flags.
  */
 import { UmpireError } from "../errors.js";
+import { DEFAULT_RATE_WINDOW_MS } from "../sim/rate-limit.js";
 import type { ReferenceModelOptions } from "../sim/server.js";
 
 export type ReferenceTuning = Pick<ReferenceModelOptions, "turnLatencyMs" | "jitterMs" | "rateLimit">;
@@ -14,7 +15,7 @@ export const REFERENCE_TUNING_ENV = {
   UMPIRE_REFERENCE_JITTER_MS: "its jitter, +/- ms (default 400)",
   UMPIRE_REFERENCE_RPM: "requests allowed per rate window (default: no limit)",
   UMPIRE_REFERENCE_TPM: "tokens allowed per rate window (default: no limit)",
-  UMPIRE_REFERENCE_RATE_WINDOW_MS: "the rate window, ms (default 60000: per minute)",
+  UMPIRE_REFERENCE_RATE_WINDOW_MS: `the rate window, ms (default ${DEFAULT_RATE_WINDOW_MS}: per minute)`,
 } as const;
 
 /** Reads the tuning; a value that is not a whole number is a usage error naming the variable. */

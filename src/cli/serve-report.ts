@@ -27,6 +27,9 @@ const TYPES: Record<string, string> = {
   ".txt": "text/plain; charset=utf-8",
 };
 
+/** The port `show-report` and `report --serve` listen on unless told otherwise (Playwright's report port). */
+export const DEFAULT_REPORT_PORT = 9323;
+
 export interface ServedReport {
   url: string;
   close(): Promise<void>;

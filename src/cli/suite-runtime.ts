@@ -236,8 +236,6 @@ export const EMBEDDED_ENDPOINT = "the embedded reference model";
  * trials at once keep it busy without tripping a fresh account's rate limit; it rises from there.
  */
 export const REMOTE_START = 4;
-/** The adaptive ceiling when --max-concurrency is not given (and no browser endpoints bound it). */
-export const DEFAULT_ADAPTIVE_MAX = 32;
 
 /** A model endpoint as the concurrency gate keys it: its base URL without credentials. */
 export function endpointKey(config: AgentConfig): string {

@@ -14,13 +14,16 @@ import type { TrialRecord } from "../store/records.js";
 import { trialId } from "../vocabulary.js";
 import { resolveBaseline } from "./baseline.js";
 
+/** --until-decided adds at most this many times the planned trials unless --max-trials says otherwise. */
+const MAX_TRIALS_PER_PLANNED = 10;
+
 export const UNTIL_DECIDED_OPTIONS = {
   "until-decided": {
     kind: "boolean",
     help: "after the planned trials, add repeats to the tasks whose comparison with\n--baseline is still undecided (an always-valid sequential test; docs/reporting.md)",
   },
   baseline: { kind: "string", arg: "RUN|TAG", help: "the run --until-decided compares against" },
-  "max-trials": { kind: "int", arg: "N", min: 1, defaultText: "10 x the planned trials", help: "--until-decided adds at most N trials" },
+  "max-trials": { kind: "int", arg: "N", min: 1, defaultText: `${MAX_TRIALS_PER_PLANNED} x the planned trials`, help: "--until-decided adds at most N trials" },
   "max-cost": {
     kind: "number",
     arg: "USD",
@@ -118,7 +121,7 @@ const spent = (store: Store, runId: string, prices: PriceBook) => sumCosts(store
 
 /** Adds rounds of repeats until every task is decided or a limit is reached; returns what was spent and decided. */
 export async function addRepeatsUntilDecided(ctx: UntilDecidedContext): Promise<DecisionSummary> {
-  const maxTrials = ctx.maxTrials ?? 10 * ctx.planned.length;
+  const maxTrials = ctx.maxTrials ?? MAX_TRIALS_PER_PLANNED * ctx.planned.length;
   const byPair = new Map(ctx.planned.map((t) => [`${t.task.id}\u0000${t.agent.label}`, t]));
   const nextRepeat = new Map<string, number>();
   for (const t of ctx.planned) nextRepeat.set(`${t.task.id}\u0000${t.agent.label}`, Math.max(nextRepeat.get(`${t.task.id}\u0000${t.agent.label}`) ?? 0, t.repeat + 1));

@@ -16,6 +16,8 @@ export const DEFAULT_MODE = "both";
 
 export const DEFAULT_DB = "results/umpire.db";
 export const DEFAULT_OUT = "results/runs";
+/** The adaptive ceiling when --max-concurrency is not given (and no browser endpoints bound it). */
+export const DEFAULT_ADAPTIVE_MAX = 32;
 
 export const OPTIONS = {
   // model
@@ -71,7 +73,7 @@ export const OPTIONS = {
     min: 1,
     max: 256,
     config: true,
-    defaultText: "32; with --browser-endpoint, their total capacity",
+    defaultText: `${DEFAULT_ADAPTIVE_MAX}; with --browser-endpoint, their total capacity`,
     help: "the adaptive mode's ceiling, all model endpoints together",
   },
   "model-concurrency": { kind: "int", arg: "N", min: 1, max: 256, config: true, defaultText: "--concurrency, or the adaptive ceiling", help: "model requests at once" },
@@ -115,7 +117,7 @@ export const OPTIONS = {
     arg: "R[:FILE]",
     multiple: true,
     config: true,
-    help: "list | dot | json | junit | markdown | html, each with an optional output file\n(html: a folder); repeatable. list and dot write to the terminal; the\nothers without a file write to stdout",
+    help: "list | dot | json | junit | markdown | html, or a module of yours (./my-reporter.mjs,\ndocs/reporting.md), each with an optional output file (html: a folder);\nrepeatable. list and dot write to the terminal; json, junit and markdown\nwithout a file write to stdout",
   },
   quiet: { kind: "boolean", short: "q", help: "print only the summary: no progress, no live view, no heartbeat" },
   // repetition

@@ -47,6 +47,9 @@ class Bucket {
   }
 }
 
+/** The rate window when none is given: a minute, as hosted endpoints count rpm and tpm. */
+export const DEFAULT_RATE_WINDOW_MS = 60_000;
+
 export class RateLimiter {
   private readonly requests: Bucket | null;
   private readonly tokens: Bucket | null;
@@ -54,7 +57,7 @@ export class RateLimiter {
   rejected = 0;
 
   constructor(options: RateLimitOptions, now: number = Date.now()) {
-    const windowMs = options.windowMs ?? 60_000;
+    const windowMs = options.windowMs ?? DEFAULT_RATE_WINDOW_MS;
     if (!(windowMs > 0)) throw new Error(`rate limit window must be > 0 ms, got ${windowMs}`);
     this.requests = positive(options.requests) ? new Bucket(options.requests, windowMs, now) : null;
     this.tokens = positive(options.tokens) ? new Bucket(options.tokens, windowMs, now) : null;

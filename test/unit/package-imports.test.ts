@@ -39,7 +39,7 @@ function filesUnder(dir: string): string[] {
 
 /** The bare specifiers a file imports, exports from, dynamically imports or requires. */
 export function bareImports(source: string): string[] {
-  const pattern = /(?:^|[^\w.])(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*["']([^"']+)["']|\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g;
+  const pattern = /(?:^|[^\w.])(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']|(?:^|[^\w."'`])import\s*["']([^"']+)["']|\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g;
   return [...source.matchAll(pattern)].map((m) => (m[1] ?? m[2] ?? m[3])!).filter((spec) => !spec.startsWith(".") && !spec.startsWith("/"));
 }
 

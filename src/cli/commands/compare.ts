@@ -21,9 +21,10 @@ import { compareText } from "../../report/tables.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import type { OptionSpec } from "../../config/option.js";
 import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
-import { optionsHelp, parseCommand, pricesOf } from "../args.js";
+import { type ParsedCommand, pricesOf } from "../args.js";
+import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command } from "../io.js";
+import type { CommandIO } from "../io.js";
 import { withReadStore } from "../read-store.js";
 import { resolveBaseline } from "../baseline.js";
 import { environmentLines, rejudgedLines } from "../../report/environment-diff.js";
@@ -39,7 +40,7 @@ const OPTIONS = {
   },
   "fail-on-regression": {
     kind: "boolean",
-    help: "exit 1 when the pass rate drops significantly (McNemar p < 0.05), a\nstable task flips to failing, or cost per success rises too much",
+    help: `exit ${EXIT.failed} when the pass rate drops significantly (McNemar p < 0.05), a\nstable task flips to failing, or cost per success rises too much`,
   },
   "include-changed-agents": {
     kind: "boolean",
@@ -59,9 +60,14 @@ const OPTIONS = {
   ...PRICE_OPTIONS,
 } as const satisfies Record<string, OptionSpec>;
 
-const HELP = `usage: umpire compare <runA> <runB> [options]
-       umpire compare <run>... --by mode|model|tag|agent [options]
-       umpire compare [run] --baseline <run|tag> --fail-on-regression [--max-cost-increase PCT]
+export const run = defineCommand({
+  name: "compare",
+  options: OPTIONS,
+  positionals: [{ name: "run", variadic: true }],
+  description: `Forms:
+  umpire compare <runA> <runB> [options]
+  umpire compare <run>... --by mode|model|tag|agent [options]
+  umpire compare [run] --baseline <run|tag> --fail-on-regression [--max-cost-increase PCT]
 
 One row per task and group: passes k/n, pass@k, pass^k, mean cost, cost per success, p50/p95 wall
 time, turns, actions, false successes, stop reasons; a summary row per group with a Wilson 95%
@@ -70,9 +76,9 @@ bootstrap interval on the pass-rate difference, cost and latency deltas. For two
 flipped task's line says at which turn the candidate's trajectory left the baseline's (action
 signature, screen similarity); \`umpire report <runB> --baseline <runA>\` shows it side by side.
 
-Runs are ids, unique id prefixes or "latest".
-
-${optionsHelp({ "": OPTIONS })}`;
+Runs are ids, unique id prefixes or "latest".`,
+  run: execute,
+});
 
 /**
  * For a comparison inside one run: per task, a link to the report's side-by-side view of the
@@ -103,13 +109,8 @@ function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialReco
   return store.trials(runId).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }));
 }
 
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("compare", argv, OPTIONS, io);
+async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { values, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(HELP);
-    return EXIT.ok;
-  }
   const by = values.by;
   if (by && values.baseline) throw new UmpireError("usage", "--baseline compares whole runs and cannot be combined with --by", "drop one of them");
   if (values.json && values.markdown) throw new UmpireError("usage", "--json and --markdown both asked for", "choose one output format");
@@ -184,4 +185,4 @@ export const run: Command = async (argv, io) => {
     }
     return values["fail-on-regression"] && verdict?.regressed ? EXIT.failed : EXIT.ok;
   });
-};
+}

@@ -9,9 +9,10 @@ import { DEFAULT_ALPHA, DEFAULT_COST_THRESHOLD_PCT, buildHistory } from "../../r
 import { historyMarkdown, historyTable } from "../../report/history-text.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { OPTIONS as O } from "../../config/options.js";
-import { optionsHelp, parseCommand } from "../args.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command } from "../io.js";
+import type { CommandIO } from "../io.js";
 import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
@@ -26,24 +27,20 @@ const OPTIONS = {
   config: O.config,
 } as const;
 
-const HELP = `usage: umpire history [--task ID] [--agent A] [--tag T] [--last N] [--json | --markdown]
-
-Cost per task over time: per task and agent, over its last N runs, the pass rate, cost per
+export const run = defineCommand({
+  name: "history",
+  options: OPTIONS,
+  positionals: [],
+  example: "umpire history --task ID --agent A",
+  description: `Cost per task over time: per task and agent, over its last N runs, the pass rate, cost per
 success, mean tokens and p50 wall time, each as first → last (change). Flags a cost-per-success
 rise beyond --cost-threshold and a pass-rate drop that the exact McNemar test on the first and last
 runs' repeats calls significant (p < ${DEFAULT_ALPHA}). A task or agent whose stored hash changed starts a
-new segment: the trend and flags cover only the runs since the change.
+new segment: the trend and flags cover only the runs since the change.`,
+  run: execute,
+});
 
-${optionsHelp({ "": OPTIONS })}`;
-
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("history", argv, OPTIONS, io);
-  const { values, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(HELP);
-    return EXIT.ok;
-  }
-  if (positionals.length > 0) throw new UmpireError("usage", `history takes no arguments, got ${positionals.join(" ")}`, "filter with --task ID or --agent A; umpire history --help lists the options");
+async function execute({ values }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   if (values.json && values.markdown) throw new UmpireError("usage", "--json and --markdown cannot be combined", "pick one output format");
   const rows = withReadStore(values.db, io, (store) => store.history({ tasks: values.task ?? [], agents: values.agent ?? [], tags: values.tag ?? [], lastRuns: values.last }));
   const history = buildHistory(rows, { costThresholdPct: values["cost-threshold"] });
@@ -51,4 +48,4 @@ export const run: Command = async (argv, io) => {
   else if (values.markdown) io.stdout.write(historyMarkdown(history));
   else io.stdout.write(historyTable(history, terminalStyle(io.stdout, io.env)));
   return EXIT.ok;
-};
+}

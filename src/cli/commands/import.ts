@@ -20,9 +20,10 @@ import { taskIdOf, translateTest, type DraftTask, type TranslateContext } from "
 import { oneLine } from "../../safety/terminal.js";
 import { formatProblems } from "../../task/format-problems.js";
 import { loadTasksAsync } from "../../task/loader.js";
-import { optionsHelp, parseCommand } from "../args.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command, CommandIO } from "../io.js";
+import type { CommandIO } from "../io.js";
 import { schemaReference } from "../schema-reference.js";
 import { negativesFor, NEGATIVES_OPTIONS } from "./negatives.js";
 
@@ -35,18 +36,21 @@ const OPTIONS = {
   config: { ...NEGATIVES_OPTIONS.config, defaultText: "umpire.config.yaml in the working folder, created when missing", help: "the umpire config file the target is merged into" },
 } as const;
 
-const USAGE = `usage: umpire import [options] playwright [playwright test args...]
-
-Runs your Playwright tests (npx playwright test, with your config and webServer; the arguments
+export const run = defineCommand({
+  name: "import",
+  options: OPTIONS,
+  positionals: [],
+  passThrough: { word: "playwright", args: "playwright test args" },
+  example: "umpire import --tasks-dir tasks/imported playwright --grep @smoke",
+  description: `Runs your Playwright tests (npx playwright test, with your config and webServer; the arguments
 after 'playwright' are passed to it) with umpire's reporter added, and writes one draft task per
 passing test: gold steps from its actions, marks from its locators, page checks from its final
 expects, effects or http checks from the network calls it awaited that umpire.config.yaml's
 import.requests maps (the others get a TODO with the line to add), the target from its
 baseURL/webServer merged into umpire.config.yaml. Each task is marked draft: true until a person
-has reviewed it (docs/from-playwright.md).
-
-options:
-${optionsHelp({ "": OPTIONS })}`;
+has reviewed it (docs/from-playwright.md).`,
+  run: execute,
+});
 
 const REPORTER = fileURLToPath(new URL("../../importer/playwright-reporter.js", import.meta.url));
 
@@ -104,15 +108,8 @@ function renameMarks(task: DraftTask, names: Map<string, string>): void {
   for (const step of task.reference) if (step.target && names.has(step.target)) step.target = names.get(step.target)!;
 }
 
-export const run: Command = async (argv, io) => {
-  const split = argv.indexOf("playwright");
-  const parsed = parseCommand(`import`, split < 0 ? argv : argv.slice(0, split), OPTIONS, io);
-  if (parsed.help) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
-  if (split < 0) throw new UmpireError("usage", "umpire import: the test runner to read is missing (playwright)", "umpire import playwright [playwright test args...] (umpire import --help)");
-  if (parsed.positionals.length) throw new UmpireError("usage", `umpire import: unexpected ${parsed.positionals.join(" ")} before 'playwright'`, "umpire's options go before 'playwright', Playwright's after it");
+async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO, passed: string[] | null): Promise<number> {
+  if (passed === null) throw new UmpireError("usage", "umpire import: the test runner to read is missing (playwright)", "umpire import playwright [playwright test args...] (umpire import --help)");
   const configFile = parsed.config.file ? resolve(io.cwd, parsed.config.file) : join(io.cwd, "umpire.config.yaml");
   if (/\.json$/i.test(configFile)) throw new UmpireError("usage", `${parsed.config.file}: import merges its target into a YAML config file`, "convert the config to umpire.config.yaml, or pass --config with a YAML file");
 
@@ -120,7 +117,7 @@ export const run: Command = async (argv, io) => {
   let recording: Recording;
   try {
     const file = join(scratch, "recording.json");
-    const code = await runPlaywright(playwrightArgs(argv.slice(split + 1)), io, file);
+    const code = await runPlaywright(playwrightArgs(passed), io, file);
     if (io.signal.aborted) return EXIT.interrupted;
     recording = readRecording(file, code);
   } finally {
@@ -156,7 +153,7 @@ export const run: Command = async (argv, io) => {
     },
     io,
   );
-};
+}
 
 interface RequestMappings {
   mappings: TranslateContext["requests"];

@@ -5,22 +5,26 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { parseArgs } from "node:util";
-import { UmpireError, messageOf } from "../../errors.js";
+import { UmpireError } from "../../errors.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command } from "../io.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
+import type { CommandIO } from "../io.js";
 import { schemaReference } from "../schema-reference.js";
 
-const USAGE = `usage: umpire init [--url URL] [--name NAME] [--force]
+const OPTIONS = {
+  url: { kind: "string", arg: "URL", default: "http://127.0.0.1:3000", help: "where your app answers" },
+  name: { kind: "string", arg: "NAME", default: "app", help: "the target's name" },
+  force: { kind: "boolean", help: "overwrite existing files" },
+} as const;
 
-Writes umpire.config.yaml (your app as a target) and tasks/first-task.yaml in the working folder.
-
-options:
-  --url URL     where your app answers (default http://127.0.0.1:3000)
-  --name NAME   the target's name (default app)
-  --force       overwrite existing files
-  -h, --help    show this help
-`;
+export const run = defineCommand({
+  name: "init",
+  options: OPTIONS,
+  positionals: [],
+  description: "Writes umpire.config.yaml (your app as a target) and tasks/first-task.yaml in the working folder.",
+  run: execute,
+});
 
 export function configText(url: string, name: string, schema?: string): string {
   return `# umpire project config. Config and task files are code: the commands below run on your machine
@@ -85,20 +89,10 @@ function schemaLine(schema: string | undefined): string {
   return schema ? `$schema: ${schema}\n` : "";
 }
 
-export const run: Command = async (argv, io) => {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: { url: { type: "string" }, name: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
-  } catch (error) {
-    throw new UmpireError("usage", messageOf(error), "see 'umpire init --help'");
-  }
-  if (parsed.values.help) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
-  const url = parsed.values.url ?? "http://127.0.0.1:3000";
+async function execute({ values }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
+  const url = values.url;
   if (!/^https?:\/\/[^/]+/.test(url)) throw new UmpireError("usage", `--url ${url}: expected an http(s) URL`, "e.g. --url http://127.0.0.1:3000");
-  const name = parsed.values.name ?? "app";
+  const name = values.name;
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name) || name === "fixture") throw new UmpireError("usage", `--name ${name}: lower-case letters, digits and '-', not "fixture"`, "e.g. --name shop");
   const configFile = join(io.cwd, "umpire.config.yaml");
   const taskFile = join(io.cwd, "tasks", "first-task.yaml");
@@ -107,7 +101,7 @@ export const run: Command = async (argv, io) => {
     [taskFile, taskText(name, schemaReference(taskFile, "task.schema.json", io.cwd))],
   ] as const;
   for (const [file] of files) {
-    if (existsSync(file) && !parsed.values.force) throw new UmpireError("usage", `${file} already exists`, "pass --force to overwrite it");
+    if (existsSync(file) && !values.force) throw new UmpireError("usage", `${file} already exists`, "pass --force to overwrite it");
   }
   mkdirSync(join(io.cwd, "tasks"), { recursive: true });
   for (const [file, text] of files) {
@@ -116,4 +110,4 @@ export const run: Command = async (argv, io) => {
   }
   io.stdout.write(`\nnext: npx umpire validate, then fill in tasks/first-task.yaml and npx umpire validate --self-test\n`);
   return EXIT.ok;
-};
+}

@@ -9,21 +9,25 @@ import { resolve } from "node:path";
 import { UmpireError, messageOf } from "../../errors.js";
 import { LINT_RULES, lintRequest, type RequestHeaders, type Violation } from "../../sim/lint.js";
 import { EXIT } from "../exit-codes.js";
-import { optionsHelp, parseCommand } from "../args.js";
-import type { Command } from "../io.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
+import type { CommandIO } from "../io.js";
 
 const OPTIONS = {
   json: { kind: "boolean", help: "print {file, violations} objects as JSON" },
   rules: { kind: "boolean", help: "list the rules and what each checks" },
 } as const;
 
-const USAGE = `usage: umpire lint <request.json>... [--json]
-       umpire lint --rules
-
+export const run = defineCommand({
+  name: "lint",
+  options: OPTIONS,
+  positionals: [{ name: "request.json", variadic: true }],
+  example: "umpire lint request.json",
+  description: `Forms: umpire lint <request.json>... [--json], or umpire lint --rules.
 Checks recorded chat-completions request bodies against the Holo agent-loop conventions.
-A file holds the request body, or {"body": ..., "headers": ...}.
-
-${optionsHelp({ "": OPTIONS })}`;
+A file holds the request body, or {"body": ..., "headers": ...}.`,
+  run: execute,
+});
 
 /** The body (and headers) inside a recorded request file. */
 function unwrap(recorded: unknown): { body: unknown; headers?: RequestHeaders } {
@@ -51,13 +55,7 @@ async function readRequest(file: string): Promise<unknown> {
   }
 }
 
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("lint", argv, OPTIONS, io);
-  const { values, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
+async function execute({ values, positionals }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   if (values.rules) {
     const width = Math.max(...Object.keys(LINT_RULES).map((r) => r.length));
     io.stdout.write(Object.entries(LINT_RULES).map(([rule, text]) => `${rule.padEnd(width)}  ${text}`).join("\n") + "\n");
@@ -83,4 +81,4 @@ export const run: Command = async (argv, io) => {
     }
   }
   return results.some((r) => r.violations.length > 0) ? EXIT.failed : EXIT.ok;
-};
+}

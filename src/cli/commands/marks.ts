@@ -16,8 +16,9 @@ import type { Target } from "../../target/contract.js";
 import type { TargetDecl } from "../../task/target-decl.js";
 import { OPTIONS as O } from "../../config/options.js";
 import { EXIT } from "../exit-codes.js";
-import { optionsHelp, parseCommand } from "../args.js";
-import type { Command, CommandIO } from "../io.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
+import type { CommandIO } from "../io.js";
 
 const OPTIONS = {
   url: { kind: "string", arg: "URL", help: "the page to survey" },
@@ -30,18 +31,6 @@ const OPTIONS = {
   json: O.json,
 } as const;
 
-const USAGE = `usage: umpire marks --url URL [options]
-       umpire marks --target NAME [--path /x] [options]
-
-Lists the page's controls (buttons, links, fields, selects, elements with a widget role, inside
-iframes too), each with the mark declaration to paste under targets.<name>.marks in
-umpire.config.yaml: the test id first (a mark already), else role + accessible name, else a CSS
-selector. AMBIGUOUS means the declaration matches more than one element (umpire would take the
-first); a selector that matches only this one is given. Marks resolve in the main frame only: a
-control inside an iframe is listed, and cannot be a mark. The screenshot boxes and numbers every
-control as listed (red: ambiguous or in an iframe).
-
-${optionsHelp({ "": OPTIONS })}`;
 
 function viewportOf(text: string): { width: number; height: number } {
   const m = /^(\d{3,4})x(\d{3,4})$/.exec(text);
@@ -84,12 +73,23 @@ function describe(c: PageControl): string {
   return lines.join("\n");
 }
 
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("marks", argv, OPTIONS, io);
-  if (parsed.help) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
+export const run = defineCommand({
+  name: "marks",
+  options: OPTIONS,
+  positionals: [],
+  example: "umpire marks --url http://127.0.0.1:3000/",
+  description: `Forms: umpire marks --url URL [options], or umpire marks --target NAME [--path /x] [options].
+Lists the page's controls (buttons, links, fields, selects, elements with a widget role, inside
+iframes too), each with the mark declaration to paste under targets.<name>.marks in
+umpire.config.yaml: the test id first (a mark already), else role + accessible name, else a CSS
+selector. AMBIGUOUS means the declaration matches more than one element (umpire would take the
+first); a selector that matches only this one is given. Marks resolve in the main frame only: a
+control inside an iframe is listed, and cannot be a mark. The screenshot boxes and numbers every
+control as listed (red: ambiguous or in an iframe).`,
+  run: execute,
+});
+
+async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { values } = parsed;
   const viewport = viewportOf(String(values.viewport));
   const logDir = mkdtempSync(join(tmpdir(), "umpire-marks-"));
@@ -126,4 +126,4 @@ export const run: Command = async (argv, io) => {
     await target?.close();
     rmSync(logDir, { recursive: true, force: true });
   }
-};
+}

@@ -15,34 +15,30 @@ import { dirname, join, relative, resolve } from "node:path";
 import { UmpireError } from "../../errors.js";
 import { mergeStores, type MergedRun, type MergeResult } from "../../store/merge.js";
 import { EXIT } from "../exit-codes.js";
-import { optionsHelp, parseCommand } from "../args.js";
-import type { Command } from "../io.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
+import type { CommandIO } from "../io.js";
 
 const OPTIONS = {
-  into: { kind: "string", arg: "FILE", help: "the database to merge into (created when missing; skipped if also listed)" },
+  into: { kind: "string", arg: "FILE", required: true, help: "the database to merge into (created when missing; skipped if also listed)" },
   out: { kind: "string", arg: "DIR", defaultText: "runs/ beside --into", help: "where merged runs' trial folders go" },
   json: { kind: "boolean", help: "print the result as JSON" },
 } as const;
 
-const HELP = `usage: umpire merge <db...> --into FILE [--out DIR] [--json]
-
-Merges umpire result databases into one: the shard stores of one run (same --run-id) become one
+export const run = defineCommand({
+  name: "merge",
+  options: OPTIONS,
+  positionals: [{ name: "db", required: true, variadic: true }],
+  example: "umpire merge results/shard-*.db --into results/umpire.db",
+  description: `Merges umpire result databases into one: the shard stores of one run (same --run-id) become one
 run that reads like a run made on one machine; other runs are copied as they are. Merging the same
-files again changes nothing. Files with a different store schema version are refused.
+files again changes nothing. Files with a different store schema version are refused.`,
+  epilogue: `example (CI merge job): umpire merge results/shard-*.db --into results/umpire.db
+`,
+  run: execute,
+});
 
-${optionsHelp({ "": OPTIONS })}
-example (CI merge job): umpire merge results/shard-*.db --into results/umpire.db
-`;
-
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("merge", argv, OPTIONS, io);
-  const { values, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(HELP);
-    return EXIT.ok;
-  }
-  if (!values.into) throw new UmpireError("usage", "umpire merge needs --into FILE", "e.g. umpire merge results/shard-*.db --into results/umpire.db");
-  if (positionals.length === 0) throw new UmpireError("usage", "umpire merge needs at least one database to merge", "e.g. umpire merge results/shard-*.db --into results/umpire.db");
+async function execute({ values, positionals }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
 
   const into = resolve(io.cwd, values.into);
   const outDir = resolve(io.cwd, values.out ?? join(dirname(into), "runs"));
@@ -56,7 +52,7 @@ export const run: Command = async (argv, io) => {
     for (const w of result.warnings) io.stderr.write(`umpire: warning: ${w}\n`);
   }
   return EXIT.ok;
-};
+}
 
 /** Copies each source run folder's files into the merged run's folder (existing files are kept). */
 function gatherFolders(merged: MergedRun, warnings: string[]): void {

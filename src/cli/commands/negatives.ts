@@ -13,9 +13,10 @@ import { oneLine } from "../../safety/terminal.js";
 import { openStore } from "../../store/open.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
-import { optionsHelp, parseCommand } from "../args.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command, CommandIO } from "../io.js";
+import type { CommandIO } from "../io.js";
 import { negativesReport, runNegatives, writeNegatives } from "../negatives.js";
 
 export const NEGATIVES_OPTIONS = {
@@ -26,15 +27,16 @@ export const NEGATIVES_OPTIONS = {
   config: { ...O.config, help: "the config file declaring targets (default: umpire.config.* in the working folder, else beside the tasks)" },
 } as const;
 
-const USAGE = `usage: umpire negatives [tasks...] [options]
-
-Derives known-wrong trajectories from each task's gold (drop the last state-changing step, stop
+export const run = defineCommand({
+  name: "negatives",
+  options: NEGATIVES_OPTIONS,
+  positionals: [{ name: "tasks", variadic: true }],
+  description: `Derives known-wrong trajectories from each task's gold (drop the last state-changing step, stop
 before the last click, aim a click at a sibling mark, type a near-miss value), plays them on the
 reference model as the self-test plays negatives, writes the ones a required check catches into the
-task's negatives, and names the ones no check catches as check gaps. Drafts are accepted.
-
-options:
-${optionsHelp({ "": NEGATIVES_OPTIONS })}`;
+task's negatives, and names the ones no check catches as check gaps. Drafts are accepted.`,
+  run: execute,
+});
 
 export interface NegativesRun {
   tasks: Task[];
@@ -75,12 +77,7 @@ export async function negativesFor(run: NegativesRun, io: CommandIO): Promise<nu
   return outcome.tasks.every((t) => t.goldPassed) ? EXIT.ok : EXIT.failed;
 }
 
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("negatives", argv, NEGATIVES_OPTIONS, io);
-  if (parsed.help) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
+async function execute(parsed: ParsedCommand<typeof NEGATIVES_OPTIONS>, io: CommandIO): Promise<number> {
   const project = projectTargets(parsed.config, parsed.positionals, io.cwd);
   const tasks = await loadTasksOrThrowAsync(parsed.positionals, { cwd: io.cwd, targets: project.targets, allowDrafts: true }, CUSTOM_CHECK_RULES);
   return negativesFor(
@@ -94,4 +91,4 @@ export const run: Command = async (argv, io) => {
     },
     io,
   );
-};
+}

@@ -6,16 +6,17 @@
 import { UmpireError } from "../../errors.js";
 import { reportedCost } from "../../report/cost.js";
 import { baselineCounts, planRepeats, type RepeatPlan } from "../../report/repeat-plan.js";
-import type { OptionSpec } from "../../config/option.js";
+import type { CommandOption } from "../command.js";
 import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
-import { optionsHelp, parseCommand, pricesOf } from "../args.js";
+import { type ParsedCommand, pricesOf } from "../args.js";
+import { defineCommand } from "../command.js";
 import { resolveBaseline } from "../baseline.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command } from "../io.js";
+import type { CommandIO } from "../io.js";
 import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
-  detect: { kind: "number", arg: "POINTS", min: 0.1, max: 100, help: "the pass-rate drop to detect, in points (10 = 10 points)" },
+  detect: { kind: "number", arg: "POINTS", required: true, min: 0.1, max: 100, help: "the pass-rate drop to detect, in points (10 = 10 points)" },
   baseline: { kind: "string", arg: "RUN|TAG", help: "the run to compare against later; its repeats give the variance\n(default: the worst case, every task passing half the time)" },
   tasks: { kind: "int", arg: "N", min: 1, defaultText: "the baseline's tasks x agents", help: "tasks the comparison will pair" },
   alpha: { kind: "number", arg: "A", min: 0.0001, max: 0.5, default: 0.05, help: "significance level of the comparison" },
@@ -23,15 +24,18 @@ const OPTIONS = {
   json: { ...O.json, help: "print JSON only" },
   db: O.db,
   ...PRICE_OPTIONS,
-} as const satisfies Record<string, OptionSpec>;
+} as const satisfies Record<string, CommandOption>;
 
-const HELP = `usage: umpire plan --detect POINTS [--baseline RUN|TAG] [--tasks N] [options]
-
-Estimates the repeats per task a run needs so that \`umpire compare\` against the baseline detects a
+export const run = defineCommand({
+  name: "plan",
+  options: OPTIONS,
+  positionals: [],
+  example: "umpire plan --detect 10 --baseline RUN (a 10-point drop)",
+  description: `Estimates the repeats per task a run needs so that \`umpire compare\` against the baseline detects a
 pass-rate drop of POINTS with the given power, from the variance of the baseline's repeats (Connor's
-sample size for the paired McNemar test; docs/reporting.md, "How sure").
-
-${optionsHelp({ "": OPTIONS })}`;
+sample size for the paired McNemar test; docs/reporting.md, "How sure").`,
+  run: execute,
+});
 
 const usd = (x: number | null) => (x === null ? "unknown (a model without a price, or no baseline)" : `$${x.toPrecision(3)}`);
 
@@ -50,15 +54,8 @@ function planText(p: RepeatPlan, baseline: string | null): string {
   ].join("\n");
 }
 
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("plan", argv, OPTIONS, io);
-  const { values, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(HELP);
-    return EXIT.ok;
-  }
-  if (positionals.length > 0) throw new UmpireError("usage", `plan takes no arguments, got ${positionals.join(" ")}`, "umpire plan --detect 10 --baseline RUN");
-  if (values.detect === undefined) throw new UmpireError("usage", "plan needs --detect POINTS", "umpire plan --detect 10 --baseline RUN (a 10-point drop)");
+async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
+  const { values } = parsed;
   const prices = pricesOf(values, parsed.config);
   const baseline =
     values.baseline === undefined
@@ -82,4 +79,4 @@ export const run: Command = async (argv, io) => {
   });
   io.stdout.write(values.json ? `${JSON.stringify({ baseline: baseline?.id ?? null, plan }, null, 2)}\n` : planText(plan, baseline?.id ?? null));
   return EXIT.ok;
-};
+}

@@ -25,9 +25,10 @@ import { taskContentHash } from "../../task/content-hash.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import type { Verdict } from "../../vocabulary.js";
-import { optionsHelp, parseCommand } from "../args.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command, CommandIO } from "../io.js";
+import type { CommandIO } from "../io.js";
 
 const OPTIONS = {
   task: { kind: "string", multiple: true, arg: "ID", help: "re-judge only this task's trials (repeatable)" },
@@ -35,15 +36,18 @@ const OPTIONS = {
   db: O.db,
 } as const satisfies Record<string, OptionSpec>;
 
-const HELP = `usage: umpire rejudge <run> [--task ID]... [--db FILE]
-
-Runs today's checks (the task files as they are now) on the end state each trial of the run stored
+export const run = defineCommand({
+  name: "rejudge",
+  options: OPTIONS,
+  positionals: [{ name: "run", required: true }],
+  example: "umpire rejudge <run> [--task ID]",
+  description: `Runs today's checks (the task files as they are now) on the end state each trial of the run stored
 (its pages' DOM, storage, effects log, workspace files, http responses, command output), with no
 model turn and no app. Both judgements are kept; the new one is what compare, history and show use
 (marked re-judged). Checks that need a live app (custom checks, a page, request or command the
-trial never read) are named and keep their earlier result.
-
-${optionsHelp({ "": OPTIONS })}`;
+trial never read) are named and keep their earlier result.`,
+  run: execute,
+});
 
 interface TrialRejudged {
   trial: string;
@@ -131,14 +135,8 @@ function describe(results: readonly TrialRejudged[], runId: string): string {
   return `${lines.join("\n")}\n`;
 }
 
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("rejudge", argv, OPTIONS, io);
+async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { values, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(HELP);
-    return EXIT.ok;
-  }
-  if (positionals.length !== 1) throw new UmpireError("usage", `rejudge takes one run, got ${positionals.length}`, "umpire rejudge <run> [--task ID]");
   const store = openStore(resolve(io.cwd, values.db));
   let launched: Promise<Browser> | null = null;
   try {
@@ -166,4 +164,4 @@ export const run: Command = async (argv, io) => {
     if (launched) await (await (launched as Promise<Browser>)).close().catch(() => undefined);
     store.close();
   }
-};
+}

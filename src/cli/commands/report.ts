@@ -1,13 +1,14 @@
 /** `umpire report [run]`: writes the run's static HTML report and prints the path of its index.html. */
 import { pathToFileURL } from "node:url";
 import { openInBrowser } from "../open-in-browser.js";
-import { serveUntilStopped } from "../serve-report.js";
+import { DEFAULT_REPORT_PORT, serveUntilStopped } from "../serve-report.js";
 import { UmpireError } from "../../errors.js";
 import { writeRunReport } from "../../report/html/writer.js";
 import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
-import { optionsHelp, parseCommand, pricesOf } from "../args.js";
+import { type ParsedCommand, pricesOf } from "../args.js";
+import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command } from "../io.js";
+import type { CommandIO } from "../io.js";
 import { withReadStore } from "../read-store.js";
 import { resolveBaseline } from "../baseline.js";
 import { divergencesBetween } from "../divergence-tools.js";
@@ -29,12 +30,15 @@ const OPTIONS = {
   ...PRICE_OPTIONS,
   open: { kind: "boolean", help: "open the report in this machine's browser ($BROWSER, open,\nstart or xdg-open) after writing it" },
   serve: { kind: "boolean", help: "serve the report on 127.0.0.1 and print its URL\n(for a remote machine); Ctrl-C stops" },
-  port: { kind: "int", arg: "N", min: 0, max: 65535, default: 9323, defaultText: "9323 (0: a free port)", help: "the port --serve listens on" },
+  port: { kind: "int", arg: "N", min: 0, max: 65535, default: DEFAULT_REPORT_PORT, defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`, help: "the port --serve listens on" },
 } as const;
 
-const HELP = `usage: umpire report [run] [--out PATH] [--baseline RUN|TAG] [--db FILE] [--open | --serve [--port N]] [--config FILE] [--price-in USD --price-out USD]
-
-Writes a self-contained HTML report of one run (default: the latest; a unique prefix of its id is
+export const run = defineCommand({
+  name: "report",
+  options: OPTIONS,
+  positionals: [{ name: "run" }],
+  example: "umpire report <run> [--out PATH]",
+  description: `Writes a self-contained HTML report of one run (default: the latest; a unique prefix of its id is
 enough) and prints the path of its index.html. Open it from disk in any browser: no server, no
 network. It has the overview (summary, tasks x agent configs, every trial with filters and
 sorting), one page per trial (each turn's screenshot with the proposed clicks drawn on it, the
@@ -42,9 +46,9 @@ model's thought, note and reasoning, each action's result, the checks), a side-b
 a history page (cost per success and pass rate per task over the runs up to this one).
 With --baseline, divergence.html shows, for each task that flipped between the baseline and
 this run, the turn where the two trajectories parted and the next one, side by side.
---open hands it to the local browser; --serve (or \`umpire show-report\`) serves it on 127.0.0.1.
-
-${optionsHelp({ "": OPTIONS })}`;
+--open hands it to the local browser; --serve (or \`umpire show-report\`) serves it on 127.0.0.1.`,
+  run: execute,
+});
 
 /** `--baseline`: the flipped tasks' divergences for divergence.html. */
 function baselineDivergence(store: Store, runRef: string, baselineRef: string, cwd: string) {
@@ -54,14 +58,8 @@ function baselineDivergence(store: Store, runRef: string, baselineRef: string, c
   return { baseRun: base.id, items: divergencesBetween(store, base, candidate, cwd) };
 }
 
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("report", argv, OPTIONS, io);
+async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { values, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(HELP);
-    return EXIT.ok;
-  }
-  if (positionals.length > 1) throw new UmpireError("usage", `report takes one run, got ${positionals.length}`, "umpire report <run> [--out PATH]");
   const prices = pricesOf(values, parsed.config);
   // The store closes once the report is written: opening a browser or serving may take a while.
   const result = withReadStore(values.db, io, (store) => {
@@ -79,4 +77,4 @@ export const run: Command = async (argv, io) => {
   }
   if (values.serve) await serveUntilStopped(result.dir, values.port, io);
   return EXIT.ok;
-};
+}

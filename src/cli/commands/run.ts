@@ -7,9 +7,8 @@ import { DEFAULT_API_KEY_ENV } from "../../agent/config.js";
 import type { OptionSpec } from "../../config/option.js";
 import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
 import { registerSecret, registerUrlSecrets } from "../../safety/secrets.js";
-import { optionsHelp, parseCommand } from "../args.js";
-import { EXIT } from "../exit-codes.js";
-import type { Command, CommandIO } from "../io.js";
+import { defineCommand } from "../command.js";
+import { exitCodesHelp } from "../exit-codes.js";
 import { executeRun } from "../run/run.js";
 import { storageFaultInRun, type RunStage } from "../storage-fault.js";
 import { UNTIL_DECIDED_OPTIONS } from "../until-decided.js";
@@ -82,47 +81,48 @@ const OUTPUT_OPTIONS = {
 } as const;
 const OPTIONS = { ...MODEL_OPTIONS, ...SELECT_OPTIONS, ...RUN_OPTIONS, ...SCALE_OPTIONS, ...REPETITION_OPTIONS, ...OUTPUT_OPTIONS } as const;
 
-const HELP = `usage: umpire run [paths or task ids...] [options]
+const HELP_SECTIONS = {
+  model: MODEL_OPTIONS,
+  "choosing what runs (--tag labels a run; --task-tag selects tasks)": SELECT_OPTIONS,
+  run: RUN_OPTIONS,
+  "scale out (docs/scale-out.md)": SCALE_OPTIONS,
+  repetition: REPETITION_OPTIONS,
+  output: OUTPUT_OPTIONS,
+};
 
-Runs every task (default: tasks/) with each agent, in parallel, in real Chromium against
+const RUN_EXIT_CODES = exitCodesHelp({
+  ok: "every trial passed",
+  failed: "some trial failed (the agent's doing)",
+  usage: "usage or input error, including a model endpoint that is unreachable, refuses the key or\ndoes not serve the model (found by the preflight, before any browser starts)",
+  infrastructure: "some trial ended in verdict error (infrastructure) after its retries (--retries), and none failed",
+  internal: "umpire could not do its whole job (e.g. a reporter failed; the run itself went on)",
+  interrupted: "interrupted (Ctrl-C): trials in flight are stored as cancelled; --resume runs them again",
+});
+
+export const run = defineCommand({
+  name: "run",
+  options: OPTIONS,
+  positionals: [{ name: "paths or task ids", variadic: true }],
+  sections: HELP_SECTIONS,
+  description: `Runs every task (default: tasks/) with each agent, in parallel, in real Chromium against
 the fixture site; judges each trial with independent checks and stores it in SQLite.
 With no options: the whole suite, both output modes, on the embedded reference model
 (or the config file's defaultAgents). Agents: --agent NAME (repeatable) from the config
 file's agents:, and/or an unnamed agent made of --model and --mode.
-A value comes from the command line, else the config file's "defaults", else the built-in default.
-
-${optionsHelp({ model: MODEL_OPTIONS, "choosing what runs (--tag labels a run; --task-tag selects tasks)": SELECT_OPTIONS, run: RUN_OPTIONS, "scale out (docs/scale-out.md)": SCALE_OPTIONS, repetition: REPETITION_OPTIONS, output: OUTPUT_OPTIONS })}
-exit codes
-  0    every trial passed
-  1    some trial failed (the agent's doing)
-  2    usage or input error, including a model endpoint that is unreachable, refuses the key or
-       does not serve the model (found by the preflight, before any browser starts)
-  3    some trial ended in verdict error (infrastructure) after its retries (--retries), and none failed
-  4    umpire could not do its whole job (e.g. a reporter failed; the run itself went on)
-  130  interrupted (Ctrl-C): trials in flight are stored as cancelled; --resume runs them again
-`;
-
-
-export const run: Command = async (argv, io) => {
-  // How far the run got, so a full or unwritable disk is explained for where it struck (storage-fault.ts).
-  const stage: RunStage = {};
-  try {
-    return await runCommand(argv, io, stage);
-  } catch (error) {
-    throw storageFaultInRun(error, stage);
-  }
-};
-
-async function runCommand(argv: string[], io: CommandIO, stage: RunStage): Promise<number> {
-  const parsed = parseCommand("run", argv, OPTIONS, io);
-  const { values, sources, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(HELP);
-    return EXIT.ok;
-  }
-  registerRunSecrets(values, io.env);
-  return executeRun({ values, sources, positionals, config: parsed.config, io, stage });
-}
+A value comes from the command line, else the config file's "defaults", else the built-in default.`,
+  epilogue: RUN_EXIT_CODES,
+  run: async (parsed, io) => {
+    // How far the run got, so a full or unwritable disk is explained for where it struck (storage-fault.ts).
+    const stage: RunStage = {};
+    try {
+      const { values, sources, positionals } = parsed;
+      registerRunSecrets(values, io.env);
+      return await executeRun({ values, sources, positionals, config: parsed.config, io, stage });
+    } catch (error) {
+      throw storageFaultInRun(error, stage);
+    }
+  },
+});
 
 /** Registers the key values and URL credentials this run will use, before anything can print them. */
 function registerRunSecrets(values: { "base-url"?: string; "api-key-env"?: string }, env: NodeJS.ProcessEnv): void {

@@ -2,8 +2,9 @@
 import { UmpireError } from "../../errors.js";
 import { EXIT } from "../exit-codes.js";
 import { OPTIONS as O } from "../../config/options.js";
-import { optionsHelp, parseCommand } from "../args.js";
-import type { Command } from "../io.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
+import type { CommandIO } from "../io.js";
 
 const OPTIONS = {
   db: O.db,
@@ -12,20 +13,15 @@ const OPTIONS = {
   config: O.config,
 } as const;
 
-const HELP = `usage: umpire runs [--db FILE] [--limit N] [--json]
+export const run = defineCommand({
+  name: "runs",
+  options: OPTIONS,
+  positionals: [],
+  description: `Lists the stored runs, newest first: status, tags, trials, passes, failures, errors, cancelled, cost.`,
+  run: execute,
+});
 
-Lists the stored runs, newest first: status, tags, trials, passes, failures, errors, cancelled, cost.
-
-${optionsHelp({ "": OPTIONS })}`;
-
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("runs", argv, OPTIONS, io);
-  const { values, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(HELP);
-    return EXIT.ok;
-  }
-  if (positionals.length > 0) throw new UmpireError("usage", `runs takes no arguments, got ${positionals.join(" ")}`, "umpire runs --help lists the options");
+async function execute({ values }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   // Loaded here, not at the top: `runs --help` then starts without SQLite and the table code.
   const [{ withReadStore }, { runsTable }, { terminalStyle }] = await Promise.all([
     import("../read-store.js"),
@@ -37,4 +33,4 @@ export const run: Command = async (argv, io) => {
   if (values.json) io.stdout.write(`${JSON.stringify({ runs }, null, 2)}\n`);
   else io.stdout.write(runsTable(runs, terminalStyle(io.stdout, io.env)));
   return EXIT.ok;
-};
+}

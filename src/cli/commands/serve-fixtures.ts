@@ -7,9 +7,10 @@
  */
 import { startFixtureSite } from "../../../fixtures-site/fixture-site.js";
 import { UmpireError, messageOf } from "../../errors.js";
-import { optionsHelp, parseCommand } from "../args.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
-import { untilAborted, type Command } from "../io.js";
+import { untilAborted, type CommandIO } from "../io.js";
 
 const OPTIONS = {
   port: { kind: "int", arg: "N", min: 0, max: 65535, default: 0, defaultText: "0: a free port", help: "site port" },
@@ -19,20 +20,16 @@ const OPTIONS = {
   "control-host": { kind: "string", arg: "H", default: "127.0.0.1", help: "interface the control API listens on (whatever --host is)" },
 } as const;
 
-const USAGE = `usage: umpire serve-fixtures [--port N] [--control-port N] [--host H] [--control-host H]
+export const run = defineCommand({
+  name: "serve-fixtures",
+  options: OPTIONS,
+  positionals: [],
+  description: "Serves the fixture website and its control API standalone.",
+  epilogue: "Runs until Ctrl-C. Control requests need the header x-umpire-control: <token>.",
+  run: execute,
+});
 
-${optionsHelp({ "": OPTIONS })}
-Runs until Ctrl-C. Control requests need the header x-umpire-control: <token>.
-`;
-
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("serve-fixtures", argv, OPTIONS, io);
-  const { values, positionals } = parsed;
-  if (positionals.length > 0) throw new UmpireError("usage", `serve-fixtures takes no arguments, got ${positionals.join(" ")}`, "umpire serve-fixtures --help lists the options");
-  if (parsed.help) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
+async function execute({ values }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { port, "control-port": controlPort } = values;
   if (port !== 0 && port === controlPort) {
     throw new UmpireError("usage", "--port and --control-port are the same", "The control API needs its own port (its own origin); pick two different ports or 0.");
@@ -51,4 +48,4 @@ export const run: Command = async (argv, io) => {
   await site.close();
   io.stderr.write("fixture site stopped\n");
   return EXIT.ok;
-};
+}

@@ -7,13 +7,15 @@ import { FixtureControlClient } from "../../../fixtures-site/client.js";
 import { UmpireError, messageOf } from "../../errors.js";
 import { PROFILE_NAMES, isProfileName } from "../../sim/profiles.js";
 import { startReferenceModel } from "../../sim/server.js";
+import { DEFAULT_RATE_WINDOW_MS } from "../../sim/rate-limit.js";
 import type { OptionSpec } from "../../config/option.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
-import { optionsHelp, parseCommand } from "../args.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
 import { rateTuning } from "../reference-tuning.js";
 import { EXIT } from "../exit-codes.js";
-import { untilAborted, type Command } from "../io.js";
+import { untilAborted, type CommandIO } from "../io.js";
 
 const OPTIONS = {
   port: { kind: "int", arg: "N", min: 0, max: 65535, default: 0, defaultText: "0: a free port", help: "port; the base URL is printed on stdout" },
@@ -32,7 +34,7 @@ const OPTIONS = {
   "jitter-ms": { kind: "int", arg: "N", min: 0, default: 400, help: "its deterministic jitter, +/-" },
   rpm: { kind: "int", arg: "N", min: 1, help: "answer 429 + retry-after beyond N requests per rate window" },
   tpm: { kind: "int", arg: "N", min: 1, help: "... beyond N tokens per rate window (prompt estimate + max_tokens)" },
-  "rate-window-ms": { kind: "int", arg: "N", min: 1, default: 60000, defaultText: "60000: per minute", help: "the rate window" },
+  "rate-window-ms": { kind: "int", arg: "N", min: 1, default: DEFAULT_RATE_WINDOW_MS, defaultText: `${DEFAULT_RATE_WINDOW_MS}: per minute`, help: "the rate window" },
   "fixtures-control": { kind: "string", arg: "URL", help: "the fixture site's control API, to read each trial's layout" },
   "control-token": { kind: "string", arg: "T", help: "its token (or set UMPIRE_CONTROL_TOKEN)" },
   tasks: { kind: "string", arg: "DIR", multiple: true, defaultText: "tasks/", help: "task files or folders to recognise" },
@@ -40,22 +42,16 @@ const OPTIONS = {
   "api-key-env": { kind: "string", arg: "NAME", help: "require the key held in this environment variable (401 without it)" },
 } as const satisfies Record<string, OptionSpec>;
 
-const USAGE = `usage: umpire serve-model [--port N] [--host H] [--profile P] [--strict] [--seed N]
-                          [--fixtures-control URL --control-token T] [--tasks DIR]... [--quiet]
+export const run = defineCommand({
+  name: "serve-model",
+  options: OPTIONS,
+  positionals: [],
+  description: "Serves the reference model (OpenAI-compatible) standalone and prints its base URL.",
+  epilogue: `profiles: ${PROFILE_NAMES.join(", ")}\nRuns until Ctrl-C.`,
+  run: execute,
+});
 
-${optionsHelp({ "": OPTIONS })}
-profiles: ${PROFILE_NAMES.join(", ")}
-Runs until Ctrl-C.
-`;
-
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("serve-model", argv, OPTIONS, io);
-  const { values, positionals } = parsed;
-  if (positionals.length > 0) throw new UmpireError("usage", `serve-model takes no arguments, got ${positionals.join(" ")}`, "umpire serve-model --help lists the options");
-  if (parsed.help) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
+async function execute({ values }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { profile, port, seed, "latency-ms": latencyMs } = values;
   const tuning = rateTuning({ turnLatencyMs: values["turn-latency-ms"], jitterMs: values["jitter-ms"], requests: values.rpm, tokens: values.tpm, windowMs: values["rate-window-ms"] });
   if (!isProfileName(profile)) throw new UmpireError("usage", `--profile ${profile}: no such profile`, `Use one of: ${PROFILE_NAMES.join(", ")}.`);
@@ -105,4 +101,4 @@ export const run: Command = async (argv, io) => {
   const limited = model.rateLimited();
   io.stderr.write(`reference model stopped after ${model.log.entries.length} request(s)${median === null ? "" : `, median server time ${median.toFixed(2)} ms`}${limited ? `, ${limited} answered 429` : ""}\n`);
   return EXIT.ok;
-};
+}

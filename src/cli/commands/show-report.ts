@@ -9,32 +9,29 @@ import { UmpireError } from "../../errors.js";
 import { defaultReportDir } from "../../report/html/writer.js";
 import { INDEX_PAGE } from "../../report/html/layout.js";
 import { OPTIONS as O } from "../../config/options.js";
-import { optionsHelp, parseCommand } from "../args.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command } from "../io.js";
-import { serveUntilStopped } from "../serve-report.js";
+import type { CommandIO } from "../io.js";
+import { DEFAULT_REPORT_PORT, serveUntilStopped } from "../serve-report.js";
 import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
-  port: { kind: "int", arg: "N", min: 0, max: 65535, default: 9323, defaultText: "9323 (0: a free port)", help: "the port to listen on (127.0.0.1 only)" },
+  port: { kind: "int", arg: "N", min: 0, max: 65535, default: DEFAULT_REPORT_PORT, defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`, help: "the port to listen on (127.0.0.1 only)" },
   db: { ...O.db, help: "the database whose latest run's report is served\\nwhen no folder is given" },
 } as const;
 
-const HELP = `usage: umpire show-report [folder] [--port N]
+export const run = defineCommand({
+  name: "show-report",
+  options: OPTIONS,
+  positionals: [{ name: "folder" }],
+  example: "umpire show-report [folder] [--port N]",
+  description: `Serves an HTML report folder on http://127.0.0.1:<port>/ and prints the URL; Ctrl-C stops.
+Without a folder: the latest run's report (write it first with \`umpire report\`).`,
+  run: execute,
+});
 
-Serves an HTML report folder on http://127.0.0.1:<port>/ and prints the URL; Ctrl-C stops.
-Without a folder: the latest run's report (write it first with \`umpire report\`).
-
-${optionsHelp({ "": OPTIONS })}`;
-
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("show-report", argv, OPTIONS, io);
-  const { values, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(HELP);
-    return EXIT.ok;
-  }
-  if (positionals.length > 1) throw new UmpireError("usage", `show-report takes one folder, got ${positionals.length}`, "umpire show-report [folder] [--port N]");
+async function execute({ values, positionals }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   let folder: string;
   if (positionals[0]) folder = resolve(io.cwd, positionals[0]);
   else folder = withReadStore(values.db, io, (store) => defaultReportDir(store.getRun("latest"), io.cwd));
@@ -43,4 +40,4 @@ export const run: Command = async (argv, io) => {
   }
   await serveUntilStopped(folder, values.port, io);
   return EXIT.ok;
-};
+}

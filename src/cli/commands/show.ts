@@ -10,12 +10,13 @@ import { showText, type TrialDetail } from "../../report/tables.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { runToJson, trialToJson } from "../../report/trial-json.js";
 import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
-import { optionsHelp, parseCommand, pricesOf } from "../args.js";
-import { planOutputs, writeRunOutputs } from "../output-reporters.js";
+import { type ParsedCommand, pricesOf } from "../args.js";
+import { defineCommand } from "../command.js";
+import { planOutputs, writeRunOutputs } from "../reporters.js";
 import { dotLine } from "../progress.js";
 import { runSummaryLine } from "../../report/run-summary.js";
 import { EXIT } from "../exit-codes.js";
-import type { Command } from "../io.js";
+import type { CommandIO } from "../io.js";
 import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
@@ -31,23 +32,22 @@ const OPTIONS = {
   ...PRICE_OPTIONS,
 } as const;
 
-const HELP = `usage: umpire show [run] [--turns] [--json] [--reporter R[:FILE]]... [--db FILE] [--config FILE] [--price-in USD --price-out USD]
-
-Shows one run (default: the latest; a unique prefix of its id is enough): per trial the verdict,
+export const run = defineCommand({
+  name: "show",
+  options: OPTIONS,
+  positionals: [{ name: "run" }],
+  example: "umpire show <run>",
+  description: `Shows one run (default: the latest; a unique prefix of its id is enough): per trial the verdict,
 stop reason and detail, claimed/verified, turns, actions, tokens, cost, wall time and where it went,
-repetition metrics, and every check with its pass, confidence and reason.
+repetition metrics, and every check with its pass, confidence and reason.`,
+  run: execute,
+});
 
-${optionsHelp({ "": OPTIONS })}`;
-
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("show", argv, OPTIONS, io);
+async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { values, positionals } = parsed;
-  if (parsed.help) {
-    io.stdout.write(HELP);
-    return EXIT.ok;
-  }
-  if (positionals.length > 1) throw new UmpireError("usage", `show takes one run, got ${positionals.length}`, "umpire show <run>");
   const prices = pricesOf(values, parsed.config);
+  // --json keeps its own shape here (it may carry the turn log); other reporters render as on `umpire run`.
+  const outputs = await planOutputs((values.reporter ?? []).filter((r) => !(values.json && r === "json")), { cwd: io.cwd });
   return withReadStore(values.db, io, (store) => {
     const runRecord = store.getRun(positionals[0] ?? "latest");
     // Re-price turns like trials when the user supplied prices (see reportedCost).
@@ -58,8 +58,6 @@ export const run: Command = async (argv, io) => {
       ...(values.turns ? { turns: store.turns(t.id).map((turn) => ({ ...turn, costUsd: turnCost(turn, t.model) })), actions: store.actions(t.id) } : {}),
     }));
     if (values.junit) writeFileSync(resolve(io.cwd, values.junit), junitXml([{ name: runRecord.id, trials: details }]));
-    // --json keeps its own shape here (it may carry the turn log); other reporters render as on `umpire run`.
-    const outputs = planOutputs((values.reporter ?? []).filter((r) => !(values.json && r === "json")), { cwd: io.cwd });
     if (values.json) {
       if (!outputs.summary) throw new UmpireError("usage", "--json and a reporter without a file would both write to stdout", "give the reporter a file: --reporter NAME:FILE");
       const trials = details.map((d) => ({ ...trialToJson(d.trial, d.checks), ...(d.turns ? { turnLog: d.turns, actionLog: d.actions } : {}) }));
@@ -72,4 +70,4 @@ export const run: Command = async (argv, io) => {
     for (const note of writeRunOutputs(outputs, store, runRecord.id, prices, io)) (outputs.summary && !values.json ? io.stdout : io.stderr).write(`${note}\n`);
     return EXIT.ok;
   });
-};
+}

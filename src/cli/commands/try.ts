@@ -17,8 +17,9 @@ import { formatProblems } from "../../task/format-problems.js";
 import { loadTasksAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import { EXIT } from "../exit-codes.js";
-import { optionsHelp, parseCommand } from "../args.js";
-import type { Command, CommandIO } from "../io.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
+import type { CommandIO } from "../io.js";
 import { probesFor, runSelfTest, type Probe } from "../self-test.js";
 import { writeStepPictures } from "../step-pictures.js";
 import { triedStepLine, triedStepSymbol, triedSteps } from "../tried-steps.js";
@@ -32,15 +33,18 @@ const OPTIONS = {
   out: { ...O.out, help: "where the trial folder goes" },
 } as const;
 
-const USAGE = `usage: umpire try TASK [--negative NAME] [options]
-
-Plays the task's gold reference (or --negative NAME) once on the reference model, as
+export const run = defineCommand({
+  name: "try",
+  options: OPTIONS,
+  positionals: [{ name: "task", required: true }],
+  example: "umpire try tasks/first-task.yaml",
+  description: `Plays the task's gold reference (or --negative NAME) once on the reference model, as
 validate --self-test does, and prints one line per step: the mark it aimed at, the point it
 clicked and how the action went; a step whose mark the page did not show is reported at that
 step, with the marks the page had. Writes a picture per step (the click circled, the mark named)
-into a folder it prints, then the checks' results. TASK is a task file, or a task id in tasks/.
-
-${optionsHelp({ "": OPTIONS })}`;
+into a folder it prints, then the checks' results. TASK is a task file, or a task id in tasks/.`,
+  run: execute,
+});
 
 async function loadOne(arg: string, parsed: { config: Parameters<typeof projectTargets>[0] }, io: CommandIO): Promise<{ task: Task; project: ReturnType<typeof projectTargets> }> {
   const byPath = existsSync(resolve(io.cwd, arg));
@@ -70,14 +74,8 @@ function probeOf(task: Task, negative: string | undefined, mode: "structured" | 
   return { ...found, mode };
 }
 
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("try", argv, OPTIONS, io);
-  if (parsed.help) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
-  const [arg, ...extra] = parsed.positionals;
-  if (!arg || extra.length > 0) throw new UmpireError("usage", `try: give one task (got ${parsed.positionals.length})`, "e.g. umpire try tasks/first-task.yaml");
+async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
+  const arg = parsed.positionals[0]!;
   const { values } = parsed;
   const { task, project } = await loadOne(arg, parsed, io);
   const probe = probeOf(task, values.negative, values.mode as "structured" | "tools");
@@ -105,4 +103,4 @@ export const run: Command = async (argv, io) => {
   } finally {
     store.close();
   }
-};
+}

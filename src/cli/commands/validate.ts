@@ -4,10 +4,11 @@
  */
 import { availableParallelism } from "node:os";
 import { oneLine } from "../../safety/terminal.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT, exitCodesHelp } from "../exit-codes.js";
 import { OPTIONS as O } from "../../config/options.js";
-import { optionsHelp, parseCommand } from "../args.js";
-import type { Command } from "../io.js";
+import { type ParsedCommand } from "../args.js";
+import { defineCommand } from "../command.js";
+import type { CommandIO } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
 import { loadTasksAsync, type LoadResult } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
@@ -25,7 +26,7 @@ const OPTIONS = {
   },
   "self-test": {
     kind: "boolean",
-    help: 'also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative is played\nas written and fails (on each check its failsOn names); stored as a run tagged\nself-test (exit 1 when a task is unsound)',
+    help: `also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative is played\nas written and fails (on each check its failsOn names); stored as a run tagged\nself-test (exit ${EXIT.failed} when a task is unsound)`,
   },
   strict: {
     kind: "boolean",
@@ -38,13 +39,19 @@ const OPTIONS = {
   config: { ...O.config, help: "the config file declaring targets (default: umpire.config.* in the working folder, else beside the tasks)" },
 } as const;
 
-const USAGE = `usage: umpire validate [paths...] [--json]
-
-Checks task files (files, folders or task ids; default tasks/) and prints each task and its problems.
-Exit 0 when every task is valid, 2 otherwise.
-
-options:
-${optionsHelp({ "": OPTIONS })}`;
+export const run = defineCommand({
+  name: "validate",
+  options: OPTIONS,
+  positionals: [{ name: "paths", variadic: true }],
+  description: "Checks task files (files, folders or task ids; default tasks/) and prints each task and its problems.",
+  epilogue: exitCodesHelp({
+    ok: "every task is valid (and, with --self-test, sound)",
+    failed: "with --self-test: a task is unsound",
+    usage: "a task file is invalid, or bad arguments",
+    interrupted: "the self-test was interrupted (Ctrl-C)",
+  }),
+  run: execute,
+});
 
 function rowsOf(result: LoadResult): TaskRow[] {
   return result.files.map((entry) => {
@@ -61,12 +68,7 @@ function rowsOf(result: LoadResult): TaskRow[] {
   });
 }
 
-export const run: Command = async (argv, io) => {
-  const parsed = parseCommand("validate", argv, OPTIONS, io);
-  if (parsed.help) {
-    io.stdout.write(USAGE);
-    return EXIT.ok;
-  }
+async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
 
   // Tasks name targets, declared in the config file (the working folder's, --config, or the one beside the tasks).
   const project = projectTargets(parsed.config, parsed.positionals, io.cwd);
@@ -130,4 +132,4 @@ export const run: Command = async (argv, io) => {
     return sound ? EXIT.ok : EXIT.failed;
   }
   return ok ? EXIT.ok : EXIT.usage;
-};
+}

@@ -21,11 +21,12 @@ import type { TraceMode } from "../../vocabulary.js";
 import { pricesOf, type ValueSource } from "../args.js";
 import { commandSandbox } from "../command-sandbox.js";
 import type { CommandIO } from "../io.js";
-import { planOutputs, type OutputPlan } from "../output-reporters.js";
+import { planOutputs, type OutputPlan } from "../reporters.js";
 import { checkedRunId } from "../run-id.js";
 import { hasTaskFilter, type FailedPairs, type TaskFilter } from "../selection.js";
 import type { RunStage } from "../storage-fault.js";
-import { DEFAULT_ADAPTIVE_MAX, type Runtime } from "../suite-runtime.js";
+import type { Runtime } from "../suite-runtime.js";
+import { DEFAULT_ADAPTIVE_MAX } from "../../config/options.js";
 import type { DecisionSummary, UntilDecidedValues } from "../until-decided.js";
 import type { AgentValues, CommandAgentPlan } from "./agents.js";
 
@@ -106,7 +107,7 @@ export interface RunSettings {
 }
 
 /** The settings of `request`; contradictory options are usage errors, found before any file is opened. */
-export function runSettings({ values, config, io }: RunRequest): RunSettings {
+export async function runSettings({ values, config, io }: RunRequest): Promise<RunSettings> {
   const endpoints = values["browser-endpoint"] ?? [];
   // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts: with local browsers
   // half the cores, since a trial on the instant embedded model keeps about a core busy (it rises while the CPU allows).
@@ -127,7 +128,7 @@ export function runSettings({ values, config, io }: RunRequest): RunSettings {
   const sandbox = () => (sandboxMode ??= commandSandbox({ noSandbox: values["no-sandbox"] === true, outDir, dbPath, env: io.env, warn: (line) => io.stderr.write(`${line}\n`) }));
   const failedRef = values["failed-in"] ?? (values["last-failed"] ? "latest" : undefined);
   refuseContradictions(values, failedRef);
-  const outputs = planOutputs(values.reporter ?? [], { json: values.json, quiet: values.quiet, cwd: io.cwd });
+  const outputs = await planOutputs(values.reporter ?? [], { json: values.json, quiet: values.quiet, cwd: io.cwd });
   return {
     endpoints,
     concurrency,

@@ -3,19 +3,12 @@
  * the comparison with the baseline), with a heartbeat that tells readers the run is alive and an
  * exit hook that marks it interrupted if the process dies (a second Ctrl-C). Its teardown stops both.
  */
-import type { Reporter } from "../../runner/reporters.js";
 import type { PlannedTrial } from "../../runner/plan.js";
 import { messageOf } from "../../errors.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { poolReports } from "../../target/pool-report.js";
 import { EXIT } from "../exit-codes.js";
-import {
-  createDotProgress,
-  createLineProgress,
-  createLiveView,
-  isLiveTerminal,
-  type ProgressStream,
-} from "../progress.js";
+import { liveReporters, type Reporter } from "../reporters.js";
 import { executeTrials } from "../suite-runtime.js";
 import { addRepeatsUntilDecided } from "../until-decided.js";
 import { fromPhase, type Outcome, type RunContext } from "./context.js";
@@ -69,7 +62,7 @@ async function executePlan(ctx: RunContext): Promise<Outcome> {
   const store = fromPhase(ctx.store, "select");
   const runtime = fromPhase(ctx.runtime, "persist");
   const { runId, runDir, trials, previousAttempts } = fromPhase(ctx.plan, "plan");
-  const reporters: Reporter[] = progressReporters(settings.outputs.progress, io);
+  const reporters: Reporter[] = liveReporters(settings.outputs, io);
   let reporterFailed = false;
   const execute = (batch: PlannedTrial[]) =>
     executeTrials({
@@ -117,18 +110,4 @@ async function executePlan(ctx: RunContext): Promise<Outcome> {
   if (decided?.stoppedBy === "interrupted") status = "interrupted";
   const pools = poolReports(runtime.targets.all());
   return { status, stoppedEarly: result.stoppedEarly, concurrency: result.concurrency, pools, decided, reporterFailed };
-}
-
-/** The progress reporter on stderr: the live view on a terminal, lines (with a heartbeat) in a log, or dots. */
-function progressReporters(
-  kind: "list" | "dot" | null,
-  io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
-): Reporter[] {
-  const stream = io.stderr as ProgressStream;
-  if (kind === null) return [];
-  if (kind === "dot") return [createDotProgress(stream)];
-  if (isLiveTerminal(stream, io.env)) return [createLiveView(stream)];
-  // UMPIRE_HEARTBEAT_MS shortens the 30 s heartbeat (tests; a CI that kills jobs quiet for less).
-  const heartbeat = Number(io.env.UMPIRE_HEARTBEAT_MS);
-  return [createLineProgress(stream, Number.isFinite(heartbeat) && heartbeat > 0 ? { heartbeatMs: heartbeat } : {})];
 }

@@ -22,6 +22,6 @@ const RUN_PHASES = [selectPhase, planPhase, phaseGroup("trials", [persistPhase, 
 
 /** Runs what `request` asks for; the exit code. */
 export async function executeRun(request: RunRequest): Promise<number> {
-  const context: RunContext = { ...request, settings: runSettings(request), baselineId: null, finished: false };
+  const context: RunContext = { ...request, settings: await runSettings(request), baselineId: null, finished: false };
   return fromPhase(await runPhases(context, RUN_PHASES), "finish");
 }
