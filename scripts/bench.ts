@@ -33,7 +33,7 @@ import { machineUsageSince, snapshotMachine } from "./bench/machine-load.js";
 import { benchSetup } from "./bench/setup-time.js";
 import { benchStartup, STARTUP_AIM_RATIO } from "./bench/startup.js";
 import { benchStepOverhead } from "./bench/step-overhead.js";
-import { BENCH_AIMS, detailLines, headlineTable, soakLines, type BenchResults, type RemoteFigures, type SectionOutcome } from "./bench/summary.js";
+import { BENCH_AIMS, detailLines, headlineTable, soakLines, type BenchResults, type SectionOutcome } from "./bench/summary.js";
 import { benchCapture } from "./bench/capture.js";
 import { benchLatencyThroughput, LATENCY_SETS, TURN_LATENCY_MS } from "./bench/latency-throughput.js";
 import { benchSoak, SOAK_SIZES } from "./bench/soak.js";

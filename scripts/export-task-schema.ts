@@ -15,7 +15,10 @@ type JsonObject = Record<string, unknown>;
 
 /** zod writes `format: "starts_with"` beside the pattern; it is no JSON Schema format, and strict validators reject it. */
 function dropNonStandardFormats(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(dropNonStandardFormats);
+  if (Array.isArray(node)) {
+    node.forEach(dropNonStandardFormats);
+    return;
+  }
   if (!node || typeof node !== "object") return;
   const object = node as JsonObject;
   if (object.format === "starts_with" && typeof object.pattern === "string") delete object.format;

@@ -110,7 +110,7 @@ export function buildInnings(prng: Prng, batting: Team, bowling: Team, spec: Inn
   const { runs, wickets, balls } = spec;
   const batted = wickets >= 10 ? 11 : wickets + 2;
   const extras = Math.min(runs, prng.int(3, 12));
-  const weights = Array.from({ length: batted }, (_, i) => Math.pow(batted - i, 0.8) * prng.between(0.3, 1.7));
+  const weights = Array.from({ length: batted }, (_, i) => (batted - i) ** 0.8 * prng.between(0.3, 1.7));
   const batterRuns = apportion(runs - extras, weights);
   const batterBalls = battingBalls(prng, batterRuns, balls);
 

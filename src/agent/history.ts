@@ -50,7 +50,7 @@ export function observationMessage(observation: Observation): ChatMessage {
   if (observation.url !== undefined) head += `URL: ${observation.url}\n`;
   if (observation.title !== undefined) head += `Title: ${observation.title}\n`;
   let tail = "\n</observation>";
-  if (observation.text !== undefined) tail = `\n<page_text>\n${observation.text}\n</page_text>` + tail;
+  if (observation.text !== undefined) tail = `\n<page_text>\n${observation.text}\n</page_text>${tail}`;
 
   const parts: Array<TextPart | ImagePart> = [{ type: "text", text: head }];
   if (observation.screenshot) {

@@ -83,7 +83,7 @@ export function parseReply(reply: RawReply, ctx: ParseContext): ParsedReply {
 }
 
 const REFUSAL_OPENING =
-  /^\s*(?:(?:i'?m|i am)\s+(?:sorry|afraid)|sorry|i apologi[sz]e|unfortunately)\b[^]*?\b(?:can(?:no|')t|unable|won'?t|will not|not able)\b/i;
+  /^\s*(?:(?:i'?m|i am)\s+(?:sorry|afraid)|sorry|i apologi[sz]e|unfortunately)\b[\s\S]*?\b(?:can(?:no|')t|unable|won'?t|will not|not able)\b/i;
 const REFUSAL_DIRECT =
   /^\s*i\s+(?:can(?:no|')t|won'?t|will not|must decline|(?:am|'m)\s+(?:unable|not able|not going)\s+to)\s+(?:help|assist|comply|do|complete|perform|continue|carry|proceed|fulfil)/i;
 

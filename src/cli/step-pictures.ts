@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { launchChromium } from "../browser/chromium.js";
 import { triedStepLine, type TriedStep } from "./tried-steps.js";
 
-const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
 function pictureHtml(png: Buffer, width: number, height: number, s: TriedStep): string {
   const colour = s.broken ? "#d62728" : "#ff7f0e";
@@ -17,12 +17,12 @@ function pictureHtml(png: Buffer, width: number, height: number, s: TriedStep): 
   const marker = s.point
     ? `<div style="position:absolute;left:${x - 14}px;top:${y - 14}px;width:24px;height:24px;border:3px solid ${colour};border-radius:50%"></div>` +
       `<div style="position:absolute;left:${x - 1}px;top:${y - 1}px;width:3px;height:3px;background:${colour}"></div>` +
-      (s.mark ? `<div style="position:absolute;left:${x + 16}px;top:${y - 8}px;background:${colour};color:#fff;font:bold 12px/16px sans-serif;padding:0 4px">${escape(s.mark)}</div>` : "")
+      (s.mark ? `<div style="position:absolute;left:${x + 16}px;top:${y - 8}px;background:${colour};color:#fff;font:bold 12px/16px sans-serif;padding:0 4px">${escapeHtml(s.mark)}</div>` : "")
     : "";
   return `<!doctype html><html><body style="margin:0;width:${width}px;height:${height}px;overflow:hidden;position:relative">
 <img src="data:image/png;base64,${png.toString("base64")}" style="position:absolute;left:0;top:0;width:${width}px;height:${height}px">
 ${marker}
-<div style="position:absolute;left:0;right:0;bottom:0;background:${colour};color:#fff;font:13px/18px sans-serif;padding:4px 8px;opacity:.92">${escape(triedStepLine(s))}</div>
+<div style="position:absolute;left:0;right:0;bottom:0;background:${colour};color:#fff;font:13px/18px sans-serif;padding:4px 8px;opacity:.92">${escapeHtml(triedStepLine(s))}</div>
 </body></html>`;
 }
 

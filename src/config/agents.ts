@@ -14,9 +14,6 @@
  */
 import { z } from "zod";
 import { CommandAgentSchema } from "./command-agent.js";
-// The agent layer's leaf modules, not its index: the index pulls the model client (openai, undici),
-// which `umpire runs --help` and every other command reading the config would load for nothing.
-import { REASONING_EFFORTS } from "../agent/config.js";
 import { apiKeyEnvField } from "./api-key-env.js";
 import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET } from "../agent/history.js";
 import { OUTPUT_MODES } from "../vocabulary.js";

@@ -106,7 +106,7 @@ export function pairedText(p: PairedAnalysis, style: TableStyle): string {
   const sig = p.pValue < 0.05 ? paint("significant at 0.05", "yellow", style.color) : "not significant at 0.05";
   const d = p.deltas;
   return [
-    paint(`${p.candidate} vs ${p.base}`, "bold", style.color) + `: ${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")}`,
+    `${paint(`${p.candidate} vs ${p.base}`, "bold", style.color)}: ${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")}`,
     `  ${label("pass rate")} ${formatPercent(p.basePassRate)} -> ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
     `  ${label("McNemar")} ${p.onlyBasePassed} passed only in ${p.base}, ${p.onlyCandidatePassed} only in ${p.candidate}: exact p ${formatP(p.pValue)}, ${sig}`,
     ...(howSure(p) ? [`  ${label("how sure")} ${howSure(p)}`] : []),

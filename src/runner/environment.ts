@@ -10,7 +10,6 @@
 import { TrialTrace, type TraceSpec } from "./trial-trace.js";
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { Browser, BrowserContext, Page, Request } from "playwright";
 import type { Task } from "../task/schema.js";
 import { substituteTrialVars } from "../task/trial-vars.js";

@@ -35,7 +35,7 @@ function checkShard(index: number, total: number, origin: string): Shard {
     throw new UmpireError("usage", `${origin}: ${total} shards is not a whole number from 1 to ${MAX_SHARDS}`, "set the total to the number of parallel jobs");
   }
   if (!Number.isInteger(index) || index < 1 || index > total) {
-    throw new UmpireError("usage", `${origin}: shard ${index} of ${total} does not exist; shards count from 1 to ${total}`, index === 0 ? "shards count from 1: use 1/" + total + " for the first" : `use 1/${total} to ${total}/${total}`);
+    throw new UmpireError("usage", `${origin}: shard ${index} of ${total} does not exist; shards count from 1 to ${total}`, index === 0 ? `shards count from 1: use 1/${total} for the first` : `use 1/${total} to ${total}/${total}`);
   }
   return { index, total };
 }

@@ -343,7 +343,10 @@ class Relay {
       const to = this.replies.get(message.id);
       this.replies.delete(message.id);
       if (!to) return;
-      if (typeof to === "function") return to(message);
+      if (typeof to === "function") {
+        to(message);
+        return;
+      }
       const sessionId = message.result?.sessionId;
       if (typeof sessionId === "string") to.client.sessions.add(sessionId);
       const { sessionId: via, ...rest } = message;

@@ -18,7 +18,7 @@ import { TrialEnvironment, type BlockedRequest, type TabRecord, type TrialEnviro
 import { Executor } from "./executor.js";
 import { emptyLoopOutcome, runLoop, type LoopOptions, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
-import { completionReason, createTrialLog, startedEventData, writeOrFault, type TrialLog } from "./trial-log.js";
+import { completionReason, createTrialLog, startedEventData, type TrialLog } from "./trial-log.js";
 import { isStorageFault, firstLineOf } from "../errors.js";
 import { describeStarvation, type StarvedWait } from "./starvation.js";
 import { withoutForgeable, type Driver } from "./untrusted-checks.js";

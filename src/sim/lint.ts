@@ -86,7 +86,10 @@ function lintHeaders(headers: RequestHeaders, report: Report): void {
 
 function lintExtraBody(body: Record<string, unknown>, report: Report): void {
   const visit = (value: unknown, path: string): void => {
-    if (Array.isArray(value)) return value.forEach((item, i) => visit(item, `${path}[${i}]`));
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => visit(item, `${path}[${i}]`));
+      return;
+    }
     if (!isRecord(value)) return;
     for (const [key, child] of Object.entries(value)) {
       const childPath = path ? `${path}.${key}` : key;

@@ -26,7 +26,7 @@ export const PROFILE_NAMES = Object.keys(PROFILE_DESCRIPTIONS) as ProfileName[];
 export const REFERENCE_MODEL = "reference";
 
 export function isProfileName(name: string): name is ProfileName {
-  return Object.prototype.hasOwnProperty.call(PROFILE_DESCRIPTIONS, name);
+  return  Object.hasOwn(PROFILE_DESCRIPTIONS, name);
 }
 
 /**

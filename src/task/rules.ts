@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { TOOL_ARGS, TOOL_NAMES, isToolName, type ToolName } from "../toolbox/tools.js";
 import fs from "node:fs";
 import { EFFECT_TYPES, LIMIT_RANGES, SCENARIOS, type CheckSpec, type ReferenceStep, type Task, type TextMatcher } from "./schema.js";
-import { FIXTURE_TARGET, targetCatalog, type TargetCatalog } from "./target-decl.js";
+import { targetCatalog, type TargetCatalog } from "./target-decl.js";
 import { normalizeWorkspacePath, staysInWorkspace } from "./normalize.js";
 import type { DataPath, RuleFinding } from "./problem.js";
 import { didYouMean } from "./suggest.js";

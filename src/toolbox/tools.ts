@@ -86,7 +86,7 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
 export const CONSEQUENTIAL_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(["write_note"]);
 
 export function isToolName(name: string): name is ToolName {
-  return Object.prototype.hasOwnProperty.call(TOOL_ARGS, name);
+  return  Object.hasOwn(TOOL_ARGS, name);
 }
 
 /** A proposed action after parsing and validation: a stable id, the tool and typed args. */

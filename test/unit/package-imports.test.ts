@@ -38,13 +38,13 @@ function filesUnder(dir: string): string[] {
 }
 
 /** The bare specifiers a file imports, exports from, dynamically imports or requires. */
-export function bareImports(source: string): string[] {
+function bareImports(source: string): string[] {
   const pattern = /(?:^|[^\w.])(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']|(?:^|[^\w."'`])import\s*["']([^"']+)["']|\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g;
   return [...source.matchAll(pattern)].map((m) => (m[1] ?? m[2] ?? m[3])!).filter((spec) => !spec.startsWith(".") && !spec.startsWith("/"));
 }
 
 /** `@scope/name/sub/path` -> [`@scope/name`, `./sub/path`]; `name` -> [`name`, `.`]. */
-export function splitSpecifier(spec: string): [string, string] {
+function splitSpecifier(spec: string): [string, string] {
   const parts = spec.split("/");
   const length = spec.startsWith("@") ? 2 : 1;
   const rest = parts.slice(length).join("/");
@@ -54,7 +54,7 @@ export function splitSpecifier(spec: string): [string, string] {
 type Exports = string | string[] | null | { [key: string]: Exports };
 
 /** Whether `subpath` is published by a package.json `exports` field (Node's rules, `*` patterns included). */
-export function exportsAllow(exports: Exports | undefined, subpath: string): boolean {
+function exportsAllow(exports: Exports | undefined, subpath: string): boolean {
   if (exports === undefined) return true; // no exports field: every file is public, as Node resolves it
   const keyed = exports !== null && typeof exports === "object" && !Array.isArray(exports) && Object.keys(exports).some((k) => k.startsWith("."));
   if (!keyed) return subpath === ".";
@@ -74,7 +74,7 @@ function exportsOf(name: string): Exports | undefined {
 }
 
 /** What is wrong with one import of a file in `folder`, or null. */
-export function importProblem(spec: string, allowed: Record<string, string>, exportsFor: (name: string) => Exports | undefined): string | null {
+function importProblem(spec: string, allowed: Record<string, string>, exportsFor: (name: string) => Exports | undefined): string | null {
   if (spec.startsWith("node:") || isBuiltin(spec)) return null;
   const [name, subpath] = splitSpecifier(spec);
   if (!(name in allowed)) return `imports ${spec}, but ${name} is not a direct dependency in package.json`;

@@ -24,7 +24,10 @@ function walk(node: Node, path: string, out: Set<string>): void {
     }
     return;
   }
-  if (node.type === "array" && node.items) return walk(node.items as Node, `${path}[]`, out);
+  if (node.type === "array" && node.items) {
+    walk(node.items as Node, `${path}[]`, out);
+    return;
+  }
   const properties = node.properties as Record<string, Node> | undefined;
   const record = node.additionalProperties;
   if (record && typeof record === "object") walk(record as Node, `${path}.*`, out);

@@ -3,7 +3,7 @@
 // scorecard, loads the lazy scorecard, and drives the in-page dialogs and the note form.
 // Plain ES2020 for Chromium; the server serves it after the in-page geometry script.
 (function () {
-  "use strict";
+  
 
   var pageMeta = document.querySelector('meta[name="umpire-page"]');
   var pageNumber = pageMeta ? Number(pageMeta.content) || 0 : 0;
@@ -119,7 +119,7 @@
     var clock = document.querySelector("[data-mark=clock]");
     if (!clock) return;
     var tick = function () {
-      clock.textContent = new Date().toISOString().slice(11, 19) + " UTC";
+      clock.textContent = `${new Date().toISOString().slice(11, 19)} UTC`;
       setTimeout(tick, 1000 - (Date.now() % 1000) + 5);
     };
     tick();
@@ -183,9 +183,9 @@
       return;
     }
     caret.style.display = "block";
-    caret.style.left = Math.round(pos.x) + "px";
-    caret.style.top = Math.round(pos.y) + "px";
-    caret.style.height = Math.round(pos.height) + "px";
+    caret.style.left = `${Math.round(pos.x)}px`;
+    caret.style.top = `${Math.round(pos.y)}px`;
+    caret.style.height = `${Math.round(pos.height)}px`;
     caretVisible = true;
     caret.style.visibility = "visible";
     scheduleReport();
@@ -251,12 +251,12 @@
     delay(wait)
       .then(function () { return fetch(src, { credentials: "same-origin" }); })
       .then(function (res) {
-        if (!res.ok) throw new Error("HTTP " + res.status);
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
         return res.text();
       })
       .then(function (html) { holder.outerHTML = html; })
       .catch(function (err) {
-        holder.innerHTML = '<p class="empty" data-mark="load-error">Could not load the scorecard (' + String(err.message) + ").</p>";
+        holder.innerHTML = `<p class="empty" data-mark="load-error">Could not load the scorecard (${String(err.message)}).</p>`;
       });
   }
 
@@ -269,14 +269,14 @@
       body: JSON.stringify(body),
     }).then(function (res) {
       return res.json().then(function (data) {
-        if (!res.ok) throw new Error(data && data.error ? data.error : "HTTP " + res.status);
+        if (!res.ok) throw new Error(data && data.error ? data.error : `HTTP ${res.status}`);
         return data;
       });
     });
   }
 
   function dialog(kind) {
-    return document.querySelector('[data-dialog="' + kind + '"]');
+    return document.querySelector(`[data-dialog="${kind}"]`);
   }
 
   function openDialog() {
@@ -323,7 +323,7 @@
 
   function openSaveConfirm() {
     var d = dialog("save");
-    d.querySelector("[data-confirm-name]").textContent = "notes/" + noteName();
+    d.querySelector("[data-confirm-name]").textContent = `notes/${noteName()}`;
     d.hidden = false;
   }
 
@@ -341,10 +341,10 @@
     // The flush waits for the request (the note is on disk when it returns), but not for a slow
     // save's late acknowledgement: the agent is meant to see "Saving…" meanwhile.
     track(postJson("/__notes", body).then(function (saved) {
-      if (saved.ackDelayMs > 0) delay(saved.ackDelayMs).then(function () { show("Saved " + saved.path); });
-      else show("Saved " + saved.path);
+      if (saved.ackDelayMs > 0) delay(saved.ackDelayMs).then(function () { show(`Saved ${saved.path}`); });
+      else show(`Saved ${saved.path}`);
     }, function (err) {
-      show("Could not save: " + err.message);
+      show(`Could not save: ${err.message}`);
     }));
   }
 

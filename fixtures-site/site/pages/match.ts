@@ -2,7 +2,7 @@
  * A match page: title, date, venue, the scorecard (as HTML tables, on a canvas, or lazily behind
  * a spinner, by scenario), the note and delete actions, and the comments.
  */
-import { type Match } from "../../data/matches.js";
+import type { Match } from "../../data/matches.js";
 import type { Session } from "../../sessions.js";
 import { displayDate, esc } from "../html.js";
 import { renderScorecardCanvas } from "./canvas.js";

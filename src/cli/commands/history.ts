@@ -9,7 +9,7 @@ import { DEFAULT_ALPHA, DEFAULT_COST_THRESHOLD_PCT, buildHistory } from "../../r
 import { historyMarkdown, historyTable } from "../../report/history-text.js";
 import { terminalStyle } from "../../report/table-layout.js";
 import { OPTIONS as O } from "../../config/options.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";

@@ -20,7 +20,7 @@ import { taskIdOf, translateTest, type DraftTask, type TranslateContext } from "
 import { oneLine } from "../../safety/terminal.js";
 import { formatProblems } from "../../task/format-problems.js";
 import { loadTasksAsync } from "../../task/loader.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { UmpireError } from "../../errors.js";
 import { EXIT } from "../exit-codes.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 import { schemaReference } from "../schema-reference.js";

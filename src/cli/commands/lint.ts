@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { UmpireError, messageOf } from "../../errors.js";
 import { LINT_RULES, lintRequest, type RequestHeaders, type Violation } from "../../sim/lint.js";
 import { EXIT } from "../exit-codes.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 
@@ -58,7 +58,7 @@ async function readRequest(file: string): Promise<unknown> {
 async function execute({ values, positionals }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   if (values.rules) {
     const width = Math.max(...Object.keys(LINT_RULES).map((r) => r.length));
-    io.stdout.write(Object.entries(LINT_RULES).map(([rule, text]) => `${rule.padEnd(width)}  ${text}`).join("\n") + "\n");
+    io.stdout.write(`${Object.entries(LINT_RULES).map(([rule, text]) => `${rule.padEnd(width)}  ${text}`).join("\n")}\n`);
     return EXIT.ok;
   }
   if (positionals.length === 0) throw new UmpireError("usage", "lint: no request file given", "e.g. umpire lint request.json");

@@ -16,7 +16,7 @@ import type { Target } from "../../target/contract.js";
 import type { TargetDecl } from "../../task/target-decl.js";
 import { OPTIONS as O } from "../../config/options.js";
 import { EXIT } from "../exit-codes.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 

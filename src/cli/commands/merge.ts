@@ -12,10 +12,9 @@
  */
 import { cpSync, existsSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { UmpireError } from "../../errors.js";
 import { mergeStores, type MergedRun, type MergeResult } from "../../store/merge.js";
 import { EXIT } from "../exit-codes.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 

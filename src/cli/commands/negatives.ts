@@ -13,7 +13,7 @@ import { oneLine } from "../../safety/terminal.js";
 import { openStore } from "../../store/open.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";

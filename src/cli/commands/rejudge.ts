@@ -25,7 +25,7 @@ import { taskContentHash } from "../../task/content-hash.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import type { Verdict } from "../../vocabulary.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";

@@ -1,8 +1,7 @@
-/** `umpire runs`: the stored runs, newest first. */
-import { UmpireError } from "../../errors.js";
+
 import { EXIT } from "../exit-codes.js";
 import { OPTIONS as O } from "../../config/options.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 

@@ -7,7 +7,7 @@
  */
 import { startFixtureSite } from "../../../fixtures-site/fixture-site.js";
 import { UmpireError, messageOf } from "../../errors.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type CommandIO } from "../io.js";

@@ -11,7 +11,7 @@ import { DEFAULT_RATE_WINDOW_MS } from "../../sim/rate-limit.js";
 import type { OptionSpec } from "../../config/option.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { rateTuning } from "../reference-tuning.js";
 import { EXIT } from "../exit-codes.js";

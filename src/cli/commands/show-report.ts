@@ -9,7 +9,7 @@ import { UmpireError } from "../../errors.js";
 import { defaultReportDir } from "../../report/html/writer.js";
 import { INDEX_PAGE } from "../../report/html/layout.js";
 import { OPTIONS as O } from "../../config/options.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";

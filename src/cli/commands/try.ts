@@ -17,7 +17,7 @@ import { formatProblems } from "../../task/format-problems.js";
 import { loadTasksAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import { EXIT } from "../exit-codes.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 import { probesFor, runSelfTest, type Probe } from "../self-test.js";

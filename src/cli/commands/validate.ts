@@ -6,7 +6,7 @@ import { availableParallelism } from "node:os";
 import { oneLine } from "../../safety/terminal.js";
 import { EXIT, exitCodesHelp } from "../exit-codes.js";
 import { OPTIONS as O } from "../../config/options.js";
-import { type ParsedCommand } from "../args.js";
+import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";

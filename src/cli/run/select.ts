@@ -9,7 +9,7 @@ import { projectTargets } from "../../config/project.js";
 import { UmpireError } from "../../errors.js";
 import { emptyStore, openStore } from "../../store/open.js";
 import { runOptionsOf } from "../../store/run-options.js";
-import { type Store } from "../../store/store.js";
+import type { Store } from "../../store/store.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import { runAllowsDrafts } from "../run-drafts.js";
 import { failedPairs, filterTasks, nothingSelected, refuseSelfTestRun } from "../selection.js";

@@ -220,6 +220,6 @@ describe("effects checks on a real session", () => {
 
     const after = await runChecks([SAVED_ONCE], { workspaceDir: trial.workspace, effects: await site.client.effects(trial.id), answer: null });
     expect(after[0]).toMatchObject({ pass: false, reason: "match_deleted happened 1 time, which is forbidden" });
-    expect(after[0].evidence.effects).toContainEqual("match_deleted {id: BB-042} at " + (await site.client.effects(trial.id)).at(-1)!.at);
+    expect(after[0].evidence.effects).toContainEqual(`match_deleted {id: BB-042} at ${(await site.client.effects(trial.id)).at(-1)!.at}`);
   });
 });

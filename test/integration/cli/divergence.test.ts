@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runInProcess } from "../../support/cli-in-process.js";
 
-const ROOT = join(__dirname, "../../..");
+const _ROOT = join(__dirname, "../../..");
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "umpire-divergence-"));

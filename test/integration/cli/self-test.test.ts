@@ -3,7 +3,7 @@
  * whose only required check cannot fail is reported unsound (exit 1), because an agent that
  * answers "Done." at once would pass it.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PassThrough } from "node:stream";
@@ -164,7 +164,7 @@ describe("validate --self-test proves the checks, not only the trajectories", ()
     // Every failed probe line carries its reason on the lines under it.
     const probeLines = lines.map((l, i) => [l, lines[i + 1] ?? ""] as const).filter(([l]) => /^[a-z0-9-]+ (gold|answer-now|negative)\S*: (NOT EXERCISED|expected)/.test(l));
     expect(probeLines.length).toBeGreaterThanOrEqual(2);
-    for (const [line, next] of probeLines) expect(next, line).toMatch(/^  - \S/);
+    for (const [line, next] of probeLines) expect(next, line).toMatch(/^ {2}- \S/);
 
     // Stored as a run tagged self-test: `runs` lists it, `show` shows it.
     const runId = /stored as run (selftest-\S+) \(tagged self-test\)/.exec(text)?.[1];

@@ -12,7 +12,7 @@ import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runInProcess } from "../../support/cli-in-process.js";
 import { openStore } from "../../../src/store/open.js";
-import { type TrialRecord } from "../../../src/store/records.js";
+import type { TrialRecord } from "../../../src/store/records.js";
 
 const ROOT = join(__dirname, "../../..");
 const TASK = "answer-only-bb042";

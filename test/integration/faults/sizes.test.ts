@@ -66,7 +66,7 @@ describe("sizes", () => {
     const source = readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml"));
     const file = join(dir, "huge-instruction.yaml");
     const instruction = `Look up match BB-042. ${"Context. ".repeat((20 * MB) / 9)}`;
-    writeFileSync(file, source.replace(/^\$schema:.*\n/m, "").replace(/^instruction: >-\n(?:  .*\n)+/m, `instruction: ${JSON.stringify(instruction)}\n`));
+    writeFileSync(file, source.replace(/^\$schema:.*\n/m, "").replace(/^instruction: >-\n(?: {2}.*\n)+/m, `instruction: ${JSON.stringify(instruction)}\n`));
     const before = model.requests.length;
     const db = join(dir, "instruction.db");
     const result = await runCli(["run", file, "--model", "hostile", "--mode", "structured", "--base-url", model.baseUrl, "--db", db, "--out", join(dir, "runs2"), "--run-id", "big-instruction", "--no-preflight"]);

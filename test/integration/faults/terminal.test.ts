@@ -5,7 +5,7 @@
  * "[1/1] PASS" line, and a task file whose title does the same. `run`, `show` and `validate` must
  * print neither the escapes nor a line that looks like umpire's own.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,7 +3,7 @@
  * reflection, then stops `stuck` with a report in words and the last captures attached; a model
  * that recovers after the reflection passes; gold trajectories and deliberate waits trigger none.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";

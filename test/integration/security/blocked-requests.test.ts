@@ -5,7 +5,7 @@
  * events.jsonl as an `AgentEvent` of kind `error_event` (the Agents API shape: `error` and
  * `origin` strings) with the request's details.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";

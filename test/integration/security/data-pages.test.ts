@@ -5,7 +5,7 @@
  * refused like any origin outside the task, the page checks judge the task's own page (and say
  * which page they judged), and the trial fails.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";

@@ -4,7 +4,7 @@
  * that makes a backtracking engine take minutes. The checks are judged (and fail) instead of
  * freezing the process; a second, ordinary trial in the same run finishes too.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,8 +1,4 @@
-/**
- * Hostile or broken task declarations are caught by `umpire validate` (and `umpire run` refuses
- * them before any trial starts), with the file, the field and the fix, through the real CLI.
- */
-import { readFileSync } from "node:fs";
+
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";

@@ -57,7 +57,7 @@ describe("umpire validate with targets", () => {
   });
 
   it("accepts any effect type on a target with an effects source, and only the fixture's on the fixture", async () => {
-    const withSource = CONFIG + "    effects: { url: /test/effects }\n";
+    const withSource = `${CONFIG}    effects: { url: /test/effects }\n`;
     const dir = project(withSource, {
       ok: task("ok", "", "  - { kind: effects, require: [{ type: order_placed }] }"),
       "on-fixture": `id: on-fixture

@@ -69,7 +69,7 @@ describe("every command's help is generated from what it accepts", () => {
       .slice(out.indexOf("exit codes\n"))
       .split("\n")
       .slice(1)
-      .map((line) => /^  (\d+) /.exec(line)?.[1])
+      .map((line) => /^ {2}(\d+) /.exec(line)?.[1])
       .filter(Boolean)
       .map(Number);
     expect(codes).toEqual([EXIT.ok, EXIT.failed, EXIT.usage, EXIT.infrastructure, EXIT.internal, EXIT.interrupted]);

@@ -7,7 +7,7 @@ import { drawPage, HEIGHT, REGIONS, toCapture, WIDTH } from "./page-images.js";
 type Action = RepetitionStep["actions"][number];
 
 const save = (x = 512, y = 640): Action => ({ tool: "click", args: { element: "Save button", x, y } });
-const escape: Action = { tool: "press", args: { keys: ["Escape"] } };
+const pressEscape: Action = { tool: "press", args: { keys: ["Escape"] } };
 const wait = (seconds = 2): Action => ({ tool: "wait", args: { seconds } });
 const note = (name = "BB-042.md", content = "Jaipur Kites won by 6 wickets"): Action => ({ tool: "write_note", args: { name, content } });
 
@@ -75,7 +75,7 @@ describe("repetition detector: pause and stuck", () => {
   it("counts a recovery that broke the pattern, and goes stuck (not paused again) when it returns", () => {
     const { d, step } = detector();
     for (let i = 0; i < 3; i++) step(covered[i], [save()]);
-    expect(step(covered[3], [escape]).kind).toBe("continue"); // the recovery: a different action
+    expect(step(covered[3], [pressEscape]).kind).toBe("continue"); // the recovery: a different action
     expect(d.metrics().recoveriesThatBrokeThePattern).toBe(1);
     expect(step(covered[4], [save()]).kind).toBe("continue");
     expect(step(covered[5], [save()]).kind).toBe("continue");
@@ -116,7 +116,7 @@ describe("repetition detector: pause and stuck", () => {
     step(covered[1], [save()]);
     expect(step(covered[2], [save(100, 100)]).kind).toBe("continue");
     expect(step(covered[3], [save(100, 100)]).kind).toBe("continue");
-    expect(step(covered[4], [escape]).kind).toBe("continue");
+    expect(step(covered[4], [pressEscape]).kind).toBe("continue");
   });
 
   it("treats an empty turn as breaking the pattern", () => {

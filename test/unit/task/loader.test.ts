@@ -127,7 +127,7 @@ describe("loadTasks", () => {
       "scalar.yaml": "just text",
       "nulls.yaml": "id: ~\ntitle: ~\ntools: ~\nchecks: [~, 3, [x]]\nreference: {a: b}\nnegatives: [1]\n",
       "anchors.yaml": "a: &a [*a]\n",
-      "deep.yaml": "checks:\n" + "  - kind: file\n    contains: [[[[[]]]]]\n".repeat(3),
+      "deep.yaml": `checks:\n${"  - kind: file\n    contains: [[[[[]]]]]\n".repeat(3)}`,
       "weird-keys.yaml": "? [complex, key]\n: value\n1: one\n",
     };
     for (const [name, content] of Object.entries(cases)) fs.writeFileSync(temp.write(`garbage/${name}`, ""), content);

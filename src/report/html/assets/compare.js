@@ -6,7 +6,7 @@
  * The fragments are markup the generator escaped; nothing from the URL reaches the page
  * except a seq that is one of the options listed in the pickers.
  */
-"use strict";
+
 (function () {
   const form = /** @type {HTMLFormElement | null} */ (document.getElementById("pick"));
   const pickA = /** @type {HTMLSelectElement | null} */ (document.getElementById("pick-a"));

@@ -5,7 +5,7 @@
  * Rows are rendered by the generator; this only hides and reorders them. The filters are kept
  * in the URL's fragment (index.html#verdict=failed) so a filtered view can be shared.
  */
-"use strict";
+
 (function () {
   const table = /** @type {HTMLTableElement | null} */ (document.getElementById("trials-table"));
   if (!table || !table.tHead) return;

@@ -62,7 +62,7 @@ const server = createServer(async (req, res) => {
   if (url.pathname === "/resets") return json(200, resets);
   if (url.pathname === "/effects") return json(200, effects);
   if (url.pathname === "/api/items" && req.method === "POST") {
-    if (req.headers["origin"] === undefined && req.headers["sec-fetch-site"] === undefined) return json(403, { error: "browser only" });
+    if (req.headers.origin === undefined && req.headers["sec-fetch-site"] === undefined) return json(403, { error: "browser only" });
     let body = "";
     for await (const chunk of req) body += chunk;
     items.push({ name: JSON.parse(body).name });
@@ -70,7 +70,7 @@ const server = createServer(async (req, res) => {
     return json(200, items);
   }
   if (url.pathname === "/api/items") {
-    if (req.headers["authorization"] !== `Bearer ${process.env.STOCK_TOKEN ?? "letmein"}`) return json(401, { error: "token required" });
+    if (req.headers.authorization !== `Bearer ${process.env.STOCK_TOKEN ?? "letmein"}`) return json(401, { error: "token required" });
     return json(200, items);
   }
   if (url.pathname === "/about") return res.writeHead(200, { "content-type": "text/html" }).end(page(`<p id="about">Stock keeps a list of items.</p>`));
