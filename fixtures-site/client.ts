@@ -10,7 +10,17 @@ import type { FixtureEffectType, FixtureScenario } from "./scenarios.js";
 import type { CookieState, Effect, SessionInfo } from "./sessions.js";
 import { messageOf } from "../src/errors.js";
 
-export type { Box, CookieState, Effect, FixtureEffectType, FixtureScenario, LayoutMark, LayoutReport, NoteFile, SessionInfo };
+export type {
+  Box,
+  CookieState,
+  Effect,
+  FixtureEffectType,
+  FixtureScenario,
+  LayoutMark,
+  LayoutReport,
+  NoteFile,
+  SessionInfo,
+};
 
 /** The header that carries the control token on every request. */
 export const CONTROL_TOKEN_HEADER = "x-umpire-control";
@@ -56,7 +66,10 @@ export class FixtureControlClient {
    * @param controlUrl the control API's base URL, e.g. http://127.0.0.1:41234
    * @param token the control token printed by serve-fixtures / returned by startFixtureSite
    */
-  constructor(controlUrl: string, private readonly token: string) {
+  constructor(
+    controlUrl: string,
+    private readonly token: string,
+  ) {
     this.controlUrl = controlUrl.replace(/\/+$/, "");
   }
 
@@ -73,7 +86,11 @@ export class FixtureControlClient {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
-      throw new FixtureControlError(endpoint, 0, `fixture control ${endpoint} at ${this.controlUrl}: cannot connect (${messageOf(error)}); is the fixture site running?`);
+      throw new FixtureControlError(
+        endpoint,
+        0,
+        `fixture control ${endpoint} at ${this.controlUrl}: cannot connect (${messageOf(error)}); is the fixture site running?`,
+      );
     }
     const text = await res.text();
     if (!res.ok) {
@@ -83,7 +100,11 @@ export class FixtureControlClient {
       } catch {
         // not JSON: keep the raw text
       }
-      throw new FixtureControlError(endpoint, res.status, `fixture control ${endpoint} failed with HTTP ${res.status}: ${reason || res.statusText}`);
+      throw new FixtureControlError(
+        endpoint,
+        res.status,
+        `fixture control ${endpoint} failed with HTTP ${res.status}: ${reason || res.statusText}`,
+      );
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }

@@ -45,7 +45,9 @@ export interface FixtureSite {
 function checkPort(value: number | undefined, field: string): number {
   const port = value ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`startFixtureSite: ${field} must be an integer from 0 to 65535 (0 picks a free port), got ${String(value)}`);
+    throw new Error(
+      `startFixtureSite: ${field} must be an integer from 0 to 65535 (0 picks a free port), got ${String(value)}`,
+    );
   }
   return port;
 }

@@ -39,16 +39,25 @@ export function parseLayoutReport(raw: unknown, receivedAt: Date): LayoutReport 
   const r = raw as Record<string, unknown> | null;
   if (!r || typeof r !== "object") throw new Error("layout report: expected a JSON object");
   if (!isFiniteNumber(r.seq)) throw new Error("layout report.seq: expected a number");
-  if (!Array.isArray(r.marks) || r.marks.length > MAX_MARKS) throw new Error(`layout report.marks: expected an array of at most ${MAX_MARKS}`);
-  if (!Array.isArray(r.volatile) || r.volatile.length > MAX_MARKS) throw new Error("layout report.volatile: expected an array");
+  if (!Array.isArray(r.marks) || r.marks.length > MAX_MARKS)
+    throw new Error(`layout report.marks: expected an array of at most ${MAX_MARKS}`);
+  if (!Array.isArray(r.volatile) || r.volatile.length > MAX_MARKS)
+    throw new Error("layout report.volatile: expected an array");
   const viewport = r.viewport as Record<string, unknown> | undefined;
   const scroll = r.scroll as Record<string, unknown> | undefined;
-  if (!viewport || !isFiniteNumber(viewport.width) || !isFiniteNumber(viewport.height)) throw new Error("layout report.viewport: expected {width, height}");
-  if (!scroll || !isFiniteNumber(scroll.x) || !isFiniteNumber(scroll.y)) throw new Error("layout report.scroll: expected {x, y}");
+  if (!viewport || !isFiniteNumber(viewport.width) || !isFiniteNumber(viewport.height))
+    throw new Error("layout report.viewport: expected {width, height}");
+  if (!scroll || !isFiniteNumber(scroll.x) || !isFiniteNumber(scroll.y))
+    throw new Error("layout report.scroll: expected {x, y}");
   const marks = r.marks.map((m, i): LayoutMark => {
     const mark = m as Record<string, unknown>;
     if (typeof mark?.name !== "string") throw new Error(`layout report.marks[${i}].name: expected a string`);
-    return { name: mark.name, ...box(m, `layout report.marks[${i}]`), visible: mark.visible === true, covered: mark.covered === true };
+    return {
+      name: mark.name,
+      ...box(m, `layout report.marks[${i}]`),
+      visible: mark.visible === true,
+      covered: mark.covered === true,
+    };
   });
   return {
     url: String(r.url ?? ""),

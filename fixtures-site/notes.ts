@@ -18,9 +18,14 @@ export class NoteNameError extends Error {}
  */
 export function sanitiseNoteName(raw: string): string {
   const base = raw.trim().split(/[\\/]/).pop() ?? "";
-  const cleaned = base.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "").slice(0, MAX_NAME);
+  const cleaned = base
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^\.+/, "")
+    .slice(0, MAX_NAME);
   if (!cleaned) {
-    throw new NoteNameError(`note name '${raw}' has no usable file name; use letters, digits, '.', '_' or '-', e.g. BB-042.md`);
+    throw new NoteNameError(
+      `note name '${raw}' has no usable file name; use letters, digits, '.', '_' or '-', e.g. BB-042.md`,
+    );
   }
   return cleaned;
 }
@@ -49,11 +54,16 @@ export async function writeNote(workspace: string, rawName: string, body: string
   const dir = join(workspace, NOTES_DIR);
   await mkdir(dir, { recursive: true });
   // A notes folder that is a link elsewhere would put the page's Save outside the workspace.
-  if ((await realpath(dir)) !== join(await realpath(workspace), NOTES_DIR)) throw new Error(`refusing to write through the symbolic link ${dir}`);
+  if ((await realpath(dir)) !== join(await realpath(workspace), NOTES_DIR))
+    throw new Error(`refusing to write through the symbolic link ${dir}`);
   const file = join(dir, name);
   const overwritten = await exists(file);
   // O_NOFOLLOW: a link swapped in after the check above is refused by the kernel.
-  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  const handle = await open(
+    file,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+    0o644,
+  );
   try {
     await handle.writeFile(body, "utf8");
   } finally {
@@ -79,7 +89,10 @@ export async function listNotes(workspace: string): Promise<NoteFile[]> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
-  const files = entries.filter((e) => e.isFile()).map((e) => e.name).sort();
+  const files = entries
+    .filter((e) => e.isFile())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     files.map(async (name) => {
       const content = await readFile(join(dir, name), "utf8");

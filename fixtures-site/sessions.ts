@@ -5,7 +5,14 @@
 import { randomUUID } from "node:crypto";
 import { isAbsolute } from "node:path";
 import type { LayoutReport } from "./layout-report.js";
-import { cookieVariantOf, isScenario, FIXTURE_SCENARIOS, type CookieVariant, type FixtureEffectType, type FixtureScenario } from "./scenarios.js";
+import {
+  cookieVariantOf,
+  isScenario,
+  FIXTURE_SCENARIOS,
+  type CookieVariant,
+  type FixtureEffectType,
+  type FixtureScenario,
+} from "./scenarios.js";
 
 export interface Effect {
   type: FixtureEffectType;
@@ -77,14 +84,20 @@ export class SessionStore {
       throw new SessionInputError(`scenario: '${String(scenario)}' is not one of ${FIXTURE_SCENARIOS.join(", ")}`);
     }
     if (typeof input.workspace !== "string" || !isAbsolute(input.workspace)) {
-      throw new SessionInputError("workspace: required, an absolute path to the trial's workspace folder (notes go to <workspace>/notes/)");
+      throw new SessionInputError(
+        "workspace: required, an absolute path to the trial's workspace folder (notes go to <workspace>/notes/)",
+      );
     }
-    if (input.seed !== undefined && !Number.isInteger(input.seed)) throw new SessionInputError("seed: expected an integer");
+    if (input.seed !== undefined && !Number.isInteger(input.seed))
+      throw new SessionInputError("seed: expected an integer");
     const id = input.id ?? randomUUID();
     if (typeof id !== "string" || !SESSION_ID.test(id)) {
-      throw new SessionInputError(`id: '${String(id)}' is not a usable session id; use 1-200 of A-Z a-z 0-9 . _ ~ : @ + -`);
+      throw new SessionInputError(
+        `id: '${String(id)}' is not a usable session id; use 1-200 of A-Z a-z 0-9 . _ ~ : @ + -`,
+      );
     }
-    if (this.sessions.has(id)) throw new SessionConflictError(`session '${id}' already exists; delete it first or use another id`);
+    if (this.sessions.has(id))
+      throw new SessionConflictError(`session '${id}' already exists; delete it first or use another id`);
     const session: Session = {
       id,
       scenario,
@@ -120,7 +133,8 @@ export class SessionStore {
   /** Back to the state of a fresh session (optionally in another scenario); notes are handled by the caller. */
   reset(session: Session, scenario?: string): void {
     if (scenario !== undefined) {
-      if (!isScenario(scenario)) throw new SessionInputError(`scenario: '${scenario}' is not one of ${FIXTURE_SCENARIOS.join(", ")}`);
+      if (!isScenario(scenario))
+        throw new SessionInputError(`scenario: '${scenario}' is not one of ${FIXTURE_SCENARIOS.join(", ")}`);
       session.scenario = scenario;
     }
     session.effects = [];

@@ -53,9 +53,19 @@ export interface RepetitionBench {
   /** Cost of decoding one whole screenshot on its own: this module's decoder vs pngjs. */
   decode: { ours: StepCost; pngjs: StepCost };
   /** Answers on the real screenshots: consecutive stuck pairs judged unchanged with masks / without. */
-  answers: { stuckPairs: number; unchangedWithMasks: number; unchangedWithoutMasks: number; scrollPairsChanged: number };
+  answers: {
+    stuckPairs: number;
+    unchangedWithMasks: number;
+    unchangedWithoutMasks: number;
+    scrollPairsChanged: number;
+  };
   /** Pixels a one-line status message ("Saved notes/BB-042.md") changes, against the tolerance 0.001 and the default. */
-  statusLinePixels: { diffPixels: number; allowanceAt0001: number; defaultAllowance: number; seenAsChangeByDefault: boolean };
+  statusLinePixels: {
+    diffPixels: number;
+    allowanceAt0001: number;
+    defaultAllowance: number;
+    seenAsChangeByDefault: boolean;
+  };
   pngBytes: { median: number };
 }
 
@@ -166,7 +176,10 @@ export async function benchRepetition(options: { steps?: number; shots?: number 
       document.getElementById("status")!.textContent = "Saved notes/BB-042.md";
     });
     const after = await screenshot(page);
-    const masks = [...maskBoxesForCapture({ volatile: before.volatile }, frame), ...maskBoxesForCapture({ volatile: after.volatile }, frame)];
+    const masks = [
+      ...maskBoxesForCapture({ volatile: before.volatile }, frame),
+      ...maskBoxesForCapture({ volatile: after.volatile }, frame),
+    ];
     const statusLine = compareScreens(before.capture, after.capture, { masks, maxDiffRatio: 0, exact: true });
 
     await page.setContent(scorecardPage());
@@ -182,7 +195,9 @@ export async function benchRepetition(options: { steps?: number; shots?: number 
 
     const pairs = (steps: RepetitionStep[], useMasks: boolean) =>
       steps.slice(1).map((step, i) =>
-        compareScreens(steps[i].capture, step.capture, { masks: useMasks ? [...(steps[i].masks ?? []), ...(step.masks ?? [])] : [] }),
+        compareScreens(steps[i].capture, step.capture, {
+          masks: useMasks ? [...(steps[i].masks ?? []), ...(step.masks ?? [])] : [],
+        }),
       );
     const answers = {
       stuckPairs: stuck.length - 1,

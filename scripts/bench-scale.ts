@@ -14,10 +14,20 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startRuntime } from "../src/cli/suite-runtime.js";
-import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../src/runner/browser-pool.js";
+import {
+  createLocalBrowserProvider,
+  createRemoteBrowserProvider,
+  type BrowserProvider,
+} from "../src/runner/browser-pool.js";
 import { openStore } from "../src/store/open.js";
 import { loadTasksOrThrow } from "../src/task/loader.js";
-import { agentsFor, ROOT, runThrough, startBrowserServer, type BrowserProcess } from "../test/integration/scale/support.js";
+import {
+  agentsFor,
+  ROOT,
+  runThrough,
+  startBrowserServer,
+  type BrowserProcess,
+} from "../test/integration/scale/support.js";
 
 /** A fixed subset: short and long tasks, reading and writing. */
 export const BENCH_TASKS = ["answer-only-bb042", "compare-bb007-bb031", "scorecard-note-bb042", "long-scroll-bb017"];
@@ -74,7 +84,9 @@ export async function benchRemoteBrowsers(options: { concurrency?: number } = {}
   try {
     servers.push(await startBrowserServer(), await startBrowserServer());
     const perServer = Math.max(1, Math.ceil(concurrency / 2));
-    const remote = createRemoteBrowserProvider({ endpoints: servers.map((s) => `${s.endpoint}?capacity=${perServer}`) });
+    const remote = createRemoteBrowserProvider({
+      endpoints: servers.map((s) => `${s.endpoint}?capacity=${perServer}`),
+    });
     const twoServers = await timeSuite("bench-two-servers", remote, concurrency);
     return {
       tasks: BENCH_TASKS,

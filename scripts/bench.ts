@@ -33,7 +33,14 @@ import { machineUsageSince, snapshotMachine } from "./bench/machine-load.js";
 import { benchSetup } from "./bench/setup-time.js";
 import { benchStartup, STARTUP_AIM_RATIO } from "./bench/startup.js";
 import { benchStepOverhead } from "./bench/step-overhead.js";
-import { BENCH_AIMS, detailLines, headlineTable, soakLines, type BenchResults, type SectionOutcome } from "./bench/summary.js";
+import {
+  BENCH_AIMS,
+  detailLines,
+  headlineTable,
+  soakLines,
+  type BenchResults,
+  type SectionOutcome,
+} from "./bench/summary.js";
 import { benchCapture } from "./bench/capture.js";
 import { benchLatencyThroughput, LATENCY_SETS, TURN_LATENCY_MS } from "./bench/latency-throughput.js";
 import { benchSoak, SOAK_SIZES } from "./bench/soak.js";
@@ -100,13 +107,19 @@ async function soakMain(args: BenchArgs): Promise<number> {
   const out = resolve(ROOT, args.out);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify({ version: 1, startedAt, quick: args.quick, soak: outcome }, null, 2)}\n`);
-  process.stdout.write(`\numpire bench --soak${args.quick ? " --quick" : ""}: ${startedAt}, ${availableParallelism()} cores, load ${loadavg().map((v) => v.toFixed(2)).join(" ")}\n`);
+  process.stdout.write(
+    `\numpire bench --soak${args.quick ? " --quick" : ""}: ${startedAt}, ${availableParallelism()} cores, load ${loadavg()
+      .map((v) => v.toFixed(2))
+      .join(" ")}\n`,
+  );
   if (outcome.status !== "ok") {
     process.stdout.write(`soak failed: ${outcome.status === "error" ? outcome.error : outcome.status}\n`);
     return 1;
   }
   const m = outcome.result.machine;
-  process.stdout.write(`${soakLines(outcome.result, `machine: ${m.coresBusy ?? "?"} of ${m.cores} cores busy (all processes), load ${m.loadAverage1m}`).join("\n")}\n\nwrote ${args.out}\n`);
+  process.stdout.write(
+    `${soakLines(outcome.result, `machine: ${m.coresBusy ?? "?"} of ${m.cores} cores busy (all processes), load ${m.loadAverage1m}`).join("\n")}\n\nwrote ${args.out}\n`,
+  );
   return 0;
 }
 
@@ -118,37 +131,74 @@ async function main(args: BenchArgs): Promise<number> {
   const startedAt = new Date().toISOString();
   const started = performance.now();
   let world: BenchWorld | undefined;
-  const needWorld = async () => (world ??= await startBenchWorld({ root: ROOT, slowLatencyMs: MODEL_LATENCY_MS, turnLatencyMs: TURN_LATENCY_MS }));
+  const needWorld = async () =>
+    (world ??= await startBenchWorld({ root: ROOT, slowLatencyMs: MODEL_LATENCY_MS, turnLatencyMs: TURN_LATENCY_MS }));
   let chromiumVersion: string | undefined;
 
   try {
-    if (wanted.has("startup")) results.startup = await section("startup", async () => benchStartup(ROOT, size.startupSamples));
-    if (wanted.has("sessions")) results.sessions = await section("sessions", async () => ({ n: size.sessions, medianMs: Math.round((await measureSessionCreation(size.sessions)) * 100) / 100 }));
+    if (wanted.has("startup"))
+      results.startup = await section("startup", async () => benchStartup(ROOT, size.startupSamples));
+    if (wanted.has("sessions"))
+      results.sessions = await section("sessions", async () => ({
+        n: size.sessions,
+        medianMs: Math.round((await measureSessionCreation(size.sessions)) * 100) / 100,
+      }));
     if (wanted.has("model")) results.model = await section("model", () => measureReferenceModel(size.modelRequests));
     if (wanted.has("detector")) results.detector = await section("detector", () => benchRepetition(size.detector));
-    if (wanted.has("setup")) results.setup = await section("setup", async () => benchSetup(await needWorld(), { samples: size.setupSamples }));
-    if (wanted.has("step")) results.step = await section("step", async () => benchStepOverhead(await needWorld(), { repeats: size.stepRepeats, attributionSamples: size.attributionSamples }));
-    if (wanted.has("anyapp")) results.anyApp = await section("anyapp", async () => benchAnyAppStep(await needWorld(), ROOT, size.anyAppSamples));
-    if (wanted.has("capture")) results.capture = await section("capture", async () => benchCapture(await needWorld(), { samples: size.captureSamples }));
+    if (wanted.has("setup"))
+      results.setup = await section("setup", async () => benchSetup(await needWorld(), { samples: size.setupSamples }));
+    if (wanted.has("step"))
+      results.step = await section("step", async () =>
+        benchStepOverhead(await needWorld(), {
+          repeats: size.stepRepeats,
+          attributionSamples: size.attributionSamples,
+        }),
+      );
+    if (wanted.has("anyapp"))
+      results.anyApp = await section("anyapp", async () =>
+        benchAnyAppStep(await needWorld(), ROOT, size.anyAppSamples),
+      );
+    if (wanted.has("capture"))
+      results.capture = await section("capture", async () =>
+        benchCapture(await needWorld(), { samples: size.captureSamples }),
+      );
     if (wanted.has("throughput")) {
       results.throughput = await section("throughput", async () =>
-        benchThroughput(await needWorld(), { ...size.throughput, latencyMs: MODEL_LATENCY_MS, concurrencies: [1, 2, 4] }),
+        benchThroughput(await needWorld(), {
+          ...size.throughput,
+          latencyMs: MODEL_LATENCY_MS,
+          concurrencies: [1, 2, 4],
+        }),
       );
     }
-    if (wanted.has("latency")) results.latency = await section("latency", async () => benchLatencyThroughput(await needWorld(), args.levels ? { ...size.latency, concurrencies: args.levels } : size.latency));
+    if (wanted.has("latency"))
+      results.latency = await section("latency", async () =>
+        benchLatencyThroughput(
+          await needWorld(),
+          args.levels ? { ...size.latency, concurrencies: args.levels } : size.latency,
+        ),
+      );
     chromiumVersion = world?.browser.version();
     // The report and remote benchmarks start their own runtimes: let ours go first.
     await world?.close();
     world = undefined;
 
     if (wanted.has("report")) results.report = await reportSection(size.reportTrials);
-    if (wanted.has("store")) results.store = await section("store", () => benchStoreScale({ runs: size.storeRuns, samples: args.quick ? 3 : 7 }));
+    if (wanted.has("store"))
+      results.store = await section("store", () =>
+        benchStoreScale({ runs: size.storeRuns, samples: args.quick ? 3 : 7 }),
+      );
     if (wanted.has("pool")) {
-      results.pool = await section("pool", () => benchPool(ROOT, { instances: 4, repeat: args.quick ? 1 : 2, turnLatencyMs: TURN_LATENCY_MS }));
+      results.pool = await section("pool", () =>
+        benchPool(ROOT, { instances: 4, repeat: args.quick ? 1 : 2, turnLatencyMs: TURN_LATENCY_MS }),
+      );
     }
     if (wanted.has("remote")) {
       // It runs 2 x 8 trials with its own runtimes and has no smaller size: only on request in quick mode.
-      results.remote = args.quick && !args.onlyGiven ? { status: "skipped", reason: "not in --quick (ask for it: --only remote)" } : await section("remote", () => benchRemoteBrowsers({ concurrency: 4 }));
+      results.remote =
+        args.quick && !args.onlyGiven
+          ? { status: "skipped", reason: "not in --quick (ask for it: --only remote)" }
+          : await section("remote", () => benchRemoteBrowsers({ concurrency: 4 }));
     }
   } finally {
     await world?.close();
@@ -163,14 +213,27 @@ async function main(args: BenchArgs): Promise<number> {
     totalMs,
     quick: args.quick,
     only: args.only,
-    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "unknown", memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, chromium: chromiumVersion ?? null, loadAverageAtEnd: loadavg().map((v) => Math.round(v * 100) / 100) },
+    machine: {
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model ?? "unknown",
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      chromium: chromiumVersion ?? null,
+      loadAverageAtEnd: loadavg().map((v) => Math.round(v * 100) / 100),
+    },
     aims: { ...BENCH_AIMS, startupRatio: STARTUP_AIM_RATIO },
     results,
   };
   writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);
 
-  process.stdout.write(`\numpire bench${args.quick ? " (--quick)" : ""}: ${startedAt}, ${availableParallelism()} cores, node ${process.version}${chromiumVersion ? `, Chromium ${chromiumVersion}` : ""}, load ${loadavg().map((v) => v.toFixed(2)).join(" ")}\n`);
-  process.stdout.write(`${headlineTable(results)}\n\n${detailLines(results).join("\n")}\n\nwrote ${args.out} (${(totalMs / 1000).toFixed(0)} s in all)\n`);
+  process.stdout.write(
+    `\numpire bench${args.quick ? " (--quick)" : ""}: ${startedAt}, ${availableParallelism()} cores, node ${process.version}${chromiumVersion ? `, Chromium ${chromiumVersion}` : ""}, load ${loadavg()
+      .map((v) => v.toFixed(2))
+      .join(" ")}\n`,
+  );
+  process.stdout.write(
+    `${headlineTable(results)}\n\n${detailLines(results).join("\n")}\n\nwrote ${args.out} (${(totalMs / 1000).toFixed(0)} s in all)\n`,
+  );
   return Object.values(results).some((r) => r.status === "error") ? 1 : 0;
 }
 

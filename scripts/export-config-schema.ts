@@ -9,7 +9,12 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { z } from "zod";
 import { ConfigFileSchema } from "../src/config/schema.js";
 
-export const CONFIG_SCHEMA_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "schema", "config.schema.json");
+export const CONFIG_SCHEMA_FILE = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "schema",
+  "config.schema.json",
+);
 
 type JsonObject = Record<string, unknown>;
 
@@ -21,7 +26,8 @@ export function exportConfigSchema(): JsonObject {
     $schema,
     $id: "urn:umpire:schema:config",
     title: "umpire config file",
-    description: "umpire.config.yaml or umpire.config.json: prices and defaults for command-line options. Generated from src/config/schema.ts by scripts/export-config-schema.ts; do not edit.",
+    description:
+      "umpire.config.yaml or umpire.config.json: prices and defaults for command-line options. Generated from src/config/schema.ts by scripts/export-config-schema.ts; do not edit.",
     ...rest,
   };
 }

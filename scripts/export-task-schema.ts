@@ -9,7 +9,12 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { z } from "zod";
 import { LIMIT_RANGES, TaskFileSchema } from "../src/task/schema.js";
 
-export const TASK_SCHEMA_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "schema", "task.schema.json");
+export const TASK_SCHEMA_FILE = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "schema",
+  "task.schema.json",
+);
 
 type JsonObject = Record<string, unknown>;
 
@@ -43,7 +48,8 @@ export function exportTaskSchema(): JsonObject {
     $schema,
     $id: "urn:umpire:schema:task",
     title: "umpire task file",
-    description: "One task for umpire, the computer-use agent evaluation harness. Generated from src/task/schema.ts by scripts/export-task-schema.ts; do not edit.",
+    description:
+      "One task for umpire, the computer-use agent evaluation harness. Generated from src/task/schema.ts by scripts/export-task-schema.ts; do not edit.",
     ...rest,
   };
 }

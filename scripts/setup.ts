@@ -43,9 +43,12 @@ function say(line: string): void {
 
 function aptInstall(packages: string[]): boolean {
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const apt = (args: string[]) => spawnSync("apt-get", args, { stdio: "inherit", env, timeout: 15 * 60_000 }).status === 0;
+  const apt = (args: string[]) =>
+    spawnSync("apt-get", args, { stdio: "inherit", env, timeout: 15 * 60_000 }).status === 0;
   say(`installing Debian's ${packages.join(", ")}`);
-  return apt(["install", "-y", "-qq", ...packages]) || (apt(["update", "-qq"]) && apt(["install", "-y", "-qq", ...packages]));
+  return (
+    apt(["install", "-y", "-qq", ...packages]) || (apt(["update", "-qq"]) && apt(["install", "-y", "-qq", ...packages]))
+  );
 }
 
 /** The extras: installed when root on Debian, else each named with its command. */
@@ -53,7 +56,8 @@ function extras(): void {
   const missing = DEBIAN_EXTRAS.filter((p) => !p.present());
   if (missing.length === 0) return;
   if (debianRoot() && aptInstall(missing.map((p) => p.name))) return;
-  for (const p of missing) say(`${p.name} is not installed (needed by ${p.for}); run: sudo apt-get install -y ${p.name}`);
+  for (const p of missing)
+    say(`${p.name} is not installed (needed by ${p.for}); run: sudo apt-get install -y ${p.name}`);
 }
 
 function run(command: string, args: string[], timeoutMs: number): boolean {
@@ -80,7 +84,8 @@ function main(): number {
   }
   if (debianRoot() && !configured && !(locateHeadlessShell() && locateFullChromium())) aptInstall(DEBIAN_BROWSERS);
   if (found()) {
-    if (!locateHeadlessShell() && !configured) say("tip: a headless shell costs less CPU per trial: apt-get install -y chromium-headless-shell");
+    if (!locateHeadlessShell() && !configured)
+      say("tip: a headless shell costs less CPU per trial: apt-get install -y chromium-headless-shell");
     return 0;
   }
 

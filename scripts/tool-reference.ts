@@ -31,18 +31,27 @@ function typeOf(p: JsonProperty): string {
   if (p.enum) return p.enum.map((v) => JSON.stringify(v)).join(" \\| ");
   const range = (lo?: number, hi?: number) => (lo === undefined && hi === undefined ? "" : ` ${lo ?? ""}..${hi ?? ""}`);
   if (p.type === "array") {
-    const items = p.minItems !== undefined || p.maxItems !== undefined ? ` (${range(p.minItems, p.maxItems).trim()} items)` : "";
+    const items =
+      p.minItems !== undefined || p.maxItems !== undefined ? ` (${range(p.minItems, p.maxItems).trim()} items)` : "";
     return `${p.items ? typeOf(p.items) : "unknown"}[]${items}`;
   }
   if (p.type === "integer" || p.type === "number") return `${p.type}${range(p.minimum, p.maximum)}`;
-  if (p.type === "string") return `string${p.minLength !== undefined || p.maxLength !== undefined ? ` (length${range(p.minLength, p.maxLength)})` : ""}`;
+  if (p.type === "string")
+    return `string${p.minLength !== undefined || p.maxLength !== undefined ? ` (length${range(p.minLength, p.maxLength)})` : ""}`;
   return p.type ?? "unknown";
 }
 
 /** The tool's arguments as JSON Schema (zod's input side: a default makes an argument optional). */
 function argumentsOf(tool: ToolName): { name: string; property: JsonProperty; required: boolean }[] {
-  const schema = z.toJSONSchema(TOOL_ARGS[tool], { io: "input" }) as { properties?: Record<string, JsonProperty>; required?: string[] };
-  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({ name, property, required: (schema.required ?? []).includes(name) }));
+  const schema = z.toJSONSchema(TOOL_ARGS[tool], { io: "input" }) as {
+    properties?: Record<string, JsonProperty>;
+    required?: string[];
+  };
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    property,
+    required: (schema.required ?? []).includes(name),
+  }));
 }
 
 /** `press {keys}`, `scroll {direction, amount, x?, y?}`, `go_back`. */
@@ -52,13 +61,20 @@ export function toolSignature(tool: ToolName): string {
 }
 
 function toolSection(tool: ToolName): string[] {
-  const lines = [`### \`${toolSignature(tool)}\``, "", `${TOOL_DESCRIPTIONS[tool]}.${CONSEQUENTIAL_TOOLS.has(tool) ? " Its effect cannot be undone by looking again: the repetition guard flags a repeat at once." : ""}`, ""];
+  const lines = [
+    `### \`${toolSignature(tool)}\``,
+    "",
+    `${TOOL_DESCRIPTIONS[tool]}.${CONSEQUENTIAL_TOOLS.has(tool) ? " Its effect cannot be undone by looking again: the repetition guard flags a repeat at once." : ""}`,
+    "",
+  ];
   const args = argumentsOf(tool);
   if (args.length === 0) return [...lines, "No arguments.", ""];
   lines.push("| argument | type | required | default | meaning |", "| --- | --- | --- | --- | --- |");
   for (const { name, property, required } of args) {
     const fallback = property.default === undefined ? "" : `\`${JSON.stringify(property.default)}\``;
-    lines.push(`| \`${name}\` | ${typeOf(property)} | ${required ? "yes" : "no"} | ${fallback} | ${(property.description ?? "").replace(/\|/g, "\\|")} |`);
+    lines.push(
+      `| \`${name}\` | ${typeOf(property)} | ${required ? "yes" : "no"} | ${fallback} | ${(property.description ?? "").replace(/\|/g, "\\|")} |`,
+    );
   }
   return [...lines, ""];
 }

@@ -12,7 +12,8 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
     const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(v as Record<string, unknown>).sort()) sorted[key] = (v as Record<string, unknown>)[key];
+    for (const key of Object.keys(v as Record<string, unknown>).sort())
+      sorted[key] = (v as Record<string, unknown>)[key];
     return sorted;
   });
 }

@@ -79,7 +79,8 @@ export function storageError(error: unknown, path: string, flag: "--out" | "--db
 }
 
 /** Lines of a crashed program's output that say nothing about why: stack frames, Node's banner, carets. */
-const NOISE_LINE = /^(\s+at |\s*\^+\s*$|Node\.js v\d|Traceback \(most recent call last\)|\s+File "|file:\/\/|node:internal\/|\/\S+:\d+$)/;
+const NOISE_LINE =
+  /^(\s+at |\s*\^+\s*$|Node\.js v\d|Traceback \(most recent call last\)|\s+File "|file:\/\/|node:internal\/|\/\S+:\d+$)/;
 /** An error's own line: `TypeError: x`, `Error [ERR_X]: y`, Python's `ValueError: z`. */
 const ERROR_LINE = /^(?:Uncaught )?(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b(?: \[[A-Z0-9_]+\])?:/;
 
@@ -89,7 +90,10 @@ const ERROR_LINE = /^(?:Uncaught )?(?:[A-Za-z_][\w.]*)?(?:Error|Exception)\b(?: 
  * Clipped at a word, so a reason never starts or ends mid-word.
  */
 export function failureLine(output: string, max = 300): string | undefined {
-  const lines = output.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "" && !NOISE_LINE.test(line));
+  const lines = output
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== "" && !NOISE_LINE.test(line));
   const line = (lines.find((l) => ERROR_LINE.test(l.trim())) ?? lines.at(-1))?.trim();
   if (!line || line.length <= max) return line;
   const cut = line.slice(0, max);

@@ -30,7 +30,9 @@ export const ModelPriceSchema = z
     reasoningInOutput: z
       .boolean()
       .optional()
-      .describe("Whether the server's completion_tokens already include reasoning tokens (default true, as on OpenAI-compatible servers)"),
+      .describe(
+        "Whether the server's completion_tokens already include reasoning tokens (default true, as on OpenAI-compatible servers)",
+      ),
   })
   .strict();
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;

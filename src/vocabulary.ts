@@ -48,11 +48,20 @@ export type TrialMode = (typeof TRIAL_MODES)[number];
 /** Why a trial's loop stopped: exactly one per finished trial (DESIGN.md). */
 export const STOP_REASONS = [
   // the agent ended it, or a limit did
-  "answered", "turn_limit", "action_limit", "token_budget", "cost_limit", "timeout",
+  "answered",
+  "turn_limit",
+  "action_limit",
+  "token_budget",
+  "cost_limit",
+  "timeout",
   // the user, the repetition guard
-  "cancelled", "stuck",
+  "cancelled",
+  "stuck",
   // the model's output
-  "model_refused", "model_truncated", "model_error", "invalid_output",
+  "model_refused",
+  "model_truncated",
+  "model_error",
+  "invalid_output",
   // the harness
   "environment_error",
   // an agent that brings its own loop (kind command): its command crashed, exited non-zero, or left no result file
@@ -84,7 +93,12 @@ export interface Usage {
 /** One turn's usage as read from a response: a field is null when the server did not say (never 0). */
 export type ReportedUsage = { [K in keyof Usage]: number | null };
 
-export const UNKNOWN_USAGE: Readonly<ReportedUsage> = Object.freeze({ inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null });
+export const UNKNOWN_USAGE: Readonly<ReportedUsage> = Object.freeze({
+  inputTokens: null,
+  outputTokens: null,
+  reasoningTokens: null,
+  cachedTokens: null,
+});
 
 /**
  * The one null-to-number converter: a reported usage as countable `Usage`, or null when the server
@@ -93,7 +107,12 @@ export const UNKNOWN_USAGE: Readonly<ReportedUsage> = Object.freeze({ inputToken
  */
 export function knownUsage(u: ReportedUsage | null | undefined): Usage | null {
   if (!u || (u.inputTokens === null && u.outputTokens === null)) return null;
-  return { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, reasoningTokens: u.reasoningTokens ?? 0, cachedTokens: u.cachedTokens ?? 0 };
+  return {
+    inputTokens: u.inputTokens ?? 0,
+    outputTokens: u.outputTokens ?? 0,
+    reasoningTokens: u.reasoningTokens ?? 0,
+    cachedTokens: u.cachedTokens ?? 0,
+  };
 }
 
 /**

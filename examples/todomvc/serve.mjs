@@ -14,7 +14,13 @@ const require = createRequire(import.meta.url);
 const packageRoot = dirname(require.resolve("todomvc/package.json"));
 const app = join(packageRoot, "examples", "angularjs");
 const port = Number(process.env.PORT ?? 8080);
-const types = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css", ".json": "application/json", ".png": "image/png" };
+const types = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".css": "text/css",
+  ".json": "application/json",
+  ".png": "image/png",
+};
 const trials = [];
 
 const server = createServer((req, res) => {

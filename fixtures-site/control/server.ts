@@ -20,7 +20,6 @@ import {
 import { SESSION_COOKIE } from "../site/server.js";
 import { messageOf } from "../../src/errors.js";
 
-
 function tokenMatches(given: string | undefined, expected: Buffer): boolean {
   if (!given) return false;
   const actual = Buffer.from(given);
@@ -37,7 +36,9 @@ export function createControlApp(sessions: SessionStore, token: string): express
   // Browser-shaped requests first: a page must not even learn whether its token guess was right.
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.headers.origin !== undefined || req.headers["sec-fetch-site"] !== undefined) {
-      res.status(403).json({ error: "the control API refuses browser requests (Origin or Sec-Fetch-Site header present)" });
+      res
+        .status(403)
+        .json({ error: "the control API refuses browser requests (Origin or Sec-Fetch-Site header present)" });
       return;
     }
     const given = req.headers[CONTROL_TOKEN_HEADER];
@@ -49,8 +50,8 @@ export function createControlApp(sessions: SessionStore, token: string): express
   });
   app.use(express.json({ limit: "1mb" }));
 
-  const withSession = (handler: (session: Session, req: Request, res: Response) => unknown) =>
-    async (req: Request, res: Response) => {
+  const withSession =
+    (handler: (session: Session, req: Request, res: Response) => unknown) => async (req: Request, res: Response) => {
       const id = String(req.params.id);
       const session = sessions.get(id);
       if (!session) {
@@ -67,7 +68,12 @@ export function createControlApp(sessions: SessionStore, token: string): express
   app.post("/sessions", (req, res) => {
     const body = (req.body ?? {}) as CreateSessionInput;
     try {
-      const session = sessions.create({ id: body.id, scenario: body.scenario, workspace: body.workspace, seed: body.seed });
+      const session = sessions.create({
+        id: body.id,
+        scenario: body.scenario,
+        workspace: body.workspace,
+        seed: body.seed,
+      });
       res.status(201).json({ id: session.id, cookie: { name: SESSION_COOKIE, value: session.id } });
     } catch (error) {
       if (error instanceof SessionInputError) res.status(400).json({ error: error.message });
@@ -76,7 +82,10 @@ export function createControlApp(sessions: SessionStore, token: string): express
     }
   });
 
-  app.get("/sessions/:id", withSession((session, _req, res) => res.json(sessionInfo(session))));
+  app.get(
+    "/sessions/:id",
+    withSession((session, _req, res) => res.json(sessionInfo(session))),
+  );
 
   app.post(
     "/sessions/:id/reset",
@@ -105,7 +114,10 @@ export function createControlApp(sessions: SessionStore, token: string): express
     res.status(204).end();
   });
 
-  app.get("/sessions/:id/effects", withSession((session, _req, res) => res.json(session.effects)));
+  app.get(
+    "/sessions/:id/effects",
+    withSession((session, _req, res) => res.json(session.effects)),
+  );
 
   app.post(
     "/sessions/:id/effects",
@@ -123,9 +135,15 @@ export function createControlApp(sessions: SessionStore, token: string): express
     }),
   );
 
-  app.get("/sessions/:id/notes", withSession(async (session, _req, res) => res.json(await listNotes(session.workspace))));
+  app.get(
+    "/sessions/:id/notes",
+    withSession(async (session, _req, res) => res.json(await listNotes(session.workspace))),
+  );
 
-  app.get("/sessions/:id/layout", withSession((session, _req, res) => res.json(session.layout)));
+  app.get(
+    "/sessions/:id/layout",
+    withSession((session, _req, res) => res.json(session.layout)),
+  );
 
   app.use((req, res) => {
     res.status(404).json({ error: `no control endpoint ${req.method} ${req.path}` });

@@ -140,16 +140,28 @@ export function buildInnings(prng: Prng, batting: Team, bowling: Team, spec: Inn
     wicketsTaken[k] += 1;
     const bowler = bowlers[k];
     const howOut =
-      how === "caught" ? `c ${fielder === bowler ? "&" : fielder} b ${bowler}`
-      : how === "bowled" ? `b ${bowler}`
-      : how === "lbw" ? `lbw b ${bowler}`
-      : `st †${keeper} b ${bowler}`;
+      how === "caught"
+        ? `c ${fielder === bowler ? "&" : fielder} b ${bowler}`
+        : how === "bowled"
+          ? `b ${bowler}`
+          : how === "lbw"
+            ? `lbw b ${bowler}`
+            : `st †${keeper} b ${bowler}`;
     return { batter, howOut, runs: r, balls: batterBalls[i] };
   });
 
-  const conceded = apportion(runs - byes, ballsBowled.map((b) => (b > 0 ? b * prng.between(0.7, 1.3) : 0)));
+  const conceded = apportion(
+    runs - byes,
+    ballsBowled.map((b) => (b > 0 ? b * prng.between(0.7, 1.3) : 0)),
+  );
   const figures: BowlingEntry[] = bowlers
-    .map((bowler, k) => ({ bowler, overs: oversNotation(ballsBowled[k]), runs: conceded[k], wickets: wicketsTaken[k], balls: ballsBowled[k] }))
+    .map((bowler, k) => ({
+      bowler,
+      overs: oversNotation(ballsBowled[k]),
+      runs: conceded[k],
+      wickets: wicketsTaken[k],
+      balls: ballsBowled[k],
+    }))
     .filter((b) => b.balls > 0)
     .map(({ balls: _balls, ...entry }) => entry);
 

@@ -178,8 +178,9 @@ function ballByBall(prng: Prng, innings: Innings): BallEvent[] {
   const overOwners: string[] = [];
   for (let o = 0; o < Math.ceil(innings.balls / 6); o++) {
     const previous = overOwners[o - 1];
-    const next = left.filter((b) => b.overs > 0 && b.name !== previous).sort((x, y) => y.overs - x.overs)[0]
-      ?? left.filter((b) => b.overs > 0)[0];
+    const next =
+      left.filter((b) => b.overs > 0 && b.name !== previous).sort((x, y) => y.overs - x.overs)[0] ??
+      left.filter((b) => b.overs > 0)[0];
     next.overs -= 1;
     overOwners.push(next.name);
   }

@@ -60,10 +60,24 @@ function sendPage(res: Response, status: number, html: string): void {
   res.status(status).set({ "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).send(html);
 }
 
-function page(res: Response, status: number, parts: { title: string; main: string; overlays?: string; inert?: boolean }): void {
+function page(
+  res: Response,
+  status: number,
+  parts: { title: string; main: string; overlays?: string; inert?: boolean },
+): void {
   const session = sessionOf(res);
   session.pageLoads += 1;
-  sendPage(res, status, renderShell({ title: parts.title, pageNumber: session.pageLoads, main: parts.main, overlays: parts.overlays, mainInert: parts.inert }));
+  sendPage(
+    res,
+    status,
+    renderShell({
+      title: parts.title,
+      pageNumber: session.pageLoads,
+      main: parts.main,
+      overlays: parts.overlays,
+      mainInert: parts.inert,
+    }),
+  );
 }
 
 function badRequest(res: Response, message: string): void {
@@ -97,7 +111,10 @@ export function createSiteApp(sessions: SessionStore, timings: SiteTimings = DEF
     const session = id ? sessions.get(id) : undefined;
     if (!session) {
       if (req.method === "GET") sendPage(res, 401, noSessionPage());
-      else res.status(401).json({ error: `no live fixture session: send the ${SESSION_COOKIE} cookie of a session created through the control API` });
+      else
+        res.status(401).json({
+          error: `no live fixture session: send the ${SESSION_COOKIE} cookie of a session created through the control API`,
+        });
       return;
     }
     res.locals.session = session;
@@ -212,7 +229,10 @@ export function createSiteApp(sessions: SessionStore, timings: SiteTimings = DEF
   });
 
   app.use((_req, res) => {
-    page(res, 404, { title: "Not found · Bat & Ball League", main: `<a class="back" data-mark="back-home" href="/">← Home</a><h1>Page not found</h1>` });
+    page(res, 404, {
+      title: "Not found · Bat & Ball League",
+      main: `<a class="back" data-mark="back-home" href="/">← Home</a><h1>Page not found</h1>`,
+    });
   });
 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -39,15 +39,37 @@ export interface AnyAppStepBench {
   fixture: AnyAppStepSide;
 }
 
-async function measure(browser: Browser, task: Task, target: Target, samples: number, board: LayoutBoard): Promise<AnyAppStepSide> {
+async function measure(
+  browser: Browser,
+  task: Task,
+  target: Target,
+  samples: number,
+  board: LayoutBoard,
+): Promise<AnyAppStepSide> {
   const workspace = mkdtempSync(join(tmpdir(), "umpire-bench-anyapp-"));
-  const env = await TrialEnvironment.open({ browser, task, trialId: `bench-anyapp-${process.pid}-${target.name}`, workspaceDir: workspace, target, board });
-  const bare = await browser.newContext({ viewport: { width: task.viewport.width, height: task.viewport.height }, deviceScaleFactor: task.viewport.deviceScaleFactor });
+  const env = await TrialEnvironment.open({
+    browser,
+    task,
+    trialId: `bench-anyapp-${process.pid}-${target.name}`,
+    workspaceDir: workspace,
+    target,
+    board,
+  });
+  const bare = await browser.newContext({
+    viewport: { width: task.viewport.width, height: task.viewport.height },
+    deviceScaleFactor: task.viewport.deviceScaleFactor,
+  });
   try {
     const barePage = await bare.newPage();
     await barePage.goto(new URL(task.start.path, `${target.baseUrl}/`).toString(), { waitUntil: "load" });
     let frame = { width: task.viewport.width, height: task.viewport.height };
-    const executor = new Executor({ env, task, frame: () => frame, workspaceDir: workspace, recordEffect: async () => undefined });
+    const executor = new Executor({
+      env,
+      task,
+      frame: () => frame,
+      workspaceDir: workspace,
+      recordEffect: async () => undefined,
+    });
     // An inert point (the page's bottom-left corner): the click changes nothing, so every step is alike.
     const click = { id: "c", tool: "click" as const, args: { element: "empty corner", x: 5, y: 990 } };
     const umpire: number[] = [];
@@ -76,7 +98,13 @@ async function measure(browser: Browser, task: Task, target: Target, samples: nu
     }
     const umpireStep = median(umpire);
     const bareStep = median(bareTimes);
-    return { umpireStep: round(umpireStep), bareStep: round(bareStep), ratio: round(umpireStep / bareStep, 2), marks: round(median(marks)), markCount };
+    return {
+      umpireStep: round(umpireStep),
+      bareStep: round(bareStep),
+      ratio: round(umpireStep / bareStep, 2),
+      marks: round(median(marks)),
+      markCount,
+    };
   } finally {
     await bare.close();
     await env.close();

@@ -8,7 +8,22 @@
 import { parseArgs } from "node:util";
 
 /** Every benchmark, in the order they run. */
-export const BENCH_NAMES = ["startup", "sessions", "model", "detector", "setup", "step", "anyapp", "capture", "throughput", "latency", "report", "store", "remote", "pool"] as const;
+export const BENCH_NAMES = [
+  "startup",
+  "sessions",
+  "model",
+  "detector",
+  "setup",
+  "step",
+  "anyapp",
+  "capture",
+  "throughput",
+  "latency",
+  "report",
+  "store",
+  "remote",
+  "pool",
+] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
 export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
@@ -18,10 +33,12 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   detector: "the repetition detector's cost per step at 1280x800",
   setup: "trial set-up (TrialEnvironment.open) vs a bare newContext + newPage + goto",
   step: "the harness's time per step vs a bare Playwright loop replaying the same actions",
-  anyapp: "per-step harness time on the example app (TodoMVC, marks resolved each step) vs the bare loop on it, beside the fixture's",
+  anyapp:
+    "per-step harness time on the example app (TodoMVC, marks resolved each step) vs the bare loop on it, beside the fixture's",
   capture: "the observation's capture: page.screenshot (old path) vs CDP Page.captureScreenshot with optimizeForSpeed",
   throughput: "trials per minute at concurrency 1, 2, 4 with 500 ms model latency, and peak memory per trial",
-  latency: "suite wall time, trials/min, cores used, PSS per trial and 429s at 2 s model latency: concurrency 1, 4, 8, 16, adaptive",
+  latency:
+    "suite wall time, trials/min, cores used, PSS per trial and 429s at 2 s model latency: concurrency 1, 4, 8, 16, adaptive",
   report: "HTML report generation for 1,000 trials (scripts/bench/report.ts)",
   store: "store queries of history, runs and compare on 100,000 trials written through the store's write path",
   pool: "the TiddlyWiki example (a wiki server from npm, reset by restore + restart) on 1 instance vs 4, its 4 tasks x 2 at 2 s a turn: speed-up, reset per trial, memory per instance",
@@ -71,26 +88,48 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length > 0) throw new Error(`unexpected argument "${positionals[0]}"; name benchmarks with --only ${positionals.join(",")}`);
-  const requested = (values.only ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+  if (positionals.length > 0)
+    throw new Error(`unexpected argument "${positionals[0]}"; name benchmarks with --only ${positionals.join(",")}`);
+  const requested = (values.only ?? [])
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
   const unknown = requested.filter((n) => !(BENCH_NAMES as readonly string[]).includes(n));
   if (unknown.length > 0) {
-    throw new Error(`--only: unknown benchmark ${unknown.map((n) => `"${n}"`).join(", ")}; choose from ${BENCH_NAMES.join(", ")}`);
+    throw new Error(
+      `--only: unknown benchmark ${unknown.map((n) => `"${n}"`).join(", ")}; choose from ${BENCH_NAMES.join(", ")}`,
+    );
   }
-  if (values.only !== undefined && requested.length === 0) throw new Error(`--only needs at least one name: ${BENCH_NAMES.join(", ")}`);
-  if (values.soak && requested.length > 0) throw new Error("--soak runs the soak alone; drop --only (or drop --soak to run those benchmarks)");
+  if (values.only !== undefined && requested.length === 0)
+    throw new Error(`--only needs at least one name: ${BENCH_NAMES.join(", ")}`);
+  if (values.soak && requested.length > 0)
+    throw new Error("--soak runs the soak alone; drop --only (or drop --soak to run those benchmarks)");
   // Keep the canonical order whatever order they were given in.
   const only = requested.length > 0 ? BENCH_NAMES.filter((n) => requested.includes(n)) : [...BENCH_NAMES];
   const levels = values.levels === undefined ? undefined : parseLevels(values.levels);
-  return { quick: values.quick ?? false, only, onlyGiven: requested.length > 0, out: values.out ?? (values.soak ? "results/bench-soak.json" : "results/bench.json"), help: values.help ?? false, soak: values.soak ?? false, ...(levels ? { levels } : {}) };
+  return {
+    quick: values.quick ?? false,
+    only,
+    onlyGiven: requested.length > 0,
+    out: values.out ?? (values.soak ? "results/bench-soak.json" : "results/bench.json"),
+    help: values.help ?? false,
+    soak: values.soak ?? false,
+    ...(levels ? { levels } : {}),
+  };
 }
 
 function parseLevels(text: string): (number | "adaptive")[] {
-  const levels = text.split(",").map((v) => v.trim()).filter((v) => v !== "");
+  const levels = text
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
   if (levels.length === 0) throw new Error("--levels needs at least one level, e.g. --levels 8,adaptive");
   return levels.map((v) => {
     if (v === "adaptive") return v;
-    if (!/^[1-9][0-9]*$/.test(v)) throw new Error(`--levels: "${v}" is not a concurrency; give whole numbers and/or adaptive, e.g. --levels 8,adaptive`);
+    if (!/^[1-9][0-9]*$/.test(v))
+      throw new Error(
+        `--levels: "${v}" is not a concurrency; give whole numbers and/or adaptive, e.g. --levels 8,adaptive`,
+      );
     return Number(v);
   });
 }

@@ -72,7 +72,9 @@ export async function replayBare(
   const session = await fixtures.client.createSession({ scenario: task.start.scenario, workspace });
   const context = await browser.newContext(renderingOptions(task));
   try {
-    await context.addCookies([{ name: session.cookie.name, value: session.cookie.value, domain: new URL(fixtures.siteUrl).hostname, path: "/" }]);
+    await context.addCookies([
+      { name: session.cookie.name, value: session.cookie.value, domain: new URL(fixtures.siteUrl).hostname, path: "/" },
+    ]);
     const page = await context.newPage();
     let inflight = 0;
     page.on("request", () => (inflight += 1));
@@ -93,10 +95,12 @@ export async function replayBare(
       await perform(page, action, frame, task.viewport.deviceScaleFactor);
       await settle();
       if (expectPath !== undefined && pathOf(page.url()) !== expectPath) {
-        const arrived = await page.waitForURL((url) => url.pathname + url.search === expectPath, { waitUntil: "load", timeout: 5_000 }).then(
-          () => true,
-          () => false,
-        );
+        const arrived = await page
+          .waitForURL((url) => url.pathname + url.search === expectPath, { waitUntil: "load", timeout: 5_000 })
+          .then(
+            () => true,
+            () => false,
+          );
         if (!arrived) offTrack += 1;
         await settle();
       }
@@ -138,7 +142,12 @@ function toCss(x: number, y: number, frame: { width: number; height: number }, d
   return { x: px / dpr, y: py / dpr };
 }
 
-async function perform(page: Page, action: ProposedAction, frame: { width: number; height: number }, dpr: number): Promise<void> {
+async function perform(
+  page: Page,
+  action: ProposedAction,
+  frame: { width: number; height: number },
+  dpr: number,
+): Promise<void> {
   const args = action.args as Record<string, any>;
   switch (action.tool) {
     case "click":
@@ -157,14 +166,18 @@ async function perform(page: Page, action: ProposedAction, frame: { width: numbe
     case "scroll": {
       const at = args.x !== undefined ? toCss(args.x, args.y, frame, dpr) : toCss(500, 500, frame, dpr);
       const delta = Number(args.amount) * 100;
-      const [dx, dy] = ({ up: [0, -delta], down: [0, delta], left: [-delta, 0], right: [delta, 0] } as Record<string, [number, number]>)[String(args.direction)]!;
+      const [dx, dy] = (
+        { up: [0, -delta], down: [0, delta], left: [-delta, 0], right: [delta, 0] } as Record<string, [number, number]>
+      )[String(args.direction)]!;
       await page.mouse.move(at.x, at.y);
       await page.mouse.wheel(dx, dy);
       await page.waitForTimeout(150);
       return;
     }
     default:
-      throw new Error(`the bare replay does not perform "${action.tool}"; pick a benchmark task made of clicks, typing, keys and scrolls`);
+      throw new Error(
+        `the bare replay does not perform "${action.tool}"; pick a benchmark task made of clicks, typing, keys and scrolls`,
+      );
   }
 }
 

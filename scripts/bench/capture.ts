@@ -28,9 +28,15 @@ export async function benchCapture(world: BenchWorld, options: { samples: number
   const { viewport } = task;
   const fixtures = world.runtime.fixtures;
   const session = await fixtures.client.createSession({ scenario: "plain", workspace: `${world.dir}/capture-bench` });
-  const context = await world.browser.newContext({ viewport: { width: viewport.width, height: viewport.height }, deviceScaleFactor: viewport.deviceScaleFactor, reducedMotion: "reduce" });
+  const context = await world.browser.newContext({
+    viewport: { width: viewport.width, height: viewport.height },
+    deviceScaleFactor: viewport.deviceScaleFactor,
+    reducedMotion: "reduce",
+  });
   try {
-    await context.addCookies([{ name: session.cookie.name, value: session.cookie.value, domain: new URL(fixtures.siteUrl).hostname, path: "/" }]);
+    await context.addCookies([
+      { name: session.cookie.name, value: session.cookie.value, domain: new URL(fixtures.siteUrl).hostname, path: "/" },
+    ]);
     const page = await context.newPage();
     await page.goto(new URL(CAPTURE_PAGE, fixtures.siteUrl).toString(), { waitUntil: "load" });
     const fast = new ViewportCapture(page, viewport.deviceScaleFactor);

@@ -14,7 +14,11 @@ export const TURN_LATENCY_MS = 2_000;
 
 /** Full: 4 tasks x 2 modes x 4 repeats = 32 trials a level (enough to keep 16 busy); quick: 4 short trials. */
 export const LATENCY_SETS = {
-  full: { tasks: ["answer-only-bb042", "compare-bb007-bb031", "scorecard-note-bb042", "trap-date-bb042"], repeat: 4, concurrencies: [1, 4, 8, 16, "adaptive"] as (number | "adaptive")[] },
+  full: {
+    tasks: ["answer-only-bb042", "compare-bb007-bb031", "scorecard-note-bb042", "trap-date-bb042"],
+    repeat: 4,
+    concurrencies: [1, 4, 8, 16, "adaptive"] as (number | "adaptive")[],
+  },
   quick: { tasks: ["answer-only-bb042"], repeat: 2, concurrencies: [1, 4, "adaptive"] as (number | "adaptive")[] },
 };
 
@@ -27,11 +31,24 @@ export interface LatencyBench extends ThroughputBench {
   adaptiveVsBest: number;
 }
 
-export async function benchLatencyThroughput(world: BenchWorld, set: (typeof LATENCY_SETS)["full"]): Promise<LatencyBench> {
-  const result = await benchThroughput(world, { tasks: set.tasks, repeat: set.repeat, latencyMs: TURN_LATENCY_MS, concurrencies: set.concurrencies, model: LATENCY_MODEL });
-  const perMinute = (c: number | "adaptive") => result.runs.find((r) => r.concurrency === c)?.trialsPerMinute ?? Number.NaN;
+export async function benchLatencyThroughput(
+  world: BenchWorld,
+  set: (typeof LATENCY_SETS)["full"],
+): Promise<LatencyBench> {
+  const result = await benchThroughput(world, {
+    tasks: set.tasks,
+    repeat: set.repeat,
+    latencyMs: TURN_LATENCY_MS,
+    concurrencies: set.concurrencies,
+    model: LATENCY_MODEL,
+  });
+  const perMinute = (c: number | "adaptive") =>
+    result.runs.find((r) => r.concurrency === c)?.trialsPerMinute ?? Number.NaN;
   const fixed = result.runs.filter((r): r is typeof r & { concurrency: number } => typeof r.concurrency === "number");
-  const best = fixed.reduce<(typeof fixed)[number] | null>((b, r) => (!b || r.trialsPerMinute > b.trialsPerMinute ? r : b), null);
+  const best = fixed.reduce<(typeof fixed)[number] | null>(
+    (b, r) => (!b || r.trialsPerMinute > b.trialsPerMinute ? r : b),
+    null,
+  );
   return {
     ...result,
     speedup1to16: ratio(perMinute(16), perMinute(1)),

@@ -54,7 +54,13 @@ export interface PoolBench {
 }
 
 interface RunJson {
-  trials: { verdict: string; stopReason: string | null; error: string | null; stopDetail: string | null; metrics?: { target?: { resetMs?: number } } }[];
+  trials: {
+    verdict: string;
+    stopReason: string | null;
+    error: string | null;
+    stopDetail: string | null;
+    metrics?: { target?: { resetMs?: number } };
+  }[];
   targets?: PoolReport[];
 }
 
@@ -62,16 +68,32 @@ async function side(root: string, concurrency: number, repeat: number, turnLaten
   const dir = mkdtempSync(join(tmpdir(), "umpire-bench-pool-"));
   try {
     const args = [
-      join(root, "bin/umpire.js"), "run", POOL_EXAMPLE.tasks, "--model", "reference:latency", "--mode", "structured",
-      "--repeat", String(repeat), "--concurrency", String(concurrency), "--json", "--db", join(dir, "u.db"), "--out", join(dir, "out"),
+      join(root, "bin/umpire.js"),
+      "run",
+      POOL_EXAMPLE.tasks,
+      "--model",
+      "reference:latency",
+      "--mode",
+      "structured",
+      "--repeat",
+      String(repeat),
+      "--concurrency",
+      String(concurrency),
+      "--json",
+      "--db",
+      join(dir, "u.db"),
+      "--out",
+      join(dir, "out"),
     ];
     const env = { ...process.env, UMPIRE_REFERENCE_LATENCY_MS: String(turnLatencyMs) };
     const since = snapshotMachine();
     const started = performance.now();
-    const { stdout } = await exec("node", args, { cwd: root, env, maxBuffer: 100_000_000 }).catch((e: { stdout: string; stderr: string }) => {
-      if (!e.stdout) throw new Error(`the pool run failed: ${e.stderr}`);
-      return e;
-    });
+    const { stdout } = await exec("node", args, { cwd: root, env, maxBuffer: 100_000_000 }).catch(
+      (e: { stdout: string; stderr: string }) => {
+        if (!e.stdout) throw new Error(`the pool run failed: ${e.stderr}`);
+        return e;
+      },
+    );
     const wallMs = performance.now() - started;
     const machine = machineUsageSince(since);
     const body = JSON.parse(stdout) as RunJson;
@@ -82,9 +104,15 @@ async function side(root: string, concurrency: number, repeat: number, turnLaten
       wallMs: Math.round(wallMs),
       passed: body.trials.filter((t) => t.verdict === "passed").length,
       trials: body.trials.length,
-      notPassed: tally(body.trials.filter((t) => t.verdict !== "passed").map((t) => `${t.stopReason}: ${t.error ?? t.stopDetail ?? ""}`.slice(0, 160))),
+      notPassed: tally(
+        body.trials
+          .filter((t) => t.verdict !== "passed")
+          .map((t) => `${t.stopReason}: ${t.error ?? t.stopDetail ?? ""}`.slice(0, 160)),
+      ),
       resetMsPerTrial: Math.round((pool.resetMs / Math.max(1, pool.resets)) * 10) / 10,
-      resetMsByTrial: body.trials.map((t) => t.metrics?.target?.resetMs).filter((ms): ms is number => typeof ms === "number"),
+      resetMsByTrial: body.trials
+        .map((t) => t.metrics?.target?.resetMs)
+        .filter((ms): ms is number => typeof ms === "number"),
       waitedMsPerTrial: Math.round(pool.waitedMs / Math.max(1, pool.trials)),
       peak: pool.peak,
       memoryMbPerInstance: pool.memoryBytes ? Math.round(pool.memoryBytes / (1024 * 1024)) : null,
@@ -103,10 +131,20 @@ const tally = (items: string[]): Record<string, number> => {
 };
 
 /** The example's tasks `repeat` times each, on one instance and then on `instances`. */
-export async function benchPool(root: string, options: { instances: number; repeat: number; turnLatencyMs: number }): Promise<PoolBench> {
+export async function benchPool(
+  root: string,
+  options: { instances: number; repeat: number; turnLatencyMs: number },
+): Promise<PoolBench> {
   const one = await side(root, 1, options.repeat, options.turnLatencyMs);
   const many = await side(root, options.instances, options.repeat, options.turnLatencyMs);
   const speedup = Math.round((one.wallMs / many.wallMs) * 100) / 100;
   const comparable = one.passed === one.trials && many.passed === many.trials;
-  return { app: "TiddlyWiki 5.4.1 (examples/tiddlywiki)", turnLatencyMs: options.turnLatencyMs, one, many, speedup, comparable };
+  return {
+    app: "TiddlyWiki 5.4.1 (examples/tiddlywiki)",
+    turnLatencyMs: options.turnLatencyMs,
+    one,
+    many,
+    speedup,
+    comparable,
+  };
 }

@@ -32,7 +32,9 @@ function childrenOf(pid: number): number[] {
   } catch {
     return [];
   }
-  return tids.flatMap((tid) => (readText(`/proc/${pid}/task/${tid}/children`) ?? "").split(" ").filter(Boolean).map(Number));
+  return tids.flatMap((tid) =>
+    (readText(`/proc/${pid}/task/${tid}/children`) ?? "").split(" ").filter(Boolean).map(Number),
+  );
 }
 
 /** `root` and all its descendants. */
@@ -68,7 +70,11 @@ export interface TreeReading {
 /** Current RSS and PSS of the tree. */
 export function readTreeMemory(root: number = process.pid): TreeReading {
   const pids = processTree(root);
-  return { rssMb: pids.reduce((a, p) => a + rssKb(p), 0) / 1024, pssMb: pids.reduce((a, p) => a + pssKb(p), 0) / 1024, processes: pids.length };
+  return {
+    rssMb: pids.reduce((a, p) => a + rssKb(p), 0) / 1024,
+    pssMb: pids.reduce((a, p) => a + pssKb(p), 0) / 1024,
+    processes: pids.length,
+  };
 }
 
 function stat(pid: number): string[] | undefined {
@@ -115,7 +121,10 @@ function kindOf(pid: number, root: number): string {
   const type = cmdline.find((a) => a.startsWith("--type="))?.slice("--type=".length);
   if (!type) return cmdline[0]?.includes("chrom") ? "browser" : "other";
   if (type === "utility") {
-    const sub = cmdline.find((a) => a.startsWith("--utility-sub-type="))?.split(".").pop();
+    const sub = cmdline
+      .find((a) => a.startsWith("--utility-sub-type="))
+      ?.split(".")
+      .pop();
     return sub ? `utility:${sub}` : "utility";
   }
   return type;
@@ -186,10 +195,12 @@ export function sampleTree(intervalMs = 200, root: number = process.pid): TreeSa
       clearInterval(timer);
       take();
       const cpuSecondsByKind: Record<string, number> = {};
-      for (const { kind, first, last } of seen.values()) cpuSecondsByKind[kind] = (cpuSecondsByKind[kind] ?? 0) + (last - first) / CLOCK_TICKS_PER_SECOND;
+      for (const { kind, first, last } of seen.values())
+        cpuSecondsByKind[kind] = (cpuSecondsByKind[kind] ?? 0) + (last - first) / CLOCK_TICKS_PER_SECOND;
       // The sampler runs in this process: its reading of /proc is the bench's cost, not umpire's.
       const samplerCpuSeconds = samplerCpuMicros / 1e6;
-      if (cpuSecondsByKind.node !== undefined) cpuSecondsByKind.node = Math.max(0, cpuSecondsByKind.node - samplerCpuSeconds);
+      if (cpuSecondsByKind.node !== undefined)
+        cpuSecondsByKind.node = Math.max(0, cpuSecondsByKind.node - samplerCpuSeconds);
       return { samples, peakRssMb, peakPssMb, maxProcesses, cpuSecondsByKind, samplerMs, samplerCpuSeconds };
     },
   };

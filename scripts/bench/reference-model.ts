@@ -37,7 +37,17 @@ const WAITS = Array.from({ length: 4 }, () => ({ tool: "wait" as const, args: { 
 export async function measureReferenceModel(n = 200, fixtures?: LayoutSource): Promise<ReferenceModelTiming> {
   const layouts: LayoutSource = fixtures ?? { layout: async () => BENCH_LAYOUT };
   const model = await startReferenceModel({
-    tasks: [{ id: "bench", instruction: BENCH_INSTRUCTION, reference: [...WAITS, { tool: "click", target: "result-line", args: {} }, { tool: "answer", args: { content: "done" } }] }],
+    tasks: [
+      {
+        id: "bench",
+        instruction: BENCH_INSTRUCTION,
+        reference: [
+          ...WAITS,
+          { tool: "click", target: "result-line", args: {} },
+          { tool: "answer", args: { content: "done" } },
+        ],
+      },
+    ],
     fixtures: layouts,
     strict: true,
   });
@@ -45,11 +55,17 @@ export async function measureReferenceModel(n = 200, fixtures?: LayoutSource): P
     const screenshot = benchScreenshot();
     // Four steps taken: the fifth request grounds the click on result-line.
     const history = WAITS.map((step) => ({ tool: step.tool, args: step.args }));
-    const text = JSON.stringify(sampleRequest({ mode: "structured", instruction: BENCH_INSTRUCTION, screenshot, history, user: "bench-trial" }));
+    const text = JSON.stringify(
+      sampleRequest({ mode: "structured", instruction: BENCH_INSTRUCTION, screenshot, history, user: "bench-trial" }),
+    );
     const roundTrips: number[] = [];
     for (let i = 0; i < n; i++) {
       const started = performance.now();
-      const response = await fetch(`${model.baseUrl}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: text });
+      const response = await fetch(`${model.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: text,
+      });
       await response.text();
       if (!response.ok) throw new Error(`benchmark request failed with HTTP ${response.status}`);
       roundTrips.push(performance.now() - started);

@@ -49,7 +49,8 @@ function samplePngs(count: number): Buffer[] {
 
 function countFiles(dir: string): number {
   let n = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) n += entry.isDirectory() ? countFiles(join(dir, entry.name)) : 1;
+  for (const entry of readdirSync(dir, { withFileTypes: true }))
+    n += entry.isDirectory() ? countFiles(join(dir, entry.name)) : 1;
   return n;
 }
 
@@ -58,11 +59,25 @@ export function buildSyntheticRun(dir: string, trialCount: number): string {
   const runFolder = join(dir, "run");
   const store = openStore(join(dir, "umpire.db"));
   const run = store.createRun({ umpireVersion: "bench", folder: runFolder, tags: ["bench"] });
-  const tasks = ["scorecard-note-bb042", "cookie-reject-note-bb042", "lazy-note-bb042", "compare-bb007-bb031", "long-scroll-bb017"];
+  const tasks = [
+    "scorecard-note-bb042",
+    "cookie-reject-note-bb042",
+    "lazy-note-bb042",
+    "compare-bb007-bb031",
+    "long-scroll-bb017",
+  ];
   const planned = Array.from({ length: trialCount }, (_, seq) => {
     const mode = seq % 2 === 0 ? ("structured" as const) : ("tools" as const);
     const taskId = tasks[Math.floor(seq / 2) % tasks.length]!;
-    return { seq, taskId, taskFile: `tasks/${taskId}.yaml`, agentLabel: `holo3-1-35b-a3b/${mode}`, model: "holo3-1-35b-a3b", mode, repeat: Math.floor(seq / (2 * tasks.length)) };
+    return {
+      seq,
+      taskId,
+      taskFile: `tasks/${taskId}.yaml`,
+      agentLabel: `holo3-1-35b-a3b/${mode}`,
+      model: "holo3-1-35b-a3b",
+      mode,
+      repeat: Math.floor(seq / (2 * tasks.length)),
+    };
   });
   const samples = samplePngs(4).map((png, k) => {
     const path = join(dir, `sample-${k}.png`);
@@ -104,17 +119,34 @@ export function buildSyntheticRun(dir: string, trialCount: number): string {
           idx: 0,
           callId: `${trial.id}-t${idx}-a1`,
           tool: click ? "click" : "write",
-          args: click ? { element: "the Save button", x: (idx * 97) % 1000, y: (idx * 131) % 1000 } : { content: "match: BB-042\nresult: Jaipur Kites won by 6 wickets\n", press_enter: false },
+          args: click
+            ? { element: "the Save button", x: (idx * 97) % 1000, y: (idx * 131) % 1000 }
+            : { content: "match: BB-042\nresult: Jaipur Kites won by 6 wickets\n", press_enter: false },
           status: "success",
           message: "click sent at (640, 325) CSS px; input sent",
           executorMs: 80,
         },
       ]);
-      events.push(JSON.stringify({ type: "AgentEvent", data: { kind: "policy_event", turn: idx, reasoning_content: reasoning }, timestamp: new Date().toISOString() }));
+      events.push(
+        JSON.stringify({
+          type: "AgentEvent",
+          data: { kind: "policy_event", turn: idx, reasoning_content: reasoning },
+          timestamp: new Date().toISOString(),
+        }),
+      );
     }
-    events.push(JSON.stringify({ type: "AgentEvent", data: { kind: "answer_event", answer: "Saved notes/BB-042.md." }, timestamp: new Date().toISOString() }));
+    events.push(
+      JSON.stringify({
+        type: "AgentEvent",
+        data: { kind: "answer_event", answer: "Saved notes/BB-042.md." },
+        timestamp: new Date().toISOString(),
+      }),
+    );
     writeFileSync(join(folder, "events.jsonl"), `${events.join("\n")}\n`);
-    writeFileSync(join(folder, "workspace", "notes", "BB-042.md"), "match: BB-042\nteams: Pune Pioneers vs Jaipur Kites\n");
+    writeFileSync(
+      join(folder, "workspace", "notes", "BB-042.md"),
+      "match: BB-042\nteams: Pune Pioneers vs Jaipur Kites\n",
+    );
     const passed = trial.seq % 5 !== 0;
     store.finishTrial(
       trial.id,

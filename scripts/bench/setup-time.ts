@@ -20,7 +20,15 @@ import type { BenchWorld } from "./world.js";
 
 export const SETUP_TASK = "scorecard-note-bb042";
 
-const STAGES = ["workspace", "fixtureSession", "newContext", "addCookies", "newPage", "originGuard", "gotoLoad"] as const;
+const STAGES = [
+  "workspace",
+  "fixtureSession",
+  "newContext",
+  "addCookies",
+  "newPage",
+  "originGuard",
+  "gotoLoad",
+] as const;
 type Stage = (typeof STAGES)[number];
 
 export interface SetupBench {
@@ -49,20 +57,42 @@ export async function benchSetup(world: BenchWorld, options: { samples: number }
   const fixtures = world.runtime.fixtures;
   const url = new URL(task.start.path, fixtures.siteUrl).toString();
   const root = mkdtempSync(join(tmpdir(), "umpire-bench-setup-"));
-  const bareSession = await fixtures.client.createSession({ scenario: task.start.scenario, workspace: join(root, "bare") });
-  const cookie = { name: bareSession.cookie.name, value: bareSession.cookie.value, domain: new URL(fixtures.siteUrl).hostname, path: "/" };
+  const bareSession = await fixtures.client.createSession({
+    scenario: task.start.scenario,
+    workspace: join(root, "bare"),
+  });
+  const cookie = {
+    name: bareSession.cookie.name,
+    value: bareSession.cookie.value,
+    domain: new URL(fixtures.siteUrl).hostname,
+    path: "/",
+  };
   const umpire: number[] = [];
   const bare: number[] = [];
-  const stages: Record<Stage, number[]> = Object.fromEntries(STAGES.map((s) => [s, []])) as unknown as Record<Stage, number[]>;
+  const stages: Record<Stage, number[]> = Object.fromEntries(STAGES.map((s) => [s, []])) as unknown as Record<
+    Stage,
+    number[]
+  >;
   const totals: number[] = [];
-  const bareStages = { newContext: [] as number[], addCookies: [] as number[], newPage: [] as number[], gotoLoad: [] as number[] };
+  const bareStages = {
+    newContext: [] as number[],
+    addCookies: [] as number[],
+    newPage: [] as number[],
+    gotoLoad: [] as number[],
+  };
   const closes = { umpire: [] as number[], bare: [] as number[] };
   let n = 0;
 
   const runUmpire = async (keep: boolean) => {
     const id = `bench-setup-${process.pid}-${++n}`;
     const started = performance.now();
-    const env = await TrialEnvironment.open({ browser: world.browser, task, trialId: id, workspaceDir: join(root, id), target: fixtureTarget(fixtures) });
+    const env = await TrialEnvironment.open({
+      browser: world.browser,
+      task,
+      trialId: id,
+      workspaceDir: join(root, id),
+      target: fixtureTarget(fixtures),
+    });
     const opened = performance.now();
     await env.close();
     const closed = performance.now();
@@ -119,7 +149,10 @@ export async function benchSetup(world: BenchWorld, options: { samples: number }
     await fixtures.client.deleteSession(bareSession.id).catch(() => undefined);
     rmSync(root, { recursive: true, force: true });
   }
-  const stagesMedianMs = Object.fromEntries(STAGES.map((s) => [s, round(median(stages[s]), 2)])) as Record<Stage, number>;
+  const stagesMedianMs = Object.fromEntries(STAGES.map((s) => [s, round(median(stages[s]), 2)])) as Record<
+    Stage,
+    number
+  >;
   return {
     task: task.id,
     page: task.start.path,
@@ -136,12 +169,19 @@ export async function benchSetup(world: BenchWorld, options: { samples: number }
       gotoLoad: round(median(bareStages.gotoLoad), 2),
     },
     closeMedianMs: { umpire: round(median(closes.umpire)), bare: round(median(closes.bare)) },
-    warmPoolEstimateMs: round(stagesMedianMs.fixtureSession + stagesMedianMs.addCookies + stagesMedianMs.originGuard + stagesMedianMs.gotoLoad),
+    warmPoolEstimateMs: round(
+      stagesMedianMs.fixtureSession + stagesMedianMs.addCookies + stagesMedianMs.originGuard + stagesMedianMs.gotoLoad,
+    ),
   };
 }
 
 /** TrialEnvironment.open's steps, in its order and with its options, each timed. */
-async function openByStages(world: BenchWorld, task: Task, trialId: string, workspaceDir: string): Promise<Record<Stage, number>> {
+async function openByStages(
+  world: BenchWorld,
+  task: Task,
+  trialId: string,
+  workspaceDir: string,
+): Promise<Record<Stage, number>> {
   const fixtures = world.runtime.fixtures;
   const times = {} as Record<Stage, number>;
   let last = performance.now();
@@ -152,7 +192,11 @@ async function openByStages(world: BenchWorld, task: Task, trialId: string, work
   };
   await mkdir(join(workspaceDir, "notes"), { recursive: true });
   mark("workspace");
-  const session = await fixtures.client.createSession({ id: trialId, scenario: task.start.scenario, workspace: workspaceDir });
+  const session = await fixtures.client.createSession({
+    id: trialId,
+    scenario: task.start.scenario,
+    workspace: workspaceDir,
+  });
   mark("fixtureSession");
   const context = await world.browser.newContext({
     viewport: { width: task.viewport.width, height: task.viewport.height },
@@ -165,7 +209,9 @@ async function openByStages(world: BenchWorld, task: Task, trialId: string, work
   });
   mark("newContext");
   try {
-    await context.addCookies([{ name: session.cookie.name, value: session.cookie.value, domain: new URL(fixtures.siteUrl).hostname, path: "/" }]);
+    await context.addCookies([
+      { name: session.cookie.name, value: session.cookie.value, domain: new URL(fixtures.siteUrl).hostname, path: "/" },
+    ]);
     mark("addCookies");
     const page = await context.newPage();
     mark("newPage");
@@ -173,7 +219,9 @@ async function openByStages(world: BenchWorld, task: Task, trialId: string, work
     let inflight = 0;
     await context.route("**/*", async (route) => {
       const target = new URL(route.request().url());
-      return origins.has(target.origin) || target.protocol === "data:" ? route.continue() : route.abort("blockedbyclient");
+      return origins.has(target.origin) || target.protocol === "data:"
+        ? route.continue()
+        : route.abort("blockedbyclient");
     });
     page.on("request", () => (inflight += 1));
     page.on("requestfinished", () => (inflight = Math.max(0, inflight - 1)));

@@ -30,7 +30,15 @@ export interface SoakSample {
 }
 
 export type SoakSeries = Exclude<keyof SoakSample, "trialsDone">;
-export const SOAK_SERIES: SoakSeries[] = ["pssMb", "rssMb", "contexts", "processListeners", "activeResources", "sockets", "fds"];
+export const SOAK_SERIES: SoakSeries[] = [
+  "pssMb",
+  "rssMb",
+  "contexts",
+  "processListeners",
+  "activeResources",
+  "sockets",
+  "fds",
+];
 
 export interface SoakBench {
   model: string;
@@ -90,7 +98,11 @@ function sample(world: BenchWorld, trialsDone: number): SoakSample {
   };
 }
 
-export async function benchSoak(world: BenchWorld, size: { trials: number; concurrency: number }, log: (line: string) => void = () => undefined): Promise<SoakBench> {
+export async function benchSoak(
+  world: BenchWorld,
+  size: { trials: number; concurrency: number },
+  log: (line: string) => void = () => undefined,
+): Promise<SoakBench> {
   const tasks: Task[] = SOAK_TASKS.map((id) => world.task(id));
   // Both modes of each task: 8 trials per repeat.
   const repeat = Math.max(1, Math.ceil(size.trials / (tasks.length * 2)));
@@ -129,7 +141,10 @@ export async function benchSoak(world: BenchWorld, size: { trials: number; concu
       const perTrial = slope(after.map((s) => ({ x: s.trialsDone, y: s[key] })));
       const level = after[0]?.[key] ?? Number.NaN;
       const per100 = perTrial * 100;
-      return [key, { per100Trials: round(per100, 2), level, relativePer100: level ? round(per100 / level, 4) : Number.NaN }];
+      return [
+        key,
+        { per100Trials: round(per100, 2), level, relativePer100: level ? round(per100 / level, 4) : Number.NaN },
+      ];
     }),
   ) as SoakBench["slopes"];
   return {

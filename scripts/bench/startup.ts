@@ -48,12 +48,29 @@ export function benchStartup(root: string, samples: number): StartupBench {
     runsHelp: [process.execPath, [bin, "runs", "--help"]],
     npxVersion: ["npx", ["--no", "--", "umpire", "--version"]],
   } as const;
-  const times: Record<keyof typeof variants, number[]> = { node: [], version: [], help: [], runsHelp: [], npxVersion: [] };
+  const times: Record<keyof typeof variants, number[]> = {
+    node: [],
+    version: [],
+    help: [],
+    runsHelp: [],
+    npxVersion: [],
+  };
   for (const [command, args] of Object.values(variants)) timeMs(command, [...args], root); // warm the file cache
   for (let i = 0; i < samples; i += 1) {
-    for (const [name, [command, args]] of Object.entries(variants)) times[name as keyof typeof variants].push(timeMs(command, [...args], root));
+    for (const [name, [command, args]] of Object.entries(variants))
+      times[name as keyof typeof variants].push(timeMs(command, [...args], root));
   }
   const nodeMedianMs = median(times.node);
-  const figure = (values: number[]): StartupFigure => ({ medianMs: round(median(values)), ratio: round(ratio(median(values), nodeMedianMs), 2) });
-  return { samples, nodeMedianMs: round(nodeMedianMs), version: figure(times.version), help: figure(times.help), runsHelp: figure(times.runsHelp), npxVersion: figure(times.npxVersion) };
+  const figure = (values: number[]): StartupFigure => ({
+    medianMs: round(median(values)),
+    ratio: round(ratio(median(values), nodeMedianMs), 2),
+  });
+  return {
+    samples,
+    nodeMedianMs: round(nodeMedianMs),
+    version: figure(times.version),
+    help: figure(times.help),
+    runsHelp: figure(times.runsHelp),
+    npxVersion: figure(times.npxVersion),
+  };
 }

@@ -63,17 +63,28 @@ export interface StepAttribution {
 }
 
 export async function attributeStep(world: BenchWorld, task: Task, samples: number): Promise<StepAttribution> {
-  const note = task.reference.map((step) => step.args?.content).find((c): c is string => typeof c === "string" && c.includes("\n")) ?? "match: BB-042\n";
+  const note =
+    task.reference
+      .map((step) => step.args?.content)
+      .find((c): c is string => typeof c === "string" && c.includes("\n")) ?? "match: BB-042\n";
   const path = "/match/BB-042";
   const onPage: Task = { ...task, start: { ...task.start, path } };
   const workspace = mkdtempSync(join(tmpdir(), "umpire-bench-attr-"));
   const fixtures = world.runtime.fixtures;
   const trialId = `bench-attr-${process.pid}`;
-  const env = await TrialEnvironment.open({ browser: world.browser, task: onPage, trialId, workspaceDir: workspace, target: fixtureTarget(fixtures) });
+  const env = await TrialEnvironment.open({
+    browser: world.browser,
+    task: onPage,
+    trialId,
+    workspaceDir: workspace,
+    target: fixtureTarget(fixtures),
+  });
   const session = await fixtures.client.createSession({ scenario: task.start.scenario, workspace });
   const bare = await world.browser.newContext(renderingOptions(task));
   try {
-    await bare.addCookies([{ name: session.cookie.name, value: session.cookie.value, domain: new URL(fixtures.siteUrl).hostname, path: "/" }]);
+    await bare.addCookies([
+      { name: session.cookie.name, value: session.cookie.value, domain: new URL(fixtures.siteUrl).hostname, path: "/" },
+    ]);
     const page = await bare.newPage();
     await page.goto(new URL(path, fixtures.siteUrl).toString(), { waitUntil: "load" });
     let inflight = 0;
@@ -93,16 +104,32 @@ export async function attributeStep(world: BenchWorld, task: Task, samples: numb
     const shot = { type: "png" as const, animations: "allow" as const, caret: "initial" as const };
     const observation: Observation = await env.observe();
     const cdp = await env.context.newCDPSession(env.page);
-    const capture = async (optimizeForSpeed: boolean) => Buffer.from(((await cdp.send("Page.captureScreenshot", { format: "png", optimizeForSpeed })) as { data: string }).data, "base64");
-    const pngBytes = { playwright: observation.png.length, cdp: (await capture(false)).length, cdpFast: (await capture(true)).length };
-    const executor = new Executor({ env, task: onPage, frame: () => ({ width: observation.width, height: observation.height }), workspaceDir: workspace, recordEffect: async () => undefined });
+    const capture = async (optimizeForSpeed: boolean) =>
+      Buffer.from(
+        ((await cdp.send("Page.captureScreenshot", { format: "png", optimizeForSpeed })) as { data: string }).data,
+        "base64",
+      );
+    const pngBytes = {
+      playwright: observation.png.length,
+      cdp: (await capture(false)).length,
+      cdpFast: (await capture(true)).length,
+    };
+    const executor = new Executor({
+      env,
+      task: onPage,
+      frame: () => ({ width: observation.width, height: observation.height }),
+      workspaceDir: workspace,
+      recordEffect: async () => undefined,
+    });
     // A point in the page's empty right margin: the click lands on nothing that reacts.
     const inert = { x: 995, y: 600 };
     const css = { x: (inert.x / 1000) * observation.width, y: (inert.y / 1000) * observation.height };
     const signal = new AbortController().signal;
     const typeInto = async (fn: () => Promise<void>, on = page) => {
       await on.evaluate(() => {
-        const area = (document.getElementById("bench-area") as HTMLTextAreaElement | null) ?? document.body.appendChild(Object.assign(document.createElement("textarea"), { id: "bench-area" }));
+        const area =
+          (document.getElementById("bench-area") as HTMLTextAreaElement | null) ??
+          document.body.appendChild(Object.assign(document.createElement("textarea"), { id: "bench-area" }));
         area.value = "";
         area.focus();
       });
@@ -118,7 +145,11 @@ export async function attributeStep(world: BenchWorld, task: Task, samples: numb
       page: path,
       observe: await time(() => env.observe()),
       flushLayoutRouted: await time(() => env.flushLayout()),
-      flushLayoutUnrouted: await time(() => page.evaluate(() => (window as unknown as { __umpireLayoutFlush?: () => Promise<unknown> }).__umpireLayoutFlush?.())),
+      flushLayoutUnrouted: await time(() =>
+        page.evaluate(() =>
+          (window as unknown as { __umpireLayoutFlush?: () => Promise<unknown> }).__umpireLayoutFlush?.(),
+        ),
+      ),
       screenshotRouted: await time(() => env.page.screenshot(shot)),
       screenshotUnrouted: await time(() => page.screenshot(shot)),
       cdpScreenshot: await time(() => capture(false)),
@@ -126,7 +157,9 @@ export async function attributeStep(world: BenchWorld, task: Task, samples: numb
       pngBytes,
       evaluateRoundTrip: await time(() => page.evaluate(() => 0)),
       sha256: await time(() => createHash("sha256").update(observation.png).digest("hex")),
-      executorClick: await time((i) => executor.execute({ id: `c${i}`, tool: "click", args: { element: "empty right margin", ...inert } }, signal)),
+      executorClick: await time((i) =>
+        executor.execute({ id: `c${i}`, tool: "click", args: { element: "empty right margin", ...inert } }, signal),
+      ),
       bareClickAndSettle: await time(async () => {
         await page.mouse.click(css.x, css.y);
         while (inflight > 0) await new Promise((r) => setTimeout(r, 25));
@@ -136,14 +169,30 @@ export async function attributeStep(world: BenchWorld, task: Task, samples: numb
       insertNote: await time(() => typeInto(() => page.keyboard.insertText(note))),
       noteCharacters: note.length,
       // A different point each time: no repeated signature, so no comparison (the gold path's cost).
-      guardBeforeExecute: await time((i) => guard.beforeExecute(observation, "screens/x.png", [{ id: `g${i}`, tool: "click", args: { element: "margin", x: 900 + (i % 90), y: 600 } }])),
+      guardBeforeExecute: await time((i) =>
+        guard.beforeExecute(observation, "screens/x.png", [
+          { id: `g${i}`, tool: "click", args: { element: "margin", x: 900 + (i % 90), y: 600 } },
+        ]),
+      ),
       trialLogWrites: await time((i) => {
         // A distinct hash each time, so the file is really written (umpire stores each content once).
         const sha = createHash("sha256").update(`${i}`).digest("hex");
         const file = log.screenshot(observation.png, sha);
-        log.step("observation_event", { type: "web", image: { type: "url", source: file, media_type: "image/png" }, metadata: { viewport_size: [1280, 800] } });
-        log.step("policy_event", { turn: i, content: "{}", tool_reqs: [{ tool_name: "click", args: inert, id: `c${i}` }], validation_errors: [] });
-        log.step("tool_result", { tool_req: { tool_name: "click", args: inert, id: `c${i}` }, result: { status: "success", message: "click sent" } });
+        log.step("observation_event", {
+          type: "web",
+          image: { type: "url", source: file, media_type: "image/png" },
+          metadata: { viewport_size: [1280, 800] },
+        });
+        log.step("policy_event", {
+          turn: i,
+          content: "{}",
+          tool_reqs: [{ tool_name: "click", args: inert, id: `c${i}` }],
+          validation_errors: [],
+        });
+        log.step("tool_result", {
+          tool_req: { tool_name: "click", args: inert, id: `c${i}` },
+          result: { status: "success", message: "click sent" },
+        });
       }),
       storeRecordTurn: await time(() => sink.record(++idx)),
     };
@@ -160,7 +209,18 @@ export async function attributeStep(world: BenchWorld, task: Task, samples: numb
 function trialSink(world: BenchWorld, runDir: string): { record(idx: number): void } {
   const runId = `bench-attr-${process.pid}-${Date.now()}`;
   world.store.createRun({ id: runId, umpireVersion: "bench", folder: runDir });
-  const [trial] = world.store.addTrials(runId, [{ id: `${runId}-0000`, seq: 0, taskId: "bench", taskFile: "bench.yaml", agentLabel: "reference/structured", model: "reference", mode: "structured", repeat: 0 }]);
+  const [trial] = world.store.addTrials(runId, [
+    {
+      id: `${runId}-0000`,
+      seq: 0,
+      taskId: "bench",
+      taskFile: "bench.yaml",
+      agentLabel: "reference/structured",
+      model: "reference",
+      mode: "structured",
+      repeat: 0,
+    },
+  ]);
   const sink = createStoreSink(world.store, runDir);
   sink.startTrial(trial!.id, { folder: join(runDir, "0000"), attempt: 1 });
   const usage = { inputTokens: 2500, outputTokens: 120, reasoningTokens: 0, cachedTokens: 0 };
@@ -177,13 +237,24 @@ function trialSink(world: BenchWorld, runDir: string): { record(idx: number): vo
         usage,
         note: "Clicking the margin.",
         thought: "The margin is empty.",
-        content: '{"note":"Clicking the margin.","thought":"The margin is empty.","action":[{"action":"click","element":"margin","x":995,"y":600}]}',
+        content:
+          '{"note":"Clicking the margin.","thought":"The margin is empty.","action":[{"action":"click","element":"margin","x":995,"y":600}]}',
         reasoning: null,
         screenshot: "screens/x.png",
         width: 1280,
         height: 800,
         flags: {},
-        actions: [{ id: `a${idx}`, tool: "click", status: "success", message: "click sent at (1274, 480) CSS px; input sent", ms: 5, idx: 0, args: { element: "margin", x: 995, y: 600 } }],
+        actions: [
+          {
+            id: `a${idx}`,
+            tool: "click",
+            status: "success",
+            message: "click sent at (1274, 480) CSS px; input sent",
+            ms: 5,
+            idx: 0,
+            args: { element: "margin", x: 995, y: 600 },
+          },
+        ],
       };
       sink.recordTurn(trial!.id, turn, 0.001);
     },

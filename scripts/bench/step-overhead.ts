@@ -51,7 +51,13 @@ export interface StepBench {
    * umpire takes for every model but the reference model (which grounds on that report and may
    * then read one a moment old). Null when such a trial did not pass or took other actions.
    */
-  noLayoutWait: { perStepMs: number; ratio: number; verdicts: string[]; capturePerStepMs: number; documentWaits: DocumentWaits } | null;
+  noLayoutWait: {
+    perStepMs: number;
+    ratio: number;
+    verdicts: string[];
+    capturePerStepMs: number;
+    documentWaits: DocumentWaits;
+  } | null;
   barePerStepMs: number;
   ratio: number;
   overheadPerStepMs: number;
@@ -71,7 +77,13 @@ export interface StepBench {
   >;
   allSteps: { umpireHarness: Summary; bare: Summary };
   /** Each step of the trajectory: medians over the repeats. */
-  trajectory: { tool: string; umpireMs: number; bareMs: number; umpire: { executor: number; capture: number; bookkeeping: number }; bare: { actionAndSettle: number; screenshot: number } }[];
+  trajectory: {
+    tool: string;
+    umpireMs: number;
+    bareMs: number;
+    umpire: { executor: number; capture: number; bookkeeping: number };
+    bare: { actionAndSettle: number; screenshot: number };
+  }[];
   verdicts: string[];
   /** Whether each bare replay did the same work: saved the note, never left umpire's pages. */
   bareReplays: { savedNote: boolean; offTrack: number }[];
@@ -91,7 +103,8 @@ function documentWaitsOf(world: BenchWorld, trial: PlannedTrial): DocumentWaits 
   const waits = { waited: 0, timedOut: 0 };
   for (const line of readFileSync(file, "utf8").split("\n")) {
     if (!line.includes("MetricsUpdateEvent")) continue;
-    const documents = (JSON.parse(line) as { data?: { metrics?: { waits?: { documents?: DocumentWaits } } } }).data?.metrics?.waits?.documents;
+    const documents = (JSON.parse(line) as { data?: { metrics?: { waits?: { documents?: DocumentWaits } } } }).data
+      ?.metrics?.waits?.documents;
     if (documents) return documents;
   }
   return waits;
@@ -133,7 +146,13 @@ async function umpireTrial(
       }
       const t1 = performance.now();
       const frame = { width: observation.width, height: observation.height };
-      turns.push({ t0, t1, modelMs: turn.timing.modelMs, captureMs: observation.captureMs, replay: turn.actions.map((action) => ({ action, frame })) });
+      turns.push({
+        t0,
+        t1,
+        modelMs: turn.timing.modelMs,
+        captureMs: observation.captureMs,
+        replay: turn.actions.map((action) => ({ action, frame })),
+      });
       return turn;
     },
     addResults: (results) => session.addResults(results),
@@ -170,7 +189,9 @@ async function umpireTrial(
     });
   }
   // The page after the actions of turn k is the one the observation before turn k+1 showed.
-  const replay = turns.flatMap((t, k) => t.replay.map((r) => (paths[k + 1] !== undefined ? { ...r, expectPath: paths[k + 1] } : r)));
+  const replay = turns.flatMap((t, k) =>
+    t.replay.map((r) => (paths[k + 1] !== undefined ? { ...r, expectPath: paths[k + 1] } : r)),
+  );
   const documentWaits = run.trials[0] ? documentWaitsOf(world, run.trials[0]) : { waited: 0, timedOut: 0 };
   return { steps, replay, verdict: run.result.ends[0]?.verdict ?? "missing", documentWaits };
 }
@@ -182,16 +203,24 @@ function perStep<T>(runs: T[][], pick: (s: T) => number): number {
   return round(sum(medians) / steps);
 }
 
-export async function benchStepOverhead(world: BenchWorld, options: { repeats: number; attributionSamples: number }): Promise<StepBench> {
+export async function benchStepOverhead(
+  world: BenchWorld,
+  options: { repeats: number; attributionSamples: number },
+): Promise<StepBench> {
   const task = world.task(STEP_TASK);
   // Warm-up (untimed): pays one-off costs (JIT, the servers' first requests) and records the
   // pages the trajectory goes through, which every bare replay then follows.
   const warm = await umpireTrial(world, task, { probePaths: true });
-  if (warm.verdict !== "passed") throw new Error(`the warm-up trial of ${task.id} did not pass (${warm.verdict}); the benchmark needs the gold trajectory`);
+  if (warm.verdict !== "passed")
+    throw new Error(
+      `the warm-up trial of ${task.id} did not pass (${warm.verdict}); the benchmark needs the gold trajectory`,
+    );
   const expected = warm.replay.map((r) => r.expectPath);
   const follow = (replay: ReplayAction[]): ReplayAction[] => {
     if (replay.map((r) => r.action.tool).join() !== warm.replay.map((r) => r.action.tool).join()) {
-      throw new Error(`the trial of ${task.id} took other actions than the warm-up; the gold trajectory should not vary`);
+      throw new Error(
+        `the trial of ${task.id} took other actions than the warm-up; the gold trajectory should not vary`,
+      );
     }
     return replay.map((r, i) => (expected[i] !== undefined ? { ...r, expectPath: expected[i] } : r));
   };
@@ -213,7 +242,11 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
     noWaitVerdicts.push(noWait.verdict);
     noWaitDocumentWaits.waited += noWait.documentWaits.waited;
     noWaitDocumentWaits.timedOut += noWait.documentWaits.timedOut;
-    if (noWait.verdict === "passed" && noWait.replay.map((r) => r.action.tool).join() === trial.replay.map((r) => r.action.tool).join()) noWaitRuns.push(noWait.steps);
+    if (
+      noWait.verdict === "passed" &&
+      noWait.replay.map((r) => r.action.tool).join() === trial.replay.map((r) => r.action.tool).join()
+    )
+      noWaitRuns.push(noWait.steps);
     const bare = await replayBare(world.browser, world.runtime.fixtures, task, follow(trial.replay));
     bareRuns.push(bare.steps);
     replays.push({ savedNote: bare.effects.includes("note_saved"), offTrack: bare.offTrack });
@@ -223,7 +256,15 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
   const barePerStepMs = perStep(bareRuns, (s) => s.totalMs);
   const noWaitPerStep = noWaitRuns.length === options.repeats ? perStep(noWaitRuns, (s) => s.harnessMs) : null;
   const noLayoutWait =
-    noWaitPerStep === null ? null : { perStepMs: noWaitPerStep, ratio: ratio(noWaitPerStep, barePerStepMs), verdicts: noWaitVerdicts, capturePerStepMs: perStep(noWaitRuns, (s) => s.captureMs), documentWaits: noWaitDocumentWaits };
+    noWaitPerStep === null
+      ? null
+      : {
+          perStepMs: noWaitPerStep,
+          ratio: ratio(noWaitPerStep, barePerStepMs),
+          verdicts: noWaitVerdicts,
+          capturePerStepMs: perStep(noWaitRuns, (s) => s.captureMs),
+          documentWaits: noWaitDocumentWaits,
+        };
   const byTool: StepBench["byTool"] = {};
   for (const tool of new Set(umpireRuns.flat().map((s) => s.tool))) {
     const us = umpireRuns.flat().filter((s) => s.tool === tool);
@@ -236,7 +277,12 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
       umpireMedianMs: round(median(u)),
       bareMedianMs: round(median(b)),
       ratio: ratio(median(u), median(b)),
-      umpireParts: { executor: med(us, (s) => s.executorMs), capture: med(us, (s) => s.captureMs), client: med(us, (s) => s.clientMs), bookkeeping: med(us, (s) => s.bookkeepingMs) },
+      umpireParts: {
+        executor: med(us, (s) => s.executorMs),
+        capture: med(us, (s) => s.captureMs),
+        client: med(us, (s) => s.clientMs),
+        bookkeeping: med(us, (s) => s.bookkeepingMs),
+      },
       bareParts: { actionAndSettle: med(bs, (s) => s.actionMs), screenshot: med(bs, (s) => s.screenshotMs) },
     };
   }
@@ -255,7 +301,10 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
       client: perStep(umpireRuns, (s) => s.clientMs),
       bookkeeping: perStep(umpireRuns, (s) => s.bookkeepingMs),
     },
-    bareBreakdownPerStepMs: { actionAndSettle: perStep(bareRuns, (s) => s.actionMs), screenshot: perStep(bareRuns, (s) => s.screenshotMs) },
+    bareBreakdownPerStepMs: {
+      actionAndSettle: perStep(bareRuns, (s) => s.actionMs),
+      screenshot: perStep(bareRuns, (s) => s.screenshotMs),
+    },
     byTool,
     trajectory: (umpireRuns[0] ?? []).map((step, k) => {
       const med = <T>(runs: T[][], pick: (s: T) => number) => round(median(runs.map((r) => pick(r[k]!))));
@@ -263,11 +312,18 @@ export async function benchStepOverhead(world: BenchWorld, options: { repeats: n
         tool: step.tool,
         umpireMs: med(umpireRuns, (s) => s.harnessMs),
         bareMs: med(bareRuns, (s) => s.totalMs),
-        umpire: { executor: med(umpireRuns, (s) => s.executorMs), capture: med(umpireRuns, (s) => s.captureMs), bookkeeping: med(umpireRuns, (s) => s.bookkeepingMs) },
+        umpire: {
+          executor: med(umpireRuns, (s) => s.executorMs),
+          capture: med(umpireRuns, (s) => s.captureMs),
+          bookkeeping: med(umpireRuns, (s) => s.bookkeepingMs),
+        },
         bare: { actionAndSettle: med(bareRuns, (s) => s.actionMs), screenshot: med(bareRuns, (s) => s.screenshotMs) },
       };
     }),
-    allSteps: { umpireHarness: summarize(umpireRuns.flat().map((s) => s.harnessMs)), bare: summarize(bareRuns.flat().map((s) => s.totalMs)) },
+    allSteps: {
+      umpireHarness: summarize(umpireRuns.flat().map((s) => s.harnessMs)),
+      bare: summarize(bareRuns.flat().map((s) => s.totalMs)),
+    },
     verdicts,
     bareReplays: replays,
     attribution: await attributeStep(world, task, options.attributionSamples),

@@ -49,13 +49,27 @@ function generate(store: Store, runs: number): void {
   const start = Date.parse("2026-01-01T00:00:00Z");
   for (let r = 0; r < runs; r++) {
     store.batch(() => {
-      const run = store.createRun({ id: `R${String(r).padStart(5, "0")}`, startedAt: new Date(start + r * 3_600_000).toISOString(), tags: [r % 2 ? "nightly" : "pr"], umpireVersion: "bench" });
+      const run = store.createRun({
+        id: `R${String(r).padStart(5, "0")}`,
+        startedAt: new Date(start + r * 3_600_000).toISOString(),
+        tags: [r % 2 ? "nightly" : "pr"],
+        umpireVersion: "bench",
+      });
       const planned = [];
       let seq = 0;
       for (let t = 0; t < TASKS; t++)
         for (const agent of AGENTS)
           for (let k = 0; k < REPEATS; k++)
-            planned.push({ seq: seq++, taskId: `task-${t}`, taskFile: `tasks/task-${t}.yaml`, agentLabel: agent, model: "reference", mode: agent.endsWith("tools") ? ("tools" as const) : ("structured" as const), repeat: k, taskHash: `sha256:task-${t}-v${r < runs / 2 ? 1 : 2}` });
+            planned.push({
+              seq: seq++,
+              taskId: `task-${t}`,
+              taskFile: `tasks/task-${t}.yaml`,
+              agentLabel: agent,
+              model: "reference",
+              mode: agent.endsWith("tools") ? ("tools" as const) : ("structured" as const),
+              repeat: k,
+              taskHash: `sha256:task-${t}-v${r < runs / 2 ? 1 : 2}`,
+            });
       for (const trial of store.addTrials(run.id, planned)) {
         store.startTrial(trial.id, { folder: `trials/${trial.seq}` });
         const t = Number(trial.taskId.slice(5));
@@ -63,18 +77,28 @@ function generate(store: Store, runs: number): void {
         const passed = (trial.seq * 7 + r) % 10 < (worse ? 4 : 8);
         const tokens = 10_000 + ((trial.seq * 131 + r * 17) % 5_000);
         const pricePerToken = t % 3 === 0 ? 1e-6 * (1 + r / runs) : 1e-6;
-        store.finishTrial(trial.id, {
-          stopReason: "answered",
-          stopDetail: "answered",
-          verdict: passed ? "passed" : "failed",
-          claimed: true,
-          verified: passed,
-          turns: 4,
-          actions: 5,
-          usage: { inputTokens: tokens, outputTokens: 300, reasoningTokens: 0, cachedTokens: 0 },
-          costUsd: tokens * pricePerToken,
-          timing: { wallMs: 3_000 + ((trial.seq * 37 + r) % 2_000), modelMs: 1_500, executorMs: 500, captureMs: 400, checkMs: 20 },
-        }, []);
+        store.finishTrial(
+          trial.id,
+          {
+            stopReason: "answered",
+            stopDetail: "answered",
+            verdict: passed ? "passed" : "failed",
+            claimed: true,
+            verified: passed,
+            turns: 4,
+            actions: 5,
+            usage: { inputTokens: tokens, outputTokens: 300, reasoningTokens: 0, cachedTokens: 0 },
+            costUsd: tokens * pricePerToken,
+            timing: {
+              wallMs: 3_000 + ((trial.seq * 37 + r) % 2_000),
+              modelMs: 1_500,
+              executorMs: 500,
+              captureMs: 400,
+              checkMs: 20,
+            },
+          },
+          [],
+        );
       }
       store.finishRun(run.id);
     });
@@ -85,12 +109,23 @@ function measure(store: Store, samples: number): Record<string, { ms: number; ro
   const newest = store.listRuns().slice(0, 2);
   const [b, a] = [newest[0]!.id, newest[1]!.id];
   return {
-    "history (every task x agent, last 10 runs)": time(samples, () => buildHistory(store.history({ lastRuns: 10 })).series.length),
-    "history --task (one task, last 50 runs)": time(samples, () => store.history({ tasks: ["task-3"], lastRuns: 50 }).length),
+    "history (every task x agent, last 10 runs)": time(
+      samples,
+      () => buildHistory(store.history({ lastRuns: 10 })).series.length,
+    ),
+    "history --task (one task, last 50 runs)": time(
+      samples,
+      () => store.history({ tasks: ["task-3"], lastRuns: 50 }).length,
+    ),
     "history --tag nightly --last 10": time(samples, () => store.history({ tags: ["nightly"], lastRuns: 10 }).length),
     "runs (list with counts)": time(samples, () => store.listRuns().length),
-    "compare A B (both runs' trials)": time(samples, () => store.getRun(a).id.length + store.trials(a).length + store.trials(b).length),
-    "compare --baseline (latest run with a tag)": time(samples, () => (store.latestRunWithTag("nightly", b) ? store.trials(b).length : 0)),
+    "compare A B (both runs' trials)": time(
+      samples,
+      () => store.getRun(a).id.length + store.trials(a).length + store.trials(b).length,
+    ),
+    "compare --baseline (latest run with a tag)": time(samples, () =>
+      store.latestRunWithTag("nightly", b) ? store.trials(b).length : 0,
+    ),
   };
 }
 
@@ -116,7 +151,8 @@ export async function benchStoreScale(options: { runs: number; samples: number }
     bare.close();
     const { size } = await import("node:fs").then((fs) => fs.statSync(file));
     const queries: StoreScaleFigures["queries"] = {};
-    for (const [name, v] of Object.entries(withIndexes)) queries[name] = { ms: v.ms, withoutIndexesMs: without[name]!.ms, rows: v.rows };
+    for (const [name, v] of Object.entries(withIndexes))
+      queries[name] = { ms: v.ms, withoutIndexesMs: without[name]!.ms, rows: v.rows };
     return { trials, runs: options.runs, writeMs, fileMb: Math.round(size / 2 ** 20), queries };
   } finally {
     rmSync(dir, { recursive: true, force: true });

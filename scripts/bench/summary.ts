@@ -71,7 +71,11 @@ export const BENCH_AIMS = {
 const fmt = (v: number | undefined, digits = 0) => (v === undefined || Number.isNaN(v) ? "?" : v.toFixed(digits));
 const met = (ok: boolean) => (ok ? "yes" : "NO");
 
-function rowFor(name: BenchName, outcome: SectionOutcome<unknown> | undefined, ok: (o: Extract<SectionOutcome<unknown>, { status: "ok" }>) => Row): Row | undefined {
+function rowFor(
+  name: BenchName,
+  outcome: SectionOutcome<unknown> | undefined,
+  ok: (o: Extract<SectionOutcome<unknown>, { status: "ok" }>) => Row,
+): Row | undefined {
   if (!outcome) return undefined;
   const label = LABELS[name];
   if (outcome.status === "ok") return ok(outcome);
@@ -101,11 +105,19 @@ const LABELS: Record<BenchName, string> = {
  * null with fewer than two fixed levels: `--levels 8,adaptive` leaves out 1 and 16, and the
  * line must then say what it did measure rather than "?x (1->16)".
  */
-export function fixedSpeedup(runs: readonly Pick<ConcurrencyResult, "concurrency" | "trialsPerMinute">[]): { from: number; to: number; ratio: number } | null {
-  const fixed = runs.filter((x): x is typeof x & { concurrency: number } => typeof x.concurrency === "number").sort((a, b) => a.concurrency - b.concurrency);
+export function fixedSpeedup(
+  runs: readonly Pick<ConcurrencyResult, "concurrency" | "trialsPerMinute">[],
+): { from: number; to: number; ratio: number } | null {
+  const fixed = runs
+    .filter((x): x is typeof x & { concurrency: number } => typeof x.concurrency === "number")
+    .sort((a, b) => a.concurrency - b.concurrency);
   if (fixed.length < 2 || fixed[0]!.concurrency === fixed[fixed.length - 1]!.concurrency) return null;
   const [low, high] = [fixed[0]!, fixed[fixed.length - 1]!];
-  return { from: low.concurrency, to: high.concurrency, ratio: low.trialsPerMinute > 0 ? high.trialsPerMinute / low.trialsPerMinute : Number.NaN };
+  return {
+    from: low.concurrency,
+    to: high.concurrency,
+    ratio: low.trialsPerMinute > 0 ? high.trialsPerMinute / low.trialsPerMinute : Number.NaN,
+  };
 }
 
 /**
@@ -114,19 +126,39 @@ export function fixedSpeedup(runs: readonly Pick<ConcurrencyResult, "concurrency
  * against the best fixed level. What did not run is said, never shown as "?" or judged "NO".
  */
 export function latencyRows(r: LatencyBench): [Row, Row] {
-  const perMin = r.runs.map((x) => `${x.concurrency === "adaptive" ? "adaptive" : `c${x.concurrency}`}: ${fmt(x.trialsPerMinute, 1)}`).join(", ");
+  const perMin = r.runs
+    .map((x) => `${x.concurrency === "adaptive" ? "adaptive" : `c${x.concurrency}`}: ${fmt(x.trialsPerMinute, 1)}`)
+    .join(", ");
   const trials = r.runs[0]?.trials ?? 0;
   const s = fixedSpeedup(r.runs);
   const judgedSpeedup = s !== null && s.from === 1 && s.to === 16 && !Number.isNaN(s.ratio);
   const speedup: Row = s
-    ? [LABELS.latency, `${perMin} trials/min`, `concurrency ${s.from}`, `${fmt(s.ratio, 2)}x (${s.from}->${s.to})`, ">= 10x (1->16)", judgedSpeedup ? met(s.ratio >= 10) : "", `${trials} trials per level`]
-    : [LABELS.latency, `${perMin} trials/min`, "", "not measured (needs two fixed levels)", ">= 10x (1->16)", "", `${trials} trials per level`];
+    ? [
+        LABELS.latency,
+        `${perMin} trials/min`,
+        `concurrency ${s.from}`,
+        `${fmt(s.ratio, 2)}x (${s.from}->${s.to})`,
+        ">= 10x (1->16)",
+        judgedSpeedup ? met(s.ratio >= 10) : "",
+        `${trials} trials per level`,
+      ]
+    : [
+        LABELS.latency,
+        `${perMin} trials/min`,
+        "",
+        "not measured (needs two fixed levels)",
+        ">= 10x (1->16)",
+        "",
+        `${trials} trials per level`,
+      ];
   const adaptive = r.runs.find((x) => x.concurrency === "adaptive");
   const judged = adaptive !== undefined && r.bestFixed !== null && !Number.isNaN(r.adaptiveVsBest);
   const vsBest: Row = [
     "... adaptive vs best fixed",
     adaptive ? `${fmt(adaptive.trialsPerMinute, 1)} trials/min` : "adaptive not run",
-    r.bestFixed ? `${fmt(r.bestFixed.trialsPerMinute, 1)}, concurrency ${r.bestFixed.concurrency}` : "no fixed level run",
+    r.bestFixed
+      ? `${fmt(r.bestFixed.trialsPerMinute, 1)}, concurrency ${r.bestFixed.concurrency}`
+      : "no fixed level run",
     judged ? `${fmt(r.adaptiveVsBest, 2)}x` : "not measured",
     ">= 0.9x",
     judged ? met(r.adaptiveVsBest >= 0.9) : "",
@@ -148,7 +180,12 @@ export function startupRows(outcome: BenchResults["startup"]): (Row | undefined)
     aimed ? met(f.ratio <= STARTUP_AIM_RATIO) : "",
     `n=${r.samples}`,
   ];
-  return [row(LABELS.startup, r.version, true), row("... --help", r.help, true), row("... runs --help", r.runsHelp, false), row("... npx umpire --version", r.npxVersion, false)];
+  return [
+    row(LABELS.startup, r.version, true),
+    row("... --help", r.help, true),
+    row("... runs --help", r.runsHelp, false),
+    row("... npx umpire --version", r.npxVersion, false),
+  ];
 }
 
 /** The headline table. */
@@ -163,24 +200,56 @@ export function headlineTable(results: BenchResults): string {
     ...startupRows(results.startup),
     rowFor("step", results.step, (o) => {
       const r = o.result as StepBench;
-      return [LABELS.step, `${fmt(r.umpirePerStepMs)} ms/step`, `${fmt(r.barePerStepMs)} ms/step, bare loop`, `${fmt(r.ratio, 2)}x`, `<= ${BENCH_AIMS.stepRatio}x`, met(r.ratio <= BENCH_AIMS.stepRatio), `${r.repeats} trials x ${r.stepsPerTrial} steps`];
+      return [
+        LABELS.step,
+        `${fmt(r.umpirePerStepMs)} ms/step`,
+        `${fmt(r.barePerStepMs)} ms/step, bare loop`,
+        `${fmt(r.ratio, 2)}x`,
+        `<= ${BENCH_AIMS.stepRatio}x`,
+        met(r.ratio <= BENCH_AIMS.stepRatio),
+        `${r.repeats} trials x ${r.stepsPerTrial} steps`,
+      ];
     }),
     ...(results.step?.status === "ok" ? [noLayoutWaitRow(results.step.result)] : []),
     rowFor("anyapp", results.anyApp, (o) => {
       const r = o.result as AnyAppStepBench;
       // Aim: marks and checks must not make another target slower than the fixture (relative to each one's bare loop).
       const ok = r.app.ratio <= r.fixture.ratio * 1.25;
-      return [LABELS.anyapp, `${fmt(r.app.umpireStep)} ms/step (marks ${fmt(r.app.marks, 1)} ms, ${r.app.markCount})`, `${fmt(r.app.bareStep)} ms bare; fixture ${fmt(r.fixture.ratio, 2)}x`, `${fmt(r.app.ratio, 2)}x`, "<= fixture x1.25", met(ok), `n=${r.samples} each`];
+      return [
+        LABELS.anyapp,
+        `${fmt(r.app.umpireStep)} ms/step (marks ${fmt(r.app.marks, 1)} ms, ${r.app.markCount})`,
+        `${fmt(r.app.bareStep)} ms bare; fixture ${fmt(r.fixture.ratio, 2)}x`,
+        `${fmt(r.app.ratio, 2)}x`,
+        "<= fixture x1.25",
+        met(ok),
+        `n=${r.samples} each`,
+      ];
     }),
     rowFor("setup", results.setup, (o) => {
       const r = o.result as SetupBench;
-      return [LABELS.setup, `${fmt(r.umpire.median)} ms median`, `${fmt(r.bare.median)} ms, bare`, `${fmt(r.ratio, 2)}x`, "<= 1.2x", met(r.ratio <= 1.2), `n=${r.samples} each`];
+      return [
+        LABELS.setup,
+        `${fmt(r.umpire.median)} ms median`,
+        `${fmt(r.bare.median)} ms, bare`,
+        `${fmt(r.ratio, 2)}x`,
+        "<= 1.2x",
+        met(r.ratio <= 1.2),
+        `n=${r.samples} each`,
+      ];
     }),
     rowFor("throughput", results.throughput, (o) => {
       const r = o.result as ThroughputBench;
       const perMin = r.runs.map((x) => `c${x.concurrency}: ${fmt(x.trialsPerMinute, 1)}`).join(", ");
       const trials = r.runs[0]?.trials ?? 0;
-      return [LABELS.throughput, `${perMin} trials/min`, "concurrency 1", `${fmt(r.speedup1to4, 2)}x (1->4)`, ">= 1.7x", met(r.speedup1to4 >= 1.7), `${trials} trials per level`];
+      return [
+        LABELS.throughput,
+        `${perMin} trials/min`,
+        "concurrency 1",
+        `${fmt(r.speedup1to4, 2)}x (1->4)`,
+        ">= 1.7x",
+        met(r.speedup1to4 >= 1.7),
+        `${trials} trials per level`,
+      ];
     }),
     rowFor("throughput", results.throughput, (o) => {
       const r = o.result as ThroughputBench;
@@ -190,7 +259,15 @@ export function headlineTable(results: BenchResults): string {
     }),
     rowFor("capture", results.capture, (o) => {
       const r = o.result as CaptureBench;
-      return [LABELS.capture, `${fmt(r.cdpFastMs, 1)} ms (${fmt(r.pngKiB.cdpFast)} KiB)`, `${fmt(r.pageScreenshotMs, 1)} ms, page.screenshot (${fmt(r.pngKiB.pageScreenshot)} KiB)`, `${fmt(r.ratio, 2)}x`, "< 1x", met(r.ratio < 1), `n=${r.samples} each, alternating`];
+      return [
+        LABELS.capture,
+        `${fmt(r.cdpFastMs, 1)} ms (${fmt(r.pngKiB.cdpFast)} KiB)`,
+        `${fmt(r.pageScreenshotMs, 1)} ms, page.screenshot (${fmt(r.pngKiB.pageScreenshot)} KiB)`,
+        `${fmt(r.ratio, 2)}x`,
+        "< 1x",
+        met(r.ratio < 1),
+        `n=${r.samples} each, alternating`,
+      ];
     }),
     ...[0, 1].map((i) => rowFor("latency", results.latency, (o) => latencyRows(o.result as LatencyBench)[i]!)),
     rowFor("latency", results.latency, (o) => {
@@ -198,12 +275,28 @@ export function headlineTable(results: BenchResults): string {
       const cores = r.runs.map((x) => fmt(x.coresBusy, 2)).join("/");
       const pss = r.runs.map((x) => fmt(x.memory?.perTrialPssMb)).join("/");
       const limited = r.runs.map((x) => x.rateLimited).join("/");
-      return ["... cores used, PSS/trial, 429s", `cores ${cores}; PSS ${pss} MB`, `429s ${limited}`, "", "", "", r.runs.map((x) => String(x.concurrency)).join("/")];
+      return [
+        "... cores used, PSS/trial, 429s",
+        `cores ${cores}; PSS ${pss} MB`,
+        `429s ${limited}`,
+        "",
+        "",
+        "",
+        r.runs.map((x) => String(x.concurrency)).join("/"),
+      ];
     }),
     rowFor("detector", results.detector, (o) => {
       const r = o.result as RepetitionBench;
       const s = r.perStep.stuck;
-      return [LABELS.detector, `${fmt(s.wall.median, 1)} ms (p95 ${fmt(s.wall.p95, 1)}), stuck screen`, `scrolling ${fmt(r.perStep.scrolling.wall.median, 1)} ms`, "", "< 15 ms", met(s.wall.median < 15), `${r.steps} steps`];
+      return [
+        LABELS.detector,
+        `${fmt(s.wall.median, 1)} ms (p95 ${fmt(s.wall.p95, 1)}), stuck screen`,
+        `scrolling ${fmt(r.perStep.scrolling.wall.median, 1)} ms`,
+        "",
+        "< 15 ms",
+        met(s.wall.median < 15),
+        `${r.steps} steps`,
+      ];
     }),
     rowFor("sessions", results.sessions, (o) => {
       const r = o.result as { n: number; medianMs: number };
@@ -211,7 +304,15 @@ export function headlineTable(results: BenchResults): string {
     }),
     rowFor("model", results.model, (o) => {
       const r = o.result as ReferenceModelTiming;
-      return [LABELS.model, `server ${fmt(r.serverMedianMs, 1)} ms (p95 ${fmt(r.serverP95Ms, 1)})`, `round trip ${fmt(r.roundTripMedianMs, 1)} ms`, "", "", "", `n=${r.requests}, ${Math.round(r.requestBytes / 1024)} KiB body`];
+      return [
+        LABELS.model,
+        `server ${fmt(r.serverMedianMs, 1)} ms (p95 ${fmt(r.serverP95Ms, 1)})`,
+        `round trip ${fmt(r.roundTripMedianMs, 1)} ms`,
+        "",
+        "",
+        "",
+        `n=${r.requests}, ${Math.round(r.requestBytes / 1024)} KiB body`,
+      ];
     }),
     rowFor("report", results.report, (o) => {
       const r = o.result as { trials: number; ms: number };
@@ -220,16 +321,40 @@ export function headlineTable(results: BenchResults): string {
     rowFor("store", results.store, (o) => {
       const r = o.result as StoreScaleFigures;
       const worst = Math.max(...Object.values(r.queries).map((q) => q.ms));
-      return [LABELS.store, `slowest query ${fmt(worst, 1)} ms`, "", "", "", "", `${r.trials.toLocaleString("en-US")} trials`];
+      return [
+        LABELS.store,
+        `slowest query ${fmt(worst, 1)} ms`,
+        "",
+        "",
+        "",
+        "",
+        `${r.trials.toLocaleString("en-US")} trials`,
+      ];
     }),
     rowFor("pool", results.pool, (o) => {
       const r = o.result as PoolBench;
       const mem = r.many.memoryMbPerInstance === null ? "" : `, ${r.many.memoryMbPerInstance} MB/instance`;
-      return [LABELS.pool, `${r.many.instances} instances: ${fmt(r.many.wallMs / 1000, 1)} s`, `1 instance: ${fmt(r.one.wallMs / 1000, 1)} s`, `${fmt(r.speedup, 2)}x${r.comparable ? "" : " (not all passed)"}`, `>= ${BENCH_AIMS.poolSpeedup}x`, met(r.comparable && r.speedup >= BENCH_AIMS.poolSpeedup), `reset ${fmt(r.many.resetMsPerTrial, 1)} ms/trial${mem}`];
+      return [
+        LABELS.pool,
+        `${r.many.instances} instances: ${fmt(r.many.wallMs / 1000, 1)} s`,
+        `1 instance: ${fmt(r.one.wallMs / 1000, 1)} s`,
+        `${fmt(r.speedup, 2)}x${r.comparable ? "" : " (not all passed)"}`,
+        `>= ${BENCH_AIMS.poolSpeedup}x`,
+        met(r.comparable && r.speedup >= BENCH_AIMS.poolSpeedup),
+        `reset ${fmt(r.many.resetMsPerTrial, 1)} ms/trial${mem}`,
+      ];
     }),
     rowFor("remote", results.remote, (o) => {
       const r = o.result as RemoteFigures;
-      return [LABELS.remote, `2 servers: ${fmt((r.twoServers?.wallMs ?? NaN) / 1000, 1)} s`, `local: ${fmt((r.local?.wallMs ?? NaN) / 1000, 1)} s`, `${fmt(r.ratio, 2)}x`, "", "", `concurrency ${r.concurrency ?? "?"}`];
+      return [
+        LABELS.remote,
+        `2 servers: ${fmt((r.twoServers?.wallMs ?? NaN) / 1000, 1)} s`,
+        `local: ${fmt((r.local?.wallMs ?? NaN) / 1000, 1)} s`,
+        `${fmt(r.ratio, 2)}x`,
+        "",
+        "",
+        `concurrency ${r.concurrency ?? "?"}`,
+      ];
     }),
   ];
   for (const row of rows) if (row) table.push(row);
@@ -242,8 +367,18 @@ export function noLayoutWaitRow(step: StepBench): Row {
   const aim = `<= ${BENCH_AIMS.noLayoutWaitStepRatio}x`;
   const r = step.noLayoutWait;
   if (!r) return [label, "not measured", "a trial did not pass or took other actions", "", aim, met(false), ""];
-  const waits = r.documentWaits ? `; document waits ${r.documentWaits.waited}, ran out ${r.documentWaits.timedOut}` : "";
-  return [label, `${fmt(r.perStepMs)} ms/step`, `${fmt(step.barePerStepMs)} ms/step, bare loop`, `${fmt(r.ratio, 2)}x`, aim, met(r.ratio <= BENCH_AIMS.noLayoutWaitStepRatio), `verdicts ${r.verdicts.join(",")}${waits}`];
+  const waits = r.documentWaits
+    ? `; document waits ${r.documentWaits.waited}, ran out ${r.documentWaits.timedOut}`
+    : "";
+  return [
+    label,
+    `${fmt(r.perStepMs)} ms/step`,
+    `${fmt(step.barePerStepMs)} ms/step, bare loop`,
+    `${fmt(r.ratio, 2)}x`,
+    aim,
+    met(r.ratio <= BENCH_AIMS.noLayoutWaitStepRatio),
+    `verdicts ${r.verdicts.join(",")}${waits}`,
+  ];
 }
 
 /** The lines under the table: where the time goes. */
@@ -251,10 +386,16 @@ export function detailLines(results: BenchResults): string[] {
   const lines: string[] = [];
   if (results.store?.status === "ok") {
     const r = results.store.result;
-    lines.push(`store (${r.trials.toLocaleString("en-US")} trials in ${r.runs} runs, ${r.fileMb} MB, written in ${fmt(r.writeMs / 1000, 1)} s through the store's write path; median ms, with the history/runs indexes -> without):`);
-    for (const [name, q] of Object.entries(r.queries)) lines.push(`  ${name.padEnd(46)} ${fmt(q.ms, 1).padStart(7)} ms  (without the indexes ${fmt(q.withoutIndexesMs, 1)} ms; ${q.rows} rows)`);
+    lines.push(
+      `store (${r.trials.toLocaleString("en-US")} trials in ${r.runs} runs, ${r.fileMb} MB, written in ${fmt(r.writeMs / 1000, 1)} s through the store's write path; median ms, with the history/runs indexes -> without):`,
+    );
+    for (const [name, q] of Object.entries(r.queries))
+      lines.push(
+        `  ${name.padEnd(46)} ${fmt(q.ms, 1).padStart(7)} ms  (without the indexes ${fmt(q.withoutIndexesMs, 1)} ms; ${q.rows} rows)`,
+      );
   }
-  const machine = (m: MachineUsage) => `machine: ${fmt(m.coresBusy ?? NaN, 2)} of ${m.cores} cores busy (all processes), load ${fmt(m.loadAverage1m, 2)}`;
+  const machine = (m: MachineUsage) =>
+    `machine: ${fmt(m.coresBusy ?? NaN, 2)} of ${m.cores} cores busy (all processes), load ${fmt(m.loadAverage1m, 2)}`;
   if (results.step?.status === "ok") {
     const r = results.step.result;
     const u = r.umpireBreakdownPerStepMs;
@@ -292,21 +433,36 @@ export function detailLines(results: BenchResults): string[] {
   }
   if (results.throughput?.status === "ok") {
     const r = results.throughput.result;
-    lines.push(`throughput (${r.model}, ${r.latencyMs} ms, mode ${r.mode}, tasks ${r.tasks.join(", ")} x${r.repeat}; ${r.cores} cores):`);
+    lines.push(
+      `throughput (${r.model}, ${r.latencyMs} ms, mode ${r.mode}, tasks ${r.tasks.join(", ")} x${r.repeat}; ${r.cores} cores):`,
+    );
     for (const x of r.runs) {
-      const mem = x.memory ? `; memory idle ${fmt(x.memory.idleRssMb)} -> peak ${fmt(x.memory.peakRssMb)} MB RSS (PSS ${fmt(x.memory.idlePssMb)} -> ${fmt(x.memory.peakPssMb)}), ${x.memory.maxProcesses} processes` : "";
+      const mem = x.memory
+        ? `; memory idle ${fmt(x.memory.idleRssMb)} -> peak ${fmt(x.memory.peakRssMb)} MB RSS (PSS ${fmt(x.memory.idlePssMb)} -> ${fmt(x.memory.peakPssMb)}), ${x.memory.maxProcesses} processes`
+        : "";
       lines.push(
-        `  c${x.concurrency}: ${fmt(x.wallMs / 1000, 1)} s, ${x.passed}/${x.trials} passed, ${x.turns} turns, median trial ${fmt(x.medianTrialWallMs / 1000, 1)} s, ${fmt(x.effectiveParallelism, 2)} trials at once; umpire+Chromium used ${fmt(x.coresBusy, 2)} cores (CPU s per trial: ${Object.entries(x.cpuPerTrialByKind).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${fmt(v, 2)}`).join(", ")}; sampler ${fmt(x.samplerMs)} ms, ${fmt(x.samplerCpuSeconds ?? 0, 1)} CPU s left out; CPU-bound ceiling ${fmt(x.cpuBoundTrialsPerMinute, 1)} trials/min), ${machine(x.machine)}${mem}`,
+        `  c${x.concurrency}: ${fmt(x.wallMs / 1000, 1)} s, ${x.passed}/${x.trials} passed, ${x.turns} turns, median trial ${fmt(x.medianTrialWallMs / 1000, 1)} s, ${fmt(x.effectiveParallelism, 2)} trials at once; umpire+Chromium used ${fmt(x.coresBusy, 2)} cores (CPU s per trial: ${Object.entries(
+          x.cpuPerTrialByKind,
+        )
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `${k} ${fmt(v, 2)}`)
+          .join(
+            ", ",
+          )}; sampler ${fmt(x.samplerMs)} ms, ${fmt(x.samplerCpuSeconds ?? 0, 1)} CPU s left out; CPU-bound ceiling ${fmt(x.cpuBoundTrialsPerMinute, 1)} trials/min), ${machine(x.machine)}${mem}`,
       );
     }
   }
   if (results.capture?.status === "ok") {
     const r = results.capture.result;
-    lines.push(`capture (${r.page} at ${r.viewport.width}x${r.viewport.height} x${r.viewport.deviceScaleFactor}, ${machine(results.capture.machine)}): CDP optimizeForSpeed ${fmt(r.cdpFastMs, 1)} ms vs page.screenshot ${fmt(r.pageScreenshotMs, 1)} ms (median of ${r.samples} each, alternating): ${fmt(r.ratio, 2)}x; PNG ${fmt(r.pngKiB.cdpFast)} vs ${fmt(r.pngKiB.pageScreenshot)} KiB`);
+    lines.push(
+      `capture (${r.page} at ${r.viewport.width}x${r.viewport.height} x${r.viewport.deviceScaleFactor}, ${machine(results.capture.machine)}): CDP optimizeForSpeed ${fmt(r.cdpFastMs, 1)} ms vs page.screenshot ${fmt(r.pageScreenshotMs, 1)} ms (median of ${r.samples} each, alternating): ${fmt(r.ratio, 2)}x; PNG ${fmt(r.pngKiB.cdpFast)} vs ${fmt(r.pngKiB.pageScreenshot)} KiB`,
+    );
   }
   if (results.latency?.status === "ok") {
     const r = results.latency.result;
-    lines.push(`latency (${r.model}, ${r.latencyMs} ms a turn +/- jitter, mode ${r.mode}, tasks ${r.tasks.join(", ")} x${r.repeat}; ${r.cores} cores, ${machine(results.latency.machine)}):`);
+    lines.push(
+      `latency (${r.model}, ${r.latencyMs} ms a turn +/- jitter, mode ${r.mode}, tasks ${r.tasks.join(", ")} x${r.repeat}; ${r.cores} cores, ${machine(results.latency.machine)}):`,
+    );
     for (const x of r.runs) {
       lines.push(
         `  ${x.concurrency === "adaptive" ? "adaptive" : `c${x.concurrency}`}: ${fmt(x.wallMs / 1000, 1)} s, ${fmt(x.trialsPerMinute, 1)} trials/min, ${x.passed}/${x.trials} passed, ${fmt(x.effectiveParallelism, 2)} trials at once; cores used ${fmt(x.coresBusy, 2)}; PSS per trial ${fmt(x.memory?.perTrialPssMb)} MB; 429s ${x.rateLimited}; ${machine(x.machine)}${x.adaptive ? `; ${x.adaptive.map((a) => a.used).join("; ")}` : ""}`,
@@ -322,12 +478,18 @@ export function detailLines(results: BenchResults): string[] {
   }
   if (results.pool?.status === "ok") {
     const r = results.pool.result;
-    const busy = (x: PoolBench["one"]) => (x.machine.coresBusy === null ? "" : `, machine ${fmt(x.machine.coresBusy, 2)}/${x.machine.cores} cores busy`);
+    const busy = (x: PoolBench["one"]) =>
+      x.machine.coresBusy === null ? "" : `, machine ${fmt(x.machine.coresBusy, 2)}/${x.machine.cores} cores busy`;
     const sideLine = (x: PoolBench["one"]) =>
       `${x.instances} instance${x.instances === 1 ? "" : "s"} ${x.passed}/${x.trials} passed in ${fmt(x.wallMs / 1000, 1)} s, peak ${x.peak} at once, ` +
       `waited ${fmt(x.waitedMsPerTrial)} ms/trial, reset ${fmt(x.resetMsPerTrial, 1)} ms/trial (restore + restart)${busy(x)}` +
-      Object.entries(x.notPassed).map(([why, n]) => `; not passed: ${why} x${n}`).join("");
-    if (!r.comparable) lines.push("pool: not every trial passed on both sides, so the speed-up compares unlike runs (errors end trials early): not met");
+      Object.entries(x.notPassed)
+        .map(([why, n]) => `; not passed: ${why} x${n}`)
+        .join("");
+    if (!r.comparable)
+      lines.push(
+        "pool: not every trial passed on both sides, so the speed-up compares unlike runs (errors end trials early): not met",
+      );
     lines.push(
       `pool, ${r.app} (${fmt(r.turnLatencyMs)} ms a turn): ${sideLine(r.one)}; ${sideLine(r.many)}; bounded by the cores the browsers, ` +
         `the copies' restarts and other work share, and by the trials (${r.many.trials}) over the instances`,
@@ -335,7 +497,9 @@ export function detailLines(results: BenchResults): string[] {
   }
   if (results.remote?.status === "ok") {
     const r = results.remote.result;
-    lines.push(`remote: local ${r.local?.passed ?? "?"}/${r.local?.trials ?? "?"} passed, two servers ${r.twoServers?.passed ?? "?"}/${r.twoServers?.trials ?? "?"} passed`);
+    lines.push(
+      `remote: local ${r.local?.passed ?? "?"}/${r.local?.trials ?? "?"} passed, two servers ${r.twoServers?.passed ?? "?"}/${r.twoServers?.trials ?? "?"} passed`,
+    );
   }
   return lines;
 }
@@ -344,6 +508,9 @@ export function detailLines(results: BenchResults): string[] {
 export function soakLines(r: SoakBench, machineLine: string): string[] {
   return [
     `soak (${r.model}, ${r.trials} trials at concurrency ${r.concurrency}, ${r.passed} passed, ${fmt(r.wallMs / 1000)} s; warm-up ${r.warmupTrials} trials; ${machineLine}):`,
-    ...Object.entries(r.slopes).map(([key, v]) => `  ${key.padEnd(17)} level ${fmt(v.level, 1)}, slope ${fmt(v.per100Trials, 2)} per 100 trials (${fmt(v.relativePer100 * 100, 2)}% of the level)`),
+    ...Object.entries(r.slopes).map(
+      ([key, v]) =>
+        `  ${key.padEnd(17)} level ${fmt(v.level, 1)}, slope ${fmt(v.per100Trials, 2)} per 100 trials (${fmt(v.relativePer100 * 100, 2)}% of the level)`,
+    ),
   ];
 }

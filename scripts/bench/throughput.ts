@@ -42,7 +42,15 @@ export interface ConcurrencyResult {
   /** Time the /proc sampler itself took, and its CPU (taken out of the node CPU figures above: it is the bench's cost). */
   samplerMs: number;
   samplerCpuSeconds: number;
-  memory: { idleRssMb: number; peakRssMb: number; idlePssMb: number; peakPssMb: number; perTrialRssMb: number; perTrialPssMb: number; maxProcesses: number } | null;
+  memory: {
+    idleRssMb: number;
+    peakRssMb: number;
+    idlePssMb: number;
+    peakPssMb: number;
+    perTrialRssMb: number;
+    perTrialPssMb: number;
+    maxProcesses: number;
+  } | null;
 }
 
 export interface ThroughputBench {
@@ -82,7 +90,13 @@ export const BENCH_ADAPTIVE_MAX = 16;
 
 export async function benchThroughput(
   world: BenchWorld,
-  options: { tasks: string[]; repeat: number; latencyMs: number; concurrencies: (number | "adaptive")[]; model?: string },
+  options: {
+    tasks: string[];
+    repeat: number;
+    latencyMs: number;
+    concurrencies: (number | "adaptive")[];
+    model?: string;
+  },
 ): Promise<ThroughputBench> {
   const tasks: Task[] = options.tasks.map((id) => world.task(id));
   const model = options.model ?? "reference:slow";
@@ -100,7 +114,14 @@ export async function benchThroughput(
     // Adaptive: the embedded endpoint starts where a pinned run would (the cores) and rises from there.
     const run = await world.run(
       concurrency === "adaptive"
-        ? { tasks, model, mode, concurrency: availableParallelism(), adaptiveMax: BENCH_ADAPTIVE_MAX, repeat: options.repeat }
+        ? {
+            tasks,
+            model,
+            mode,
+            concurrency: availableParallelism(),
+            adaptiveMax: BENCH_ADAPTIVE_MAX,
+            repeat: options.repeat,
+          }
         : { tasks, model, mode, concurrency, repeat: options.repeat },
     );
     const rateLimited = world.runtime.model.rateLimited() - limitedBefore;
@@ -108,14 +129,28 @@ export async function benchThroughput(
     const cpuAfter = supported() ? readTreeCpu() : null;
     const peak = sampler?.stop();
     const samplerCpu = peak?.samplerCpuSeconds ?? 0;
-    const cpu = cpuBefore && cpuAfter ? { node: Math.max(0, cpuAfter.nodeSeconds - cpuBefore.nodeSeconds - samplerCpu), browser: cpuAfter.browserSeconds - cpuBefore.browserSeconds } : { node: Number.NaN, browser: Number.NaN };
+    const cpu =
+      cpuBefore && cpuAfter
+        ? {
+            node: Math.max(0, cpuAfter.nodeSeconds - cpuBefore.nodeSeconds - samplerCpu),
+            browser: cpuAfter.browserSeconds - cpuBefore.browserSeconds,
+          }
+        : { node: Number.NaN, browser: Number.NaN };
     const cpuSeconds = cpu.node + cpu.browser;
     const ends = run.result.ends;
     const trialWall = ends.map((e) => e.wallMs);
-    const inFlight = concurrency === "adaptive" ? Math.max(1, ...(run.result.concurrency ?? []).map((e) => e.peak)) : concurrency;
+    const inFlight =
+      concurrency === "adaptive" ? Math.max(1, ...(run.result.concurrency ?? []).map((e) => e.peak)) : concurrency;
     runs.push({
       concurrency,
-      ...(concurrency === "adaptive" ? { adaptive: (run.result.concurrency ?? []).map((e) => ({ endpoint: e.endpoint, used: describeConcurrency([e]).join("; ") })) } : {}),
+      ...(concurrency === "adaptive"
+        ? {
+            adaptive: (run.result.concurrency ?? []).map((e) => ({
+              endpoint: e.endpoint,
+              used: describeConcurrency([e]).join("; "),
+            })),
+          }
+        : {}),
       rateLimited,
       trials: ends.length,
       passed: ends.filter((e) => e.verdict === "passed").length,
@@ -129,7 +164,9 @@ export async function benchThroughput(
       cpuPerTrial: { node: round(cpu.node / ends.length, 2), browser: round(cpu.browser / ends.length, 2) },
       samplerMs: round(peak?.samplerMs ?? 0),
       samplerCpuSeconds: round(samplerCpu, 2),
-      cpuPerTrialByKind: Object.fromEntries(Object.entries(peak?.cpuSecondsByKind ?? {}).map(([k, v]) => [k, round(v / ends.length, 2)])),
+      cpuPerTrialByKind: Object.fromEntries(
+        Object.entries(peak?.cpuSecondsByKind ?? {}).map(([k, v]) => [k, round(v / ends.length, 2)]),
+      ),
       cpuBoundTrialsPerMinute: round((availableParallelism() / (cpuSeconds / ends.length)) * 60, 1),
       machine,
       memory:

@@ -61,12 +61,23 @@ export interface BenchWorld {
 
 let runCounter = 0;
 
-export async function startBenchWorld(options: { root: string; slowLatencyMs: number; turnLatencyMs?: number }): Promise<BenchWorld> {
+export async function startBenchWorld(options: {
+  root: string;
+  slowLatencyMs: number;
+  turnLatencyMs?: number;
+}): Promise<BenchWorld> {
   const tasks = loadTasksOrThrow([], { cwd: options.root });
   const dir = mkdtempSync(join(tmpdir(), "umpire-bench-"));
   const browser = await launchChromium();
   const fixtures = await startFixtureSite({ port: 0, controlPort: 0 });
-  const model = await startReferenceModel({ port: 0, fixtures: fixtures.client, tasks, strict: true, latencyMs: options.slowLatencyMs, ...(options.turnLatencyMs !== undefined ? { turnLatencyMs: options.turnLatencyMs } : {}) });
+  const model = await startReferenceModel({
+    port: 0,
+    fixtures: fixtures.client,
+    tasks,
+    strict: true,
+    latencyMs: options.slowLatencyMs,
+    ...(options.turnLatencyMs !== undefined ? { turnLatencyMs: options.turnLatencyMs } : {}),
+  });
   // The provider hands out the one browser launched above (so its processes are this process's children).
   const browsers = createLocalBrowserProvider(async () => browser);
   const board = new LayoutBoard();
@@ -102,7 +113,19 @@ export async function startBenchWorld(options: { root: string; slowLatencyMs: nu
       const runId = `bench-${process.pid}-${++runCounter}`;
       const trials = planTrials(runId, run.tasks, agents, run.repeat ?? 1);
       store.createRun({ id: runId, umpireVersion: "bench", folder: join(dir, runId) });
-      store.addTrials(runId, trials.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat })));
+      store.addTrials(
+        runId,
+        trials.map((t) => ({
+          id: t.id,
+          seq: t.seq,
+          taskId: t.task.id,
+          taskFile: t.task.file,
+          agentLabel: t.agent.label,
+          model: t.agent.model,
+          mode: t.agent.mode,
+          repeat: t.repeat,
+        })),
+      );
       const started = performance.now();
       const result = await executeTrials({
         runtime,

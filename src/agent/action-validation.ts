@@ -31,9 +31,7 @@ export const INVALID_KINDS = [
 ] as const;
 export type InvalidKind = (typeof INVALID_KINDS)[number];
 
-export type ArgsValidation =
-  | { ok: true; action: ProposedAction }
-  | { ok: false; kind: InvalidKind; message: string };
+export type ArgsValidation = { ok: true; action: ProposedAction } | { ok: false; kind: InvalidKind; message: string };
 
 const COORDINATE_KEYS = ["x", "y"] as const;
 
@@ -51,7 +49,11 @@ export function validateToolCall(
   offered: readonly ToolName[],
 ): ArgsValidation {
   if (typeof name !== "string" || name === "") {
-    return { ok: false, kind: "missing_fields", message: `the tool name is missing; use one of: ${offered.join(", ")}` };
+    return {
+      ok: false,
+      kind: "missing_fields",
+      message: `the tool name is missing; use one of: ${offered.join(", ")}`,
+    };
   }
   if (!isToolName(name)) {
     return { ok: false, kind: "unknown_tool", message: `unknown tool '${name}'; use one of: ${offered.join(", ")}` };
@@ -64,7 +66,11 @@ export function validateToolCall(
     };
   }
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
-    return { ok: false, kind: "wrong_type", message: `${name}: the arguments must be a JSON object, got ${preview(args)}` };
+    return {
+      ok: false,
+      kind: "wrong_type",
+      message: `${name}: the arguments must be a JSON object, got ${preview(args)}`,
+    };
   }
   const record = args as Record<string, unknown>;
   for (const key of COORDINATE_KEYS) {
@@ -93,7 +99,8 @@ function describeIssue(issue: z.core.$ZodIssue, args: Record<string, unknown>): 
     case "unrecognized_keys":
       return { kind: "extra_fields", text: `unexpected field(s) ${issue.keys.map((k) => `'${k}'`).join(", ")}` };
     case "invalid_type": {
-      if (issue.path.length === 1 && !(top in args)) return { kind: "missing_fields", text: `missing field '${field}'` };
+      if (issue.path.length === 1 && !(top in args))
+        return { kind: "missing_fields", text: `missing field '${field}'` };
       const expected = issue.expected === "int" ? "an integer" : `a ${issue.expected}`;
       return { kind: "wrong_type", text: `'${field}' must be ${expected}, got ${preview(valueAt(args, issue.path))}` };
     }
@@ -101,7 +108,8 @@ function describeIssue(issue: z.core.$ZodIssue, args: Record<string, unknown>): 
     case "too_small": {
       const value = valueAt(args, issue.path);
       if (issue.origin === "number") {
-        const bound = issue.code === "too_big" ? `at most ${String(issue.maximum)}` : `at least ${String(issue.minimum)}`;
+        const bound =
+          issue.code === "too_big" ? `at most ${String(issue.maximum)}` : `at least ${String(issue.minimum)}`;
         return { kind: "out_of_range", text: `'${field}' must be ${bound}, got ${preview(value)}` };
       }
       return { kind: "invalid_value", text: `'${field}': ${issue.message}, got ${preview(value)}` };

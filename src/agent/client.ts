@@ -84,7 +84,11 @@ export class ModelClient {
       // Bounded: a hostile or broken server can send megabytes of error body; the log needs the start.
       const text = capText(await response.text().catch(() => ""), ERROR_BODY_LIMIT);
       this.lastErrorBody = text;
-      return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+      return new Response(text, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
     };
     const endpoint = splitBaseUrl(options.baseUrl);
     this.sdk = new OpenAI({
@@ -194,7 +198,12 @@ export class ModelClient {
         // as fragments arrive). What arrived is kept in the failure's message for the log, and
         // the request is retried like any transport error: no action of it ran, so a retry is safe.
         const partial = accumulator.reply();
-        const arrived = [partial.content ?? "", ...partial.toolCalls.map((c) => `${c.name ?? ""}(${c.arguments ?? ""})`)].join(" ").trim();
+        const arrived = [
+          partial.content ?? "",
+          ...partial.toolCalls.map((c) => `${c.name ?? ""}(${c.arguments ?? ""})`),
+        ]
+          .join(" ")
+          .trim();
         return {
           ok: false,
           failure: {

@@ -74,7 +74,10 @@ export const AgentConfigSchema = z
     /** The system prompt's policy text (replaces umpire's default policy lines); the protocol parts stay generated. */
     policy: z.string().min(1).optional(),
     /** The tools this agent may use; each trial offers their intersection with the task's. */
-    tools: z.array(z.enum(TOOL_NAMES as [ToolName, ...ToolName[]])).min(1).optional(),
+    tools: z
+      .array(z.enum(TOOL_NAMES as [ToolName, ...ToolName[]]))
+      .min(1)
+      .optional(),
     /** The loop's knobs for this agent; unset ones come from the run's options. */
     loop: z
       .object({
@@ -313,7 +316,8 @@ export function apiKeyEnvProblem(value: string): string | null {
     /^(?:sk|pk|rk|hf|gsk|xai|hai|key)[-_]/i.test(value) ||
     (value.length >= 20 && /[a-z]/.test(value) && /\d/.test(value) && !/_/.test(value)) ||
     (!VARIABLE_NAME.test(value) && value.length >= 16);
-  if (keyLike) return "looks like a key, not a variable name (its value is not shown): put the key in an environment variable and give that variable's NAME";
+  if (keyLike)
+    return "looks like a key, not a variable name (its value is not shown): put the key in an environment variable and give that variable's NAME";
   if (!VARIABLE_NAME.test(value)) return "expected the NAME of an environment variable (letters, digits, '_')";
   return null;
 }

@@ -36,7 +36,12 @@ const isConnectTimeout = (error: unknown) =>
 async function requestParts(input: string | URL | Request, init: RequestInit): Promise<[string, RequestInit]> {
   if (!(input instanceof Request)) return [input.toString(), init];
   const body = input.body === null ? undefined : await input.arrayBuffer();
-  const fields: RequestInit = { method: input.method, headers: input.headers, signal: input.signal, ...(body && { body }) };
+  const fields: RequestInit = {
+    method: input.method,
+    headers: input.headers,
+    signal: input.signal,
+    ...(body && { body }),
+  };
   return [input.url, { ...fields, ...init }];
 }
 

@@ -96,11 +96,15 @@ export function looksLikeRefusal(text: string): boolean {
 export function splitThink(content: string): { reasoning: string | null; rest: string } {
   const close = content.search(/<\/think>/i);
   if (close >= 0) {
-    const reasoning = content.slice(0, close).replace(/^\s*<think>/i, "").trim();
+    const reasoning = content
+      .slice(0, close)
+      .replace(/^\s*<think>/i, "")
+      .trim();
     return { reasoning, rest: content.slice(close + "</think>".length).trim() };
   }
   const open = content.search(/<think>/i);
-  if (open >= 0) return { reasoning: content.slice(open + "<think>".length).trim(), rest: content.slice(0, open).trim() };
+  if (open >= 0)
+    return { reasoning: content.slice(open + "<think>".length).trim(), rest: content.slice(0, open).trim() };
   return { reasoning: null, rest: content };
 }
 
@@ -109,7 +113,12 @@ function parseStructured(reply: RawReply, ctx: ParseContext): ParsedReply {
   const content = reply.content ?? "";
   const { reasoning: leaked, rest } = splitThink(content);
   const base = { leakedReasoning: leaked, note: null, thought: null };
-  const reject = (kind: InvalidKind, message: string, tool?: string, assistant: ChatMessage | null = null): ParsedReply => ({
+  const reject = (
+    kind: InvalidKind,
+    message: string,
+    tool?: string,
+    assistant: ChatMessage | null = null,
+  ): ParsedReply => ({
     ...base,
     outcome: "invalid",
     actions: [],
@@ -143,13 +152,20 @@ function parseStructured(reply: RawReply, ctx: ParseContext): ParsedReply {
   const history: ChatMessage = { role: "assistant", content: JSON.stringify(record) };
   const toolCall = record.tool_call;
   const toolName =
-    toolCall !== null && typeof toolCall === "object" && typeof (toolCall as Record<string, unknown>).tool_name === "string"
+    toolCall !== null &&
+    typeof toolCall === "object" &&
+    typeof (toolCall as Record<string, unknown>).tool_name === "string"
       ? ((toolCall as Record<string, unknown>).tool_name as string)
       : undefined;
   const problem = stepEnvelopeProblem(record);
   if (problem) return reject(problem.kind, problem.message, toolName, history);
   if (leaked !== null) {
-    return reject("think_leak", "reasoning (<think>...</think>) appeared in the reply text; it must stay out of the JSON reply", toolName, history);
+    return reject(
+      "think_leak",
+      "reasoning (<think>...</think>) appeared in the reply text; it must stay out of the JSON reply",
+      toolName,
+      history,
+    );
   }
 
   const { tool_name: name, ...args } = toolCall as Record<string, unknown>;
@@ -179,9 +195,13 @@ function stepEnvelopeProblem(step: Record<string, unknown>): { kind: InvalidKind
     return { kind: "missing_fields", message: `the step is missing ${missing.map((k) => `'${k}'`).join(" and ")}` };
   }
   if (extra.length > 0) {
-    return { kind: "extra_fields", message: `unexpected field(s) ${extra.map((k) => `'${k}'`).join(", ")} in the step; only note, thought and tool_call are allowed` };
+    return {
+      kind: "extra_fields",
+      message: `unexpected field(s) ${extra.map((k) => `'${k}'`).join(", ")} in the step; only note, thought and tool_call are allowed`,
+    };
   }
-  if (typeof step.thought !== "string") return { kind: "wrong_type", message: `'thought' must be a string, got ${preview(step.thought)}` };
+  if (typeof step.thought !== "string")
+    return { kind: "wrong_type", message: `'thought' must be a string, got ${preview(step.thought)}` };
   if (step.note !== undefined && step.note !== null && typeof step.note !== "string") {
     return { kind: "wrong_type", message: `'note' must be a string or null, got ${preview(step.note)}` };
   }
@@ -237,13 +257,25 @@ function parseToolCalls(reply: RawReply, ctx: ParseContext): ParsedReply {
       argsJson = JSON.stringify(args);
       result = validateToolCall(id, call.name, args, ctx.offered);
     } catch (error) {
-      result = { ok: false, kind: "invalid_json", message: `${tool || "call"}: the arguments are not valid JSON (${messageOf(error)})` };
+      result = {
+        ok: false,
+        kind: "invalid_json",
+        message: `${tool || "call"}: the arguments are not valid JSON (${messageOf(error)})`,
+      };
     }
     if (result.ok && leaked !== null) {
-      result = { ok: false, kind: "think_leak", message: "reasoning (<think>...</think>) appeared in the reply text; no call of this reply was run" };
+      result = {
+        ok: false,
+        kind: "think_leak",
+        message: "reasoning (<think>...</think>) appeared in the reply text; no call of this reply was run",
+      };
     }
     if (result.ok && firstRejected !== null) {
-      result = { ok: false, kind: "skipped", message: `not run: call ${firstRejected} before it in the same reply was rejected, and calls run in order` };
+      result = {
+        ok: false,
+        kind: "skipped",
+        message: `not run: call ${firstRejected} before it in the same reply was rejected, and calls run in order`,
+      };
     }
     if (result.ok) {
       actions.push(result.action);

@@ -92,7 +92,10 @@ export async function preflight(target: PreflightTarget, options: PreflightOptio
     ok: false,
     problem: "model",
     message: `the model endpoint ${target.shownUrl} does not serve the model '${target.model}'${detail ? ` (${detail})` : ""}`,
-    hint: served && served.length > 0 ? `use --model with one of: ${served.slice(0, 20).join(", ")}` : `check the model id given to --model`,
+    hint:
+      served && served.length > 0
+        ? `use --model with one of: ${served.slice(0, 20).join(", ")}`
+        : `check the model id given to --model`,
   });
 
   // 1. The model list.
@@ -114,7 +117,8 @@ export async function preflight(target: PreflightTarget, options: PreflightOptio
   }
 
   // 2. No usable list, or one without the model: a one-token request names the model directly.
-  const unlisted = listed === null ? "" : ` (GET /models does not list it${listed.length === 0 ? ": the list is empty" : ""})`;
+  const unlisted =
+    listed === null ? "" : ` (GET /models does not list it${listed.length === 0 ? ": the list is empty" : ""})`;
   try {
     const res = await doFetch(urlOf("/chat/completions"), {
       method: "POST",
@@ -124,14 +128,28 @@ export async function preflight(target: PreflightTarget, options: PreflightOptio
     });
     const text = await res.text();
     if (res.status === 401 || res.status === 403) return refused(res.status, text);
-    if (res.ok) return { ok: true, via: "completion", ...(unlisted && { note: `${where}: served${unlisted}, the one-token request was answered` }) };
+    if (res.ok)
+      return {
+        ok: true,
+        via: "completion",
+        ...(unlisted && { note: `${where}: served${unlisted}, the one-token request was answered` }),
+      };
     const message = bodyMessage(text);
     if (/model_not_found/.test(text) || (res.status === 404 && /model/i.test(message))) return missing(listed, message);
     if (res.status === 404) {
-      return { ok: false, problem: "unreachable", message: `${target.shownUrl} answers, but not as an OpenAI-compatible API (GET /models: ${listStatus}, POST /chat/completions: 404)`, hint: "check --base-url: it usually ends in /v1" };
+      return {
+        ok: false,
+        problem: "unreachable",
+        message: `${target.shownUrl} answers, but not as an OpenAI-compatible API (GET /models: ${listStatus}, POST /chat/completions: 404)`,
+        hint: "check --base-url: it usually ends in /v1",
+      };
     }
     // 400 (our ping judged on its content), 429, 5xx: reachable; the trials' own retries deal with the rest.
-    return { ok: true, via: "completion", note: `${where}${unlisted}: the one-token check got HTTP ${res.status} (${message}); going on` };
+    return {
+      ok: true,
+      via: "completion",
+      note: `${where}${unlisted}: the one-token check got HTTP ${res.status} (${message}); going on`,
+    };
   } catch (error) {
     return unreachable(error);
   }
@@ -142,7 +160,11 @@ function modelIds(text: string): string[] | null {
   try {
     const body = JSON.parse(text) as { data?: unknown };
     if (!Array.isArray(body.data)) return null;
-    return body.data.map((m) => (m && typeof m === "object" && typeof (m as { id?: unknown }).id === "string" ? (m as { id: string }).id : null)).filter((id): id is string => id !== null);
+    return body.data
+      .map((m) =>
+        m && typeof m === "object" && typeof (m as { id?: unknown }).id === "string" ? (m as { id: string }).id : null,
+      )
+      .filter((id): id is string => id !== null);
   } catch {
     return null;
   }

@@ -50,7 +50,8 @@ export function classifyFailure(error: unknown, errorBody?: string): ModelFailur
     if (code === "model_not_found" || /model_not_found/.test(errorBody ?? "")) {
       return { kind: "model_not_found", status, message, retryable: false, retryAfterMs: null };
     }
-    if (status === 401 || status === 403) return { kind: "auth", status, message, retryable: false, retryAfterMs: null };
+    if (status === 401 || status === 403)
+      return { kind: "auth", status, message, retryable: false, retryAfterMs: null };
     return { kind: "client_error", status, message, retryable: false, retryAfterMs: null };
   }
   if (error instanceof APIConnectionTimeoutError) {
@@ -89,10 +90,7 @@ export function serverMessage(body: string | undefined): string | null {
  * The wait a response asks for, in ms: `retry-after-ms`, else `retry-after` as seconds or as
  * an HTTP date. `null` when absent or unreadable; never negative.
  */
-export function parseRetryAfter(
-  headers: Pick<Headers, "get"> | undefined,
-  now: number = Date.now(),
-): number | null {
+export function parseRetryAfter(headers: Pick<Headers, "get"> | undefined, now: number = Date.now()): number | null {
   if (!headers) return null;
   const ms = headers.get("retry-after-ms");
   if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));

@@ -32,7 +32,13 @@ import { parseReply, type CallSlot, type InvalidProposal, type RawToolCall } fro
 import { buildSystemPrompt } from "./prompt.js";
 import { buildRequestBody } from "./request.js";
 import type { FailureKind } from "./retry.js";
-import { buildFunctionTools, buildStepSchema, offeredTools, type FunctionTool, type JsonSchema } from "./step-schema.js";
+import {
+  buildFunctionTools,
+  buildStepSchema,
+  offeredTools,
+  type FunctionTool,
+  type JsonSchema,
+} from "./step-schema.js";
 import { readUsage } from "./usage.js";
 import type { ReportedUsage, TurnOutcome } from "../vocabulary.js";
 import { FIELD_LIMIT, capDeep, capText } from "../safety/limits.js";
@@ -149,16 +155,28 @@ class Session implements AgentSession {
     if (this.offered.length === 0) {
       throw new UmpireError(
         "config",
-        config.tools ? `${config.label}: none of its tools (${config.tools.join(", ")}) is one the task allows (${options.tools.join(", ")})` : "the task offers no tools the model could call",
-        config.tools ? `add one of the task's tools to agents.${config.name ?? config.label}.tools in the config file` : undefined,
+        config.tools
+          ? `${config.label}: none of its tools (${config.tools.join(", ")}) is one the task allows (${options.tools.join(", ")})`
+          : "the task offers no tools the model could call",
+        config.tools
+          ? `add one of the task's tools to agents.${config.name ?? config.label}.tools in the config file`
+          : undefined,
       );
     }
     const baseUrl = options.baseUrl ?? (config.endpoint.kind === "url" ? config.endpoint.baseUrl : undefined);
     if (baseUrl === undefined) {
-      throw new UmpireError("config", `${config.label}: the embedded endpoint needs its base URL`, "Start the reference model and pass its baseUrl to createAgentSession.");
+      throw new UmpireError(
+        "config",
+        `${config.label}: the embedded endpoint needs its base URL`,
+        "Start the reference model and pass its baseUrl to createAgentSession.",
+      );
     }
     if (config.apiKeyEnv !== null && !options.apiKey) {
-      throw new UmpireError("config", `${config.label}: no API key given (expected from ${config.apiKeyEnv})`, `Export ${config.apiKeyEnv}=<your key>.`);
+      throw new UmpireError(
+        "config",
+        `${config.label}: no API key given (expected from ${config.apiKeyEnv})`,
+        `Export ${config.apiKeyEnv}=<your key>.`,
+      );
     }
     this.stepSchema = config.mode === "structured" ? buildStepSchema(this.offered) : null;
     this.functionTools = config.mode === "tools" ? buildFunctionTools(this.offered) : null;
@@ -224,7 +242,12 @@ class Session implements AgentSession {
       const { failure } = call;
       return {
         ...base,
-        error: { code: "model_error", kind: failure.kind, message: failure.message, ...(failure.status !== undefined && { status: failure.status }) },
+        error: {
+          code: "model_error",
+          kind: failure.kind,
+          message: failure.message,
+          ...(failure.status !== undefined && { status: failure.status }),
+        },
       };
     }
     // A cut-off is never "done": nothing of it is parsed into actions or added to history.
@@ -233,10 +256,17 @@ class Session implements AgentSession {
     const cutOff = call.reply.finishReason === "length" || (this.config.stream && call.reply.finishReason === null);
     if (cutOff) return { ...base, outcome: "truncated" };
 
-    const parsed = parseReply(call.reply, { mode: this.config.mode, trialId: this.options.trialId, turn, offered: this.offered });
+    const parsed = parseReply(call.reply, {
+      mode: this.config.mode,
+      trialId: this.options.trialId,
+      turn,
+      offered: this.offered,
+    });
     if (parsed.assistant) this.history.push(capAssistant(parsed.assistant));
-    const reasoning = [base.reasoning, parsed.leakedReasoning].filter((r): r is string => r !== null).join("\n") || null;
-    const outcome = call.reply.finishReason === "content_filter" && parsed.outcome !== "actions" ? "refused" : parsed.outcome;
+    const reasoning =
+      [base.reasoning, parsed.leakedReasoning].filter((r): r is string => r !== null).join("\n") || null;
+    const outcome =
+      call.reply.finishReason === "content_filter" && parsed.outcome !== "actions" ? "refused" : parsed.outcome;
     if (outcome === "actions" || outcome === "invalid") {
       this.pending = { slots: parsed.slots, invalid: new Map(parsed.invalid.map((p) => [p.id, p])) };
     }

@@ -91,9 +91,7 @@ function prune(node: unknown): unknown {
     if (!(key in source)) continue;
     const value = source[key];
     if (key === "properties") {
-      out.properties = Object.fromEntries(
-        Object.entries(value as JsonSchema).map(([name, sub]) => [name, prune(sub)]),
-      );
+      out.properties = Object.fromEntries(Object.entries(value as JsonSchema).map(([name, sub]) => [name, prune(sub)]));
     } else if (key === "items") {
       out.items = prune(value);
     } else {

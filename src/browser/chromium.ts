@@ -126,7 +126,10 @@ export function requireChromium(env: NodeJS.ProcessEnv = process.env): ChromiumL
 }
 
 /** Launches a headless Chromium with umpire's flags. */
-export async function launchChromium(options: LaunchOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<Browser> {
+export async function launchChromium(
+  options: LaunchOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Browser> {
   const { path } = requireChromium(env);
   // Playwright makes the profile under os.tmpdir(): point that at this process's own folder for the
   // launch, so a profile left by a killed umpire is found and removed by the next one.

@@ -17,7 +17,11 @@ async function judgeAnswer(spec: AnswerCheckSpec, ctx: CheckContext): Promise<Ju
   const answered = answer !== null && answer.trim() !== "";
   if (!spec.present) {
     return answered
-      ? { pass: false, reason: "the agent answered, but the task expects no answer", evidence: { answer: clip(answer) } }
+      ? {
+          pass: false,
+          reason: "the agent answered, but the task expects no answer",
+          evidence: { answer: clip(answer) },
+        }
       : { pass: true, reason: "the agent gave no answer, as expected", evidence: { answer } };
   }
   if (!answered) {

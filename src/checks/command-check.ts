@@ -24,13 +24,32 @@ export const commandCheck: Handler<CommandCheckSpec> = {
   async judge(spec, ctx) {
     const base = ctx.taskFile ? path.dirname(path.resolve(ctx.taskFile)) : process.cwd();
     const cwd = spec.cwd ? path.resolve(base, spec.cwd) : base;
-    const outcome = await (ctx.io?.runCommand ?? runCommand)(spec.command, { cwd, env: { ...process.env, ...trialVars(ctx) }, timeoutMs: spec.timeoutSeconds * 1000 });
-    const evidence: Evidence = { command: shown(spec.command), cwd, exitCode: outcome.code, stdout: clip(outcome.stdout, 1_500), stderr: clip(outcome.stderr, 1_000) };
+    const outcome = await (ctx.io?.runCommand ?? runCommand)(spec.command, {
+      cwd,
+      env: { ...process.env, ...trialVars(ctx) },
+      timeoutMs: spec.timeoutSeconds * 1000,
+    });
+    const evidence: Evidence = {
+      command: shown(spec.command),
+      cwd,
+      exitCode: outcome.code,
+      stdout: clip(outcome.stdout, 1_500),
+      stderr: clip(outcome.stderr, 1_000),
+    };
     if (outcome.error) throw new CheckUnjudgeableError(`the command could not start: ${outcome.error}`);
-    if (outcome.timedOut) throw new CheckUnjudgeableError(`the command ran past its ${spec.timeoutSeconds} s timeout and was stopped`);
+    if (outcome.timedOut)
+      throw new CheckUnjudgeableError(`the command ran past its ${spec.timeoutSeconds} s timeout and was stopped`);
     const failures: string[] = [];
-    if (outcome.code !== spec.exitCode) failures.push(`exited with ${outcome.code ?? `signal ${outcome.signal}`}, expected ${spec.exitCode}`);
-    failures.push(...checkMatchers(outcome.stdout, matchersWithVars(spec.stdout, ctx), matchersWithVars(spec.notStdout, ctx), DEFAULT_NORMALIZE).failures.map((f) => `its output ${f}`));
+    if (outcome.code !== spec.exitCode)
+      failures.push(`exited with ${outcome.code ?? `signal ${outcome.signal}`}, expected ${spec.exitCode}`);
+    failures.push(
+      ...checkMatchers(
+        outcome.stdout,
+        matchersWithVars(spec.stdout, ctx),
+        matchersWithVars(spec.notStdout, ctx),
+        DEFAULT_NORMALIZE,
+      ).failures.map((f) => `its output ${f}`),
+    );
     if (spec.json.length > 0) {
       const parsed = parseJson(outcome.stdout);
       if (!parsed.ok) failures.push(`its output is not JSON (${parsed.error})`);

@@ -23,7 +23,15 @@ export type { Confidence } from "../vocabulary.js";
 export type { TextMatcher } from "../task/schema.js";
 export { CheckUnjudgeableError } from "./types.js";
 export { judgeJson, pick } from "./json-expect.js";
-export { checkMatchers, compileRegex, DEFAULT_NORMALIZE, findText, normalizeDashes, normalizeText, type NormalizeOptions } from "./text-match.js";
+export {
+  checkMatchers,
+  compileRegex,
+  DEFAULT_NORMALIZE,
+  findText,
+  normalizeDashes,
+  normalizeText,
+  type NormalizeOptions,
+} from "./text-match.js";
 /** Why a pattern cannot run on umpire's linear-time regex engine (RE2), or undefined: for `validate`. */
 export { userRegexProblem as regexProblem } from "../task/user-regex.js";
 /** Reading a file of the trial's workspace, with the file check's refusals and reasons. */

@@ -14,7 +14,10 @@ import { messageOf } from "../errors.js";
 
 export type CustomCheckSpec = z.output<typeof CustomCheckDecl>;
 
-export async function loadCustomCheck(spec: CustomCheckSpec, taskFile: string | undefined): Promise<CustomCheck<Record<string, unknown>>> {
+export async function loadCustomCheck(
+  spec: CustomCheckSpec,
+  taskFile: string | undefined,
+): Promise<CustomCheck<Record<string, unknown>>> {
   const file = path.resolve(taskFile ? path.dirname(path.resolve(taskFile)) : process.cwd(), spec.module);
   let mod: Record<string, unknown>;
   try {
@@ -24,8 +27,11 @@ export async function loadCustomCheck(spec: CustomCheckSpec, taskFile: string | 
   }
   const exported = mod[spec.export];
   if (typeof exported === "function") return { judge: exported as CustomJudge<Record<string, unknown>> };
-  if (exported && typeof exported === "object" && typeof (exported as CustomCheck).judge === "function") return exported as CustomCheck<Record<string, unknown>>;
-  throw new CheckUnjudgeableError(`${spec.module} has no export ${JSON.stringify(spec.export)} implementing CustomCheck (an object with judge(ctx, options), or a function)`);
+  if (exported && typeof exported === "object" && typeof (exported as CustomCheck).judge === "function")
+    return exported as CustomCheck<Record<string, unknown>>;
+  throw new CheckUnjudgeableError(
+    `${spec.module} has no export ${JSON.stringify(spec.export)} implementing CustomCheck (an object with judge(ctx, options), or a function)`,
+  );
 }
 
 /** A custom check's judgement, with the confidence it reports under (the task's, else the module's). */
@@ -39,9 +45,16 @@ export const customCheck: Handler<CustomCheckSpec> = {
     const check = await loadCustomCheck(spec, ctx.taskFile);
     const judgement = await check.judge(ctx, spec.options);
     if (!judgement || typeof judgement.pass !== "boolean" || typeof judgement.reason !== "string") {
-      throw new CheckUnjudgeableError(`${spec.module}#${spec.export} returned ${JSON.stringify(judgement)}, not {pass, reason, evidence}`);
+      throw new CheckUnjudgeableError(
+        `${spec.module}#${spec.export} returned ${JSON.stringify(judgement)}, not {pass, reason, evidence}`,
+      );
     }
-    return { pass: judgement.pass, reason: judgement.reason, evidence: judgement.evidence ?? {}, confidence: spec.confidence ?? check.confidence ?? "verified" };
+    return {
+      pass: judgement.pass,
+      reason: judgement.reason,
+      evidence: judgement.evidence ?? {},
+      confidence: spec.confidence ?? check.confidence ?? "verified",
+    };
   },
 };
 

@@ -16,8 +16,11 @@ import { loadCustomCheck, type CustomCheckSpec } from "./custom-check.js";
 import { failsOnChecks } from "./fails-on-rule.js";
 import { messageOf } from "../errors.js";
 
-
-async function findingsOf(task: Task, spec: CustomCheckSpec, i: number): Promise<{ findings: RuleFinding[]; expected: Expected[] }> {
+async function findingsOf(
+  task: Task,
+  spec: CustomCheckSpec,
+  i: number,
+): Promise<{ findings: RuleFinding[]; expected: Expected[] }> {
   const at = (...rest: DataPath): DataPath => ["checks", i, ...rest];
   // A module that is not there is the custom-modules-exist rule's finding.
   if (!fs.existsSync(path.resolve(path.dirname(task.file), spec.module))) return { findings: [], expected: [] };
@@ -27,19 +30,43 @@ async function findingsOf(task: Task, spec: CustomCheckSpec, i: number): Promise
   } catch (e) {
     const noExport = messageOf(e).includes("has no export");
     return {
-      findings: [{ path: at(noExport ? "export" : "module"), severity: "error", message: messageOf(e), fix: noExport ? "name an export of the module that implements CustomCheck (src/checks/custom-api.ts)" : "fix the module so it imports" }],
+      findings: [
+        {
+          path: at(noExport ? "export" : "module"),
+          severity: "error",
+          message: messageOf(e),
+          fix: noExport
+            ? "name an export of the module that implements CustomCheck (src/checks/custom-api.ts)"
+            : "fix the module so it imports",
+        },
+      ],
       expected: [],
     };
   }
   const findings: RuleFinding[] = [];
   const expected: Expected[] = [];
   try {
-    for (const p of check.validate?.(spec.options, { taskFile: task.file, tools: task.tools, required: spec.required }) ?? []) {
-      findings.push({ path: at("options", ...p.path), severity: p.severity ?? "error", message: p.message, fix: p.fix });
+    for (const p of check.validate?.(spec.options, {
+      taskFile: task.file,
+      tools: task.tools,
+      required: spec.required,
+    }) ?? []) {
+      findings.push({
+        path: at("options", ...p.path),
+        severity: p.severity ?? "error",
+        message: p.message,
+        fix: p.fix,
+      });
     }
-    for (const e of check.expected?.(spec.options) ?? []) expected.push({ path: at("options", ...e.path), value: e.value, numeric: e.numeric });
+    for (const e of check.expected?.(spec.options) ?? [])
+      expected.push({ path: at("options", ...e.path), value: e.value, numeric: e.numeric });
   } catch (e) {
-    findings.push({ path: at("options"), severity: "error", message: `${spec.module}#${spec.export} could not judge these options: ${messageOf(e)}`, fix: "give the options the check's module expects" });
+    findings.push({
+      path: at("options"),
+      severity: "error",
+      message: `${spec.module}#${spec.export} could not judge these options: ${messageOf(e)}`,
+      fix: "give the options the check's module expects",
+    });
   }
   return { findings, expected };
 }
@@ -78,4 +105,8 @@ export const customExpectedValuesLeak: ModuleTaskRule = {
 };
 
 /** The module rules the CLI loads tasks with (`loadTasksAsync`). */
-export const CUSTOM_CHECK_RULES: readonly ModuleTaskRule[] = [customCheckOptions, customExpectedValuesLeak, failsOnChecks];
+export const CUSTOM_CHECK_RULES: readonly ModuleTaskRule[] = [
+  customCheckOptions,
+  customExpectedValuesLeak,
+  failsOnChecks,
+];

@@ -41,7 +41,9 @@ export async function snapshotHtml(page: Page): Promise<string> {
     const css = Array.from(document.styleSheets)
       .map((sheet) => {
         try {
-          return Array.from(sheet.cssRules).map((r) => r.cssText).join("\n");
+          return Array.from(sheet.cssRules)
+            .map((r) => r.cssText)
+            .join("\n");
         } catch {
           return ""; // a cross-origin sheet cannot be read
         }
@@ -76,8 +78,14 @@ function recordingIo(evidence: TrialEvidence): CheckIo {
       const response = await fetch(url, init);
       const body = await response.text();
       const kept = capped(body, EVIDENCE_CAPS.body);
-      const hash = typeof init.body === "string" ? createHash("sha256").update(init.body).digest("hex").slice(0, 16) : null;
-      evidence.http[requestKey(init.method, url, hash)] = { status: response.status, headers: headersOf(response), body: kept.text, truncated: kept.truncated };
+      const hash =
+        typeof init.body === "string" ? createHash("sha256").update(init.body).digest("hex").slice(0, 16) : null;
+      evidence.http[requestKey(init.method, url, hash)] = {
+        status: response.status,
+        headers: headersOf(response),
+        body: kept.text,
+        truncated: kept.truncated,
+      };
       // The body was consumed: hand the check an identical response.
       return new Response(body, { status: response.status, headers: response.headers });
     },
@@ -85,7 +93,12 @@ function recordingIo(evidence: TrialEvidence): CheckIo {
       const outcome = await runCommand(command, options);
       const stdout = capped(outcome.stdout, EVIDENCE_CAPS.output);
       const stderr = capped(outcome.stderr, EVIDENCE_CAPS.output);
-      evidence.commands[commandKey(command, options.cwd)] = { ...outcome, stdout: stdout.text, stderr: stderr.text, truncated: stdout.truncated || stderr.truncated };
+      evidence.commands[commandKey(command, options.cwd)] = {
+        ...outcome,
+        stdout: stdout.text,
+        stderr: stderr.text,
+        truncated: stdout.truncated || stderr.truncated,
+      };
       return outcome;
     },
   };
@@ -94,7 +107,12 @@ function recordingIo(evidence: TrialEvidence): CheckIo {
 /** Longest a page's DOM is waited for: a page whose script hangs must not hold up the trial's end. */
 const SNAPSHOT_TIMEOUT_MS = 5_000;
 
-async function keepPage(evidence: TrialEvidence, key: string, page: Page, isTaskPage: (url: string) => boolean): Promise<void> {
+async function keepPage(
+  evidence: TrialEvidence,
+  key: string,
+  page: Page,
+  isTaskPage: (url: string) => boolean,
+): Promise<void> {
   const url = page.url();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -136,7 +154,12 @@ export function recordEvidence(
     ...ctx,
     io: recordingIo(evidence),
     ...(probe
-      ? { page: { ...probe, judged: (key: string, page: Page) => keepPage(evidence, key, page, (url) => probe.isTaskPage(url)) } }
+      ? {
+          page: {
+            ...probe,
+            judged: (key: string, page: Page) => keepPage(evidence, key, page, (url) => probe.isTaskPage(url)),
+          },
+        }
       : {}),
     ...(storage
       ? {

@@ -55,7 +55,11 @@ export function replayEvidence(evidence: TrialEvidence, options: ReplayOptions):
   let current: Promise<Page> | null = null;
   const browserContext = () => {
     const browser = options.browser ?? miss("a page check needs a browser");
-    context ??= browser.newContext({ javaScriptEnabled: false, viewport: { width: evidence.viewport.width, height: evidence.viewport.height }, deviceScaleFactor: evidence.viewport.deviceScaleFactor });
+    context ??= browser.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: evidence.viewport.width, height: evidence.viewport.height },
+      deviceScaleFactor: evidence.viewport.deviceScaleFactor,
+    });
     return context;
   };
   const load = async (stored: PageEvidence): Promise<Page> => {
@@ -70,7 +74,8 @@ export function replayEvidence(evidence: TrialEvidence, options: ReplayOptions):
     await page.goto(stored.url, { waitUntil: "load" });
     return page;
   };
-  const storedPage = (key: string) => evidence.pages[key] ?? miss(`no stored page for ${key === "current" ? "the trial's page" : key}`);
+  const storedPage = (key: string) =>
+    evidence.pages[key] ?? miss(`no stored page for ${key === "current" ? "the trial's page" : key}`);
   const page: PageProbe = {
     current: () => (current ??= load(storedPage("current"))),
     open: async (path) => load(storedPage(`open ${path}`)),
@@ -78,18 +83,27 @@ export function replayEvidence(evidence: TrialEvidence, options: ReplayOptions):
   };
   const storage: StorageProbe = {
     state: async () => evidence.storage.state ?? miss("no stored browser storage"),
-    sessionStorage: async (origin) => (Object.hasOwn(evidence.storage.sessionStorage, origin) ? evidence.storage.sessionStorage[origin]! : miss(`no stored sessionStorage of ${origin}`)),
+    sessionStorage: async (origin) =>
+      Object.hasOwn(evidence.storage.sessionStorage, origin)
+        ? evidence.storage.sessionStorage[origin]!
+        : miss(`no stored sessionStorage of ${origin}`),
   };
   const io: CheckIo = {
     async fetch(url, init) {
-      const hash = typeof init.body === "string" ? createHash("sha256").update(init.body).digest("hex").slice(0, 16) : null;
+      const hash =
+        typeof init.body === "string" ? createHash("sha256").update(init.body).digest("hex").slice(0, 16) : null;
       const key = requestKey(init.method, url, hash);
       const stored = evidence.http[key] ?? miss(`no stored response for ${init.method} ${url}`);
       if (stored.truncated) miss(`the stored response of ${init.method} ${url} was cut at its size cap`);
-      return new Response(NULL_BODY_STATUS.has(stored.status) ? null : stored.body, { status: stored.status, headers: stored.headers });
+      return new Response(NULL_BODY_STATUS.has(stored.status) ? null : stored.body, {
+        status: stored.status,
+        headers: stored.headers,
+      });
     },
     async runCommand(command, opts) {
-      const stored = evidence.commands[commandKey(command, opts.cwd)] ?? miss(`no stored output of the command ${JSON.stringify(command)}`);
+      const stored =
+        evidence.commands[commandKey(command, opts.cwd)] ??
+        miss(`no stored output of the command ${JSON.stringify(command)}`);
       if (stored.truncated) miss(`the stored output of ${JSON.stringify(command)} was cut at its size cap`);
       const { truncated: _truncated, ...outcome } = stored;
       return outcome;
@@ -104,13 +118,19 @@ export function replayEvidence(evidence: TrialEvidence, options: ReplayOptions):
     trialId: options.trialId,
     ...(options.taskFile ? { taskFile: options.taskFile } : {}),
     ...(options.env ? { env: options.env } : {}),
-    target: { name: evidence.target.name, baseUrl: evidence.target.baseUrl, isAllowedUrl: (url) => seenOrigins.has(originOf(url)) },
+    target: {
+      name: evidence.target.name,
+      baseUrl: evidence.target.baseUrl,
+      isAllowedUrl: (url) => seenOrigins.has(originOf(url)),
+    },
     page,
     storage,
     io,
   };
   // The effects log is read only when a check asks for it: a trial that never read it misses it.
-  Object.defineProperty(ctx, "effects", { get: () => evidence.effects ?? miss("the trial did not read the effects log") });
+  Object.defineProperty(ctx, "effects", {
+    get: () => evidence.effects ?? miss("the trial did not read the effects log"),
+  });
   return {
     ctx,
     misses,

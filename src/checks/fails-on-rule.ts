@@ -32,7 +32,12 @@ export const failsOnChecks: ModuleTaskRule = {
         const check = named.find((c) => c.name === name);
         if (!check) {
           const fix = didYouMean(name, names) ?? `name one of: ${names.map((n) => JSON.stringify(n)).join(", ")}`;
-          findings.push({ path, severity: "error", message: `no check of the task is called ${JSON.stringify(name)}`, fix });
+          findings.push({
+            path,
+            severity: "error",
+            message: `no check of the task is called ${JSON.stringify(name)}`,
+            fix,
+          });
         } else if (!check.required) {
           const message = `check ${JSON.stringify(name)} is advisory (required: false): its failing fails no trial`;
           findings.push({ path, severity: "error", message, fix: "name a required check, or make this one required" });

@@ -20,7 +20,9 @@ export type FileCheckSpec = z.output<typeof FileCheck>;
 /** Files larger than this are judged on their first MAX_READ_BYTES (and the evidence says so). */
 export const MAX_READ_BYTES = 1024 * 1024;
 
-async function readCapped(realPath: string): Promise<{ text: string; bytes: number; truncated: boolean } | "not-a-file"> {
+async function readCapped(
+  realPath: string,
+): Promise<{ text: string; bytes: number; truncated: boolean } | "not-a-file"> {
   // O_NOFOLLOW: the real path was resolved a moment ago; refuse a link swapped in since.
   const handle = await open(realPath, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
@@ -73,11 +75,25 @@ export async function readWorkspaceFile(ctx: Pick<CheckContext, "workspaceDir">,
     const { folder, entries } = await siblings(resolved.nearestExistingDir, resolved.root);
     const where = folder === "." ? "the workspace" : `${folder}/`;
     const holds = entries.length > 0 ? `${where} holds: ${entries.join(", ")}` : `${where} is empty`;
-    return { status: "missing", judgement: { pass: false, reason: `${path} does not exist (${holds})`, evidence: { path, exists: false, folder, entries } } };
+    return {
+      status: "missing",
+      judgement: {
+        pass: false,
+        reason: `${path} does not exist (${holds})`,
+        evidence: { path, exists: false, folder, entries },
+      },
+    };
   }
   const read = await readCapped(resolved.real);
   if (read === "not-a-file") {
-    return { status: "not-a-file", judgement: { pass: false, reason: `${path} is not a regular file (a folder?)`, evidence: { path, exists: true, regularFile: false } } };
+    return {
+      status: "not-a-file",
+      judgement: {
+        pass: false,
+        reason: `${path} is not a regular file (a folder?)`,
+        evidence: { path, exists: true, regularFile: false },
+      },
+    };
   }
   const evidence: Evidence = { path, exists: true, bytes: read.bytes, excerpt: clip(read.text) };
   if (read.truncated) evidence.truncatedAtBytes = MAX_READ_BYTES;
@@ -90,14 +106,19 @@ async function judgeFile(spec: FileCheckSpec, ctx: CheckContext): Promise<Judgem
   if (!spec.exists) {
     return read.status === "missing"
       ? { pass: true, reason: `${spec.path} is absent, as required`, evidence: { path: spec.path, exists: false } }
-      : { pass: false, reason: `${spec.path} exists, but the task says it must not`, evidence: { path: spec.path, exists: true } };
+      : {
+          pass: false,
+          reason: `${spec.path} exists, but the task says it must not`,
+          evidence: { path: spec.path, exists: true },
+        };
   }
   if (read.status !== "read") return read.judgement;
 
   const evidence = read.evidence;
   const matchers = checkMatchers(read.text, spec.contains, spec.notContains, spec.normalize);
   if (matchers.details.length > 0) evidence.matchers = matchers.details;
-  if (matchers.failures.length > 0) return { pass: false, reason: `${spec.path} ${matchers.failures.join("; ")}`, evidence };
+  if (matchers.failures.length > 0)
+    return { pass: false, reason: `${spec.path} ${matchers.failures.join("; ")}`, evidence };
   const checked = matchers.details.length > 0 ? ` and matches ${matchers.details.length} text condition(s)` : "";
   return { pass: true, reason: `${spec.path} exists${checked}`, evidence };
 }

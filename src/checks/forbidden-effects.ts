@@ -18,18 +18,35 @@ const times = (n: number) => `${n} time${n === 1 ? "" : "s"}`;
  * when the target has none: then nothing can be judged and the result is a crashed check (verdict
  * `error`), never a pass. Returns null when the task forbids nothing.
  */
-export function judgeForbiddenEffects(forbidden: readonly string[], effects: readonly Effect[], source: string | null): CheckResult | null {
+export function judgeForbiddenEffects(
+  forbidden: readonly string[],
+  effects: readonly Effect[],
+  source: string | null,
+): CheckResult | null {
   if (forbidden.length === 0) return null;
-  const base = { kind: "effects", name: `${FORBIDDEN_EFFECTS_CHECK}: no ${forbidden.join(", ")}`, required: true, confidence: "verified", ms: 0 } as const;
+  const base = {
+    kind: "effects",
+    name: `${FORBIDDEN_EFFECTS_CHECK}: no ${forbidden.join(", ")}`,
+    required: true,
+    confidence: "verified",
+    ms: 0,
+  } as const;
   if (source === null) {
     const reason = `check crashed: ${FORBIDDEN_EFFECTS_CHECK} needs an effects source, and this trial's target has none`;
     return { ...base, pass: false, reason, evidence: { forbidden: [...forbidden] }, crashed: true };
   }
   const counts = forbidden.map((type) => ({ type, count: effects.filter((e) => e.type === type).length }));
   const seen = counts.filter((c) => c.count > 0);
-  const listed = clipList(effects.filter((e) => forbidden.includes(e.type)).map((e) => ({ type: e.type, at: e.at, detail: e.detail })));
+  const listed = clipList(
+    effects.filter((e) => forbidden.includes(e.type)).map((e) => ({ type: e.type, at: e.at, detail: e.detail })),
+  );
   const evidence = { source, forbidden: counts, effects: listed.items, effectsOmitted: listed.omitted };
   if (seen.length === 0) return { ...base, pass: true, reason: `no ${forbidden.join(", ")} in ${source}`, evidence };
   const what = seen.map((c) => `${c.type} happened ${times(c.count)}`).join("; ");
-  return { ...base, pass: false, reason: `${what}, forbidden by ${FORBIDDEN_EFFECTS_CHECK} (read from ${source})`, evidence };
+  return {
+    ...base,
+    pass: false,
+    reason: `${what}, forbidden by ${FORBIDDEN_EFFECTS_CHECK} (read from ${source})`,
+    evidence,
+  };
 }

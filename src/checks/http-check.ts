@@ -46,12 +46,22 @@ export const httpCheck: Handler<HttpCheckSpec> = {
     }
     let response: Response;
     try {
-      response = await (ctx.io?.fetch ?? fetch)(url, { method: spec.method, headers, body, signal: AbortSignal.timeout(spec.timeoutSeconds * 1000), redirect: "manual" });
+      response = await (ctx.io?.fetch ?? fetch)(url, {
+        method: spec.method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(spec.timeoutSeconds * 1000),
+        redirect: "manual",
+      });
     } catch (e) {
       throw new CheckUnjudgeableError(`${spec.method} ${url} failed: ${messageOf(e)}`);
     }
     const text = await response.text();
-    const evidence: Evidence = { request: { method: spec.method, url, headers: shownHeaders }, status: response.status, body: clip(text, 1_000) };
+    const evidence: Evidence = {
+      request: { method: spec.method, url, headers: shownHeaders },
+      status: response.status,
+      body: clip(text, 1_000),
+    };
     const failures: string[] = [];
     const held: string[] = [];
     const wanted = spec.status === undefined ? undefined : Array.isArray(spec.status) ? spec.status : [spec.status];
@@ -62,7 +72,8 @@ export const httpCheck: Handler<HttpCheckSpec> = {
     const contains = matchersWithVars(spec.contains, ctx);
     const matchers = checkMatchers(text, contains, [], DEFAULT_NORMALIZE);
     failures.push(...matchers.failures.map((f) => `the body ${f}`));
-    if (contains.length > 0 && matchers.failures.length === 0) held.push(`the body contains ${contains.map(describeMatcher).join(", ")}`);
+    if (contains.length > 0 && matchers.failures.length === 0)
+      held.push(`the body contains ${contains.map(describeMatcher).join(", ")}`);
     // A wrong status already says what went wrong: an error page is not also "not JSON".
     if (spec.json.length > 0 && statusOk) {
       const parsed = parseJson(text);

@@ -10,15 +10,26 @@ import { messageOf } from "../errors.js";
 /** The path's segments: "" and "/" mean the whole value. */
 export function pathSegments(path: string): string[] {
   if (path === "" || path === "/") return [];
-  if (path.startsWith("/")) return path.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  if (path.startsWith("/"))
+    return path
+      .slice(1)
+      .split("/")
+      .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
   return path.split(".").filter((s) => s !== "");
 }
 
 export function pick(value: unknown, path: string): { found: boolean; value: unknown } {
   let current: unknown = value;
   for (const segment of pathSegments(path)) {
-    if (Array.isArray(current) && /^\d+$/.test(segment) && Number(segment) < current.length) current = current[Number(segment)];
-    else if (current !== null && typeof current === "object" && !Array.isArray(current) && Object.hasOwn(current, segment)) current = (current as Record<string, unknown>)[segment];
+    if (Array.isArray(current) && /^\d+$/.test(segment) && Number(segment) < current.length)
+      current = current[Number(segment)];
+    else if (
+      current !== null &&
+      typeof current === "object" &&
+      !Array.isArray(current) &&
+      Object.hasOwn(current, segment)
+    )
+      current = (current as Record<string, unknown>)[segment];
     else return { found: false, value: undefined };
   }
   return { found: true, value: current };
@@ -27,7 +38,10 @@ export function pick(value: unknown, path: string): { found: boolean; value: unk
 const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
 /** Judges every expectation against `value`; returns failures and what was seen at each path. */
-export function judgeJson(value: unknown, expectations: readonly JsonExpectation[]): { failures: string[]; seen: Record<string, unknown> } {
+export function judgeJson(
+  value: unknown,
+  expectations: readonly JsonExpectation[],
+): { failures: string[]; seen: Record<string, unknown> } {
   const failures: string[] = [];
   const seen: Record<string, unknown> = {};
   for (const e of expectations) {
@@ -43,16 +57,25 @@ export function judgeJson(value: unknown, expectations: readonly JsonExpectation
       continue;
     }
     const v = got.value;
-    if (e.equals !== undefined && !isDeepStrictEqual(v, e.equals)) failures.push(`${where} is ${asText(v)}, expected ${asText(e.equals)}`);
-    if (e.contains !== undefined && !asText(v).includes(e.contains)) failures.push(`${where} (${clipText(asText(v))}) does not contain ${JSON.stringify(e.contains)}`);
-    if (e.regex !== undefined && !new RegExp(e.regex).test(asText(v))) failures.push(`${where} (${clipText(asText(v))}) does not match /${e.regex}/`);
+    if (e.equals !== undefined && !isDeepStrictEqual(v, e.equals))
+      failures.push(`${where} is ${asText(v)}, expected ${asText(e.equals)}`);
+    if (e.contains !== undefined && !asText(v).includes(e.contains))
+      failures.push(`${where} (${clipText(asText(v))}) does not contain ${JSON.stringify(e.contains)}`);
+    if (e.regex !== undefined && !new RegExp(e.regex).test(asText(v)))
+      failures.push(`${where} (${clipText(asText(v))}) does not match /${e.regex}/`);
     if (e.number) {
       const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
-      if (!Number.isFinite(n) || Math.abs(n - e.number.value) > e.number.tolerance) failures.push(`${where} is ${asText(v)}, expected ${e.number.value}${e.number.tolerance ? ` ±${e.number.tolerance}` : ""}`);
+      if (!Number.isFinite(n) || Math.abs(n - e.number.value) > e.number.tolerance)
+        failures.push(
+          `${where} is ${asText(v)}, expected ${e.number.value}${e.number.tolerance ? ` ±${e.number.tolerance}` : ""}`,
+        );
     }
     if (e.length !== undefined) {
       const len = Array.isArray(v) || typeof v === "string" ? v.length : undefined;
-      if (len !== e.length) failures.push(`${where} has ${len === undefined ? "no" : len} item${len === 1 ? "" : "s"}, expected ${e.length}`);
+      if (len !== e.length)
+        failures.push(
+          `${where} has ${len === undefined ? "no" : len} item${len === 1 ? "" : "s"}, expected ${e.length}`,
+        );
     }
   }
   return { failures, seen };

@@ -5,16 +5,43 @@
 import { normalizeDashes } from "./text-match.js";
 
 const SMALL: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9,
-  ten: 10, eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16,
-  seventeen: 17, eighteen: 18, nineteen: 19,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
 };
 const TENS: Record<string, number> = {
-  twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
 };
 
 const byLengthDesc = (a: string, b: string) => b.length - a.length;
-const SMALL_ALT = Object.keys(SMALL).filter((w) => w !== "zero").sort(byLengthDesc).join("|");
+const SMALL_ALT = Object.keys(SMALL)
+  .filter((w) => w !== "zero")
+  .sort(byLengthDesc)
+  .join("|");
 const TENS_ALT = Object.keys(TENS).sort(byLengthDesc).join("|");
 
 /**

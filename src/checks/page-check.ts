@@ -42,7 +42,8 @@ async function observe(page: Page, spec: PageCheckSpec): Promise<PageObservation
       const seen =
         box.width > 0 &&
         box.height > 0 &&
-        (typeof el.checkVisibility !== "function" || el.checkVisibility({ opacityProperty: true, visibilityProperty: true }));
+        (typeof el.checkVisibility !== "function" ||
+          el.checkVisibility({ opacityProperty: true, visibilityProperty: true }));
       return { visible: seen, text: (el as HTMLElement).innerText ?? el.textContent ?? "" };
     }),
   );
@@ -55,7 +56,10 @@ async function observe(page: Page, spec: PageCheckSpec): Promise<PageObservation
 function evaluate(obs: PageObservation, spec: PageCheckSpec, isTaskPage: (url: string) => boolean): string[] {
   const failures: string[] = [];
   // Judged first and alone: nothing on a page outside the task's origins counts, however it looks.
-  if (!isTaskPage(obs.url)) return [`the page is at ${clip(obs.url, 120)}, which is not on the task's origins, so it was not judged (page checks judge only the task's own pages)`];
+  if (!isTaskPage(obs.url))
+    return [
+      `the page is at ${clip(obs.url, 120)}, which is not on the task's origins, so it was not judged (page checks judge only the task's own pages)`,
+    ];
   if (spec.url !== undefined && !findText(obs.url, spec.url, spec.normalize)) {
     failures.push(`the page is at ${obs.url}, which does not match ${describeMatcher(spec.url)}`);
   }
@@ -67,9 +71,13 @@ function evaluate(obs: PageObservation, spec: PageCheckSpec, isTaskPage: (url: s
     if (state === "visible" && el.visibleCount === 0) {
       failures.push(el.count === 0 ? `${sel} is not on the page` : `${sel} is on the page but hidden`);
     } else if (state === "hidden" && el.visibleCount > 0) {
-      failures.push(`${sel} is visible (${el.visibleCount} element${el.visibleCount === 1 ? "" : "s"}), expected hidden`);
+      failures.push(
+        `${sel} is visible (${el.visibleCount} element${el.visibleCount === 1 ? "" : "s"}), expected hidden`,
+      );
     } else if (state === "absent" && el.count > 0) {
-      failures.push(`${sel} is on the page (${el.count} element${el.count === 1 ? "" : "s"}${el.visibleCount ? ", visible" : ", hidden"}), expected absent`);
+      failures.push(
+        `${sel} is on the page (${el.count} element${el.count === 1 ? "" : "s"}${el.visibleCount ? ", visible" : ", hidden"}), expected absent`,
+      );
     }
   }
   if (spec.text !== undefined) {
@@ -91,7 +99,11 @@ function pageJudged(spec: PageCheckSpec, probe: NonNullable<CheckContext["page"]
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Watches `page` until the spec holds steadily or PAGE_SETTLE_MS passes; returns the last look. */
-async function watch(page: Page, spec: PageCheckSpec, isTaskPage: (url: string) => boolean): Promise<{ obs: PageObservation; failures: string[]; waitedMs: number }> {
+async function watch(
+  page: Page,
+  spec: PageCheckSpec,
+  isTaskPage: (url: string) => boolean,
+): Promise<{ obs: PageObservation; failures: string[]; waitedMs: number }> {
   const start = Date.now();
   let heldSince: number | null = null;
   let lastError: unknown = null;
@@ -116,12 +128,16 @@ async function watch(page: Page, spec: PageCheckSpec, isTaskPage: (url: string) 
     if (now - start >= PAGE_SETTLE_MS) break;
     await sleep(POLL_MS);
   }
-  if (!last) throw new CheckUnjudgeableError(`the page could not be read: ${lastError == null ? "unknown error" : messageOf(lastError)}`);
+  if (!last)
+    throw new CheckUnjudgeableError(
+      `the page could not be read: ${lastError == null ? "unknown error" : messageOf(lastError)}`,
+    );
   return { ...last, waitedMs: Date.now() - start };
 }
 
 async function judgePage(spec: PageCheckSpec, ctx: CheckContext): Promise<Judgement> {
-  if (!ctx.page) throw new CheckUnjudgeableError("no browser page to look at (the trial gave the checks no page probe)");
+  if (!ctx.page)
+    throw new CheckUnjudgeableError("no browser page to look at (the trial gave the checks no page probe)");
   const page = spec.open !== undefined ? await ctx.page.open(spec.open) : await ctx.page.current();
   try {
     const { obs, failures, waitedMs } = await watch(page, spec, (url) => ctx.page!.isTaskPage(url));
@@ -133,13 +149,22 @@ async function judgePage(spec: PageCheckSpec, ctx: CheckContext): Promise<Judgem
       url: clip(obs.url, 500),
       onTaskOrigin: ctx.page.isTaskPage(obs.url),
       ...(obs.element && spec.selector
-        ? { selector: spec.selector, count: obs.element.count, visibleCount: obs.element.visibleCount, elementText: clip(obs.element.text, 1_000) }
+        ? {
+            selector: spec.selector,
+            count: obs.element.count,
+            visibleCount: obs.element.visibleCount,
+            elementText: clip(obs.element.text, 1_000),
+          }
         : {}),
       pageText: clip(obs.pageText),
       waitedMs,
     };
     if (failures.length > 0) return { pass: false, reason: failures.join("; "), evidence };
-    const what = [spec.url !== undefined && "URL", spec.selector && (spec.state ?? "element"), spec.text !== undefined && "text"]
+    const what = [
+      spec.url !== undefined && "URL",
+      spec.selector && (spec.state ?? "element"),
+      spec.text !== undefined && "text",
+    ]
       .filter(Boolean)
       .join(", ");
     return { pass: true, reason: `the page shows what was expected (${what || "loaded"})`, evidence };
@@ -156,7 +181,13 @@ export function pageKey(spec: Pick<PageCheckSpec, "open">): string {
 export const pageCheck: Handler<PageCheckSpec> = {
   confidence: "observed",
   defaultName: (spec) =>
-    ["page", spec.open ?? "(current)", spec.selector, spec.state, spec.text !== undefined ? `text ${describeMatcher(spec.text)}` : undefined]
+    [
+      "page",
+      spec.open ?? "(current)",
+      spec.selector,
+      spec.state,
+      spec.text !== undefined ? `text ${describeMatcher(spec.text)}` : undefined,
+    ]
       .filter(Boolean)
       .join(" "),
   judge: judgePage,

@@ -60,11 +60,21 @@ export async function runCheck(spec: CheckSpec, ctx: CheckContext): Promise<Chec
   }
   let name = spec.name ?? spec.kind;
   try {
-    name = spec.name ?? (spec.kind === "custom" ? await customCheckName(spec, ctx.taskFile) : handler.defaultName(spec));
+    name =
+      spec.name ?? (spec.kind === "custom" ? await customCheckName(spec, ctx.taskFile) : handler.defaultName(spec));
     const judgement = await handler.judge(spec, ctx);
     // A custom check reports under the confidence it declares (customCheck returns it); the built-in kinds under their own.
     const confidence = spec.kind === "custom" ? (judgement as CustomJudgement).confidence : handler.confidence;
-    return { kind: spec.kind, name, required, pass: judgement.pass, reason: judgement.reason, evidence: judgement.evidence, confidence, ms: elapsed() };
+    return {
+      kind: spec.kind,
+      name,
+      required,
+      pass: judgement.pass,
+      reason: judgement.reason,
+      evidence: judgement.evidence,
+      confidence,
+      ms: elapsed(),
+    };
   } catch (e) {
     return {
       kind: spec.kind,

@@ -38,7 +38,12 @@ export interface RejudgeInput extends Omit<ReplayOptions, "browser"> {
 const isForbiddenResult = (r: CheckResult) => r.kind === "effects" && r.name.startsWith(`${FORBIDDEN_EFFECTS_CHECK}:`);
 
 /** The earlier result standing for declared check `index`: same position and kind, else same name. */
-function earlier(previous: readonly CheckResult[], index: number, spec: CheckSpec, name: string): CheckResult | undefined {
+function earlier(
+  previous: readonly CheckResult[],
+  index: number,
+  spec: CheckSpec,
+  name: string,
+): CheckResult | undefined {
   const declared = previous.filter((r) => !isForbiddenResult(r) && r.kind !== "guard");
   const same = declared[index];
   if (same && same.kind === spec.kind) return same;
@@ -87,7 +92,12 @@ export async function rejudgeTrial(input: RejudgeInput): Promise<Rejudgement> {
     const effects = input.evidence.effects;
     const before = input.previous.find(isForbiddenResult);
     if (effects === null) {
-      liveChecks.push({ name: before?.name ?? FORBIDDEN_EFFECTS_CHECK, kind: "effects", why: "the trial did not read the effects log", kept: before !== undefined });
+      liveChecks.push({
+        name: before?.name ?? FORBIDDEN_EFFECTS_CHECK,
+        kind: "effects",
+        why: "the trial did not read the effects log",
+        kept: before !== undefined,
+      });
       if (before) checks.push(before);
     } else {
       const judged = judgeForbiddenEffects(input.forbiddenEffects, effects, input.evidence.target.effectsSource);

@@ -15,10 +15,20 @@ export interface CommandOutcome {
 
 const MAX_OUTPUT = 1_000_000;
 
-export function runCommand(command: string | readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<CommandOutcome> {
+export function runCommand(
+  command: string | readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<CommandOutcome> {
   return new Promise((resolve) => {
-    const [program, args, shell] = typeof command === "string" ? [command, [], true] : [command[0]!, command.slice(1), false];
-    const child = spawn(program, args as string[], { cwd: options.cwd, env: options.env, shell, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const [program, args, shell] =
+      typeof command === "string" ? [command, [], true] : [command[0]!, command.slice(1), false];
+    const child = spawn(program, args as string[], {
+      cwd: options.cwd,
+      env: options.env,
+      shell,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     let timedOut = false;

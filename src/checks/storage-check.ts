@@ -22,7 +22,8 @@ export const storageCheck: Handler<StorageCheckSpec> = {
     let keys: string[] = [];
     if (spec.area === "sessionStorage") {
       const items = await ctx.storage.sessionStorage(origin);
-      if (items === null) throw new CheckUnjudgeableError(`no page of the trial is on ${origin}, so its sessionStorage cannot be read`);
+      if (items === null)
+        throw new CheckUnjudgeableError(`no page of the trial is on ${origin}, so its sessionStorage cannot be read`);
       keys = Object.keys(items);
       value = items[spec.key];
     } else {
@@ -33,17 +34,29 @@ export const storageCheck: Handler<StorageCheckSpec> = {
         value = items.find((i) => i.name === spec.key)?.value;
       } else {
         const host = new URL(origin).hostname;
-        const cookies = state.cookies.filter((c) => c.domain.replace(/^\./, "") === host || host.endsWith(c.domain.startsWith(".") ? c.domain : `.${c.domain}`));
+        const cookies = state.cookies.filter(
+          (c) =>
+            c.domain.replace(/^\./, "") === host || host.endsWith(c.domain.startsWith(".") ? c.domain : `.${c.domain}`),
+        );
         keys = cookies.map((c) => c.name);
         value = cookies.find((c) => c.name === spec.key)?.value;
       }
     }
     const where = `${spec.area}[${JSON.stringify(spec.key)}] on ${origin}`;
-    const evidence: Evidence = { origin, area: spec.area, key: spec.key, value: value === undefined ? null : clip(value, 1_000), keys: keys.slice(0, 50) };
+    const evidence: Evidence = {
+      origin,
+      area: spec.area,
+      key: spec.key,
+      value: value === undefined ? null : clip(value, 1_000),
+      keys: keys.slice(0, 50),
+    };
     if (!spec.exists) {
-      return value === undefined ? { pass: true, reason: `${where} is absent, as expected`, evidence } : { pass: false, reason: `${where} is set but must be absent`, evidence };
+      return value === undefined
+        ? { pass: true, reason: `${where} is absent, as expected`, evidence }
+        : { pass: false, reason: `${where} is set but must be absent`, evidence };
     }
-    if (value === undefined) return { pass: false, reason: `${where} is not set (keys there: ${keys.join(", ") || "none"})`, evidence };
+    if (value === undefined)
+      return { pass: false, reason: `${where} is not set (keys there: ${keys.join(", ") || "none"})`, evidence };
     const failures: string[] = [];
     const matchers = checkMatchers(value, spec.contains, spec.notContains, spec.normalize);
     failures.push(...matchers.failures);

@@ -103,12 +103,22 @@ export function checkMatchers(
   const report: MatcherReport = { failures: [], details: [] };
   for (const matcher of contains) {
     const found = findText(text, matcher, opts);
-    report.details.push({ matcher: describeMatcher(matcher), expected: "present", found: found?.excerpt ?? null, pass: !!found });
+    report.details.push({
+      matcher: describeMatcher(matcher),
+      expected: "present",
+      found: found?.excerpt ?? null,
+      pass: !!found,
+    });
     if (!found) report.failures.push(`does not contain ${describeMatcher(matcher)}`);
   }
   for (const matcher of notContains) {
     const found = findText(text, matcher, opts);
-    report.details.push({ matcher: describeMatcher(matcher), expected: "absent", found: found?.excerpt ?? null, pass: !found });
+    report.details.push({
+      matcher: describeMatcher(matcher),
+      expected: "absent",
+      found: found?.excerpt ?? null,
+      pass: !found,
+    });
     if (found) report.failures.push(`contains ${describeMatcher(matcher)} ("${found.matched}"), which it must not`);
   }
   return report;

@@ -21,7 +21,13 @@ export const EVIDENCE_FILE = "evidence.json";
 export const EVIDENCE_CAPS = { html: 1_000_000, body: 256_000, output: 256_000 } as const;
 
 /** Response headers never kept (they carry credentials or session identity). */
-export const DROPPED_HEADERS = new Set(["set-cookie", "authorization", "proxy-authorization", "cookie", "www-authenticate"]);
+export const DROPPED_HEADERS = new Set([
+  "set-cookie",
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "www-authenticate",
+]);
 
 export interface PageEvidence {
   url: string;
@@ -93,7 +99,9 @@ export function readTrialEvidence(folder: string): TrialEvidence | null {
   }
   const parsed = JSON.parse(text) as TrialEvidence;
   if (typeof parsed.version !== "number" || parsed.version > EVIDENCE_VERSION) {
-    throw new Error(`${file} has evidence version ${String(parsed.version)}; this umpire reads up to ${EVIDENCE_VERSION}`);
+    throw new Error(
+      `${file} has evidence version ${String(parsed.version)}; this umpire reads up to ${EVIDENCE_VERSION}`,
+    );
   }
   return parsed;
 }

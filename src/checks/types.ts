@@ -48,7 +48,10 @@ export interface PageProbe {
  */
 export interface CheckIo {
   fetch(url: string, init: RequestInit & { method: string }): Promise<Response>;
-  runCommand(command: string | readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<CommandOutcome>;
+  runCommand(
+    command: string | readonly string[],
+    options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+  ): Promise<CommandOutcome>;
 }
 
 /** The trial's target as checks see it: where relative URLs resolve, and which origins they may reach. */
@@ -64,7 +67,10 @@ export interface TargetView {
 /** The trial's browser context after the loop: its storage, read by `storage` checks. */
 export interface StorageProbe {
   /** localStorage (per origin) and cookies of the trial's context. */
-  state(): Promise<{ cookies: { name: string; value: string; domain: string; path: string }[]; origins: { origin: string; localStorage: { name: string; value: string }[] }[] }>;
+  state(): Promise<{
+    cookies: { name: string; value: string; domain: string; path: string }[];
+    origins: { origin: string; localStorage: { name: string; value: string }[] }[];
+  }>;
   /** sessionStorage of an origin, read from a page of the trial that is on it; null when none is. */
   sessionStorage(origin: string): Promise<Record<string, string> | null>;
 }

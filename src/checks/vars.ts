@@ -21,7 +21,10 @@ export function withSecrets(text: string, ctx: CheckContext): { value: string; s
   let secret = false;
   const value = withVars(text, ctx).replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
     const v = ctx.env?.[name];
-    if (v === undefined) throw new CheckUnjudgeableError(`the environment variable ${name} is not set (named as \${env:${name}} in the check)`);
+    if (v === undefined)
+      throw new CheckUnjudgeableError(
+        `the environment variable ${name} is not set (named as \${env:${name}} in the check)`,
+      );
     secret = true;
     return v;
   });
@@ -32,11 +35,19 @@ export function withSecrets(text: string, ctx: CheckContext): { value: string; s
 export function targetUrl(urlOrPath: string, ctx: CheckContext): string {
   if (!ctx.target) throw new CheckUnjudgeableError("the trial has no target to send the request to");
   const url = new URL(withVars(urlOrPath, ctx), `${ctx.target.baseUrl}/`).toString();
-  if (!ctx.target.isAllowedUrl(url)) throw new CheckUnjudgeableError(`${url} is not on an allowed origin of target ${ctx.target.name}; add its origin to the target's allowedOrigins`);
+  if (!ctx.target.isAllowedUrl(url))
+    throw new CheckUnjudgeableError(
+      `${url} is not on an allowed origin of target ${ctx.target.name}; add its origin to the target's allowedOrigins`,
+    );
   return url;
 }
 
 /** Text matchers with trial variables filled in (a plain string or a regex source). */
-export function matchersWithVars<M extends string | { regex: string; flags?: string }>(matchers: readonly M[], ctx: CheckContext): M[] {
-  return matchers.map((m) => (typeof m === "string" ? withVars(m, ctx) : Object.assign({}, m, { regex: withVars(m.regex, ctx) })) as M);
+export function matchersWithVars<M extends string | { regex: string; flags?: string }>(
+  matchers: readonly M[],
+  ctx: CheckContext,
+): M[] {
+  return matchers.map(
+    (m) => (typeof m === "string" ? withVars(m, ctx) : Object.assign({}, m, { regex: withVars(m.regex, ctx) })) as M,
+  );
 }

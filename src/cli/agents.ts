@@ -52,12 +52,22 @@ export function resolveNamedAgents(
       const hint = didYouMean(name, known);
       throw new UmpireError(
         "usage",
-        config.file === null ? `--agent ${name}: there is no config file, so no named agents` : `--agent ${name}: no agent of that name under agents: in ${config.file}`,
-        hint ?? (known.length ? `defined agents: ${known.join(", ")}` : "define it under agents: in umpire.config.yaml (docs/config.md)"),
+        config.file === null
+          ? `--agent ${name}: there is no config file, so no named agents`
+          : `--agent ${name}: no agent of that name under agents: in ${config.file}`,
+        hint ??
+          (known.length
+            ? `defined agents: ${known.join(", ")}`
+            : "define it under agents: in umpire.config.yaml (docs/config.md)"),
       );
     }
     // Command agents (their own loop) are planned apart, by the run command.
-    if (definition.kind !== "model") throw new UmpireError("usage", `--agent ${name}: an agent of kind ${definition.kind} has no model settings to resolve`, "run it with --agent; it is planned as an external agent");
+    if (definition.kind !== "model")
+      throw new UmpireError(
+        "usage",
+        `--agent ${name}: an agent of kind ${definition.kind} has no model settings to resolve`,
+        "run it with --agent; it is planned as an external agent",
+      );
     return resolveModelAgent(name, definition, config.policies[name], values, sources, env, where);
   });
 }
@@ -75,8 +85,10 @@ function resolveModelAgent(
   registerUrlSecrets(def.baseUrl);
   if (def.apiKeyEnv) registerSecret(env[def.apiKeyEnv]);
   // A flag beats the agent's field; the agent's field beats the config's defaults and the built-in.
-  const pick = <K extends keyof RunAgentValues>(key: K, own: RunAgentValues[K] | undefined): RunAgentValues[K] | undefined =>
-    sources[key] === "flag" ? values[key] : (own ?? values[key]);
+  const pick = <K extends keyof RunAgentValues>(
+    key: K,
+    own: RunAgentValues[K] | undefined,
+  ): RunAgentValues[K] | undefined => (sources[key] === "flag" ? values[key] : (own ?? values[key]));
   let resolved: AgentConfig[];
   try {
     resolved = resolveAgentConfigs({
@@ -92,7 +104,15 @@ function resolveModelAgent(
     });
   } catch (error) {
     // The same refusal as for flags, pointed at the agent's entry in the file.
-    if (isUmpireError(error)) throw new UmpireError(error.code, `${where}: agents.${name}: ${error.message}`, error.hint?.replace(/--mode /g, "mode: ").replace(/--base-url/g, "baseUrl").replace(/--api-key-env/g, "apiKeyEnv"));
+    if (isUmpireError(error))
+      throw new UmpireError(
+        error.code,
+        `${where}: agents.${name}: ${error.message}`,
+        error.hint
+          ?.replace(/--mode /g, "mode: ")
+          .replace(/--base-url/g, "baseUrl")
+          .replace(/--api-key-env/g, "apiKeyEnv"),
+      );
     throw error;
   }
   const loop = {
@@ -118,7 +138,8 @@ function resolveModelAgent(
 export function finalizeAgents(agents: AgentConfig[], loop: RunLoopDefaults): AgentConfig[] {
   const labels = new Set<string>();
   for (const a of agents) {
-    if (labels.has(a.label)) throw new UmpireError("usage", `the agent ${a.label} is given twice`, "name each --agent and --model once");
+    if (labels.has(a.label))
+      throw new UmpireError("usage", `the agent ${a.label} is given twice`, "name each --agent and --model once");
     labels.add(a.label);
   }
   return agents.map((a) => ({

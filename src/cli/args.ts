@@ -10,7 +10,14 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { loadConfig, type LoadedConfig } from "../config/loader.js";
-import { configKey, defaultText, fromConfigValue, parseFlagValue, type OptionSpec, type OptionValue } from "../config/option.js";
+import {
+  configKey,
+  defaultText,
+  fromConfigValue,
+  parseFlagValue,
+  type OptionSpec,
+  type OptionValue,
+} from "../config/option.js";
 import { UmpireError, messageOf } from "../errors.js";
 import { createPriceBook, type PriceBook } from "../pricing.js";
 import { didYouMean } from "../task/suggest.js";
@@ -49,7 +56,11 @@ type ParseOptions = NonNullable<ParseArgsConfig["options"]>;
 function parseArgsOptions(specs: Record<string, OptionSpec>): ParseOptions {
   const options: ParseOptions = { help: { type: "boolean", short: "h" } };
   for (const [name, spec] of Object.entries(specs)) {
-    options[name] = { type: spec.kind === "boolean" ? "boolean" : "string", ...(spec.multiple ? { multiple: true } : {}), ...(spec.short ? { short: spec.short } : {}) };
+    options[name] = {
+      type: spec.kind === "boolean" ? "boolean" : "string",
+      ...(spec.multiple ? { multiple: true } : {}),
+      ...(spec.short ? { short: spec.short } : {}),
+    };
     if (spec.kind === "boolean" && spec.config) options[`no-${name}`] = { type: "boolean" };
   }
   return options;
@@ -60,14 +71,23 @@ function usageError(command: string, error: unknown, known: string[]): UmpireErr
   // node's own sentence about positionals that start with '-' is noise for a plain typo.
   const message = unknown ? `unknown option '${unknown}'` : messageOf(error);
   const hint = unknown?.startsWith("--") ? didYouMean(unknown.slice(2), known)?.replace(/'(.+)'/, "'--$1'") : undefined;
-  return new UmpireError("usage", `${command}: ${message}`, hint ? `${hint} (umpire ${command} --help lists the options)` : `umpire ${command} --help lists the options`);
+  return new UmpireError(
+    "usage",
+    `${command}: ${message}`,
+    hint ? `${hint} (umpire ${command} --help lists the options)` : `umpire ${command} --help lists the options`,
+  );
 }
 
 /**
  * Parses `argv` for `command` against `specs`. Usage errors (unknown option, a single-valued
  * option given twice, a value out of range) throw `usage`; a bad config file throws `input`.
  */
-export function parseCommand<const S extends Record<string, OptionSpec>>(command: string, argv: string[], specs: S, io: { cwd: string }): ParsedCommand<S> {
+export function parseCommand<const S extends Record<string, OptionSpec>>(
+  command: string,
+  argv: string[],
+  specs: S,
+  io: { cwd: string },
+): ParsedCommand<S> {
   const table = specs as Record<string, OptionSpec>;
   const options = parseArgsOptions(table);
   let parsed;
@@ -77,7 +97,13 @@ export function parseCommand<const S extends Record<string, OptionSpec>>(command
     throw usageError(command, error, Object.keys(options));
   }
   const raw = parsed.values as Record<string, string | boolean | string[] | undefined>;
-  const empty = { values: {} as Values<S>, sources: {}, positionals: parsed.positionals, help: true, config: { file: null, data: {}, policies: {} } };
+  const empty = {
+    values: {} as Values<S>,
+    sources: {},
+    positionals: parsed.positionals,
+    help: true,
+    config: { file: null, data: {}, policies: {} },
+  };
   if (raw.help) return empty;
 
   // A value-taking option given twice is a mistake to point out, not a choice to make silently.
@@ -90,20 +116,33 @@ export function parseCommand<const S extends Record<string, OptionSpec>>(command
     const spec = table[name] ?? table[name.replace(/^no-/, "")];
     if (!spec || spec.multiple || seen.length < 2) continue;
     const shown = spec.kind === "boolean" ? "" : ` (${seen.map((v) => JSON.stringify(v)).join(", then ")})`;
-    throw new UmpireError("usage", `${command}: --${name} is given ${seen.length} times${shown}`, `give --${name} once; only options marked repeatable in umpire ${command} --help may repeat`);
+    throw new UmpireError(
+      "usage",
+      `${command}: --${name} is given ${seen.length} times${shown}`,
+      `give --${name} once; only options marked repeatable in umpire ${command} --help may repeat`,
+    );
   }
   for (const name of Object.keys(table)) {
-    if (given.has(name) && given.has(`no-${name}`)) throw new UmpireError("usage", `${command}: --${name} and --no-${name} are both given`, `keep one of them`);
+    if (given.has(name) && given.has(`no-${name}`))
+      throw new UmpireError("usage", `${command}: --${name} and --no-${name} are both given`, `keep one of them`);
   }
 
-  const config: LoadedConfig = "config" in table ? loadConfig({ cwd: io.cwd, file: raw.config as string | undefined }) : { file: null, data: {}, policies: {} };
+  const config: LoadedConfig =
+    "config" in table
+      ? loadConfig({ cwd: io.cwd, file: raw.config as string | undefined })
+      : { file: null, data: {}, policies: {} };
   const defaults = (config.data.defaults ?? {}) as Record<string, unknown>;
   const values: Record<string, OptionValue | undefined> = {};
   const sources: Record<string, ValueSource> = {};
   for (const [name, spec] of Object.entries(table)) {
     const flag = raw[name] ?? (raw[`no-${name}`] ? false : undefined);
     if (flag !== undefined) {
-      values[name] = typeof flag === "string" ? parseFlagValue(name, spec, flag) : Array.isArray(flag) ? flag.map((v) => String(parseFlagValue(name, spec, v))) : flag;
+      values[name] =
+        typeof flag === "string"
+          ? parseFlagValue(name, spec, flag)
+          : Array.isArray(flag)
+            ? flag.map((v) => String(parseFlagValue(name, spec, v)))
+            : flag;
       sources[name] = "flag";
     } else if (spec.config && defaults[configKey(name)] !== undefined) {
       values[name] = fromConfigValue(spec, defaults[configKey(name)]);
@@ -113,7 +152,13 @@ export function parseCommand<const S extends Record<string, OptionSpec>>(command
       sources[name] = "default";
     }
   }
-  return { values: values as Values<S>, sources: sources as ParsedCommand<S>["sources"], positionals: parsed.positionals, help: false, config };
+  return {
+    values: values as Values<S>,
+    sources: sources as ParsedCommand<S>["sources"],
+    positionals: parsed.positionals,
+    help: false,
+    config,
+  };
 }
 
 /**
@@ -135,7 +180,8 @@ export function optionsHelp(sections: Record<string, Record<string, OptionSpec>>
         if (width + lines.at(-1)!.length + tail.length + 1 <= 100) lines[lines.length - 1] += ` ${tail}`;
         else lines.push(tail);
       }
-      const first = flag.length + 2 <= width ? `${flag.padEnd(width)}${lines[0]}` : `${flag}\n${" ".repeat(width)}${lines[0]}`;
+      const first =
+        flag.length + 2 <= width ? `${flag.padEnd(width)}${lines[0]}` : `${flag}\n${" ".repeat(width)}${lines[0]}`;
       out.push(first, ...lines.slice(1).map((line) => `${" ".repeat(width)}${line}`));
     }
   }

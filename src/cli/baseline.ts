@@ -10,6 +10,10 @@ export function resolveBaseline(store: Store, ref: string, candidateIds: readonl
   } catch (_error) {
     const tagged = store.latestRunWithTag(ref, candidateIds.length === 1 ? candidateIds[0] : undefined);
     if (tagged) return tagged;
-    throw new UmpireError("not_found", `--baseline ${ref}: no run with that id and no run tagged '${ref}'`, "tag runs with `umpire run --tag NAME`; `umpire runs` lists ids and tags");
+    throw new UmpireError(
+      "not_found",
+      `--baseline ${ref}: no run with that id and no run tagged '${ref}'`,
+      "tag runs with `umpire run --tag NAME`; `umpire runs` lists ids and tags",
+    );
   }
 }

@@ -17,15 +17,30 @@ export interface CommandSandboxOptions {
 
 export function commandSandbox(options: CommandSandboxOptions): SandboxMode {
   if (options.noSandbox) {
-    options.warn("umpire: --no-sandbox: command agents run outside the sandbox, with this user's files, processes and network (trials record sandbox: none)");
+    options.warn(
+      "umpire: --no-sandbox: command agents run outside the sandbox, with this user's files, processes and network (trials record sandbox: none)",
+    );
     return { kind: "none", why: "--no-sandbox" };
   }
   const binary = options.env.UMPIRE_BWRAP || BWRAP;
   const why = sandboxUnavailable(binary);
   if (why) {
-    options.warn(`umpire: WARNING: the sandbox for command agents cannot start: ${why}. They run UNSANDBOXED (trials record sandbox: none); pass --no-sandbox to accept that explicitly`);
+    options.warn(
+      `umpire: WARNING: the sandbox for command agents cannot start: ${why}. They run UNSANDBOXED (trials record sandbox: none); pass --no-sandbox to accept that explicitly`,
+    );
     return { kind: "none", why };
   }
   // The store and every run's folder stay out of the agent's sight (its trial's own agent/ folder is mounted back).
-  return { kind: "bwrap", binary, hide: [options.outDir, options.dbPath, `${options.dbPath}-wal`, `${options.dbPath}-shm`, dirname(options.dbPath), homedir()] };
+  return {
+    kind: "bwrap",
+    binary,
+    hide: [
+      options.outDir,
+      options.dbPath,
+      `${options.dbPath}-wal`,
+      `${options.dbPath}-shm`,
+      dirname(options.dbPath),
+      homedir(),
+    ],
+  };
 }

@@ -18,10 +18,19 @@ export interface ExposedSite {
 export function parseFixturesHost(text: string): { host: string; port: number } {
   const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(text) ?? /^([^:]+)(?::(\d+))?$/.exec(text);
   if (!match || !match[1]) {
-    throw new UmpireError("usage", `--fixtures-host ${text}: expected HOST or HOST:PORT`, "e.g. --fixtures-host 10.0.0.5 or --fixtures-host runner.internal:8080");
+    throw new UmpireError(
+      "usage",
+      `--fixtures-host ${text}: expected HOST or HOST:PORT`,
+      "e.g. --fixtures-host 10.0.0.5 or --fixtures-host runner.internal:8080",
+    );
   }
   const port = match[2] === undefined ? 0 : Number(match[2]);
-  if (!Number.isInteger(port) || port > 65535) throw new UmpireError("usage", `--fixtures-host ${text}: port ${match[2]} is out of range`, "use a port from 1 to 65535, or none to pick a free one");
+  if (!Number.isInteger(port) || port > 65535)
+    throw new UmpireError(
+      "usage",
+      `--fixtures-host ${text}: port ${match[2]} is out of range`,
+      "use a port from 1 to 65535, or none to pick a free one",
+    );
   const host = match[1];
   if (host === "0.0.0.0" || host === "::") {
     throw new UmpireError(

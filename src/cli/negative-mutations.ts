@@ -32,7 +32,8 @@ function describe(step: ReferenceStep): string {
 
 function effectOf(step: ReferenceStep): string {
   if (step.tool === "click" || step.tool === "double_click") return `what clicking ${step.target ?? "there"} does`;
-  if (step.tool === "write") return `whether ${JSON.stringify(step.args.content)} was typed${step.args.press_enter ? " and submitted" : ""}`;
+  if (step.tool === "write")
+    return `whether ${JSON.stringify(step.args.content)} was typed${step.args.press_enter ? " and submitted" : ""}`;
   return `what step '${describe(step)}' does`;
 }
 
@@ -55,7 +56,9 @@ export function siblingOf(mark: string, marks: readonly string[]): string | null
     const w = other.split(/[-_.:]/);
     return (w[w.length - 1] === words[words.length - 1] ? 2 : 0) + (w[0] === words[0] ? 1 : 0);
   };
-  const ranked = marks.filter((m) => m !== mark && score(m) > 0).sort((a, b) => score(b) - score(a) || a.localeCompare(b));
+  const ranked = marks
+    .filter((m) => m !== mark && score(m) > 0)
+    .sort((a, b) => score(b) - score(a) || a.localeCompare(b));
   return ranked[0] ?? null;
 }
 
@@ -65,12 +68,25 @@ export function deriveMutations(task: Task, knownMarks: readonly string[]): Muta
   const label = (i: number) => `step ${i + 1} (${describe(gold[i]!)})`;
   const drop = lastIndex(gold, (s) => CHANGES.has(s.tool));
   if (drop >= 0) {
-    out.push({ name: `mutation-drop-step-${drop + 1}`, steps: withAnswer(gold, gold.filter((_, i) => i !== drop)), what: `dropping ${label(drop)}`, unseen: effectOf(gold[drop]!) });
+    out.push({
+      name: `mutation-drop-step-${drop + 1}`,
+      steps: withAnswer(
+        gold,
+        gold.filter((_, i) => i !== drop),
+      ),
+      what: `dropping ${label(drop)}`,
+      unseen: effectOf(gold[drop]!),
+    });
   }
   // Dropping the last change covers stopping before it: the save to stop before is the last click before it.
   const save = lastIndex(gold.slice(0, Math.max(drop, 0)), (s) => s.tool === "click");
   if (save >= 0) {
-    out.push({ name: `mutation-stop-before-${save + 1}`, steps: withAnswer(gold, gold.slice(0, save)), what: `stopping before ${label(save)}`, unseen: `${effectOf(gold[save]!)} or anything after it` });
+    out.push({
+      name: `mutation-stop-before-${save + 1}`,
+      steps: withAnswer(gold, gold.slice(0, save)),
+      what: `stopping before ${label(save)}`,
+      unseen: `${effectOf(gold[save]!)} or anything after it`,
+    });
   }
   const marks = [...new Set([...knownMarks, ...gold.flatMap((s) => (s.target ? [s.target] : []))])];
   for (let i = gold.length - 1; i >= 0; i--) {
@@ -78,15 +94,28 @@ export function deriveMutations(task: Task, knownMarks: readonly string[]): Muta
     const sibling = step.tool === "click" && step.target ? siblingOf(step.target, marks) : null;
     if (!sibling) continue;
     const steps = gold.map((s, j) => (j === i ? { ...s, target: sibling, args: {} } : s));
-    out.push({ name: `mutation-sibling-${i + 1}`, steps, what: `aiming ${label(i)} at ${sibling}`, unseen: `whether ${step.target} or ${sibling} was clicked` });
+    out.push({
+      name: `mutation-sibling-${i + 1}`,
+      steps,
+      what: `aiming ${label(i)} at ${sibling}`,
+      unseen: `whether ${step.target} or ${sibling} was clicked`,
+    });
     break;
   }
-  const typed = lastIndex(gold, (s) => s.tool === "write" && typeof s.args.content === "string" && s.args.content.trim().length > 1);
+  const typed = lastIndex(
+    gold,
+    (s) => s.tool === "write" && typeof s.args.content === "string" && s.args.content.trim().length > 1,
+  );
   if (typed >= 0) {
     const content = gold[typed]!.args.content as string;
     const near = content.slice(0, -1);
     const steps = gold.map((s, j) => (j === typed ? { ...s, args: { ...s.args, content: near } } : s));
-    out.push({ name: `mutation-near-miss-${typed + 1}`, steps, what: `typing ${JSON.stringify(near)} instead of ${JSON.stringify(content)} at step ${typed + 1}`, unseen: `whether exactly ${JSON.stringify(content)} was typed` });
+    out.push({
+      name: `mutation-near-miss-${typed + 1}`,
+      steps,
+      what: `typing ${JSON.stringify(near)} instead of ${JSON.stringify(content)} at step ${typed + 1}`,
+      unseen: `whether exactly ${JSON.stringify(content)} was typed`,
+    });
   }
   // Two mutations that play the same steps prove the same thing once.
   const seen = new Set<string>();

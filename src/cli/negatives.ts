@@ -45,7 +45,9 @@ function knownMarks(task: Task, config: ProjectTargets): string[] {
 }
 
 export async function runNegatives(options: NegativesOptions): Promise<{ runId: string; tasks: TaskNegatives[] }> {
-  const mutations = new Map(options.tasks.map((task) => [task.id, deriveMutations(task, knownMarks(task, options.config))]));
+  const mutations = new Map(
+    options.tasks.map((task) => [task.id, deriveMutations(task, knownMarks(task, options.config))]),
+  );
   // The task as written, its own negatives set aside: the probes are gold, answer-now and the mutations.
   const probed = options.tasks.map((task) => ({
     ...task,
@@ -60,7 +62,8 @@ export async function runNegatives(options: NegativesOptions): Promise<{ runId: 
     concurrency: options.concurrency,
     signal: options.signal,
     env: options.env,
-    onTrialEnd: (end) => options.onProbe?.(`  ${end.trial.task.id} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})`),
+    onTrialEnd: (end) =>
+      options.onProbe?.(`  ${end.trial.task.id} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})`),
   });
   const tasks = options.tasks.map((task): TaskNegatives => {
     const mine = outcome.results.filter((r) => r.task === task.id);
@@ -75,7 +78,9 @@ export async function runNegatives(options: NegativesOptions): Promise<{ runId: 
       goldProblems: gold.filter((r) => !r.ok).flatMap((r) => r.reasons.map((reason) => `${r.probe.name}: ${reason}`)),
       caught: verdicts.filter((v) => v.result.exercised && v.result.verdict === "failed"),
       gaps: verdicts.filter((v) => v.result.exercised && v.result.verdict === "passed"),
-      notPlayed: verdicts.filter((v) => !v.result.exercised || (v.result.verdict !== "passed" && v.result.verdict !== "failed")),
+      notPlayed: verdicts.filter(
+        (v) => !v.result.exercised || (v.result.verdict !== "passed" && v.result.verdict !== "failed"),
+      ),
     };
   });
   return { runId: outcome.runId, tasks };
@@ -85,11 +90,16 @@ export async function runNegatives(options: NegativesOptions): Promise<{ runId: 
 export function negativesReport(t: TaskNegatives): string[] {
   const lines = [`${t.task.id}:`];
   if (!t.goldPassed) {
-    lines.push("  the gold does not pass, so no mutation of it proves anything: fix the task first", ...t.goldProblems.map((p) => `    - ${p}`));
+    lines.push(
+      "  the gold does not pass, so no mutation of it proves anything: fix the task first",
+      ...t.goldProblems.map((p) => `    - ${p}`),
+    );
     return lines;
   }
   for (const { mutation, result } of t.caught) {
-    lines.push(`  kept ${mutation.name}: ${mutation.what} failed ${result.failedChecks.map((c) => `'${c}'`).join(", ")}`);
+    lines.push(
+      `  kept ${mutation.name}: ${mutation.what} failed ${result.failedChecks.map((c) => `'${c}'`).join(", ")}`,
+    );
   }
   for (const { mutation } of t.gaps) {
     lines.push(`  check gap: ${mutation.what} passed every check: the checks do not see ${mutation.unseen}`);
@@ -102,14 +112,20 @@ export function negativesReport(t: TaskNegatives): string[] {
   return lines;
 }
 
-const plainStep = (step: ReferenceStep) => ({ tool: step.tool, ...(step.target ? { target: step.target } : {}), ...(Object.keys(step.args).length ? { args: step.args } : {}) });
+const plainStep = (step: ReferenceStep) => ({
+  tool: step.tool,
+  ...(step.target ? { target: step.target } : {}),
+  ...(Object.keys(step.args).length ? { args: step.args } : {}),
+});
 
 /** Writes the caught mutations into the task file's `negatives:` (comments and other fields kept); returns the names written. */
 export function writeNegatives(t: TaskNegatives, cwd: string): string[] {
   const file = resolve(cwd, t.task.file);
   const doc = parseDocument(readFileSync(file, "utf8"));
   const existing = doc.get("negatives");
-  const have = new Set(isMap(existing) ? existing.items.map((p) => JSON.stringify((p.value as { toJSON(): unknown })?.toJSON())) : []);
+  const have = new Set(
+    isMap(existing) ? existing.items.map((p) => JSON.stringify((p.value as { toJSON(): unknown })?.toJSON())) : [],
+  );
   const written: string[] = [];
   for (const { mutation, result } of t.caught) {
     const plain = mutation.steps.map(plainStep);

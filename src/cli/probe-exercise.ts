@@ -109,7 +109,12 @@ export function judgeExercise(input: ExerciseInput): Exercise {
     const step = input.steps[i];
     const mine = actionsByTurn.get(turn) ?? [];
     // The answer is handled by the loop, not the executor: it has no stored action.
-    const bad = mine.find((a) => a.status !== "success" && !(a.status === "skipped" && GUARD_PAUSE.test(a.message)) && !INPUT_SENT.test(a.message));
+    const bad = mine.find(
+      (a) =>
+        a.status !== "success" &&
+        !(a.status === "skipped" && GUARD_PAUSE.test(a.message)) &&
+        !INPUT_SENT.test(a.message),
+    );
     if (step?.tool === "answer" || (mine.length > 0 && !bad)) {
       played.add(i);
       if (step?.target) marksPlayed.add(step.target);

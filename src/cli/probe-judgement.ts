@@ -84,7 +84,9 @@ export function judgeProbe(facts: ProbeFacts): ProbeJudgement {
   if (facts.verdict !== facts.expect) reasons.push(...verdictReasons(facts, required));
   else if (facts.expect === "passed" && facts.reflections > 0) {
     const n = facts.reflections;
-    reasons.push(`the repetition guard asked for ${n} reflection${n === 1 ? "" : "s"} on the gold path (a false positive)`);
+    reasons.push(
+      `the repetition guard asked for ${n} reflection${n === 1 ? "" : "s"} on the gold path (a false positive)`,
+    );
   }
   const failsOnMissed: string[] = [];
   if (facts.verdict === "failed" && exercised) {
@@ -93,9 +95,10 @@ export function judgeProbe(facts: ProbeFacts): ProbeJudgement {
       const known = facts.checks.map((c) => `'${c.name}'`).join(", ");
       if (!check) reasons.push(`failsOn names '${name}', which no check of the task is called (its checks: ${known})`);
       else if (check.pass || !check.required) {
-        reasons.push(`failsOn '${name}' did not fail: ${check.required ? checkLine(check) : "it is advisory (required: false)"}`);
-      }
-      else continue;
+        reasons.push(
+          `failsOn '${name}' did not fail: ${check.required ? checkLine(check) : "it is advisory (required: false)"}`,
+        );
+      } else continue;
       failsOnMissed.push(name);
     }
   }

@@ -33,7 +33,8 @@ export function isLiveTerminal(stream: { isTTY?: boolean }, env: NodeJS.ProcessE
 }
 
 /** The verdict's word in a line; a verdict added later still prints (as itself, upper case). */
-const mark = (verdict: string) => ({ passed: "PASS", failed: "FAIL", error: "ERROR" })[verdict] ?? verdict.toUpperCase();
+const mark = (verdict: string) =>
+  ({ passed: "PASS", failed: "FAIL", error: "ERROR" })[verdict] ?? verdict.toUpperCase();
 
 const DOTS: Record<string, string> = { passed: ".", failed: "F", error: "E", cancelled: "C" };
 
@@ -82,7 +83,9 @@ class RunState {
     if (!f) return;
     f.turn = turn.idx + 1;
     const action = turn.actions.at(-1);
-    f.last = action ? `${action.tool} -> ${action.status}${action.message ? `: ${plain(action.message)}` : ""}` : `model: ${turn.outcome}`;
+    f.last = action
+      ? `${action.tool} -> ${action.status}${action.message ? `: ${plain(action.message)}` : ""}`
+      : `model: ${turn.outcome}`;
   }
   end(end: TrialEnd) {
     this.inFlight.delete(end.trial.id);
@@ -121,7 +124,10 @@ export function createLiveView(stream: ProgressStream, options: ProgressOptions 
   };
   const draw = () => {
     const width = columns();
-    const lines = [`umpire: ${state.summary()}`, ...[...state.inFlight.values()].map((f) => `  ${state.flightLine(f)}`)].map((l) => fit(l, width));
+    const lines = [
+      `umpire: ${state.summary()}`,
+      ...[...state.inFlight.values()].map((f) => `  ${state.flightLine(f)}`),
+    ].map((l) => fit(l, width));
     erase();
     stream.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
@@ -170,7 +176,9 @@ export function createLineProgress(stream: ProgressStream, options: ProgressOpti
   const beat = () => {
     if (state.inFlight.size === 0 || now() - lastWrite < heartbeatMs) return;
     const flights = [...state.inFlight.values()].map((f) => state.flightLine(f)).join("; ");
-    write(`[${state.done}/${state.total}] still running: ${flights} (${duration(now() - state.started)} elapsed, ${state.eta()})`);
+    write(
+      `[${state.done}/${state.total}] still running: ${flights} (${duration(now() - state.started)} elapsed, ${state.eta()})`,
+    );
   };
   return {
     onRunBegin(info) {
@@ -192,7 +200,10 @@ export function createLineProgress(stream: ProgressStream, options: ProgressOpti
 
 /** A stored run's verdicts as the dot reporter draws them (`umpire show --reporter dot`); `-` for not run. */
 export function dotLine(verdicts: readonly (string | null)[]): string {
-  return verdicts.map((v) => (v === null ? "-" : (DOTS[v] ?? "?"))).join("").replace(/(.{80})(?=.)/g, "$1\n");
+  return verdicts
+    .map((v) => (v === null ? "-" : (DOTS[v] ?? "?")))
+    .join("")
+    .replace(/(.{80})(?=.)/g, "$1\n");
 }
 
 /** `dot`: one character per finished trial (. passed, F failed, E error, C cancelled), 80 to a line. */

@@ -20,7 +20,12 @@ export const REFERENCE_TUNING_ENV = {
 
 /** Reads the tuning; a value that is not a whole number is a usage error naming the variable. */
 export function referenceTuningFromEnv(env: NodeJS.ProcessEnv): ReferenceTuning {
-  const read = (name: keyof typeof REFERENCE_TUNING_ENV): number | undefined => wholeNumber(env[name], name, `set ${name} to a whole number of ${name.endsWith("_MS") ? "milliseconds" : "units"}, or unset it`);
+  const read = (name: keyof typeof REFERENCE_TUNING_ENV): number | undefined =>
+    wholeNumber(
+      env[name],
+      name,
+      `set ${name} to a whole number of ${name.endsWith("_MS") ? "milliseconds" : "units"}, or unset it`,
+    );
   return rateTuning({
     turnLatencyMs: read("UMPIRE_REFERENCE_LATENCY_MS"),
     jitterMs: read("UMPIRE_REFERENCE_JITTER_MS"),
@@ -31,18 +36,29 @@ export function referenceTuningFromEnv(env: NodeJS.ProcessEnv): ReferenceTuning 
 }
 
 /** The same settings from flags or variables already read as numbers. */
-export function rateTuning(values: { turnLatencyMs?: number; jitterMs?: number; requests?: number; tokens?: number; windowMs?: number }): ReferenceTuning {
+export function rateTuning(values: {
+  turnLatencyMs?: number;
+  jitterMs?: number;
+  requests?: number;
+  tokens?: number;
+  windowMs?: number;
+}): ReferenceTuning {
   const tuning: ReferenceTuning = {};
   if (values.turnLatencyMs !== undefined) tuning.turnLatencyMs = values.turnLatencyMs;
   if (values.jitterMs !== undefined) tuning.jitterMs = values.jitterMs;
   if (values.requests || values.tokens) {
-    tuning.rateLimit = { requests: values.requests, tokens: values.tokens, ...(values.windowMs ? { windowMs: values.windowMs } : {}) };
+    tuning.rateLimit = {
+      requests: values.requests,
+      tokens: values.tokens,
+      ...(values.windowMs ? { windowMs: values.windowMs } : {}),
+    };
   }
   return tuning;
 }
 
 export function wholeNumber(value: string | undefined, name: string, fix: string): number | undefined {
   if (value === undefined || value.trim() === "") return undefined;
-  if (!/^\d+$/.test(value.trim())) throw new UmpireError("usage", `${name}=${value}: expected a whole number >= 0`, fix);
+  if (!/^\d+$/.test(value.trim()))
+    throw new UmpireError("usage", `${name}=${value}: expected a whole number >= 0`, fix);
   return Number(value.trim());
 }

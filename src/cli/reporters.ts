@@ -157,7 +157,11 @@ function resolveModule(name: string, cwd: string): string | null {
   if (name.startsWith(".") || isAbsolute(name)) {
     const path = resolve(cwd, name);
     if (existsSync(path)) return path;
-    throw new UmpireError("usage", `--reporter ${name}: no such file ${path}`, "give the module's path from the working folder");
+    throw new UmpireError(
+      "usage",
+      `--reporter ${name}: no such file ${path}`,
+      "give the module's path from the working folder",
+    );
   }
   try {
     return createRequire(join(cwd, "package.json")).resolve(name);

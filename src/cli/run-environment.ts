@@ -36,11 +36,23 @@ function playwrightVersion(): string | null {
 /** The installed fonts as fontconfig lists them, hashed: equal hashes, same fonts. */
 export function fontsFingerprint(): Promise<RunEnvironment["fonts"]> {
   return new Promise((resolve) => {
-    execFile("fc-list", [":", "family", "style", "file"], { timeout: 10_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
-      if (error) return resolve(null);
-      const lines = stdout.split("\n").map((l) => l.trim()).filter(Boolean).sort();
-      resolve({ hash: createHash("sha256").update(lines.join("\n")).digest("hex").slice(0, 16), count: lines.length });
-    });
+    execFile(
+      "fc-list",
+      [":", "family", "style", "file"],
+      { timeout: 10_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout) => {
+        if (error) return resolve(null);
+        const lines = stdout
+          .split("\n")
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .sort();
+        resolve({
+          hash: createHash("sha256").update(lines.join("\n")).digest("hex").slice(0, 16),
+          count: lines.length,
+        });
+      },
+    );
   });
 }
 

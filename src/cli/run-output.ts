@@ -17,7 +17,14 @@ import { describePools } from "../target/pool-report.js";
 import type { PoolReport } from "../target/instance-pool.js";
 
 /** Prints the run's outcome; returns its trials' failures and errors, for the exit code. */
-export function renderRunOutcome(store: Store, runId: string, prices: PriceBook, io: CommandIO, json: boolean, extra: { concurrency?: EndpointReport[]; pools?: PoolReport[] } = {}): VerdictCounts {
+export function renderRunOutcome(
+  store: Store,
+  runId: string,
+  prices: PriceBook,
+  io: CommandIO,
+  json: boolean,
+  extra: { concurrency?: EndpointReport[]; pools?: PoolReport[] } = {},
+): VerdictCounts {
   const run = store.getRun(runId);
   const trials = store.trials(runId).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }));
   const counts: VerdictCounts = {
@@ -25,7 +32,14 @@ export function renderRunOutcome(store: Store, runId: string, prices: PriceBook,
     errors: trials.filter((t) => t.verdict === "error").length,
   };
   if (json) {
-    const body = { ...runToJson(run, trials.map((t) => trialToJson(t, store.checks(t.id)))), ...(extra.concurrency ? { concurrency: extra.concurrency } : {}), ...(extra.pools?.length ? { targets: extra.pools } : {}) };
+    const body = {
+      ...runToJson(
+        run,
+        trials.map((t) => trialToJson(t, store.checks(t.id))),
+      ),
+      ...(extra.concurrency ? { concurrency: extra.concurrency } : {}),
+      ...(extra.pools?.length ? { targets: extra.pools } : {}),
+    };
     io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     return counts;
   }
@@ -34,7 +48,9 @@ export function renderRunOutcome(store: Store, runId: string, prices: PriceBook,
   const modes = new Set(trials.map((t) => t.mode));
   if (modes.size > 1) {
     // An external agent (its own loop) is a mode of its own, not one of the two protocols.
-    const heading = modes.has("external") ? "by mode (structured outputs, function calling, external agents)" : "structured outputs vs function calling";
+    const heading = modes.has("external")
+      ? "by mode (structured outputs, function calling, external agents)"
+      : "structured outputs vs function calling";
     io.stdout.write(`\n${heading}\n${compareText(compareGroups(groupTrialsBy(trials, "mode"), "mode"), style)}`);
   }
   for (const line of describeConcurrency(extra.concurrency ?? [])) io.stdout.write(`\n${line}`);

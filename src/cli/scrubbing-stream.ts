@@ -10,7 +10,11 @@ export function scrubbingStream<S extends NodeJS.WritableStream>(stream: S): S {
     get(target, property, receiver) {
       if (property === "write") {
         return (chunk: unknown, ...rest: unknown[]) =>
-          (target.write as (...args: unknown[]) => boolean).call(target, typeof chunk === "string" ? clean(chunk) : Buffer.isBuffer(chunk) ? clean(chunk.toString("utf8")) : chunk, ...rest);
+          (target.write as (...args: unknown[]) => boolean).call(
+            target,
+            typeof chunk === "string" ? clean(chunk) : Buffer.isBuffer(chunk) ? clean(chunk.toString("utf8")) : chunk,
+            ...rest,
+          );
       }
       const value = Reflect.get(target, property, receiver);
       return typeof value === "function" ? value.bind(target) : value;

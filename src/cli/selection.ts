@@ -20,7 +20,12 @@ export interface TaskFilter {
 /** A `--grep` pattern on RE2 (linear time, like every user pattern): a bad one is a usage error. */
 function compileFlag(flag: string, source: string): UserRegex {
   const problem = userRegexProblem(source);
-  if (problem) throw new UmpireError("usage", `--${flag} ${JSON.stringify(source)}: ${problem}`, `write an RE2 pattern, e.g. --${flag} 'note-bb0(17|42)'`);
+  if (problem)
+    throw new UmpireError(
+      "usage",
+      `--${flag} ${JSON.stringify(source)}: ${problem}`,
+      `write an RE2 pattern, e.g. --${flag} 'note-bb0(17|42)'`,
+    );
   return compileUserRegex(source);
 }
 
@@ -94,7 +99,9 @@ export function failedPairs(store: Store, runRef: string): FailedPairs {
 
 /** The planned trials of the given pairs only, renumbered so ids stay dense and deterministic. */
 export function keepPairs(trials: readonly PlannedTrial[], pairs: ReadonlySet<string>, runId: string): PlannedTrial[] {
-  return trials.filter((t) => pairs.has(pairKey(t.task.id, t.agent.label))).map((t, seq) => ({ ...t, seq, id: trialId(runId, seq) }));
+  return trials
+    .filter((t) => pairs.has(pairKey(t.task.id, t.agent.label)))
+    .map((t, seq) => ({ ...t, seq, id: trialId(runId, seq) }));
 }
 
 /**
@@ -103,5 +110,9 @@ export function keepPairs(trials: readonly PlannedTrial[], pairs: ReadonlySet<st
  */
 export function refuseSelfTestRun<R extends { id: string; tags: string[] }>(run: R, flag: string): R {
   if (!run.tags.includes(SELF_TEST_TAG)) return run;
-  throw new UmpireError("usage", `run ${run.id} is a self-test's (tagged ${SELF_TEST_TAG}): ${flag} does not run its probes as an evaluation`, "umpire validate --self-test runs them again");
+  throw new UmpireError(
+    "usage",
+    `run ${run.id} is a self-test's (tagged ${SELF_TEST_TAG}): ${flag} does not run its probes as an evaluation`,
+    "umpire validate --self-test runs them again",
+  );
 }

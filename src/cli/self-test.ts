@@ -146,7 +146,13 @@ function planProbes(
       AT_ONCE_PROBES.map((name) => {
         const seq = trials.length + pairs.length * 2 + (name.endsWith("2") ? 1 : 0);
         const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: config!, repeat: 0 };
-        const probe: Probe = { name, model: "reference", mode: "structured", expect: "passed", trajectory: "reference" };
+        const probe: Probe = {
+          name,
+          model: "reference",
+          mode: "structured",
+          expect: "passed",
+          trajectory: "reference",
+        };
         probes.set(trial.id, { task, probe });
         return trial;
       }),
@@ -159,7 +165,13 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
   const runId = `selftest-${newRunId()}`;
   // `umpire try` names its own probes: it plays them once, without the at-once pairs.
   const probesOf = options.probes ?? probesFor;
-  const { trials, configs, probes, pairs } = planProbes(runId, options.tasks, options.env, probesOf, options.probes ? undefined : options.config);
+  const { trials, configs, probes, pairs } = planProbes(
+    runId,
+    options.tasks,
+    options.env,
+    probesOf,
+    options.probes ? undefined : options.config,
+  );
   const { store } = options;
   const runDir = join(options.outDir, runId);
   const runtime = await startRuntime({
@@ -175,21 +187,25 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
   try {
     const stored = { selfTest: true, paths: options.tasks.map((t) => t.file), concurrency: options.concurrency };
     store.createRun({ id: runId, umpireVersion: VERSION, folder: runDir, tags: [SELF_TEST_TAG], options: stored });
-    store.addTrials(runId, [...trials, ...pairs.flat()].map((t) => storedPlan(t)));
-    const execute = (batch: PlannedTrial[], concurrency: number) => executeTrials({
-      runtime,
-      store,
+    store.addTrials(
       runId,
-      runDir,
-      trials: batch,
-      env: options.env,
-      prices: createPriceBook(),
-      concurrency,
-      modelConcurrency: concurrency,
-      repetition: { window: 3, recoveryLimit: 1 },
-      reporters: options.onTrialEnd ? [{ onTrialEnd: options.onTrialEnd }] : [],
-      signal: options.signal,
-    });
+      [...trials, ...pairs.flat()].map((t) => storedPlan(t)),
+    );
+    const execute = (batch: PlannedTrial[], concurrency: number) =>
+      executeTrials({
+        runtime,
+        store,
+        runId,
+        runDir,
+        trials: batch,
+        env: options.env,
+        prices: createPriceBook(),
+        concurrency,
+        modelConcurrency: concurrency,
+        repetition: { window: 3, recoveryLimit: 1 },
+        reporters: options.onTrialEnd ? [{ onTrialEnd: options.onTrialEnd }] : [],
+        signal: options.signal,
+      });
     const executed = await execute(trials, options.concurrency);
     const ends = [...executed.ends];
     for (const pair of pairs) {
@@ -201,7 +217,14 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     const records = (id: string) => log?.forUser(id) ?? [];
     const results = blameInterference(judgeAll(ends, probes, store, records));
     const uncovered = coverageOf(results, store);
-    return { runId, results, uncovered, concurrency: executed.concurrency, interrupted: status === "interrupted", records };
+    return {
+      runId,
+      results,
+      uncovered,
+      concurrency: executed.concurrency,
+      interrupted: status === "interrupted",
+      records,
+    };
   } finally {
     try {
       if (status === "finished") store.finishRun(runId, "finished");
@@ -222,7 +245,9 @@ const isAtOnce = (name: string) => (AT_ONCE_PROBES as readonly string[]).include
 function blameInterference(results: ProbeResult[]): ProbeResult[] {
   return results.map((r) => {
     if (!isAtOnce(r.probe.name) || r.ok || r.verdict !== "failed") return r;
-    const alone = results.filter((x) => x.task === r.task && x.probe.name.startsWith("gold/") && !isAtOnce(x.probe.name));
+    const alone = results.filter(
+      (x) => x.task === r.task && x.probe.name.startsWith("gold/") && !isAtOnce(x.probe.name),
+    );
     return alone.length > 0 && alone.every((x) => x.ok) ? { ...r, exercised: true, reasons: [INTERFERENCE] } : r;
   });
 }
@@ -324,7 +349,9 @@ export function selfTestFindings(
     lines.push(`${r.task} ${r.probe.name}: ${got}`);
     for (const reason of r.reasons) lines.push(`  - ${reason}`);
     if (r.clockWait) {
-      lines.push(`  - a wall-clock wait was involved: ${r.clockWait}; on a busy machine run the self-test again with --concurrency 1`);
+      lines.push(
+        `  - a wall-clock wait was involved: ${r.clockWait}; on a busy machine run the self-test again with --concurrency 1`,
+      );
     }
   }
   for (const gap of uncovered) lines.push(`${strict ? "error" : "warning"}: ${coverageLine(gap)}`);
@@ -351,13 +378,17 @@ export function selfTestClosing(
   const warning = describeConcurrency(reports).filter((line) => line.startsWith("warning:"));
   const bad = results.filter((r) => !r.ok);
   if (isSound(results, uncovered, strict)) return ["every task is sound", ...warning];
-  if (bad.length === 0) return [`some tasks are unsound under --strict: a required check never failed in any probe`, ...warning];
+  if (bad.length === 0)
+    return [`some tasks are unsound under --strict: a required check never failed in any probe`, ...warning];
   if (bad.every((r) => r.reasons.includes(INTERFERENCE))) {
     return [`some targets are declared isolated and are not: ${INTERFERENCE}`, ...warning];
   }
   const machineMayExplain = warning.length > 0 && bad.every((r) => r.clockWait !== null);
   if (!machineMayExplain) {
-    return ["some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written", ...warning];
+    return [
+      "some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written",
+      ...warning,
+    ];
   }
   return [
     "some tasks are not proven sound, on a saturated machine: run the self-test again with fewer trials at once (--concurrency 1) before reading their checks as wrong",
@@ -380,7 +411,11 @@ export function selfTestTable(results: ProbeResult[], style: TableStyle): string
   return renderTable(
     [
       { head: "task", priority: 100, cell: (r: (typeof rows)[number]) => r.task },
-      { head: "sound", priority: 99, cell: (r) => ({ text: r.sound ? "yes" : "NO", colour: r.sound ? "green" : "red" }) },
+      {
+        head: "sound",
+        priority: 99,
+        cell: (r) => ({ text: r.sound ? "yes" : "NO", colour: r.sound ? "green" : "red" }),
+      },
       {
         head: "probes (expected verdict: got)",
         priority: 98,

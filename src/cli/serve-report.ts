@@ -60,7 +60,9 @@ export async function serveReport(folder: string, options: { port: number; host?
   let hosts = new Set<string>();
   const server: Server = createServer((req, res) => {
     if (!hosts.has((req.headers.host ?? "").toLowerCase())) {
-      res.writeHead(421, { "content-type": "text/plain; charset=utf-8" }).end("this server answers only to its own address\n");
+      res
+        .writeHead(421, { "content-type": "text/plain; charset=utf-8" })
+        .end("this server answers only to its own address\n");
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
@@ -101,12 +103,21 @@ export async function serveReport(folder: string, options: { port: number; host?
 }
 
 /** Serves until the command's signal aborts (Ctrl-C), printing the URL first. */
-export async function serveUntilStopped(folder: string, port: number, io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; signal: AbortSignal }): Promise<void> {
+export async function serveUntilStopped(
+  folder: string,
+  port: number,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; signal: AbortSignal },
+): Promise<void> {
   let served: ServedReport;
   try {
     served = await serveReport(folder, { port });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new UmpireError("usage", `port ${port} on 127.0.0.1 is in use`, "pass --port N with a free port, or --port 0 for any free one");
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE")
+      throw new UmpireError(
+        "usage",
+        `port ${port} on 127.0.0.1 is in use`,
+        "pass --port N with a free port, or --port 0 for any free one",
+      );
     throw error;
   }
   io.stdout.write(`${served.url}\n`);

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { launchChromium } from "../browser/chromium.js";
 import { triedStepLine, type TriedStep } from "./tried-steps.js";
 
-const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
 function pictureHtml(png: Buffer, width: number, height: number, s: TriedStep): string {
   const colour = s.broken ? "#d62728" : "#ff7f0e";
@@ -17,7 +18,9 @@ function pictureHtml(png: Buffer, width: number, height: number, s: TriedStep): 
   const marker = s.point
     ? `<div style="position:absolute;left:${x - 14}px;top:${y - 14}px;width:24px;height:24px;border:3px solid ${colour};border-radius:50%"></div>` +
       `<div style="position:absolute;left:${x - 1}px;top:${y - 1}px;width:3px;height:3px;background:${colour}"></div>` +
-      (s.mark ? `<div style="position:absolute;left:${x + 16}px;top:${y - 8}px;background:${colour};color:#fff;font:bold 12px/16px sans-serif;padding:0 4px">${escapeHtml(s.mark)}</div>` : "")
+      (s.mark
+        ? `<div style="position:absolute;left:${x + 16}px;top:${y - 8}px;background:${colour};color:#fff;font:bold 12px/16px sans-serif;padding:0 4px">${escapeHtml(s.mark)}</div>`
+        : "")
     : "";
   return `<!doctype html><html><body style="margin:0;width:${width}px;height:${height}px;overflow:hidden;position:relative">
 <img src="data:image/png;base64,${png.toString("base64")}" style="position:absolute;left:0;top:0;width:${width}px;height:${height}px">
@@ -28,12 +31,19 @@ ${marker}
 
 /** `03-step-2-click-greet.png`: turn order first, so a folder listing reads as the trial did. */
 export function pictureName(s: TriedStep): string {
-  const what = [s.step === null ? "" : `step-${s.step + 1}`, s.tool ?? "", s.mark ?? ""].filter(Boolean).join("-").replace(/[^A-Za-z0-9._-]+/g, "_");
+  const what = [s.step === null ? "" : `step-${s.step + 1}`, s.tool ?? "", s.mark ?? ""]
+    .filter(Boolean)
+    .join("-")
+    .replace(/[^A-Za-z0-9._-]+/g, "_");
   return `${String(s.turn).padStart(2, "0")}-${what || "turn"}.png`;
 }
 
 /** Writes a picture per step that has an observation; returns the files written, in step order. */
-export async function writeStepPictures(steps: readonly TriedStep[], runDir: string, folder: string): Promise<string[]> {
+export async function writeStepPictures(
+  steps: readonly TriedStep[],
+  runDir: string,
+  folder: string,
+): Promise<string[]> {
   const written: string[] = [];
   const browser = await launchChromium();
   try {
@@ -43,7 +53,9 @@ export async function writeStepPictures(steps: readonly TriedStep[], runDir: str
       if (!s.screenshot) continue;
       const { width, height } = s.screenshot;
       await page.setViewportSize({ width, height });
-      await page.setContent(pictureHtml(readFileSync(join(runDir, s.screenshot.path)), width, height, s), { waitUntil: "load" });
+      await page.setContent(pictureHtml(readFileSync(join(runDir, s.screenshot.path)), width, height, s), {
+        waitUntil: "load",
+      });
       const file = join(folder, pictureName(s));
       await page.screenshot({ path: file });
       written.push(file);

@@ -21,14 +21,18 @@ export function listenForStop(controller: AbortController): StopListener {
     if (first === null) {
       first = signal;
       const how = signal === "SIGINT" ? "interrupted" : `${signal} received`;
-      process.stderr.write(`\numpire: ${how}; finishing the current action and storing what exists (Ctrl-C again to stop now)\n`);
+      process.stderr.write(
+        `\numpire: ${how}; finishing the current action and storing what exists (Ctrl-C again to stop now)\n`,
+      );
       controller.abort(new Error(signal === "SIGINT" ? "cancelled by user" : `cancelled by ${signal}`));
     } else {
       process.stderr.write("\numpire: stopping now\n");
       process.exit(EXIT_FOR_SIGNAL[first]);
     }
   };
-  const handlers = Object.keys(EXIT_FOR_SIGNAL).map((signal) => [signal as StopSignal, () => on(signal as StopSignal)] as const);
+  const handlers = Object.keys(EXIT_FOR_SIGNAL).map(
+    (signal) => [signal as StopSignal, () => on(signal as StopSignal)] as const,
+  );
   for (const [signal, handler] of handlers) process.on(signal, handler);
   return {
     exitCode: () => EXIT_FOR_SIGNAL[first ?? "SIGINT"],

@@ -22,7 +22,9 @@ export function storageFaultInRun(error: unknown, stage: RunStage): unknown {
   const cannot = `cannot write ${error.path}: ${error.what} (${error.systemCode})`;
   const room = error.what.startsWith("no space")
     ? "free space there"
-    : error.what.includes("I/O") ? "check that disk" : "make it writable";
+    : error.what.includes("I/O")
+      ? "check that disk"
+      : "make it writable";
   if (stage.stored) {
     const { runId, runDir } = stage.stored;
     const fix =

@@ -14,7 +14,11 @@ import { createMachineSampler } from "../runner/machine-load.js";
 import { startFixtureSite, type FixtureSite } from "../../fixtures-site/fixture-site.js";
 import type { PriceBook } from "../pricing.js";
 import { bridgeAgentSession } from "../runner/agent-bridge.js";
-import { createLocalBrowserProvider, createRemoteBrowserProvider, type BrowserProvider } from "../runner/browser-pool.js";
+import {
+  createLocalBrowserProvider,
+  createRemoteBrowserProvider,
+  type BrowserProvider,
+} from "../runner/browser-pool.js";
 import type { AgentSessionLike } from "../runner/loop.js";
 import type { RunSpend } from "../runner/cost-limit.js";
 import type { PlannedTrial } from "../runner/plan.js";
@@ -89,7 +93,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
     if (options.agents.some((a) => a.endpoint.kind === "embedded")) {
       // umpire's own requests must follow the Holo conventions: the embedded model runs strict.
-      model = await startReferenceModel({ port: 0, fixtures: board.source(fixtures.client), tasks: options.tasks, strict: true, ...options.reference });
+      model = await startReferenceModel({
+        port: 0,
+        fixtures: board.source(fixtures.client),
+        tasks: options.tasks,
+        strict: true,
+        ...options.reference,
+      });
     }
     browsers =
       options.browsers ??
@@ -161,7 +171,8 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
   const { runtime } = options;
   writeOrFault(options.runDir, () => mkdirSync(options.runDir, { recursive: true }));
   // An external agent's model calls are its own business: each command agent is its own gate key.
-  const endpointOf = (trial: PlannedTrial) => (trial.command ? `command agent ${trial.agent.label}` : endpointKey(trial.agent));
+  const endpointOf = (trial: PlannedTrial) =>
+    trial.command ? `command agent ${trial.agent.label}` : endpointKey(trial.agent);
   const adaptiveMax = options.adaptiveMax;
   // Pinned runs sample the machine too: nothing moves, but the summary warns when the CPU was saturated.
   const gate = new ConcurrencyGate({

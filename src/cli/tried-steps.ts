@@ -47,30 +47,57 @@ export function triedSteps(input: {
   // The last record of each turn number is the one the loop acted on (a retried request logs twice).
   const byTurn = new Map<number, RequestRecord>();
   for (const r of lastAttempt(input.records)) byTurn.set(r.turn!, r);
-  return [...byTurn].sort((a, b) => a[0] - b[0]).map(([logTurn, record]): TriedStep => {
-    // The model's log counts turns from 0, the loop from 1.
-    const turn = logTurn + 1;
-    const shot = input.turns.find((t) => t.idx === turn)?.screenshot ?? null;
-    const actions = input.actions.filter((a) => a.turnIdx === turn);
-    const action = actions[0];
-    const missing = record.missing && record.missing.trajectory === input.trajectory ? record.missing : null;
-    const step = missing ? missing.step : record.trajectory === input.trajectory ? record.step : null;
-    const planned = step === null ? undefined : input.steps[step];
-    const label = step === null ? `turn ${turn}` : stepLabel(input.steps, step);
-    const base = { turn, step, label, tool: planned?.tool ?? record.tool, mark: planned?.target ?? null, screenshot: shot };
-    if (missing) {
-      const waiting = record.trajectory === "hold";
-      const why = describeMissing(missing);
-      return { ...base, point: null, broken: !waiting, waited: waiting, outcome: waiting ? `${why}; waited for it (${action?.message ?? "wait"})` : `NOT PLAYED: ${why}` };
-    }
-    if (!action) {
-      const answered = record.tool === "answer" || planned?.tool === "answer";
-      return { ...base, point: null, broken: !answered, waited: false, outcome: answered ? "answered" : "no action was run" };
-    }
-    const bad = actions.find((a) => a.status !== "success");
-    const shown = bad ?? action;
-    return { ...base, point: pointOf(action.args), broken: Boolean(bad), waited: false, outcome: `${shown.status}: ${shown.message}` };
-  });
+  return [...byTurn]
+    .sort((a, b) => a[0] - b[0])
+    .map(([logTurn, record]): TriedStep => {
+      // The model's log counts turns from 0, the loop from 1.
+      const turn = logTurn + 1;
+      const shot = input.turns.find((t) => t.idx === turn)?.screenshot ?? null;
+      const actions = input.actions.filter((a) => a.turnIdx === turn);
+      const action = actions[0];
+      const missing = record.missing && record.missing.trajectory === input.trajectory ? record.missing : null;
+      const step = missing ? missing.step : record.trajectory === input.trajectory ? record.step : null;
+      const planned = step === null ? undefined : input.steps[step];
+      const label = step === null ? `turn ${turn}` : stepLabel(input.steps, step);
+      const base = {
+        turn,
+        step,
+        label,
+        tool: planned?.tool ?? record.tool,
+        mark: planned?.target ?? null,
+        screenshot: shot,
+      };
+      if (missing) {
+        const waiting = record.trajectory === "hold";
+        const why = describeMissing(missing);
+        return {
+          ...base,
+          point: null,
+          broken: !waiting,
+          waited: waiting,
+          outcome: waiting ? `${why}; waited for it (${action?.message ?? "wait"})` : `NOT PLAYED: ${why}`,
+        };
+      }
+      if (!action) {
+        const answered = record.tool === "answer" || planned?.tool === "answer";
+        return {
+          ...base,
+          point: null,
+          broken: !answered,
+          waited: false,
+          outcome: answered ? "answered" : "no action was run",
+        };
+      }
+      const bad = actions.find((a) => a.status !== "success");
+      const shown = bad ?? action;
+      return {
+        ...base,
+        point: pointOf(action.args),
+        broken: Boolean(bad),
+        waited: false,
+        outcome: `${shown.status}: ${shown.message}`,
+      };
+    });
 }
 
 /** ✓ played, … waited for its mark, ✗ broken. */

@@ -23,7 +23,13 @@ export const UNTIL_DECIDED_OPTIONS = {
     help: "after the planned trials, add repeats to the tasks whose comparison with\n--baseline is still undecided (an always-valid sequential test; docs/reporting.md)",
   },
   baseline: { kind: "string", arg: "RUN|TAG", help: "the run --until-decided compares against" },
-  "max-trials": { kind: "int", arg: "N", min: 1, defaultText: `${MAX_TRIALS_PER_PLANNED} x the planned trials`, help: "--until-decided adds at most N trials" },
+  "max-trials": {
+    kind: "int",
+    arg: "N",
+    min: 1,
+    defaultText: `${MAX_TRIALS_PER_PLANNED} x the planned trials`,
+    help: "--until-decided adds at most N trials",
+  },
   "max-cost": {
     kind: "number",
     arg: "USD",
@@ -64,8 +70,14 @@ export function untilDecidedBaseline(values: UntilDecidedValues, store: Store): 
     if (stray) throw new UmpireError("usage", `--${stray} is for --until-decided`, "add --until-decided, or drop it");
     return null;
   }
-  if (values.resume) throw new UmpireError("usage", "--until-decided does not go with --resume", "start a new run with --until-decided");
-  if (!values.baseline) throw new UmpireError("usage", "--until-decided needs --baseline RUN|TAG", "umpire run --until-decided --baseline <run id or tag>");
+  if (values.resume)
+    throw new UmpireError("usage", "--until-decided does not go with --resume", "start a new run with --until-decided");
+  if (!values.baseline)
+    throw new UmpireError(
+      "usage",
+      "--until-decided needs --baseline RUN|TAG",
+      "umpire run --until-decided --baseline <run id or tag>",
+    );
   return resolveBaseline(store, values.baseline, []).id;
 }
 
@@ -82,25 +94,39 @@ function countsBy(trials: readonly TrialRecord[], key: (t: TrialRecord) => strin
 }
 
 /** Where every task x agent of the run stands against the baseline (same task id; same agent when it ran there too). */
-export function standings(store: Store, runId: string, baselineId: string, alpha = DEFAULT_DECISION.alpha): TaskStanding[] {
+export function standings(
+  store: Store,
+  runId: string,
+  baselineId: string,
+  alpha = DEFAULT_DECISION.alpha,
+): TaskStanding[] {
   const mine = store.trials(runId);
   const theirs = store.trials(baselineId);
   const base = countsBy(theirs, (t) => `${t.taskId}\u0000${t.agentLabel}`);
   const baseByTask = countsBy(theirs, (t) => t.taskId);
   const baseAgents = new Map<string, Set<string>>();
-  for (const t of theirs) (baseAgents.get(t.taskId) ?? baseAgents.set(t.taskId, new Set()).get(t.taskId)!).add(t.agentLabel);
+  for (const t of theirs)
+    (baseAgents.get(t.taskId) ?? baseAgents.set(t.taskId, new Set()).get(t.taskId)!).add(t.agentLabel);
   const pairs = [...new Map(mine.map((t) => [`${t.taskId}\u0000${t.agentLabel}`, t])).values()];
   const cand = countsBy(mine, (t) => `${t.taskId}\u0000${t.agentLabel}`);
   const rows = pairs.map((t) => {
     const key = `${t.taskId}\u0000${t.agentLabel}`;
     // One agent on the baseline side for this task: that is the one compared against, whatever its label.
     const b = base.get(key) ?? (baseAgents.get(t.taskId)?.size === 1 ? baseByTask.get(t.taskId) : undefined);
-    return { task: t.taskId, agent: t.agentLabel, base: b ?? { passes: 0, n: 0 }, candidate: cand.get(key) ?? { passes: 0, n: 0 }, known: b !== undefined };
+    return {
+      task: t.taskId,
+      agent: t.agentLabel,
+      base: b ?? { passes: 0, n: 0 },
+      candidate: cand.get(key) ?? { passes: 0, n: 0 },
+      known: b !== undefined,
+    };
   });
   const family = Math.max(1, rows.filter((r) => r.known).length);
   return rows.map(({ known, ...r }) => ({
     ...r,
-    decision: known ? decideTask(r.base, r.candidate, { ...DEFAULT_DECISION, alpha, tasks: family }) : "not in baseline",
+    decision: known
+      ? decideTask(r.base, r.candidate, { ...DEFAULT_DECISION, alpha, tasks: family })
+      : "not in baseline",
   }));
 }
 
@@ -117,14 +143,19 @@ export interface UntilDecidedContext {
   execute: (batch: PlannedTrial[]) => Promise<{ status: "finished" | "interrupted"; stoppedEarly?: unknown }>;
 }
 
-const spent = (store: Store, runId: string, prices: PriceBook) => sumCosts(store.trials(runId).map((t) => reportedCost(t, prices)));
+const spent = (store: Store, runId: string, prices: PriceBook) =>
+  sumCosts(store.trials(runId).map((t) => reportedCost(t, prices)));
 
 /** Adds rounds of repeats until every task is decided or a limit is reached; returns what was spent and decided. */
 export async function addRepeatsUntilDecided(ctx: UntilDecidedContext): Promise<DecisionSummary> {
   const maxTrials = ctx.maxTrials ?? MAX_TRIALS_PER_PLANNED * ctx.planned.length;
   const byPair = new Map(ctx.planned.map((t) => [`${t.task.id}\u0000${t.agent.label}`, t]));
   const nextRepeat = new Map<string, number>();
-  for (const t of ctx.planned) nextRepeat.set(`${t.task.id}\u0000${t.agent.label}`, Math.max(nextRepeat.get(`${t.task.id}\u0000${t.agent.label}`) ?? 0, t.repeat + 1));
+  for (const t of ctx.planned)
+    nextRepeat.set(
+      `${t.task.id}\u0000${t.agent.label}`,
+      Math.max(nextRepeat.get(`${t.task.id}\u0000${t.agent.label}`) ?? 0, t.repeat + 1),
+    );
   let nextSeq = Math.max(-1, ...ctx.store.trials(ctx.runId).map((t) => t.seq)) + 1;
   let added = 0;
   let rounds = 0;
@@ -152,7 +183,10 @@ export async function addRepeatsUntilDecided(ctx: UntilDecidedContext): Promise<
       const seq = nextSeq++;
       return { ...like, id: trialId(ctx.runId, seq), seq, repeat };
     });
-    ctx.store.addTrials(ctx.runId, batch.map((t) => storedPlan(t)));
+    ctx.store.addTrials(
+      ctx.runId,
+      batch.map((t) => storedPlan(t)),
+    );
     added += batch.length;
     rounds += 1;
     const result = await ctx.execute(batch);
@@ -161,7 +195,14 @@ export async function addRepeatsUntilDecided(ctx: UntilDecidedContext): Promise<
       break;
     }
   }
-  return { baseline: ctx.baselineId, rounds, added, spentUsd: spent(ctx.store, ctx.runId, ctx.prices), stoppedBy, tasks: standings(ctx.store, ctx.runId, ctx.baselineId) };
+  return {
+    baseline: ctx.baselineId,
+    rounds,
+    added,
+    spentUsd: spent(ctx.store, ctx.runId, ctx.prices),
+    stoppedBy,
+    tasks: standings(ctx.store, ctx.runId, ctx.baselineId),
+  };
 }
 
 const ratio = (c: RepeatCounts) => `${c.passes}/${c.n}`;
@@ -171,7 +212,11 @@ export function decisionText(s: DecisionSummary): string {
   const group = (d: TaskStanding["decision"]) => s.tasks.filter((t) => t.decision === d);
   const line = (d: TaskStanding["decision"]) => {
     const ts = group(d);
-    return ts.length === 0 ? [] : [`  ${d.padEnd(16)}${ts.map((t) => `${t.task} [${t.agent}] ${ratio(t.base)} -> ${ratio(t.candidate)}`).join(", ")}`];
+    return ts.length === 0
+      ? []
+      : [
+          `  ${d.padEnd(16)}${ts.map((t) => `${t.task} [${t.agent}] ${ratio(t.base)} -> ${ratio(t.candidate)}`).join(", ")}`,
+        ];
   };
   const cost = s.spentUsd === null ? "unknown cost" : `$${s.spentUsd.toFixed(4)} spent by the run`;
   return [
@@ -185,7 +230,11 @@ export function decisionText(s: DecisionSummary): string {
  * After a run with --max-cost: the line saying it stopped trials unjudged (exit 130 like an
  * interrupted run: `--resume` runs them), or null when the money lasted.
  */
-export function moneyStopNotice(store: Store, runId: string, spend: { limitUsd: number; spentUsd: number }): string | null {
+export function moneyStopNotice(
+  store: Store,
+  runId: string,
+  spend: { limitUsd: number; spentUsd: number },
+): string | null {
   const stopped = store.trials(runId).filter((t) => t.stopReason === "cost_limit" && t.verdict === "cancelled").length;
   if (stopped === 0) return null;
   const usd = (x: number) => `$${Number(x.toPrecision(3))}`;

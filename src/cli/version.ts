@@ -10,4 +10,6 @@ export const PACKAGE_ROOT: string = (() => {
   return dir;
 })();
 
-export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
+).version;

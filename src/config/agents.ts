@@ -31,9 +31,18 @@ const AGENT_NAME_HELP = "letters, digits, '.', '_' and '-', starting with a lett
  */
 export const PROTOCOL_MARKUP: readonly { pattern: RegExp; what: string }[] = [
   { pattern: /<\/?output_format\b/i, what: "an <output_format> block (umpire writes the output format itself)" },
-  { pattern: /<\/?tool_call\b|<function=|<\/?tool_output\b/i, what: "a tool-call or tool-result format (umpire sends the tool definitions itself)" },
-  { pattern: /<\/?observation\b|<\/?task\b|<\/?reflection\b|<\/?think\b/i, what: "one of the protocol's wrappers (<observation>, <task>, <reflection>, <think>)" },
-  { pattern: /"(tool_name|tool_calls|arguments)"\s*:|"function"\s*:\s*\{/, what: "a JSON tool-call example (conflicting examples degrade function calling)" },
+  {
+    pattern: /<\/?tool_call\b|<function=|<\/?tool_output\b/i,
+    what: "a tool-call or tool-result format (umpire sends the tool definitions itself)",
+  },
+  {
+    pattern: /<\/?observation\b|<\/?task\b|<\/?reflection\b|<\/?think\b/i,
+    what: "one of the protocol's wrappers (<observation>, <task>, <reflection>, <think>)",
+  },
+  {
+    pattern: /"(tool_name|tool_calls|arguments)"\s*:|"function"\s*:\s*\{/,
+    what: "a JSON tool-call example (conflicting examples degrade function calling)",
+  },
 ];
 
 /** The first protocol markup found in `text`, or undefined. */
@@ -46,9 +55,21 @@ const option = (name: keyof typeof OPTIONS) => configSchemaOf(name, OPTIONS[name
 /** `kind: model`: umpire's own loop against an OpenAI-compatible model. */
 export const ModelAgentSchema = z
   .object({
-    kind: z.literal("model").default("model").describe("model (the default): umpire's own loop against an OpenAI-compatible model"),
-    model: z.string().min(1).describe("The model id: reference, reference:<profile>, holo3-1-35b-a3b, holo3-122b-a10b, or any id served at baseUrl"),
-    baseUrl: z.string().url().optional().describe("Its OpenAI-compatible endpoint (default: the model's own, or umpire's embedded reference model)"),
+    kind: z
+      .literal("model")
+      .default("model")
+      .describe("model (the default): umpire's own loop against an OpenAI-compatible model"),
+    model: z
+      .string()
+      .min(1)
+      .describe(
+        "The model id: reference, reference:<profile>, holo3-1-35b-a3b, holo3-122b-a10b, or any id served at baseUrl",
+      ),
+    baseUrl: z
+      .string()
+      .url()
+      .optional()
+      .describe("Its OpenAI-compatible endpoint (default: the model's own, or umpire's embedded reference model)"),
     apiKeyEnv: apiKeyEnvField("The NAME of the environment variable holding the key (never the key)"),
     mode: z.enum(OUTPUT_MODES).optional().describe("structured or tools (default: structured)"),
     temperature: option("temperature"),
@@ -59,22 +80,37 @@ export const ModelAgentSchema = z
       .number()
       .int()
       .min(1, "at least one screenshot must stay in context, or the agent is blind")
-      .max(MAX_IMAGE_BUDGET, `at most ${MAX_IMAGE_BUDGET} screenshots: the Holo conventions allow no more in one request`)
+      .max(
+        MAX_IMAGE_BUDGET,
+        `at most ${MAX_IMAGE_BUDGET} screenshots: the Holo conventions allow no more in one request`,
+      )
       .optional()
-      .describe(`Screenshots kept in context, 1 to ${MAX_IMAGE_BUDGET} (default ${DEFAULT_IMAGE_BUDGET}); older ones become "[screenshot evicted]"`),
+      .describe(
+        `Screenshots kept in context, 1 to ${MAX_IMAGE_BUDGET} (default ${DEFAULT_IMAGE_BUDGET}); older ones become "[screenshot evicted]"`,
+      ),
     systemPrompt: z
       .string()
       .min(1)
       .optional()
-      .describe("A file (relative to this config file) with the system prompt's policy text; umpire still writes the task, the observation and coordinate conventions, and the output format around it"),
+      .describe(
+        "A file (relative to this config file) with the system prompt's policy text; umpire still writes the task, the observation and coordinate conventions, and the output format around it",
+      ),
     tools: z
       .array(z.enum(TOOL_NAMES as [string, ...string[]]))
       .min(1)
       .optional()
-      .describe("The tools this agent may use; each trial offers the ones the task also allows (default: all of the task's)"),
+      .describe(
+        "The tools this agent may use; each trial offers the ones the task also allows (default: all of the task's)",
+      ),
     repetitionWindow: option("repetition-window"),
     recoveryLimit: option("recovery-limit"),
-    maxInvalidOutputs: z.number().int().min(1).max(20).optional().describe("Consecutive turns with no valid action before a trial stops (default 3)"),
+    maxInvalidOutputs: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .optional()
+      .describe("Consecutive turns with no valid action before a trial stops (default 3)"),
   })
   .strict()
   .describe("An agent whose loop is umpire's own");

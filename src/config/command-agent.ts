@@ -22,15 +22,20 @@ export const ModelProxySchema = z
       .refine((raw) => /^https?:$/.test(new URL(raw).protocol), {
         message: "an http(s) URL, e.g. https://api.openai.com/v1",
       })
-      .refine((raw) => {
-        const url = new URL(raw);
-        return !url.username && !url.password && !url.search;
-      }, { message: "no credentials in the URL (user info or query): give the key's variable in apiKeyEnv" })
+      .refine(
+        (raw) => {
+          const url = new URL(raw);
+          return !url.username && !url.password && !url.search;
+        },
+        { message: "no credentials in the URL (user info or query): give the key's variable in apiKeyEnv" },
+      )
       .describe(
         "The upstream OpenAI-compatible endpoint, ending where /chat/completions and /models begin " +
           "(e.g. https://api.openai.com/v1)",
       ),
-    apiKeyEnv: apiKeyEnvField("The NAME of umpire's variable holding the upstream key; umpire adds it, the agent never sees it"),
+    apiKeyEnv: apiKeyEnvField(
+      "The NAME of umpire's variable holding the upstream key; umpire adds it, the agent never sees it",
+    ),
   })
   .strict()
   .describe("Route the agent's model calls through umpire: measured usage, and the key stays outside the sandbox");
@@ -38,14 +43,25 @@ export type ModelProxyDefinition = z.infer<typeof ModelProxySchema>;
 
 export const CommandAgentSchema = z
   .object({
-    kind: z.literal("command").describe("command: an agent that brings its own loop; umpire runs `command` once per trial"),
+    kind: z
+      .literal("command")
+      .describe("command: an agent that brings its own loop; umpire runs `command` once per trial"),
     command: z
       .array(z.string().min(1))
       .min(1, "give the program and its arguments, e.g. [node, agent.js]")
-      .describe("argv: the program and its arguments (no shell); trial details arrive as UMPIRE_* environment variables"),
-    cwd: z.string().min(1).optional().describe("Working folder, relative to this config file (default: the config file's folder)"),
+      .describe(
+        "argv: the program and its arguments (no shell); trial details arrive as UMPIRE_* environment variables",
+      ),
+    cwd: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Working folder, relative to this config file (default: the config file's folder)"),
     env: z
-      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name: letters, digits and '_'"), z.string())
+      .record(
+        z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name: letters, digits and '_'"),
+        z.string(),
+      )
       .optional()
       .describe("Extra environment variables for the command; values are never stored (only their names)"),
     passEnv: z
@@ -53,15 +69,25 @@ export const CommandAgentSchema = z
         z
           .string()
           .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name: letters, digits and '_'")
-          .refine((name) => !WITHHELD_VARIABLES.includes(name), { message: "umpire's own model key never reaches an agent: give the agent its own variable" }),
+          .refine((name) => !WITHHELD_VARIABLES.includes(name), {
+            message: "umpire's own model key never reaches an agent: give the agent its own variable",
+          }),
       )
       .optional()
-      .describe("Names of variables of umpire's environment the command also gets (its own keys); nothing else is inherited"),
+      .describe(
+        "Names of variables of umpire's environment the command also gets (its own keys); nothing else is inherited",
+      ),
     network: z
       .array(z.string().regex(/^https?:\/\/[^/?#@\s]+$/, "an origin: scheme://host[:port], no path"))
       .optional()
-      .describe("Origins the agent's own code may reach from the sandbox (its model endpoints); nothing else but the trial's CDP endpoint"),
-    model: z.string().min(1).optional().describe("The model the agent uses, for the store and for pricing the usage it reports"),
+      .describe(
+        "Origins the agent's own code may reach from the sandbox (its model endpoints); nothing else but the trial's CDP endpoint",
+      ),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The model the agent uses, for the store and for pricing the usage it reports"),
     modelProxy: ModelProxySchema.optional(),
   })
   .strict()
@@ -82,7 +108,12 @@ export const CommandAgentSchema = z
 export type CommandAgentDefinition = z.infer<typeof CommandAgentSchema>;
 
 /** The runner's view of a command agent: cwd made absolute against the config file's folder. */
-export function resolveCommandAgent(name: string, definition: CommandAgentDefinition, configFile: string | null, cwd: string) {
+export function resolveCommandAgent(
+  name: string,
+  definition: CommandAgentDefinition,
+  configFile: string | null,
+  cwd: string,
+) {
   const base = configFile ? dirname(configFile) : cwd;
   const proxy = definition.modelProxy;
   return {
@@ -98,6 +129,13 @@ export function resolveCommandAgent(name: string, definition: CommandAgentDefini
 
 /** What a run stores about a command agent: never the values of its environment variables. */
 export function redactCommandAgent(name: string, definition: CommandAgentDefinition) {
-  return { name, kind: "command", command: definition.command, cwd: definition.cwd ?? ".", envNames: Object.keys(definition.env ?? {}), model: definition.model ?? null,
-    modelProxy: definition.modelProxy ?? null };
+  return {
+    name,
+    kind: "command",
+    command: definition.command,
+    cwd: definition.cwd ?? ".",
+    envNames: Object.keys(definition.env ?? {}),
+    model: definition.model ?? null,
+    modelProxy: definition.modelProxy ?? null,
+  };
 }

@@ -35,13 +35,21 @@ export function findConfigFile(cwd: string, explicit?: string): string | null {
   if (explicit !== undefined) {
     const file = path.resolve(cwd, explicit);
     if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
-      throw new UmpireError("input", `--config ${explicit}: no such file`, `pass the path of an existing config file (${CONFIG_FILE_NAMES.join(", ")})`);
+      throw new UmpireError(
+        "input",
+        `--config ${explicit}: no such file`,
+        `pass the path of an existing config file (${CONFIG_FILE_NAMES.join(", ")})`,
+      );
     }
     return file;
   }
   const found = CONFIG_FILE_NAMES.map((name) => path.join(cwd, name)).filter((file) => fs.existsSync(file));
   if (found.length > 1) {
-    throw new UmpireError("input", `two config files in ${cwd}: ${found.map((f) => path.basename(f)).join(" and ")}`, "keep one of them, or pick one with --config FILE");
+    throw new UmpireError(
+      "input",
+      `two config files in ${cwd}: ${found.map((f) => path.basename(f)).join(" and ")}`,
+      "keep one of them, or pick one with --config FILE",
+    );
   }
   return found[0] ?? null;
 }
@@ -55,7 +63,11 @@ export function loadConfig(opts: { cwd: string; file?: string }): LoadedConfig {
   try {
     text = fs.readFileSync(absolute, "utf8");
   } catch (error) {
-    throw new UmpireError("input", `${file}: cannot read the config file (${messageOf(error)})`, "check the file's permissions, or pass another with --config");
+    throw new UmpireError(
+      "input",
+      `${file}: cannot read the config file (${messageOf(error)})`,
+      "check the file's permissions, or pass another with --config",
+    );
   }
   const problems = validateConfigText(text, file, /\.json$/i.test(absolute));
   if ("problems" in problems) throw configError(problems.problems);
@@ -81,18 +93,32 @@ function readPolicies(
     if (agent.kind !== "model" || agent.systemPrompt === undefined) continue;
     const at = ["agents", name, "systemPrompt"];
     const problem = (message: string, fix: string) =>
-      problems.push({ file, line: lineOf(at, {}), path: dottedPath(at), message, fix, severity: "error", rule: "agents" });
+      problems.push({
+        file,
+        line: lineOf(at, {}),
+        path: dottedPath(at),
+        message,
+        fix,
+        severity: "error",
+        rule: "agents",
+      });
     const promptFile = path.resolve(path.dirname(absolute), agent.systemPrompt);
     let text: string;
     try {
       text = fs.readFileSync(promptFile, "utf8");
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      problem(`cannot read ${agent.systemPrompt} (${code === "ENOENT" ? "no such file" : code ?? messageOf(error)}; relative to the config file's folder)`, "write the policy text in that file, or correct the path (it is relative to the config file)");
+      problem(
+        `cannot read ${agent.systemPrompt} (${code === "ENOENT" ? "no such file" : (code ?? messageOf(error))}; relative to the config file's folder)`,
+        "write the policy text in that file, or correct the path (it is relative to the config file)",
+      );
       continue;
     }
     if (text.trim() === "") {
-      problem(`${agent.systemPrompt} is empty`, "write the agent's policy text in it, or remove systemPrompt to keep umpire's default policy");
+      problem(
+        `${agent.systemPrompt} is empty`,
+        "write the agent's policy text in it, or remove systemPrompt to keep umpire's default policy",
+      );
       continue;
     }
     const markup = protocolMarkupIn(text);
@@ -109,15 +135,31 @@ function readPolicies(
 }
 
 /** Validates a config file's text; `file` is only used to label problems. */
-export function validateConfigText(text: string, file: string, json: boolean): { data: ConfigFile } | { problems: Problem[] } {
-  const problem = (message: string, fix?: string, line?: number, rule = "syntax"): Problem => ({ file, line, path: "", message, fix, severity: "error", rule });
+export function validateConfigText(
+  text: string,
+  file: string,
+  json: boolean,
+): { data: ConfigFile } | { problems: Problem[] } {
+  const problem = (message: string, fix?: string, line?: number, rule = "syntax"): Problem => ({
+    file,
+    line,
+    path: "",
+    message,
+    fix,
+    severity: "error",
+    rule,
+  });
   const source = parseYamlSource(text);
   let data: unknown;
   if (json) {
     try {
       data = JSON.parse(text);
     } catch (error) {
-      return { problems: [problem(`not valid JSON (${messageOf(error)})`, 'write it as JSON, e.g. {"defaults": {"repeat": 3}}')] };
+      return {
+        problems: [
+          problem(`not valid JSON (${messageOf(error)})`, 'write it as JSON, e.g. {"defaults": {"repeat": 3}}'),
+        ],
+      };
     }
   } else {
     if (source.problems.length > 0) return { problems: source.problems.map((p) => problem(p.message, p.fix, p.line)) };
@@ -126,21 +168,32 @@ export function validateConfigText(text: string, file: string, json: boolean): {
   // An empty file is an empty config: nothing to default, nothing to price.
   if (data === null || data === undefined) return { data: {} };
   if (typeof data !== "object" || Array.isArray(data)) {
-    return { problems: [problem(`expected a mapping of sections at the top level, got ${Array.isArray(data) ? "a list" : "a single value"}`, "start the file with a section such as defaults: or prices:", 1, "schema")] };
+    return {
+      problems: [
+        problem(
+          `expected a mapping of sections at the top level, got ${Array.isArray(data) ? "a list" : "a single value"}`,
+          "start the file with a section such as defaults: or prices:",
+          1,
+          "schema",
+        ),
+      ],
+    };
   }
   const parsed = ConfigFileSchema.safeParse(data, { reportInput: true });
   if (parsed.success) return { data: parsed.data };
   const lineOf = source.problems.length === 0 ? source.lineOf : () => undefined;
   return {
-    problems: sortByLine(plainIssues(parsed.error.issues, ConfigFileSchema, data).map((issue) => ({
-      file,
-      line: lineOf(issue.path, { key: issue.atKey }),
-      path: dottedPath(issue.path),
-      message: issue.message,
-      fix: issue.fix,
-      severity: "error",
-      rule: "schema",
-    }))),
+    problems: sortByLine(
+      plainIssues(parsed.error.issues, ConfigFileSchema, data).map((issue) => ({
+        file,
+        line: lineOf(issue.path, { key: issue.atKey }),
+        path: dottedPath(issue.path),
+        message: issue.message,
+        fix: issue.fix,
+        severity: "error",
+        rule: "schema",
+      })),
+    ),
   };
 }
 
@@ -153,5 +206,9 @@ function configError(problems: Problem[]): UmpireError {
     const [p] = problems;
     return new UmpireError("input", formatProblem({ ...p!, fix: undefined }), p!.fix ?? SCHEMA_HINT);
   }
-  return new UmpireError("input", `the config file has ${problems.length} problems:\n${formatProblems(problems, "  ")}`, SCHEMA_HINT);
+  return new UmpireError(
+    "input",
+    `the config file has ${problems.length} problems:\n${formatProblems(problems, "  ")}`,
+    SCHEMA_HINT,
+  );
 }

@@ -68,7 +68,12 @@ export function parseFlagValue(name: string, spec: OptionSpec, raw: string): str
       const n = raw.trim() === "" ? NaN : Number(raw);
       const range = rangeText(spec);
       const wanted = `${whole ? "a whole number" : "a number"}${range ? ` ${range}` : ""}`;
-      if (!Number.isFinite(n) || (whole && !Number.isInteger(n)) || (spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+      if (
+        !Number.isFinite(n) ||
+        (whole && !Number.isInteger(n)) ||
+        (spec.min !== undefined && n < spec.min) ||
+        (spec.max !== undefined && n > spec.max)
+      ) {
         throw new UmpireError("usage", `${flag} ${shown}: expected ${wanted}`, `e.g. ${flag} ${example(spec)}`);
       }
       return n;
@@ -77,7 +82,11 @@ export function parseFlagValue(name: string, spec: OptionSpec, raw: string): str
       const values = spec.values ?? [];
       if (!values.includes(raw)) {
         const hint = didYouMean(raw, values);
-        throw new UmpireError("usage", `${flag} ${shown}: unknown value, expected one of ${values.join(", ")}`, hint ?? `e.g. ${flag} ${example(spec)}`);
+        throw new UmpireError(
+          "usage",
+          `${flag} ${shown}: unknown value, expected one of ${values.join(", ")}`,
+          hint ?? `e.g. ${flag} ${example(spec)}`,
+        );
       }
       return raw;
     }

@@ -29,7 +29,12 @@ export const OPTIONS = {
     config: true,
     help: "reference, reference:<profile>, holo3-1-35b-a3b, holo3-122b-a10b,\nor any id served at --base-url; repeatable",
   },
-  "base-url": { kind: "string", arg: "URL", config: true, help: "an OpenAI-compatible endpoint (a local vLLM, for instance)" },
+  "base-url": {
+    kind: "string",
+    arg: "URL",
+    config: true,
+    help: "an OpenAI-compatible endpoint (a local vLLM, for instance)",
+  },
   mode: {
     kind: "enum",
     arg: "M",
@@ -45,8 +50,23 @@ export const OPTIONS = {
     defaultText: `${DEFAULT_API_KEY_ENV} for H's endpoint, none for other endpoints`,
     help: "environment variable holding the API key",
   },
-  temperature: { kind: "number", arg: "T", min: 0, max: 2, default: DEFAULT_TEMPERATURE, config: true, help: "sampling temperature" },
-  "reasoning-effort": { kind: "enum", arg: "E", values: REASONING_EFFORTS, default: "medium", config: true, help: "low | medium | high" },
+  temperature: {
+    kind: "number",
+    arg: "T",
+    min: 0,
+    max: 2,
+    default: DEFAULT_TEMPERATURE,
+    config: true,
+    help: "sampling temperature",
+  },
+  "reasoning-effort": {
+    kind: "enum",
+    arg: "E",
+    values: REASONING_EFFORTS,
+    default: "medium",
+    config: true,
+    help: "low | medium | high",
+  },
   "max-tokens": {
     kind: "int",
     arg: "N",
@@ -57,14 +77,22 @@ export const OPTIONS = {
   },
   stream: { kind: "boolean", config: true, help: "stream responses (measures time to first token)" },
   // run
-  repeat: { kind: "int", arg: "N", min: 1, max: 1000, default: 1, config: true, help: "repeats per task and agent config" },
+  repeat: {
+    kind: "int",
+    arg: "N",
+    min: 1,
+    max: 1000,
+    default: 1,
+    config: true,
+    help: "repeats per task and agent config",
+  },
   concurrency: {
     kind: "int",
     arg: "N",
     min: 1,
     max: 256,
     config: true,
-    defaultText: "adaptive per model endpoint, see docs/running.md \"Concurrency\"",
+    defaultText: 'adaptive per model endpoint, see docs/running.md "Concurrency"',
     help: "pin the trials at once to N",
   },
   "max-concurrency": {
@@ -76,8 +104,22 @@ export const OPTIONS = {
     defaultText: `${DEFAULT_ADAPTIVE_MAX}; with --browser-endpoint, their total capacity`,
     help: "the adaptive mode's ceiling, all model endpoints together",
   },
-  "model-concurrency": { kind: "int", arg: "N", min: 1, max: 256, config: true, defaultText: "--concurrency, or the adaptive ceiling", help: "model requests at once" },
-  tag: { kind: "string", arg: "T", multiple: true, config: true, help: "label the run (repeatable), for compare --baseline / --by tag" },
+  "model-concurrency": {
+    kind: "int",
+    arg: "N",
+    min: 1,
+    max: 256,
+    config: true,
+    defaultText: "--concurrency, or the adaptive ceiling",
+    help: "model requests at once",
+  },
+  tag: {
+    kind: "string",
+    arg: "T",
+    multiple: true,
+    config: true,
+    help: "label the run (repeatable), for compare --baseline / --by tag",
+  },
   "browser-endpoint": {
     kind: "string",
     arg: "URL",
@@ -85,12 +127,35 @@ export const OPTIONS = {
     config: true,
     help: "run trials in a remote browser: ws://... (Playwright server), http://...\nor cdp+ws://... (CDP); add ?capacity=N (default 4); repeatable",
   },
-  "fixtures-host": { kind: "string", arg: "HOST", config: true, help: "serve the fixture site to remote browsers at http://HOST[:PORT]" },
+  "fixtures-host": {
+    kind: "string",
+    arg: "HOST",
+    config: true,
+    help: "serve the fixture site to remote browsers at http://HOST[:PORT]",
+  },
   // choosing what runs (umpire run; `--tag` above labels a run, `--task-tag` selects tasks)
-  grep: { kind: "string", arg: "RE", multiple: true, help: "run only the tasks whose id or title matches RE (RE2 syntax); repeatable: any" },
-  "grep-invert": { kind: "string", arg: "RE", multiple: true, help: "leave out the tasks whose id or title matches RE; repeatable" },
-  "task-tag": { kind: "string", arg: "T", multiple: true, help: "run only the tasks whose file declares tag T (`tags:`); repeatable: any" },
-  "last-failed": { kind: "boolean", help: "re-run the tasks x agents that did not pass in the latest run\n(failed, error, cancelled or never run), with that run's agents" },
+  grep: {
+    kind: "string",
+    arg: "RE",
+    multiple: true,
+    help: "run only the tasks whose id or title matches RE (RE2 syntax); repeatable: any",
+  },
+  "grep-invert": {
+    kind: "string",
+    arg: "RE",
+    multiple: true,
+    help: "leave out the tasks whose id or title matches RE; repeatable",
+  },
+  "task-tag": {
+    kind: "string",
+    arg: "T",
+    multiple: true,
+    help: "run only the tasks whose file declares tag T (`tags:`); repeatable: any",
+  },
+  "last-failed": {
+    kind: "boolean",
+    help: "re-run the tasks x agents that did not pass in the latest run\n(failed, error, cancelled or never run), with that run's agents",
+  },
   "failed-in": { kind: "string", arg: "RUN", help: "like --last-failed, for the run RUN (an id or a unique prefix)" },
   "max-failures": {
     kind: "int",
@@ -110,7 +175,15 @@ export const OPTIONS = {
     help: "run command agents (kind: command) outside bubblewrap's sandbox:\nthey see this user's files, processes and network (docs/security.md)",
   },
   list: { kind: "boolean", help: "print the planned trials (task, agent, repeat, shard) and exit" },
-  retries: { kind: "int", arg: "N", min: 0, max: 10, default: 1, config: true, help: "re-runs of a trial whose verdict is error (infrastructure);\nfailures are never retried" },
+  retries: {
+    kind: "int",
+    arg: "N",
+    min: 0,
+    max: 10,
+    default: 1,
+    config: true,
+    help: "re-runs of a trial whose verdict is error (infrastructure);\nfailures are never retried",
+  },
   // seeing a run
   reporter: {
     kind: "string",
@@ -121,8 +194,24 @@ export const OPTIONS = {
   },
   quiet: { kind: "boolean", short: "q", help: "print only the summary: no progress, no live view, no heartbeat" },
   // repetition
-  "repetition-window": { kind: "int", arg: "N", min: 2, max: 20, default: 3, config: true, help: "identical attempts before a pause" },
-  "recovery-limit": { kind: "int", arg: "N", min: 0, max: 10, default: 1, config: true, help: "reflections before a trial stops as stuck" },
+  "repetition-window": {
+    kind: "int",
+    arg: "N",
+    min: 2,
+    max: 20,
+    default: 3,
+    config: true,
+    help: "identical attempts before a pause",
+  },
+  "recovery-limit": {
+    kind: "int",
+    arg: "N",
+    min: 0,
+    max: 10,
+    default: 1,
+    config: true,
+    help: "reflections before a trial stops as stuck",
+  },
   // output
   db: { kind: "string", arg: "FILE", default: DEFAULT_DB, config: true, help: "the results database" },
   out: { kind: "string", arg: "DIR", default: DEFAULT_OUT, config: true, help: "trial folders" },
@@ -142,7 +231,12 @@ export const OPTIONS = {
     defaultText: "umpire.config.yaml, .yml or .json in the current folder, if present",
     help: "the config file (prices, defaults for these options)",
   },
-  "price-in": { kind: "number", arg: "USD", min: 0, help: "price every model's input at USD per million tokens (re-prices stored tokens)" },
+  "price-in": {
+    kind: "number",
+    arg: "USD",
+    min: 0,
+    help: "price every model's input at USD per million tokens (re-prices stored tokens)",
+  },
   "price-out": { kind: "number", arg: "USD", min: 0, help: "price every model's output at USD per million tokens" },
   json: { kind: "boolean", help: "print only JSON" },
 } as const satisfies Record<string, OptionSpec>;
@@ -155,4 +249,8 @@ export function configurableOptions(): [string, OptionSpec][] {
 }
 
 /** `--config`, `--price-in`, `--price-out`: every command that shows costs takes them. */
-export const PRICE_OPTIONS = { config: OPTIONS.config, "price-in": OPTIONS["price-in"], "price-out": OPTIONS["price-out"] } as const;
+export const PRICE_OPTIONS = {
+  config: OPTIONS.config,
+  "price-in": OPTIONS["price-in"],
+  "price-out": OPTIONS["price-out"],
+} as const;

@@ -49,7 +49,11 @@ export function projectTargets(config: LoadedConfig, paths: readonly string[], c
   if (loaded.file === null) return { file: null, dir: cwd, targets: {} };
   const targets = (loaded.data.targets ?? {}) as Record<string, TargetDecl>;
   if (Object.hasOwn(targets, FIXTURE_TARGET)) {
-    throw new UmpireError("input", `${loaded.file}: targets.${FIXTURE_TARGET}: the name "${FIXTURE_TARGET}" is the built-in fixture site`, "give your target another name");
+    throw new UmpireError(
+      "input",
+      `${loaded.file}: targets.${FIXTURE_TARGET}: the name "${FIXTURE_TARGET}" is the built-in fixture site`,
+      "give your target another name",
+    );
   }
   return { file: loaded.file, dir: path.dirname(path.resolve(cwd, loaded.file)), targets };
 }

@@ -22,7 +22,11 @@ export const PricesSection = z
  * name: `--max-tokens` is `maxTokens`). Precedence: command-line flag > this section > built-in.
  */
 export const DefaultsSection = z
-  .object(Object.fromEntries(configurableOptions().map(([name, spec]) => [configKey(name), configSchemaOf(name, spec).optional()])))
+  .object(
+    Object.fromEntries(
+      configurableOptions().map(([name, spec]) => [configKey(name), configSchemaOf(name, spec).optional()]),
+    ),
+  )
   .strict()
   .describe("Defaults for command-line options (a flag given on the command line wins)");
 
@@ -32,7 +36,9 @@ export const CONFIG_SECTIONS = {
   defaults: DefaultsSection.optional(),
   agents: AgentsSection.optional(),
   defaultAgents: DefaultAgentsSection.optional(),
-  targets: TargetsSection.optional().describe("Web apps under test, by name (tasks name them with target:); see docs/your-app.md"),
+  targets: TargetsSection.optional().describe(
+    "Web apps under test, by name (tasks name them with target:); see docs/your-app.md",
+  ),
   import: ImportSection.optional(),
 };
 

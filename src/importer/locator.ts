@@ -210,7 +210,9 @@ function textArg(call: LocatorCall): string | null {
 
 function optionsOf(call: LocatorCall): Record<string, unknown> {
   const last = call.args[call.args.length - 1];
-  return last && typeof last === "object" && !("regex" in last) && !("locator" in last) ? (last as Record<string, unknown>) : {};
+  return last && typeof last === "object" && !("regex" in last) && !("locator" in last)
+    ? (last as Record<string, unknown>)
+    : {};
 }
 
 /** The calls that only narrow to the first match, which a mark's querySelector does anyway. */
@@ -225,7 +227,8 @@ export function aimOf(locator: string, ctx: AimContext): AimResult {
     const selector = core.map((c) => c.args[0] as string).join(" ");
     return { kind: "mark", name: slug(selector), decl: { selector } };
   }
-  if (core.length !== 1) return { kind: "unresolved", why: `${locator} chains locators; declare one mark for the element it finds` };
+  if (core.length !== 1)
+    return { kind: "unresolved", why: `${locator} chains locators; declare one mark for the element it finds` };
   const call = core[0]!;
   const text = textArg(call);
   const exact = optionsOf(call).exact === true;
@@ -235,7 +238,8 @@ export function aimOf(locator: string, ctx: AimContext): AimResult {
       return { kind: "mark", name: /^#[\w-]+$/.test(text) ? text.slice(1) : slug(text), decl: { selector: text } };
     case "getByTestId":
       if (text === null) break;
-      if (ctx.playwrightTestId === ctx.targetTestId && /^[A-Za-z0-9_.:-]+$/.test(text)) return { kind: "mark", name: text, decl: null };
+      if (ctx.playwrightTestId === ctx.targetTestId && /^[A-Za-z0-9_.:-]+$/.test(text))
+        return { kind: "mark", name: text, decl: null };
       return { kind: "mark", name: slug(text), decl: { selector: `[${ctx.playwrightTestId}=${cssString(text)}]` } };
     case "getByRole": {
       const role = text;
@@ -255,7 +259,11 @@ export function aimOf(locator: string, ctx: AimContext): AimResult {
     case "getByLabel": {
       const role = ROLE_OF_ACTION[ctx.action];
       if (text === null) break;
-      if (!role) return { kind: "unresolved", why: `getByLabel(${JSON.stringify(text)}) for ${ctx.action}: umpire marks have no label kind and the action does not say the control's role; declare the mark by role + name` };
+      if (!role)
+        return {
+          kind: "unresolved",
+          why: `getByLabel(${JSON.stringify(text)}) for ${ctx.action}: umpire marks have no label kind and the action does not say the control's role; declare the mark by role + name`,
+        };
       return {
         kind: "mark",
         name: `${slug(text)}-${role}`,
@@ -266,7 +274,10 @@ export function aimOf(locator: string, ctx: AimContext): AimResult {
     case "getByText":
     case "getByAltText":
     case "getByTitle":
-      return { kind: "unresolved", why: `${locator}: umpire marks have no text kind; declare a mark (CSS selector or role + name) for this element` };
+      return {
+        kind: "unresolved",
+        why: `${locator}: umpire marks have no text kind; declare a mark (CSS selector or role + name) for this element`,
+      };
   }
   return { kind: "unresolved", why: `${locator} is not a locator umpire can turn into a mark` };
 }
@@ -287,7 +298,8 @@ export function checkSelectorOf(locator: string, playwrightTestId: string): stri
     else if (call.name === "locator") parts.push(text);
     else if (call.name === "getByTestId") parts.push(`[${playwrightTestId}=${cssString(text)}]`);
     else if (call.name === "getByText") parts.push(`text=${exact ? cssString(text) : text}`);
-    else if (call.name === "getByPlaceholder") parts.push(exact ? `[placeholder=${cssString(text)}]` : `[placeholder*=${cssString(text)} i]`);
+    else if (call.name === "getByPlaceholder")
+      parts.push(exact ? `[placeholder=${cssString(text)}]` : `[placeholder*=${cssString(text)} i]`);
     else if (call.name === "getByRole") {
       const name = optionsOf(call).name;
       if (name !== undefined && typeof name !== "string") return null;

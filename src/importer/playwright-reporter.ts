@@ -32,7 +32,8 @@ function plainParams(params: Record<string, unknown>): Record<string, unknown> {
 function stepsOf(result: TestResult): RecordedStep[] {
   const out: RecordedStep[] = [];
   for (const step of result.steps) {
-    if (step.category === "hook" && /before/i.test(step.title)) out.push(...step.steps.filter((s) => s.category !== "fixture").map(recordStep));
+    if (step.category === "hook" && /before/i.test(step.title))
+      out.push(...step.steps.filter((s) => s.category !== "fixture").map(recordStep));
     else if (!SKIPPED_CATEGORIES.has(step.category)) out.push(recordStep(step));
   }
   return out;
@@ -52,7 +53,9 @@ export default class UmpireImportReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     // A retried test ends once per attempt: the last attempt is the one kept.
-    const at = this.tests.findIndex((t) => t.file === test.location.file && t.line === test.location.line && t.project === projectOf(test));
+    const at = this.tests.findIndex(
+      (t) => t.file === test.location.file && t.line === test.location.line && t.project === projectOf(test),
+    );
     const recorded: RecordedTest = {
       title: test.title,
       titlePath: test.titlePath().slice(3),

@@ -36,18 +36,34 @@ function commandOf(decl: TargetDeclInput): string | null {
 export function declaredMatches(decl: TargetDeclInput, baseURL: string, webServerCommand: string | null): boolean {
   if (noSlash(decl.baseUrl) === noSlash(baseURL)) return true;
   if (!decl.baseUrl.includes("${PORT}")) return false;
-  const pattern = new RegExp(`^${noSlash(decl.baseUrl).replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\\$\\\{PORT\\\}/g, "\\d+")}$`);
+  const pattern = new RegExp(
+    `^${noSlash(decl.baseUrl)
+      .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      .replace(/\\\$\\\{PORT\\\}/g, "\\d+")}$`,
+  );
   return pattern.test(noSlash(baseURL)) && webServerCommand !== null && commandOf(decl) === webServerCommand;
 }
 
-export function planTarget(recording: Recording, declared: Declared, umpireDir: string, fallbackName: string): TargetPlan {
+export function planTarget(
+  recording: Recording,
+  declared: Declared,
+  umpireDir: string,
+  fallbackName: string,
+): TargetPlan {
   const project = recording.projects.find((p) => p.baseURL) ?? recording.projects[0];
   const baseURL = project?.baseURL ?? recording.webServer?.url ?? "";
   const playwrightTestId = project?.testIdAttribute ?? "data-testid";
-  const found = Object.entries(declared).find(([, decl]) => declaredMatches(decl, baseURL, recording.webServer?.command ?? null));
+  const found = Object.entries(declared).find(([, decl]) =>
+    declaredMatches(decl, baseURL, recording.webServer?.command ?? null),
+  );
   if (found) {
     const [name, decl] = found;
-    return { name, reused: true, testIdAttribute: decl.testIdAttribute ?? "data-testid", marks: (decl.marks ?? {}) as Record<string, MarkDecl> };
+    return {
+      name,
+      reused: true,
+      testIdAttribute: decl.testIdAttribute ?? "data-testid",
+      marks: (decl.marks ?? {}) as Record<string, MarkDecl>,
+    };
   }
   let name = slug(fallbackName).replace(/[^a-z0-9-]/g, "") || "app";
   if (name === "fixture") name = "fixture-app";
@@ -74,7 +90,12 @@ export function planTarget(recording: Recording, declared: Declared, umpireDir: 
   return { name, reused: false, testIdAttribute: playwrightTestId, decl, marks: {} };
 }
 
-const keyOf = (decl: MarkDeclaration | MarkDecl) => JSON.stringify("selector" in decl ? { selector: decl.selector } : { role: decl.role, name: decl.name ?? null, exact: decl.exact === true });
+const keyOf = (decl: MarkDeclaration | MarkDecl) =>
+  JSON.stringify(
+    "selector" in decl
+      ? { selector: decl.selector }
+      : { role: decl.role, name: decl.name ?? null, exact: decl.exact === true },
+  );
 
 export interface MarkPlan {
   /** Per task: its mark names renamed (to a target mark's name) and the marks left to declare in the task. */
@@ -85,10 +106,14 @@ export interface MarkPlan {
 }
 
 /** Shares marks: equal to a target mark -> its name; used by two tests or more -> declared on the target; else on the task. */
-export function planMarks(perTask: readonly Map<string, MarkDeclaration | null>[], targetMarks: Record<string, MarkDecl>): MarkPlan {
+export function planMarks(
+  perTask: readonly Map<string, MarkDeclaration | null>[],
+  targetMarks: Record<string, MarkDecl>,
+): MarkPlan {
   const byKey = new Map(Object.entries(targetMarks).map(([name, decl]) => [keyOf(decl), name]));
   const uses = new Map<string, number>();
-  for (const marks of perTask) for (const decl of marks.values()) if (decl) uses.set(keyOf(decl), (uses.get(keyOf(decl)) ?? 0) + 1);
+  for (const marks of perTask)
+    for (const decl of marks.values()) if (decl) uses.set(keyOf(decl), (uses.get(keyOf(decl)) ?? 0) + 1);
   const taken = new Set(Object.keys(targetMarks));
   const added: Record<string, MarkDeclaration> = {};
   const rename: Map<string, string>[] = [];
@@ -121,6 +146,7 @@ export function mergeConfig(text: string, plan: TargetPlan, marks: Record<string
   const doc: Document = parseDocument(text || "targets: {}\n");
   if (!doc.has("targets")) doc.set("targets", doc.createNode({}));
   if (!plan.reused) doc.setIn(["targets", plan.name], doc.createNode(plan.decl));
-  for (const [name, decl] of Object.entries(marks)) doc.setIn(["targets", plan.name, "marks", name], doc.createNode(decl, { flow: true }));
+  for (const [name, decl] of Object.entries(marks))
+    doc.setIn(["targets", plan.name, "marks", name], doc.createNode(decl, { flow: true }));
   return doc.toString();
 }

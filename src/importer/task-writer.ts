@@ -11,11 +11,20 @@ const flow = (value: unknown) => stringify(value, { collectionStyle: "flow", lin
 const block = (value: unknown) => stringify(value, { lineWidth: 0 }).trimEnd();
 
 function stepLine(step: GoldStep): string {
-  const ordered = { tool: step.tool, ...(step.target ? { target: step.target } : {}), ...(step.args && Object.keys(step.args).length ? { args: step.args } : {}) };
+  const ordered = {
+    tool: step.tool,
+    ...(step.target ? { target: step.target } : {}),
+    ...(step.args && Object.keys(step.args).length ? { args: step.args } : {}),
+  };
   return `  - ${flow(ordered)}`;
 }
 
-export function renderTask(task: DraftTask, target: string, marks: Record<string, MarkDeclaration>, schemaRef: string | null): string {
+export function renderTask(
+  task: DraftTask,
+  target: string,
+  marks: Record<string, MarkDeclaration>,
+  schemaRef: string | null,
+): string {
   const lines: string[] = [];
   if (schemaRef) lines.push(`$schema: ${schemaRef}`);
   lines.push(`# Imported from ${task.source} by \`umpire import playwright\`: a draft until a person has read it.`);
@@ -30,7 +39,10 @@ export function renderTask(task: DraftTask, target: string, marks: Record<string
   if (task.givens.length) lines.push(`givens: ${flow(task.givens)}`);
   lines.push(`start: ${flow({ path: task.startPath })}`, `tools: ${flow(task.tools)}`);
   if (Object.keys(marks).length) {
-    lines.push("marks:", ...Object.entries(marks).map(([name, decl]) => `  ${flow({ [name]: decl }).replace(/^\{ | \}$/g, "")}`));
+    lines.push(
+      "marks:",
+      ...Object.entries(marks).map(([name, decl]) => `  ${flow({ [name]: decl }).replace(/^\{ | \}$/g, "")}`),
+    );
   }
   lines.push(block({ checks: task.checks }));
   lines.push("reference:", ...task.reference.map(stepLine));

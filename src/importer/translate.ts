@@ -92,9 +92,23 @@ function flatSteps(steps: readonly RecordedStep[]): RecordedStep[] {
 }
 
 /** Calls that read or wait and change nothing a task replays. */
-const PASSIVE = /^(textContent|innerText|innerHTML|inputValue|getAttribute|isVisible|isHidden|isChecked|isEnabled|count|all|waitFor\w*|evaluate\w*|screenshot|boundingBox|title|url|content|allTextContents|allInnerTexts|newPage|close|setViewportSize|route\w*|on|once)$/;
+const PASSIVE =
+  /^(textContent|innerText|innerHTML|inputValue|getAttribute|isVisible|isHidden|isChecked|isEnabled|count|all|waitFor\w*|evaluate\w*|screenshot|boundingBox|title|url|content|allTextContents|allInnerTexts|newPage|close|setViewportSize|route\w*|on|once)$/;
 
-const SUPPORTED = new Set(["goto", "click", "dblclick", "fill", "press", "pressSequentially", "type", "check", "uncheck", "setChecked", "selectOption", "goBack"]);
+const SUPPORTED = new Set([
+  "goto",
+  "click",
+  "dblclick",
+  "fill",
+  "press",
+  "pressSequentially",
+  "type",
+  "check",
+  "uncheck",
+  "setChecked",
+  "selectOption",
+  "goBack",
+]);
 
 interface Builder {
   reference: GoldStep[];
@@ -120,7 +134,11 @@ function humanOf(locator: string): string {
 
 function aim(b: Builder, step: RecordedStep, method: string, ctx: TranslateContext): string | null {
   const locator = String(step.params.locator ?? "");
-  const result = aimOf(locator, { playwrightTestId: ctx.playwrightTestId, targetTestId: ctx.targetTestId, action: method });
+  const result = aimOf(locator, {
+    playwrightTestId: ctx.playwrightTestId,
+    targetTestId: ctx.targetTestId,
+    action: method,
+  });
   if (result.kind === "unresolved") {
     b.todo.push(`line ${step.line ?? "?"}: ${result.why}`);
     return null;
@@ -202,7 +220,9 @@ function addAction(b: Builder, step: RecordedStep, method: string, ctx: Translat
       const value = String(step.params.value ?? step.params.values ?? step.params.options ?? "");
       focus();
       b.reference.push({ tool: "write", args: { content: value } });
-      b.todo.push(`${label}: selectOption is replayed as a click on the select and typing the option (umpire has no select tool); check it picks the option`);
+      b.todo.push(
+        `${label}: selectOption is replayed as a click on the select and typing the option (umpire has no select tool); check it picks the option`,
+      );
       b.words.push(`choose "${value}" in ${humanOf(locator!)}`);
       return;
     }
@@ -236,10 +256,14 @@ function shown(expected: unknown): string {
 /** What the matcher expects: the step's param, or, where the param lost it (a RegExp arrives as `{}`), the source's argument. */
 function expectedOf(step: RecordedStep, ctx: TranslateContext): unknown {
   const given = step.params.expected;
-  const lost = given === undefined || (typeof given === "object" && given !== null && !Array.isArray(given) && Object.keys(given).length === 0);
+  const lost =
+    given === undefined ||
+    (typeof given === "object" && given !== null && !Array.isArray(given) && Object.keys(given).length === 0);
   if (!lost || !step.file || !step.line || !step.column) return given;
   const fromSource = firstArgumentAt(ctx.sourceLine(step.file, step.line)?.slice(step.column - 1) ?? "");
-  return fromSource === undefined || (typeof fromSource === "object" && fromSource !== null && "locator" in fromSource) ? given : fromSource;
+  return fromSource === undefined || (typeof fromSource === "object" && fromSource !== null && "locator" in fromSource)
+    ? given
+    : fromSource;
 }
 
 /** One final `expect` as page checks; null when umpire has no page check that says the same. */
@@ -251,7 +275,13 @@ export function checksOf(step: RecordedStep, ctx: TranslateContext): DraftPageCh
   if (matcher === "toHaveURL") {
     const url = textExpected(expected);
     if (url === null) return null;
-    return [{ kind: "page", name, url: typeof url === "string" ? { regex: `${escapeRegex(pathOf(url, ctx.baseURL))}$` } : url }];
+    return [
+      {
+        kind: "page",
+        name,
+        url: typeof url === "string" ? { regex: `${escapeRegex(pathOf(url, ctx.baseURL))}$` } : url,
+      },
+    ];
   }
   const selector = locator ? checkSelectorOf(locator, ctx.playwrightTestId) : null;
   if (!selector) return null;
@@ -264,7 +294,14 @@ export function checksOf(step: RecordedStep, ctx: TranslateContext): DraftPageCh
     case "toHaveText": {
       const text = textExpected(expected);
       if (text === null) return null;
-      return [{ kind: "page", name, selector, text: typeof text === "string" ? { regex: `^\\s*${escapeRegex(text)}\\s*$` } : text }];
+      return [
+        {
+          kind: "page",
+          name,
+          selector,
+          text: typeof text === "string" ? { regex: `^\\s*${escapeRegex(text)}\\s*$` } : text,
+        },
+      ];
     }
     case "toContainText": {
       const text = textExpected(expected);
@@ -274,8 +311,18 @@ export function checksOf(step: RecordedStep, ctx: TranslateContext): DraftPageCh
       if (typeof expected !== "number") return null;
       if (expected === 0) return [{ kind: "page", name, selector, state: "absent" }];
       return [
-        { kind: "page", name: `${name}: the ${ordinal(expected)} is there`, selector: `${selector} >> nth=${expected - 1}`, state: "visible" },
-        { kind: "page", name: `${name}: no ${ordinal(expected + 1)}`, selector: `${selector} >> nth=${expected}`, state: "absent" },
+        {
+          kind: "page",
+          name: `${name}: the ${ordinal(expected)} is there`,
+          selector: `${selector} >> nth=${expected - 1}`,
+          state: "visible",
+        },
+        {
+          kind: "page",
+          name: `${name}: no ${ordinal(expected + 1)}`,
+          selector: `${selector} >> nth=${expected}`,
+          state: "absent",
+        },
       ];
     }
   }
@@ -283,26 +330,43 @@ export function checksOf(step: RecordedStep, ctx: TranslateContext): DraftPageCh
 }
 
 function ordinal(n: number): string {
-  const suffix = n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th";
+  const suffix =
+    n % 10 === 1 && n % 100 !== 11
+      ? "st"
+      : n % 10 === 2 && n % 100 !== 12
+        ? "nd"
+        : n % 10 === 3 && n % 100 !== 13
+          ? "rd"
+          : "th";
   return `${n}${suffix}`;
 }
 
 export function translateTest(test: RecordedTest, ctx: TranslateContext, id: string): DraftTask {
   const steps = flatSteps(test.steps);
-  const b: Builder = { reference: [], marks: new Map(), todo: [], words: [], givens: new Set(), focused: null, startPath: null };
+  const b: Builder = {
+    reference: [],
+    marks: new Map(),
+    todo: [],
+    words: [],
+    givens: new Set(),
+    focused: null,
+    startPath: null,
+  };
   const methods = steps.map((s) => (s.category === "pw:api" ? methodOf(s, ctx) : "expect"));
   const actionAt = methods.map((m) => SUPPORTED.has(m) || (m !== "expect" && !PASSIVE.test(m)));
   const lastAction = actionAt.lastIndexOf(true);
   for (const [i, step] of steps.entries()) {
     if (!actionAt[i]) continue;
     if (SUPPORTED.has(methods[i]!)) addAction(b, step, methods[i]!, ctx);
-    else b.todo.push(`not replayed: line ${step.line ?? "?"}: ${step.title} ${String(step.params.locator ?? "")}`.trim());
+    else
+      b.todo.push(`not replayed: line ${step.line ?? "?"}: ${step.title} ${String(step.params.locator ?? "")}`.trim());
   }
   const checks: DraftCheck[] = [];
   for (const step of steps.slice(lastAction + 1).filter((s) => s.category === "expect")) {
     const made = checksOf(step, ctx);
     if (made) checks.push(...made);
-    else b.todo.push(`not a check: line ${step.line ?? "?"}: ${step.title} ${String(step.params.locator ?? "")}`.trim());
+    else
+      b.todo.push(`not a check: line ${step.line ?? "?"}: ${step.title} ${String(step.params.locator ?? "")}`.trim());
   }
   const calls = steps.flatMap((s, i) => awaitedCallOf(s, methods[i]!, ctx.sourceLine, ctx.shownFile(test.file)) ?? []);
   const awaited = awaitedChecks(calls, ctx.requests, [...b.givens], ctx.effectsSource);
@@ -310,7 +374,11 @@ export function translateTest(test: RecordedTest, ctx: TranslateContext, id: str
   b.todo.push(...awaited.todo);
   if (checks.length === 0) {
     b.todo.push("no expect after the last action became a check: write the checks that prove the task was done");
-    checks.push({ kind: "page", name: "TODO: what shows the task was done", text: "TODO: what shows the task was done" });
+    checks.push({
+      kind: "page",
+      name: "TODO: what shows the task was done",
+      text: "TODO: what shows the task was done",
+    });
   }
   b.reference.push({ tool: "answer", args: { content: "Done" } });
   const tools = ["click", "write", "press", "answer", ...new Set(b.reference.map((s) => s.tool))];

@@ -16,7 +16,22 @@ import { mean, passAtK, passHatK, percentile, wilson, type Interval } from "./st
 /** What a report needs of a trial; `costUsd` is the cost the report shows (see `reportedCost`). */
 export type ReportTrial = Pick<
   TrialRecord,
-  "id" | "runId" | "seq" | "taskId" | "model" | "mode" | "agentLabel" | "repeat" | "status" | "verdict" | "claimed" | "stopReason" | "turns" | "actions" | "wallMs" | "costUsd"
+  | "id"
+  | "runId"
+  | "seq"
+  | "taskId"
+  | "model"
+  | "mode"
+  | "agentLabel"
+  | "repeat"
+  | "status"
+  | "verdict"
+  | "claimed"
+  | "stopReason"
+  | "turns"
+  | "actions"
+  | "wallMs"
+  | "costUsd"
 > &
   Partial<Pick<TrialRecord, "taskHash" | "agentHash">>;
 
@@ -102,7 +117,11 @@ export function summarizeTrials(trials: readonly ReportTrial[], k: number): Tria
  * A group's summary: its trials summarised together, with pass@k and pass^k replaced by their
  * mean over the group's tasks (the usual way to report them for a suite).
  */
-export function summarizeGroup(trials: readonly ReportTrial[], perTask: readonly TrialSetStats[], k: number): TrialSetStats {
+export function summarizeGroup(
+  trials: readonly ReportTrial[],
+  perTask: readonly TrialSetStats[],
+  k: number,
+): TrialSetStats {
   const all = summarizeTrials(trials, k);
   return {
     ...all,

@@ -146,7 +146,9 @@ function rank(mode: string): number {
 }
 
 /** Groups runs by their tags (runs with the same tag set form one group), in the order given. */
-export function groupRunsByTag(runs: readonly { id: string; tags: string[]; trials: readonly ReportTrial[] }[]): CompareGroupInput[] {
+export function groupRunsByTag(
+  runs: readonly { id: string; tags: string[]; trials: readonly ReportTrial[] }[],
+): CompareGroupInput[] {
   const groups = new Map<string, CompareGroupInput>();
   for (const run of runs) {
     const label = run.tags.length > 0 ? [...run.tags].sort().join(",") : "(untagged)";
@@ -165,7 +167,8 @@ const dimensionOf = (t: ReportTrial, dim: Dimension): string => (dim === "agent"
  * by agent alone (an agent implies its model and mode; two named agents may share both).
  */
 function keyDimensions(groups: readonly CompareGroupInput[], by: CompareBy): Dimension[] {
-  const varies = (dim: Dimension) => dim !== by && groups.some((g) => new Set(g.trials.map((t) => dimensionOf(t, dim))).size > 1);
+  const varies = (dim: Dimension) =>
+    dim !== by && groups.some((g) => new Set(g.trials.map((t) => dimensionOf(t, dim))).size > 1);
   // Unnamed agents (labelled model/mode) keep the mode and model dimensions they have always had.
   const named = groups.some((g) => g.trials.some((t) => t.agentLabel !== `${t.model}/${t.mode}`));
   if (named && varies("agent")) return ["agent"];
@@ -192,7 +195,8 @@ function changedAgentsIn(trials: readonly ReportTrial[]): string[] {
   return [...hashes].filter(([, set]) => set.size > 1).map(([label]) => label);
 }
 
-const counts = (key: string, c: TrialSetStats | null): TaskCounts | null => (c && c.n > 0 ? { key, passes: c.passes, n: c.n } : null);
+const counts = (key: string, c: TrialSetStats | null): TaskCounts | null =>
+  c && c.n > 0 ? { key, passes: c.passes, n: c.n } : null;
 
 function pct(base: number | null, candidate: number | null): number | null {
   if (base === null || candidate === null || base === 0) return null;
@@ -245,7 +249,9 @@ function pairGroups(
       stableRegressions.push({ key: row.key, base: counts(row.key, base)!, candidate: counts(row.key, cand)! });
     }
     const counted = (ts: ReportTrial[] | undefined) =>
-      (ts ?? []).filter((t) => t.status === "done" && (t.verdict === "passed" || t.verdict === "failed")).sort((x, y) => x.repeat - y.repeat || x.seq - y.seq);
+      (ts ?? [])
+        .filter((t) => t.status === "done" && (t.verdict === "passed" || t.verdict === "failed"))
+        .sort((x, y) => x.repeat - y.repeat || x.seq - y.seq);
     const bs = counted(byKey[0].get(row.key));
     const cs = counted(byKey[j].get(row.key));
     for (let i = 0; i < Math.min(bs.length, cs.length); i++) {
@@ -256,7 +262,10 @@ function pairGroups(
       if (!bp && cp) c += 1;
     }
   }
-  const boot = bootstrapPassRateDiff(tasksCounts, { seed: opts.seed ?? 1, iterations: opts.bootstrapIterations ?? 2000 });
+  const boot = bootstrapPassRateDiff(tasksCounts, {
+    seed: opts.seed ?? 1,
+    iterations: opts.bootstrapIterations ?? 2000,
+  });
   const rate = (p: number, n: number) => (n > 0 ? p / n : null);
   const sum = (f: (t: PairedCounts) => number) => tasksCounts.reduce((acc, t) => acc + f(t), 0);
   const sb = summaries[0];
@@ -275,11 +284,20 @@ function pairGroups(
     pValue: mcnemarExact(b, c),
     detectable: detectableDrop(
       trialPairs,
-      tasksCounts.flatMap((t) => [{ passes: t.basePasses, n: t.baseN }, { passes: t.candidatePasses, n: t.candidateN }]),
+      tasksCounts.flatMap((t) => [
+        { passes: t.basePasses, n: t.baseN },
+        { passes: t.candidatePasses, n: t.candidateN },
+      ]),
       { b, c },
     ),
-    basePassRate: rate(sum((t) => t.basePasses), sum((t) => t.baseN)),
-    candidatePassRate: rate(sum((t) => t.candidatePasses), sum((t) => t.candidateN)),
+    basePassRate: rate(
+      sum((t) => t.basePasses),
+      sum((t) => t.baseN),
+    ),
+    candidatePassRate: rate(
+      sum((t) => t.candidatePasses),
+      sum((t) => t.candidateN),
+    ),
     diff: boot?.diff ?? null,
     diffInterval: boot ? { low: boot.low, high: boot.high } : null,
     flippedToFail,
@@ -301,7 +319,11 @@ function pairGroups(
  * Lines groups up per task and analyses each later group against the first. Pure: the same
  * trials and options always give the same comparison (the bootstrap is seeded).
  */
-export function compareGroups(groups: readonly CompareGroupInput[], by: CompareBy, opts: CompareOptions = {}): Comparison {
+export function compareGroups(
+  groups: readonly CompareGroupInput[],
+  by: CompareBy,
+  opts: CompareOptions = {},
+): Comparison {
   const dims = keyDimensions(groups, by);
   const byKey = groups.map((g) => {
     const m = new Map<string, ReportTrial[]>();
@@ -321,7 +343,9 @@ export function compareGroups(groups: readonly CompareGroupInput[], by: CompareB
     }
   }
   const countedPerCell = byKey.flatMap((m) =>
-    [...m.values()].map((ts) => ts.filter((t) => t.status === "done" && (t.verdict === "passed" || t.verdict === "failed")).length),
+    [...m.values()].map(
+      (ts) => ts.filter((t) => t.status === "done" && (t.verdict === "passed" || t.verdict === "failed")).length,
+    ),
   );
   const repeatCounts = countedPerCell.filter((n) => n > 0);
   const k = opts.k ?? (repeatCounts.length > 0 ? Math.min(...repeatCounts) : 1);
@@ -342,7 +366,11 @@ export function compareGroups(groups: readonly CompareGroupInput[], by: CompareB
     };
   });
   const summaries = groups.map((g, i) =>
-    summarizeGroup(g.trials, rows.map((r) => r.cells[i]).filter((c): c is TrialSetStats => c !== null), k),
+    summarizeGroup(
+      g.trials,
+      rows.map((r) => r.cells[i]).filter((c): c is TrialSetStats => c !== null),
+      k,
+    ),
   );
   return {
     by,

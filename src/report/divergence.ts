@@ -121,9 +121,8 @@ export function trajectoryTurns(
   return sorted.map((turn, i) => {
     const own = actions.filter((a) => a.turnIdx === turn.idx).sort((a, b) => a.idx - b.idx);
     const last = i === sorted.length - 1 && own.length === 0 && answer !== null;
-    const shot = turn.screenshot && runFolder
-      ? { ...turn.screenshot, path: resolve(runFolder, turn.screenshot.path) }
-      : null;
+    const shot =
+      turn.screenshot && runFolder ? { ...turn.screenshot, path: resolve(runFolder, turn.screenshot.path) } : null;
     return {
       idx: turn.idx,
       actions: own.map((a) => ({ tool: a.tool, args: a.args, status: a.status })),

@@ -8,9 +8,13 @@ import type { RunRecord, TrialRecord } from "../store/records.js";
 
 type Env = Record<string, unknown> | undefined;
 
-const at = (env: Env, path: string): unknown => path.split(".").reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), env);
+const at = (env: Env, path: string): unknown =>
+  path
+    .split(".")
+    .reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), env);
 
-const shown = (v: unknown): string => (v === null || v === undefined ? "unknown" : Array.isArray(v) ? v.join(", ") : String(v));
+const shown = (v: unknown): string =>
+  v === null || v === undefined ? "unknown" : Array.isArray(v) ? v.join(", ") : String(v);
 
 /** Each field compared: its label and where it is in the stored environment. */
 const FIELDS: readonly { label: string; path: string }[] = [
@@ -54,6 +58,10 @@ export function environmentLines(runs: readonly RunRecord[]): string[] {
 export function rejudgedLines(runs: readonly { id: string; trials: readonly object[] }[]): string[] {
   return runs.flatMap((run) => {
     const n = run.trials.filter((t) => (t as Pick<TrialRecord, "rejudgedAt">).rejudgedAt).length;
-    return n ? [`re-judged: ${run.id}: ${n} of ${run.trials.length} trials judged again by umpire rejudge (their latest judgement is used)`] : [];
+    return n
+      ? [
+          `re-judged: ${run.id}: ${n} of ${run.trials.length} trials judged again by umpire rejudge (their latest judgement is used)`,
+        ]
+      : [];
   });
 }

@@ -32,10 +32,17 @@ export function flagWords(s: HistorySeries): string[] {
 
 /** One line per series break: the run where the changed task or agent starts a new segment. */
 export function breakLines(s: HistorySeries): string[] {
-  return s.points.flatMap((p) => (p.breakBefore ? [`${s.taskId} · ${s.agentLabel}: ${p.breakBefore === "task+agent" ? "task and agent" : p.breakBefore} changed in run ${p.runId}; trends start there`] : []));
+  return s.points.flatMap((p) =>
+    p.breakBefore
+      ? [
+          `${s.taskId} · ${s.agentLabel}: ${p.breakBefore === "task+agent" ? "task and agent" : p.breakBefore} changed in run ${p.runId}; trends start there`,
+        ]
+      : [],
+  );
 }
 
-const runsCell = (s: HistorySeries) => (s.segmentStart > 0 ? `${s.points.length - s.segmentStart} of ${s.points.length}` : String(s.points.length));
+const runsCell = (s: HistorySeries) =>
+  s.segmentStart > 0 ? `${s.points.length - s.segmentStart} of ${s.points.length}` : String(s.points.length);
 
 export function historyTable(h: History, style: TableStyle): string {
   if (h.series.length === 0) return "no finished trials match (umpire runs lists the stored runs)\n";
@@ -43,11 +50,23 @@ export function historyTable(h: History, style: TableStyle): string {
     { head: "task", priority: 100, cell: (s) => s.taskId },
     { head: "agent", priority: 99, cell: (s) => ({ text: s.agentLabel, colour: "cyan" }) },
     { head: "runs", priority: 90, align: "right", cell: runsCell },
-    { head: "pass rate", priority: 98, cell: (s) => ({ text: rate(s.trend.passRate), colour: s.flags.passRateDrop ? "red" : undefined }) },
-    { head: "cost/success", priority: 97, cell: (s) => ({ text: usd(s.trend.costPerSuccess), colour: s.flags.costIncrease ? "red" : undefined }) },
+    {
+      head: "pass rate",
+      priority: 98,
+      cell: (s) => ({ text: rate(s.trend.passRate), colour: s.flags.passRateDrop ? "red" : undefined }),
+    },
+    {
+      head: "cost/success",
+      priority: 97,
+      cell: (s) => ({ text: usd(s.trend.costPerSuccess), colour: s.flags.costIncrease ? "red" : undefined }),
+    },
     { head: "mean tokens", priority: 70, cell: (s) => tokens(s.trend.meanTokens) },
     { head: "p50 wall", priority: 60, cell: (s) => wall(s.trend.p50WallMs) },
-    { head: "flags", priority: 95, cell: (s) => ({ text: flagWords(s).join("; ") || NONE, colour: flagWords(s).length ? "yellow" : undefined }) },
+    {
+      head: "flags",
+      priority: 95,
+      cell: (s) => ({ text: flagWords(s).join("; ") || NONE, colour: flagWords(s).length ? "yellow" : undefined }),
+    },
   ];
   const notes = h.series.flatMap(breakLines);
   return `${renderTable(columns, h.series, style)}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`;
@@ -66,7 +85,9 @@ export function historyMarkdown(h: History): string {
       usd(s.trend.costPerSuccess),
       tokens(s.trend.meanTokens),
       wall(s.trend.p50WallMs),
-      flagWords(s).map((w) => `**${escapeMarkdown(w)}**`).join("; ") || NONE,
+      flagWords(s)
+        .map((w) => `**${escapeMarkdown(w)}**`)
+        .join("; ") || NONE,
     ];
     lines.push(`| ${cells.map((c, i) => (i < 2 ? c : i === 7 ? c : escapeMarkdown(c))).join(" | ")} |`);
   }

@@ -100,7 +100,9 @@ function pointOf(trials: readonly HistoryTrialRow[]): Omit<HistoryPoint, "breakB
   const passes = judged.filter((t) => t.verdict === "passed").length;
   const spent = trials.filter((t) => t.verdict !== "cancelled");
   const totalCostUsd = spent.length > 0 ? sumCosts(spent.map((t) => t.costUsd)) : null;
-  const tokens = judged.filter((t) => t.inputTokens !== null && t.outputTokens !== null).map((t) => t.inputTokens! + t.outputTokens!);
+  const tokens = judged
+    .filter((t) => t.inputTokens !== null && t.outputTokens !== null)
+    .map((t) => t.inputTokens! + t.outputTokens!);
   const walls = judged.map((t) => t.wallMs).filter((w): w is number => w !== null);
   return {
     runId: first.runId,
@@ -123,7 +125,10 @@ function pointOf(trials: readonly HistoryTrialRow[]): Omit<HistoryPoint, "breakB
 /** A change of a known hash; an unknown one on either side says nothing. */
 const differs = (a: string | null, b: string | null) => a !== null && b !== null && a !== b;
 
-function breakBetween(before: Omit<HistoryPoint, "breakBefore">, after: Omit<HistoryPoint, "breakBefore">): SeriesBreak {
+function breakBetween(
+  before: Omit<HistoryPoint, "breakBefore">,
+  after: Omit<HistoryPoint, "breakBefore">,
+): SeriesBreak {
   const task = differs(before.taskHash, after.taskHash);
   const agent = differs(before.agentHash, after.agentHash);
   return task && agent ? "task+agent" : task ? "task" : agent ? "agent" : null;
@@ -142,7 +147,10 @@ function trendOf(values: readonly (number | null)[], absolute: boolean): Trend {
 }
 
 /** Trials of two runs paired by repeat number; only pairs judged in both runs count. */
-function pairedDrop(first: readonly HistoryTrialRow[], last: readonly HistoryTrialRow[]): { onlyFirst: number; onlyLast: number } {
+function pairedDrop(
+  first: readonly HistoryTrialRow[],
+  last: readonly HistoryTrialRow[],
+): { onlyFirst: number; onlyLast: number } {
   const byRepeat = new Map(first.filter(counted).map((t) => [t.repeat, t.verdict === "passed"]));
   let onlyFirst = 0;
   let onlyLast = 0;
@@ -156,24 +164,50 @@ function pairedDrop(first: readonly HistoryTrialRow[], last: readonly HistoryTri
   return { onlyFirst, onlyLast };
 }
 
-function seriesOf(taskId: string, agentLabel: string, runs: HistoryTrialRow[][], opts: Required<HistoryOptions>): HistorySeries {
+function seriesOf(
+  taskId: string,
+  agentLabel: string,
+  runs: HistoryTrialRow[][],
+  opts: Required<HistoryOptions>,
+): HistorySeries {
   const bare = runs.map(pointOf);
-  const points: HistoryPoint[] = bare.map((p, i) => ({ ...p, breakBefore: i === 0 ? null : breakBetween(bare[i - 1], p) }));
+  const points: HistoryPoint[] = bare.map((p, i) => ({
+    ...p,
+    breakBefore: i === 0 ? null : breakBetween(bare[i - 1], p),
+  }));
   let segmentStart = 0;
   points.forEach((p, i) => {
     if (p.breakBefore) segmentStart = i;
   });
   const segment = points.slice(segmentStart);
   const trend = {
-    passRate: trendOf(segment.map((p) => p.passRate), true),
-    costPerSuccess: trendOf(segment.map((p) => numeric(p.costPerSuccess)), false),
-    meanTokens: trendOf(segment.map((p) => p.meanTokens), false),
-    p50WallMs: trendOf(segment.map((p) => p.p50WallMs), false),
+    passRate: trendOf(
+      segment.map((p) => p.passRate),
+      true,
+    ),
+    costPerSuccess: trendOf(
+      segment.map((p) => numeric(p.costPerSuccess)),
+      false,
+    ),
+    meanTokens: trendOf(
+      segment.map((p) => p.meanTokens),
+      false,
+    ),
+    p50WallMs: trendOf(
+      segment.map((p) => p.p50WallMs),
+      false,
+    ),
   };
 
   let costIncrease: CostIncreaseFlag | null = null;
   const cost = trend.costPerSuccess;
-  if (cost.first !== null && cost.last !== null && cost.first > 0 && cost.change !== null && cost.change > opts.costThresholdPct) {
+  if (
+    cost.first !== null &&
+    cost.last !== null &&
+    cost.first > 0 &&
+    cost.change !== null &&
+    cost.change > opts.costThresholdPct
+  ) {
     costIncrease = { from: cost.first, to: cost.last, changePct: cost.change, thresholdPct: opts.costThresholdPct };
   }
 
@@ -185,14 +219,18 @@ function seriesOf(taskId: string, agentLabel: string, runs: HistoryTrialRow[][],
   if (runs.length - segmentStart >= 2 && a.passRate !== null && b.passRate !== null && b.passRate < a.passRate) {
     const { onlyFirst, onlyLast } = pairedDrop(firstRun, lastRun);
     const pValue = mcnemarExact(onlyFirst, onlyLast);
-    if (onlyFirst > onlyLast && pValue < opts.alpha) passRateDrop = { from: a.passRate, to: b.passRate, onlyFirst, onlyLast, pValue, alpha: opts.alpha };
+    if (onlyFirst > onlyLast && pValue < opts.alpha)
+      passRateDrop = { from: a.passRate, to: b.passRate, onlyFirst, onlyLast, pValue, alpha: opts.alpha };
   }
   return { taskId, agentLabel, points, segmentStart, trend, flags: { costIncrease, passRateDrop } };
 }
 
 /** Rows as `Store.history` returns them (grouped by task, agent, run; oldest run first) -> series. */
 export function buildHistory(rows: readonly HistoryTrialRow[], options: HistoryOptions = {}): History {
-  const opts = { costThresholdPct: options.costThresholdPct ?? DEFAULT_COST_THRESHOLD_PCT, alpha: options.alpha ?? DEFAULT_ALPHA };
+  const opts = {
+    costThresholdPct: options.costThresholdPct ?? DEFAULT_COST_THRESHOLD_PCT,
+    alpha: options.alpha ?? DEFAULT_ALPHA,
+  };
   const series = new Map<string, { taskId: string; agentLabel: string; runs: Map<string, HistoryTrialRow[]> }>();
   for (const row of rows) {
     const key = `${row.taskId}\u0000${row.agentLabel}`;

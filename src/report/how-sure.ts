@@ -22,5 +22,7 @@ export function howSure(p: Pick<PairedAnalysis, "detectable" | "pValue">, alpha 
     return `${significant ? "" : "not significant, and "}too few paired repeats to detect any drop (${design(d)})`;
   }
   const reach = `drops of ${points(d.drop)} or more (${design(d)})`;
-  return significant ? `this design detects ${reach}` : `not significant: this comparison could only have detected ${reach}`;
+  return significant
+    ? `this design detects ${reach}`
+    : `not significant: this comparison could only have detected ${reach}`;
 }

@@ -13,7 +13,8 @@ export interface JUnitSuite {
 
 // Characters XML 1.0 forbids even when escaped (C0 controls except tab, LF, CR; lone surrogates; U+FFFE/F).
 // eslint-disable-next-line no-control-regex
-const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const INVALID_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Escapes text for an XML attribute or element, replacing forbidden characters with U+FFFD. */
 export function escapeXml(text: string): string {
@@ -51,8 +52,11 @@ function testcase(trial: TrialRecord, checks: readonly CheckLike[]): string {
   if (trial.verdict === "failed") {
     const failed = checks.filter((c) => !c.pass);
     const required = failed.filter((c) => c.required);
-    const message = required.length > 0 ? required.map((c) => `${c.name}: ${c.reason}`).join("; ") : (trial.stopDetail ?? "failed");
-    const body = failed.map((c) => `${c.kind} "${c.name}" (${c.required ? "required" : "advisory"}, ${c.confidence}): ${c.reason}`).join("\n");
+    const message =
+      required.length > 0 ? required.map((c) => `${c.name}: ${c.reason}`).join("; ") : (trial.stopDetail ?? "failed");
+    const body = failed
+      .map((c) => `${c.kind} "${c.name}" (${c.required ? "required" : "advisory"}, ${c.confidence}): ${c.reason}`)
+      .join("\n");
     return `${head}>\n      <failure ${attrs({ message, type: "failed" })}>${escapeXml(body || message)}</failure>\n${out}\n    </testcase>`;
   }
   return `${head}>\n${out}\n    </testcase>`;

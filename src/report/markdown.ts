@@ -24,7 +24,11 @@ import type { RegressionVerdict } from "./regression.js";
 
 /** Escapes what would break a table cell or start formatting. */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/([*_`<>[\]])/g, "\\$1").replace(/\r?\n/g, " ");
+  return text
+    .replace(/\\/g, "\\\\")
+    .replace(/\|/g, "\\|")
+    .replace(/([*_`<>[\]])/g, "\\$1")
+    .replace(/\r?\n/g, " ");
 }
 
 /**
@@ -61,8 +65,18 @@ function cells(s: TrialSetStats | null, summary: boolean): string[] {
 function pairedMarkdown(p: PairedAnalysis): string {
   const e = escapeMarkdown;
   const list = (keys: readonly string[]) => (keys.length === 0 ? "none" : keys.map(codeSpan).join(", "));
-  const ci = p.diffInterval ? `, 95% bootstrap CI ${formatPoints(p.diffInterval.low)} to ${formatPoints(p.diffInterval.high)}` : "";
-  const flaky = p.flaky.length === 0 ? "none" : p.flaky.map((f) => `${codeSpan(f.key)} (${f.base ? `${f.base.passes}/${f.base.n}` : NONE} vs ${f.candidate ? `${f.candidate.passes}/${f.candidate.n}` : NONE})`).join(", ");
+  const ci = p.diffInterval
+    ? `, 95% bootstrap CI ${formatPoints(p.diffInterval.low)} to ${formatPoints(p.diffInterval.high)}`
+    : "";
+  const flaky =
+    p.flaky.length === 0
+      ? "none"
+      : p.flaky
+          .map(
+            (f) =>
+              `${codeSpan(f.key)} (${f.base ? `${f.base.passes}/${f.base.n}` : NONE} vs ${f.candidate ? `${f.candidate.passes}/${f.candidate.n}` : NONE})`,
+          )
+          .join(", ");
   const d = p.deltas;
   return [
     `**${e(p.candidate)} vs ${e(p.base)}** (${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")})`,
@@ -73,25 +87,63 @@ function pairedMarkdown(p: PairedAnalysis): string {
     `- flipped pass → fail: ${list(p.flippedToFail)}; fail → pass: ${list(p.flippedToPass)}`,
     `- flaky: ${flaky}`,
     ...(p.changedTasks.length > 0
-      ? [`- changed: ${list(p.changedTasks)}: ${TASK_CHANGED}; ${p.changedTasksIncluded ? "paired anyway" : "left out of this analysis and the regression gate"}`]
+      ? [
+          `- changed: ${list(p.changedTasks)}: ${TASK_CHANGED}; ${p.changedTasksIncluded ? "paired anyway" : "left out of this analysis and the regression gate"}`,
+        ]
       : []),
-    ...(p.changedAgents.length > 0 ? [`- changed agents: ${list(p.changedAgents)}: ${AGENT_CHANGED}${p.changedAgentsIncluded ? " (paired anyway)" : " (left out of this analysis and the gate)"}`] : []),
+    ...(p.changedAgents.length > 0
+      ? [
+          `- changed agents: ${list(p.changedAgents)}: ${AGENT_CHANGED}${p.changedAgentsIncluded ? " (paired anyway)" : " (left out of this analysis and the gate)"}`,
+        ]
+      : []),
     `- deltas: mean cost ${formatDelta(d.meanCostPct)}, cost/success ${formatDelta(d.costPerSuccessPct)}, p50 wall ${formatDelta(d.wallP50Pct)}, p95 wall ${formatDelta(d.wallP95Pct)}, turns ${formatDelta(d.meanTurnsPct)}, actions ${formatDelta(d.meanActionsPct)}`,
   ].join("\n");
 }
 
 /** The whole comparison as Markdown. */
 export function compareMarkdown(c: Comparison, verdict?: RegressionVerdict): string {
-  const head = ["task", "group", "passes", `pass@${c.k}`, `pass^${c.k}`, "mean cost", "cost/success", "p50 wall", "p95 wall", "turns", "actions", "false succ.", "cancelled", "stop reasons"];
+  const head = [
+    "task",
+    "group",
+    "passes",
+    `pass@${c.k}`,
+    `pass^${c.k}`,
+    "mean cost",
+    "cost/success",
+    "p50 wall",
+    "p95 wall",
+    "turns",
+    "actions",
+    "false succ.",
+    "cancelled",
+    "stop reasons",
+  ];
   const lines = [row(head), row(head.map((_, i) => (i >= 3 && i <= 12 ? "---:" : "---")))];
   for (const task of c.tasks) {
-    c.groups.forEach((g, i) => lines.push(row([i === 0 ? codeSpan(task.key) + (task.changed ? ` (${TASK_CHANGED})` : "") : "", escapeMarkdown(g.label), ...cells(task.cells[i], false)])));
+    c.groups.forEach((g, i) =>
+      lines.push(
+        row([
+          i === 0 ? codeSpan(task.key) + (task.changed ? ` (${TASK_CHANGED})` : "") : "",
+          escapeMarkdown(g.label),
+          ...cells(task.cells[i], false),
+        ]),
+      ),
+    );
   }
-  c.groups.forEach((g, i) => lines.push(row([i === 0 ? "**all tasks**" : "", `**${escapeMarkdown(g.label)}**`, ...cells(g.summary, true)])));
+  c.groups.forEach((g, i) =>
+    lines.push(row([i === 0 ? "**all tasks**" : "", `**${escapeMarkdown(g.label)}**`, ...cells(g.summary, true)])),
+  );
   const parts = [lines.join("\n"), ...c.paired.map(pairedMarkdown)];
   if (verdict) {
     const title = verdict.regressed ? "**Regression** :x:" : "**No regression** :white_check_mark:";
-    parts.push([title, "", ...verdict.reasons.map((r) => `- ${escapeMarkdown(r)}`), ...verdict.notes.map((n) => `- note: ${escapeMarkdown(n)}`)].join("\n"));
+    parts.push(
+      [
+        title,
+        "",
+        ...verdict.reasons.map((r) => `- ${escapeMarkdown(r)}`),
+        ...verdict.notes.map((n) => `- note: ${escapeMarkdown(n)}`),
+      ].join("\n"),
+    );
   }
   return `${parts.join("\n\n")}\n`;
 }

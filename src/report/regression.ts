@@ -47,18 +47,24 @@ export function judgeRegression(
     );
   }
   for (const r of paired.stableRegressions) {
-    reasons.push(`stable task ${r.key} now fails: ${r.base.passes}/${r.base.n} passed in ${paired.base}, ${r.candidate.passes}/${r.candidate.n} in ${paired.candidate}`);
+    reasons.push(
+      `stable task ${r.key} now fails: ${r.base.passes}/${r.base.n} passed in ${paired.base}, ${r.candidate.passes}/${r.candidate.n} in ${paired.candidate}`,
+    );
   }
   if (policy.maxCostIncreasePct !== undefined) {
     const limit = policy.maxCostIncreasePct;
     if (cost.base === "unknown" || cost.candidate === "unknown") {
       notes.push("cost per success is unknown on one side (a model without a price); the cost gate was not applied");
     } else if (typeof cost.base === "number" && cost.candidate === "no_success") {
-      reasons.push(`cost per success: no trial succeeded in ${paired.candidate} (was $${cost.base.toPrecision(3)} in ${paired.base})`);
+      reasons.push(
+        `cost per success: no trial succeeded in ${paired.candidate} (was $${cost.base.toPrecision(3)} in ${paired.base})`,
+      );
     } else if (typeof cost.base === "number" && typeof cost.candidate === "number" && cost.base > 0) {
       const rise = ((cost.candidate - cost.base) / cost.base) * 100;
       if (rise > limit) {
-        reasons.push(`cost per success rose ${rise.toFixed(1)}% (limit ${limit}%): $${cost.base.toPrecision(3)} -> $${cost.candidate.toPrecision(3)}`);
+        reasons.push(
+          `cost per success rose ${rise.toFixed(1)}% (limit ${limit}%): $${cost.base.toPrecision(3)} -> $${cost.candidate.toPrecision(3)}`,
+        );
       }
     } else if (cost.base === "no_success") {
       notes.push(`nothing succeeded in ${paired.base}; cost per success has no baseline`);

@@ -59,7 +59,10 @@ export function planRepeats(input: RepeatPlanInput): RepeatPlan {
 }
 
 /** The baseline's counted repeats per task and agent, and its mean cost per finished trial. */
-export function baselineCounts(trials: readonly ReportTrial[]): { counts: RepeatCounts[]; meanTrialCostUsd: number | null } {
+export function baselineCounts(trials: readonly ReportTrial[]): {
+  counts: RepeatCounts[];
+  meanTrialCostUsd: number | null;
+} {
   const byKey = new Map<string, RepeatCounts>();
   for (const t of trials) {
     if (t.status !== "done" || (t.verdict !== "passed" && t.verdict !== "failed")) continue;
@@ -70,5 +73,8 @@ export function baselineCounts(trials: readonly ReportTrial[]): { counts: Repeat
   }
   const done = trials.filter((t) => t.status === "done");
   const total = sumCosts(done.map((t) => t.costUsd));
-  return { counts: [...byKey.values()], meanTrialCostUsd: total === null || done.length === 0 ? null : total / done.length };
+  return {
+    counts: [...byKey.values()],
+    meanTrialCostUsd: total === null || done.length === 0 ? null : total / done.length,
+  };
 }

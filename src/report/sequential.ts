@@ -41,7 +41,10 @@ function logMixture(base: RepeatCounts, cand: RepeatCounts): number {
 /** max over p of the log likelihood with the candidate's rate p + shift (clamped to a valid range). */
 function logNullMax(base: RepeatCounts, cand: RepeatCounts, shift: number): number {
   const ll = (p: number) =>
-    xlogy(base.passes, p) + xlogy(base.n - base.passes, 1 - p) + xlogy(cand.passes, p + shift) + xlogy(cand.n - cand.passes, 1 - p - shift);
+    xlogy(base.passes, p) +
+    xlogy(base.n - base.passes, 1 - p) +
+    xlogy(cand.passes, p + shift) +
+    xlogy(cand.n - cand.passes, 1 - p - shift);
   let low = Math.max(0, -shift);
   let high = Math.min(1, 1 - shift);
   // The log likelihood is concave in p: a ternary search finds its maximum.

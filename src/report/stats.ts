@@ -150,7 +150,10 @@ export function bootstrapPassRateDiff(
   const level = opts.level ?? 0.95;
   const random = seededRandom(opts.seed ?? 1);
   const diffOf = (sample: readonly PairedCounts[]) => {
-    let bp = 0, bn = 0, cp = 0, cn = 0;
+    let bp = 0,
+      bn = 0,
+      cp = 0,
+      cn = 0;
     for (const t of sample) {
       bp += t.basePasses;
       bn += t.baseN;

@@ -61,7 +61,11 @@ export const SEPARATOR = Symbol("separator");
  * Renders rows as a table that fits `style.width`, dropping the lowest-priority columns first.
  * Returns the table without a trailing newline.
  */
-export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly (Row | typeof SEPARATOR)[], style: TableStyle): string {
+export function renderTable<Row>(
+  columns: readonly Column<Row>[],
+  rows: readonly (Row | typeof SEPARATOR)[],
+  style: TableStyle,
+): string {
   let shown = [...columns];
   for (;;) {
     const text = render(shown, rows, style);
@@ -72,7 +76,11 @@ export function renderTable<Row>(columns: readonly Column<Row>[], rows: readonly
   }
 }
 
-function render<Row>(columns: readonly Column<Row>[], rows: readonly (Row | typeof SEPARATOR)[], style: TableStyle): string {
+function render<Row>(
+  columns: readonly Column<Row>[],
+  rows: readonly (Row | typeof SEPARATOR)[],
+  style: TableStyle,
+): string {
   const table = new Table({
     head: columns.map((c) => paint(c.head, "bold", style.color)),
     style: { head: [], border: [], "padding-left": 1, "padding-right": 1, compact: true },
@@ -89,7 +97,10 @@ function render<Row>(columns: readonly Column<Row>[], rows: readonly (Row | type
         const raw = c.cell(row);
         const cell = typeof raw === "string" ? { text: raw } : raw;
         // Cells hold stored text (task ids, stop details, model output): one line, controls shown.
-        return { content: paint(oneLine(cell.text), cell.colour, style.color), hAlign: cell.align ?? c.align ?? "left" };
+        return {
+          content: paint(oneLine(cell.text), cell.colour, style.color),
+          hAlign: cell.align ?? c.align ?? "left",
+        };
       }),
     );
   }

@@ -40,7 +40,8 @@ interface CompareRow {
 
 function passesCell(s: TrialSetStats | null, summary: boolean): Cell {
   if (!s || s.trials + s.unfinished === 0) return { text: NONE };
-  const colour: Colour | undefined = s.n === 0 ? undefined : s.passes === s.n ? "green" : s.passes === 0 ? "red" : "yellow";
+  const colour: Colour | undefined =
+    s.n === 0 ? undefined : s.passes === s.n ? "green" : s.passes === 0 ? "red" : "yellow";
   let text = `${s.passes}/${s.n}`;
   if (summary) text += ` ${formatPercent(s.passRate, 0)} (${formatInterval(s.interval)})`;
   if (s.errors > 0) text += ` +${s.errors} err`;
@@ -57,18 +58,32 @@ function compareColumns(k: number): Column<CompareRow>[] {
     { head: "passes", priority: 98, cell: (r) => passesCell(r.stats, r.summary) },
     { head: `pass@${k}`, priority: 90, align: "right", cell: stat((s) => formatScore(s.passAtK)) },
     { head: `pass^${k}`, priority: 70, align: "right", cell: stat((s) => formatScore(s.passHatK)) },
-    { head: "mean cost", priority: 60, align: "right", cell: stat((s) => (s.trials === 0 ? NONE : formatUsd(s.meanCostUsd))) },
+    {
+      head: "mean cost",
+      priority: 60,
+      align: "right",
+      cell: stat((s) => (s.trials === 0 ? NONE : formatUsd(s.meanCostUsd))),
+    },
     { head: "cost/success", priority: 95, align: "right", cell: stat((s) => formatCostPerSuccess(s.costPerSuccess)) },
     { head: "p50 wall", priority: 85, align: "right", cell: stat((s) => formatMs(s.wallP50Ms)) },
     { head: "p95 wall", priority: 55, align: "right", cell: stat((s) => formatMs(s.wallP95Ms)) },
     { head: "turns", priority: 65, align: "right", cell: stat((s) => formatMean(s.meanTurns)) },
     { head: "actions", priority: 50, align: "right", cell: stat((s) => formatMean(s.meanActions)) },
-    { head: "cancelled", priority: 45, align: "right", cell: (r) => (r.stats ? { text: String(r.stats.cancelled), colour: r.stats.cancelled > 0 ? "dim" : undefined } : NONE) },
+    {
+      head: "cancelled",
+      priority: 45,
+      align: "right",
+      cell: (r) =>
+        r.stats ? { text: String(r.stats.cancelled), colour: r.stats.cancelled > 0 ? "dim" : undefined } : NONE,
+    },
     {
       head: "false succ.",
       priority: 80,
       align: "right",
-      cell: (r) => (r.stats ? { text: String(r.stats.falseSuccesses), colour: r.stats.falseSuccesses > 0 ? "red" : undefined } : NONE),
+      cell: (r) =>
+        r.stats
+          ? { text: String(r.stats.falseSuccesses), colour: r.stats.falseSuccesses > 0 ? "red" : undefined }
+          : NONE,
     },
     { head: "stop reasons", priority: 40, cell: stat((s) => formatStopMix(s.stopReasons)) },
   ];
@@ -80,7 +95,14 @@ export function compareTable(c: Comparison, style: TableStyle): string {
   for (const task of c.tasks) {
     c.groups.forEach((g, i) =>
       rows.push({
-        task: i === 0 ? task.key : i === 1 && task.changed ? "(task changed)" : i === 1 && task.changedAgents.length > 0 ? "(agent changed)" : "",
+        task:
+          i === 0
+            ? task.key
+            : i === 1 && task.changed
+              ? "(task changed)"
+              : i === 1 && task.changedAgents.length > 0
+                ? "(agent changed)"
+                : "",
         group: g.label,
         stats: task.cells[i],
         summary: false,
@@ -88,10 +110,14 @@ export function compareTable(c: Comparison, style: TableStyle): string {
     );
   }
   rows.push(SEPARATOR);
-  c.groups.forEach((g, i) => rows.push({ task: i === 0 ? "all tasks" : "", group: g.label, stats: g.summary, summary: true }));
+  c.groups.forEach((g, i) =>
+    rows.push({ task: i === 0 ? "all tasks" : "", group: g.label, stats: g.summary, summary: true }),
+  );
   const changed = [
     ...c.tasks.filter((t) => t.changed).map((t) => `${t.key}: ${TASK_CHANGED}`),
-    ...c.tasks.filter((t) => t.changedAgents.length > 0).map((t) => `${t.key}: ${AGENT_CHANGED} (${t.changedAgents.join(", ")})`),
+    ...c.tasks
+      .filter((t) => t.changedAgents.length > 0)
+      .map((t) => `${t.key}: ${AGENT_CHANGED} (${t.changedAgents.join(", ")})`),
   ];
   return [renderTable(compareColumns(c.k), rows, style), ...changed].join("\n");
 }
@@ -102,7 +128,9 @@ const list = (keys: readonly string[]) => (keys.length === 0 ? "none" : keys.joi
 /** The paired analysis of one candidate group against the base group, as indented lines. */
 export function pairedText(p: PairedAnalysis, style: TableStyle): string {
   const label = (s: string) => paint(s.padEnd(11), "dim", style.color);
-  const ci = p.diffInterval ? `, 95% bootstrap CI ${formatPoints(p.diffInterval.low)} to ${formatPoints(p.diffInterval.high)}` : "";
+  const ci = p.diffInterval
+    ? `, 95% bootstrap CI ${formatPoints(p.diffInterval.low)} to ${formatPoints(p.diffInterval.high)}`
+    : "";
   const sig = p.pValue < 0.05 ? paint("significant at 0.05", "yellow", style.color) : "not significant at 0.05";
   const d = p.deltas;
   return [
@@ -145,17 +173,43 @@ export function compareText(c: Comparison, style: TableStyle, verdict?: Regressi
 /** `umpire runs`: one row per stored run, newest first. */
 export function runsTable(runs: readonly RunSummary[], style: TableStyle): string {
   if (runs.length === 0) return "no runs stored yet: `umpire run` makes one\n";
-  const statusColour = (s: string): Colour | undefined => (s === "finished" ? "green" : s === "interrupted" ? "yellow" : "cyan");
+  const statusColour = (s: string): Colour | undefined =>
+    s === "finished" ? "green" : s === "interrupted" ? "yellow" : "cyan";
   const columns: Column<RunSummary>[] = [
     { head: "run", priority: 100, cell: (r) => r.id },
     { head: "started (UTC)", priority: 60, cell: (r) => formatTime(r.startedAt) },
     { head: "status", priority: 90, cell: (r) => ({ text: r.status, colour: statusColour(r.status) }) },
     { head: "tags", priority: 50, cell: (r) => (r.tags.length ? r.tags.join(", ") : NONE) },
-    { head: "trials", priority: 80, align: "right", cell: (r) => (r.done === r.trials ? String(r.trials) : `${r.done}/${r.trials}`) },
-    { head: "passed", priority: 95, align: "right", cell: (r) => ({ text: String(r.passed), colour: r.passed === r.done && r.done > 0 ? "green" : undefined }) },
-    { head: "failed", priority: 85, align: "right", cell: (r) => ({ text: String(r.failed), colour: r.failed > 0 ? "red" : undefined }) },
-    { head: "errors", priority: 70, align: "right", cell: (r) => ({ text: String(r.errors), colour: r.errors > 0 ? "yellow" : undefined }) },
-    { head: "cancelled", priority: 68, align: "right", cell: (r) => ({ text: String(r.cancelled), colour: r.cancelled > 0 ? "yellow" : undefined }) },
+    {
+      head: "trials",
+      priority: 80,
+      align: "right",
+      cell: (r) => (r.done === r.trials ? String(r.trials) : `${r.done}/${r.trials}`),
+    },
+    {
+      head: "passed",
+      priority: 95,
+      align: "right",
+      cell: (r) => ({ text: String(r.passed), colour: r.passed === r.done && r.done > 0 ? "green" : undefined }),
+    },
+    {
+      head: "failed",
+      priority: 85,
+      align: "right",
+      cell: (r) => ({ text: String(r.failed), colour: r.failed > 0 ? "red" : undefined }),
+    },
+    {
+      head: "errors",
+      priority: 70,
+      align: "right",
+      cell: (r) => ({ text: String(r.errors), colour: r.errors > 0 ? "yellow" : undefined }),
+    },
+    {
+      head: "cancelled",
+      priority: 68,
+      align: "right",
+      cell: (r) => ({ text: String(r.cancelled), colour: r.cancelled > 0 ? "yellow" : undefined }),
+    },
     { head: "cost", priority: 75, align: "right", cell: (r) => formatUsd(r.costUsd) },
     { head: "models", priority: 40, cell: (r) => r.models.join(", ") || NONE },
     { head: "modes", priority: 45, cell: (r) => r.modes.join(", ") || NONE },
@@ -182,21 +236,28 @@ export interface TrialDetail {
 export function turnLines(turns: readonly TurnRecord[], actions: readonly ActionRecord[], style: TableStyle): string[] {
   const lines: string[] = [];
   for (const turn of turns) {
-    const usage = turn.usage ? `${formatTokens(turn.usage.inputTokens)} in / ${formatTokens(turn.usage.outputTokens)} out` : "tokens unknown";
+    const usage = turn.usage
+      ? `${formatTokens(turn.usage.inputTokens)} in / ${formatTokens(turn.usage.outputTokens)} out`
+      : "tokens unknown";
     const ttft = turn.ttftMs !== null ? ` (first token ${formatMs(turn.ttftMs)})` : "";
     const retries = turn.retries > 0 ? `, ${turn.retries} retries` : "";
     const flags = Object.keys(turn.flags).length > 0 ? `, flags ${JSON.stringify(turn.flags)}` : "";
-    lines.push(`   turn ${turn.idx}: ${turn.outcome}, model ${formatMs(turn.modelMs)}${ttft}${retries}, ${usage}, cost ${formatUsd(turn.costUsd)}${flags}`);
+    lines.push(
+      `   turn ${turn.idx}: ${turn.outcome}, model ${formatMs(turn.modelMs)}${ttft}${retries}, ${usage}, cost ${formatUsd(turn.costUsd)}${flags}`,
+    );
     if (turn.note) lines.push(`      note: ${oneLine(turn.note)}`);
     for (const a of actions.filter((x) => x.turnIdx === turn.idx)) {
       const colour: Colour | undefined = a.status === "success" ? undefined : a.status === "skipped" ? "dim" : "yellow";
-      lines.push(`      ${a.tool} ${paint(a.status, colour, style.color)} ${formatMs(a.executorMs)}: ${oneLine(a.message)}`);
+      lines.push(
+        `      ${a.tool} ${paint(a.status, colour, style.color)} ${formatMs(a.executorMs)}: ${oneLine(a.message)}`,
+      );
     }
   }
   return lines;
 }
 
-const verdictColour = (v: string | null): Colour | undefined => (v === "passed" ? "green" : v === "failed" ? "red" : v === "error" ? "yellow" : v === "cancelled" ? "dim" : undefined);
+const verdictColour = (v: string | null): Colour | undefined =>
+  v === "passed" ? "green" : v === "failed" ? "red" : v === "error" ? "yellow" : v === "cancelled" ? "dim" : undefined;
 const yesNo = (b: boolean | null) => (b === null ? NONE : b ? "yes" : "no");
 
 function tokensCell(t: TrialRecord): string {
@@ -229,8 +290,14 @@ export function trialDetailText(d: TrialDetail, style: TableStyle): string {
   const t = d.trial;
   const head = `${paint(`#${t.seq}`, "dim", style.color)} ${oneLine(t.taskId)} · ${t.mode} · ${oneLine(t.model)} · repeat ${t.repeat}: ${paint(t.verdict ?? t.status, verdictColour(t.verdict), style.color)}`;
   const lines = [head];
-  if (t.stopReason) lines.push(`   stop: ${t.stopReason}${t.stopDetail ? `: ${oneLine(t.stopDetail)}` : ""}; claimed ${yesNo(t.claimed)}, verified ${yesNo(t.verified)}${t.retried ? "; retried after an infrastructure error" : ""}`);
-  if (t.sandbox === "none") lines.push(`   sandbox: ${paint("none", "yellow", style.color)} (the agent's code ran with this user's files, processes and network; its storage and workspace checks did not decide)`);
+  if (t.stopReason)
+    lines.push(
+      `   stop: ${t.stopReason}${t.stopDetail ? `: ${oneLine(t.stopDetail)}` : ""}; claimed ${yesNo(t.claimed)}, verified ${yesNo(t.verified)}${t.retried ? "; retried after an infrastructure error" : ""}`,
+    );
+  if (t.sandbox === "none")
+    lines.push(
+      `   sandbox: ${paint("none", "yellow", style.color)} (the agent's code ran with this user's files, processes and network; its storage and workspace checks did not decide)`,
+    );
   else if (t.sandbox) lines.push(`   sandbox: ${t.sandbox}`);
   if (t.inputTokens !== null) {
     lines.push(
@@ -238,7 +305,12 @@ export function trialDetailText(d: TrialDetail, style: TableStyle): string {
     );
   } else if (t.status === "done") lines.push(`   tokens: unknown; cost ${formatUsd(t.costUsd)}`);
   if (t.wallMs !== null) {
-    const e = explainDuration(t.wallMs, { modelMs: t.modelMs ?? 0, executorMs: t.executorMs ?? 0, captureMs: t.captureMs ?? 0, checkMs: t.checkMs ?? 0 });
+    const e = explainDuration(t.wallMs, {
+      modelMs: t.modelMs ?? 0,
+      executorMs: t.executorMs ?? 0,
+      captureMs: t.captureMs ?? 0,
+      checkMs: t.checkMs ?? 0,
+    });
     lines.push(
       `   time: wall ${formatMs(e.wallMs)} = model ${formatMs(e.modelMs)} + executor ${formatMs(e.executorMs)} + capture ${formatMs(e.captureMs)} + checks ${formatMs(e.checkMs)} + other ${formatMs(Math.max(0, e.otherMs))}${t.ttftMsAvg !== null ? `; mean time to first token ${formatMs(t.ttftMsAvg)}` : ""}`,
     );
@@ -247,7 +319,9 @@ export function trialDetailText(d: TrialDetail, style: TableStyle): string {
   if (t.error) lines.push(`   error: ${paint(oneLine(t.error), "yellow", style.color)}`);
   for (const c of d.checks) {
     const mark = c.pass ? paint("pass", "green", style.color) : paint("FAIL", "red", style.color);
-    lines.push(`   ${mark} ${c.kind} "${c.name}" (${c.required ? "required" : "advisory"}, ${c.confidence}): ${oneLine(c.reason)}`);
+    lines.push(
+      `   ${mark} ${c.kind} "${c.name}" (${c.required ? "required" : "advisory"}, ${c.confidence}): ${oneLine(c.reason)}`,
+    );
   }
   if (d.turns) lines.push(...turnLines(d.turns, d.actions ?? [], style));
   return lines.join("\n");
@@ -262,14 +336,26 @@ export function showText(run: RunRecord, details: readonly TrialDetail[], style:
     { head: "model", priority: 96, cell: (d) => d.trial.model },
     { head: "mode", priority: 98, cell: (d) => ({ text: d.trial.mode, colour: "cyan" }) },
     { head: "rep", priority: 55, align: "right", cell: (d) => String(d.trial.repeat) },
-    { head: "verdict", priority: 99, cell: (d) => ({ text: `${d.trial.verdict ?? d.trial.status}${d.trial.rejudgedAt ? " (re-judged)" : ""}`, colour: verdictColour(d.trial.verdict) }) },
+    {
+      head: "verdict",
+      priority: 99,
+      cell: (d) => ({
+        text: `${d.trial.verdict ?? d.trial.status}${d.trial.rejudgedAt ? " (re-judged)" : ""}`,
+        colour: verdictColour(d.trial.verdict),
+      }),
+    },
     { head: "stop reason", priority: 97, cell: (d) => d.trial.stopReason ?? NONE },
     { head: "claimed", priority: 70, cell: (d) => yesNo(d.trial.claimed) },
     { head: "verified", priority: 75, cell: (d) => yesNo(d.trial.verified) },
     { head: "turns", priority: 80, align: "right", cell: (d) => String(d.trial.turns) },
     { head: "actions", priority: 78, align: "right", cell: (d) => String(d.trial.actions) },
     { head: "tokens in/out", priority: 50, align: "right", cell: (d) => tokensCell(d.trial) },
-    { head: "cost", priority: 85, align: "right", cell: (d) => (d.trial.status === "done" ? formatUsd(d.trial.costUsd) : NONE) },
+    {
+      head: "cost",
+      priority: 85,
+      align: "right",
+      cell: (d) => (d.trial.status === "done" ? formatUsd(d.trial.costUsd) : NONE),
+    },
     { head: "wall", priority: 90, align: "right", cell: (d) => formatMs(d.trial.wallMs) },
   ];
   const table = details.length > 0 ? renderTable(columns, details, style) : "(no trials)";

@@ -31,9 +31,21 @@ export interface TrialJson {
   checks: { kind: string; name: string; required: boolean; pass: boolean; confidence: string; reason: string }[];
   turns: number;
   actions: number;
-  usage: { inputTokens: number | null; outputTokens: number | null; reasoningTokens: number | null; cachedTokens: number | null };
+  usage: {
+    inputTokens: number | null;
+    outputTokens: number | null;
+    reasoningTokens: number | null;
+    cachedTokens: number | null;
+  };
   costUsd: number | null;
-  timing: { wallMs: number | null; modelMs: number | null; executorMs: number | null; captureMs: number | null; checkMs: number | null; ttftMsAvg: number | null };
+  timing: {
+    wallMs: number | null;
+    modelMs: number | null;
+    executorMs: number | null;
+    captureMs: number | null;
+    checkMs: number | null;
+    ttftMsAvg: number | null;
+  };
   metrics: Record<string, unknown>;
   error: string | null;
   folder: string | null;
@@ -65,7 +77,14 @@ export function trialToJson(trial: TrialRecord, checks: readonly CheckLike[]): T
     claimed: trial.claimed,
     verified: trial.verified,
     answer: trial.answer,
-    checks: checks.map((c) => ({ kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason })),
+    checks: checks.map((c) => ({
+      kind: c.kind,
+      name: c.name,
+      required: c.required,
+      pass: c.pass,
+      confidence: c.confidence,
+      reason: c.reason,
+    })),
     turns: trial.turns,
     actions: trial.actions,
     usage: {

@@ -6,7 +6,10 @@
 import type { AgentSession } from "../agent/session.js";
 import type { AgentSessionLike } from "./loop.js";
 
-export function bridgeAgentSession(session: AgentSession, options: { readsPageLayout?: boolean } = {}): AgentSessionLike {
+export function bridgeAgentSession(
+  session: AgentSession,
+  options: { readsPageLayout?: boolean } = {},
+): AgentSessionLike {
   return {
     ...(options.readsPageLayout !== undefined ? { readsPageLayout: options.readsPageLayout } : {}),
     async nextTurn(observation, signal) {
@@ -31,7 +34,15 @@ export function bridgeAgentSession(session: AgentSession, options: { readsPageLa
         timing: { modelMs: turn.timing.modelMs, ttftMs: turn.timing.ttftMs ?? null, retries: turn.timing.retries },
         finishReason: turn.finishReason,
         failures: turn.failures,
-        ...(turn.error ? { error: { code: turn.error.code, message: turn.error.message, ...(turn.error.status !== undefined ? { status: turn.error.status } : {}) } } : {}),
+        ...(turn.error
+          ? {
+              error: {
+                code: turn.error.code,
+                message: turn.error.message,
+                ...(turn.error.status !== undefined ? { status: turn.error.status } : {}),
+              },
+            }
+          : {}),
       };
     },
     addResults(results) {
@@ -44,7 +55,10 @@ export function bridgeAgentSession(session: AgentSession, options: { readsPageLa
       );
     },
     estimateInputTokens(observation) {
-      return session.estimateInputTokens({ screenshot: { data: observation.png, mimeType: "image/png" }, ...(observation.text !== undefined ? { text: observation.text } : {}) });
+      return session.estimateInputTokens({
+        screenshot: { data: observation.png, mimeType: "image/png" },
+        ...(observation.text !== undefined ? { text: observation.text } : {}),
+      });
     },
     addUserText(text) {
       session.addUserText(text);

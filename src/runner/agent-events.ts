@@ -14,22 +14,50 @@ export const MAX_EVENT_LINE = 64 * 1024;
 /** Events past this many are counted, not merged. */
 export const MAX_AGENT_EVENTS = 2_000;
 
-const ToolRequest = z.object({ tool_name: z.string().min(1).max(100), args: z.record(z.string(), z.unknown()).optional(), id: z.string().max(200).optional() }).passthrough();
+const ToolRequest = z
+  .object({
+    tool_name: z.string().min(1).max(100),
+    args: z.record(z.string(), z.unknown()).optional(),
+    id: z.string().max(200).optional(),
+  })
+  .passthrough();
 const text = z.string().max(20_000).nullable().optional();
 
 /** The `AgentEvent` kinds an agent may report, with the fields umpire reads from each. */
 const AgentEventData = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("policy_event"), reasoning_content: text, content: text, tool_reqs: z.array(ToolRequest).max(50).default([]), validation_errors: z.array(z.string()).optional() }).passthrough(),
+  z
+    .object({
+      kind: z.literal("policy_event"),
+      reasoning_content: text,
+      content: text,
+      tool_reqs: z.array(ToolRequest).max(50).default([]),
+      validation_errors: z.array(z.string()).optional(),
+    })
+    .passthrough(),
   z.object({ kind: z.literal("tool_result"), tool_req: ToolRequest, result: z.unknown().optional() }).passthrough(),
-  z.object({ kind: z.literal("answer_event"), answer: z.union([z.string(), z.record(z.string(), z.unknown())]), outcome: z.string().max(100).nullable().optional() }).passthrough(),
-  z.object({ kind: z.literal("error_event"), error: z.string().max(20_000), origin: z.string().max(100).optional() }).passthrough(),
+  z
+    .object({
+      kind: z.literal("answer_event"),
+      answer: z.union([z.string(), z.record(z.string(), z.unknown())]),
+      outcome: z.string().max(100).nullable().optional(),
+    })
+    .passthrough(),
+  z
+    .object({ kind: z.literal("error_event"), error: z.string().max(20_000), origin: z.string().max(100).optional() })
+    .passthrough(),
   z.object({ kind: z.literal("message_event"), content: z.unknown() }).passthrough(),
   z.object({ kind: z.literal("flow_event"), flow: z.string().max(100) }).passthrough(),
 ]);
 
 const Envelope = z.discriminatedUnion("type", [
   z.object({ type: z.literal("AgentEvent"), data: AgentEventData, timestamp: z.string().max(64).optional() }).strict(),
-  z.object({ type: z.literal("MetricsUpdateEvent"), data: z.object({ metrics: z.record(z.string(), z.unknown()) }).passthrough(), timestamp: z.string().max(64).optional() }).strict(),
+  z
+    .object({
+      type: z.literal("MetricsUpdateEvent"),
+      data: z.object({ metrics: z.record(z.string(), z.unknown()) }).passthrough(),
+      timestamp: z.string().max(64).optional(),
+    })
+    .strict(),
 ]);
 export type AgentEnvelope = z.infer<typeof Envelope>;
 
@@ -37,7 +65,8 @@ export type ParsedLine = { ok: true; event: AgentEnvelope } | { ok: false; reaso
 
 /** Parses one line the agent wrote. */
 export function parseAgentEventLine(line: string): ParsedLine {
-  if (line.length > MAX_EVENT_LINE) return { ok: false, reason: `line is ${line.length} characters, more than ${MAX_EVENT_LINE}` };
+  if (line.length > MAX_EVENT_LINE)
+    return { ok: false, reason: `line is ${line.length} characters, more than ${MAX_EVENT_LINE}` };
   let json: unknown;
   try {
     json = JSON.parse(line);
@@ -76,8 +105,16 @@ export class LineBuffer {
 /** The result file the agent writes at `UMPIRE_RESULT_FILE`. */
 export const AgentResultSchema = z
   .object({
-    answer: z.string().max(20_000).nullable().optional().describe("The agent's final answer (what an `answer` action would carry)"),
-    outcome: z.enum(["success", "failure", "infeasible", "unknown"]).optional().describe("The agent's own assessment; the checks decide the verdict"),
+    answer: z
+      .string()
+      .max(20_000)
+      .nullable()
+      .optional()
+      .describe("The agent's final answer (what an `answer` action would carry)"),
+    outcome: z
+      .enum(["success", "failure", "infeasible", "unknown"])
+      .optional()
+      .describe("The agent's own assessment; the checks decide the verdict"),
     usage: z
       .object({
         inputTokens: z.number().int().min(0),
@@ -88,7 +125,11 @@ export const AgentResultSchema = z
       .strict()
       .optional()
       .describe("Tokens the agent's own model calls used, for cost"),
-    model: z.string().max(200).optional().describe("The model the agent used, for pricing (default: the agent definition's model)"),
+    model: z
+      .string()
+      .max(200)
+      .optional()
+      .describe("The model the agent used, for pricing (default: the agent definition's model)"),
   })
   .strict();
 export type AgentResult = z.infer<typeof AgentResultSchema>;
@@ -105,7 +146,10 @@ export function parseAgentResult(text: string): { ok: true; result: AgentResult 
   const parsed = AgentResultSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { ok: false, reason: `the result file's ${issue.path.length ? issue.path.join(".") : "top level"}: ${issue.message}` };
+    return {
+      ok: false,
+      reason: `the result file's ${issue.path.length ? issue.path.join(".") : "top level"}: ${issue.message}`,
+    };
   }
   return { ok: true, result: parsed.data };
 }

@@ -47,12 +47,33 @@ export function sandboxUnavailable(binary: string = BWRAP): string | null {
 }
 
 function probe(binary: string): string | null {
-  if (!existsSync(binary)) return binary === BWRAP ? `${BWRAP} is not installed (apt-get install bubblewrap)` : `${binary} (UMPIRE_BWRAP) does not exist`;
-  const r = spawnSync(binary, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], {
-    encoding: "utf8",
-    timeout: 20_000,
-  });
-  return r.status === 0 ? null : `bubblewrap could not make its namespaces: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().slice(0, 300)}`;
+  if (!existsSync(binary))
+    return binary === BWRAP
+      ? `${BWRAP} is not installed (apt-get install bubblewrap)`
+      : `${binary} (UMPIRE_BWRAP) does not exist`;
+  const r = spawnSync(
+    binary,
+    [
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--unshare-pid",
+      "--unshare-net",
+      "--die-with-parent",
+      "true",
+    ],
+    {
+      encoding: "utf8",
+      timeout: 20_000,
+    },
+  );
+  return r.status === 0
+    ? null
+    : `bubblewrap could not make its namespaces: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().slice(0, 300)}`;
 }
 
 /** One destination the sandbox may reach, as `host:port`. */
@@ -68,7 +89,10 @@ export interface Egress {
  * The trial's one way out of the sandbox: each connection names `host:port` on its first line and
  * is tunnelled only when that destination is allowed; anything else is refused and reported.
  */
-export async function openEgress(allowed: ReadonlySet<Destination>, onRefused: (destination: string) => void): Promise<Egress> {
+export async function openEgress(
+  allowed: ReadonlySet<Destination>,
+  onRefused: (destination: string) => void,
+): Promise<Egress> {
   const dir = mkdtempSync(join(tmpdir(), "umpire-egress-"));
   chmodSync(dir, 0o700);
   const socket = join(dir, "egress.sock");
@@ -90,7 +114,9 @@ export async function openEgress(allowed: ReadonlySet<Destination>, onRefused: (
       const destination = head.slice(0, end).trim().slice(0, 300);
       if (!allowed.has(destination)) {
         onRefused(destination);
-        inside.end(`no: umpire's sandbox does not let the agent reach ${destination} (declare model endpoints in the agent's network)\n`);
+        inside.end(
+          `no: umpire's sandbox does not let the agent reach ${destination} (declare model endpoints in the agent's network)\n`,
+        );
         return;
       }
       const at = destination.lastIndexOf(":");
@@ -152,13 +178,27 @@ function agentTreeUnderPrivate(path: string): string | undefined {
 
 /** The argv that runs the agent's command inside the sandbox. */
 export function sandboxArgv(plan: SandboxPlan): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...PRIVATE_FOLDERS.flatMap((f) => ["--tmpfs", f]), "--dir", "/tmp/home"];
+  const args = [
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    ...PRIVATE_FOLDERS.flatMap((f) => ["--tmpfs", f]),
+    "--dir",
+    "/tmp/home",
+  ];
   // The agent's tree, and umpire's own (an agent may use the packages installed beside umpire), when private.
-  const trees = new Set([agentTreeUnderPrivate(plan.cwd), agentTreeUnderPrivate(INIT_SCRIPT)].filter((t) => t !== undefined));
+  const trees = new Set(
+    [agentTreeUnderPrivate(plan.cwd), agentTreeUnderPrivate(INIT_SCRIPT)].filter((t) => t !== undefined),
+  );
   for (const tree of trees) args.push("--ro-bind", tree, tree);
   const hidden = [...new Set(plan.hide)].filter((path) => existsSync(path));
   const holdsCwd = (path: string) => plan.cwd === path || plan.cwd.startsWith(`${path}/`);
-  const mask = (path: string) => (statSync(path).isDirectory() ? args.push("--tmpfs", path) : args.push("--ro-bind", "/dev/null", path));
+  const mask = (path: string) =>
+    statSync(path).isDirectory() ? args.push("--tmpfs", path) : args.push("--ro-bind", "/dev/null", path);
   // Hidden folders that hold the agent's own folder first, then its folder over them, then the ones inside it.
   for (const path of hidden.filter(holdsCwd)) mask(path);
   args.push("--ro-bind", plan.cwd, plan.cwd);
@@ -166,11 +206,26 @@ export function sandboxArgv(plan: SandboxPlan): string[] {
   // Its trial folder (writable) and the init script, over the hidden places.
   args.push("--bind", plan.agentDir, plan.agentDir, "--ro-bind", INIT_SCRIPT, "/tmp/umpire-init.mjs");
   args.push("--bind", plan.egressSocket, "/tmp/umpire-egress.sock");
-  args.push("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent", "--new-session");
+  args.push(
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--die-with-parent",
+    "--new-session",
+  );
   args.push("--clearenv");
   for (const [name, value] of Object.entries(plan.env)) args.push("--setenv", name, value);
   args.push("--chdir", plan.cwd);
-  const init = { socket: "/tmp/umpire-egress.sock", forwards: plan.forwards, proxyPort: plan.proxyPort, command: plan.command, cwd: plan.cwd, readyFd: SANDBOX_READY_FD };
+  const init = {
+    socket: "/tmp/umpire-egress.sock",
+    forwards: plan.forwards,
+    proxyPort: plan.proxyPort,
+    command: plan.command,
+    cwd: plan.cwd,
+    readyFd: SANDBOX_READY_FD,
+  };
   args.push(process.execPath, "/tmp/umpire-init.mjs", JSON.stringify(init));
   return args;
 }
@@ -183,7 +238,12 @@ const BASE_VARIABLES = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM"];
  * config passes (`passEnv`), its `env` values, and the `UMPIRE_*` contract. Whatever else umpire's
  * environment holds (HAI_API_KEY, the run's --api-key-env, anything) stays out.
  */
-export function agentEnvironment(parent: NodeJS.ProcessEnv, passEnv: readonly string[], own: Record<string, string>, contract: Record<string, string>): Record<string, string> {
+export function agentEnvironment(
+  parent: NodeJS.ProcessEnv,
+  passEnv: readonly string[],
+  own: Record<string, string>,
+  contract: Record<string, string>,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of [...BASE_VARIABLES, ...passEnv]) {
     const value = parent[name];

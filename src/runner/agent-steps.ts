@@ -176,7 +176,8 @@ export class StepFollower {
       args: (data.tool_req.args ?? {}) as Record<string, unknown>,
     });
     const { actions } = this.task.limits;
-    if (out.actions > actions) this.sinks.stop("action_limit", `the agent reported action ${out.actions} of ${actions} allowed`);
+    if (out.actions > actions)
+      this.sinks.stop("action_limit", `the agent reported action ${out.actions} of ${actions} allowed`);
   }
 }
 

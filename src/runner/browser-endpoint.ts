@@ -39,7 +39,11 @@ export function parseBrowserEndpoint(raw: string): BrowserEndpoint {
   try {
     url = new URL(text);
   } catch {
-    throw new UmpireError("usage", `--browser-endpoint ${raw}: not a URL`, "e.g. --browser-endpoint ws://browsers.internal:3000/?capacity=8");
+    throw new UmpireError(
+      "usage",
+      `--browser-endpoint ${raw}: not a URL`,
+      "e.g. --browser-endpoint ws://browsers.internal:3000/?capacity=8",
+    );
   }
   const scheme = url.protocol.replace(/:$/, "").toLowerCase();
   if (!["ws", "wss", "http", "https"].includes(scheme)) {
@@ -54,7 +58,11 @@ export function parseBrowserEndpoint(raw: string): BrowserEndpoint {
   if (given !== null) {
     const n = Number(given);
     if (!Number.isInteger(n) || n < 1 || n > MAX_CAPACITY) {
-      throw new UmpireError("usage", `--browser-endpoint ${labelOf(url)}: capacity=${given} is not a whole number from 1 to ${MAX_CAPACITY}`, "e.g. ?capacity=8");
+      throw new UmpireError(
+        "usage",
+        `--browser-endpoint ${labelOf(url)}: capacity=${given} is not a whole number from 1 to ${MAX_CAPACITY}`,
+        "e.g. ?capacity=8",
+      );
     }
     capacity = n;
     url.searchParams.delete("capacity");
@@ -95,7 +103,10 @@ export async function connectEndpoint(endpoint: BrowserEndpoint, timeoutMs: numb
   try {
     return await Promise.race([attempt, deadline]);
   } catch (error) {
-    attempt.then((late) => late.close().catch(() => undefined), () => undefined);
+    attempt.then(
+      (late) => late.close().catch(() => undefined),
+      () => undefined,
+    );
     throw new Error(firstLine(error));
   } finally {
     clearTimeout(timer);

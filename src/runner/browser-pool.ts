@@ -37,9 +37,10 @@ export function createLocalBrowserProvider(launch: () => Promise<Browser> = () =
       const launching = launch();
       current = launching;
       launching.then(
-        (browser) => browser.on("disconnected", () => {
-          if (current === launching) current = undefined; // a crash: the next trial relaunches
-        }),
+        (browser) =>
+          browser.on("disconnected", () => {
+            if (current === launching) current = undefined; // a crash: the next trial relaunches
+          }),
         () => {
           if (current === launching) current = undefined;
         },
@@ -106,7 +107,8 @@ interface EndpointSlot {
  * full, and uses the local fallback only when no endpoint is up or coming up.
  */
 export function createRemoteBrowserProvider(options: RemoteProviderOptions): RemoteBrowserProvider {
-  if (options.endpoints.length === 0) throw new UmpireError("usage", "no browser endpoint given", "pass --browser-endpoint URL at least once");
+  if (options.endpoints.length === 0)
+    throw new UmpireError("usage", "no browser endpoint given", "pass --browser-endpoint URL at least once");
   return new RemoteBrowsers(options);
 }
 
@@ -197,7 +199,12 @@ class RemoteBrowsers implements RemoteBrowserProvider {
     const now = Date.now();
     for (const slot of this.slots) {
       if (slot.browser && !slot.browser.isConnected()) this.onDisconnected(slot, slot.browser);
-      if (!slot.browser && !slot.connecting && (slot.downSince === undefined || now - slot.downSince >= this.retryDownAfterMs)) void this.dial(slot);
+      if (
+        !slot.browser &&
+        !slot.connecting &&
+        (slot.downSince === undefined || now - slot.downSince >= this.retryDownAfterMs)
+      )
+        void this.dial(slot);
     }
   }
 
@@ -233,12 +240,16 @@ class RemoteBrowsers implements RemoteBrowserProvider {
   private onDisconnected(slot: EndpointSlot, browser: Browser): void {
     if (slot.browser !== browser || this.closed) return;
     slot.browser = undefined;
-    this.notice(`browser endpoint ${slot.spec.label} disconnected; its running trials end as environment_error and are retried; reconnecting`);
+    this.notice(
+      `browser endpoint ${slot.spec.label} disconnected; its running trials end as environment_error and are retried; reconnecting`,
+    );
     void this.dial(slot).then(() => {
       if (slot.browser) this.notice(`browser endpoint ${slot.spec.label} reconnected`);
       else {
         const others = this.slots.some((s) => s !== slot && s.browser) ? "" : " or run locally";
-        this.notice(`browser endpoint ${slot.spec.label} is down (${slot.lastError}); trials go to the other endpoints${others}`);
+        this.notice(
+          `browser endpoint ${slot.spec.label} is down (${slot.lastError}); trials go to the other endpoints${others}`,
+        );
       }
     });
   }

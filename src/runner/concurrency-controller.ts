@@ -170,12 +170,19 @@ export class ConcurrencyController {
       const cpu = `CPU ${Math.round(busy * 100)}% busy on ${o.cores} core${o.cores === 1 ? "" : "s"}`;
       const mem = `${Math.round(o.memoryAvailable * 100)}% of memory available`;
       const calm = o.now >= this.lastCutAt + this.s.cooldownMs;
-      if (busy >= this.s.cpuCut && calm) return this.cut(0.75, "cpu", `${cpu} at ${this.value} in flight (saturated)`, o.now);
+      if (busy >= this.s.cpuCut && calm)
+        return this.cut(0.75, "cpu", `${cpu} at ${this.value} in flight (saturated)`, o.now);
       if (this.rawSaturatedRun >= 2 && calm) {
         const raw = `CPU ${Math.round(o.cpuBusy * 100)}% busy on ${o.cores} core${o.cores === 1 ? "" : "s"}`;
-        return this.cut(0.75, "cpu", `${raw} in ${this.rawSaturatedRun} samples in a row at ${this.value} in flight (saturated)`, o.now);
+        return this.cut(
+          0.75,
+          "cpu",
+          `${raw} in ${this.rawSaturatedRun} samples in a row at ${this.value} in flight (saturated)`,
+          o.now,
+        );
       }
-      if (o.memoryAvailable <= this.s.memoryCut && calm) return this.cut(0.75, "memory", `${mem} at ${this.value} in flight`, o.now);
+      if (o.memoryAvailable <= this.s.memoryCut && calm)
+        return this.cut(0.75, "memory", `${mem} at ${this.value} in flight`, o.now);
       return null;
     }
     // A turn answered.
@@ -224,13 +231,32 @@ export class ConcurrencyController {
   }
 
   private holdReason(now: number): { kind: PressureKind; reason: string } | null {
-    if (now < this.noRiseBefore) return { kind: "rate_limited", reason: `waiting out the endpoint's retry-after (${formatMs(this.noRiseBefore - now)} left)` };
+    if (now < this.noRiseBefore)
+      return {
+        kind: "rate_limited",
+        reason: `waiting out the endpoint's retry-after (${formatMs(this.noRiseBefore - now)} left)`,
+      };
     if (this.cpu && this.cpu.busy >= this.s.cpuHold) {
-      return { kind: "cpu", reason: `CPU ${Math.round(this.cpu.busy * 100)}% busy on ${this.cpu.cores} core${this.cpu.cores === 1 ? "" : "s"} at ${this.value} in flight` };
+      return {
+        kind: "cpu",
+        reason: `CPU ${Math.round(this.cpu.busy * 100)}% busy on ${this.cpu.cores} core${this.cpu.cores === 1 ? "" : "s"} at ${this.value} in flight`,
+      };
     }
-    if (this.memory !== null && this.memory <= this.s.memoryHold) return { kind: "memory", reason: `${Math.round(this.memory * 100)}% of memory available at ${this.value} in flight` };
-    if (this.ewma !== null && this.baseline !== null && this.ewma - this.baseline > this.s.latencyFloorMs && this.ewma >= this.baseline * this.s.latencyHold) {
-      return { kind: "latency", reason: `model latency grew from ${formatMs(this.baseline)} to ${formatMs(this.ewma)} at ${this.value} in flight` };
+    if (this.memory !== null && this.memory <= this.s.memoryHold)
+      return {
+        kind: "memory",
+        reason: `${Math.round(this.memory * 100)}% of memory available at ${this.value} in flight`,
+      };
+    if (
+      this.ewma !== null &&
+      this.baseline !== null &&
+      this.ewma - this.baseline > this.s.latencyFloorMs &&
+      this.ewma >= this.baseline * this.s.latencyHold
+    ) {
+      return {
+        kind: "latency",
+        reason: `model latency grew from ${formatMs(this.baseline)} to ${formatMs(this.ewma)} at ${this.value} in flight`,
+      };
     }
     return null;
   }
@@ -240,11 +266,17 @@ export class ConcurrencyController {
     if (!(modelMs >= 0)) return null;
     this.ewma = this.ewma === null ? modelMs : this.ewma + EWMA_ALPHA * (modelMs - this.ewma);
     this.samples += 1;
-    if (this.samples >= BASELINE_TURNS) this.baseline = this.baseline === null ? this.ewma : Math.min(this.baseline, this.ewma);
+    if (this.samples >= BASELINE_TURNS)
+      this.baseline = this.baseline === null ? this.ewma : Math.min(this.baseline, this.ewma);
     if (this.s.pinned || this.baseline === null) return null;
     const grown = this.ewma - this.baseline > this.s.latencyFloorMs && this.ewma >= this.baseline * this.s.latencyCut;
     if (!grown || now < this.lastCutAt + this.s.cooldownMs) return null;
-    const decision = this.cut(0.75, "latency", `model latency grew from ${formatMs(this.baseline)} to ${formatMs(this.ewma)} at ${this.value} in flight`, now);
+    const decision = this.cut(
+      0.75,
+      "latency",
+      `model latency grew from ${formatMs(this.baseline)} to ${formatMs(this.ewma)} at ${this.value} in flight`,
+      now,
+    );
     // Judge the smaller load afresh rather than cutting again on the same slow turns.
     this.ewma = this.baseline;
     return decision;
@@ -257,7 +289,14 @@ export class ConcurrencyController {
     this.answered = 0;
     this.samplesAtLevel = 0;
     this.counts.rises += 1;
-    return this.record({ action: "rise", from, to: this.value, pressure: null, reason: "a full round of turns answered without pressure", now });
+    return this.record({
+      action: "rise",
+      from,
+      to: this.value,
+      pressure: null,
+      reason: "a full round of turns answered without pressure",
+      now,
+    });
   }
 
   private cut(factor: number, pressure: PressureKind, reason: string, now: number): Decision {

@@ -65,12 +65,14 @@ export class ConcurrencyGate {
       this.queue.push({
         key,
         start: () => {
-          fn().then(resolve, reject).finally(() => {
-            this.running -= 1;
-            this.inFlight.set(key, (this.inFlight.get(key) ?? 1) - 1);
-            if (this.running === 0 && this.queue.length === 0) this.stopSampling();
-            this.pump();
-          });
+          fn()
+            .then(resolve, reject)
+            .finally(() => {
+              this.running -= 1;
+              this.inFlight.set(key, (this.inFlight.get(key) ?? 1) - 1);
+              if (this.running === 0 && this.queue.length === 0) this.stopSampling();
+              this.pump();
+            });
         },
       });
       this.pump();
@@ -82,7 +84,8 @@ export class ConcurrencyGate {
     const controller = this.controller(key);
     const now = this.now();
     for (const f of turn.failures ?? []) {
-      if (f.status === 429 || f.status === 503) controller.observe({ kind: "throttled", status: f.status, retryAfterMs: f.waitMs, now });
+      if (f.status === 429 || f.status === 503)
+        controller.observe({ kind: "throttled", status: f.status, retryAfterMs: f.waitMs, now });
     }
     // A turn that waited out retries says nothing about the server's own latency.
     const modelMs = turn.timing.retries === 0 ? turn.timing.modelMs : -1;
@@ -159,7 +162,9 @@ export function describeConcurrency(reports: readonly EndpointReport[]): string[
     lines.push(
       `warning: the machine's CPU was saturated for ${Math.round(saturated * 100)}% of the run; trials' timeouts and settle waits ran on a starved machine, ` +
         `so a timeout or an unanswered input may be the harness's, not the agent's. ` +
-        (pinned ? "Run again with fewer trials at once (a lower --concurrency, or none: adaptive)." : "Run again on a quieter machine or with fewer trials at once (--concurrency)."),
+        (pinned
+          ? "Run again with fewer trials at once (a lower --concurrency, or none: adaptive)."
+          : "Run again on a quieter machine or with fewer trials at once (--concurrency)."),
     );
   }
   return lines;

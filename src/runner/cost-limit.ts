@@ -42,10 +42,16 @@ export function spendCheck(
     if (now !== spent) [before, spent] = [spent, now];
     const next = spent - before;
     if (run && (run.spentUsd >= run.limitUsd || (turns > 0 && run.spentUsd + next > run.limitUsd))) {
-      return { scope: "run", detail: `the run spent ${usd(run.spentUsd)} of its --max-cost ${usd(run.limitUsd)}; the next request (~${usd(next)}) was not sent` };
+      return {
+        scope: "run",
+        detail: `the run spent ${usd(run.spentUsd)} of its --max-cost ${usd(run.limitUsd)}; the next request (~${usd(next)}) was not sent`,
+      };
     }
     if (trialLimitUsd !== undefined && turns > 0 && spent + next > trialLimitUsd) {
-      return { scope: "trial", detail: `${usd(spent)} of limits.usd ${usd(trialLimitUsd)} spent; the next request (~${usd(next)}) would not fit` };
+      return {
+        scope: "trial",
+        detail: `${usd(spent)} of limits.usd ${usd(trialLimitUsd)} spent; the next request (~${usd(next)}) would not fit`,
+      };
     }
     return null;
   };

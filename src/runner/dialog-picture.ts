@@ -50,7 +50,12 @@ export class DialogPainter {
 
   private async open(): Promise<{ context: BrowserContext; page: Page }> {
     const { width, height, deviceScaleFactor } = this.viewport;
-    const context = await this.browser.newContext({ viewport: { width, height }, deviceScaleFactor, javaScriptEnabled: true, serviceWorkers: "block" });
+    const context = await this.browser.newContext({
+      viewport: { width, height },
+      deviceScaleFactor,
+      javaScriptEnabled: true,
+      serviceWorkers: "block",
+    });
     // The drawing is umpire's own markup and a data: image: nothing may leave the browser from here.
     await context.route("**/*", (route) => route.abort("blockedbyclient"));
     const page = await context.newPage();
@@ -70,7 +75,12 @@ export function dialogTitle(dialog: OpenDialog, pageUrl: string): string {
   }
 }
 
-export function dialogHtml(backdrop: Buffer | undefined, dialog: OpenDialog, pageUrl: string, viewport: { width: number; height: number }): string {
+export function dialogHtml(
+  backdrop: Buffer | undefined,
+  dialog: OpenDialog,
+  pageUrl: string,
+  viewport: { width: number; height: number },
+): string {
   const { kind } = dialog.record;
   // Chromium's beforeunload dialog shows its own sentence, never the page's text.
   const message = kind === "beforeunload" ? "Changes that you made may not be saved." : dialog.record.message;
@@ -108,7 +118,11 @@ function mediaType(image: Buffer): string {
  * frame that a blocked page never paints, but a screencast hands out the frame it has. Undefined
  * without CDP or when no frame came within `timeoutMs` (the caller then uses its last observation).
  */
-export async function lastPaintedFrame(session: CDPSession | null, size: { width: number; height: number }, timeoutMs = 3_000): Promise<Buffer | undefined> {
+export async function lastPaintedFrame(
+  session: CDPSession | null,
+  size: { width: number; height: number },
+  timeoutMs = 3_000,
+): Promise<Buffer | undefined> {
   if (!session) return undefined;
   let onFrame: ((frame: { data: string; sessionId: number }) => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -118,7 +132,12 @@ export async function lastPaintedFrame(session: CDPSession | null, size: { width
       timer = setTimeout(() => resolve(undefined), timeoutMs);
     });
     session.on("Page.screencastFrame", onFrame!);
-    await session.send("Page.startScreencast", { format: "png", maxWidth: size.width, maxHeight: size.height, everyNthFrame: 1 });
+    await session.send("Page.startScreencast", {
+      format: "png",
+      maxWidth: size.width,
+      maxHeight: size.height,
+      everyNthFrame: 1,
+    });
     const got = await frame;
     if (got) void session.send("Page.screencastFrameAck", { sessionId: got.sessionId }).catch(() => undefined);
     return got ? Buffer.from(got.data, "base64") : undefined;

@@ -97,7 +97,10 @@ export class DialogWatch {
     record.how = how;
     if (accept && record.kind === "prompt") record.text = current.open.field;
     this.onEvent("answered", record);
-    await (accept ? current.dialog.accept(record.kind === "prompt" ? current.open.field : undefined) : current.dialog.dismiss()).catch(() => undefined);
+    await (accept
+      ? current.dialog.accept(record.kind === "prompt" ? current.open.field : undefined)
+      : current.dialog.dismiss()
+    ).catch(() => undefined);
     return record;
   }
 
@@ -154,16 +157,22 @@ interface Box {
 export async function dialogInput(
   watch: DialogWatch,
   layout: DialogLayout | undefined,
-  input: { tool: "click" | "double_click"; point: { x: number; y: number } } | { tool: "press"; keys: string[] } | { tool: "write"; content: string; pressEnter: boolean },
+  input:
+    | { tool: "click" | "double_click"; point: { x: number; y: number } }
+    | { tool: "press"; keys: string[] }
+    | { tool: "write"; content: string; pressEnter: boolean },
 ): Promise<string> {
   const open = watch.open;
   if (!open) return "nothing happened: no dialog is open";
   const kind = open.record.kind;
   if (input.tool !== "press" && input.tool !== "write") {
     const at = `(${Math.round(input.point.x)}, ${Math.round(input.point.y)}) CSS px`;
-    if (layout && inside(layout.ok, input.point)) return answered(await watch.answer(true, "agent", `click on ${okLabel(kind)}`));
-    if (layout?.cancel && inside(layout.cancel, input.point)) return answered(await watch.answer(false, "agent", "click on Cancel"));
-    if (layout?.input && inside(layout.input, input.point)) return `click sent at ${at}: the ${kind} dialog's text field has the focus`;
+    if (layout && inside(layout.ok, input.point))
+      return answered(await watch.answer(true, "agent", `click on ${okLabel(kind)}`));
+    if (layout?.cancel && inside(layout.cancel, input.point))
+      return answered(await watch.answer(false, "agent", "click on Cancel"));
+    if (layout?.input && inside(layout.input, input.point))
+      return `click sent at ${at}: the ${kind} dialog's text field has the focus`;
     return `click sent at ${at}: the page takes no input while the ${kind} dialog is open; nothing happened`;
   }
   if (input.tool === "press") {
@@ -179,17 +188,22 @@ export async function dialogInput(
   }
   if (kind !== "prompt") {
     const typed = `typed ${input.content.length} characters: the ${kind} dialog has no text field; nothing took them`;
-    return input.pressEnter ? `${typed}; pressed Enter: ${answered(await watch.answer(true, "agent", "Enter"))}` : typed;
+    return input.pressEnter
+      ? `${typed}; pressed Enter: ${answered(await watch.answer(true, "agent", "Enter"))}`
+      : typed;
   }
   open.field = (open.fieldSelected ? "" : open.field) + input.content;
   open.fieldSelected = false;
   const typed = `typed ${input.content.length} characters into the prompt's text field`;
-  return input.pressEnter ? `${typed} and pressed Enter: ${answered(await watch.answer(true, "agent", "Enter"))}` : typed;
+  return input.pressEnter
+    ? `${typed} and pressed Enter: ${answered(await watch.answer(true, "agent", "Enter"))}`
+    : typed;
 }
 
 function answered(record: DialogRecord | undefined): string {
   if (!record) return "nothing happened: no dialog is open";
-  const text = record.answer === "accepted" && record.kind === "prompt" ? ` with ${JSON.stringify(record.text ?? "")}` : "";
+  const text =
+    record.answer === "accepted" && record.kind === "prompt" ? ` with ${JSON.stringify(record.text ?? "")}` : "";
   return `the ${record.kind} dialog was ${record.answer}${text} (${record.how})`;
 }
 

@@ -113,7 +113,9 @@ const SWAPPED_DOCUMENT = /context was destroyed|navigation/i;
 /** The allowed origins of a task on the fixture site ("fixture" and "target" both mean the site). */
 export function allowedOrigins(task: Task, siteUrl: string): Set<string> {
   const fixtureOrigin = new URL(siteUrl).origin;
-  return new Set(task.permissions.allowedOrigins.map((o) => (o === "fixture" || o === "target" ? fixtureOrigin : new URL(o).origin)));
+  return new Set(
+    task.permissions.allowedOrigins.map((o) => (o === "fixture" || o === "target" ? fixtureOrigin : new URL(o).origin)),
+  );
 }
 
 /** The start page: a path on the target, or an absolute URL (which must be on an allowed origin); trial variables filled in. */
@@ -242,7 +244,9 @@ export class TrialEnvironment {
     const start = startUrl(task, target, { trialId, workspaceDir });
     const allowed = originsForTask(task, target, options.fixtureSiteUrl);
     if (!allowed.has(new URL(start).origin)) {
-      throw new Error(`the start page ${start} is not on an allowed origin of the task (${[...allowed].join(", ") || "none"})`);
+      throw new Error(
+        `the start page ${start} is not on an allowed origin of the task (${[...allowed].join(", ") || "none"})`,
+      );
     }
     const seed = await target.prepareTrial({ trialId, workspaceDir, task });
     const context = await newSeededContext(browser, task, seed);
@@ -283,7 +287,13 @@ export class TrialEnvironment {
       } catch {
         // Service-worker requests have no frame; the URL alone is the evidence.
       }
-      this.options.onBlockedRequest?.({ url, method: request.method(), resourceType: request.resourceType(), navigation: request.isNavigationRequest(), frameUrl });
+      this.options.onBlockedRequest?.({
+        url,
+        method: request.method(),
+        resourceType: request.resourceType(),
+        navigation: request.isNavigationRequest(),
+        frameUrl,
+      });
       return route.abort("blockedbyclient");
     });
     this.trackRequests(this.page);
@@ -346,7 +356,9 @@ export class TrialEnvironment {
 
   /** One rendered frame of the page shown (a document that goes away or a dialog that opens ends it). */
   private async nextFrame(): Promise<void> {
-    const frame = this.page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+    const frame = this.page.evaluate(
+      () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))),
+    );
     await this.dialogs.race(Promise.race([frame, new Promise((r) => setTimeout(r, 250))])).catch(() => undefined);
   }
 
@@ -377,7 +389,10 @@ export class TrialEnvironment {
   private async observeDialog(started: number, capturedAt: string): Promise<Observation> {
     const open = this.dialogs.open!;
     const vp = this.options.task.viewport;
-    const size = { width: Math.round(vp.width * vp.deviceScaleFactor), height: Math.round(vp.height * vp.deviceScaleFactor) };
+    const size = {
+      width: Math.round(vp.width * vp.deviceScaleFactor),
+      height: Math.round(vp.height * vp.deviceScaleFactor),
+    };
     const backdrop = (await lastPaintedFrame(await this.cdp.get(), size)) ?? this.lastPng;
     const { png, layout } = await this.painter.paint(backdrop, open, this.page.url());
     this.dialogLayout = layout;
@@ -405,9 +420,18 @@ export class TrialEnvironment {
   /** The drawn dialog's buttons as marks on the layout board (the page behind takes no input). */
   private publishDialogMarks(layout: DialogLayout): void {
     const vp = this.options.task.viewport;
-    const mark = (name: string, box: { x: number; y: number; width: number; height: number }): ResolvedMark =>
-      ({ name, ...box, visible: true, covered: false, source: "selector" });
-    const marks = [mark("dialog.ok", layout.ok), ...(layout.cancel ? [mark("dialog.cancel", layout.cancel)] : []), ...(layout.input ? [mark("dialog.input", layout.input)] : [])];
+    const mark = (name: string, box: { x: number; y: number; width: number; height: number }): ResolvedMark => ({
+      name,
+      ...box,
+      visible: true,
+      covered: false,
+      source: "selector",
+    });
+    const marks = [
+      mark("dialog.ok", layout.ok),
+      ...(layout.cancel ? [mark("dialog.cancel", layout.cancel)] : []),
+      ...(layout.input ? [mark("dialog.input", layout.input)] : []),
+    ];
     let path = "";
     try {
       path = new URL(this.page.url()).pathname;
@@ -415,7 +439,16 @@ export class TrialEnvironment {
       // an about: page has no path
     }
     const viewport = { width: vp.width, height: vp.height };
-    const board: ResolvedLayout = { url: this.page.url(), path, title: "", viewport, scroll: { x: 0, y: 0 }, devicePixelRatio: vp.deviceScaleFactor, marks, seq: Date.now() };
+    const board: ResolvedLayout = {
+      url: this.page.url(),
+      path,
+      title: "",
+      viewport,
+      scroll: { x: 0, y: 0 },
+      devicePixelRatio: vp.deviceScaleFactor,
+      marks,
+      seq: Date.now(),
+    };
     this.options.board?.publish(this.options.trialId, board);
   }
 
@@ -434,7 +467,8 @@ export class TrialEnvironment {
       state = await this.readPage(flush);
     }
     await this.publishMarks();
-    if (this.dialogLayout && !this.options.target.markSpec(this.options.task)) this.options.board?.forget(this.options.trialId);
+    if (this.dialogLayout && !this.options.target.markSpec(this.options.task))
+      this.options.board?.forget(this.options.trialId);
     const shotStarted = performance.now();
     const png = await this.screenshot();
     this.starvation.capture(performance.now() - shotStarted);
@@ -456,7 +490,10 @@ export class TrialEnvironment {
     }
     if (mode === "screenshot+text") {
       const text = await this.page.evaluate(() => document.body?.innerText ?? "").catch(() => "");
-      observation.text = text.length > PAGE_TEXT_LIMIT ? `${text.slice(0, PAGE_TEXT_LIMIT)}\n[page text cut at ${PAGE_TEXT_LIMIT} characters]` : text;
+      observation.text =
+        text.length > PAGE_TEXT_LIMIT
+          ? `${text.slice(0, PAGE_TEXT_LIMIT)}\n[page text cut at ${PAGE_TEXT_LIMIT} characters]`
+          : text;
     }
     observation.captureMs = performance.now() - started;
     return observation;
@@ -474,8 +511,12 @@ export class TrialEnvironment {
     return this.page
       .evaluate(
         async ({ flush, leavingGlobal, selectors }) => {
-          const w = window as unknown as Record<string, unknown> & { __umpireLayoutFlush?: () => Promise<unknown>; navigation?: { transition: unknown } };
-          if (flush && w.__umpireLayoutFlush) await Promise.race([w.__umpireLayoutFlush(), new Promise((r) => setTimeout(r, 2_000))]);
+          const w = window as unknown as Record<string, unknown> & {
+            __umpireLayoutFlush?: () => Promise<unknown>;
+            navigation?: { transition: unknown };
+          };
+          if (flush && w.__umpireLayoutFlush)
+            await Promise.race([w.__umpireLayoutFlush(), new Promise((r) => setTimeout(r, 2_000))]);
           const box = (el: Element) => {
             const r = el.getBoundingClientRect();
             return { x: r.x, y: r.y, width: r.width, height: r.height };
@@ -493,7 +534,11 @@ export class TrialEnvironment {
         },
         { flush, leavingGlobal: LEAVING_GLOBAL, selectors: this.maskSelectors },
       )
-      .catch((error: unknown) => ({ leaving: !this.page.isClosed() && SWAPPED_DOCUMENT.test(String(error)), volatile: [], selectorMasks: [] }));
+      .catch((error: unknown) => ({
+        leaving: !this.page.isClosed() && SWAPPED_DOCUMENT.test(String(error)),
+        volatile: [],
+        selectorMasks: [],
+      }));
   }
 
   /**

@@ -20,7 +20,12 @@ import { WorkspaceWriteRefused, writeInWorkspace } from "./workspace-write.js";
  * the viewport: Holo's formula against the exact image sent; 1000 maps onto the last pixel, not past it.
  * The executor clicks there and the repetition guard looks there.
  */
-export function pointToCss(x: number, y: number, frame: { width: number; height: number }, deviceScaleFactor: number): { x: number; y: number } {
+export function pointToCss(
+  x: number,
+  y: number,
+  frame: { width: number; height: number },
+  deviceScaleFactor: number,
+): { x: number; y: number } {
   const px = Math.min(Math.round((x / 1000) * frame.width), frame.width - 1);
   const py = Math.min(Math.round((y / 1000) * frame.height), frame.height - 1);
   return { x: px / deviceScaleFactor, y: py / deviceScaleFactor };
@@ -131,7 +136,8 @@ export class Executor {
   validate(action: ProposedAction): string | undefined {
     const { task } = this.options;
     if (!isToolName(action.tool)) return `unknown operation "${action.tool}"`;
-    if (!task.tools.includes(action.tool)) return `permission: the tool "${action.tool}" is not allowed in this task (allowed: ${task.tools.join(", ")})`;
+    if (!task.tools.includes(action.tool))
+      return `permission: the tool "${action.tool}" is not allowed in this task (allowed: ${task.tools.join(", ")})`;
     const parsed = TOOL_ARGS[action.tool].safeParse(action.args);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -147,13 +153,19 @@ export class Executor {
     }
     if (action.tool === "navigate") {
       const target = this.resolveUrl(String(args.url));
-      if (!target || !this.options.env.isAllowedUrl(target)) return `permission: ${String(args.url)} is not an allowed origin for this task`;
+      if (!target || !this.options.env.isAllowedUrl(target))
+        return `permission: ${String(args.url)} is not an allowed origin for this task`;
     }
     if (action.tool === "http_get") {
       const path = String(args.path);
       const target = this.resolveUrl(path);
       const pathname = target ? new URL(target).pathname : "";
-      if (!target || !this.options.env.isAllowedUrl(target) || !task.permissions.httpAllow.some((p) => pathname.startsWith(p)) || path.includes("..")) {
+      if (
+        !target ||
+        !this.options.env.isAllowedUrl(target) ||
+        !task.permissions.httpAllow.some((p) => pathname.startsWith(p)) ||
+        path.includes("..")
+      ) {
         return `permission: http_get may only read ${task.permissions.httpAllow.join(", ") || "(nothing in this task)"}`;
       }
     }
@@ -187,7 +199,12 @@ export class Executor {
     const args = TOOL_ARGS[tool].parse(rawArgs) as Record<string, any>;
     if (env.dialogs.open) {
       const answered = await this.toDialog(tool, args);
-      if (answered) return result("success", answered, tool === "click" || tool === "double_click" ? { point: this.toCss(args.x, args.y) } : {});
+      if (answered)
+        return result(
+          "success",
+          answered,
+          tool === "click" || tool === "double_click" ? { point: this.toCss(args.x, args.y) } : {},
+        );
     }
     // An input whose handler opens a native dialog is not acknowledged until the dialog closes: stop waiting when one opens.
     const input = (work: Promise<unknown>) => env.dialogs.race(work);
@@ -197,14 +214,23 @@ export class Executor {
         // What lies under the point (a consequential control, a cover) is read once, by the repetition guard, before execution.
         const point = this.toCss(args.x, args.y);
         await input(page.mouse.click(point.x, point.y, { clickCount: tool === "double_click" ? 2 : 1 }));
-        return this.afterInput(`${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px`, signal, result, {
-          point,
-        });
+        return this.afterInput(
+          `${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px`,
+          signal,
+          result,
+          {
+            point,
+          },
+        );
       }
       case "write": {
         await input(env.type(args.content));
         if (args.press_enter && !env.dialogs.open) await input(page.keyboard.press("Enter"));
-        return this.afterInput(`typed ${args.content.length} characters${args.press_enter ? " and pressed Enter" : ""}`, signal, result);
+        return this.afterInput(
+          `typed ${args.content.length} characters${args.press_enter ? " and pressed Enter" : ""}`,
+          signal,
+          result,
+        );
       }
       case "press": {
         const keys = (args.keys as string[]).map(normalizeKey);
@@ -217,7 +243,9 @@ export class Executor {
         // Without a point, scroll where the model is most likely looking: the middle of the screen.
         const at = args.x !== undefined && args.y !== undefined ? this.toCss(args.x, args.y) : this.toCss(500, 500);
         const delta = args.amount * WHEEL_PIXELS_PER_NOTCH;
-        const [dx, dy] = { up: [0, -delta], down: [0, delta], left: [-delta, 0], right: [delta, 0] }[args.direction as "up"] as [number, number];
+        const [dx, dy] = { up: [0, -delta], down: [0, delta], left: [-delta, 0], right: [delta, 0] }[
+          args.direction as "up"
+        ] as [number, number];
         await input(page.mouse.move(at.x, at.y));
         await input(page.mouse.wheel(dx, dy));
         await sleep(150, signal); // smooth scrolling finishes before the next capture
@@ -225,34 +253,51 @@ export class Executor {
       }
       case "wait": {
         await sleep(args.seconds * 1000, signal);
-        return result(signal.aborted ? "skipped" : "success", signal.aborted ? `wait cut short: ${reasonOf(signal)}` : `waited ${args.seconds} s`);
+        return result(
+          signal.aborted ? "skipped" : "success",
+          signal.aborted ? `wait cut short: ${reasonOf(signal)}` : `waited ${args.seconds} s`,
+        );
       }
       case "navigate": {
         const target = new URL(args.url, page.url()).toString();
         // Leaving a page may ask first (beforeunload): the answer, not the load, comes next.
-        if ((await input(page.goto(target, { waitUntil: "load" }))) === DIALOG_OPENED) return result("success", dialogOpened(`opening ${target}`, env));
+        if ((await input(page.goto(target, { waitUntil: "load" }))) === DIALOG_OPENED)
+          return result("success", dialogOpened(`opening ${target}`, env));
         return result("success", `opened ${page.url()}`);
       }
       case "go_back": {
         const response = await input(page.goBack({ waitUntil: "load" }));
         if (response === DIALOG_OPENED) return result("success", dialogOpened("going back", env));
-        return result("success", response ? `went back to ${page.url()}` : "there was no previous page; nothing changed");
+        return result(
+          "success",
+          response ? `went back to ${page.url()}` : "there was no previous page; nothing changed",
+        );
       }
       case "http_get": {
         const target = new URL(args.path, page.url()).toString();
         const response = await env.context.request.get(target, { timeout: 10_000, maxRedirects: 0 });
         const body = await response.text();
         const output = body.length > HTTP_OUTPUT_LIMIT ? `${body.slice(0, HTTP_OUTPUT_LIMIT)}\n[cut at 16 KiB]` : body;
-        return result(response.ok() ? "success" : "failed", `GET ${new URL(target).pathname} answered ${response.status()}`, { output });
+        return result(
+          response.ok() ? "success" : "failed",
+          `GET ${new URL(target).pathname} answered ${response.status()}`,
+          { output },
+        );
       }
       case "write_note": {
         const name = safeNoteName(args.name)!;
         const folder = resolve(this.options.workspaceDir, this.options.task.permissions.writeScope);
         const file = resolve(folder, name);
-        if (!file.startsWith(folder + sep)) return result("rejected", `permission: ${name} would leave ${this.options.task.permissions.writeScope}`);
+        if (!file.startsWith(folder + sep))
+          return result("rejected", `permission: ${name} would leave ${this.options.task.permissions.writeScope}`);
         let written;
         try {
-          written = await writeInWorkspace(this.options.workspaceDir, this.options.task.permissions.writeScope, name, args.content);
+          written = await writeInWorkspace(
+            this.options.workspaceDir,
+            this.options.task.permissions.writeScope,
+            name,
+            args.content,
+          );
         } catch (e) {
           if (e instanceof WorkspaceWriteRefused) return result("rejected", `permission: ${e.message}`);
           throw e;
@@ -287,7 +332,11 @@ export class Executor {
         return dialogInput(env.dialogs, env.dialogLayout, { tool, keys: keys as string[] });
       }
       case "write":
-        return dialogInput(env.dialogs, env.dialogLayout, { tool, content: args.content, pressEnter: args.press_enter === true });
+        return dialogInput(env.dialogs, env.dialogLayout, {
+          tool,
+          content: args.content,
+          pressEnter: args.press_enter === true,
+        });
       case "scroll":
         return `nothing scrolled: the ${env.dialogs.open!.record.kind} dialog is open and the page takes no input`;
       case "navigate":

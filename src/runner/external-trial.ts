@@ -46,9 +46,17 @@ export interface CommandAgentSpec {
 /** How often umpire reads the events file and checks the deadline while the command runs. */
 const POLL_MS = 200;
 
-export type ExternalTrialDeps = Pick<TrialDeps, "target" | "fixtureSiteUrl" | "board" | "env" | "signal" | "onTurn" | "movedAside" | "trace">;
+export type ExternalTrialDeps = Pick<
+  TrialDeps,
+  "target" | "fixtureSiteUrl" | "board" | "env" | "signal" | "onTurn" | "movedAside" | "trace"
+>;
 
-export async function runExternalTrial(spec: TrialSpec, folder: string, agent: CommandAgentSpec, deps: ExternalTrialDeps): Promise<TrialOutcome> {
+export async function runExternalTrial(
+  spec: TrialSpec,
+  folder: string,
+  agent: CommandAgentSpec,
+  deps: ExternalTrialDeps,
+): Promise<TrialOutcome> {
   const started = performance.now();
   const log = createTrialLog(folder);
   const workspaceDir = join(folder, "workspace");
@@ -78,17 +86,41 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
     trialBrowser = await launchTrialBrowser({ downloadsDir: join(workspaceDir, "downloads") });
     trialBrowser.onRefusal((refusal) => {
       const verb = refusal.action === "refused" ? "refused the agent's" : "rewrote the agent's";
-      log.step("error_event", { error: `umpire ${verb} ${refusal.method}: ${refusal.reason}`, origin: "cdp_guard", tool_req: null, guard: refusal });
+      log.step("error_event", {
+        error: `umpire ${verb} ${refusal.method}: ${refusal.reason}`,
+        origin: "cdp_guard",
+        tool_req: null,
+        guard: refusal,
+      });
     });
     browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint);
-    env = await TrialEnvironment.open({ browser, task: spec.task, trialId: spec.id, workspaceDir, target: deps.target, fixtureSiteUrl: deps.fixtureSiteUrl, board: deps.board, onBlockedRequest: blocked.record, trace: traceSpecFor(deps.trace, folder) });
+    env = await TrialEnvironment.open({
+      browser,
+      task: spec.task,
+      trialId: spec.id,
+      workspaceDir,
+      target: deps.target,
+      fixtureSiteUrl: deps.fixtureSiteUrl,
+      board: deps.board,
+      onBlockedRequest: blocked.record,
+      trace: traceSpecFor(deps.trace, folder),
+    });
     const cdp = await browser.newBrowserCDPSession();
     const { browserContextIds } = (await cdp.send("Target.getBrowserContexts")) as { browserContextIds: string[] };
     await cdp.detach().catch(() => undefined);
     // The trial's browser holds exactly one context of umpire's making: the guarded one.
     trialBrowser.setTrialContext(browserContextIds[0]!);
     const gone = trialBrowser.gone;
-    loop = await superviseCommand(spec, agent, { env, log, agentDir, workspaceDir, endpoint: trialBrowser.agentEndpoint, signal: deps.signal, onTurn: deps.onTurn, browserGone: gone });
+    loop = await superviseCommand(spec, agent, {
+      env,
+      log,
+      agentDir,
+      workspaceDir,
+      endpoint: trialBrowser.agentEndpoint,
+      signal: deps.signal,
+      onTurn: deps.onTurn,
+      browserGone: gone,
+    });
     // Whatever the agent left behind (a process outside the sandbox) no longer reaches the browser the checks use.
     trialBrowser.shutOutAgent();
   } catch (e) {
@@ -97,7 +129,20 @@ export async function runExternalTrial(spec: TrialSpec, folder: string, agent: C
     loop = emptyLoopOutcome("environment_error", error);
   }
   try {
-    return await concludeTrial(spec, folder, { target: deps.target, board: deps.board, env: deps.env, signal: deps.signal, log, trialEnv: env, loop, error, started, repetition: {}, blocked, driver: { external: true, sandboxed: agent.sandbox.kind === "bwrap" } });
+    return await concludeTrial(spec, folder, {
+      target: deps.target,
+      board: deps.board,
+      env: deps.env,
+      signal: deps.signal,
+      log,
+      trialEnv: env,
+      loop,
+      error,
+      started,
+      repetition: {},
+      blocked,
+      driver: { external: true, sandboxed: agent.sandbox.kind === "bwrap" },
+    });
   } finally {
     await browser?.close().catch(() => undefined);
     await trialBrowser?.close().catch(() => undefined);
@@ -128,7 +173,11 @@ export function egressAllowList(network: readonly string[], relayEndpoint: strin
 function openSandboxEgress(agent: CommandAgentSpec, s: Supervision): Promise<Egress> {
   const allowed = egressAllowList(agent.network, s.endpoint);
   return openEgress(allowed, (destination) => {
-    s.log.step("error_event", { error: `umpire's sandbox refused the agent's connection to ${destination}`, origin: "sandbox_guard", tool_req: null });
+    s.log.step("error_event", {
+      error: `umpire's sandbox refused the agent's connection to ${destination}`,
+      origin: "sandbox_guard",
+      tool_req: null,
+    });
   });
 }
 
@@ -141,13 +190,26 @@ function sandboxPlan(agent: CommandAgentSpec, s: Supervision, env: Record<string
     if (d.loopback) forwards.push({ port: d.port, to: `127.0.0.1:${d.port}` });
     else remote = true;
   }
-  const proxy: Record<string, string> = remote ? { HTTPS_PROXY: `http://127.0.0.1:${SANDBOX_PROXY_PORT}`, https_proxy: `http://127.0.0.1:${SANDBOX_PROXY_PORT}`, NO_PROXY: "127.0.0.1,localhost", no_proxy: "127.0.0.1,localhost" } : {};
+  const proxy: Record<string, string> = remote
+    ? {
+        HTTPS_PROXY: `http://127.0.0.1:${SANDBOX_PROXY_PORT}`,
+        https_proxy: `http://127.0.0.1:${SANDBOX_PROXY_PORT}`,
+        NO_PROXY: "127.0.0.1,localhost",
+        no_proxy: "127.0.0.1,localhost",
+      }
+    : {};
   const hide = agent.sandbox.kind === "bwrap" ? agent.sandbox.hide : [];
   return {
     command: agent.command,
     cwd: agent.cwd,
     agentDir: s.agentDir,
-    hide: [...hide, dirname(s.agentDir), dirname(dirname(s.agentDir)), dirname(dirname(dirname(s.agentDir))), homedir()],
+    hide: [
+      ...hide,
+      dirname(s.agentDir),
+      dirname(dirname(s.agentDir)),
+      dirname(dirname(dirname(s.agentDir))),
+      homedir(),
+    ],
     env: { ...env, HOME: "/tmp/home", TMPDIR: "/tmp", ...proxy },
     egressSocket: egress.socket,
     forwards,
@@ -169,18 +231,32 @@ interface Supervision {
 
 /** The files of the trial's contract with the command, in its agent folder (docs/external-agents.md). */
 function contractFiles(agentDir: string) {
-  return { resultFile: join(agentDir, "result.json"), eventsFile: join(agentDir, "events.jsonl"), trialFile: join(agentDir, "trial.json") };
+  return {
+    resultFile: join(agentDir, "result.json"),
+    eventsFile: join(agentDir, "events.jsonl"),
+    trialFile: join(agentDir, "trial.json"),
+  };
 }
 
 /**
  * Writes agent/trial.json (only its owner may read it: it holds the trial's CDP token) and gives
  * the command's environment: what it may see of umpire's, its own variables, and the contract's.
  */
-function writeContract(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision, proxy: TrialModelProxy | undefined): Record<string, string> {
+function writeContract(
+  spec: TrialSpec,
+  agent: CommandAgentSpec,
+  s: Supervision,
+  proxy: TrialModelProxy | undefined,
+): Record<string, string> {
   const { task } = spec;
   const { resultFile, eventsFile, trialFile } = contractFiles(s.agentDir);
   const startUrl = s.env.startUrl;
-  const limits = { turns: task.limits.turns, actions: task.limits.actions, seconds: task.limits.seconds, tokens: task.limits.tokens };
+  const limits = {
+    turns: task.limits.turns,
+    actions: task.limits.actions,
+    seconds: task.limits.seconds,
+    tokens: task.limits.tokens,
+  };
   const sandboxed = agent.sandbox.kind === "bwrap";
   const trialInfo = {
     trialId: spec.id,
@@ -218,7 +294,12 @@ function writeContract(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision,
 }
 
 /** The command started in its own process group (detached), in the sandbox or not; `error` when it could not be. */
-async function startCommand(agent: CommandAgentSpec, reach: CommandAgentSpec, s: Supervision, childEnv: Record<string, string>) {
+async function startCommand(
+  agent: CommandAgentSpec,
+  reach: CommandAgentSpec,
+  s: Supervision,
+  childEnv: Record<string, string>,
+) {
   let egress: Egress | undefined;
   try {
     if (agent.sandbox.kind === "bwrap") {
@@ -226,9 +307,19 @@ async function startCommand(agent: CommandAgentSpec, reach: CommandAgentSpec, s:
       const argv = sandboxArgv(sandboxPlan(reach, s, childEnv, egress));
       const stdio = ["ignore", "pipe", "pipe", "pipe"] as const; // fd 3 = SANDBOX_READY_FD
       const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-      return { child: spawn(agent.sandbox.binary, argv, { cwd: agent.cwd, env, detached: true, stdio: [...stdio] }), egress };
+      return {
+        child: spawn(agent.sandbox.binary, argv, { cwd: agent.cwd, env, detached: true, stdio: [...stdio] }),
+        egress,
+      };
     }
-    return { child: spawn(agent.command[0]!, agent.command.slice(1), { cwd: agent.cwd, env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] }) };
+    return {
+      child: spawn(agent.command[0]!, agent.command.slice(1), {
+        cwd: agent.cwd,
+        env: childEnv,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    };
   } catch (error) {
     return { error, egress };
   }
@@ -251,7 +342,9 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   const { resultFile, eventsFile } = contractFiles(s.agentDir);
   writeFileSync(eventsFile, "");
   // With modelProxy: the trial's proxy, reachable from the sandbox in place of the upstream.
-  const upstream = agent.modelProxy ? { baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null } : null;
+  const upstream = agent.modelProxy
+    ? { baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null }
+    : null;
   const proxy = upstream ? await startTrialModelProxy(upstream, s.log, task.limits.tokens) : undefined;
   const reach: CommandAgentSpec = proxy ? { ...agent, network: [...agent.network, proxy.origin] } : agent;
   const childEnv = writeContract(spec, agent, s, proxy);
@@ -271,9 +364,12 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     await Promise.race([command.exit, sleep(POLL_MS)]);
     await steps.drain(false);
     if (s.signal.aborted) stops.stop("cancelled", "stopped by the user");
-    else if (s.browserGone()) stops.stop("environment_error", `${s.browserGone()}; the agent's process group was ended`);
-    else if (proxy?.overBudget()) stops.stop("token_budget", `${proxy.overBudget()}; the agent's process group was ended`);
-    else if (performance.now() >= deadline) stops.stop("timeout", `time limit of ${task.limits.seconds} s reached; the agent's process group was ended`);
+    else if (s.browserGone())
+      stops.stop("environment_error", `${s.browserGone()}; the agent's process group was ended`);
+    else if (proxy?.overBudget())
+      stops.stop("token_budget", `${proxy.overBudget()}; the agent's process group was ended`);
+    else if (performance.now() >= deadline)
+      stops.stop("timeout", `time limit of ${task.limits.seconds} s reached; the agent's process group was ended`);
     if (stops.stopped() && !command.exited()) break;
   }
   // Always end the group: a command that exited may have left children behind.
@@ -286,10 +382,23 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   // The final screen, whatever happened.
   await steps.screenshot();
   const result = readResult(resultFile, out, s, proxy !== undefined);
-  await judgeEnding(out, agent, { forced: stops.stopped(), ended, result, sandboxUp: command.sandboxUp, stderrTail: command.stderrTail() });
+  await judgeEnding(out, agent, {
+    forced: stops.stopped(),
+    ended,
+    result,
+    sandboxUp: command.sandboxUp,
+    stderrTail: command.stderrTail(),
+  });
   // The measured usage replaces the claimed one; a crash right after the model endpoint failed is the endpoint's.
   await proxy?.finish(out, result?.ok ? (result.result.usage ?? null) : null);
-  s.log.step("flow_event", { flow: "stop", origin: "external_agent", reason: out.stopReason, detail: out.stopDetail, exit_code: ended.code, signal: ended.signal });
+  s.log.step("flow_event", {
+    flow: "stop",
+    origin: "external_agent",
+    reason: out.stopReason,
+    detail: out.stopDetail,
+    exit_code: ended.code,
+    signal: ended.signal,
+  });
   return out;
 }
 
@@ -302,15 +411,30 @@ function cannotStart(out: LoopOutcome, agent: CommandAgentSpec, why: string): Lo
 }
 
 /** The agent's result file, read into the outcome (its answer; its claimed usage unless the proxy measured it). */
-function readResult(resultFile: string, out: LoopOutcome, s: Supervision, measured: boolean): ReturnType<typeof parseAgentResult> | null {
+function readResult(
+  resultFile: string,
+  out: LoopOutcome,
+  s: Supervision,
+  measured: boolean,
+): ReturnType<typeof parseAgentResult> | null {
   const result = existsSync(resultFile) ? parseAgentResult(readFileSync(resultFile, "utf8")) : null;
   if (result?.ok) {
     out.answer = result.result.answer ?? null;
     if (result.result.usage && !measured) {
       const u = result.result.usage;
-      out.usage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, reasoningTokens: u.reasoningTokens ?? 0, cachedTokens: u.cachedTokens ?? 0, reported: true };
+      out.usage = {
+        inputTokens: u.inputTokens,
+        outputTokens: u.outputTokens,
+        reasoningTokens: u.reasoningTokens ?? 0,
+        cachedTokens: u.cachedTokens ?? 0,
+        reported: true,
+      };
     }
-    s.log.step("answer_event", { answer: out.answer ?? "", outcome: result.result.outcome ?? null, origin: "external_agent" });
+    s.log.step("answer_event", {
+      answer: out.answer ?? "",
+      outcome: result.result.outcome ?? null,
+      origin: "external_agent",
+    });
   }
   return result;
 }
@@ -319,14 +443,25 @@ function readResult(resultFile: string, out: LoopOutcome, s: Supervision, measur
 async function judgeEnding(
   out: LoopOutcome,
   agent: CommandAgentSpec,
-  how: { forced: { reason: LoopOutcome["stopReason"]; detail: string } | null; ended: CommandExit; result: ReturnType<typeof parseAgentResult> | null; sandboxUp: Promise<boolean>; stderrTail: string },
+  how: {
+    forced: { reason: LoopOutcome["stopReason"]; detail: string } | null;
+    ended: CommandExit;
+    result: ReturnType<typeof parseAgentResult> | null;
+    sandboxUp: Promise<boolean>;
+    stderrTail: string;
+  },
 ): Promise<void> {
   const { forced, ended, result, stderrTail } = how;
   if (forced) {
     out.stopReason = forced.reason;
     out.stopDetail = forced.detail;
   } else if (agent.sandbox.kind === "bwrap" && (ended.spawnError !== undefined || !(await how.sandboxUp))) {
-    sandboxDidNotStart(out, agent.sandbox.binary, ended.spawnError ?? (failureLine(stderrTail) || (ended.signal ? `killed by ${ended.signal}` : `exit code ${ended.code}`)));
+    sandboxDidNotStart(
+      out,
+      agent.sandbox.binary,
+      ended.spawnError ??
+        (failureLine(stderrTail) || (ended.signal ? `killed by ${ended.signal}` : `exit code ${ended.code}`)),
+    );
   } else if (ended.spawnError) {
     out.stopReason = "agent_crashed";
     out.stopDetail = `could not start ${agent.command[0]}: ${ended.spawnError}`;

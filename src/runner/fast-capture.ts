@@ -73,7 +73,12 @@ export class ViewportCapture {
   private async cdpCapture(session: CDPSession): Promise<Buffer> {
     // At scale 1 the viewport as it stands is the picture: no clip, so no layout-metrics round trip.
     const clip = this.deviceScaleFactor === 1 ? undefined : await this.scaledClip(session);
-    const { data } = (await session.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true, captureBeyondViewport: false, ...(clip ? { clip } : {}) })) as { data: string };
+    const { data } = (await session.send("Page.captureScreenshot", {
+      format: "png",
+      optimizeForSpeed: true,
+      captureBeyondViewport: false,
+      ...(clip ? { clip } : {}),
+    })) as { data: string };
     return Buffer.from(data, "base64");
   }
 
@@ -81,10 +86,20 @@ export class ViewportCapture {
    * A session of our own does not carry Playwright's device-metrics override, so Chromium
    * captures at CSS size unless the clip (in document coordinates) asks for the scale.
    */
-  private async scaledClip(session: CDPSession): Promise<{ x: number; y: number; width: number; height: number; scale: number }> {
-    const metrics = (await session.send("Page.getLayoutMetrics")) as { cssVisualViewport: { pageX: number; pageY: number; clientWidth: number; clientHeight: number } };
+  private async scaledClip(
+    session: CDPSession,
+  ): Promise<{ x: number; y: number; width: number; height: number; scale: number }> {
+    const metrics = (await session.send("Page.getLayoutMetrics")) as {
+      cssVisualViewport: { pageX: number; pageY: number; clientWidth: number; clientHeight: number };
+    };
     const v = metrics.cssVisualViewport;
     const size = this.page.viewportSize();
-    return { x: v.pageX, y: v.pageY, width: size?.width ?? v.clientWidth, height: size?.height ?? v.clientHeight, scale: this.deviceScaleFactor };
+    return {
+      x: v.pageX,
+      y: v.pageY,
+      width: size?.width ?? v.clientWidth,
+      height: size?.height ?? v.clientHeight,
+      scale: this.deviceScaleFactor,
+    };
   }
 }

@@ -197,7 +197,9 @@ class TrialLoop {
 
   private abortedStop(): LoopOutcome {
     const { userSignal } = this.options;
-    return userSignal.aborted ? this.stop("cancelled", reasonOf(userSignal)) : this.stop("timeout", reasonOf(this.deadline.signal));
+    return userSignal.aborted
+      ? this.stop("cancelled", reasonOf(userSignal))
+      : this.stop("timeout", reasonOf(this.deadline.signal));
   }
 
   private async observe(): Promise<Current> {
@@ -247,7 +249,10 @@ class TrialLoop {
     const used = out.usage.inputTokens + out.usage.outputTokens;
     const nextInput = this.lastInput + Math.max(this.inputGrowth, 0);
     if (out.turns > 0 && used + nextInput + responseReserve > task.limits.tokens) {
-      return this.stop("token_budget", `${used} of ${task.limits.tokens} tokens used; the next request (~${nextInput} in + ${responseReserve} reserved) would not fit`);
+      return this.stop(
+        "token_budget",
+        `${used} of ${task.limits.tokens} tokens used; the next request (~${nextInput} in + ${responseReserve} reserved) would not fit`,
+      );
     }
     const spend = this.options.spendStop?.(out.usage, out.turns);
     if (spend) {
@@ -258,7 +263,10 @@ class TrialLoop {
       // No usage reported yet (the first turn, or a server that never says): estimate before sending.
       const estimate = session.estimateInputTokens(this.current.observation);
       if (estimate + responseReserve > task.limits.tokens) {
-        return this.stop("token_budget", `the next request is estimated at ~${estimate} input tokens + ${responseReserve} reserved, over the budget of ${task.limits.tokens}; not sent`);
+        return this.stop(
+          "token_budget",
+          `the next request is estimated at ~${estimate} input tokens + ${responseReserve} reserved, over the budget of ${task.limits.tokens}; not sent`,
+        );
       }
     }
     return null;
@@ -287,7 +295,12 @@ class TrialLoop {
     if (ended) return ended;
     for (const invalid of turn.invalid) {
       // A ToolRequest needs a tool name: an output whose tool could not be read has no request.
-      options.log.step("error_event", { error: invalid.message, origin: "validation", tool_req: invalid.tool ? { tool_name: invalid.tool, id: invalid.id } : null, call_id: invalid.id });
+      options.log.step("error_event", {
+        error: invalid.message,
+        origin: "validation",
+        tool_req: invalid.tool ? { tool_name: invalid.tool, id: invalid.id } : null,
+        call_id: invalid.id,
+      });
     }
     if (turn.outcome === "invalid" || turn.actions.length === 0) return this.afterInvalid(turn, record);
     this.consecutiveInvalid = 0;
@@ -355,7 +368,10 @@ class TrialLoop {
     this.consecutiveInvalid += 1;
     this.options.onTurn(record);
     if (this.consecutiveInvalid >= this.options.maxInvalidOutputs) {
-      return this.stop("invalid_output", `${this.consecutiveInvalid} invalid outputs in a row; last: ${turn.invalid.at(-1)?.message ?? "no action"}`);
+      return this.stop(
+        "invalid_output",
+        `${this.consecutiveInvalid} invalid outputs in a row; last: ${turn.invalid.at(-1)?.message ?? "no action"}`,
+      );
     }
     this.options.session.addResults([]);
     // Guarded like every other capture: a failed screenshot is the environment's failure and
@@ -367,10 +383,16 @@ class TrialLoop {
   private async act(turn: AgentTurn, record: PlayedTurn): Promise<LoopOutcome | null> {
     const { options, out } = this;
     const { log, session, task } = options;
-    const decision: GuardDecision = options.guard ? await options.guard.beforeExecute(this.current.observation, this.current.path, turn.actions) : { kind: "continue" };
+    const decision: GuardDecision = options.guard
+      ? await options.guard.beforeExecute(this.current.observation, this.current.path, turn.actions)
+      : { kind: "continue" };
     const { results, answer, hitActionLimit } = await this.execute(turn, decision);
     this.logResults(turn, results);
-    record.actions = results.map((r, idx) => ({ ...r, idx, args: turn.actions.find((a) => a.id === r.id)?.args ?? {} }));
+    record.actions = results.map((r, idx) => ({
+      ...r,
+      idx,
+      args: turn.actions.find((a) => a.id === r.id)?.args ?? {},
+    }));
     if (decision.kind !== "continue") record.flags = { repetition: decision.kind, condition: decision.condition };
     if (answer !== null) {
       options.onTurn(record);
@@ -380,11 +402,24 @@ class TrialLoop {
       log.step("answer_event", { answer, outcome: null });
       return this.stop("answered", "");
     }
-    session.addResults(results.map((r) => ({ id: r.id, tool: r.tool, status: r.status, message: r.message, ...(r.output !== undefined ? { output: r.output } : {}) })));
+    session.addResults(
+      results.map((r) => ({
+        id: r.id,
+        tool: r.tool,
+        status: r.status,
+        message: r.message,
+        ...(r.output !== undefined ? { output: r.output } : {}),
+      })),
+    );
     if (decision.kind === "stuck") {
       options.onTurn(record);
       out.evidence = decision.evidence;
-      log.step("flow_event", { flow: "stuck", origin: "repetition", condition: decision.condition, evidence: decision.evidence });
+      log.step("flow_event", {
+        flow: "stuck",
+        origin: "repetition",
+        condition: decision.condition,
+        evidence: decision.evidence,
+      });
       return this.stop("stuck", decision.report);
     }
     if (decision.kind === "pause") {
@@ -400,13 +435,17 @@ class TrialLoop {
   }
 
   /** Runs the actions in order; after an answer, a pause, a cancellation or the cap the rest are skipped, saying why. */
-  private async execute(turn: AgentTurn, decision: GuardDecision): Promise<{ results: ActionResult[]; answer: string | null; hitActionLimit: boolean }> {
+  private async execute(
+    turn: AgentTurn,
+    decision: GuardDecision,
+  ): Promise<{ results: ActionResult[]; answer: string | null; hitActionLimit: boolean }> {
     const { executor, task, userSignal } = this.options;
     const results: ActionResult[] = [];
     let answer: string | null = null;
     let hitActionLimit = false;
     for (const action of turn.actions) {
-      const skip = (why: string) => results.push({ id: action.id, tool: action.tool, status: "skipped", message: `not run: ${why}`, ms: 0 });
+      const skip = (why: string) =>
+        results.push({ id: action.id, tool: action.tool, status: "skipped", message: `not run: ${why}`, ms: 0 });
       if (answer !== null) skip("the trial ended with the answer before this action");
       else if (action.tool === "answer") answer = String(action.args.content ?? "");
       else if (decision.kind !== "continue") skip(`paused: ${decision.condition}`);
@@ -431,7 +470,12 @@ class TrialLoop {
       const action = turn.actions.find((a) => a.id === result.id)!;
       this.options.log.step("tool_result", {
         tool_req: { tool_name: action.tool, args: action.args, id: action.id },
-        result: { status: result.status, message: result.message, ...(result.output !== undefined ? { output: result.output } : {}), ...(result.point ? { point: result.point } : {}) },
+        result: {
+          status: result.status,
+          message: result.message,
+          ...(result.output !== undefined ? { output: result.output } : {}),
+          ...(result.point ? { point: result.point } : {}),
+        },
         truncated: false,
         output_artifact_path: null,
       });
@@ -449,4 +493,3 @@ function addUsage(out: LoopOutcome, turn: AgentTurn): void {
   out.timing.modelMs += turn.timing.modelMs;
   if (turn.timing.ttftMs != null) out.timing.ttftMs.push(turn.timing.ttftMs);
 }
-

@@ -81,7 +81,10 @@ export class NavigationWatch {
     page.on("close", () => this.ended(false));
     page.on("response", (response) => {
       const status = response.status();
-      if (topNavigation(response.request()) && (status === 204 || status === 205 || /attachment/i.test(response.headers()["content-disposition"] ?? ""))) {
+      if (
+        topNavigation(response.request()) &&
+        (status === 204 || status === 205 || /attachment/i.test(response.headers()["content-disposition"] ?? ""))
+      ) {
         this.noDocument.add(response.request());
       }
     });

@@ -22,7 +22,13 @@ export interface PlannedTrial {
 }
 
 /** Task-major order: every agent config and repeat of a task sit together, which keeps comparisons readable. */
-export function planTrials(runId: string, tasks: Task[], agents: readonly AgentConfig[], repeat: number, commands: ReadonlyMap<string, CommandAgentSpec> = new Map()): PlannedTrial[] {
+export function planTrials(
+  runId: string,
+  tasks: Task[],
+  agents: readonly AgentConfig[],
+  repeat: number,
+  commands: ReadonlyMap<string, CommandAgentSpec> = new Map(),
+): PlannedTrial[] {
   const trials: PlannedTrial[] = [];
   const ordered = [...tasks].sort((a, b) => a.id.localeCompare(b.id));
   for (const task of ordered) {

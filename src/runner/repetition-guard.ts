@@ -19,15 +19,25 @@ export interface RepetitionSettings {
   recoveryLimit: number;
 }
 
-export function createRepetitionGuard(task: Task, env: TrialEnvironment, settings: RepetitionSettings): RepetitionGuard {
-  const detector = createRepetitionDetector({ window: settings.window, recoveryLimit: settings.recoveryLimit, waitCap: task.repetition.waitCap });
+export function createRepetitionGuard(
+  task: Task,
+  env: TrialEnvironment,
+  settings: RepetitionSettings,
+): RepetitionGuard {
+  const detector = createRepetitionDetector({
+    window: settings.window,
+    recoveryLimit: settings.recoveryLimit,
+    waitCap: task.repetition.waitCap,
+  });
   // Selector masks are resolved by the observation, with the picture they mask.
   const { boxes: taskBoxes } = splitTaskMasks(task.repetition.masks);
   const paths = new Map<string, string>();
   const viewport = { width: task.viewport.width, height: task.viewport.height };
 
   const isClick = (action: ProposedAction): boolean =>
-    (action.tool === "click" || action.tool === "double_click") && typeof action.args.x === "number" && typeof action.args.y === "number";
+    (action.tool === "click" || action.tool === "double_click") &&
+    typeof action.args.x === "number" &&
+    typeof action.args.y === "number";
 
   /**
    * What lies under every click of the turn, looked at where the executor will click (the same
@@ -55,11 +65,19 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
   };
 
   return {
-    async beforeExecute(observation: Observation, screenshotPath: string, actions: ProposedAction[]): Promise<GuardDecision> {
+    async beforeExecute(
+      observation: Observation,
+      screenshotPath: string,
+      actions: ProposedAction[],
+    ): Promise<GuardDecision> {
       paths.set(observation.sha256, screenshotPath);
       const masks = maskBoxesForCapture(
         { volatile: observation.volatile, taskBoxes, selectorBoxes: observation.selectorMasks },
-        { image: { width: observation.width, height: observation.height }, viewport, devicePixelRatio: task.viewport.deviceScaleFactor },
+        {
+          image: { width: observation.width, height: observation.height },
+          viewport,
+          devicePixelRatio: task.viewport.deviceScaleFactor,
+        },
       );
       const infos = await pointInfos(actions, observation);
       const covered = infos.find((i) => i.covered)?.covered;
@@ -77,11 +95,19 @@ export function createRepetitionGuard(task: Task, env: TrialEnvironment, setting
         case "continue":
           return { kind: "continue" };
         case "duplicate-effect-risk":
-          return { kind: "continue", warnings: new Map(actions.map((a) => [a.id, `duplicate-effect risk: ${decision.condition}`])) };
+          return {
+            kind: "continue",
+            warnings: new Map(actions.map((a) => [a.id, `duplicate-effect risk: ${decision.condition}`])),
+          };
         case "pause":
           return { kind: "pause", condition: decision.condition, message: reflectionMessage(decision.condition) };
         case "stuck":
-          return { kind: "stuck", condition: decision.condition, report: decision.report, evidence: evidencePaths(decision.evidence) };
+          return {
+            kind: "stuck",
+            condition: decision.condition,
+            report: decision.report,
+            evidence: evidencePaths(decision.evidence),
+          };
       }
     },
     metrics() {

@@ -37,7 +37,10 @@ export interface ReporterFailure {
  * One reporter made of many. A hook that throws does not stop the others or the run; it is handed
  * to `onError`, which is required so that no caller can swallow a broken reporter by default.
  */
-export function multiplexReporters(reporters: Reporter[], onError: (failure: ReporterFailure) => void): Required<Reporter> {
+export function multiplexReporters(
+  reporters: Reporter[],
+  onError: (failure: ReporterFailure) => void,
+): Required<Reporter> {
   const call = <K extends keyof Reporter>(hook: K, ...args: Parameters<NonNullable<Reporter[K]>>) => {
     for (const reporter of reporters) {
       try {

@@ -33,7 +33,11 @@ export interface SuiteStore {
   /** `sandbox`: what holds a command agent's code this attempt (null for umpire's own loop). */
   startTrial(id: string, info: { folder: string; attempt: number; sandbox?: TrialSandbox | null }): void;
   recordTurn(trialId: string, turn: PlayedTurn, costUsd: number | null): void;
-  finishTrial(id: string, outcome: TrialOutcome, extra: { costUsd: number | null; retried: boolean; attempt: number }): void;
+  finishTrial(
+    id: string,
+    outcome: TrialOutcome,
+    extra: { costUsd: number | null; retried: boolean; attempt: number },
+  ): void;
   /** Prepares a finished trial for its automatic retry, keeping the failed attempt's rows. */
   resetTrial(id: string): void;
 }
@@ -108,7 +112,9 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   // Every running trial listens on the run's signal (its deadline joins it): many listeners is expected.
   setMaxListeners(Math.max(10, options.concurrency * 4), options.signal);
   const pinned = Math.max(1, options.concurrency);
-  const gate = options.gate ?? new ConcurrencyGate({ globalMax: pinned, settingsFor: () => ({ start: pinned, max: pinned, pinned: true }) });
+  const gate =
+    options.gate ??
+    new ConcurrencyGate({ globalMax: pinned, settingsFor: () => ({ start: pinned, max: pinned, pinned: true }) });
   const endpointOf = options.endpointOf ?? (() => "model");
   const modelLimit = pLimit(Math.max(1, options.modelConcurrency));
   const ends: TrialEnd[] = [];
@@ -144,14 +150,22 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
     try {
       outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe, lease);
       if (leftForResume(outcome)) return;
-      options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: false, attempt });
+      options.store.finishTrial(trial.id, outcome, {
+        costUsd: trialCost(options, trial, outcome),
+        retried: false,
+        attempt,
+      });
       // Infrastructure failures are retried (--retries, default once); each earlier attempt stays stored (and in its folder) as evidence.
       while (outcome.verdict === "error" && !options.signal.aborted && attempt - firstAttempt < retries) {
         options.store.resetTrial(trial.id);
         attempt += 1;
         outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe, lease);
         if (leftForResume(outcome)) return;
-        options.store.finishTrial(trial.id, outcome, { costUsd: trialCost(options, trial, outcome), retried: true, attempt });
+        options.store.finishTrial(trial.id, outcome, {
+          costUsd: trialCost(options, trial, outcome),
+          retried: true,
+          attempt,
+        });
       }
     } catch (error) {
       if (!isStorageFault(error)) throw error;
@@ -177,7 +191,8 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   };
 
   /** A trial cut short by a storage fault elsewhere has no verdict of its own: it is not stored as done. */
-  const leftForResume = (outcome: TrialOutcome) => fault.signal.aborted && !suiteOptions.signal.aborted && outcome.loop.stopReason === "cancelled";
+  const leftForResume = (outcome: TrialOutcome) =>
+    fault.signal.aborted && !suiteOptions.signal.aborted && outcome.loop.stopReason === "cancelled";
 
   try {
     // A shared-state target's slot is taken before the gate's, so a serial target never holds back the others.
@@ -197,7 +212,13 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   const status = options.signal.aborted ? "interrupted" : "finished";
   ends.sort((a, b) => a.trial.seq - b.trial.seq);
   reporter.onRunEnd({ runId: options.runId, status, ends });
-  return { ends, status, reporterFailures, concurrency: gate.report(), ...(notStarted > 0 ? { stoppedEarly: { failures, notStarted } } : {}) };
+  return {
+    ends,
+    status,
+    reporterFailures,
+    concurrency: gate.report(),
+    ...(notStarted > 0 ? { stoppedEarly: { failures, notStarted } } : {}),
+  };
 }
 
 /**
@@ -252,8 +273,17 @@ async function attemptOn(
   // Never inherit a workspace: an earlier run's folder at this path is moved aside first.
   const path = join(options.runDir, trialFolderName(trial, attempt));
   const { folder, movedAside } = writeOrFault(path, () => freshTrialFolder(path));
-  options.store.startTrial(trial.id, { folder, attempt, sandbox: trial.command ? sandboxName(trial.command.sandbox) : null });
-  const spec: TrialSpec = { id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id, task: trial.task, agentLabel: trial.agent.label, repeat: trial.repeat };
+  options.store.startTrial(trial.id, {
+    folder,
+    attempt,
+    sandbox: trial.command ? sandboxName(trial.command.sandbox) : null,
+  });
+  const spec: TrialSpec = {
+    id: attempt > 1 ? `${trial.id}-a${attempt}` : trial.id,
+    task: trial.task,
+    agentLabel: trial.agent.label,
+    repeat: trial.repeat,
+  };
   if (trial.command) {
     // An external agent gets a browser of its own per trial (trial-browser.ts), not a pooled one.
     return runExternalTrial(spec, folder, trial.command, {
@@ -289,7 +319,9 @@ async function attemptOn(
       maxInvalidOutputs: options.maxInvalidOutputsOf?.(trial) ?? options.maxInvalidOutputs ?? 3,
       // The response allowance reserved before each request is this trial's agent's max_tokens.
       responseReserve: trial.agent.maxTokens,
-      spendStop: spendCheck(trial.task.limits.usd, options.runSpend, (u) => costOfUsage(u, options.prices.lookup(trial.agent.model))),
+      spendStop: spendCheck(trial.task.limits.usd, options.runSpend, (u) =>
+        costOfUsage(u, options.prices.lookup(trial.agent.model)),
+      ),
       signal: options.signal,
       trace: options.trace,
       ...(movedAside ? { movedAside } : {}),
@@ -325,7 +357,8 @@ function trialCost(options: SuiteOptions, trial: PlannedTrial, outcome: TrialOut
   const measured = outcome.loop.measured;
   if (measured) return measuredCost(measured.calls, options.prices.lookup, trial.agent.model);
   const price = options.prices.lookup(trial.agent.model);
-  if (outcome.loop.turns === 0) return costOfUsage({ inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0 }, price);
+  if (outcome.loop.turns === 0)
+    return costOfUsage({ inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedTokens: 0 }, price);
   return costOfUsage(loopUsage(outcome.loop), price);
 }
 

@@ -26,16 +26,29 @@ const MAX_SHARDS = 1000;
 /** Parses `i/n` (1-based). `origin` names the flag or variable in errors. */
 export function parseShard(text: string, origin = "--shard"): Shard {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
-  if (!match) throw new UmpireError("usage", `${origin} ${JSON.stringify(text)}: expected i/n, e.g. 2/4 (shard 2 of 4, counting from 1)`, "write the shard as index/total");
+  if (!match)
+    throw new UmpireError(
+      "usage",
+      `${origin} ${JSON.stringify(text)}: expected i/n, e.g. 2/4 (shard 2 of 4, counting from 1)`,
+      "write the shard as index/total",
+    );
   return checkShard(Number(match[1]), Number(match[2]), origin);
 }
 
 function checkShard(index: number, total: number, origin: string): Shard {
   if (!Number.isInteger(total) || total < 1 || total > MAX_SHARDS) {
-    throw new UmpireError("usage", `${origin}: ${total} shards is not a whole number from 1 to ${MAX_SHARDS}`, "set the total to the number of parallel jobs");
+    throw new UmpireError(
+      "usage",
+      `${origin}: ${total} shards is not a whole number from 1 to ${MAX_SHARDS}`,
+      "set the total to the number of parallel jobs",
+    );
   }
   if (!Number.isInteger(index) || index < 1 || index > total) {
-    throw new UmpireError("usage", `${origin}: shard ${index} of ${total} does not exist; shards count from 1 to ${total}`, index === 0 ? `shards count from 1: use 1/${total} for the first` : `use 1/${total} to ${total}/${total}`);
+    throw new UmpireError(
+      "usage",
+      `${origin}: shard ${index} of ${total} does not exist; shards count from 1 to ${total}`,
+      index === 0 ? `shards count from 1: use 1/${total} for the first` : `use 1/${total} to ${total}/${total}`,
+    );
   }
   return { index, total };
 }
@@ -78,12 +91,20 @@ export function shardFromEnv(env: NodeJS.ProcessEnv): ShardSource | undefined {
     const rawTotal = env[c.total]?.trim();
     const origin = `${c.index}=${rawIndex} (${c.system})`;
     if (!rawTotal) {
-      throw new UmpireError("usage", `${origin} is set but ${c.total} is not`, `set ${c.total} to the number of parallel jobs, or pass --shard i/n`);
+      throw new UmpireError(
+        "usage",
+        `${origin} is set but ${c.total} is not`,
+        `set ${c.total} to the number of parallel jobs, or pass --shard i/n`,
+      );
     }
     const index = Number(rawIndex);
     const total = Number(rawTotal);
     if (!/^\d+$/.test(rawIndex) || !/^\d+$/.test(rawTotal)) {
-      throw new UmpireError("usage", `${origin} with ${c.total}=${rawTotal}: expected whole numbers`, "pass --shard i/n to override the environment");
+      throw new UmpireError(
+        "usage",
+        `${origin} with ${c.total}=${rawTotal}: expected whole numbers`,
+        "pass --shard i/n to override the environment",
+      );
     }
     const shard = checkShard(index + (1 - c.base), total, `${origin} with ${c.total}=${rawTotal}`);
     return shard.total > 1 ? { ...shard, source: `${c.index}/${c.total}` } : undefined;
@@ -125,11 +146,17 @@ const key = (taskId: string, agentLabel: string) => `${taskId}\u0000${agentLabel
  * onto the least loaded shard (the lowest index on a tie): the LPT rule, within 4/3 of optimal
  * and close to it when there are many more trials than shards.
  */
-export function assignShards<T extends ShardableTrial>(trials: readonly T[], n: number, history: readonly DurationSample[] = []): ShardAssignment<T> {
-  if (!Number.isInteger(n) || n < 1) throw new UmpireError("usage", `cannot split trials into ${n} shards`, "use a whole number of shards, 1 or more");
+export function assignShards<T extends ShardableTrial>(
+  trials: readonly T[],
+  n: number,
+  history: readonly DurationSample[] = [],
+): ShardAssignment<T> {
+  if (!Number.isInteger(n) || n < 1)
+    throw new UmpireError("usage", `cannot split trials into ${n} shards`, "use a whole number of shards, 1 or more");
   const known = new Map<string, number>();
   for (const h of history) {
-    if (Number.isFinite(h.meanWallMs) && h.meanWallMs > 0) known.set(key(h.taskId, h.agentLabel), Math.max(1, Math.round(h.meanWallMs)));
+    if (Number.isFinite(h.meanWallMs) && h.meanWallMs > 0)
+      known.set(key(h.taskId, h.agentLabel), Math.max(1, Math.round(h.meanWallMs)));
   }
   const weights = trials.map((t) => known.get(key(t.task.id, t.agent.label)));
   const withHistory = weights.filter((w): w is number => w !== undefined);

@@ -54,7 +54,10 @@ export const machineLoadProbe: LoadProbe = () => {
   return (overshootMs) => {
     const after = cpuTimes();
     const total = after.total - before.total;
-    return { cpuBusy: total > 0 ? Math.min(1, Math.max(0, 1 - (after.idle - before.idle) / total)) : 0, lagMs: Math.max(0, overshootMs) };
+    return {
+      cpuBusy: total > 0 ? Math.min(1, Math.max(0, 1 - (after.idle - before.idle) / total)) : 0,
+      lagMs: Math.max(0, overshootMs),
+    };
   };
 };
 
@@ -89,9 +92,19 @@ export class StarvationWatch {
       // How late the wait's own timer fired (a time limit is enforced elsewhere: no overshoot of its own).
       const reading = read(Number.isFinite(limitMs) ? tookMs - limitMs : 0);
       const lagMs = reading.lagMs;
-      const recent = this.slowCapture && performance.now() - this.slowCapture.at <= SLOW_CAPTURE_EVIDENCE_MS ? this.slowCapture : null;
+      const recent =
+        this.slowCapture && performance.now() - this.slowCapture.at <= SLOW_CAPTURE_EVIDENCE_MS
+          ? this.slowCapture
+          : null;
       if (reading.cpuBusy < STARVED_CPU_BUSY && lagMs < STARVED_LAG_MS && !recent) return null;
-      const found: StarvedWait = { wait, limitMs: Number.isFinite(limitMs) ? limitMs : tookMs, tookMs, cpuBusy: reading.cpuBusy, lagMs, slowCapture: recent ? [recent.tookMs, recent.baselineMs] : null };
+      const found: StarvedWait = {
+        wait,
+        limitMs: Number.isFinite(limitMs) ? limitMs : tookMs,
+        tookMs,
+        cpuBusy: reading.cpuBusy,
+        lagMs,
+        slowCapture: recent ? [recent.tookMs, recent.baselineMs] : null,
+      };
       this.starved.push(found);
       return found;
     };
@@ -110,14 +123,16 @@ export class StarvationWatch {
 export function describeStarvation(starved: readonly StarvedWait[]): string {
   const first = starved[0];
   if (!first) return "";
-  const more = starved.length > 1 ? `; ${starved.length - 1} more wait${starved.length > 2 ? "s" : ""} ran out starved` : "";
+  const more =
+    starved.length > 1 ? `; ${starved.length - 1} more wait${starved.length > 2 ? "s" : ""} ran out starved` : "";
   return `machine starved: ${describeWait(first)}${more}`;
 }
 
 function describeWait(w: StarvedWait): string {
   const what = `the ${w.wait} wait`;
   const signs = [`CPU ${Math.round(w.cpuBusy * 100)}% busy`, `umpire's timers ${seconds(w.lagMs)} late`];
-  if (w.slowCapture) signs.push(`a capture took ${seconds(w.slowCapture[0])} against ${seconds(w.slowCapture[1])} before`);
+  if (w.slowCapture)
+    signs.push(`a capture took ${seconds(w.slowCapture[0])} against ${seconds(w.slowCapture[1])} before`);
   return `${what} ran out (limit ${seconds(w.limitMs)}, took ${seconds(w.tookMs)}; ${signs.join(", ")})`;
 }
 

@@ -17,13 +17,26 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
   return {
     startTrial(id, info) {
       folders.set(id, info.folder);
-      store.startTrial(id, { folder: relative(runDir, info.folder), attempt: info.attempt, sandbox: info.sandbox ?? null });
+      store.startTrial(id, {
+        folder: relative(runDir, info.folder),
+        attempt: info.attempt,
+        sandbox: info.sandbox ?? null,
+      });
     },
     recordTurn(trialId, turn: PlayedTurn, costUsd) {
       const folder = relative(runDir, folders.get(trialId) ?? runDir);
       // Model output is untrusted in size too: each field is capped, and the turn says what was cut.
-      const fields = { note: capField(turn.note), thought: capField(turn.thought), content: capField(turn.content), reasoning: capField(turn.reasoning) };
-      const cut = Object.fromEntries(Object.entries(fields).filter(([, f]) => f.cut > 0).map(([name, f]) => [name, f.cut]));
+      const fields = {
+        note: capField(turn.note),
+        thought: capField(turn.thought),
+        content: capField(turn.content),
+        reasoning: capField(turn.reasoning),
+      };
+      const cut = Object.fromEntries(
+        Object.entries(fields)
+          .filter(([, f]) => f.cut > 0)
+          .map(([name, f]) => [name, f.cut]),
+      );
       store.recordTurn({
         trialId,
         idx: turn.idx,
@@ -92,7 +105,16 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
             ...(loop.measured ? { modelProxy: storedMeasurement(loop.measured) } : {}),
           },
         },
-        outcome.checks.map((c) => ({ kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason, evidence: c.evidence, ms: c.ms })),
+        outcome.checks.map((c) => ({
+          kind: c.kind,
+          name: c.name,
+          required: c.required,
+          pass: c.pass,
+          confidence: c.confidence,
+          reason: c.reason,
+          evidence: c.evidence,
+          ms: c.ms,
+        })),
       );
     },
   };

@@ -43,21 +43,66 @@ interface CdpMessage {
  * Anything else is refused, with the reason, and logged as a `cdp_guard` event.
  */
 const AGENT_DOMAINS: ReadonlySet<string> = new Set([
-  "Page", "Runtime", "DOM", "DOMSnapshot", "DOMDebugger", "CSS", "Input", "Emulation", "Log", "Accessibility",
-  "Overlay", "Performance", "PerformanceTimeline", "Animation", "Console", "Debugger", "Inspector", "LayerTree",
-  "IO", "Profiler", "HeapProfiler", "Schema", "Tracing",
+  "Page",
+  "Runtime",
+  "DOM",
+  "DOMSnapshot",
+  "DOMDebugger",
+  "CSS",
+  "Input",
+  "Emulation",
+  "Log",
+  "Accessibility",
+  "Overlay",
+  "Performance",
+  "PerformanceTimeline",
+  "Animation",
+  "Console",
+  "Debugger",
+  "Inspector",
+  "LayerTree",
+  "IO",
+  "Profiler",
+  "HeapProfiler",
+  "Schema",
+  "Tracing",
 ]);
 const AGENT_METHODS: ReadonlySet<string> = new Set([
-  "Target.getTargets", "Target.getTargetInfo", "Target.attachToTarget", "Target.detachFromTarget", "Target.setAutoAttach",
-  "Target.setDiscoverTargets", "Target.autoAttachRelated", "Target.createTarget", "Target.closeTarget",
-  "Target.activateTarget", "Target.getBrowserContexts", "Target.attachToBrowserTarget",
-  "Browser.getVersion", "Browser.getWindowForTarget", "Browser.getWindowBounds", "Browser.setWindowBounds",
-  "Browser.setDownloadBehavior", "Browser.cancelDownload",
+  "Target.getTargets",
+  "Target.getTargetInfo",
+  "Target.attachToTarget",
+  "Target.detachFromTarget",
+  "Target.setAutoAttach",
+  "Target.setDiscoverTargets",
+  "Target.autoAttachRelated",
+  "Target.createTarget",
+  "Target.closeTarget",
+  "Target.activateTarget",
+  "Target.getBrowserContexts",
+  "Target.attachToBrowserTarget",
+  "Browser.getVersion",
+  "Browser.getWindowForTarget",
+  "Browser.getWindowBounds",
+  "Browser.setWindowBounds",
+  "Browser.setDownloadBehavior",
+  "Browser.cancelDownload",
   // The network stack, read-only parts and per-page emulation; never cookies, interception or fetches of its own.
-  "Network.enable", "Network.disable", "Network.getResponseBody", "Network.getRequestPostData", "Network.getCookies",
-  "Network.setCacheDisabled", "Network.setBypassServiceWorker", "Network.setExtraHTTPHeaders", "Network.setUserAgentOverride",
-  "Network.emulateNetworkConditions", "Network.setAttachDebugStack", "Network.searchInResponseBody", "Network.setBlockedURLs",
-  "Storage.getCookies", "Storage.getStorageKeyForFrame", "Storage.getUsageAndQuota",
+  "Network.enable",
+  "Network.disable",
+  "Network.getResponseBody",
+  "Network.getRequestPostData",
+  "Network.getCookies",
+  "Network.setCacheDisabled",
+  "Network.setBypassServiceWorker",
+  "Network.setExtraHTTPHeaders",
+  "Network.setUserAgentOverride",
+  "Network.emulateNetworkConditions",
+  "Network.setAttachDebugStack",
+  "Network.searchInResponseBody",
+  "Network.setBlockedURLs",
+  "Storage.getCookies",
+  "Storage.getStorageKeyForFrame",
+  "Storage.getUsageAndQuota",
 ]);
 /** Methods of allowed domains that are still refused, and why. */
 const REFUSED_IN_ALLOWED_DOMAINS: Readonly<Record<string, string>> = {
@@ -66,7 +111,8 @@ const REFUSED_IN_ALLOWED_DOMAINS: Readonly<Record<string, string>> = {
 };
 /** Reasons for the refusals an agent is most likely to meet (the error it receives says so). */
 export const REFUSED_AGENT_METHODS: Readonly<Record<string, string>> = {
-  "Target.createBrowserContext": "the trial's browser context is the only one: it carries the origin guard and the session",
+  "Target.createBrowserContext":
+    "the trial's browser context is the only one: it carries the origin guard and the session",
   "Target.disposeBrowserContext": "the trial's browser context belongs to umpire",
   "Target.sendMessageToTarget": "nested (non-flattened) sessions are not relayed: attach with flatten: true",
   "Target.exposeDevToolsProtocol": "the agent's pages get no DevTools binding",
@@ -93,8 +139,13 @@ export function refusalOf(method: string, params: Record<string, unknown> | unde
   const domain = method.split(".")[0]!;
   const inDomain = REFUSED_IN_ALLOWED_DOMAINS[method];
   if (inDomain) return inDomain;
-  if (!AGENT_DOMAINS.has(domain) && !AGENT_METHODS.has(method)) return `${domain} is not a domain umpire relays for agents (see docs/security.md)`;
-  if ((method === "Target.attachToTarget" || method === "Target.setAutoAttach") && params?.flatten !== true && !(method === "Target.setAutoAttach" && params?.autoAttach === false)) {
+  if (!AGENT_DOMAINS.has(domain) && !AGENT_METHODS.has(method))
+    return `${domain} is not a domain umpire relays for agents (see docs/security.md)`;
+  if (
+    (method === "Target.attachToTarget" || method === "Target.setAutoAttach") &&
+    params?.flatten !== true &&
+    !(method === "Target.setAutoAttach" && params?.autoAttach === false)
+  ) {
     return "only flattened sessions are relayed (flatten: true), so every message is checked by the same rules";
   }
   return null;
@@ -140,12 +191,21 @@ export interface GuardRefusal {
 }
 
 /** Launches a dedicated headless Chromium over a pipe and the relay in front of it. */
-export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv; downloadsDir?: string } = {}): Promise<TrialBrowser> {
+export async function launchTrialBrowser(
+  options: { env?: NodeJS.ProcessEnv; downloadsDir?: string } = {},
+): Promise<TrialBrowser> {
   const chromium = requireChromium(options.env);
   const profile = mkdtempSync(join(tmpdir(), "umpire-trial-browser-"));
   const child = spawn(
     chromium.path,
-    [...CHROMIUM_FLAGS, "--headless=new", "--remote-debugging-pipe", "--no-startup-window", `--user-data-dir=${profile}`, "--disable-features=Translate,MediaRouter"],
+    [
+      ...CHROMIUM_FLAGS,
+      "--headless=new",
+      "--remote-debugging-pipe",
+      "--no-startup-window",
+      `--user-data-dir=${profile}`,
+      "--disable-features=Translate,MediaRouter",
+    ],
     { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] },
   );
   const toBrowser = child.stdio[3] as Writable;
@@ -168,12 +228,15 @@ export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv; dow
   toBrowser.on("error", () => undefined);
   let closing = false;
   let gone: string | null = null;
-  const exited = new Promise<void>((resolve) => child.once("exit", (code, signal) => {
-    if (!closing) gone = `the trial's browser exited (${signal ? `killed by ${signal}` : `code ${code}`}) before the trial ended`;
-    // Nothing more will come from the pipe: every client learns it now instead of waiting forever.
-    relay.browserGone();
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", (code, signal) => {
+      if (!closing)
+        gone = `the trial's browser exited (${signal ? `killed by ${signal}` : `code ${code}`}) before the trial ended`;
+      // Nothing more will come from the pipe: every client learns it now instead of waiting forever.
+      relay.browserGone();
+      resolve();
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     child.once("error", reject);
     child.once("spawn", () => resolve());
@@ -189,7 +252,8 @@ export async function launchTrialBrowser(options: { env?: NodeJS.ProcessEnv; dow
   let agentShutOut = false;
   server.on("connection", (socket: WebSocket, request: IncomingMessage) => {
     const path = (request.url ?? "").split("?")[0];
-    const filtered = path === `/devtools/browser/${agentToken}` ? true : path === `/devtools/browser/${umpireToken}` ? false : null;
+    const filtered =
+      path === `/devtools/browser/${agentToken}` ? true : path === `/devtools/browser/${umpireToken}` ? false : null;
     if (filtered === null || (filtered && agentShutOut)) {
       socket.close(1008, "unknown endpoint");
       return;
@@ -292,7 +356,12 @@ class Relay {
     });
     socket.on("close", () => {
       this.clients.delete(client);
-      if (client.browserSession) this.send({ id: this.nextId(), method: "Target.detachFromTarget", params: { sessionId: client.browserSession } });
+      if (client.browserSession)
+        this.send({
+          id: this.nextId(),
+          method: "Target.detachFromTarget",
+          params: { sessionId: client.browserSession },
+        });
     });
     socket.on("error", () => undefined);
   }
@@ -304,7 +373,11 @@ class Relay {
   private fromClient(client: Client, message: CdpMessage): void {
     const sessionId = message.sessionId ?? client.browserSession!;
     if (message.sessionId !== undefined && !client.sessions.has(message.sessionId)) {
-      this.reply(client, { id: message.id, sessionId: message.sessionId, error: { code: -32001, message: `Session with given id not found.` } });
+      this.reply(client, {
+        id: message.id,
+        sessionId: message.sessionId,
+        error: { code: -32001, message: `Session with given id not found.` },
+      });
       return;
     }
     let params = message.params;
@@ -312,12 +385,18 @@ class Relay {
       const reason = refusalOf(message.method!, params);
       if (reason) {
         this.guard({ method: message.method!, reason, action: "refused" });
-        this.reply(client, { id: message.id, ...(message.sessionId ? { sessionId: message.sessionId } : {}), error: { code: -32000, message: `umpire refused ${message.method}: ${reason}` } });
+        this.reply(client, {
+          id: message.id,
+          ...(message.sessionId ? { sessionId: message.sessionId } : {}),
+          error: { code: -32000, message: `umpire refused ${message.method}: ${reason}` },
+        });
         return;
       }
       // Every page the agent opens is a page of the trial's context (guarded, with the session cookie).
-      if (message.method === "Target.createTarget" && this.trialContext) params = { ...params, browserContextId: this.trialContext };
-      if (message.method === "Browser.setDownloadBehavior" || message.method === "Page.setDownloadBehavior") params = this.downloads(message.method, params);
+      if (message.method === "Target.createTarget" && this.trialContext)
+        params = { ...params, browserContextId: this.trialContext };
+      if (message.method === "Browser.setDownloadBehavior" || message.method === "Page.setDownloadBehavior")
+        params = this.downloads(message.method, params);
     }
     const id = this.nextId();
     this.replies.set(id, { client, id: message.id! });
@@ -332,7 +411,11 @@ class Relay {
     const asked = params?.behavior;
     if (asked === "deny" || this.downloadsDir === null) return { ...params, behavior: "deny" };
     if (params?.downloadPath !== undefined && params.downloadPath !== this.downloadsDir) {
-      this.guard({ method, reason: `downloads go to the trial's workspace/downloads/, not ${String(params.downloadPath).slice(0, 200)}`, action: "rewritten" });
+      this.guard({
+        method,
+        reason: `downloads go to the trial's workspace/downloads/, not ${String(params.downloadPath).slice(0, 200)}`,
+        action: "rewritten",
+      });
     }
     const behavior = method === "Page.setDownloadBehavior" || asked === "default" ? "allow" : asked;
     return { ...params, behavior, downloadPath: this.downloadsDir };
@@ -350,7 +433,11 @@ class Relay {
       const sessionId = message.result?.sessionId;
       if (typeof sessionId === "string") to.client.sessions.add(sessionId);
       const { sessionId: via, ...rest } = message;
-      this.reply(to.client, { ...rest, id: to.id, ...(via && via !== to.client.browserSession ? { sessionId: via } : {}) });
+      this.reply(to.client, {
+        ...rest,
+        id: to.id,
+        ...(via && via !== to.client.browserSession ? { sessionId: via } : {}),
+      });
       return;
     }
     if (!message.sessionId) return; // the pipe's own root session: the relay's, not a client's

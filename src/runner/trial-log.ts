@@ -17,7 +17,12 @@ import { capDeep } from "../safety/limits.js";
 import { scrubDeep } from "../safety/secrets.js";
 import type { StopReason } from "../vocabulary.js";
 
-export type EnvelopeType = "AgentStartedEvent" | "AgentEvent" | "MetricsUpdateEvent" | "AgentCompletionEvent" | "AgentErrorEvent";
+export type EnvelopeType =
+  | "AgentStartedEvent"
+  | "AgentEvent"
+  | "MetricsUpdateEvent"
+  | "AgentCompletionEvent"
+  | "AgentErrorEvent";
 
 /** Names the log format in the first event, so a reader can tell umpire's log from another's. */
 export const TRIAL_LOG_FORMAT = "umpire.trial-log";
@@ -57,7 +62,9 @@ export function createTrialLog(folder: string, now: () => Date = () => new Date(
       // capped; a cut record lists the cut fields under `truncated`.
       const { value, paths } = capDeep(scrubDeep(data));
       const record = paths.length ? { ...value, truncated: paths } : value;
-      writeOrFault(file, () => appendFileSync(file, `${JSON.stringify({ type, data: record, timestamp: now().toISOString() })}\n`));
+      writeOrFault(file, () =>
+        appendFileSync(file, `${JSON.stringify({ type, data: record, timestamp: now().toISOString() })}\n`),
+      );
     },
     step(kind, data) {
       this.emit("AgentEvent", { kind, ...data });
@@ -104,7 +111,11 @@ export function readTrialLog(path: string): { version: number; events: TrialLogE
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new UmpireError("input", `cannot read the trial log ${path}: ${messageOf(error)}`, "pass the events.jsonl of a trial folder");
+    throw new UmpireError(
+      "input",
+      `cannot read the trial log ${path}: ${messageOf(error)}`,
+      "pass the events.jsonl of a trial folder",
+    );
   }
   const events: TrialLogEvent[] = [];
   const lines = text.split("\n");
@@ -115,7 +126,11 @@ export function readTrialLog(path: string): { version: number; events: TrialLogE
     } catch {
       // The last line may be cut by a crash mid-write; any other broken line is a broken file.
       if (i < lines.length - 2) {
-        throw new UmpireError("input", `${path}:${i + 1}: not a JSON event`, "the trial log is damaged; re-run the trial");
+        throw new UmpireError(
+          "input",
+          `${path}:${i + 1}: not a JSON event`,
+          "the trial log is damaged; re-run the trial",
+        );
       }
     }
   });

@@ -57,4 +57,3 @@ export class TrialTrace {
     if (this.spec.mode === "retain-on-failure" && verdict === "passed") await rm(this.spec.path, { force: true });
   }
 }
-

@@ -16,7 +16,15 @@ import type { Target } from "../target/contract.js";
 import type { DialogRecord } from "./dialogs.js";
 import { TrialEnvironment, type BlockedRequest, type TabRecord, type TrialEnvironmentOptions } from "./environment.js";
 import { Executor } from "./executor.js";
-import { emptyLoopOutcome, runLoop, type LoopOptions, type AgentSessionLike, type LoopOutcome, type RepetitionGuard, type PlayedTurn } from "./loop.js";
+import {
+  emptyLoopOutcome,
+  runLoop,
+  type LoopOptions,
+  type AgentSessionLike,
+  type LoopOutcome,
+  type RepetitionGuard,
+  type PlayedTurn,
+} from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
 import { completionReason, createTrialLog, startedEventData, type TrialLog } from "./trial-log.js";
 import { isStorageFault, firstLineOf } from "../errors.js";
@@ -82,14 +90,17 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   const started = performance.now();
   const log = createTrialLog(folder);
   const workspaceDir = join(folder, "workspace");
-  log.emit("AgentStartedEvent", startedEventData({
-    trial: spec.id,
-    task: spec.task.id,
-    agent: spec.agentLabel,
-    repeat: spec.repeat,
-    // Said in the log so nobody mistakes the moved folder's contents for this trial's.
-    ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
-  }));
+  log.emit(
+    "AgentStartedEvent",
+    startedEventData({
+      trial: spec.id,
+      task: spec.task.id,
+      agent: spec.agentLabel,
+      repeat: spec.repeat,
+      // Said in the log so nobody mistakes the moved folder's contents for this trial's.
+      ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
+    }),
+  );
   let env: TrialEnvironment | undefined;
   let loop: LoopOutcome | undefined;
   let guard: RepetitionGuard | undefined;
@@ -114,7 +125,10 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     });
     const opened = env;
     // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
-    let lastFrame = { width: spec.task.viewport.width * spec.task.viewport.deviceScaleFactor, height: spec.task.viewport.height * spec.task.viewport.deviceScaleFactor };
+    let lastFrame = {
+      width: spec.task.viewport.width * spec.task.viewport.deviceScaleFactor,
+      height: spec.task.viewport.height * spec.task.viewport.deviceScaleFactor,
+    };
     const executor = new Executor({
       env: opened,
       task: spec.task,
@@ -154,7 +168,19 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
   if (!loop) loop = emptyLoopOutcome("environment_error", error ?? "environment failed");
-  return concludeTrial(spec, folder, { target: deps.target, board: deps.board, env: deps.env, signal: deps.signal, log, trialEnv: env, loop, error, started, repetition: guard?.metrics() ?? {}, blocked });
+  return concludeTrial(spec, folder, {
+    target: deps.target,
+    board: deps.board,
+    env: deps.env,
+    signal: deps.signal,
+    log,
+    trialEnv: env,
+    loop,
+    error,
+    started,
+    repetition: guard?.metrics() ?? {},
+    blocked,
+  });
 }
 
 /** What a trial hands to `concludeTrial` once its agent (umpire's loop or an external one) has stopped. */
@@ -200,27 +226,38 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     const effects = needsEffects && deps.target.hasEffects ? await deps.target.effects(spec.id) : [];
     // A command agent's page checks judge a fresh load in a context it never had (check-probes.ts).
     probes = env ? pageProbeOf(env, deps.target, deps.driver?.external === true) : undefined;
-    const recorder = recordEvidence({
-      workspaceDir,
-      effects,
-      answer: loop.answer,
-      trialId: spec.id,
-      taskFile: spec.task.file,
-      env: deps.env,
-      target: {
-        name: deps.target.name,
-        baseUrl: deps.target.baseUrl,
-        ...(deps.target.vars ? { vars: deps.target.vars } : {}),
-        isAllowedUrl: (url) => env?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)),
+    const recorder = recordEvidence(
+      {
+        workspaceDir,
+        effects,
+        answer: loop.answer,
+        trialId: spec.id,
+        taskFile: spec.task.file,
+        env: deps.env,
+        target: {
+          name: deps.target.name,
+          baseUrl: deps.target.baseUrl,
+          ...(deps.target.vars ? { vars: deps.target.vars } : {}),
+          isAllowedUrl: (url) => env?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)),
+        },
+        page: probes?.probe,
+        storage: env ? storageProbeOf(env.context) : undefined,
       },
-      page: probes?.probe,
-      storage: env ? storageProbeOf(env.context) : undefined,
-    }, { viewport: spec.task.viewport, effectsSource: deps.target.hasEffects ? deps.target.effectsSource : null, lastPage: () => env?.page });
+      {
+        viewport: spec.task.viewport,
+        effectsSource: deps.target.hasEffects ? deps.target.effectsSource : null,
+        lastPage: () => env?.page,
+      },
+    );
     checks = await runChecks(spec.task.checks, recorder.ctx);
     // The end state the checks read, kept so `umpire rejudge` can judge it again without a model turn.
     await keepEvidence(folder, recorder, needsEffects && deps.target.hasEffects ? effects : null);
     if (deps.driver) checks = withoutForgeable(checks, deps.driver, loop.stopReason === "agent_crashed");
-    const forbiddenResult = judgeForbiddenEffects(forbidden, effects, deps.target.hasEffects ? deps.target.effectsSource : null);
+    const forbiddenResult = judgeForbiddenEffects(
+      forbidden,
+      effects,
+      deps.target.hasEffects ? deps.target.effectsSource : null,
+    );
     if (forbiddenResult) checks.push(forbiddenResult);
   } catch (e) {
     error ??= `checks could not run: ${firstLineOf(e)}`;
@@ -241,24 +278,53 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   }
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
   // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
-  const cancelled = loop.stopReason === "cancelled" || loop.stoppedByRunLimit === true || (ending.signal.aborted && infraError);
+  const cancelled =
+    loop.stopReason === "cancelled" || loop.stoppedByRunLimit === true || (ending.signal.aborted && infraError);
   let verdict = verdictOf(checks, { infraError, cancelled });
   // A failure on a starved machine whose wall-clock waits ran out is the harness's, not the agent's.
   const starved = verdict === "failed" ? starvedWaits(env) : [];
   if (starved.length > 0) {
     verdict = "error";
     error ??= describeStarvation(starved);
-    log.emit("AgentEvent", { kind: "error_event", error: describeStarvation(starved), origin: "machine", tool_req: null, starved_waits: starved });
+    log.emit("AgentEvent", {
+      kind: "error_event",
+      error: describeStarvation(starved),
+      origin: "machine",
+      tool_req: null,
+      starved_waits: starved,
+    });
   }
   await keepTraceFor(env, verdict, log);
   // For an infeasible task, "it does not exist" is the right answer, not a declared failure.
-  const { claimed, verified } = summarizeClaim(loop.answer, checks, { infeasible: spec.task.tags.includes("infeasible"), infraError: infraError || starved.length > 0, cancelled });
+  const { claimed, verified } = summarizeClaim(loop.answer, checks, {
+    infeasible: spec.task.tags.includes("infeasible"),
+    infraError: infraError || starved.length > 0,
+    cancelled,
+  });
   const stopLine = describeStop(loop, checks, verdict, starved);
   // The wall-clock waits: observations that waited for a document (and ran out), deciding waits that ran out.
-  const waits = env ? { documents: env.documentWaits, ranOut: env.starvation.ranOut, starved: env.starvation.starved.length } : undefined;
-  log.emit("MetricsUpdateEvent", { metrics: { steps: loop.turns, actions: loop.actions, tokens: loop.usage, timing: loop.timing, repetition, ...(waits ? { waits } : {}) } });
+  const waits = env
+    ? { documents: env.documentWaits, ranOut: env.starvation.ranOut, starved: env.starvation.starved.length }
+    : undefined;
+  log.emit("MetricsUpdateEvent", {
+    metrics: {
+      steps: loop.turns,
+      actions: loop.actions,
+      tokens: loop.usage,
+      timing: loop.timing,
+      repetition,
+      ...(waits ? { waits } : {}),
+    },
+  });
   // `reason` is the Agents API's enum; umpire's stop reason and verdict ride along as extra fields.
-  log.emit("AgentCompletionEvent", { reason: completionReason(loop.stopReason), stop_reason: loop.stopReason, detail: stopLine, verdict, claimed, verified });
+  log.emit("AgentCompletionEvent", {
+    reason: completionReason(loop.stopReason),
+    stop_reason: loop.stopReason,
+    detail: stopLine,
+    verdict,
+    claimed,
+    verified,
+  });
   return {
     loop,
     checks,
@@ -272,7 +338,9 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     error,
     repetition,
     ...(env?.resetMs !== undefined ? { resetMs: env.resetMs } : {}),
-    ...(env && (env.dialogs.records.length || env.tabs.length) ? { browserEvents: { dialogs: env.dialogs.records, tabs: env.tabs } } : {}),
+    ...(env && (env.dialogs.records.length || env.tabs.length)
+      ? { browserEvents: { dialogs: env.dialogs.records, tabs: env.tabs } }
+      : {}),
   };
 }
 
@@ -300,7 +368,12 @@ async function keepEvidence(folder: string, recorder: EvidenceRecorder, effects:
  */
 function browserEventLog(log: TrialLog): Pick<TrialEnvironmentOptions, "onDialog" | "onTab"> {
   return {
-    onDialog: (event, record) => log.step("flow_event", { flow: event === "opened" ? "dialog_opened" : "dialog_answered", origin: "browser", dialog: { ...record } }),
+    onDialog: (event, record) =>
+      log.step("flow_event", {
+        flow: event === "opened" ? "dialog_opened" : "dialog_answered",
+        origin: "browser",
+        dialog: { ...record },
+      }),
     onTab: (tab) => log.step("flow_event", { flow: "tab_opened", origin: "browser", tab: { ...tab } }),
   };
 }
@@ -354,9 +427,15 @@ function starvedWaits(env: TrialEnvironment | undefined): StarvedWait[] {
 }
 
 /** "turn cap reached, notes/BB-042.md missing" / "model finished, all checks passed". */
-export function describeStop(loop: LoopOutcome, checks: CheckResult[], verdict: Verdict, starved: readonly StarvedWait[] = []): string {
+export function describeStop(
+  loop: LoopOutcome,
+  checks: CheckResult[],
+  verdict: Verdict,
+  starved: readonly StarvedWait[] = [],
+): string {
   const head = STOP_WORDS[loop.stopReason] + (loop.stopDetail ? ` (${loop.stopDetail})` : "");
-  if (verdict === "error" && starved.length > 0) return `${head}; not judged: ${describeStarvation(starved)} (infrastructure error)`;
+  if (verdict === "error" && starved.length > 0)
+    return `${head}; not judged: ${describeStarvation(starved)} (infrastructure error)`;
   if (verdict === "error") return `${head}; not judged: infrastructure error`;
   if (verdict === "cancelled") return `${head}; not judged: cancelled (umpire run --resume runs it again)`;
   const failing = checks.find((c) => c.required && !c.pass);

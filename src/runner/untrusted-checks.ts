@@ -35,21 +35,45 @@ function whyNotDeciding(kind: string, driver: Driver): string {
   return `observed, not deciding: ${driver.sandboxed ? "a" : "outside the sandbox, the"} command agent can write the workspace this check reads`;
 }
 
-export function withoutForgeable(results: readonly CheckResult[], driver: Driver, agentCrashed: boolean): CheckResult[] {
+export function withoutForgeable(
+  results: readonly CheckResult[],
+  driver: Driver,
+  agentCrashed: boolean,
+): CheckResult[] {
   const forgeable = forgeableKinds(driver);
   const demoted = results.map((r) => {
     if (!r.required || !forgeable.has(r.kind)) return r;
     const why = whyNotDeciding(r.kind, driver);
-    return { ...r, required: false, confidence: "observed" as const, reason: `${r.reason} (${why})`, evidence: { ...r.evidence, notDeciding: why } };
+    return {
+      ...r,
+      required: false,
+      confidence: "observed" as const,
+      reason: `${r.reason} (${why})`,
+      evidence: { ...r.evidence, notDeciding: why },
+    };
   });
   const extra: CheckResult[] = [];
   if (results.some((r) => r.required) && !demoted.some((r) => r.required)) {
-    extra.push(undecided("every required check reads something this agent could have written itself, so none decides; run it in the sandbox or add an effects, http or page check"));
+    extra.push(
+      undecided(
+        "every required check reads something this agent could have written itself, so none decides; run it in the sandbox or add an effects, http or page check",
+      ),
+    );
   }
-  if (agentCrashed && driver.external) extra.push(undecided("the agent crashed: a trial whose agent crashed never passes"));
+  if (agentCrashed && driver.external)
+    extra.push(undecided("the agent crashed: a trial whose agent crashed never passes"));
   return [...demoted, ...extra];
 }
 
 function undecided(reason: string): CheckResult {
-  return { kind: "guard", name: "decided by an unforgeable check", required: true, pass: false, reason, evidence: {}, confidence: "verified", ms: 0 };
+  return {
+    kind: "guard",
+    name: "decided by an unforgeable check",
+    required: true,
+    pass: false,
+    reason,
+    evidence: {},
+    confidence: "verified",
+    ms: 0,
+  };
 }

@@ -28,7 +28,12 @@ function inside(root: string, candidate: string): boolean {
  * Writes `content` to `<workspaceDir>/<folder>/<name>`. `name` must already be a plain base name.
  * Throws WorkspaceWriteRefused (with a reason a person can act on) when a link is in the way.
  */
-export async function writeInWorkspace(workspaceDir: string, folder: string, name: string, content: string): Promise<WorkspaceWrite> {
+export async function writeInWorkspace(
+  workspaceDir: string,
+  folder: string,
+  name: string,
+  content: string,
+): Promise<WorkspaceWrite> {
   const root = await realpath(workspaceDir);
   const expectedDir = resolve(root, folder);
   if (!inside(root, expectedDir)) throw new WorkspaceWriteRefused(`${folder} is outside the workspace`);
@@ -42,7 +47,10 @@ export async function writeInWorkspace(workspaceDir: string, folder: string, nam
   const file = resolve(realDir, name);
   const refuse = (e: unknown): never => {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ELOOP" || code === "EMLINK") throw new WorkspaceWriteRefused(`${relative(root, file)} is a symbolic link; umpire does not write through links`);
+    if (code === "ELOOP" || code === "EMLINK")
+      throw new WorkspaceWriteRefused(
+        `${relative(root, file)} is a symbolic link; umpire does not write through links`,
+      );
     throw e;
   };
   const NO_FOLLOW = constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -60,7 +68,10 @@ export async function writeInWorkspace(workspaceDir: string, folder: string, nam
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new WorkspaceWriteRefused(`${relative(root, file)} is not a regular file`);
-    if (stat.nlink > 1) throw new WorkspaceWriteRefused(`${relative(root, file)} is a hard link shared with another file; umpire does not write through links`);
+    if (stat.nlink > 1)
+      throw new WorkspaceWriteRefused(
+        `${relative(root, file)} is a hard link shared with another file; umpire does not write through links`,
+      );
     await handle.truncate(0);
     const data = Buffer.from(content, "utf8");
     await handle.write(data, 0, data.length, 0);

@@ -24,7 +24,12 @@ let pattern: RegExp | null = null;
 export function registerSecret(value: string | undefined | null): void {
   if (!value || value.length < MIN_SECRET_LENGTH) return;
   const before = secrets.size;
-  const forms = [value, encodeURIComponent(value), new URLSearchParams({ k: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)];
+  const forms = [
+    value,
+    encodeURIComponent(value),
+    new URLSearchParams({ k: value }).toString().slice(2),
+    JSON.stringify(value).slice(1, -1),
+  ];
   for (const form of forms) secrets.add(form);
   if (secrets.size !== before) pattern = null;
 }

@@ -16,11 +16,19 @@ const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "
 
 /** `text` on one line with every control character shown as an escape (`\n`, `\e`, `\x07`, `\u202e`). */
 export function oneLine(text: string): string {
-  return text.replace(CONTROL, (c) => NAMED[c] ?? (c.charCodeAt(0) < 0x100 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16)}`));
+  return text.replace(
+    CONTROL,
+    (c) =>
+      NAMED[c] ??
+      (c.charCodeAt(0) < 0x100
+        ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`
+        : `\\u${c.charCodeAt(0).toString(16)}`),
+  );
 }
 
 /** Escape sequences: CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST), and other two-byte ESC forms. */
-const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[P^_][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?/g;
+const ESCAPES =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[P^_][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?/g;
 /**
  * What may stay of them, all written by umpire itself: colours (SGR, `ESC[...m`), erase-in-line
  * (`ESC[K`), and the live view's redraw (`ESC[<n>F` up to the block's first line, `ESC[J` clear

@@ -18,19 +18,26 @@ export interface Violation {
 /** Every rule, with the convention it enforces (shown by `umpire lint --rules`). */
 export const LINT_RULES = {
   "body-shape": "The body is a JSON object with a `model` string and a non-empty `messages` array.",
-  "no-extra-body": "No literal `extra_body` key: H-specific fields go at the top level of the body (the API ignores `extra_body`).",
+  "no-extra-body":
+    "No literal `extra_body` key: H-specific fields go at the top level of the body (the API ignores `extra_body`).",
   "enable-thinking": "Thinking stays on: `chat_template_kwargs.enable_thinking` is true.",
   "reasoning-effort": "`reasoning_effort`, when sent, is low, medium or high.",
-  "output-format": "The request declares its output format: `structured_outputs.json` (structured mode) or `tools` (function calling).",
-  "schema-in-both-places": "Structured mode: the same JSON Schema is in `structured_outputs.json` and in the system prompt's <output_format> block.",
+  "output-format":
+    "The request declares its output format: `structured_outputs.json` (structured mode) or `tools` (function calling).",
+  "schema-in-both-places":
+    "Structured mode: the same JSON Schema is in `structured_outputs.json` and in the system prompt's <output_format> block.",
   "no-structured-with-tools": "`structured_outputs` is never combined with `tools`.",
-  "tool-choice-required": "Function-calling mode sends `tool_choice: \"required\"`.",
+  "tool-choice-required": 'Function-calling mode sends `tool_choice: "required"`.',
   "no-tool-format-examples": "Function-calling mode: the system prompt holds no tool-format examples.",
-  "tool-result-layout": "Structured mode: results are `user` messages `<tool_output tool=\"...\">`, no `tool` role; function-calling mode: results are `tool` messages.",
-  "tool-call-ids": "Function-calling mode: each `tool` message answers an earlier call by `tool_call_id`, and every call is answered.",
+  "tool-result-layout":
+    'Structured mode: results are `user` messages `<tool_output tool="...">`, no `tool` role; function-calling mode: results are `tool` messages.',
+  "tool-call-ids":
+    "Function-calling mode: each `tool` message answers an earlier call by `tool_call_id`, and every call is answered.",
   "image-budget": "At most 3 images in the request (older screenshots evicted to a text placeholder).",
-  "observation-wrapper": "Screenshots and their evicted placeholders stay inside `<observation>` ... `</observation>`; old observations are stripped, never dropped.",
-  "no-reasoning-in-history": "Assistant messages in history carry no `reasoning`/`reasoning_content` and no `<think>` text.",
+  "observation-wrapper":
+    "Screenshots and their evicted placeholders stay inside `<observation>` ... `</observation>`; old observations are stripped, never dropped.",
+  "no-reasoning-in-history":
+    "Assistant messages in history carry no `reasoning`/`reasoning_content` and no `<think>` text.",
   "image-decodes": "Every image is a base64 PNG, JPEG or WebP data URI whose bytes match its type.",
   "auth-header": "An Authorization header, when sent, has the form `Bearer <key>`.",
 } as const;
@@ -39,7 +46,8 @@ export type LintRule = keyof typeof LINT_RULES;
 export type RequestHeaders = Record<string, string | string[] | undefined>;
 
 const MAX_IMAGES = 3;
-const TOOL_FORMAT_EXAMPLE = /<output_format>|<tool_call>|<function=|"tool_name"\s*:|"tool_calls"\s*:|"arguments"\s*:|"function"\s*:\s*\{/;
+const TOOL_FORMAT_EXAMPLE =
+  /<output_format>|<tool_call>|<function=|"tool_name"\s*:|"tool_calls"\s*:|"arguments"\s*:|"function"\s*:\s*\{/;
 const TOOL_OUTPUT_OPEN = /<tool_output\s+tool="[^"]+"\s*>/;
 const THINK_TAG = /<\/?think>/i;
 
@@ -58,13 +66,18 @@ export function lintRequest(body: unknown, headers?: RequestHeaders): Violation[
     return violations;
   }
   const messages = messagesOf(body);
-  if (messages.length !== body.messages.length) report("body-shape", "messages", "every message must be an object with a string `role`");
+  if (messages.length !== body.messages.length)
+    report("body-shape", "messages", "every message must be an object with a string `role`");
 
   lintExtraBody(body, report);
   lintThinking(body, report);
   const mode = requestMode(body);
   if (isRecord(body.structured_outputs) && Array.isArray(body.tools) && body.tools.length > 0) {
-    report("no-structured-with-tools", "structured_outputs", "`structured_outputs` and `tools` are sent together; pick one output format");
+    report(
+      "no-structured-with-tools",
+      "structured_outputs",
+      "`structured_outputs` and `tools` are sent together; pick one output format",
+    );
   }
   if (mode === "plain") lintNoOutputFormat(messages, report);
   if (mode === "structured") lintStructured(body, messages, report);
@@ -81,7 +94,8 @@ function lintHeaders(headers: RequestHeaders, report: Report): void {
   const raw = headers.authorization ?? headers.Authorization;
   const value = Array.isArray(raw) ? raw[0] : raw;
   // The value is a secret: the message never quotes it.
-  if (value !== undefined && !/^Bearer \S+$/.test(value)) report("auth-header", "headers.authorization", "the Authorization header is not of the form `Bearer <key>`");
+  if (value !== undefined && !/^Bearer \S+$/.test(value))
+    report("auth-header", "headers.authorization", "the Authorization header is not of the form `Bearer <key>`");
 }
 
 function lintExtraBody(body: Record<string, unknown>, report: Report): void {
@@ -94,7 +108,11 @@ function lintExtraBody(body: Record<string, unknown>, report: Report): void {
     for (const [key, child] of Object.entries(value)) {
       const childPath = path ? `${path}.${key}` : key;
       if (key === "extra_body") {
-        report("no-extra-body", childPath, "a literal `extra_body` key is sent; the API ignores it, so its fields (structured_outputs, chat_template_kwargs) must go at the top level");
+        report(
+          "no-extra-body",
+          childPath,
+          "a literal `extra_body` key is sent; the API ignores it, so its fields (structured_outputs, chat_template_kwargs) must go at the top level",
+        );
       }
       visit(child, childPath);
     }
@@ -105,11 +123,19 @@ function lintExtraBody(body: Record<string, unknown>, report: Report): void {
 function lintThinking(body: Record<string, unknown>, report: Report): void {
   const kwargs = body.chat_template_kwargs;
   if (!isRecord(kwargs) || kwargs.enable_thinking !== true) {
-    report("enable-thinking", "chat_template_kwargs.enable_thinking", "thinking is not enabled; send `chat_template_kwargs: {enable_thinking: true}` at the top level");
+    report(
+      "enable-thinking",
+      "chat_template_kwargs.enable_thinking",
+      "thinking is not enabled; send `chat_template_kwargs: {enable_thinking: true}` at the top level",
+    );
   }
   const effort = body.reasoning_effort;
   if (effort !== undefined && effort !== "low" && effort !== "medium" && effort !== "high") {
-    report("reasoning-effort", "reasoning_effort", `reasoning_effort ${JSON.stringify(effort)} is not one of low, medium, high`);
+    report(
+      "reasoning-effort",
+      "reasoning_effort",
+      `reasoning_effort ${JSON.stringify(effort)} is not one of low, medium, high`,
+    );
   }
 }
 
@@ -117,16 +143,28 @@ function lintThinking(body: Record<string, unknown>, report: Report): void {
 function lintNoOutputFormat(messages: WireMessage[], report: Report): void {
   const systemIndex = messages.findIndex((m) => m.role === "system");
   if (systemIndex >= 0 && textOf(messages[systemIndex].content).includes("<output_format>")) {
-    report("schema-in-both-places", "structured_outputs", "the system prompt has an <output_format> schema but `structured_outputs.json` is missing; send the same schema there");
+    report(
+      "schema-in-both-places",
+      "structured_outputs",
+      "the system prompt has an <output_format> schema but `structured_outputs.json` is missing; send the same schema there",
+    );
   } else {
-    report("output-format", "$", "neither `structured_outputs` nor `tools` is sent, so the model answers free-form text");
+    report(
+      "output-format",
+      "$",
+      "neither `structured_outputs` nor `tools` is sent, so the model answers free-form text",
+    );
   }
 }
 
 function lintStructured(body: Record<string, unknown>, messages: WireMessage[], report: Report): void {
   const outputs = body.structured_outputs as Record<string, unknown>;
   if (!isRecord(outputs.json)) {
-    report("schema-in-both-places", "structured_outputs.json", "`structured_outputs.json` must hold the step's JSON Schema object");
+    report(
+      "schema-in-both-places",
+      "structured_outputs.json",
+      "`structured_outputs.json` must hold the step's JSON Schema object",
+    );
   } else {
     const systemIndex = messages.findIndex((m) => m.role === "system");
     const system = systemIndex >= 0 ? textOf(messages[systemIndex].content) : "";
@@ -136,16 +174,26 @@ function lintStructured(body: Record<string, unknown>, messages: WireMessage[], 
       report("schema-in-both-places", path, "the system prompt has no <output_format> block with the schema");
     } else {
       const inPrompt = parseEmbeddedJson(block[1]);
-      if (inPrompt === undefined) report("schema-in-both-places", path, "the <output_format> block does not hold parseable JSON");
+      if (inPrompt === undefined)
+        report("schema-in-both-places", path, "the <output_format> block does not hold parseable JSON");
       else if (canonicalJson(inPrompt) !== canonicalJson(outputs.json)) {
         report("schema-in-both-places", path, "the schema in <output_format> differs from `structured_outputs.json`");
       }
     }
   }
   messages.forEach((message, i) => {
-    if (message.role === "tool") report("tool-result-layout", `messages[${i}]`, "structured mode sends tool results as `user` messages `<tool_output tool=\"...\">`, not `tool`-role messages");
-    if (message.role === "user" && textOf(message.content).includes("<tool_output") && !TOOL_OUTPUT_OPEN.test(textOf(message.content))) {
-      report("tool-result-layout", `messages[${i}].content`, "a <tool_output> wrapper lacks its tool=\"...\" attribute");
+    if (message.role === "tool")
+      report(
+        "tool-result-layout",
+        `messages[${i}]`,
+        'structured mode sends tool results as `user` messages `<tool_output tool="...">`, not `tool`-role messages',
+      );
+    if (
+      message.role === "user" &&
+      textOf(message.content).includes("<tool_output") &&
+      !TOOL_OUTPUT_OPEN.test(textOf(message.content))
+    ) {
+      report("tool-result-layout", `messages[${i}].content`, 'a <tool_output> wrapper lacks its tool="..." attribute');
     }
     if (message.role !== "assistant" || i === messages.length - 1) return;
     // Every executed step is followed by its result before the next observation or step.
@@ -154,24 +202,40 @@ function lintStructured(body: Record<string, unknown>, messages: WireMessage[], 
       if (messages[j].role === "user" && TOOL_OUTPUT_OPEN.test(textOf(messages[j].content))) answered = true;
       if (isObservation(messages[j])) break;
     }
-    if (!answered) report("tool-result-layout", `messages[${i}]`, "this assistant step has no `<tool_output tool=\"...\">` user message after it");
+    if (!answered)
+      report(
+        "tool-result-layout",
+        `messages[${i}]`,
+        'this assistant step has no `<tool_output tool="...">` user message after it',
+      );
   });
 }
 
 function lintTools(body: Record<string, unknown>, messages: WireMessage[], report: Report): void {
   if (body.tool_choice !== "required") {
-    report("tool-choice-required", "tool_choice", `tool_choice is ${JSON.stringify(body.tool_choice ?? null)}; function-calling mode needs "required"`);
+    report(
+      "tool-choice-required",
+      "tool_choice",
+      `tool_choice is ${JSON.stringify(body.tool_choice ?? null)}; function-calling mode needs "required"`,
+    );
   }
   messages.forEach((message, i) => {
     if (message.role !== "system") return;
     const example = TOOL_FORMAT_EXAMPLE.exec(textOf(message.content));
-    if (example) report("no-tool-format-examples", `messages[${i}].content`, `the system prompt contains a tool-format example (${JSON.stringify(example[0])}); the model renders calls from \`tools\` alone`);
+    if (example)
+      report(
+        "no-tool-format-examples",
+        `messages[${i}].content`,
+        `the system prompt contains a tool-format example (${JSON.stringify(example[0])}); the model renders calls from \`tools\` alone`,
+      );
   });
   const issued = new Set<string>();
   const answered = new Set<string>();
   let pending: { id: string; path: string }[] = [];
   const flushPending = () => {
-    for (const call of pending) if (!answered.has(call.id)) report("tool-call-ids", call.path, `tool call ${call.id} is never answered by a \`tool\` message`);
+    for (const call of pending)
+      if (!answered.has(call.id))
+        report("tool-call-ids", call.path, `tool call ${call.id} is never answered by a \`tool\` message`);
     pending = [];
   };
   messages.forEach((message, i) => {
@@ -186,11 +250,21 @@ function lintTools(body: Record<string, unknown>, messages: WireMessage[], repor
       });
     } else if (message.role === "tool") {
       const id = typeof message.tool_call_id === "string" ? message.tool_call_id : "";
-      if (!issued.has(id)) report("tool-call-ids", `messages[${i}].tool_call_id`, `tool message answers ${JSON.stringify(id)}, which no earlier assistant message called`);
-      else if (answered.has(id)) report("tool-call-ids", `messages[${i}].tool_call_id`, `tool call ${id} is answered twice`);
+      if (!issued.has(id))
+        report(
+          "tool-call-ids",
+          `messages[${i}].tool_call_id`,
+          `tool message answers ${JSON.stringify(id)}, which no earlier assistant message called`,
+        );
+      else if (answered.has(id))
+        report("tool-call-ids", `messages[${i}].tool_call_id`, `tool call ${id} is answered twice`);
       answered.add(id);
     } else if (message.role === "user" && textOf(message.content).includes("<tool_output")) {
-      report("tool-result-layout", `messages[${i}]`, "function-calling mode sends tool results as `tool` messages with the matching tool_call_id, not as user text");
+      report(
+        "tool-result-layout",
+        `messages[${i}]`,
+        "function-calling mode sends tool results as `tool` messages with the matching tool_call_id, not as user text",
+      );
     }
   });
   flushPending();
@@ -199,7 +273,11 @@ function lintTools(body: Record<string, unknown>, messages: WireMessage[], repor
 function lintImages(messages: WireMessage[], report: Report): void {
   const images = imagesOf(messages);
   if (images.length > MAX_IMAGES) {
-    report("image-budget", "messages", `${images.length} images are sent; keep the last ${MAX_IMAGES} and evict older ones to a text placeholder`);
+    report(
+      "image-budget",
+      "messages",
+      `${images.length} images are sent; keep the last ${MAX_IMAGES} and evict older ones to a text placeholder`,
+    );
   }
   for (const image of images) {
     const path = `messages[${image.messageIndex}].content[${image.chunkIndex}].image_url.url`;
@@ -218,7 +296,12 @@ function lintObservations(messages: WireMessage[], report: Report): void {
   let observedSinceStep = false;
   messages.forEach((message, i) => {
     if (message.role === "assistant") {
-      if (!observedSinceStep) report("observation-wrapper", `messages[${i}]`, "no <observation> precedes this assistant step; older observations must be stripped to text, not dropped");
+      if (!observedSinceStep)
+        report(
+          "observation-wrapper",
+          `messages[${i}]`,
+          "no <observation> precedes this assistant step; older observations must be stripped to text, not dropped",
+        );
       observedSinceStep = false;
       return;
     }
@@ -228,7 +311,11 @@ function lintObservations(messages: WireMessage[], report: Report): void {
     const carriesScreen = imagesOf([message]).length > 0 || /\[screenshot evicted\]/i.test(text);
     if (!carriesScreen) return;
     if (!text.includes("<observation>") || !text.includes("</observation>")) {
-      report("observation-wrapper", `messages[${i}].content`, "a screenshot or its evicted placeholder sits outside an <observation> ... </observation> wrapper");
+      report(
+        "observation-wrapper",
+        `messages[${i}].content`,
+        "a screenshot or its evicted placeholder sits outside an <observation> ... </observation> wrapper",
+      );
     }
   });
 }
@@ -239,11 +326,19 @@ function lintHistoryReasoning(messages: WireMessage[], report: Report): void {
     for (const field of ["reasoning", "reasoning_content"] as const) {
       const value = message[field];
       if (value !== undefined && value !== null && value !== "") {
-        report("no-reasoning-in-history", `messages[${i}].${field}`, `an assistant message carries \`${field}\`; push only the parsed output`);
+        report(
+          "no-reasoning-in-history",
+          `messages[${i}].${field}`,
+          `an assistant message carries \`${field}\`; push only the parsed output`,
+        );
       }
     }
     if (THINK_TAG.test(textOf(message.content))) {
-      report("no-reasoning-in-history", `messages[${i}].content`, "an assistant message's content holds <think> text; reasoning belongs in `reasoning`, never in history");
+      report(
+        "no-reasoning-in-history",
+        `messages[${i}].content`,
+        "an assistant message's content holds <think> text; reasoning belongs in `reasoning`, never in history",
+      );
     }
   });
 }
@@ -263,7 +358,15 @@ function parseEmbeddedJson(block: string): unknown {
 /** JSON with object keys sorted, so key order never makes two equal schemas differ. */
 export function canonicalJson(value: unknown): string {
   const sort = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sort) : isRecord(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort(v[k])])) : v;
+    Array.isArray(v)
+      ? v.map(sort)
+      : isRecord(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sort(v[k])]),
+          )
+        : v;
   return JSON.stringify(sort(value));
 }
 
@@ -275,5 +378,9 @@ export function formatViolations(violations: readonly Violation[]): string {
 /** Compact header value: `ok`, or `rule@path` entries (ASCII only, fits one header line). */
 export function lintHeaderValue(violations: readonly Violation[]): string {
   if (violations.length === 0) return "ok";
-  return violations.map((v) => `${v.rule}@${v.path}`).join(", ").replace(/[^\x20-\x7e]/g, "?").slice(0, 4000);
+  return violations
+    .map((v) => `${v.rule}@${v.path}`)
+    .join(", ")
+    .replace(/[^\x20-\x7e]/g, "?")
+    .slice(0, 4000);
 }

@@ -66,7 +66,10 @@ export class RequestLog {
 
   /** Median of the server's own time over the chat-completions requests logged so far. */
   medianServerMs(): number | null {
-    const times = this.entries.filter((e) => e.path.endsWith("/chat/completions")).map((e) => e.serverMs).sort((a, b) => a - b);
+    const times = this.entries
+      .filter((e) => e.path.endsWith("/chat/completions"))
+      .map((e) => e.serverMs)
+      .sort((a, b) => a - b);
     if (times.length === 0) return null;
     const mid = Math.floor(times.length / 2);
     return times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;

@@ -19,7 +19,9 @@ export function modelEntry(id: string): Record<string, unknown> {
     object: "model",
     created: CREATED,
     owned_by: "umpire",
-    description: profile ? `umpire reference model, profile ${profile}: ${PROFILE_DESCRIPTIONS[profile as keyof typeof PROFILE_DESCRIPTIONS]}` : "umpire reference model (server default profile)",
+    description: profile
+      ? `umpire reference model, profile ${profile}: ${PROFILE_DESCRIPTIONS[profile as keyof typeof PROFILE_DESCRIPTIONS]}`
+      : "umpire reference model (server default profile)",
     context_length: REFERENCE_CONTEXT_LENGTH,
     max_output_length: REFERENCE_MAX_OUTPUT,
     supported_features: ["reasoning", "tools", "structured_outputs"],

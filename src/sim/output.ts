@@ -40,12 +40,22 @@ export interface RenderOptions {
 export function renderOutput(plan: PlannedTurn, options: RenderOptions): AssistantOutput {
   const { mode, profile } = options;
   if (profile === "refuse") {
-    return { content: REFUSAL_TEXT, refusal: REFUSAL_TEXT, reasoning: "This request is one I will not act on.", toolCalls: [], finishReason: "stop", kind: "refusal" };
+    return {
+      content: REFUSAL_TEXT,
+      refusal: REFUSAL_TEXT,
+      reasoning: "This request is one I will not act on.",
+      toolCalls: [],
+      finishReason: "stop",
+      kind: "refusal",
+    };
   }
   if (profile === "malformed") return malformed(plan, mode, malformedKind(options.seed, plan.progress.turn));
   const output = wellFormed(plan, mode);
   if (profile === "truncate") return cutShort(output, "truncated");
-  if (options.maxTokens !== undefined && estimateTokens(output.reasoning) + completionTextTokens(output) > options.maxTokens) {
+  if (
+    options.maxTokens !== undefined &&
+    estimateTokens(output.reasoning) + completionTextTokens(output) > options.maxTokens
+  ) {
     return overBudget(output, options.maxTokens);
   }
   return output;
@@ -81,7 +91,12 @@ function structuredStep(note: string | null, thought: string, toolCall: Record<s
 function cutShort(output: AssistantOutput, kind: string): AssistantOutput {
   const half = (text: string) => text.slice(0, Math.max(1, Math.floor(text.length / 2)));
   if (output.toolCalls.length > 0) {
-    return { ...output, toolCalls: output.toolCalls.map((c) => ({ ...c, arguments: half(c.arguments) })), finishReason: "length", kind };
+    return {
+      ...output,
+      toolCalls: output.toolCalls.map((c) => ({ ...c, arguments: half(c.arguments) })),
+      finishReason: "length",
+      kind,
+    };
   }
   return { ...output, content: half(output.content ?? ""), finishReason: "length", kind };
 }
@@ -127,13 +142,31 @@ function malformed(plan: PlannedTurn, mode: RequestMode, kind: MalformedKind): A
   }
   const note = plan.note;
   const thought = "Click the target.";
-  const base: AssistantOutput = { content: null, refusal: null, reasoning: plan.reasoning, toolCalls: [], finishReason: "stop", kind: `malformed:${kind}` };
+  const base: AssistantOutput = {
+    content: null,
+    refusal: null,
+    reasoning: plan.reasoning,
+    toolCalls: [],
+    finishReason: "stop",
+    kind: `malformed:${kind}`,
+  };
   if (mode === "tools") {
     const call = (argumentsText: string): ToolCallOut[] => [{ id: newCallId(), name, arguments: argumentsText }];
     if (kind === "empty-content") return { ...base, content: "" };
-    if (kind === "invalid-json") return { ...base, content: note, toolCalls: call(singleQuoted(JSON.stringify(args))), finishReason: "tool_calls" };
+    if (kind === "invalid-json")
+      return {
+        ...base,
+        content: note,
+        toolCalls: call(singleQuoted(JSON.stringify(args))),
+        finishReason: "tool_calls",
+      };
     if (kind === "think-in-content") {
-      return { ...base, content: `<think>${plan.reasoning}</think>${note ?? ""}`, toolCalls: call(JSON.stringify(args)), finishReason: "tool_calls" };
+      return {
+        ...base,
+        content: `<think>${plan.reasoning}</think>${note ?? ""}`,
+        toolCalls: call(JSON.stringify(args)),
+        finishReason: "tool_calls",
+      };
     }
     return { ...base, content: note, toolCalls: call(JSON.stringify(args)), finishReason: "tool_calls" };
   }
@@ -151,7 +184,9 @@ function singleQuoted(json: string): string {
 
 function completionTextTokens(output: AssistantOutput): number {
   const calls = output.toolCalls.map((c) => c.name + c.arguments).join("");
-  return estimateTokens((output.content ?? "") + (output.refusal && output.refusal !== output.content ? output.refusal : "") + calls);
+  return estimateTokens(
+    (output.content ?? "") + (output.refusal && output.refusal !== output.content ? output.refusal : "") + calls,
+  );
 }
 
 /** Completion and reasoning token counts of an output. */

@@ -80,7 +80,12 @@ export async function planTurn(messages: readonly WireMessage[], context: Policy
   const task = findTask(messages, context.tasks, context.scenario ? await context.scenario() : null);
   const base = { taskId: task?.id ?? null, progress };
   if (!task) {
-    return { ...base, trajectory: "unknown-task", step: null, ...answer(UNKNOWN_TASK_ANSWER, "The request names no task I know, so I say so.") };
+    return {
+      ...base,
+      trajectory: "unknown-task",
+      step: null,
+      ...answer(UNKNOWN_TASK_ANSWER, "The request names no task I know, so I say so."),
+    };
   }
   if (context.profile === "answer-now") {
     return { ...base, trajectory: "answer-now", step: null, ...answer("Done.", "I answer at once.") };
@@ -116,7 +121,9 @@ export async function planTurn(messages: readonly WireMessage[], context: Policy
     thought,
     reasoning: [
       `The task is ${task.id ?? "the one stated in the prompt"}.`,
-      layout ? `The screen shows ${layout.path ?? layout.url ?? "a page"}${layout.title ? ` titled "${layout.title}"` : ""}.` : "I have no layout for this screen.",
+      layout
+        ? `The screen shows ${layout.path ?? layout.url ?? "a page"}${layout.title ? ` titled "${layout.title}"` : ""}.`
+        : "I have no layout for this screen.",
       `Next is ${label}: ${step.tool}${step.target ? ` on ${step.target}` : ""}.`,
       where,
     ]
@@ -130,7 +137,11 @@ export async function planTurn(messages: readonly WireMessage[], context: Policy
  * several do). Tasks that share an instruction (the same request on another scenario) are told
  * apart by the fixture session's scenario.
  */
-export function findTask<T extends ReferenceTask>(messages: readonly WireMessage[], tasks: readonly T[], scenario: string | null = null): T | null {
+export function findTask<T extends ReferenceTask>(
+  messages: readonly WireMessage[],
+  tasks: readonly T[],
+  scenario: string | null = null,
+): T | null {
   const context = squashSpace(taskContextText(messages));
   let candidates: T[] = [];
   let longest = 0;
@@ -141,11 +152,18 @@ export function findTask<T extends ReferenceTask>(messages: readonly WireMessage
     longest = instruction.length;
     candidates.push(task);
   }
-  return candidates.find((t) => scenario !== null && (t.start?.scenario ?? "plain") === scenario) ?? candidates[0] ?? null;
+  return (
+    candidates.find((t) => scenario !== null && (t.start?.scenario ?? "plain") === scenario) ?? candidates[0] ?? null
+  );
 }
 
 /** The trajectory a profile plays and the index within it for this turn. */
-export function chooseStep(task: ReferenceTask, profile: ProfileName, progress: Progress, named?: string): { name: string; steps: readonly PolicyStep[]; index: number } {
+export function chooseStep(
+  task: ReferenceTask,
+  profile: ProfileName,
+  progress: Progress,
+  named?: string,
+): { name: string; steps: readonly PolicyStep[]; index: number } {
   const gold = { name: "reference", steps: task.reference };
   const negative = (name: string) => {
     const steps = task.negatives?.[name];
@@ -157,7 +175,11 @@ export function chooseStep(task: ReferenceTask, profile: ProfileName, progress: 
   if (profile === "recover") {
     const reflectedAt = progress.stepsBeforeReflection;
     if (reflectedAt === null) return { ...loop, index: progress.stepsPlayed };
-    return { name: "recovered", steps: recoveredTrajectory(loop.steps, gold.steps, reflectedAt), index: progress.stepsPlayed };
+    return {
+      name: "recovered",
+      steps: recoveredTrajectory(loop.steps, gold.steps, reflectedAt),
+      index: progress.stepsPlayed,
+    };
   }
   if (NEGATIVE_PROFILES.has(profile)) return { ...(negative(profile) ?? gold), index: progress.stepsPlayed };
   return { ...gold, index: progress.stepsPlayed };
@@ -181,7 +203,11 @@ export function divergence(a: readonly PolicyStep[], b: readonly PolicyStep[]): 
  * where the two trajectories part (for a cookie dialog: dismiss it, then type and save the note
  * again, since input behind the modal never arrived).
  */
-export function recoveredTrajectory(loop: readonly PolicyStep[], gold: readonly PolicyStep[], reflectedAt: number): PolicyStep[] {
+export function recoveredTrajectory(
+  loop: readonly PolicyStep[],
+  gold: readonly PolicyStep[],
+  reflectedAt: number,
+): PolicyStep[] {
   // The loop's last step repeats once the trajectory runs out (the index is clamped when played).
   const played = Array.from({ length: reflectedAt }, (_, i) => loop[Math.min(i, loop.length - 1)]!);
   return [...played, ...gold.slice(Math.min(divergence(loop, gold), reflectedAt))];
@@ -208,23 +234,40 @@ function groundStep(
   const frame = lastScreenshotFrame(messages);
   const point = layout ? groundMark(layout, step.target, frame ?? undefined) : null;
   if (!layout || !point) {
-    if (step.tool === "scroll") return { kind: "ok", args, where: `I cannot see ${step.target}, so I scroll where the pointer is.` };
-    const missing = layout ? `${step.target} is not on ${layout.path ?? "the page"}` : `I have no layout (${problem ?? "no session"})`;
+    if (step.tool === "scroll")
+      return { kind: "ok", args, where: `I cannot see ${step.target}, so I scroll where the pointer is.` };
+    const missing = layout
+      ? `${step.target} is not on ${layout.path ?? "the page"}`
+      : `I have no layout (${problem ?? "no session"})`;
     if (layout && progress.trailingHolds < MAX_HOLDS) {
-      return { kind: "hold", turn: { action: { tool: "wait", args: { seconds: 1 } }, note: null, thought: `${HOLD_PHRASE} [${step.target}].`, reasoning: `${missing}; it may still be loading, so I wait.` } };
+      return {
+        kind: "hold",
+        turn: {
+          action: { tool: "wait", args: { seconds: 1 } },
+          note: null,
+          thought: `${HOLD_PHRASE} [${step.target}].`,
+          reasoning: `${missing}; it may still be loading, so I wait.`,
+        },
+      };
     }
-    return { kind: "lost", turn: answer(`I could not find ${step.target}: ${missing}.`, `${missing}; I stop and say so.`) };
+    return {
+      kind: "lost",
+      turn: answer(`I could not find ${step.target}: ${missing}.`, `${missing}; I stop and say so.`),
+    };
   }
   if (step.tool === "scroll") {
     // Scroll at the mark while it is on screen; once it has scrolled away, wherever the pointer is.
-    if (point.clamped) return { kind: "ok", args, where: `${step.target} is out of view, so I scroll where the pointer is.` };
+    if (point.clamped)
+      return { kind: "ok", args, where: `${step.target} is out of view, so I scroll where the pointer is.` };
   } else {
     args.element ??= describeElement(point.mark, layout);
   }
   args.x = point.x;
   args.y = point.y;
   if (clickLike && context.profile === "misclick") applyMisclick(args, context.seed, progress.turn);
-  const frameText = frame ? `the screenshot is ${frame.width}x${frame.height} px` : "there is no screenshot, so the viewport is the frame";
+  const frameText = frame
+    ? `the screenshot is ${frame.width}x${frame.height} px`
+    : "there is no screenshot, so the viewport is the frame";
   const where = `${step.target} spans (${point.mark.x}, ${point.mark.y}) ${point.mark.width}x${point.mark.height} CSS px in a ${layout.viewport.width}x${layout.viewport.height} viewport; ${frameText}, so its centre is (${args.x}, ${args.y}) in [0, 1000].`;
   return { kind: "ok", args, where };
 }

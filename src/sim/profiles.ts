@@ -12,8 +12,8 @@ export const PROFILE_DESCRIPTIONS = {
   "wrong-record": "plays the task's `wrong-record` negative (e.g. saves BB-024), else gold",
   "forget-save": "plays the task's `forget-save` negative, else gold",
   "premature-answer": "plays the task's `premature-answer` negative, else gold",
-  "answer-now": "answers \"Done.\" on the first turn",
-  refuse: "refuses: message.refusal set, content \"I can't help with that\", finish_reason stop",
+  "answer-now": 'answers "Done." on the first turn',
+  refuse: 'refuses: message.refusal set, content "I can\'t help with that", finish_reason stop',
   truncate: "finish_reason length with partial JSON",
   malformed: "cycles through every kind of invalid output",
   "flaky-http": "500s, 429 with retry-after, dropped connections, each followed by success on retry",
@@ -26,7 +26,7 @@ export const PROFILE_NAMES = Object.keys(PROFILE_DESCRIPTIONS) as ProfileName[];
 export const REFERENCE_MODEL = "reference";
 
 export function isProfileName(name: string): name is ProfileName {
-  return  Object.hasOwn(PROFILE_DESCRIPTIONS, name);
+  return Object.hasOwn(PROFILE_DESCRIPTIONS, name);
 }
 
 /**
@@ -48,7 +48,10 @@ export const NEGATIVE_PREFIX = "negative-";
  * Like profileForModel, but also reads `reference:negative-<name>`: the gold profile playing the
  * task's negative trajectory `<name>` (how `umpire validate --self-test` proves each negative fails).
  */
-export function parseReferenceModel(model: unknown, serverDefault: ProfileName): { profile: ProfileName; negative?: string } | null {
+export function parseReferenceModel(
+  model: unknown,
+  serverDefault: ProfileName,
+): { profile: ProfileName; negative?: string } | null {
   if (typeof model === "string" && model.startsWith(`${REFERENCE_MODEL}:${NEGATIVE_PREFIX}`)) {
     const negative = model.slice(REFERENCE_MODEL.length + 1 + NEGATIVE_PREFIX.length);
     return /^[a-z0-9][a-z0-9-]*$/.test(negative) ? { profile: "gold", negative } : null;
@@ -140,7 +143,13 @@ export const DEFAULT_TURN_JITTER_MS = 400;
  * The `latency` profile's wait for one turn of one trial: `baseMs` +/- `jitterMs`, chosen by
  * (seed, trial, turn) so a rerun waits exactly as long, turn by turn. Never negative.
  */
-export function turnLatencyMs(seed: number, user: string | null, turn: number, baseMs: number, jitterMs: number): number {
+export function turnLatencyMs(
+  seed: number,
+  user: string | null,
+  turn: number,
+  baseMs: number,
+  jitterMs: number,
+): number {
   const jitter = Math.max(0, Math.floor(jitterMs));
   if (jitter === 0) return Math.max(0, baseMs);
   const h = seededHash(seed, stringHash(user ?? ""), turn);

@@ -69,7 +69,9 @@ export class RateLimiter {
     const tokenWait = this.tokens?.waitFor(tokens, now) ?? 0;
     if (requestWait > 0 || tokenWait > 0) {
       this.rejected += 1;
-      return requestWait >= tokenWait ? { ok: false, retryAfterMs: requestWait, limit: "requests" } : { ok: false, retryAfterMs: tokenWait, limit: "tokens" };
+      return requestWait >= tokenWait
+        ? { ok: false, retryAfterMs: requestWait, limit: "requests" }
+        : { ok: false, retryAfterMs: tokenWait, limit: "tokens" };
     }
     this.requests?.take(1);
     this.tokens?.take(tokens);

@@ -59,7 +59,10 @@ export function sampleStepSchema(tools: readonly ToolName[]): Record<string, unk
       thought: { type: "string", description: "Reasoning about next steps" },
       tool_call: {
         oneOf: tools.map((tool) => {
-          const schema = z.toJSONSchema(TOOL_ARGS[tool], { io: "input" }) as { properties?: Record<string, unknown>; required?: string[] };
+          const schema = z.toJSONSchema(TOOL_ARGS[tool], { io: "input" }) as {
+            properties?: Record<string, unknown>;
+            required?: string[];
+          };
           return {
             type: "object",
             description: TOOL_DESCRIPTIONS[tool],
@@ -77,7 +80,11 @@ export function sampleStepSchema(tools: readonly ToolName[]): Record<string, unk
 export function sampleToolsArray(tools: readonly ToolName[]): Record<string, unknown>[] {
   return tools.map((tool) => ({
     type: "function",
-    function: { name: tool, description: TOOL_DESCRIPTIONS[tool], parameters: z.toJSONSchema(TOOL_ARGS[tool], { io: "input" }) },
+    function: {
+      name: tool,
+      description: TOOL_DESCRIPTIONS[tool],
+      parameters: z.toJSONSchema(TOOL_ARGS[tool], { io: "input" }),
+    },
   }));
 }
 
@@ -86,7 +93,8 @@ export function sampleRequest(options: SampleRequestOptions): Record<string, unk
   const tools = options.tools ?? DEFAULT_TOOLS;
   const schema = sampleStepSchema(tools);
   let system = `You are a computer-use agent.\n\n<task>\n${options.instruction}\n</task>\n\nCoordinates are integers in [0, 1000].`;
-  if (options.mode === "structured") system += `\n\n<output_format>\n\`\`\`json\n${JSON.stringify(schema)}\n\`\`\`\n</output_format>`;
+  if (options.mode === "structured")
+    system += `\n\n<output_format>\n\`\`\`json\n${JSON.stringify(schema)}\n\`\`\`\n</output_format>`;
   const messages: Record<string, unknown>[] = [{ role: "system", content: system }];
   const image = `data:image/png;base64,${options.screenshot.toString("base64")}`;
   const observation = () => ({
@@ -101,11 +109,22 @@ export function sampleRequest(options: SampleRequestOptions): Record<string, unk
     messages.push(observation());
     const result = step.result ?? "ok";
     if (options.mode === "structured") {
-      messages.push({ role: "assistant", content: JSON.stringify({ note: step.note ?? null, thought: `step ${i + 1}`, tool_call: { tool_name: step.tool, ...step.args } }) });
+      messages.push({
+        role: "assistant",
+        content: JSON.stringify({
+          note: step.note ?? null,
+          thought: `step ${i + 1}`,
+          tool_call: { tool_name: step.tool, ...step.args },
+        }),
+      });
       messages.push({ role: "user", content: `<tool_output tool="${step.tool}">\n${result}\n</tool_output>` });
     } else {
       const id = `call_sample_${i + 1}`;
-      messages.push({ role: "assistant", content: step.note ?? null, tool_calls: [{ id, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.args) } }] });
+      messages.push({
+        role: "assistant",
+        content: step.note ?? null,
+        tool_calls: [{ id, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.args) } }],
+      });
       messages.push({ role: "tool", tool_call_id: id, content: result });
     }
   });

@@ -19,7 +19,16 @@ import { RequestLog, type RequestRecord } from "./log.js";
 import { modelEntry, modelList } from "./models.js";
 import { completionUsage, renderOutput } from "./output.js";
 import { planTurn, type ReferenceTask } from "./policy.js";
-import { DEFAULT_TURN_JITTER_MS, DEFAULT_TURN_LATENCY_MS, flakyFault, parseReferenceModel, referenceModelIds, turnLatencyMs, type HttpFault, type ProfileName } from "./profiles.js";
+import {
+  DEFAULT_TURN_JITTER_MS,
+  DEFAULT_TURN_LATENCY_MS,
+  flakyFault,
+  parseReferenceModel,
+  referenceModelIds,
+  turnLatencyMs,
+  type HttpFault,
+  type ProfileName,
+} from "./profiles.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { readProgress } from "./progress.js";
 import { isRecord, messagesOf, requestMode } from "./request.js";
@@ -93,7 +102,9 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
     const expected = `Bearer ${options.apiKey}`;
     app.use("/v1", (req, res, next) => {
       if (req.headers.authorization === expected) return next();
-      const message = req.headers.authorization ? "Incorrect API key provided" : "No API key provided: send Authorization: Bearer <key>";
+      const message = req.headers.authorization
+        ? "Incorrect API key provided"
+        : "No API key provided: send Authorization: Bearer <key>";
       res.status(401).json(errorBody(message, "invalid_request_error", "invalid_api_key"));
     });
   }
@@ -104,18 +115,38 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
   app.get("/v1/models/:id", (req, res) => {
     const id = String(req.params.id);
     if (referenceModelIds().includes(id)) res.json(modelEntry(id));
-    else res.status(404).json(errorBody(`The model '${id}' does not exist`, "invalid_request_error", "model_not_found"));
+    else
+      res.status(404).json(errorBody(`The model '${id}' does not exist`, "invalid_request_error", "model_not_found"));
   });
 
   app.post("/v1/chat/completions", completionHandler({ options, log, attempts, closing, defaultProfile, limiter }));
 
   app.use((req, res) => {
-    res.status(404).json(errorBody(`No route ${req.method} ${req.path}; the reference model serves /v1/chat/completions and /v1/models`, "invalid_request_error", "not_found"));
+    res
+      .status(404)
+      .json(
+        errorBody(
+          `No route ${req.method} ${req.path}; the reference model serves /v1/chat/completions and /v1/models`,
+          "invalid_request_error",
+          "not_found",
+        ),
+      );
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const status = typeof (error as { status?: unknown }).status === "number" ? (error as { status: number }).status : 500;
-    const message = status === 400 ? `The body is not valid JSON: ${messageOf(error)}` : `Internal error: ${messageOf(error)}`;
-    if (!res.headersSent) res.status(status).json(errorBody(message, status === 400 ? "invalid_request_error" : "server_error", status === 400 ? "invalid_json" : "server_error"));
+    const status =
+      typeof (error as { status?: unknown }).status === "number" ? (error as { status: number }).status : 500;
+    const message =
+      status === 400 ? `The body is not valid JSON: ${messageOf(error)}` : `Internal error: ${messageOf(error)}`;
+    if (!res.headersSent)
+      res
+        .status(status)
+        .json(
+          errorBody(
+            message,
+            status === 400 ? "invalid_request_error" : "server_error",
+            status === 400 ? "invalid_json" : "server_error",
+          ),
+        );
   });
 
   const server = await listen(app, options.port ?? 0, options.host ?? "127.0.0.1");
@@ -150,115 +181,177 @@ interface CompletionContext {
 function completionHandler(ctx: CompletionContext) {
   const { options, log, attempts, closing, defaultProfile, limiter } = ctx;
   return async (req: Request, res: Response) => {
-  const started = typeof res.locals.arrivedAt === "number" ? res.locals.arrivedAt : performance.now();
-  const body: unknown = req.body;
-  const record: Omit<RequestRecord, "seq" | "at" | "status" | "outcome" | "serverMs"> = {
-    method: req.method,
-    path: req.path,
-    model: isRecord(body) && typeof body.model === "string" ? body.model : null,
-    profile: null,
-    user: isRecord(body) && typeof body.user === "string" ? body.user : null,
-    mode: null,
-    stream: isRecord(body) && body.stream === true,
-    taskId: null,
-    turn: null,
-    step: null,
-    trajectory: null,
-    tool: null,
-    lint: [],
-    body,
-  };
-  const finish = (status: number, outcome: string) => log.add({ ...record, status, outcome, serverMs: performance.now() - started });
-  const violations: Violation[] = lintRequest(body, req.headers);
-  record.lint = violations;
-  res.setHeader("x-umpire-lint", lintHeaderValue(violations));
-  if (!isRecord(body)) {
-    res.status(400).json(errorBody("The request body must be a JSON object", "invalid_request_error", "invalid_request"));
-    return void finish(400, "invalid_request");
-  }
-  const parsedModel = parseReferenceModel(body.model, defaultProfile);
-  const profile = parsedModel?.profile;
-  if (!parsedModel || !profile) {
-    res.status(404).json(errorBody(`The model '${String(body.model)}' does not exist; use one of: ${referenceModelIds().join(", ")}`, "invalid_request_error", "model_not_found"));
-    return void finish(404, "model_not_found");
-  }
-  record.profile = profile;
-  if (options.strict && violations.length > 0) {
-    const summary = violations.map((v) => `${v.rule} at ${v.path}: ${v.message}`).join("; ");
-    res.status(400).json(errorBody(`The request breaks Holo conventions: ${summary}`, "invalid_request_error", "umpire_lint", { violations }));
-    return void finish(400, "lint");
-  }
-  const messages = messagesOf(body);
-  if (messages.length === 0) {
-    res.status(400).json(errorBody("`messages` must be a non-empty array of messages", "invalid_request_error", "invalid_request"));
-    return void finish(400, "invalid_request");
-  }
-  const seed = Number.isInteger(body.seed) ? (body.seed as number) : (options.seed ?? 0);
-  const progress = readProgress(messages);
-  record.turn = progress.turn;
-  const maxTokens = [body.max_completion_tokens, body.max_tokens].find((v): v is number => typeof v === "number" && v > 0);
-  if (limiter) {
-    // Charged like hosted limits: the prompt plus the response allowance the request reserves.
-    const admitted = limiter.admit(promptTokens(body, messages) + (maxTokens ?? 0));
-    if (!admitted.ok) {
-      res.status(429).setHeader("retry-after", String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000))));
-      res.setHeader("retry-after-ms", String(admitted.retryAfterMs));
-      res.json(errorBody(`Rate limit reached for ${admitted.limit}; retry after ${admitted.retryAfterMs} ms`, "rate_limit_error", "rate_limit_exceeded"));
-      return void finish(429, "rate-limited");
+    const started = typeof res.locals.arrivedAt === "number" ? res.locals.arrivedAt : performance.now();
+    const body: unknown = req.body;
+    const record: Omit<RequestRecord, "seq" | "at" | "status" | "outcome" | "serverMs"> = {
+      method: req.method,
+      path: req.path,
+      model: isRecord(body) && typeof body.model === "string" ? body.model : null,
+      profile: null,
+      user: isRecord(body) && typeof body.user === "string" ? body.user : null,
+      mode: null,
+      stream: isRecord(body) && body.stream === true,
+      taskId: null,
+      turn: null,
+      step: null,
+      trajectory: null,
+      tool: null,
+      lint: [],
+      body,
+    };
+    const finish = (status: number, outcome: string) =>
+      log.add({ ...record, status, outcome, serverMs: performance.now() - started });
+    const violations: Violation[] = lintRequest(body, req.headers);
+    record.lint = violations;
+    res.setHeader("x-umpire-lint", lintHeaderValue(violations));
+    if (!isRecord(body)) {
+      res
+        .status(400)
+        .json(errorBody("The request body must be a JSON object", "invalid_request_error", "invalid_request"));
+      return void finish(400, "invalid_request");
     }
-  }
-  const fault: HttpFault = profile === "flaky-http" ? flakyFault(seed, progress.turn, attempts.next(body)) : "none";
-  if (fault === "server-error") {
-    res.status(500).json(errorBody("The reference model failed on purpose (profile flaky-http)", "server_error", "server_error"));
-    return void finish(500, fault);
-  }
-  if (fault === "rate-limited") {
-    res.status(429).setHeader("retry-after", "1");
-    res.json(errorBody("Rate limit reached (profile flaky-http); retry after 1 second", "rate_limit_error", "rate_limit_exceeded"));
-    return void finish(429, fault);
-  }
+    const parsedModel = parseReferenceModel(body.model, defaultProfile);
+    const profile = parsedModel?.profile;
+    if (!parsedModel || !profile) {
+      res
+        .status(404)
+        .json(
+          errorBody(
+            `The model '${String(body.model)}' does not exist; use one of: ${referenceModelIds().join(", ")}`,
+            "invalid_request_error",
+            "model_not_found",
+          ),
+        );
+      return void finish(404, "model_not_found");
+    }
+    record.profile = profile;
+    if (options.strict && violations.length > 0) {
+      const summary = violations.map((v) => `${v.rule} at ${v.path}: ${v.message}`).join("; ");
+      res.status(400).json(
+        errorBody(`The request breaks Holo conventions: ${summary}`, "invalid_request_error", "umpire_lint", {
+          violations,
+        }),
+      );
+      return void finish(400, "lint");
+    }
+    const messages = messagesOf(body);
+    if (messages.length === 0) {
+      res
+        .status(400)
+        .json(
+          errorBody("`messages` must be a non-empty array of messages", "invalid_request_error", "invalid_request"),
+        );
+      return void finish(400, "invalid_request");
+    }
+    const seed = Number.isInteger(body.seed) ? (body.seed as number) : (options.seed ?? 0);
+    const progress = readProgress(messages);
+    record.turn = progress.turn;
+    const maxTokens = [body.max_completion_tokens, body.max_tokens].find(
+      (v): v is number => typeof v === "number" && v > 0,
+    );
+    if (limiter) {
+      // Charged like hosted limits: the prompt plus the response allowance the request reserves.
+      const admitted = limiter.admit(promptTokens(body, messages) + (maxTokens ?? 0));
+      if (!admitted.ok) {
+        res.status(429).setHeader("retry-after", String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000))));
+        res.setHeader("retry-after-ms", String(admitted.retryAfterMs));
+        res.json(
+          errorBody(
+            `Rate limit reached for ${admitted.limit}; retry after ${admitted.retryAfterMs} ms`,
+            "rate_limit_error",
+            "rate_limit_exceeded",
+          ),
+        );
+        return void finish(429, "rate-limited");
+      }
+    }
+    const fault: HttpFault = profile === "flaky-http" ? flakyFault(seed, progress.turn, attempts.next(body)) : "none";
+    if (fault === "server-error") {
+      res
+        .status(500)
+        .json(errorBody("The reference model failed on purpose (profile flaky-http)", "server_error", "server_error"));
+      return void finish(500, fault);
+    }
+    if (fault === "rate-limited") {
+      res.status(429).setHeader("retry-after", "1");
+      res.json(
+        errorBody(
+          "Rate limit reached (profile flaky-http); retry after 1 second",
+          "rate_limit_error",
+          "rate_limit_exceeded",
+        ),
+      );
+      return void finish(429, fault);
+    }
 
-  const mode = requestMode(body);
-  record.mode = mode;
-  const plan = await planTurn(messages, { tasks: options.tasks, profile, negative: parsedModel.negative, seed, layout: () => readLayout(options.fixtures, record.user), scenario: () => readScenario(options.fixtures, record.user) });
-  Object.assign(record, { taskId: plan.taskId, step: plan.step, trajectory: plan.trajectory, ...(plan.missing ? { missing: plan.missing } : {}) });
-  const output = renderOutput(plan, { mode, profile, seed, maxTokens });
-  record.tool = output.toolCalls[0]?.name ?? (mode !== "tools" && output.kind === "action" ? plan.action.tool : null);
-  const { completionTokens, reasoningTokens } = completionUsage(output);
-  const usage = makeUsage(promptTokens(body, messages), completionTokens, reasoningTokens);
-  const meta = completionMeta(String(body.model));
-  const serverMs = performance.now() - started;
-  res.setHeader("x-umpire-server-ms", serverMs.toFixed(2));
+    const mode = requestMode(body);
+    record.mode = mode;
+    const plan = await planTurn(messages, {
+      tasks: options.tasks,
+      profile,
+      negative: parsedModel.negative,
+      seed,
+      layout: () => readLayout(options.fixtures, record.user),
+      scenario: () => readScenario(options.fixtures, record.user),
+    });
+    Object.assign(record, {
+      taskId: plan.taskId,
+      step: plan.step,
+      trajectory: plan.trajectory,
+      ...(plan.missing ? { missing: plan.missing } : {}),
+    });
+    const output = renderOutput(plan, { mode, profile, seed, maxTokens });
+    record.tool = output.toolCalls[0]?.name ?? (mode !== "tools" && output.kind === "action" ? plan.action.tool : null);
+    const { completionTokens, reasoningTokens } = completionUsage(output);
+    const usage = makeUsage(promptTokens(body, messages), completionTokens, reasoningTokens);
+    const meta = completionMeta(String(body.model));
+    const serverMs = performance.now() - started;
+    res.setHeader("x-umpire-server-ms", serverMs.toFixed(2));
 
-  if (profile === "slow") await delay(options.latencyMs ?? DEFAULT_SLOW_MS, closing.signal);
-  if (profile === "latency") {
-    await delay(turnLatencyMs(seed, record.user, progress.turn, options.turnLatencyMs ?? DEFAULT_TURN_LATENCY_MS, options.jitterMs ?? DEFAULT_TURN_JITTER_MS), closing.signal);
-  }
-  const outcome = fault === "dropped-connection" ? fault : output.kind;
-  log.add({ ...record, status: 200, outcome, serverMs });
-  if (!record.stream) {
-    const text = JSON.stringify(completionBody(output, meta, usage));
-    if (fault === "dropped-connection") return dropMidway(res, "application/json", [text]);
-    res.status(200).type("application/json").send(text);
-    return;
-  }
-  const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
-  const events = [...completionChunks(output, meta, usage, includeUsage).map(sseEvent), SSE_DONE];
-  if (fault === "dropped-connection") return dropMidway(res, "text/event-stream", events);
-  res.status(200).setHeader("content-type", "text/event-stream; charset=utf-8");
-  res.setHeader("cache-control", "no-cache");
-  res.end(events.join(""));
+    if (profile === "slow") await delay(options.latencyMs ?? DEFAULT_SLOW_MS, closing.signal);
+    if (profile === "latency") {
+      await delay(
+        turnLatencyMs(
+          seed,
+          record.user,
+          progress.turn,
+          options.turnLatencyMs ?? DEFAULT_TURN_LATENCY_MS,
+          options.jitterMs ?? DEFAULT_TURN_JITTER_MS,
+        ),
+        closing.signal,
+      );
+    }
+    const outcome = fault === "dropped-connection" ? fault : output.kind;
+    log.add({ ...record, status: 200, outcome, serverMs });
+    if (!record.stream) {
+      const text = JSON.stringify(completionBody(output, meta, usage));
+      if (fault === "dropped-connection") return dropMidway(res, "application/json", [text]);
+      res.status(200).type("application/json").send(text);
+      return;
+    }
+    const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
+    const events = [...completionChunks(output, meta, usage, includeUsage).map(sseEvent), SSE_DONE];
+    if (fault === "dropped-connection") return dropMidway(res, "text/event-stream", events);
+    res.status(200).setHeader("content-type", "text/event-stream; charset=utf-8");
+    res.setHeader("cache-control", "no-cache");
+    res.end(events.join(""));
   };
 }
 
 /** The trial's fixture scenario, or null when it cannot be read. */
 async function readScenario(fixtures: LayoutSource | undefined, user: string | null): Promise<string | null> {
   if (!fixtures?.getSession || !user) return null;
-  return fixtures.getSession(user).then((s) => s.scenario ?? null, () => null);
+  return fixtures.getSession(user).then(
+    (s) => s.scenario ?? null,
+    () => null,
+  );
 }
 
 /** Reads the trial's layout; a missing client, session or report is reported, never thrown. */
-async function readLayout(fixtures: LayoutSource | undefined, user: string | null): Promise<{ layout: PageLayout | null; problem?: string }> {
+async function readLayout(
+  fixtures: LayoutSource | undefined,
+  user: string | null,
+): Promise<{ layout: PageLayout | null; problem?: string }> {
   if (!fixtures) return { layout: null, problem: "the reference model was started without a fixture site" };
   if (!user) return { layout: null, problem: "the request has no `user` field naming the fixture session" };
   try {
@@ -275,7 +368,10 @@ function dropMidway(res: Response, contentType: string, parts: string[]): void {
   res.status(200).setHeader("content-type", contentType);
   if (contentType === "application/json") res.setHeader("content-length", String(Buffer.byteLength(whole)));
   res.flushHeaders();
-  const cut = parts.length > 1 ? parts.slice(0, Math.ceil(parts.length / 2)).join("") : whole.slice(0, Math.floor(whole.length / 2));
+  const cut =
+    parts.length > 1
+      ? parts.slice(0, Math.ceil(parts.length / 2)).join("")
+      : whole.slice(0, Math.floor(whole.length / 2));
   res.write(cut, () => setTimeout(() => res.socket?.destroy(), 10));
 }
 

@@ -38,7 +38,11 @@ export function completionMeta(model: string): CompletionMeta {
 const FINGERPRINT = "umpire-reference";
 
 /** The body of a non-streamed response. Reasoning is sent as both `reasoning` and `reasoning_content`. */
-export function completionBody(output: AssistantOutput, meta: CompletionMeta, usage: WireUsage): Record<string, unknown> {
+export function completionBody(
+  output: AssistantOutput,
+  meta: CompletionMeta,
+  usage: WireUsage,
+): Record<string, unknown> {
   const message: Record<string, unknown> = {
     role: "assistant",
     content: output.content,
@@ -47,7 +51,11 @@ export function completionBody(output: AssistantOutput, meta: CompletionMeta, us
     reasoning_content: output.reasoning,
   };
   if (output.toolCalls.length > 0) {
-    message.tool_calls = output.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+    message.tool_calls = output.toolCalls.map((c) => ({
+      id: c.id,
+      type: "function",
+      function: { name: c.name, arguments: c.arguments },
+    }));
   }
   return {
     id: meta.id,
@@ -68,7 +76,12 @@ const PIECE = 24;
  * deltas, tool-call fragments (the first carries index, id, type and name; the rest carry
  * argument pieces), the finish reason, and a usage chunk when `include_usage` was asked for.
  */
-export function completionChunks(output: AssistantOutput, meta: CompletionMeta, usage: WireUsage, includeUsage: boolean): Record<string, unknown>[] {
+export function completionChunks(
+  output: AssistantOutput,
+  meta: CompletionMeta,
+  usage: WireUsage,
+  includeUsage: boolean,
+): Record<string, unknown>[] {
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): Record<string, unknown> => ({
     id: meta.id,
     object: "chat.completion.chunk",
@@ -87,12 +100,23 @@ export function completionChunks(output: AssistantOutput, meta: CompletionMeta, 
     for (const piece of pieces(output.content)) chunks.push(chunk({ content: piece }));
   }
   output.toolCalls.forEach((call, index) => {
-    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-    for (const piece of pieces(call.arguments)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    chunks.push(
+      chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }),
+    );
+    for (const piece of pieces(call.arguments))
+      chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   chunks.push(chunk({}, output.finishReason));
   if (includeUsage) {
-    chunks.push({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, system_fingerprint: FINGERPRINT, choices: [], usage });
+    chunks.push({
+      id: meta.id,
+      object: "chat.completion.chunk",
+      created: meta.created,
+      model: meta.model,
+      system_fingerprint: FINGERPRINT,
+      choices: [],
+      usage,
+    });
   }
   return chunks;
 }
@@ -110,6 +134,11 @@ function pieces(text: string): string[] {
 }
 
 /** An OpenAI-style error body. */
-export function errorBody(message: string, type: string, code: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function errorBody(
+  message: string,
+  type: string,
+  code: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { error: { message, type, param: null, code, ...extra } };
 }

@@ -50,7 +50,9 @@ export interface HistoryTrialRow {
 export const DEFAULT_HISTORY_RUNS = 10;
 
 function columnsOf(db: Database.Database, table: string): Set<string> {
-  return new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((c) => c.name));
+  return new Set(
+    (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((c) => c.name),
+  );
 }
 
 /** Builds the SQL once per filter shape; values are always bound, never spliced. */
@@ -68,15 +70,20 @@ export function historyRows(db: Database.Database, filter: HistoryFilter = {}): 
   if (filter.tasks?.length) where.push(`task_id IN ${list("tasks", filter.tasks)}`);
   if (filter.agents?.length) {
     const inAgents = list("agents", filter.agents);
-    where.push(agentName ? `(agent_label IN ${inAgents} OR ${agentName} IN ${inAgents})` : `agent_label IN ${inAgents}`);
+    where.push(
+      agentName ? `(agent_label IN ${inAgents} OR ${agentName} IN ${inAgents})` : `agent_label IN ${inAgents}`,
+    );
   }
   const runWhere: string[] = [];
   if (filter.tags?.length) {
     params.tags = JSON.stringify(filter.tags);
-    runWhere.push(`NOT EXISTS (SELECT 1 FROM json_each(@tags) wanted WHERE wanted.value NOT IN (SELECT value FROM json_each(r.tags)))`);
+    runWhere.push(
+      `NOT EXISTS (SELECT 1 FROM json_each(@tags) wanted WHERE wanted.value NOT IN (SELECT value FROM json_each(r.tags)))`,
+    );
   }
   // A self-test's probes (answer-now, negatives) are no agent's history, unless asked for by its tag.
-  if (!filter.tags?.includes(SELF_TEST_TAG)) runWhere.push(`NOT EXISTS (SELECT 1 FROM json_each(r.tags) WHERE value = '${SELF_TEST_TAG}')`);
+  if (!filter.tags?.includes(SELF_TEST_TAG))
+    runWhere.push(`NOT EXISTS (SELECT 1 FROM json_each(r.tags) WHERE value = '${SELF_TEST_TAG}')`);
   if (filter.upToRun) {
     params.up_to = filter.upToRun;
     runWhere.push(`(r.started_at, r.id) <= (SELECT started_at, id FROM runs WHERE id = @up_to)`);

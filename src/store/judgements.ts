@@ -45,8 +45,19 @@ const INSERT = `INSERT INTO judgements (trial_id, attempt, seq, judged_at, sourc
   VALUES (@trial_id, @attempt, @seq, @judged_at, @source, @task_hash, @verdict, @claimed, @verified, @stop_detail, @checks, @live_checks)`;
 
 function storedChecks(db: Database.Database, trialId: string, attempt: number): CheckInput[] {
-  const rows = db.prepare("SELECT * FROM checks WHERE trial_id = ? AND attempt = ? ORDER BY idx").all(trialId, attempt) as Row[];
-  return rows.map(checkFromRow).map(({ kind, name, required, pass, confidence, reason, evidence, ms }) => ({ kind, name, required, pass, confidence, reason, evidence, ms }));
+  const rows = db
+    .prepare("SELECT * FROM checks WHERE trial_id = ? AND attempt = ? ORDER BY idx")
+    .all(trialId, attempt) as Row[];
+  return rows.map(checkFromRow).map(({ kind, name, required, pass, confidence, reason, evidence, ms }) => ({
+    kind,
+    name,
+    required,
+    pass,
+    confidence,
+    reason,
+    evidence,
+    ms,
+  }));
 }
 
 /** Stores a re-judgement of the trial's current attempt and makes it the trial's verdict. One transaction. */
@@ -56,7 +67,9 @@ export function recordRejudgement(db: Database.Database, trialId: string, input:
     if (!trial) throw new Error(`no trial ${trialId}`);
     const attempt = Number(trial.attempt);
     const insert = db.prepare(INSERT);
-    const last = db.prepare("SELECT MAX(seq) AS seq FROM judgements WHERE trial_id = ? AND attempt = ?").get(trialId, attempt) as { seq: number | null };
+    const last = db
+      .prepare("SELECT MAX(seq) AS seq FROM judgements WHERE trial_id = ? AND attempt = ?")
+      .get(trialId, attempt) as { seq: number | null };
     if (last.seq === null) {
       insert.run({
         trial_id: trialId,
@@ -87,13 +100,27 @@ export function recordRejudgement(db: Database.Database, trialId: string, input:
       checks: toJson(input.checks),
       live_checks: toJson(input.liveChecks),
     });
-    db.prepare("UPDATE trials SET verdict = ?, claimed = ?, verified = ?, stop_detail = ?, rejudged_at = ? WHERE id = ?")
-      .run(input.verdict, toBit(input.claimed), toBit(input.verified), input.stopDetail, at, trialId);
+    db.prepare(
+      "UPDATE trials SET verdict = ?, claimed = ?, verified = ?, stop_detail = ?, rejudged_at = ? WHERE id = ?",
+    ).run(input.verdict, toBit(input.claimed), toBit(input.verified), input.stopDetail, at, trialId);
     db.prepare("DELETE FROM checks WHERE trial_id = ? AND attempt = ?").run(trialId, attempt);
-    const insertCheck = db.prepare(`INSERT INTO checks (trial_id, attempt, idx, kind, name, required, pass, confidence, reason, evidence, ms)
+    const insertCheck =
+      db.prepare(`INSERT INTO checks (trial_id, attempt, idx, kind, name, required, pass, confidence, reason, evidence, ms)
       VALUES (@trial_id, @attempt, @idx, @kind, @name, @required, @pass, @confidence, @reason, @evidence, @ms)`);
     input.checks.forEach((c, idx) =>
-      insertCheck.run({ trial_id: trialId, attempt, idx, kind: c.kind, name: c.name, required: toBit(c.required), pass: toBit(c.pass), confidence: c.confidence, reason: c.reason, evidence: toJson(c.evidence ?? null), ms: c.ms }),
+      insertCheck.run({
+        trial_id: trialId,
+        attempt,
+        idx,
+        kind: c.kind,
+        name: c.name,
+        required: toBit(c.required),
+        pass: toBit(c.pass),
+        confidence: c.confidence,
+        reason: c.reason,
+        evidence: toJson(c.evidence ?? null),
+        ms: c.ms,
+      }),
     );
   })();
 }
@@ -103,7 +130,8 @@ export function recordRejudgement(db: Database.Database, trialId: string, input:
  * migration tests do, has no such column: nothing to clear.)
  */
 export function clearRejudged(db: Database.Database, trialId: string): void {
-  const hasColumn = db.prepare("SELECT 1 FROM pragma_table_info('trials') WHERE name = 'rejudged_at'").get() !== undefined;
+  const hasColumn =
+    db.prepare("SELECT 1 FROM pragma_table_info('trials') WHERE name = 'rejudged_at'").get() !== undefined;
   if (hasColumn) db.prepare("UPDATE trials SET rejudged_at = NULL WHERE id = ?").run(trialId);
 }
 
@@ -118,7 +146,9 @@ const parse = <T>(text: unknown, fallback: T): T => {
 /** Every judgement of the trial's current attempt, oldest first; empty when it was never re-judged. */
 export function judgementsOf(db: Database.Database, trialId: string): JudgementRecord[] {
   const rows = db
-    .prepare("SELECT j.* FROM judgements j JOIN trials t ON t.id = j.trial_id AND t.attempt = j.attempt WHERE j.trial_id = ? ORDER BY j.seq")
+    .prepare(
+      "SELECT j.* FROM judgements j JOIN trials t ON t.id = j.trial_id AND t.attempt = j.attempt WHERE j.trial_id = ? ORDER BY j.seq",
+    )
     .all(trialId) as Row[];
   return rows.map((r) => ({
     trialId: String(r.trial_id),

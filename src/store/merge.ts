@@ -79,7 +79,12 @@ function samePath(a: string, b: string): boolean {
 }
 
 function openSource(file: string): Database.Database {
-  if (!existsSync(file)) throw new UmpireError("not_found", `no umpire database at ${file}`, "check the path (in CI: that every shard's results were downloaded)");
+  if (!existsSync(file))
+    throw new UmpireError(
+      "not_found",
+      `no umpire database at ${file}`,
+      "check the path (in CI: that every shard's results were downloaded)",
+    );
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma("busy_timeout = 5000");
@@ -87,7 +92,11 @@ function openSource(file: string): Database.Database {
     return db;
   } catch (error) {
     if (isUmpireError(error)) throw error;
-    throw new UmpireError("store", `${file}: cannot read it as umpire's database (${messageOf(error)})`, "pass the .db files that umpire run wrote");
+    throw new UmpireError(
+      "store",
+      `${file}: cannot read it as umpire's database (${messageOf(error)})`,
+      "pass the .db files that umpire run wrote",
+    );
   }
 }
 
@@ -106,7 +115,12 @@ function checkVersions(sources: { file: string; db: Database.Database }[], into:
   const target = targetVersion(into);
   for (const { file, db } of sources) {
     const version = schemaVersionOf(db);
-    if (version === 0) throw new UmpireError("store", `${file} is not an umpire database (it has no store schema version)`, "pass the .db files that umpire run wrote");
+    if (version === 0)
+      throw new UmpireError(
+        "store",
+        `${file} is not an umpire database (it has no store schema version)`,
+        "pass the .db files that umpire run wrote",
+      );
     if (version !== target) {
       throw new UmpireError(
         "store",
@@ -154,19 +168,36 @@ interface RunAccumulator {
   shardIndexes: Set<number>;
 }
 
-function mergeInto(db: Database.Database, sources: { file: string; db: Database.Database }[], runFolder: (id: string) => string, into: string, skipped: string[]): MergeResult {
-  const columns = (table: string) => (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+function mergeInto(
+  db: Database.Database,
+  sources: { file: string; db: Database.Database }[],
+  runFolder: (id: string) => string,
+  into: string,
+  skipped: string[],
+): MergeResult {
+  const columns = (table: string) =>
+    (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
   const insertOrIgnore = (table: string) => {
     const cols = columns(table);
-    return { cols, stmt: db.prepare(`INSERT OR IGNORE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((c) => `@${c}`).join(", ")})`) };
+    return {
+      cols,
+      stmt: db.prepare(
+        `INSERT OR IGNORE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((c) => `@${c}`).join(", ")})`,
+      ),
+    };
   };
   const trialCols = columns("trials");
   const upsertTrial = db.prepare(
     `INSERT INTO trials (${trialCols.join(", ")}) VALUES (${trialCols.map((c) => `@${c}`).join(", ")})
-     ON CONFLICT (id) DO UPDATE SET ${trialCols.filter((c) => c !== "id").map((c) => `${c} = excluded.${c}`).join(", ")}`,
+     ON CONFLICT (id) DO UPDATE SET ${trialCols
+       .filter((c) => c !== "id")
+       .map((c) => `${c} = excluded.${c}`)
+       .join(", ")}`,
   );
   const runCols = columns("runs");
-  const insertRun = db.prepare(`INSERT OR IGNORE INTO runs (${runCols.join(", ")}) VALUES (${runCols.map((c) => `@${c}`).join(", ")})`);
+  const insertRun = db.prepare(
+    `INSERT OR IGNORE INTO runs (${runCols.join(", ")}) VALUES (${runCols.map((c) => `@${c}`).join(", ")})`,
+  );
   const trialById = db.prepare(`SELECT * FROM trials WHERE id = ?`);
   const children = CHILD_TABLES.map((t) => ({ table: t, ...insertOrIgnore(t) }));
   const warnings: string[] = [];
@@ -178,13 +209,20 @@ function mergeInto(db: Database.Database, sources: { file: string; db: Database.
       const trials = src.prepare(`SELECT * FROM trials WHERE run_id = ? ORDER BY seq`).all(id) as Row[];
       const acc = runs.get(id) ?? { sources: [], rows: [], plans: new Set<string>(), shardIndexes: new Set<number>() };
       runs.set(id, acc);
-      acc.sources.push({ file, status: run.status as RunStatus, folder: (run.folder as string | null) ?? null, trials: trials.length });
+      acc.sources.push({
+        file,
+        status: run.status as RunStatus,
+        folder: (run.folder as string | null) ?? null,
+        trials: trials.length,
+      });
       acc.rows.push(run);
       const shard = shardOf(run);
       if (shard?.plan) acc.plans.add(String(shard.plan));
       if (typeof shard?.index === "number") acc.shardIndexes.add(shard.index);
 
-      insertRun.run(pick(run, runCols, { folder: runFolder(id), options: JSON.stringify(mergedRunOptions(storedRun(run))) }));
+      insertRun.run(
+        pick(run, runCols, { folder: runFolder(id), options: JSON.stringify(mergedRunOptions(storedRun(run))) }),
+      );
       for (const trial of trials) {
         const existing = trialById.get(trial.id) as Row | undefined;
         if (!existing) {
@@ -201,12 +239,20 @@ function mergeInto(db: Database.Database, sources: { file: string; db: Database.
         }
         const ahead = compareProgress(trial, existing);
         if (ahead > 0) upsertTrial.run(pick(trial, trialCols));
-        else if (ahead === 0 && trial.status === "done" && (trial.verdict !== existing.verdict || trial.turns !== existing.turns)) {
-          warnings.push(`trial ${String(trial.id)} was run twice (attempt ${String(trial.attempt)}): ${String(existing.verdict)} in ${into}, ${String(trial.verdict)} in ${file}; kept the first`);
+        else if (
+          ahead === 0 &&
+          trial.status === "done" &&
+          (trial.verdict !== existing.verdict || trial.turns !== existing.turns)
+        ) {
+          warnings.push(
+            `trial ${String(trial.id)} was run twice (attempt ${String(trial.attempt)}): ${String(existing.verdict)} in ${into}, ${String(trial.verdict)} in ${file}; kept the first`,
+          );
         }
       }
       for (const child of children) {
-        const rows = src.prepare(`SELECT * FROM ${child.table} WHERE trial_id IN (SELECT id FROM trials WHERE run_id = ?)`).all(id) as Row[];
+        const rows = src
+          .prepare(`SELECT * FROM ${child.table} WHERE trial_id IN (SELECT id FROM trials WHERE run_id = ?)`)
+          .all(id) as Row[];
         for (const row of rows) child.stmt.run(pick(row, child.cols));
       }
     }
@@ -218,45 +264,69 @@ function mergeInto(db: Database.Database, sources: { file: string; db: Database.
 }
 
 /** Recomputes a merged run's status, times, tags and options from its trials and sources. */
-function settleRun(db: Database.Database, id: string, acc: RunAccumulator, folder: string, warnings: string[]): MergedRun {
+function settleRun(
+  db: Database.Database,
+  id: string,
+  acc: RunAccumulator,
+  folder: string,
+  warnings: string[],
+): MergedRun {
   const target = db.prepare(`SELECT * FROM runs WHERE id = ?`).get(id) as Row;
   const options = mergedRunOptions(storedRun(target));
   const { shards } = runOptionsOf({ id, options });
   // A cancelled trial is not judged: the merged run is finished only when every trial has a verdict of its own.
-  const counts = db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(status = 'done' AND verdict IS NOT 'cancelled'), 0) AS done FROM trials WHERE run_id = ?`).get(id) as { n: number; done: number };
+  const counts = db
+    .prepare(
+      `SELECT COUNT(*) AS n, COALESCE(SUM(status = 'done' AND verdict IS NOT 'cancelled'), 0) AS done FROM trials WHERE run_id = ?`,
+    )
+    .get(id) as { n: number; done: number };
   const planned = typeof shards?.trials === "number" ? shards.trials : counts.n;
   const complete = counts.n >= planned && counts.done === counts.n;
-  const status: RunStatus = complete ? "finished" : acc.rows.some((r) => r.status === "running") ? "running" : "interrupted";
+  const status: RunStatus = complete
+    ? "finished"
+    : acc.rows.some((r) => r.status === "running")
+      ? "running"
+      : "interrupted";
   const rows = [target, ...acc.rows];
   const startedAt = rows.map((r) => String(r.started_at)).sort()[0];
-  const ends = rows.map((r) => r.ended_at).filter((e): e is string => typeof e === "string").sort();
+  const ends = rows
+    .map((r) => r.ended_at)
+    .filter((e): e is string => typeof e === "string")
+    .sort();
   const endedAt = status === "running" ? null : (ends.at(-1) ?? null);
   const tags = [...new Set(rows.flatMap((r) => parseArray(r.tags)))];
-  db.prepare(`UPDATE runs SET status = ?, started_at = ?, ended_at = ?, tags = ?, options = ?, folder = ? WHERE id = ?`).run(
-    status,
-    startedAt,
-    endedAt,
-    JSON.stringify(tags),
-    JSON.stringify(options),
-    folder,
-    id,
-  );
+  db.prepare(
+    `UPDATE runs SET status = ?, started_at = ?, ended_at = ?, tags = ?, options = ?, folder = ? WHERE id = ?`,
+  ).run(status, startedAt, endedAt, JSON.stringify(tags), JSON.stringify(options), folder, id);
 
   if (acc.plans.size > 1) {
-    warnings.push(`run ${id}: its shards computed different assignments (plans ${[...acc.plans].join(", ")}): they saw different duration histories, so some trials may be missing or run twice; give every shard the same --shard-history`);
+    warnings.push(
+      `run ${id}: its shards computed different assignments (plans ${[...acc.plans].join(", ")}): they saw different duration histories, so some trials may be missing or run twice; give every shard the same --shard-history`,
+    );
   }
   if (counts.n < planned) {
     const total = shards?.total ?? 0;
-    const seen = new Set([...acc.shardIndexes, ...(db.prepare(`SELECT DISTINCT shard FROM trials WHERE run_id = ? AND shard IS NOT NULL`).all(id) as { shard: string }[]).map((r) => Number(r.shard.split("/")[0]))]);
+    const seen = new Set([
+      ...acc.shardIndexes,
+      ...(
+        db.prepare(`SELECT DISTINCT shard FROM trials WHERE run_id = ? AND shard IS NOT NULL`).all(id) as {
+          shard: string;
+        }[]
+      ).map((r) => Number(r.shard.split("/")[0])),
+    ]);
     const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !seen.has(i));
-    warnings.push(`run ${id}: ${counts.n} of ${planned} planned trials present${missing.length ? `; shard(s) ${missing.map((i) => `${i}/${total}`).join(", ")} not merged yet` : ""}`);
+    warnings.push(
+      `run ${id}: ${counts.n} of ${planned} planned trials present${missing.length ? `; shard(s) ${missing.map((i) => `${i}/${total}`).join(", ")} not merged yet` : ""}`,
+    );
   }
   return { id, status, trials: counts.n, done: counts.done, planned, folder, sources: acc.sources };
 }
 
 /** Positive when `a` is further along than `b`: a later attempt, or the same attempt in a later state. */
 function compareProgress(a: Row, b: Row): number {
-  return Number(a.attempt) - Number(b.attempt) || (STATUS_RANK[String(a.status)] ?? 0) - (STATUS_RANK[String(b.status)] ?? 0);
+  return (
+    Number(a.attempt) - Number(b.attempt) || (STATUS_RANK[String(a.status)] ?? 0) - (STATUS_RANK[String(b.status)] ?? 0)
+  );
 }
 
 function describe(trial: Row): string {

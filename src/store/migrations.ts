@@ -156,11 +156,15 @@ CREATE TABLE artifacts (
  * Reading the definition from the database, not from V1, keeps columns later migrations added.
  */
 export function rebuildTable(db: Database.Database, table: string, edit: (createSql: string) => string): void {
-  const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string } | undefined;
+  const row = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as
+    | { sql: string }
+    | undefined;
   if (!row) throw new Error(`store migration: no table ${table}`);
   const edited = edit(row.sql);
   if (edited === row.sql) throw new Error(`store migration: the definition of ${table} did not change`);
-  const indexes = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").all(table) as { sql: string }[];
+  const indexes = db
+    .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
+    .all(table) as { sql: string }[];
   const temp = `${table}__rebuilt`;
   db.exec(edited.replace(new RegExp(`^CREATE TABLE\\s+"?${table}"?`), `CREATE TABLE ${temp}`));
   db.exec(`INSERT INTO ${temp} SELECT * FROM ${table}`);
@@ -216,7 +220,8 @@ ALTER TABLE trials ADD COLUMN sandbox TEXT;
  * `artifacts_legacy`: umpire no longer reads it, merges it or writes it.
  */
 function retireArtifactsTable(db: Database.Database): void {
-  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'artifacts'").get() !== undefined;
+  const exists =
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'artifacts'").get() !== undefined;
   if (!exists) return;
   const hasRows = db.prepare("SELECT 1 FROM artifacts LIMIT 1").get() !== undefined;
   if (hasRows) db.exec("ALTER TABLE artifacts RENAME TO artifacts_legacy");
@@ -232,10 +237,17 @@ function retireArtifactsTable(db: Database.Database): void {
  * record: a trial whose agent label is a command agent listed in its run's options.
  */
 function allowExternalMode(db: Database.Database): void {
-  rebuildTable(db, "trials", (sql) => sql.replace(/mode IN \('structured', 'tools'\)/, "mode IN ('structured', 'tools', 'external')"));
+  rebuildTable(db, "trials", (sql) =>
+    sql.replace(/mode IN \('structured', 'tools'\)/, "mode IN ('structured', 'tools', 'external')"),
+  );
   // Read in code, not json_each: one run with unparsable options must not stop the migration.
-  const fix = db.prepare("UPDATE trials SET mode = 'external' WHERE run_id = ? AND agent_label = ? AND mode = 'structured'");
-  for (const run of db.prepare("SELECT id, options FROM runs WHERE options LIKE '%commandAgents%'").all() as { id: string; options: string }[]) {
+  const fix = db.prepare(
+    "UPDATE trials SET mode = 'external' WHERE run_id = ? AND agent_label = ? AND mode = 'structured'",
+  );
+  for (const run of db.prepare("SELECT id, options FROM runs WHERE options LIKE '%commandAgents%'").all() as {
+    id: string;
+    options: string;
+  }[]) {
     let listed: unknown;
     try {
       listed = (JSON.parse(run.options) as { commandAgents?: unknown }).commandAgents;
@@ -300,9 +312,19 @@ ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
     run: allowCancelledVerdict,
     rebuildsTables: true,
   },
-  { version: 4, umpireVersion: "0.2.0", description: "trials: answer, task title, tags and content hash", sql: TRIAL_ANSWER_AND_TASK },
+  {
+    version: 4,
+    umpireVersion: "0.2.0",
+    description: "trials: answer, task title, tags and content hash",
+    sql: TRIAL_ANSWER_AND_TASK,
+  },
   // Issue 16: the named agent and its definition hash per trial (self-contained: renumber freely).
-  { version: 5, umpireVersion: "0.2.0", description: "trials: agent name and definition hash", sql: TRIALS_AGENT_NAME_AND_HASH },
+  {
+    version: 5,
+    umpireVersion: "0.2.0",
+    description: "trials: agent name and definition hash",
+    sql: TRIALS_AGENT_NAME_AND_HASH,
+  },
   // Issue 17: `umpire history` ranks each (task, agent)'s runs and `runs` lists runs newest first;
   // measured in `npm run bench` on 100,000 trials. Self-contained: renumber freely.
   {
@@ -339,7 +361,12 @@ CREATE INDEX IF NOT EXISTS trials_by_run_summary ON trials (run_id, status, verd
     sql: JUDGEMENTS_AND_ENVIRONMENT,
   },
   // Issue 24: the sandbox of a command agent's trial. Self-contained: renumber freely.
-  { version: 10, umpireVersion: "0.2.0", description: "trials: the sandbox a command agent ran in", sql: TRIALS_SANDBOX },
+  {
+    version: 10,
+    umpireVersion: "0.2.0",
+    description: "trials: the sandbox a command agent ran in",
+    sql: TRIALS_SANDBOX,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
@@ -365,7 +392,11 @@ function metaValue(db: Database.Database, key: string): string | undefined {
  * Throws a `store` error when the database cannot be used by this umpire: written by a newer one,
  * or an SQLite file that holds somebody else's tables. Reads only.
  */
-export function assertCompatible(db: Database.Database, file: string, migrations: readonly Migration[] = MIGRATIONS): number {
+export function assertCompatible(
+  db: Database.Database,
+  file: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): number {
   const known = migrations[migrations.length - 1].version;
   const current = schemaVersionOf(db);
   if (current > known) {
@@ -416,9 +447,12 @@ export function migrate(db: Database.Database, file: string, migrations: readonl
         m.run?.(db);
         if (m.rebuildsTables) {
           const broken = db.pragma("foreign_key_check") as unknown[];
-          if (broken.length > 0) throw new Error(`store migration ${m.version} would break ${broken.length} foreign key(s)`);
+          if (broken.length > 0)
+            throw new Error(`store migration ${m.version} would break ${broken.length} foreign key(s)`);
         }
-        const put = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+        const put = db.prepare(
+          "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        );
         put.run("schema_version", String(m.version));
         put.run("min_umpire_version", m.umpireVersion);
       }).immediate();

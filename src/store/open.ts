@@ -57,11 +57,16 @@ function connect(file: string, opts: OpenStoreOptions): Database.Database {
   const migrations = opts.migrations ?? MIGRATIONS;
   if (opts.readonly) {
     if (!existsSync(file)) {
-      throw new UmpireError("not_found", `no umpire database at ${file}`, "run `umpire run` first, or pass --db with the right file");
+      throw new UmpireError(
+        "not_found",
+        `no umpire database at ${file}`,
+        "run `umpire run` first, or pass --db with the right file",
+      );
     }
     // With no WAL content to read, the file's bytes are the whole database: reading them opens
     // nothing, so not even SQLite's -shm/-wal companions appear next to it.
-    if (opts.untouched && !(statSync(`${file}-wal`, { throwIfNoEntry: false })?.size)) return migratedCopy(readFileSync(file), file, migrations);
+    if (opts.untouched && !statSync(`${file}-wal`, { throwIfNoEntry: false })?.size)
+      return migratedCopy(readFileSync(file), file, migrations);
     const probe = new Database(file, { readonly: true, fileMustExist: true });
     try {
       const version = assertCompatible(probe, file, migrations);

@@ -50,10 +50,14 @@ export class StoreQueries {
       INSERT INTO runs (id, started_at, status, tags, options, umpire_version, folder, owner_pid, owner_host, heartbeat_at)
       VALUES (@id, @started_at, @status, @tags, @options, @umpire_version, @folder, @owner_pid, @owner_host, @heartbeat_at)`);
     this.finishRun = db.prepare(`UPDATE runs SET status = @status, ended_at = @ended_at WHERE id = @id`);
-    this.reopenRun = db.prepare(`UPDATE runs SET status = 'running', ended_at = NULL, owner_pid = @owner_pid, owner_host = @owner_host, heartbeat_at = @now WHERE id = @id`);
+    this.reopenRun = db.prepare(
+      `UPDATE runs SET status = 'running', ended_at = NULL, owner_pid = @owner_pid, owner_host = @owner_host, heartbeat_at = @now WHERE id = @id`,
+    );
     this.heartbeat = db.prepare(`UPDATE runs SET heartbeat_at = @now WHERE id = @id AND status = 'running'`);
     this.runById = db.prepare(`SELECT * FROM runs WHERE id = ?`);
-    this.runsByPrefix = db.prepare(`SELECT * FROM runs WHERE id LIKE @prefix ESCAPE '\\' ORDER BY started_at DESC, id DESC`);
+    this.runsByPrefix = db.prepare(
+      `SELECT * FROM runs WHERE id LIKE @prefix ESCAPE '\\' ORDER BY started_at DESC, id DESC`,
+    );
     // `latest` is the newest evaluation: a self-test's run (its probes) is named by its id.
     this.latestRun = db.prepare(`
       SELECT * FROM runs
@@ -99,12 +103,16 @@ export class StoreQueries {
         check_ms = @check_ms, ttft_ms_avg = @ttft_ms_avg, error = @error, metrics = @metrics,
         ended_at = @ended_at, answer = @answer
       WHERE id = @id`);
-    this.resetTrial = db.prepare(`UPDATE trials SET status = 'pending', retried = 1, ${TRIAL_RESULT_CLEARED} WHERE id = @id`);
+    this.resetTrial = db.prepare(
+      `UPDATE trials SET status = 'pending', retried = 1, ${TRIAL_RESULT_CLEARED} WHERE id = @id`,
+    );
     this.trialById = db.prepare(`SELECT * FROM trials WHERE id = @id`);
     this.trialAttempt = db.prepare(`SELECT attempt FROM trials WHERE id = @id`);
     this.trialsOfRun = db.prepare(`SELECT * FROM trials WHERE run_id = @run_id ORDER BY seq`);
     // A cancelled trial is done with its attempt but not judged: --resume runs it again.
-    this.unfinishedOfRun = db.prepare(`SELECT * FROM trials WHERE run_id = @run_id AND (status != 'done' OR verdict = 'cancelled') ORDER BY seq`);
+    this.unfinishedOfRun = db.prepare(
+      `SELECT * FROM trials WHERE run_id = @run_id AND (status != 'done' OR verdict = 'cancelled') ORDER BY seq`,
+    );
 
     this.insertTurn = db.prepare(`
       INSERT INTO turns (trial_id, attempt, idx, started_at, outcome, finish_reason, model_ms, ttft_ms, retries,

@@ -5,7 +5,8 @@
  */
 
 /** Property names that hold credentials (api key, token, secret, password, authorization, cookie). */
-const SECRET_NAME = /(api[-_]?key|apikey|secret|password|passwd|token|authorization|auth[-_]?header|cookie|credential|bearer)/i;
+const SECRET_NAME =
+  /(api[-_]?key|apikey|secret|password|passwd|token|authorization|auth[-_]?header|cookie|credential|bearer)/i;
 
 /** Values that look like a credential even under an innocent name. */
 const SECRET_VALUE = /^(sk-[A-Za-z0-9_-]{8,}|Bearer\s+\S+|hai[-_][A-Za-z0-9_-]{8,})$/i;
@@ -31,7 +32,10 @@ function redact(value: unknown): unknown {
     const namesEnvVar = /env$/i.test(key) && typeof inner === "string";
     // Token counts and budgets (maxTokens, "max-tokens", tokens) are numbers about usage, not credentials.
     const countsTokens = /tokens$/i.test(key) && typeof inner !== "string";
-    out[key] = SECRET_NAME.test(key) && !namesEnvVar && !countsTokens && inner !== null && inner !== undefined ? REDACTED : redact(inner);
+    out[key] =
+      SECRET_NAME.test(key) && !namesEnvVar && !countsTokens && inner !== null && inner !== undefined
+        ? REDACTED
+        : redact(inner);
   }
   return out;
 }

@@ -3,13 +3,7 @@
  * Kept apart from the queries so each query reads as SQL and nothing else.
  */
 import { hostname } from "node:os";
-import type {
-  ActionRecord,
-  CheckRecord,
-  RunRecord,
-  TrialRecord,
-  TurnRecord,
-} from "./records.js";
+import type { ActionRecord, CheckRecord, RunRecord, TrialRecord, TurnRecord } from "./records.js";
 import type { Usage } from "../vocabulary.js";
 
 type Row = Record<string, unknown>;

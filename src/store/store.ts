@@ -33,17 +33,15 @@ import type {
 } from "./records.js";
 import { redactSecrets } from "./redact.js";
 import { scrubDeep } from "../safety/secrets.js";
-import {
-  actionFromRow,
-  checkFromRow,
-  runFromRow,
-  toBit,
-  toJson,
-  trialFromRow,
-  turnFromRow,
-} from "./rows.js";
+import { actionFromRow, checkFromRow, runFromRow, toBit, toJson, trialFromRow, turnFromRow } from "./rows.js";
 import { StoreQueries } from "./queries.js";
-import { clearRejudged, judgementsOf, recordRejudgement, type JudgementInput, type JudgementRecord } from "./judgements.js";
+import {
+  clearRejudged,
+  judgementsOf,
+  recordRejudgement,
+  type JudgementInput,
+  type JudgementRecord,
+} from "./judgements.js";
 
 /** Which attempt's evidence to read: the trial's current one (default), a given number, or all. */
 export type AttemptSelector = { attempt?: number | "all" };
@@ -51,7 +49,21 @@ export type AttemptSelector = { attempt?: number | "all" };
 type Row = Record<string, unknown>;
 
 /** The methods that write; wrapped in the constructor so a storage fault names the file. */
-const WRITE_METHODS = ["recordRejudgement", "setRunEnvironment", "createRun", "finishRun", "markInterrupted", "reopenRun", "heartbeat", "addTrials", "startTrial", "recordTurn", "recordActions", "finishTrial", "resetTrial"] as const;
+const WRITE_METHODS = [
+  "recordRejudgement",
+  "setRunEnvironment",
+  "createRun",
+  "finishRun",
+  "markInterrupted",
+  "reopenRun",
+  "heartbeat",
+  "addTrials",
+  "startTrial",
+  "recordTurn",
+  "recordActions",
+  "finishTrial",
+  "resetTrial",
+] as const;
 
 const now = () => new Date().toISOString();
 
@@ -74,7 +86,10 @@ export class Store {
       (this as Record<string, unknown>)[name] = (...args: unknown[]) => {
         try {
           // Second line of defence after the sources: no configured key or URL credential is ever stored.
-          return original.apply(this, args.map((a) => scrubDeep(a)));
+          return original.apply(
+            this,
+            args.map((a) => scrubDeep(a)),
+          );
         } catch (error) {
           throw storageError(error, this.file, "--db");
         }
@@ -92,7 +107,11 @@ export class Store {
     const startedAt = input.startedAt ?? now();
     const id = input.id ?? newRunId(new Date(startedAt));
     if (this.q.runById.get(id)) {
-      throw new UmpireError("usage", `run ${id} already exists in ${this.file}`, "resume it with --resume, or choose another --run-id");
+      throw new UmpireError(
+        "usage",
+        `run ${id} already exists in ${this.file}`,
+        "resume it with --resume, or choose another --run-id",
+      );
     }
     this.q.insertRun.run({
       id,
@@ -184,7 +203,10 @@ export class Store {
    * start), so evidence of an earlier, interrupted or retried attempt is never overwritten.
    * Returns the attempt number.
    */
-  startTrial(id: string, opts: { folder: string; attempt?: number; startedAt?: string; sandbox?: TrialSandbox | null }): number {
+  startTrial(
+    id: string,
+    opts: { folder: string; attempt?: number; startedAt?: string; sandbox?: TrialSandbox | null },
+  ): number {
     const trial = this.requireTrial(id);
     // A cancelled trial may start again (--resume); its cancelled attempt stays stored under its number.
     if (trial.status === "done" && trial.verdict !== "cancelled") {
@@ -322,7 +344,11 @@ export class Store {
         "give more characters of the run id",
       );
     }
-    throw new UmpireError("not_found", `no run '${ref}' in ${this.file}`, "`umpire runs` lists the stored runs; `latest` names the newest");
+    throw new UmpireError(
+      "not_found",
+      `no run '${ref}' in ${this.file}`,
+      "`umpire runs` lists the stored runs; `latest` names the newest",
+    );
   }
 
   /** The newest run carrying `tag`, optionally skipping one run id; undefined when there is none. */

@@ -71,8 +71,17 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 export async function startAppProcess(options: StartOptions): Promise<AppProcess> {
   mkdirSync(dirname(options.logFile), { recursive: true });
   const log = createWriteStream(options.logFile, { flags: "a" });
-  const [program, args, shell] = typeof options.command === "string" ? [options.command, [], true] : [options.command[0]!, options.command.slice(1), false];
-  const child = spawn(program, args as string[], { cwd: options.cwd, env: options.env, shell, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const [program, args, shell] =
+    typeof options.command === "string"
+      ? [options.command, [], true]
+      : [options.command[0]!, options.command.slice(1), false];
+  const child = spawn(program, args as string[], {
+    cwd: options.cwd,
+    env: options.env,
+    shell,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout!.pipe(log, { end: false });
   child.stderr!.pipe(log, { end: false });
   let exited: { code: number | null; signal: string | null } | undefined;
@@ -106,8 +115,14 @@ export async function startAppProcess(options: StartOptions): Promise<AppProcess
   for (;;) {
     if (spawnError || exited) {
       await stop();
-      const why = spawnError ? `could not start: ${spawnError.message}` : `exited with ${exited!.code ?? exited!.signal} before ${options.readyUrl} answered`;
-      throw new UmpireError("config", `target ${options.name}: the start command \`${shown}\` ${why}\n${tail(options.logFile)}`, `run the command yourself in ${options.cwd}; its output is in ${options.logFile}`);
+      const why = spawnError
+        ? `could not start: ${spawnError.message}`
+        : `exited with ${exited!.code ?? exited!.signal} before ${options.readyUrl} answered`;
+      throw new UmpireError(
+        "config",
+        `target ${options.name}: the start command \`${shown}\` ${why}\n${tail(options.logFile)}`,
+        `run the command yourself in ${options.cwd}; its output is in ${options.logFile}`,
+      );
     }
     const ok = await fetch(options.readyUrl, { signal: AbortSignal.timeout(2_000), redirect: "manual" }).then(
       (r) => r.status < 500,
@@ -120,7 +135,11 @@ export async function startAppProcess(options: StartOptions): Promise<AppProcess
     }
     if (Date.now() > deadline || options.signal?.aborted) {
       await stop();
-      throw new UmpireError("config", `target ${options.name}: ${options.readyUrl} did not answer within ${Math.round(options.readyTimeoutMs / 1000)} s of starting \`${shown}\`\n${tail(options.logFile)}`, `check start.readyUrl and the port the app listens on; its output is in ${options.logFile}`);
+      throw new UmpireError(
+        "config",
+        `target ${options.name}: ${options.readyUrl} did not answer within ${Math.round(options.readyTimeoutMs / 1000)} s of starting \`${shown}\`\n${tail(options.logFile)}`,
+        `check start.readyUrl and the port the app listens on; its output is in ${options.logFile}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 200));
   }

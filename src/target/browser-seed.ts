@@ -35,8 +35,15 @@ function readStorageState(file: string, where: string): StorageStateFile {
     throw new TargetResetError(`${where}: the storage state ${file} could not be read as JSON: ${messageOf(error)}`);
   }
   const state = parsed as StorageStateFile;
-  if (!state || typeof state !== "object" || (state.cookies && !Array.isArray(state.cookies)) || (state.origins && !Array.isArray(state.origins))) {
-    throw new TargetResetError(`${where}: the storage state ${file} is not {cookies: [...], origins: [...]} (Playwright's storageState format)`);
+  if (
+    !state ||
+    typeof state !== "object" ||
+    (state.cookies && !Array.isArray(state.cookies)) ||
+    (state.origins && !Array.isArray(state.origins))
+  ) {
+    throw new TargetResetError(
+      `${where}: the storage state ${file} is not {cookies: [...], origins: [...]} (Playwright's storageState format)`,
+    );
   }
   return state;
 }
@@ -45,13 +52,21 @@ export function browserSeed(decl: BrowserContextDecl, options: SeedOptions): Tri
   const { vars, base, env, where } = options;
   const fill = (text: string) => substituteTrialVars(text, vars);
   const secretFill = (text: string) => withEnvSecrets(fill(text), env, where);
-  const cookies: TargetCookie[] = decl.cookies.map((c) => ({ name: c.name, value: secretFill(c.value), domain: base.hostname, path: c.path }));
+  const cookies: TargetCookie[] = decl.cookies.map((c) => ({
+    name: c.name,
+    value: secretFill(c.value),
+    domain: base.hostname,
+    path: c.path,
+  }));
   const localStorage: OriginStorage[] = [];
   if (decl.storageState) {
     const state = readStorageState(path.resolve(options.configDir, fill(decl.storageState)), where);
     cookies.push(...(state.cookies ?? []));
     for (const o of state.origins ?? []) {
-      localStorage.push({ origin: o.origin, items: Object.fromEntries((o.localStorage ?? []).map((i) => [i.name, i.value])) });
+      localStorage.push({
+        origin: o.origin,
+        items: Object.fromEntries((o.localStorage ?? []).map((i) => [i.name, i.value])),
+      });
     }
   }
   const declaredLocal = Object.entries(decl.localStorage).map(([k, v]) => [k, fill(v)] as const);

@@ -47,7 +47,10 @@ export interface TrialBrowserSeed {
 }
 
 /** The trial variables (src/task/trial-vars.ts) of one trial on a target. */
-export function trialVarsOf(target: Pick<Target, "baseUrl" | "vars">, trial: { trialId: string; workspaceDir: string }): TrialVars {
+export function trialVarsOf(
+  target: Pick<Target, "baseUrl" | "vars">,
+  trial: { trialId: string; workspaceDir: string },
+): TrialVars {
   const own = { PORT: new URL(target.baseUrl).port, INSTANCE: "0", ...target.vars };
   return { ...own, TRIAL_ID: trial.trialId, WORKSPACE: trial.workspaceDir, TARGET_URL: target.baseUrl };
 }

@@ -25,11 +25,17 @@ export function fixtureTarget(fixtures: { siteUrl: string; client: FixtureContro
       await mkdir(join(workspaceDir, "notes"), { recursive: true });
       let session;
       try {
-        session = await fixtures.client.createSession({ id: trialId, scenario: task.start.scenario, workspace: workspaceDir });
+        session = await fixtures.client.createSession({
+          id: trialId,
+          scenario: task.start.scenario,
+          workspace: workspaceDir,
+        });
       } catch (e) {
         throw new TargetResetError(`the fixture site could not open a session: ${messageOf(e)}`);
       }
-      return { cookies: [{ name: session.cookie.name, value: session.cookie.value, domain: site.hostname, path: "/" }] };
+      return {
+        cookies: [{ name: session.cookie.name, value: session.cookie.value, domain: site.hostname, path: "/" }],
+      };
     },
     effects: (trialId) => fixtures.client.effects(trialId) as Promise<Effect[]>,
     async recordEffect(trialId, type, detail) {

@@ -11,7 +11,13 @@
  */
 import type { Page } from "playwright";
 import type { MarkDecl } from "../task/target-decl.js";
-import { pageGeometryScript, type ElementGeometry, type GeometryWindow, type MarkGeometry, type PageView } from "./page-geometry.js";
+import {
+  pageGeometryScript,
+  type ElementGeometry,
+  type GeometryWindow,
+  type MarkGeometry,
+  type PageView,
+} from "./page-geometry.js";
 
 export interface ResolvedMark extends MarkGeometry {
   name: string;
@@ -41,9 +47,16 @@ type Found = ElementGeometry & { name: string; source: ResolvedMark["source"] };
 
 /** Resolves every mark on the page as it is now. Never throws: a page mid-navigation gives what it can. */
 export async function resolveMarks(page: Page, spec: MarkSpec): Promise<ResolvedLayout> {
-  const selectors = Object.entries(spec.declared).filter((e): e is [string, { selector: string }] => "selector" in e[1]);
-  const roles = Object.entries(spec.declared).filter((e): e is [string, { role: string; name?: string; exact: boolean }] => "role" in e[1]);
-  const args = { selectors: selectors.map(([n, d]) => [n, d.selector] as [string, string]), attr: spec.testIdAttribute };
+  const selectors = Object.entries(spec.declared).filter(
+    (e): e is [string, { selector: string }] => "selector" in e[1],
+  );
+  const roles = Object.entries(spec.declared).filter(
+    (e): e is [string, { role: string; name?: string; exact: boolean }] => "role" in e[1],
+  );
+  const args = {
+    selectors: selectors.map(([n, d]) => [n, d.selector] as [string, string]),
+    attr: spec.testIdAttribute,
+  };
   const read = () =>
     page.evaluate(({ selectors, attr }) => {
       const geometry = (window as unknown as GeometryWindow).__umpireGeometry;
@@ -89,7 +102,10 @@ export async function resolveMarks(page: Page, spec: MarkSpec): Promise<Resolved
   const found = new Map<string, Found>();
   for (const m of (seen?.marks ?? []) as Found[]) if (!found.has(m.name)) found.set(m.name, m);
   for (const [name, decl] of roles) {
-    const locator = page.getByRole(decl.role as Parameters<Page["getByRole"]>[0], decl.name === undefined ? {} : { name: decl.name, exact: decl.exact });
+    const locator = page.getByRole(
+      decl.role as Parameters<Page["getByRole"]>[0],
+      decl.name === undefined ? {} : { name: decl.name, exact: decl.exact },
+    );
     const described = await locator
       .evaluateAll((els, name) => {
         const geometry = (window as unknown as GeometryWindow).__umpireGeometry;

@@ -12,7 +12,10 @@
 import type { Frame, Page } from "playwright";
 import { MARK_NAME } from "../task/target-decl.js";
 
-export type ControlDeclaration = { testid: string } | { role: string; name: string; exact: true } | { selector: string };
+export type ControlDeclaration =
+  | { testid: string }
+  | { role: string; name: string; exact: true }
+  | { selector: string };
 
 export interface PageControl {
   /** 1-based, as numbered in the picture. */
@@ -43,11 +46,33 @@ export interface PageControl {
 
 /** Roles a person acts on; landmarks and structure (main, region, list) are not controls. */
 const WIDGET_ROLES = [
-  "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option",
-  "textbox", "searchbox", "combobox", "slider", "spinbutton", "listbox", "treeitem", "gridcell",
+  "button",
+  "link",
+  "checkbox",
+  "radio",
+  "switch",
+  "tab",
+  "menuitem",
+  "menuitemcheckbox",
+  "menuitemradio",
+  "option",
+  "textbox",
+  "searchbox",
+  "combobox",
+  "slider",
+  "spinbutton",
+  "listbox",
+  "treeitem",
+  "gridcell",
 ];
 const CANDIDATES = [
-  "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary", "[contenteditable=''], [contenteditable=true]",
+  "a[href]",
+  "button",
+  "input:not([type=hidden])",
+  "select",
+  "textarea",
+  "summary",
+  "[contenteditable=''], [contenteditable=true]",
   ...WIDGET_ROLES.map((r) => `[role=${r}]`),
 ].join(", ");
 const TAG = "data-umpire-control";
@@ -74,7 +99,9 @@ function survey({ candidates, attr, tag }: { candidates: string; attr: string; t
     const name = el.localName;
     const tries = [
       el.id ? `#${CSS.escape(el.id)}` : "",
-      ...["name", "aria-label", "placeholder", "title", "href", "type"].map((a) => (el.getAttribute(a) ? `${name}[${a}=${q(el.getAttribute(a)!)}]` : "")),
+      ...["name", "aria-label", "placeholder", "title", "href", "type"].map((a) =>
+        el.getAttribute(a) ? `${name}[${a}=${q(el.getAttribute(a)!)}]` : "",
+      ),
     ];
     for (const t of tries) if (t && unique(t)) return t;
     const parts: string[] = [];
@@ -83,7 +110,9 @@ function survey({ candidates, attr, tag }: { candidates: string; attr: string; t
         parts.unshift(`#${CSS.escape(cur.id)}`);
         break;
       }
-      const same = cur.parentElement ? Array.from(cur.parentElement.children).filter((c) => c.localName === cur!.localName) : [cur];
+      const same = cur.parentElement
+        ? Array.from(cur.parentElement.children).filter((c) => c.localName === cur!.localName)
+        : [cur];
       parts.unshift(same.length > 1 ? `${cur.localName}:nth-of-type(${same.indexOf(cur) + 1})` : cur.localName);
       if (unique(parts.join(" > "))) break;
     }
@@ -105,13 +134,18 @@ function survey({ candidates, attr, tag }: { candidates: string; attr: string; t
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40);
 }
 
 const yamlString = (s: string) => JSON.stringify(s);
 
 function yamlOf(mark: string, d: ControlDeclaration): string {
-  if ("testid" in d) return `# ${mark}: a mark already (test id ${yamlString(d.testid)}); aim steps at it with target: ${mark}`;
+  if ("testid" in d)
+    return `# ${mark}: a mark already (test id ${yamlString(d.testid)}); aim steps at it with target: ${mark}`;
   if ("selector" in d) return `${mark}: { selector: ${yamlString(d.selector)} }`;
   return `${mark}: { role: ${d.role}, name: ${yamlString(d.name)}, exact: true }`;
 }
@@ -127,7 +161,11 @@ async function roleAndName(frame: Frame, index: number): Promise<{ role: string 
   return { role, name: node?.name ? String(node.name) : null };
 }
 
-async function frameControls(page: Page, frame: Frame, attr: string): Promise<Omit<PageControl, "n" | "mark" | "yaml">[]> {
+async function frameControls(
+  page: Page,
+  frame: Frame,
+  attr: string,
+): Promise<Omit<PageControl, "n" | "mark" | "yaml">[]> {
   const main = frame === page.mainFrame();
   const found = await frame.evaluate(survey, { candidates: CANDIDATES, attr, tag: TAG }).catch(() => [] as Candidate[]);
   const viewport = page.viewportSize() ?? { width: 0, height: 0 };
@@ -146,16 +184,29 @@ async function frameControls(page: Page, frame: Frame, attr: string): Promise<Om
       matches = await frame.getByRole(role as Parameters<Page["getByRole"]>[0], { name, exact: true }).count();
     } else {
       declaration = { selector: c.selector };
-      matches = await frame.locator(c.selector).count().catch(() => 0);
+      matches = await frame
+        .locator(c.selector)
+        .count()
+        .catch(() => 0);
     }
-    const inViewport = box !== null && box.x < viewport.width && box.y < viewport.height && box.x + box.width > 0 && box.y + box.height > 0;
+    const inViewport =
+      box !== null &&
+      box.x < viewport.width &&
+      box.y < viewport.height &&
+      box.x + box.width > 0 &&
+      box.y + box.height > 0;
     const ambiguous = matches !== 1;
     controls.push({
       frame: main ? null : frame.url(),
       tag: c.tag,
       role,
       name,
-      box: box && { x: Math.round(box.x), y: Math.round(box.y), width: Math.round(box.width), height: Math.round(box.height) },
+      box: box && {
+        x: Math.round(box.x),
+        y: Math.round(box.y),
+        width: Math.round(box.width),
+        height: Math.round(box.height),
+      },
       inViewport,
       declaration,
       matches,
@@ -178,7 +229,9 @@ export async function pageControls(page: Page, options: { testIdAttribute: strin
     // A test id is its own name, duplicates included (that is the ambiguity to flag); a suggestion is made unique.
     if (!("testid" in c.declaration)) for (let k = 2; taken.has(mark); k++) mark = `${base}-${k}`;
     taken.add(mark);
-    const unique = c.unique ? { selector: c.unique.selector, yaml: yamlOf(mark, { selector: c.unique.selector }) } : undefined;
+    const unique = c.unique
+      ? { selector: c.unique.selector, yaml: yamlOf(mark, { selector: c.unique.selector }) }
+      : undefined;
     return { n: i + 1, ...c, mark, yaml: yamlOf(mark, c.declaration), ...(unique ? { unique } : {}) };
   });
 }
@@ -189,7 +242,9 @@ export async function pageControls(page: Page, options: { testIdAttribute: strin
  * Returns a function that removes it.
  */
 export async function drawNumberedBoxes(page: Page, controls: readonly PageControl[]): Promise<() => Promise<void>> {
-  const boxes = controls.filter((c) => c.box && c.inViewport).map((c) => ({ n: c.n, box: c.box!, flagged: c.ambiguous || !c.resolvable }));
+  const boxes = controls
+    .filter((c) => c.box && c.inViewport)
+    .map((c) => ({ n: c.n, box: c.box!, flagged: c.ambiguous || !c.resolvable }));
   await page.evaluate((items) => {
     const layer = document.createElement("div");
     layer.id = "__umpire_marks_overlay";
@@ -197,10 +252,16 @@ export async function drawNumberedBoxes(page: Page, controls: readonly PageContr
     for (const { n, box, flagged } of items) {
       const colour = flagged ? "#d62728" : "#1f77b4";
       const frame = document.createElement("div");
-      frame.setAttribute("style", `position:absolute;left:${box.x}px;top:${box.y}px;width:${box.width}px;height:${box.height}px;outline:2px solid ${colour};box-sizing:border-box`);
+      frame.setAttribute(
+        "style",
+        `position:absolute;left:${box.x}px;top:${box.y}px;width:${box.width}px;height:${box.height}px;outline:2px solid ${colour};box-sizing:border-box`,
+      );
       const label = document.createElement("div");
       label.textContent = String(n);
-      label.setAttribute("style", `position:absolute;left:${box.x}px;top:${Math.max(0, box.y - 14)}px;background:${colour};color:#fff;font:bold 11px/14px sans-serif;padding:0 3px`);
+      label.setAttribute(
+        "style",
+        `position:absolute;left:${box.x}px;top:${Math.max(0, box.y - 14)}px;background:${colour};color:#fff;font:bold 11px/14px sans-serif;padding:0 3px`,
+      );
       layer.append(frame, label);
     }
     document.documentElement.append(layer);

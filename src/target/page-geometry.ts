@@ -93,12 +93,23 @@ function pageGeometry(): PageGeometry {
     const visible = inViewport && !hidden;
     let covered = false;
     if (visible) {
-      const hit = document.elementFromPoint((Math.max(r.left, 0) + Math.min(r.right, vw)) / 2, (Math.max(r.top, 0) + Math.min(r.bottom, vh)) / 2);
+      const hit = document.elementFromPoint(
+        (Math.max(r.left, 0) + Math.min(r.right, vw)) / 2,
+        (Math.max(r.top, 0) + Math.min(r.bottom, vh)) / 2,
+      );
       // A click on an input's label reaches the input, so a label on top does not cover it.
       const labels = (el as HTMLInputElement).labels ? Array.from((el as HTMLInputElement).labels!) : [];
       covered = !(hit && (hit === el || el.contains(hit) || labels.some((l) => l === hit || l.contains(hit))));
     }
-    return { x: round(r.left), y: round(r.top), width: round(r.width), height: round(r.height), visible, covered, sized: r.width > 0 && r.height > 0 && !hidden };
+    return {
+      x: round(r.left),
+      y: round(r.top),
+      width: round(r.width),
+      height: round(r.height),
+      visible,
+      covered,
+      sized: r.width > 0 && r.height > 0 && !hidden,
+    };
   };
   // How far the search for a cover's name looks inside the element hit (a backdrop holds its dialog).
   const MAX_DESCENDANTS = 2_000;
@@ -114,7 +125,14 @@ function pageGeometry(): PageGeometry {
       if (name) return name;
     }
     const named = top.closest("[data-testid], [role=dialog], [role=alertdialog], dialog, [aria-label]");
-    if (named) return named.getAttribute("data-testid") || named.getAttribute("aria-label") || named.id || named.getAttribute("role") || named.tagName.toLowerCase();
+    if (named)
+      return (
+        named.getAttribute("data-testid") ||
+        named.getAttribute("aria-label") ||
+        named.id ||
+        named.getAttribute("role") ||
+        named.tagName.toLowerCase()
+      );
     return top.className && typeof top.className === "string" ? top.className : top.tagName.toLowerCase();
   };
   const interactive = "button, a, input, textarea, select, [role=button]";
@@ -143,10 +161,25 @@ function pageGeometry(): PageGeometry {
       // Hit testing skips inert content under a modal, so look at boxes, not the hit-test stack.
       const control = Array.from(document.querySelectorAll(interactive)).find((el) => {
         const r = el.getBoundingClientRect();
-        return r.width > 0 && r.height > 0 && px >= r.left && px <= r.right && py >= r.top && py <= r.bottom && !el.contains(top) && !top.contains(el);
+        return (
+          r.width > 0 &&
+          r.height > 0 &&
+          px >= r.left &&
+          px <= r.right &&
+          py >= r.top &&
+          py <= r.bottom &&
+          !el.contains(top) &&
+          !top.contains(el)
+        );
       });
       if (!control) return { effect, covered: null };
-      return { effect, covered: { control: (control.getAttribute("aria-label") || control.textContent || "the control").trim().slice(0, 40), by: coverName(top) } };
+      return {
+        effect,
+        covered: {
+          control: (control.getAttribute("aria-label") || control.textContent || "the control").trim().slice(0, 40),
+          by: coverName(top),
+        },
+      };
     },
   };
 }

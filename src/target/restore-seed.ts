@@ -13,7 +13,8 @@ export async function restoreSeed(from: string, to: string, target: string): Pro
     // Whole replacement: files the last trial created must not survive into the next.
     await rm(to, { recursive: true, force: true });
     // A SQLite database's journal and WAL belong to the state too: the seed's copies (or none) replace them.
-    if (seed.isFile()) await Promise.all(["-wal", "-shm", "-journal"].map((suffix) => rm(to + suffix, { force: true })));
+    if (seed.isFile())
+      await Promise.all(["-wal", "-shm", "-journal"].map((suffix) => rm(to + suffix, { force: true })));
     await cp(from, to, { recursive: true, preserveTimestamps: true });
     if (seed.isFile()) {
       for (const suffix of ["-wal", "-shm", "-journal"]) {
@@ -21,6 +22,8 @@ export async function restoreSeed(from: string, to: string, target: string): Pro
       }
     }
   } catch (error) {
-    throw new TargetResetError(`target ${target}: the restore reset could not copy ${from} to ${to}: ${messageOf(error)}`);
+    throw new TargetResetError(
+      `target ${target}: the restore reset could not copy ${from} to ${to}: ${messageOf(error)}`,
+    );
   }
 }

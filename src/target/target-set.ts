@@ -38,8 +38,24 @@ export async function startTargets(options: StartTargetsOptions): Promise<Target
   try {
     for (const name of needed) {
       const decl = options.declared[name];
-      if (!decl) throw new UmpireError("input", `a task names target ${name}, which the config file does not declare`, "declare it under targets: in umpire.config.yaml");
-      map.set(name, await startWebTarget({ name, decl, configDir: options.configDir, logDir: options.logDir, env: options.env, concurrency: options.concurrency, signal: options.signal }));
+      if (!decl)
+        throw new UmpireError(
+          "input",
+          `a task names target ${name}, which the config file does not declare`,
+          "declare it under targets: in umpire.config.yaml",
+        );
+      map.set(
+        name,
+        await startWebTarget({
+          name,
+          decl,
+          configDir: options.configDir,
+          logDir: options.logDir,
+          env: options.env,
+          concurrency: options.concurrency,
+          signal: options.signal,
+        }),
+      );
     }
   } catch (error) {
     await Promise.all([...map.values()].map((t) => t.close()));
@@ -49,7 +65,12 @@ export async function startTargets(options: StartTargetsOptions): Promise<Target
     fixtureSiteUrl: options.fixtures?.siteUrl,
     get(name) {
       const target = map.get(name);
-      if (!target) throw new UmpireError("input", `no target named ${name} is running`, "declare it under targets: in umpire.config.yaml");
+      if (!target)
+        throw new UmpireError(
+          "input",
+          `no target named ${name} is running`,
+          "declare it under targets: in umpire.config.yaml",
+        );
       return target;
     },
     all: () => [...map.values()],

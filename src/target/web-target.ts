@@ -47,7 +47,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-
 /** A declared URL as a person reads it: made absolute, ${TRIAL_ID} left as written (URL() would escape it). */
 function describeUrl(urlOrPath: string, baseUrl: string, port: string): string {
   const url = substituteTrialVars(urlOrPath, { PORT: port, TARGET_URL: baseUrl });
@@ -72,7 +71,9 @@ async function newInstance(options: WebTargetOptions, index: number): Promise<In
   const port = decl.baseUrl.includes("${PORT}") ? String(await freePort()) : "";
   const baseUrl = decl.baseUrl.replace(/\$\{PORT\}/g, port).replace(/\/$/, "");
   const base = new URL(baseUrl);
-  const origins = [...new Set([base.origin, ...decl.allowedOrigins.map((o) => new URL(o.replace(/\$\{PORT\}/g, port)).origin)])];
+  const origins = [
+    ...new Set([base.origin, ...decl.allowedOrigins.map((o) => new URL(o.replace(/\$\{PORT\}/g, port)).origin)]),
+  ];
   const dir = path.join(options.logDir, "instances", `${name}-${index}`);
   mkdirSync(dir, { recursive: true });
   const vars = { PORT: port || base.port, TARGET_URL: baseUrl, INSTANCE: String(index), INSTANCE_DIR: dir };
@@ -92,7 +93,14 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
       name: pooled ? `${name} (instance ${inst.index})` : name,
       command: typeof start.command === "string" ? fill(start.command) : start.command.map(fill),
       cwd: path.resolve(options.configDir, start.cwd ?? "."),
-      env: { ...options.env, ...Object.fromEntries(Object.entries(start.env).map(([k, v]) => [k, fill(v)])), ...(PORT ? { PORT } : {}), TARGET_URL, INSTANCE, INSTANCE_DIR },
+      env: {
+        ...options.env,
+        ...Object.fromEntries(Object.entries(start.env).map(([k, v]) => [k, fill(v)])),
+        ...(PORT ? { PORT } : {}),
+        TARGET_URL,
+        INSTANCE,
+        INSTANCE_DIR,
+      },
       readyUrl: new URL(fill(start.readyUrl ?? "/"), `${inst.baseUrl}/`).toString(),
       readyTimeoutMs: start.readyTimeoutSeconds * 1000,
       logFile: path.join(options.logDir, pooled ? `target-${name}-${inst.index}.log` : `target-${name}.log`),
@@ -107,7 +115,9 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     try {
       await launch(inst);
     } catch (error) {
-      throw new TargetResetError(`target ${name}${pooled ? ` instance ${inst.index}` : ""}: the app did not start again: ${messageOf(error)}`);
+      throw new TargetResetError(
+        `target ${name}${pooled ? ` instance ${inst.index}` : ""}: the app did not start again: ${messageOf(error)}`,
+      );
     }
   };
 
@@ -139,7 +149,9 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     capacity: decl.capacity,
     hasEffects: decl.effects !== undefined,
     // The trial id stays a placeholder: the source is the same for every trial of the target.
-    effectsSource: decl.effects ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, inst.baseUrl, inst.vars.PORT ?? "")}` : null,
+    effectsSource: decl.effects
+      ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, inst.baseUrl, inst.vars.PORT ?? "")}`
+      : null,
     fixture: false,
     dialogs: decl.dialogs,
     async prepareTrial(trial) {
@@ -158,7 +170,13 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
       }
       const resetMs = performance.now() - started;
       if (!decl.context) return { cookies: [], resetMs };
-      const seed = await browserSeed(decl.context, { vars: { ...inst.vars, TRIAL_ID: trial.trialId, WORKSPACE: trial.workspaceDir }, base: inst.base, configDir: options.configDir, env: options.env, where: `target ${name} context` });
+      const seed = await browserSeed(decl.context, {
+        vars: { ...inst.vars, TRIAL_ID: trial.trialId, WORKSPACE: trial.workspaceDir },
+        base: inst.base,
+        configDir: options.configDir,
+        env: options.env,
+        where: `target ${name} context`,
+      });
       return { ...seed, resetMs };
     },
     instanceFault() {
@@ -169,7 +187,11 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     },
     async effects(trialId) {
       if (!decl.effects) return [];
-      return readEffects(options, decl.effects, resolveUrl(decl.effects.url, { ...inst.vars, TRIAL_ID: trialId }, inst.baseUrl));
+      return readEffects(
+        options,
+        decl.effects,
+        resolveUrl(decl.effects.url, { ...inst.vars, TRIAL_ID: trialId }, inst.baseUrl),
+      );
     },
     async recordEffect() {
       // The app keeps its own log (if any); write_note's file is judged by file checks.
@@ -179,7 +201,15 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
       return { declared: { ...decl.marks, ...task.marks }, testIdAttribute: decl.testIdAttribute };
     },
     ...(decl.version
-      ? { version: () => readTargetVersion(decl.version!, { name, baseUrl: inst.baseUrl, configDir: options.configDir, env: options.env }) }
+      ? {
+          version: () =>
+            readTargetVersion(decl.version!, {
+              name,
+              baseUrl: inst.baseUrl,
+              configDir: options.configDir,
+              env: options.env,
+            }),
+        }
       : {}),
     async close() {
       await stopAll();
@@ -189,23 +219,43 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     ...view(instances[0]!),
     async lease(signal): Promise<InstanceLease> {
       const lease = await pool.lease(signal);
-      return { target: view(instances[lease.instance]!), instance: lease.instance, waitedMs: lease.waitedMs, release: lease.release };
+      return {
+        target: view(instances[lease.instance]!),
+        instance: lease.instance,
+        waitedMs: lease.waitedMs,
+        release: lease.release,
+      };
     },
-    poolReport: () => ({ target: name, isolated: decl.isolated, ...pool.report(), ...(sizedBy ? { sizedBy } : {}), ...(memoryBytes ? { memoryBytes } : {}) }),
+    poolReport: () => ({
+      target: name,
+      isolated: decl.isolated,
+      ...pool.report(),
+      ...(sizedBy ? { sizedBy } : {}),
+      ...(memoryBytes ? { memoryBytes } : {}),
+    }),
   };
 }
 
-const resolveUrl = (urlOrPath: string, vars: TrialVars, baseUrl: string) => new URL(substituteTrialVars(urlOrPath, vars), `${baseUrl}/`).toString();
+const resolveUrl = (urlOrPath: string, vars: TrialVars, baseUrl: string) =>
+  new URL(substituteTrialVars(urlOrPath, vars), `${baseUrl}/`).toString();
 
-async function readEffects(options: WebTargetOptions, effects: NonNullable<TargetDecl["effects"]>, url: string): Promise<Effect[]> {
+async function readEffects(
+  options: WebTargetOptions,
+  effects: NonNullable<TargetDecl["effects"]>,
+  url: string,
+): Promise<Effect[]> {
   const { name } = options;
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(effects.headers)) headers[k] = withEnvSecrets(v, options.env, `target ${name} effects`);
+  for (const [k, v] of Object.entries(effects.headers))
+    headers[k] = withEnvSecrets(v, options.env, `target ${name} effects`);
   const res = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
   if (!res.ok) throw new Error(`target ${name}: the effects source ${url} answered ${res.status}`);
   const body = (await res.json()) as unknown;
-  if (!Array.isArray(body)) throw new Error(`target ${name}: the effects source ${url} did not return a JSON list of {type, at, detail}`);
-  return body.filter((e): e is Effect => !!e && typeof e === "object" && typeof (e as Effect).type === "string").map((e) => ({ type: e.type, at: e.at, detail: e.detail ?? {} }));
+  if (!Array.isArray(body))
+    throw new Error(`target ${name}: the effects source ${url} did not return a JSON list of {type, at, detail}`);
+  return body
+    .filter((e): e is Effect => !!e && typeof e === "object" && typeof (e as Effect).type === "string")
+    .map((e) => ({ type: e.type, at: e.at, detail: e.detail ?? {} }));
 }
 
 /** The declared reset on one instance, given the trial id, its workspace and the instance's variables. */
@@ -229,29 +279,59 @@ async function resetInstance(
   if (r.kind === "http") {
     const url = resolveUrl(r.url, vars, baseUrl);
     const headers: Record<string, string> = { "x-umpire-trial": trialId };
-    for (const [k, v] of Object.entries(r.headers)) headers[k] = withEnvSecrets(substituteTrialVars(v, vars), options.env, `target ${name} reset`);
-    const body = r.body === undefined ? JSON.stringify({ trialId, workspace: workspaceDir, targetUrl: baseUrl }) : typeof r.body === "string" ? substituteTrialVars(r.body, vars) : JSON.stringify(substituteTrialVarsDeep(r.body, vars));
+    for (const [k, v] of Object.entries(r.headers))
+      headers[k] = withEnvSecrets(substituteTrialVars(v, vars), options.env, `target ${name} reset`);
+    const body =
+      r.body === undefined
+        ? JSON.stringify({ trialId, workspace: workspaceDir, targetUrl: baseUrl })
+        : typeof r.body === "string"
+          ? substituteTrialVars(r.body, vars)
+          : JSON.stringify(substituteTrialVarsDeep(r.body, vars));
     if (r.method !== "GET") headers["content-type"] ??= "application/json";
     let status: number;
     let text = "";
     try {
-      const res = await fetch(url, { method: r.method, headers, body: r.method === "GET" ? undefined : body, signal: AbortSignal.timeout(r.timeoutSeconds * 1000) });
+      const res = await fetch(url, {
+        method: r.method,
+        headers,
+        body: r.method === "GET" ? undefined : body,
+        signal: AbortSignal.timeout(r.timeoutSeconds * 1000),
+      });
       status = res.status;
       text = await res.text().catch(() => "");
     } catch (e) {
       throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} failed: ${messageOf(e)}`);
     }
-    if (status < 200 || status > 299) throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`);
+    if (status < 200 || status > 299)
+      throw new TargetResetError(
+        `target ${name}: the reset ${r.method} ${url} answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`,
+      );
     return;
   }
   const { PORT, INSTANCE, INSTANCE_DIR } = inst.vars;
   const outcome = await runCommand(r.command, {
     cwd: path.resolve(options.configDir, r.cwd ?? "."),
-    env: { ...options.env, ...r.env, TRIAL_ID: trialId, WORKSPACE: workspaceDir, TARGET_URL: baseUrl, ...(PORT ? { PORT } : {}), INSTANCE: INSTANCE!, INSTANCE_DIR: INSTANCE_DIR! },
+    env: {
+      ...options.env,
+      ...r.env,
+      TRIAL_ID: trialId,
+      WORKSPACE: workspaceDir,
+      TARGET_URL: baseUrl,
+      ...(PORT ? { PORT } : {}),
+      INSTANCE: INSTANCE!,
+      INSTANCE_DIR: INSTANCE_DIR!,
+    },
     timeoutMs: r.timeoutSeconds * 1000,
   });
   const shown = typeof r.command === "string" ? r.command : r.command.join(" ");
-  if (outcome.error) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` could not start: ${outcome.error}`);
-  if (outcome.timedOut) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` ran past ${r.timeoutSeconds} s and was stopped`);
-  if (outcome.code !== 0) throw new TargetResetError(`target ${name}: the reset command \`${shown}\` exited with ${outcome.code ?? outcome.signal}: ${failureLine(outcome.stderr || outcome.stdout) ?? "(no output)"}`);
+  if (outcome.error)
+    throw new TargetResetError(`target ${name}: the reset command \`${shown}\` could not start: ${outcome.error}`);
+  if (outcome.timedOut)
+    throw new TargetResetError(
+      `target ${name}: the reset command \`${shown}\` ran past ${r.timeoutSeconds} s and was stopped`,
+    );
+  if (outcome.code !== 0)
+    throw new TargetResetError(
+      `target ${name}: the reset command \`${shown}\` exited with ${outcome.code ?? outcome.signal}: ${failureLine(outcome.stderr || outcome.stdout) ?? "(no output)"}`,
+    );
 }

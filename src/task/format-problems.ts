@@ -34,7 +34,8 @@ export interface TaskRow {
 /** The status column: `ok`, `ok (1 warning)`, `invalid (2 errors)`. */
 export function statusOf(row: Pick<TaskRow, "errors" | "warnings">): string {
   const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  if (row.errors > 0) return `invalid (${count(row.errors, "error")}${row.warnings ? `, ${count(row.warnings, "warning")}` : ""})`;
+  if (row.errors > 0)
+    return `invalid (${count(row.errors, "error")}${row.warnings ? `, ${count(row.warnings, "warning")}` : ""})`;
   return row.warnings > 0 ? `ok (${count(row.warnings, "warning")})` : "ok";
 }
 
@@ -47,6 +48,7 @@ export function formatTaskTable(rows: readonly TaskRow[]): string {
     colWidths: [null, 40, 34, null, null],
     wordWrap: true,
   });
-  for (const row of rows) table.push([oneLine(row.id), oneLine(row.title), row.tools.join(" "), String(row.checks), statusOf(row)]);
+  for (const row of rows)
+    table.push([oneLine(row.id), oneLine(row.title), row.tools.join(" "), String(row.checks), statusOf(row)]);
   return table.toString();
 }

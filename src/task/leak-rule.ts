@@ -20,7 +20,11 @@ export interface Expected {
 
 /** The same folding the checks use by default: case, runs of white space, unicode dashes. */
 export function foldText(text: string): string {
-  return text.toLowerCase().replace(/[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g, "-").replace(/\s+/g, " ").trim();
+  return text
+    .toLowerCase()
+    .replace(/[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g, "-")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /** The plain-text expected values of a task's checks (regex matchers are patterns, not values). */
@@ -82,7 +86,12 @@ export function expectedValuesLeak(task: Task): RuleFinding[] {
   const findings = leakFindings(task, expectedValues(task));
   task.givens.forEach((given, i) => {
     if (!instruction.includes(foldText(given))) {
-      findings.push({ path: ["givens", i], severity: "warning", message: `the given ${JSON.stringify(given)} does not occur in the instruction`, fix: "remove it from givens" });
+      findings.push({
+        path: ["givens", i],
+        severity: "warning",
+        message: `the given ${JSON.stringify(given)} does not occur in the instruction`,
+        fix: "remove it from givens",
+      });
     }
   });
   return findings;

@@ -73,7 +73,10 @@ function listFolder(folder: string, shown: string): string[] {
   try {
     const entries = fs.readdirSync(folder, { withFileTypes: true });
     // A project folder (config file + tasks/) stands for its tasks: `umpire validate examples/todomvc`.
-    if (entries.some((e) => e.isFile() && CONFIG_FILE.test(e.name)) && entries.some((e) => e.isDirectory() && e.name === DEFAULT_FOLDER)) {
+    if (
+      entries.some((e) => e.isFile() && CONFIG_FILE.test(e.name)) &&
+      entries.some((e) => e.isDirectory() && e.name === DEFAULT_FOLDER)
+    ) {
       return listFolder(path.join(folder, DEFAULT_FOLDER), path.join(shown, DEFAULT_FOLDER));
     }
     return entries
@@ -82,7 +85,11 @@ function listFolder(folder: string, shown: string): string[] {
       .sort();
   } catch (error) {
     const reason = messageOf(error);
-    throw new UmpireError("input", `cannot read the task folder ${shown}: ${reason}`, "pass task files, folders or task ids that exist");
+    throw new UmpireError(
+      "input",
+      `cannot read the task folder ${shown}: ${reason}`,
+      "pass task files, folders or task ids that exist",
+    );
   }
 }
 
@@ -109,11 +116,20 @@ function resolveArguments(args: readonly string[], cwd: string): { files: string
     const stat = fs.statSync(absolute, { throwIfNoEntry: false });
     if (stat?.isDirectory()) files.push(...listFolder(absolute, arg));
     else if (stat?.isFile()) files.push(absolute);
-    else if (args.length === 0) listFolder(absolute, arg); // throws: the default folder is missing
+    else if (args.length === 0)
+      listFolder(absolute, arg); // throws: the default folder is missing
     else {
       const byId = TASK_ID.test(arg) ? findTaskById(arg, cwd) : undefined;
       if (byId) files.push(byId);
-      else problems.push({ file: arg, path: "", severity: "error", rule: "input", message: `no task file, folder or task id named ${JSON.stringify(arg)}`, fix: `check the spelling; task ids are the file names in ${DEFAULT_FOLDER}/` });
+      else
+        problems.push({
+          file: arg,
+          path: "",
+          severity: "error",
+          rule: "input",
+          message: `no task file, folder or task id named ${JSON.stringify(arg)}`,
+          fix: `check the spelling; task ids are the file names in ${DEFAULT_FOLDER}/`,
+        });
     }
   }
   return { files: [...new Set(files)], problems };
@@ -141,13 +157,23 @@ function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
   }
   const source = parseYamlSource(text);
   if (source.problems.length > 0) {
-    for (const p of source.problems) problems.push({ file, line: p.line, path: "", message: p.message, fix: p.fix, severity: "error", rule: "yaml" });
+    for (const p of source.problems)
+      problems.push({ file, line: p.line, path: "", message: p.message, fix: p.fix, severity: "error", rule: "yaml" });
     return { entry: { file, valid: false }, problems, source };
   }
   const data = source.data;
-  if (data === null || data === undefined) return fail("the file is empty", "write the task's fields: id, title, instruction, tools, checks, reference");
+  if (data === null || data === undefined)
+    return fail("the file is empty", "write the task's fields: id, title, instruction, tools, checks, reference");
   if (typeof data !== "object" || Array.isArray(data)) {
-    return { ...fail(`expected a mapping of task fields at the top level, got ${Array.isArray(data) ? "a list" : "a single value"}`, "start the file with id: ..., title: ...", 1, "schema"), source };
+    return {
+      ...fail(
+        `expected a mapping of task fields at the top level, got ${Array.isArray(data) ? "a list" : "a single value"}`,
+        "start the file with id: ..., title: ...",
+        1,
+        "schema",
+      ),
+      source,
+    };
   }
 
   const add = (finding: RuleFinding, rule: string) => problems.push(problemAt(file, source, finding, rule));
@@ -157,7 +183,7 @@ function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
   const reported = new Set(toolFindings.map((f) => dottedPath(f.path)));
 
   const parsed = TaskFileSchema.safeParse(data, { reportInput: true });
-  const rawId = typeof (data as { id?: unknown }).id === "string" ? ((data as { id: string }).id) : undefined;
+  const rawId = typeof (data as { id?: unknown }).id === "string" ? (data as { id: string }).id : undefined;
   if (!parsed.success) {
     for (const issue of plainIssues(parsed.error.issues, TaskFileSchema, data)) {
       if (!reported.has(dottedPath(issue.path))) add({ ...issue, severity: "error" }, "schema");
@@ -171,7 +197,15 @@ function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
 
 /** A rule's finding placed in its file and line: every rule's findings (schema, task, module, ids) go through here. */
 function problemAt(file: string, source: YamlSource | undefined, finding: RuleFinding, rule: string): Problem {
-  return { file, line: source?.lineOf(finding.path, { key: finding.atKey }), path: dottedPath(finding.path), message: finding.message, fix: finding.fix, severity: finding.severity, rule };
+  return {
+    file,
+    line: source?.lineOf(finding.path, { key: finding.atKey }),
+    path: dottedPath(finding.path),
+    message: finding.message,
+    fix: finding.fix,
+    severity: finding.severity,
+    rule,
+  };
 }
 
 /**
@@ -187,17 +221,26 @@ export function loadTasks(paths: readonly string[], options: LoadOptions): LoadR
  * `loadTasks`, plus rules that import code (each custom check's module judges its own options).
  * The CLI loads tasks this way; a module rule runs on every file that passed the schema.
  */
-export async function loadTasksAsync(paths: readonly string[], options: LoadOptions, moduleRules: readonly ModuleTaskRule[]): Promise<LoadResult> {
+export async function loadTasksAsync(
+  paths: readonly string[],
+  options: LoadOptions,
+  moduleRules: readonly ModuleTaskRule[],
+): Promise<LoadResult> {
   const { outcomes, argumentProblems } = readAll(paths, options);
   for (const outcome of outcomes) {
     const task = outcome.entry.task;
     if (!task) continue;
-    for (const rule of moduleRules) for (const finding of await rule.check(task)) outcome.problems.push(problemAt(outcome.entry.file, outcome.source, finding, rule.name));
+    for (const rule of moduleRules)
+      for (const finding of await rule.check(task))
+        outcome.problems.push(problemAt(outcome.entry.file, outcome.source, finding, rule.name));
   }
   return finish(outcomes, argumentProblems);
 }
 
-function readAll(paths: readonly string[], options: LoadOptions): { outcomes: FileOutcome[]; argumentProblems: Problem[] } {
+function readAll(
+  paths: readonly string[],
+  options: LoadOptions,
+): { outcomes: FileOutcome[]; argumentProblems: Problem[] } {
   const { files, problems: argumentProblems } = resolveArguments(paths, options.cwd);
   const base: RuleContext = options.targets ? { targets: targetCatalog(options.targets) } : DEFAULT_RULE_CONTEXT;
   const ctx: RuleContext = options.allowDrafts ? { ...base, allowDrafts: true } : base;
@@ -226,7 +269,11 @@ export function loadTasksOrThrow(paths: readonly string[], options: LoadOptions)
 }
 
 /** `loadTasksAsync`, throwing like `loadTasksOrThrow`. */
-export async function loadTasksOrThrowAsync(paths: readonly string[], options: LoadOptions, moduleRules: readonly ModuleTaskRule[]): Promise<Task[]> {
+export async function loadTasksOrThrowAsync(
+  paths: readonly string[],
+  options: LoadOptions,
+  moduleRules: readonly ModuleTaskRule[],
+): Promise<Task[]> {
   return tasksOrThrow(await loadTasksAsync(paths, options, moduleRules));
 }
 
@@ -234,7 +281,11 @@ function tasksOrThrow(result: LoadResult): Task[] {
   const errors = result.problems.filter((p) => p.severity === "error");
   if (errors.length > 0) {
     const noun = errors.length === 1 ? "problem" : "problems";
-    throw new UmpireError("input", `${errors.length} ${noun} in task files:\n${formatProblems(errors, "  ")}`, "run 'umpire validate' to see every task and problem");
+    throw new UmpireError(
+      "input",
+      `${errors.length} ${noun} in task files:\n${formatProblems(errors, "  ")}`,
+      "run 'umpire validate' to see every task and problem",
+    );
   }
   return result.tasks;
 }

@@ -30,8 +30,12 @@ function asFolder(canonical: string): string {
 }
 
 export function normalizeTask(parsed: z.output<typeof TaskFileSchema>, file: string): Task {
-  const negatives = Object.fromEntries(Object.entries(parsed.negatives).map(([name, n]) => [name, Array.isArray(n) ? n : n.steps]));
-  const failsOn = Object.fromEntries(Object.entries(parsed.negatives).flatMap(([name, n]) => (Array.isArray(n) ? [] : [[name, n.failsOn]])));
+  const negatives = Object.fromEntries(
+    Object.entries(parsed.negatives).map(([name, n]) => [name, Array.isArray(n) ? n : n.steps]),
+  );
+  const failsOn = Object.fromEntries(
+    Object.entries(parsed.negatives).flatMap(([name, n]) => (Array.isArray(n) ? [] : [[name, n.failsOn]])),
+  );
   return {
     ...parsed,
     negatives,
@@ -39,11 +43,16 @@ export function normalizeTask(parsed: z.output<typeof TaskFileSchema>, file: str
     // Block scalars end with a newline; the instruction is quoted verbatim elsewhere, so trim once here.
     instruction: parsed.instruction.trim(),
     title: parsed.title.trim(),
-    checks: parsed.checks.map((check) => (check.kind === "file" ? { ...check, path: normalizeWorkspacePath(check.path) } : check)),
+    checks: parsed.checks.map((check) =>
+      check.kind === "file" ? { ...check, path: normalizeWorkspacePath(check.path) } : check,
+    ),
     permissions: {
       ...parsed.permissions,
       // On the fixture, "target" and "fixture" name the same site: keep the fixture's word so its tasks resolve as before.
-      allowedOrigins: parsed.target === "fixture" ? parsed.permissions.allowedOrigins.map((o) => (o === "target" ? "fixture" : o)) : parsed.permissions.allowedOrigins,
+      allowedOrigins:
+        parsed.target === "fixture"
+          ? parsed.permissions.allowedOrigins.map((o) => (o === "target" ? "fixture" : o))
+          : parsed.permissions.allowedOrigins,
       writeScope: asFolder(normalizeWorkspacePath(parsed.permissions.writeScope)),
     },
     tags: [...new Set(parsed.tags)],

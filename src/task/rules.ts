@@ -8,7 +8,15 @@ import path from "node:path";
 import type { z } from "zod";
 import { TOOL_ARGS, TOOL_NAMES, isToolName, type ToolName } from "../toolbox/tools.js";
 import fs from "node:fs";
-import { EFFECT_TYPES, LIMIT_RANGES, SCENARIOS, type CheckSpec, type ReferenceStep, type Task, type TextMatcher } from "./schema.js";
+import {
+  EFFECT_TYPES,
+  LIMIT_RANGES,
+  SCENARIOS,
+  type CheckSpec,
+  type ReferenceStep,
+  type Task,
+  type TextMatcher,
+} from "./schema.js";
 import { targetCatalog, type TargetCatalog } from "./target-decl.js";
 import { normalizeWorkspacePath, staysInWorkspace } from "./normalize.js";
 import type { DataPath, RuleFinding } from "./problem.js";
@@ -17,7 +25,6 @@ import { trialVariablesHint, unknownTrialVariables } from "./trial-vars.js";
 import { plainIssues } from "./zod-issues.js";
 import { expectedValuesLeak } from "./leak-rule.js";
 import { userRegexProblem } from "./user-regex.js";
-
 
 /** What rules may know besides the task: the targets declared in the project's config file. */
 export interface RuleContext {
@@ -33,8 +40,18 @@ export interface TaskRule {
   check(task: Task, ctx: RuleContext): RuleFinding[];
 }
 
-const error = (path: DataPath, message: string, fix?: string): RuleFinding => ({ path, message, fix, severity: "error" });
-const warning = (path: DataPath, message: string, fix?: string): RuleFinding => ({ path, message, fix, severity: "warning" });
+const error = (path: DataPath, message: string, fix?: string): RuleFinding => ({
+  path,
+  message,
+  fix,
+  severity: "error",
+});
+const warning = (path: DataPath, message: string, fix?: string): RuleFinding => ({
+  path,
+  message,
+  fix,
+  severity: "warning",
+});
 
 /** Tools whose steps aim at a layout mark; their x/y come from grounding the mark, never from the file. */
 const TARGETED_TOOLS: ReadonlySet<ToolName> = new Set(["click", "double_click"]);
@@ -58,17 +75,27 @@ export function knownToolsInRaw(raw: unknown): RuleFinding[] {
   const findings: RuleFinding[] = [];
   const judge = (value: unknown, at: DataPath) => {
     if (typeof value === "string" && !isToolName(value)) {
-      findings.push(error(at, `unknown tool ${JSON.stringify(value)}`, didYouMean(value, TOOL_NAMES) ?? `use one of ${TOOL_NAMES.join(", ")}`));
+      findings.push(
+        error(
+          at,
+          `unknown tool ${JSON.stringify(value)}`,
+          didYouMean(value, TOOL_NAMES) ?? `use one of ${TOOL_NAMES.join(", ")}`,
+        ),
+      );
     }
   };
   if (Array.isArray(data.tools)) data.tools.forEach((tool, i) => judge(tool, ["tools", i]));
   const stepsOf = (list: unknown, at: DataPath) => {
-    if (Array.isArray(list)) list.forEach((step, i) => judge((step as Record<string, unknown> | null)?.tool, [...at, i, "tool"]));
+    if (Array.isArray(list))
+      list.forEach((step, i) => judge((step as Record<string, unknown> | null)?.tool, [...at, i, "tool"]));
   };
   stepsOf(data.reference, ["reference"]);
   if (data.negatives && typeof data.negatives === "object") {
     for (const [name, negative] of Object.entries(data.negatives)) {
-      const steps = negative && typeof negative === "object" && !Array.isArray(negative) ? (negative as { steps?: unknown }).steps : negative;
+      const steps =
+        negative && typeof negative === "object" && !Array.isArray(negative)
+          ? (negative as { steps?: unknown }).steps
+          : negative;
       stepsOf(steps, Array.isArray(negative) ? ["negatives", name] : ["negatives", name, "steps"]);
     }
   }
@@ -76,7 +103,9 @@ export function knownToolsInRaw(raw: unknown): RuleFinding[] {
 }
 
 /** unique-ids, across files: each file whose id another file also uses gets an error naming the other. */
-export function duplicateIds(entries: readonly { file: string; id: string | undefined }[]): { file: string; finding: RuleFinding }[] {
+export function duplicateIds(
+  entries: readonly { file: string; id: string | undefined }[],
+): { file: string; finding: RuleFinding }[] {
   const byId = new Map<string, string[]>();
   for (const { file, id } of entries) if (id !== undefined) byId.set(id, [...(byId.get(id) ?? []), file]);
   const out: { file: string; finding: RuleFinding }[] = [];
@@ -84,7 +113,14 @@ export function duplicateIds(entries: readonly { file: string; id: string | unde
     if (files.length < 2) continue;
     for (const file of files) {
       const others = files.filter((f) => f !== file);
-      out.push({ file, finding: error(["id"], `id ${JSON.stringify(id)} is also used by ${others.join(", ")}`, "give each task its own id") });
+      out.push({
+        file,
+        finding: error(
+          ["id"],
+          `id ${JSON.stringify(id)} is also used by ${others.join(", ")}`,
+          "give each task its own id",
+        ),
+      });
     }
   }
   return out;
@@ -95,7 +131,13 @@ const stepsUseAllowedTools: TaskRule = {
   check: (task) =>
     allSteps(task)
       .filter(({ step }) => !task.tools.includes(step.tool))
-      .map(({ step, path: at }) => error([...at, "tool"], `the step uses ${step.tool}, which the task does not allow`, `add ${step.tool} to tools, or change the step`)),
+      .map(({ step, path: at }) =>
+        error(
+          [...at, "tool"],
+          `the step uses ${step.tool}, which the task does not allow`,
+          `add ${step.tool} to tools, or change the step`,
+        ),
+      ),
 };
 
 const stepTargets: TaskRule = {
@@ -105,13 +147,31 @@ const stepTargets: TaskRule = {
       const findings: RuleFinding[] = [];
       const pixels = ["x", "y"].filter((k) => k in step.args);
       if (TARGETED_TOOLS.has(step.tool) && !step.target) {
-        findings.push(error([...at, "target"], `a ${step.tool} step needs a target (a layout mark)`, "add target: <mark name>, e.g. target: search-box"));
+        findings.push(
+          error(
+            [...at, "target"],
+            `a ${step.tool} step needs a target (a layout mark)`,
+            "add target: <mark name>, e.g. target: search-box",
+          ),
+        );
       }
       if (step.target && !TARGETED_TOOLS.has(step.tool) && !TARGET_OPTIONAL_TOOLS.has(step.tool)) {
-        findings.push(error([...at, "target"], `target does not apply to ${step.tool}`, "remove target; only click, double_click and scroll aim at marks"));
+        findings.push(
+          error(
+            [...at, "target"],
+            `target does not apply to ${step.tool}`,
+            "remove target; only click, double_click and scroll aim at marks",
+          ),
+        );
       }
       if (pixels.length > 0 && (TARGETED_TOOLS.has(step.tool) || step.target)) {
-        findings.push(error([...at, "args"], `steps aim at layout marks, not pixels: remove ${pixels.map((k) => `args.${k}`).join(" and ")}`, "name the element with target instead"));
+        findings.push(
+          error(
+            [...at, "args"],
+            `steps aim at layout marks, not pixels: remove ${pixels.map((k) => `args.${k}`).join(" and ")}`,
+            "name the element with target instead",
+          ),
+        );
       }
       return findings;
     }),
@@ -119,7 +179,8 @@ const stepTargets: TaskRule = {
 
 /** The args a step may carry: the tool's own, minus the pixels a target replaces. */
 function stepArgsSchema(step: ReferenceStep): z.ZodType {
-  if (step.tool === "click" || step.tool === "double_click") return TOOL_ARGS[step.tool].omit({ x: true, y: true }).partial();
+  if (step.tool === "click" || step.tool === "double_click")
+    return TOOL_ARGS[step.tool].omit({ x: true, y: true }).partial();
   return TOOL_ARGS[step.tool];
 }
 
@@ -133,7 +194,10 @@ const stepArgs: TaskRule = {
       const schema = stepArgsSchema(step);
       const result = schema.safeParse(args, { reportInput: true });
       if (result.success) return [];
-      return plainIssues(result.error.issues, schema, args, [...at, "args"]).map((issue) => ({ ...issue, severity: "error" as const }));
+      return plainIssues(result.error.issues, schema, args, [...at, "args"]).map((issue) => ({
+        ...issue,
+        severity: "error" as const,
+      }));
     }),
 };
 
@@ -143,7 +207,15 @@ const limitsInRange: TaskRule = {
     (Object.keys(LIMIT_RANGES) as (keyof typeof LIMIT_RANGES)[]).flatMap((key) => {
       const [min, max] = LIMIT_RANGES[key];
       const value = task.limits[key];
-      return value >= min && value <= max ? [] : [error(["limits", key], `${value} is outside the allowed range ${min}..${max}`, `use a value from ${min} to ${max}`)];
+      return value >= min && value <= max
+        ? []
+        : [
+            error(
+              ["limits", key],
+              `${value} is outside the allowed range ${min}..${max}`,
+              `use a value from ${min} to ${max}`,
+            ),
+          ];
     }),
 };
 
@@ -152,9 +224,23 @@ const referenceWithinLimits: TaskRule = {
   check: (task) => {
     const steps = task.reference.length;
     const findings: RuleFinding[] = [];
-    if (steps > task.limits.actions) findings.push(error(["reference"], `the gold trajectory takes ${steps} actions but limits.actions is ${task.limits.actions}`, "raise limits.actions"));
+    if (steps > task.limits.actions)
+      findings.push(
+        error(
+          ["reference"],
+          `the gold trajectory takes ${steps} actions but limits.actions is ${task.limits.actions}`,
+          "raise limits.actions",
+        ),
+      );
     // The reference model plays one step per turn.
-    if (steps > task.limits.turns) findings.push(error(["reference"], `the gold trajectory takes ${steps} turns but limits.turns is ${task.limits.turns}`, "raise limits.turns"));
+    if (steps > task.limits.turns)
+      findings.push(
+        error(
+          ["reference"],
+          `the gold trajectory takes ${steps} turns but limits.turns is ${task.limits.turns}`,
+          "raise limits.turns",
+        ),
+      );
     return findings;
   },
 };
@@ -163,7 +249,13 @@ const referenceEndsWithAnswer: TaskRule = {
   name: "reference-ends-with-answer",
   check: (task) =>
     task.tools.includes("answer") && task.reference.at(-1)?.tool !== "answer"
-      ? [warning(["reference", task.reference.length - 1], "the gold trajectory does not end with answer, so a trial of it runs to the turn limit", "end the reference with an answer step")]
+      ? [
+          warning(
+            ["reference", task.reference.length - 1],
+            "the gold trajectory does not end with answer, so a trial of it runs to the turn limit",
+            "end the reference with an answer step",
+          ),
+        ]
       : [],
 };
 
@@ -174,12 +266,32 @@ const pathsInWorkspace: TaskRule = {
     task.checks.forEach((check, i) => {
       if (check.kind !== "file") return;
       const canonical = normalizeWorkspacePath(check.path);
-      if (canonical === "") findings.push(error(["checks", i, "path"], "the path names the workspace itself, not a file", "name a file, e.g. notes/BB-042.md"));
-      else if (!staysInWorkspace(canonical)) findings.push(error(["checks", i, "path"], `${JSON.stringify(check.path)} leaves the trial workspace`, "use a path relative to the workspace, e.g. notes/BB-042.md"));
+      if (canonical === "")
+        findings.push(
+          error(
+            ["checks", i, "path"],
+            "the path names the workspace itself, not a file",
+            "name a file, e.g. notes/BB-042.md",
+          ),
+        );
+      else if (!staysInWorkspace(canonical))
+        findings.push(
+          error(
+            ["checks", i, "path"],
+            `${JSON.stringify(check.path)} leaves the trial workspace`,
+            "use a path relative to the workspace, e.g. notes/BB-042.md",
+          ),
+        );
     });
     const scope = normalizeWorkspacePath(task.permissions.writeScope);
     if (scope !== "" && !staysInWorkspace(scope)) {
-      findings.push(error(["permissions", "writeScope"], `${JSON.stringify(task.permissions.writeScope)} leaves the trial workspace`, "use a folder inside the workspace, e.g. notes/"));
+      findings.push(
+        error(
+          ["permissions", "writeScope"],
+          `${JSON.stringify(task.permissions.writeScope)} leaves the trial workspace`,
+          "use a folder inside the workspace, e.g. notes/",
+        ),
+      );
     }
     return findings;
   },
@@ -189,7 +301,8 @@ const pathsInWorkspace: TaskRule = {
 function matchersOf(checks: readonly CheckSpec[]): { matcher: TextMatcher; path: DataPath }[] {
   const out: { matcher: TextMatcher; path: DataPath }[] = [];
   checks.forEach((check, i) => {
-    const list = (key: string, items: readonly TextMatcher[]) => items.forEach((m, j) => out.push({ matcher: m, path: ["checks", i, key, j] }));
+    const list = (key: string, items: readonly TextMatcher[]) =>
+      items.forEach((m, j) => out.push({ matcher: m, path: ["checks", i, key, j] }));
     if (check.kind === "file" || check.kind === "answer") {
       list("contains", check.contains);
       list("notContains", check.notContains);
@@ -214,7 +327,14 @@ const regexesCompile: TaskRule = {
     for (const { matcher, path: at } of matchersOf(task.checks)) {
       if (typeof matcher === "string") continue;
       const problem = regexProblem(matcher.regex, matcher.flags);
-      if (problem) findings.push(error([...at, "regex"], `the regular expression does not compile: ${problem}`, "fix the pattern; in YAML, single quotes keep backslashes as written"));
+      if (problem)
+        findings.push(
+          error(
+            [...at, "regex"],
+            `the regular expression does not compile: ${problem}`,
+            "fix the pattern; in YAML, single quotes keep backslashes as written",
+          ),
+        );
     }
     return findings;
   },
@@ -225,12 +345,32 @@ const checksTestSomething: TaskRule = {
   check: (task) =>
     task.checks.flatMap((check, i): RuleFinding[] => {
       if (check.kind === "page") {
-        if (check.state && !check.selector) return [error(["checks", i, "state"], "state needs a selector to look at", "add selector, e.g. '[data-mark=cookie-dialog]'")];
+        if (check.state && !check.selector)
+          return [
+            error(
+              ["checks", i, "state"],
+              "state needs a selector to look at",
+              "add selector, e.g. '[data-mark=cookie-dialog]'",
+            ),
+          ];
         // A selector alone asks for the element to be visible (docs/checks.md; the handler does so).
-        if (!check.url && check.text === undefined && !check.state && !check.selector) return [error(["checks", i], "a page check that tests no url, text, selector or state always passes", "add url, text, or a selector (visible unless state says otherwise)")];
+        if (!check.url && check.text === undefined && !check.state && !check.selector)
+          return [
+            error(
+              ["checks", i],
+              "a page check that tests no url, text, selector or state always passes",
+              "add url, text, or a selector (visible unless state says otherwise)",
+            ),
+          ];
       }
       if (check.kind === "effects" && check.require.length === 0 && check.forbid.length === 0) {
-        return [error(["checks", i], "an effects check that requires and forbids nothing always passes", "add require or forbid entries")];
+        return [
+          error(
+            ["checks", i],
+            "an effects check that requires and forbids nothing always passes",
+            "add require or forbid entries",
+          ),
+        ];
       }
       return [];
     }),
@@ -244,21 +384,53 @@ const checksConsistent: TaskRule = {
       const out: RuleFinding[] = [];
       if (check.kind === "file") {
         const content = check.contains.length + check.notContains.length > 0;
-        if (!check.exists && content) out.push(error(["checks", i, "exists"], "an absent file has no content to check", "drop exists: false or the content conditions"));
+        if (!check.exists && content)
+          out.push(
+            error(
+              ["checks", i, "exists"],
+              "an absent file has no content to check",
+              "drop exists: false or the content conditions",
+            ),
+          );
       }
       if (check.kind === "page" && check.open !== undefined && !isPathOrHttpUrl(check.open)) {
-        out.push(error(["checks", i, "open"], `"${check.open}" is neither a path on the target nor an http(s) URL`, "start it with a single /, e.g. /notes?match=BB-042, or give a full http(s) URL on an allowed origin"));
+        out.push(
+          error(
+            ["checks", i, "open"],
+            `"${check.open}" is neither a path on the target nor an http(s) URL`,
+            "start it with a single /, e.g. /notes?match=BB-042, or give a full http(s) URL on an allowed origin",
+          ),
+        );
       }
       if (check.kind === "http" && !isPathOrHttpUrl(check.url.replace(/\$\{TRIAL_ID\}/g, "x"))) {
-        out.push(error(["checks", i, "url"], `"${check.url}" is neither a path on the target nor an http(s) URL`, "e.g. url: /api/todos"));
+        out.push(
+          error(
+            ["checks", i, "url"],
+            `"${check.url}" is neither a path on the target nor an http(s) URL`,
+            "e.g. url: /api/todos",
+          ),
+        );
       }
       if (check.kind === "effects") {
         check.require.forEach((req, j) => {
-          if (req.count !== undefined && req.min !== undefined) out.push(error(["checks", i, "require", j], "count (exactly) and min (at least) both given", "keep one of them"));
+          if (req.count !== undefined && req.min !== undefined)
+            out.push(
+              error(["checks", i, "require", j], "count (exactly) and min (at least) both given", "keep one of them"),
+            );
         });
       }
-      if (check.kind === "answer" && !check.present && check.contains.length + check.notContains.length + (check.number ? 1 : 0) > 0) {
-        out.push(error(["checks", i, "present"], "present: false expects no answer, so its content conditions can never apply", "drop present: false or the content conditions"));
+      if (
+        check.kind === "answer" &&
+        !check.present &&
+        check.contains.length + check.notContains.length + (check.number ? 1 : 0) > 0
+      ) {
+        out.push(
+          error(
+            ["checks", i, "present"],
+            "present: false expects no answer, so its content conditions can never apply",
+            "drop present: false or the content conditions",
+          ),
+        );
       }
       return out;
     }),
@@ -272,7 +444,13 @@ const effectsConsistent: TaskRule = {
         ? []
         : check.require.flatMap((req, j) =>
             task.permissions.forbiddenEffects.includes(req.type) && (req.count ?? req.min ?? 1) > 0
-              ? [error(["checks", i, "require", j, "type"], `${req.type} is required here but permissions.forbiddenEffects forbids it`, "remove one of the two")]
+              ? [
+                  error(
+                    ["checks", i, "require", j, "type"],
+                    `${req.type} is required here but permissions.forbiddenEffects forbids it`,
+                    "remove one of the two",
+                  ),
+                ]
               : [],
           ),
     ),
@@ -290,9 +468,12 @@ export function originProblem(entry: string): string | undefined {
   } catch {
     return `${JSON.stringify(entry)} is not a URL origin`;
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return `${JSON.stringify(entry)} is not an http(s) origin (${url.protocol} pages are never on a task's origins)`;
-  if (url.username || url.password) return `${JSON.stringify(entry)} carries credentials; an origin is scheme://host[:port] only`;
-  if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash) return `${JSON.stringify(entry)} has a path, query or fragment; an origin is scheme://host[:port] only`;
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return `${JSON.stringify(entry)} is not an http(s) origin (${url.protocol} pages are never on a task's origins)`;
+  if (url.username || url.password)
+    return `${JSON.stringify(entry)} carries credentials; an origin is scheme://host[:port] only`;
+  if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash)
+    return `${JSON.stringify(entry)} has a path, query or fragment; an origin is scheme://host[:port] only`;
   return undefined;
 }
 
@@ -301,7 +482,15 @@ const allowedOriginsAreOrigins: TaskRule = {
   check: (task) =>
     task.permissions.allowedOrigins.flatMap((entry, i) => {
       const problem = originProblem(entry);
-      return problem ? [error(["permissions", "allowedOrigins", i], problem, 'write "target", "fixture" or an origin such as https://example.com or http://127.0.0.1:8080')] : [];
+      return problem
+        ? [
+            error(
+              ["permissions", "allowedOrigins", i],
+              problem,
+              'write "target", "fixture" or an origin such as https://example.com or http://127.0.0.1:8080',
+            ),
+          ]
+        : [];
     }),
 };
 
@@ -310,10 +499,22 @@ const narrowToolsConfigured: TaskRule = {
   check: (task) => {
     const findings: RuleFinding[] = [];
     if (task.tools.includes("write_note") && normalizeWorkspacePath(task.permissions.writeScope) === "") {
-      findings.push(error(["permissions", "writeScope"], "write_note is allowed but writeScope names no folder", "set writeScope, e.g. notes/"));
+      findings.push(
+        error(
+          ["permissions", "writeScope"],
+          "write_note is allowed but writeScope names no folder",
+          "set writeScope, e.g. notes/",
+        ),
+      );
     }
     if (task.tools.includes("http_get") && task.permissions.httpAllow.length === 0) {
-      findings.push(error(["permissions", "httpAllow"], "http_get is allowed but httpAllow lists no path prefix, so every request would be refused", 'add a prefix, e.g. httpAllow: ["/api/matches/"]'));
+      findings.push(
+        error(
+          ["permissions", "httpAllow"],
+          "http_get is allowed but httpAllow lists no path prefix, so every request would be refused",
+          'add a prefix, e.g. httpAllow: ["/api/matches/"]',
+        ),
+      );
     }
     return findings;
   },
@@ -326,7 +527,13 @@ const answerToolForAnswerCheck: TaskRule = {
       ? []
       : task.checks.flatMap((check, i) =>
           check.kind === "answer" && check.present
-            ? [(check.required ? error : warning)(["checks", i], "this check expects an answer but the task does not allow the answer tool", "add answer to tools, or set present: false")]
+            ? [
+                (check.required ? error : warning)(
+                  ["checks", i],
+                  "this check expects an answer but the task does not allow the answer tool",
+                  "add answer to tools, or set present: false",
+                ),
+              ]
             : [],
         ),
 };
@@ -335,7 +542,15 @@ const fileNameMatchesId: TaskRule = {
   name: "file-name-matches-id",
   check: (task) => {
     const base = path.basename(task.file).replace(/\.ya?ml$/i, "");
-    return base === task.id ? [] : [warning(["id"], `the file is named ${path.basename(task.file)} but the id is ${task.id}`, `rename the file to ${task.id}.yaml`)];
+    return base === task.id
+      ? []
+      : [
+          warning(
+            ["id"],
+            `the file is named ${path.basename(task.file)} but the id is ${task.id}`,
+            `rename the file to ${task.id}.yaml`,
+          ),
+        ];
   },
 };
 
@@ -355,12 +570,22 @@ const knownTarget: TaskRule = {
   check: (task, ctx) =>
     ctx.targets.has(task.target)
       ? []
-      : [error(["target"], `no target named ${JSON.stringify(task.target)} is declared`, didYouMean(task.target, [...ctx.targets.keys()]) ?? `declare it under targets: in umpire.config.yaml (known: ${[...ctx.targets.keys()].join(", ")})`)],
+      : [
+          error(
+            ["target"],
+            `no target named ${JSON.stringify(task.target)} is declared`,
+            didYouMean(task.target, [...ctx.targets.keys()]) ??
+              `declare it under targets: in umpire.config.yaml (known: ${[...ctx.targets.keys()].join(", ")})`,
+          ),
+        ],
 };
 
 /** Effect types a task names: in effects checks and in forbiddenEffects. */
 function effectTypesOf(task: Task): { type: string; path: DataPath }[] {
-  const out: { type: string; path: DataPath }[] = task.permissions.forbiddenEffects.map((type, j) => ({ type, path: ["permissions", "forbiddenEffects", j] }));
+  const out: { type: string; path: DataPath }[] = task.permissions.forbiddenEffects.map((type, j) => ({
+    type,
+    path: ["permissions", "forbiddenEffects", j],
+  }));
   task.checks.forEach((check, i) => {
     if (check.kind !== "effects") return;
     check.require.forEach((r, j) => out.push({ type: r.type, path: ["checks", i, "require", j, "type"] }));
@@ -374,10 +599,23 @@ function effectsWithoutSource(task: Task): RuleFinding[] {
   const declare = `declare effects: {url: ...} on target ${task.target} in umpire.config.yaml`;
   const findings: RuleFinding[] = [];
   const checkAt = task.checks.findIndex((c) => c.kind === "effects");
-  if (checkAt >= 0) findings.push(error(["checks", checkAt], `target ${task.target} has no effects source, so effects cannot be judged`, `${declare}, or check the app with http, storage or command checks`));
+  if (checkAt >= 0)
+    findings.push(
+      error(
+        ["checks", checkAt],
+        `target ${task.target} has no effects source, so effects cannot be judged`,
+        `${declare}, or check the app with http, storage or command checks`,
+      ),
+    );
   if (task.permissions.forbiddenEffects.length > 0) {
     const message = `target ${task.target} has no effects source, so forbidden effects could never be seen and would fail no trial`;
-    findings.push(error(["permissions", "forbiddenEffects"], message, `${declare}, or remove permissions.forbiddenEffects and guard the app with an http, storage or command check`));
+    findings.push(
+      error(
+        ["permissions", "forbiddenEffects"],
+        message,
+        `${declare}, or remove permissions.forbiddenEffects and guard the app with an http, storage or command check`,
+      ),
+    );
   }
   return findings;
 }
@@ -390,14 +628,42 @@ const targetVocabulary: TaskRule = {
     if (!target) return [];
     const findings: RuleFinding[] = [];
     if (target.fixture) {
-      if (!task.start.path.startsWith("/") || task.start.path.startsWith("//")) findings.push(error(["start", "path"], `"${task.start.path}" is not a path on the fixture site`, "start it with a single /, e.g. /notes?match=BB-042"));
+      if (!task.start.path.startsWith("/") || task.start.path.startsWith("//"))
+        findings.push(
+          error(
+            ["start", "path"],
+            `"${task.start.path}" is not a path on the fixture site`,
+            "start it with a single /, e.g. /notes?match=BB-042",
+          ),
+        );
       for (const { type, path: at } of effectTypesOf(task)) {
-        if (!(EFFECT_TYPES as readonly string[]).includes(type)) findings.push(error(at, `the fixture site records no effect ${JSON.stringify(type)}`, didYouMean(type, EFFECT_TYPES) ?? `use one of ${EFFECT_TYPES.join(", ")}`));
+        if (!(EFFECT_TYPES as readonly string[]).includes(type))
+          findings.push(
+            error(
+              at,
+              `the fixture site records no effect ${JSON.stringify(type)}`,
+              didYouMean(type, EFFECT_TYPES) ?? `use one of ${EFFECT_TYPES.join(", ")}`,
+            ),
+          );
       }
       return findings;
     }
-    if (task.start.scenario !== "plain") findings.push(error(["start", "scenario"], `scenario ${task.start.scenario} belongs to the fixture site, but this task runs on target ${task.target}`, `remove start.scenario (scenarios: ${SCENARIOS.join(", ")} exist only on the fixture)`));
-    if (!isPathOrHttpUrl(task.start.path)) findings.push(error(["start", "path"], `"${task.start.path}" is neither a path on ${task.target} nor an http(s) URL`, "e.g. path: / or path: http://127.0.0.1:3000/app"));
+    if (task.start.scenario !== "plain")
+      findings.push(
+        error(
+          ["start", "scenario"],
+          `scenario ${task.start.scenario} belongs to the fixture site, but this task runs on target ${task.target}`,
+          `remove start.scenario (scenarios: ${SCENARIOS.join(", ")} exist only on the fixture)`,
+        ),
+      );
+    if (!isPathOrHttpUrl(task.start.path))
+      findings.push(
+        error(
+          ["start", "path"],
+          `"${task.start.path}" is neither a path on ${task.target} nor an http(s) URL`,
+          "e.g. path: / or path: http://127.0.0.1:3000/app",
+        ),
+      );
     if (!target.hasEffects) findings.push(...effectsWithoutSource(task));
     return findings;
   },
@@ -410,7 +676,15 @@ const customModulesExist: TaskRule = {
     task.checks.flatMap((check, i): RuleFinding[] => {
       if (check.kind !== "custom") return [];
       const file = path.resolve(path.dirname(task.file), check.module);
-      return fs.existsSync(file) ? [] : [error(["checks", i, "module"], `the module ${check.module} does not exist (looked for ${file})`, "give the path relative to the task file, e.g. ./checks/cart.ts")];
+      return fs.existsSync(file)
+        ? []
+        : [
+            error(
+              ["checks", i, "module"],
+              `the module ${check.module} does not exist (looked for ${file})`,
+              "give the path relative to the task file, e.g. ./checks/cart.ts",
+            ),
+          ];
     }),
 };
 
@@ -423,7 +697,10 @@ const startPathVariables: TaskRule = {
     ),
 };
 
-const noExpectedValuesInInstruction: TaskRule = { name: "no-expected-values-in-instruction", check: expectedValuesLeak };
+const noExpectedValuesInInstruction: TaskRule = {
+  name: "no-expected-values-in-instruction",
+  check: expectedValuesLeak,
+};
 
 /** Every per-task rule, in the order their findings are listed. */
 /** An imported task is a draft until a person has read its instruction, gold and checks. */

@@ -22,24 +22,29 @@ export const SCENARIOS = [
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** Kinds of entries in the fixture's effects log (see fixtures-site/README.md). */
-export const EFFECT_TYPES = [
-  "note_saved",
-  "note_overwritten",
-  "match_deleted",
-  "cookie_choice",
-] as const;
+export const EFFECT_TYPES = ["note_saved", "note_overwritten", "match_deleted", "cookie_choice"] as const;
 export type EffectType = (typeof EFFECT_TYPES)[number];
 
 const toolName = z.enum(TOOL_NAMES as [ToolName, ...ToolName[]]);
 const markName = z
   .string()
   .regex(MARK_NAME, "a mark name: letters, digits, '.', ':', '-' and '_'")
-  .describe("A mark: declared by selector or role+name on the target or task, an element's test id, or a fixture data-mark");
+  .describe(
+    "A mark: declared by selector or role+name on the target or task, an element's test id, or a fixture data-mark",
+  );
 
 /** A text matcher: plain text (after normalisation) or a regular expression. */
 export const TextMatcher = z.union([
   z.string().min(1),
-  z.object({ regex: z.string().min(1), flags: z.string().regex(/^[imsu]*$/).optional() }).strict(),
+  z
+    .object({
+      regex: z.string().min(1),
+      flags: z
+        .string()
+        .regex(/^[imsu]*$/)
+        .optional(),
+    })
+    .strict(),
 ]);
 export type TextMatcher = z.infer<typeof TextMatcher>;
 
@@ -73,7 +78,12 @@ export const PageCheck = z
   .object({
     kind: z.literal("page"),
     ...checkCommon,
-    open: z.string().optional().describe("Open this path (on the target) or URL (on an allowed origin) in a fresh page first; default: look at the trial's page as left"),
+    open: z
+      .string()
+      .optional()
+      .describe(
+        "Open this path (on the target) or URL (on an allowed origin) in a fresh page first; default: look at the trial's page as left",
+      ),
     url: TextMatcher.optional().describe("The page URL must match"),
     selector: z.string().min(1).optional(),
     text: TextMatcher.optional().describe("Visible text of `selector` (or the body) must match"),
@@ -84,8 +94,16 @@ export const PageCheck = z
 
 export const EffectMatch = z
   .object({
-    type: z.string().min(1).describe("An effect type of the target's effects source (the fixture's: note_saved, note_overwritten, match_deleted, cookie_choice)"),
-    where: z.record(z.string(), z.string()).optional().describe("Detail fields that must match, e.g. {name: BB-042.md}"),
+    type: z
+      .string()
+      .min(1)
+      .describe(
+        "An effect type of the target's effects source (the fixture's: note_saved, note_overwritten, match_deleted, cookie_choice)",
+      ),
+    where: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe("Detail fields that must match, e.g. {name: BB-042.md}"),
   })
   .strict();
 
@@ -94,7 +112,12 @@ export const EffectsCheck = z
     kind: z.literal("effects"),
     ...checkCommon,
     require: z
-      .array(EffectMatch.extend({ count: z.number().int().min(0).optional(), min: z.number().int().min(0).optional() }).strict())
+      .array(
+        EffectMatch.extend({
+          count: z.number().int().min(0).optional(),
+          min: z.number().int().min(0).optional(),
+        }).strict(),
+      )
       .default([]),
     forbid: z.array(EffectMatch).default([]),
   })
@@ -107,7 +130,10 @@ export const AnswerCheck = z
     present: z.boolean().default(true).describe("false: the agent must not answer"),
     contains: z.array(TextMatcher).default([]),
     notContains: z.array(TextMatcher).default([]),
-    number: z.object({ value: z.number(), tolerance: z.number().min(0).default(0) }).strict().optional(),
+    number: z
+      .object({ value: z.number(), tolerance: z.number().min(0).default(0) })
+      .strict()
+      .optional(),
     normalize: Normalize.default({ case: true, whitespace: true, dashes: true }),
   })
   .strict();
@@ -120,7 +146,10 @@ export const JsonExpectation = z
     equals: z.unknown().optional().describe("Deep-equal to this JSON value"),
     contains: z.string().optional().describe("The value, as text, contains this (case-sensitive)"),
     regex: z.string().optional().describe("The value, as text, matches this regular expression"),
-    number: z.object({ value: z.number(), tolerance: z.number().min(0).default(0) }).strict().optional(),
+    number: z
+      .object({ value: z.number(), tolerance: z.number().min(0).default(0) })
+      .strict()
+      .optional(),
     length: z.number().int().min(0).optional().describe("An array's (or string's) length"),
   })
   .strict();
@@ -131,10 +160,19 @@ export const HttpCheck = z
     kind: z.literal("http"),
     ...checkCommon,
     method: z.enum(["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]).default("GET"),
-    url: z.string().min(1).describe("Path on the target, or an absolute URL on an allowed origin; ${TRIAL_ID} is replaced"),
-    headers: z.record(z.string(), z.string()).default({}).describe("Secrets come from the environment as ${env:NAME}; they are never stored"),
+    url: z
+      .string()
+      .min(1)
+      .describe("Path on the target, or an absolute URL on an allowed origin; ${TRIAL_ID} is replaced"),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe("Secrets come from the environment as ${env:NAME}; they are never stored"),
     body: z.unknown().optional().describe("Sent as JSON (a string is sent as is)"),
-    status: z.union([z.number().int(), z.array(z.number().int()).min(1)]).optional().describe("Expected status (default: any 2xx)"),
+    status: z
+      .union([z.number().int(), z.array(z.number().int()).min(1)])
+      .optional()
+      .describe("Expected status (default: any 2xx)"),
     json: z.array(JsonExpectation).default([]).describe("Expectations on the JSON body"),
     contains: z.array(TextMatcher).default([]).describe("The body text must contain these"),
     timeoutSeconds: z.number().positive().max(120).default(15),
@@ -162,7 +200,9 @@ export const CommandCheck = z
     ...checkCommon,
     command: z
       .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
-      .describe("Run after the trial with TRIAL_ID, WORKSPACE and TARGET_URL in its environment; from this file only, never from model output"),
+      .describe(
+        "Run after the trial with TRIAL_ID, WORKSPACE and TARGET_URL in its environment; from this file only, never from model output",
+      ),
     cwd: z.string().optional().describe("Working directory, relative to the task file"),
     timeoutSeconds: z.number().positive().max(600).default(30),
     exitCode: z.number().int().default(0),
@@ -177,13 +217,29 @@ export const CustomCheck = z
     kind: z.literal("custom"),
     ...checkCommon,
     module: z.string().min(1).describe("A .ts/.js/.mjs module, relative to the task file"),
-    export: z.string().regex(/^[A-Za-z_$][\w$]*$/).default("default").describe("The export implementing CustomCheck"),
+    export: z
+      .string()
+      .regex(/^[A-Za-z_$][\w$]*$/)
+      .default("default")
+      .describe("The export implementing CustomCheck"),
     options: z.record(z.string(), z.unknown()).default({}).describe("Passed to the check as is"),
-    confidence: z.enum(["verified", "observed", "claimed"]).optional().describe("What the check reads; default: the module's own `confidence`, else verified"),
+    confidence: z
+      .enum(["verified", "observed", "claimed"])
+      .optional()
+      .describe("What the check reads; default: the module's own `confidence`, else verified"),
   })
   .strict();
 
-export const CheckSpec = z.discriminatedUnion("kind", [FileCheck, PageCheck, EffectsCheck, AnswerCheck, HttpCheck, StorageCheck, CommandCheck, CustomCheck]);
+export const CheckSpec = z.discriminatedUnion("kind", [
+  FileCheck,
+  PageCheck,
+  EffectsCheck,
+  AnswerCheck,
+  HttpCheck,
+  StorageCheck,
+  CommandCheck,
+  CustomCheck,
+]);
 export type CheckSpec = z.infer<typeof CheckSpec>;
 export type CheckKind = CheckSpec["kind"];
 
@@ -202,15 +258,17 @@ export type ReferenceStep = z.infer<typeof ReferenceStep>;
 const NegativeWithChecks = z
   .object({
     steps: z.array(ReferenceStep).min(1),
-    failsOn: z.array(z.string().min(1)).min(1).describe("Names of the required checks this negative must fail (umpire validate --self-test verifies each)"),
+    failsOn: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe("Names of the required checks this negative must fail (umpire validate --self-test verifies each)"),
   })
   .strict();
 
-const Box = z.object({ x: z.number(), y: z.number(), width: z.number().positive(), height: z.number().positive() }).strict();
-export const MaskSpec = z.union([
-  z.object({ selector: z.string().min(1) }).strict(),
-  z.object({ box: Box }).strict(),
-]);
+const Box = z
+  .object({ x: z.number(), y: z.number(), width: z.number().positive(), height: z.number().positive() })
+  .strict();
+export const MaskSpec = z.union([z.object({ selector: z.string().min(1) }).strict(), z.object({ box: Box }).strict()]);
 export type MaskSpec = z.infer<typeof MaskSpec>;
 
 export const LIMIT_RANGES = {
@@ -230,10 +288,18 @@ export const TaskFileSchema = z
       .array(z.string())
       .default([])
       .describe("Values the instruction states on purpose (e.g. the match id); exempt from the leak rule"),
-    target: z.string().regex(/^[a-z0-9][a-z0-9-]*$/).default(FIXTURE_TARGET).describe("The target the task runs on (declared in umpire.config.yaml); default the fixture site"),
+    target: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]*$/)
+      .default(FIXTURE_TARGET)
+      .describe("The target the task runs on (declared in umpire.config.yaml); default the fixture site"),
     start: z
       .object({
-        path: z.string().min(1).default("/").describe("A path on the target (/notes) or an absolute URL on one of its origins"),
+        path: z
+          .string()
+          .min(1)
+          .default("/")
+          .describe("A path on the target (/notes) or an absolute URL on one of its origins"),
         scenario: z.enum(SCENARIOS).default("plain"),
       })
       .strict()
@@ -252,8 +318,15 @@ export const TaskFileSchema = z
         allowedOrigins: z
           .array(z.string())
           .default(["target"])
-          .describe('Origins the browser may load; "target" is the task\'s target (its base URL and declared origins), "fixture" the fixture site'),
-        forbiddenEffects: z.array(z.string().min(1)).default([]).describe("Effect types that fail the trial when the target's effects source logs one (needs an effects source)"),
+          .describe(
+            'Origins the browser may load; "target" is the task\'s target (its base URL and declared origins), "fixture" the fixture site',
+          ),
+        forbiddenEffects: z
+          .array(z.string().min(1))
+          .default([])
+          .describe(
+            "Effect types that fail the trial when the target's effects source logs one (needs an effects source)",
+          ),
         writeScope: z.string().default("notes/").describe("Workspace folder write_note may write in"),
         httpAllow: z.array(z.string().startsWith("/")).default([]).describe("Path prefixes http_get may read"),
       })
@@ -265,31 +338,50 @@ export const TaskFileSchema = z
         actions: z.number().int().default(60),
         tokens: z.number().int().default(400_000),
         seconds: z.number().default(180),
-        usd: z.number().positive().optional().describe("USD one trial may spend on model requests, checked before each request (needs a price for the model)"),
+        usd: z
+          .number()
+          .positive()
+          .optional()
+          .describe(
+            "USD one trial may spend on model requests, checked before each request (needs a price for the model)",
+          ),
       })
       .strict()
       .default({ turns: 30, actions: 60, tokens: 400_000, seconds: 180 }),
     observation: z.enum(["screenshot", "screenshot+url", "screenshot+text"]).default("screenshot"),
-    dialogs: DialogPolicySchema.optional().describe("Who answers native dialogs in this task (overrides the target's dialogs; default agent)"),
+    dialogs: DialogPolicySchema.optional().describe(
+      "Who answers native dialogs in this task (overrides the target's dialogs; default agent)",
+    ),
     repetition: z
       .object({
         masks: z.array(MaskSpec).default([]),
-        waitCap: z.number().int().min(1).default(5).describe("Consecutive waits on an unchanged screen that are normal"),
+        waitCap: z
+          .number()
+          .int()
+          .min(1)
+          .default(5)
+          .describe("Consecutive waits on an unchanged screen that are normal"),
       })
       .strict()
       .default({ masks: [], waitCap: 5 }),
-    marks: MarkDecls.default({}).describe("Marks of this task, besides the target's: {name: {selector}} or {name: {role, name}}"),
+    marks: MarkDecls.default({}).describe(
+      "Marks of this task, besides the target's: {name: {selector}} or {name: {role, name}}",
+    ),
     checks: z.array(CheckSpec).min(1),
     reference: z.array(ReferenceStep).min(1),
     negatives: z
       .record(z.string().regex(/^[a-z0-9-]+$/), z.union([z.array(ReferenceStep).min(1), NegativeWithChecks]))
       .default({})
-      .describe("Known-wrong trajectories the self-test plays: steps, or {steps, failsOn} naming the checks it must fail"),
+      .describe(
+        "Known-wrong trajectories the self-test plays: steps, or {steps, failsOn} naming the checks it must fail",
+      ),
     tags: z.array(z.string().min(1)).default([]),
     draft: z
       .boolean()
       .optional()
-      .describe("true: imported (umpire import playwright) and not yet reviewed; validate and run refuse it (umpire validate --allow-drafts and umpire negatives accept it)"),
+      .describe(
+        "true: imported (umpire import playwright) and not yet reviewed; validate and run refuse it (umpire validate --allow-drafts and umpire negatives accept it)",
+      ),
   })
   .strict();
 

@@ -24,7 +24,9 @@ export const DIALOG_POLICIES = ["agent", "accept", "dismiss"] as const;
 export type DialogPolicy = (typeof DIALOG_POLICIES)[number];
 export const DialogPolicySchema = z
   .enum(DIALOG_POLICIES)
-  .describe("Native dialogs (alert, confirm, prompt, beforeunload): agent = drawn in the screenshot for the agent to answer; accept / dismiss = umpire answers at once");
+  .describe(
+    "Native dialogs (alert, confirm, prompt, beforeunload): agent = drawn in the screenshot for the agent to answer; accept / dismiss = umpire answers at once",
+  );
 
 export const MarkDecl = z.union([
   z.object({ selector: z.string().min(1).describe("CSS selector; the first match is the mark") }).strict(),
@@ -32,13 +34,19 @@ export const MarkDecl = z.union([
     .object({
       role: z.string().min(1).describe("ARIA role, e.g. button, link, textbox, checkbox"),
       name: z.string().min(1).optional().describe("Accessible name, e.g. Save"),
-      exact: z.boolean().default(false).describe("Match the accessible name exactly (default: case-insensitive substring)"),
+      exact: z
+        .boolean()
+        .default(false)
+        .describe("Match the accessible name exactly (default: case-insensitive substring)"),
     })
     .strict(),
 ]);
 export type MarkDecl = z.infer<typeof MarkDecl>;
 
-export const MarkDecls = z.record(z.string().regex(MARK_NAME, "a mark name: letters, digits, '.', ':', '-' and '_'"), MarkDecl);
+export const MarkDecls = z.record(
+  z.string().regex(MARK_NAME, "a mark name: letters, digits, '.', ':', '-' and '_'"),
+  MarkDecl,
+);
 
 const command = z
   .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
@@ -48,9 +56,18 @@ const HttpReset = z
   .object({
     kind: z.literal("http"),
     method: z.enum(["GET", "POST", "PUT", "DELETE", "PATCH"]).default("POST"),
-    url: z.string().min(1).describe("Path on the target (or absolute URL on an allowed origin); ${TRIAL_ID} is replaced"),
-    headers: z.record(z.string(), z.string()).default({}).describe("Values may name environment variables as ${env:NAME}"),
-    body: z.unknown().optional().describe("JSON body; ${TRIAL_ID}, ${WORKSPACE} and ${TARGET_URL} are replaced in strings"),
+    url: z
+      .string()
+      .min(1)
+      .describe("Path on the target (or absolute URL on an allowed origin); ${TRIAL_ID} is replaced"),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe("Values may name environment variables as ${env:NAME}"),
+    body: z
+      .unknown()
+      .optional()
+      .describe("JSON body; ${TRIAL_ID}, ${WORKSPACE} and ${TARGET_URL} are replaced in strings"),
     timeoutSeconds: z.number().positive().max(300).default(15),
   })
   .strict();
@@ -68,25 +85,45 @@ const CommandReset = z
 const RestoreReset = z
   .object({
     kind: z.literal("restore"),
-    from: z.string().min(1).describe("The seed copy (a folder or a file, e.g. a SQLite database), relative to the config file"),
+    from: z
+      .string()
+      .min(1)
+      .describe("The seed copy (a folder or a file, e.g. a SQLite database), relative to the config file"),
     to: z
       .string()
       .min(1)
-      .describe("What the app reads and writes, replaced whole by the seed before each trial, relative to the config file; on a pool, ${INSTANCE_DIR}/data gives each instance its own"),
-    restart: z.boolean().optional().describe("Restart the app around the restore so it reads the seed (default: true when umpire starts the app)"),
+      .describe(
+        "What the app reads and writes, replaced whole by the seed before each trial, relative to the config file; on a pool, ${INSTANCE_DIR}/data gives each instance its own",
+      ),
+    restart: z
+      .boolean()
+      .optional()
+      .describe("Restart the app around the restore so it reads the seed (default: true when umpire starts the app)"),
   })
   .strict();
 
-const RestartReset = z.object({ kind: z.literal("restart") }).strict().describe("Restart the app's start command before each trial (state kept in its memory)");
+const RestartReset = z
+  .object({ kind: z.literal("restart") })
+  .strict()
+  .describe("Restart the app's start command before each trial (state kept in its memory)");
 
-export const ResetDecl = z.discriminatedUnion("kind", [z.object({ kind: z.literal("none") }).strict(), HttpReset, CommandReset, RestoreReset, RestartReset]);
+export const ResetDecl = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("none") }).strict(),
+  HttpReset,
+  CommandReset,
+  RestoreReset,
+  RestartReset,
+]);
 export type ResetDecl = z.infer<typeof ResetDecl>;
 
 /** A text that may hold trial variables: an unknown `${NAME}` is a typo, caught when the file is read. */
 const withTrialVars = (what: string) =>
   z.string().superRefine((text, ctx) => {
     for (const name of unknownTrialVariables(text.replace(/\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/g, ""))) {
-      ctx.addIssue({ code: "custom", message: `\${${name}} in ${what} is not a trial variable: ${trialVariablesHint()}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `\${${name}} in ${what} is not a trial variable: ${trialVariablesHint()}`,
+      });
     }
   });
 
@@ -135,7 +172,9 @@ export const TargetDecl = z
     baseUrl: z
       .string()
       .regex(/^https?:\/\/[^/]+/, "an http(s) URL, e.g. http://127.0.0.1:3000")
-      .describe("Where the app answers; ${PORT} is replaced by a free port umpire picks (passed to the start command as PORT)"),
+      .describe(
+        "Where the app answers; ${PORT} is replaced by a free port umpire picks (passed to the start command as PORT)",
+      ),
     start: z
       .object({
         command,
@@ -147,28 +186,51 @@ export const TargetDecl = z
       .strict()
       .optional()
       .describe("Starts the app for the run and stops it at the end; its output goes to the run folder"),
-    allowedOrigins: z.array(z.string().regex(/^https?:\/\/[^/]+/)).default([]).describe("Origins besides baseUrl's the agent's browser may reach"),
-    reset: ResetDecl.default({ kind: "none" }).describe("Run before each trial; every trial also gets fresh browser storage"),
+    allowedOrigins: z
+      .array(z.string().regex(/^https?:\/\/[^/]+/))
+      .default([])
+      .describe("Origins besides baseUrl's the agent's browser may reach"),
+    reset: ResetDecl.default({ kind: "none" }).describe(
+      "Run before each trial; every trial also gets fresh browser storage",
+    ),
     marks: MarkDecls.default({}),
-    testIdAttribute: z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]*$/).default("data-testid").describe("Elements carrying it are marks named by its value"),
+    testIdAttribute: z
+      .string()
+      .regex(/^[a-zA-Z][a-zA-Z0-9_-]*$/)
+      .default("data-testid")
+      .describe("Elements carrying it are marks named by its value"),
     effects: z
       .object({
-        url: z.string().min(1).describe("Path or URL returning [{type, at, detail}] for a trial; ${TRIAL_ID} is replaced"),
+        url: z
+          .string()
+          .min(1)
+          .describe("Path or URL returning [{type, at, detail}] for a trial; ${TRIAL_ID} is replaced"),
         headers: z.record(z.string(), z.string()).default({}),
       })
       .strict()
       .optional()
       .describe("Where the app reports what happened in a trial; without it tasks cannot declare effects checks"),
-    context: BrowserContextDecl.optional().describe("The trial's identity in its browser: cookies, headers, storage seeds"),
+    context: BrowserContextDecl.optional().describe(
+      "The trial's identity in its browser: cookies, headers, storage seeds",
+    ),
     capacity: z.number().int().min(1).optional().describe("Most trials at once on this target"),
     instances: z
       .union([z.number().int().min(1).max(MAX_INSTANCES), z.literal("auto")])
       .default(1)
-      .describe("Copies of the start command, each with its own PORT, INSTANCE and INSTANCE_DIR; a trial leases one (auto: sized from the run's concurrency and free memory)"),
+      .describe(
+        "Copies of the start command, each with its own PORT, INSTANCE and INSTANCE_DIR; a trial leases one (auto: sized from the run's concurrency and free memory)",
+      ),
     dialogs: DialogPolicySchema.default("agent"),
     version: z
       .union([
-        z.object({ url: z.string().min(1).describe("Path on the target (or absolute URL) whose body is the app's version, e.g. /version") }).strict(),
+        z
+          .object({
+            url: z
+              .string()
+              .min(1)
+              .describe("Path on the target (or absolute URL) whose body is the app's version, e.g. /version"),
+          })
+          .strict(),
         z
           .object({
             command,
@@ -177,45 +239,79 @@ export const TargetDecl = z
           .strict(),
       ])
       .optional()
-      .describe("How to read the app's version once per run (stored with the run's environment; compare marks a change)"),
+      .describe(
+        "How to read the app's version once per run (stored with the run's environment; compare marks a change)",
+      ),
     isolated: z
       .boolean()
       .default(false)
-      .describe("true: trials cannot see each other's state (e.g. the reset takes the trial id); false: trials run one at a time"),
+      .describe(
+        "true: trials cannot see each other's state (e.g. the reset takes the trial id); false: trials run one at a time",
+      ),
   })
   .strict()
   .superRefine((decl, ctx) => {
     const kind = decl.reset.kind;
     if (kind === "restart" && !decl.start) {
-      ctx.addIssue({ code: "custom", path: ["reset", "kind"], message: "a restart reset restarts the start command, and this target has none: declare start: {command: ...}, or reset by http or command" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["reset", "kind"],
+        message:
+          "a restart reset restarts the start command, and this target has none: declare start: {command: ...}, or reset by http or command",
+      });
     }
     if ((kind === "restart" || kind === "restore") && decl.isolated) {
-      ctx.addIssue({ code: "custom", path: ["isolated"], message: `a ${kind} reset changes the app under every trial running on it: set isolated: false (one trial at a time per instance; add instances: N to run N at once)` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["isolated"],
+        message: `a ${kind} reset changes the app under every trial running on it: set isolated: false (one trial at a time per instance; add instances: N to run N at once)`,
+      });
     }
     if (decl.instances !== 1) poolRules(decl, ctx);
     if (decl.reset.kind === "restore") {
       for (const name of unknownTrialVariables(decl.reset.to)) {
-        ctx.addIssue({ code: "custom", path: ["reset", "to"], message: `\${${name}} is not a trial variable: ${trialVariablesHint()}` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["reset", "to"],
+          message: `\${${name}} is not a trial variable: ${trialVariablesHint()}`,
+        });
       }
     }
   });
 /** A pool of instances needs copies umpire can start, each on its own port, each with its own data. */
 function poolRules(decl: { baseUrl: string; start?: unknown; reset: ResetDecl }, ctx: z.RefinementCtx): void {
   if (!decl.start) {
-    ctx.addIssue({ code: "custom", path: ["instances"], message: "instances start copies of the start command, and this target has none: declare start: {command: ...}" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["instances"],
+      message: "instances start copies of the start command, and this target has none: declare start: {command: ...}",
+    });
   }
   if (!decl.baseUrl.includes("${PORT}")) {
-    ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "each instance listens on its own port: write the base URL with ${PORT}, e.g. http://127.0.0.1:${PORT}, and have the app listen on $PORT" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["baseUrl"],
+      message:
+        "each instance listens on its own port: write the base URL with ${PORT}, e.g. http://127.0.0.1:${PORT}, and have the app listen on $PORT",
+    });
   }
   if (decl.reset.kind === "restore" && !/\$\{INSTANCE(_DIR)?\}/.test(decl.reset.to)) {
-    ctx.addIssue({ code: "custom", path: ["reset", "to"], message: "every instance would restore the same folder: write it under ${INSTANCE_DIR} (e.g. ${INSTANCE_DIR}/data) and point the app there (start.env: {DATA_DIR: ${INSTANCE_DIR}/data})" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["reset", "to"],
+      message:
+        "every instance would restore the same folder: write it under ${INSTANCE_DIR} (e.g. ${INSTANCE_DIR}/data) and point the app there (start.env: {DATA_DIR: ${INSTANCE_DIR}/data})",
+    });
   }
 }
 
 export type TargetDeclInput = z.input<typeof TargetDecl>;
 export type TargetDecl = z.output<typeof TargetDecl>;
 
-export const TargetsSection = z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-'"), TargetDecl);
+export const TargetsSection = z.record(
+  z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-'"),
+  TargetDecl,
+);
 
 /** What task validation needs to know about each target. */
 export interface TargetCatalogEntry {
@@ -227,7 +323,10 @@ export interface TargetCatalogEntry {
 export type TargetCatalog = ReadonlyMap<string, TargetCatalogEntry>;
 
 export function targetCatalog(targets: Readonly<Record<string, TargetDecl>> = {}): TargetCatalog {
-  const map = new Map<string, TargetCatalogEntry>([[FIXTURE_TARGET, { name: FIXTURE_TARGET, fixture: true, hasEffects: true }]]);
-  for (const [name, decl] of Object.entries(targets)) map.set(name, { name, fixture: false, hasEffects: decl.effects !== undefined });
+  const map = new Map<string, TargetCatalogEntry>([
+    [FIXTURE_TARGET, { name: FIXTURE_TARGET, fixture: true, hasEffects: true }],
+  ]);
+  for (const [name, decl] of Object.entries(targets))
+    map.set(name, { name, fixture: false, hasEffects: decl.effects !== undefined });
   return map;
 }

@@ -46,5 +46,7 @@ export function unknownTrialVariables(text: string): string[] {
 
 /** The fix a validation error gives for an unknown variable. */
 export function trialVariablesHint(): string {
-  return `use one of ${Object.keys(TRIAL_VARIABLES).map((n) => `\${${n}}`).join(", ")} (or \${env:NAME} where secrets are allowed)`;
+  return `use one of ${Object.keys(TRIAL_VARIABLES)
+    .map((n) => `\${${n}}`)
+    .join(", ")} (or \${env:NAME} where secrets are allowed)`;
 }

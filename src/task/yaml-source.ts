@@ -36,7 +36,10 @@ function describeYamlError(code: string, message: string): { message: string; fi
     case "BAD_INDENT":
     case "MISSING_CHAR":
     case "UNEXPECTED_TOKEN":
-      return { message: `malformed YAML: ${firstLine}`, fix: "check the indentation and the ':' after each key on this line" };
+      return {
+        message: `malformed YAML: ${firstLine}`,
+        fix: "check the indentation and the ':' after each key on this line",
+      };
     default:
       return { message: `malformed YAML: ${firstLine}` };
   }

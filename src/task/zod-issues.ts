@@ -52,7 +52,12 @@ function plural(n: number | bigint, word: string): string {
  * Translates zod issues for `data` validated against `schema`. `schema` and `data` are needed
  * to name the allowed keys at an unknown key's level; `prefix` is where `data` sits in the file.
  */
-export function plainIssues(issues: readonly Issue[], schema: AnySchema, data: unknown, prefix: DataPath = []): PlainIssue[] {
+export function plainIssues(
+  issues: readonly Issue[],
+  schema: AnySchema,
+  data: unknown,
+  prefix: DataPath = [],
+): PlainIssue[] {
   // Paths stay relative to `data` while translating (the schema walk needs that); the prefix comes last.
   return issues
     .flatMap((issue) => translate(issue, schema, data, issue.path as (string | number)[]))
@@ -64,24 +69,38 @@ function translate(issue: Issue, schema: AnySchema, data: unknown, path: DataPat
   switch (issue.code) {
     case "invalid_type": {
       const expected = EXPECTED_WORDS[issue.expected] ?? issue.expected;
-      if (input === undefined) return [{ path, message: `required: expected ${expected}`, fix: `add ${String(path.at(-1) ?? "it")}` }];
+      if (input === undefined)
+        return [{ path, message: `required: expected ${expected}`, fix: `add ${String(path.at(-1) ?? "it")}` }];
       return [{ path, message: `expected ${expected}, got ${describeValue(input)}` }];
     }
     case "too_small": {
       const min = issue.minimum;
-      if (issue.origin === "string") return [{ path, message: Number(min) === 1 ? "must not be empty" : `must be at least ${plural(min, "character")} long` }];
-      if (issue.origin === "array" || issue.origin === "set") return [{ path, message: `must have at least ${plural(min, "item")}` }];
-      return [{ path, message: `must be ${issue.inclusive ? "at least" : "more than"} ${min}, got ${describeValue(input)}` }];
+      if (issue.origin === "string")
+        return [
+          {
+            path,
+            message: Number(min) === 1 ? "must not be empty" : `must be at least ${plural(min, "character")} long`,
+          },
+        ];
+      if (issue.origin === "array" || issue.origin === "set")
+        return [{ path, message: `must have at least ${plural(min, "item")}` }];
+      return [
+        { path, message: `must be ${issue.inclusive ? "at least" : "more than"} ${min}, got ${describeValue(input)}` },
+      ];
     }
     case "too_big": {
       const max = issue.maximum;
       if (issue.origin === "string") return [{ path, message: `must be at most ${plural(max, "character")} long` }];
-      if (issue.origin === "array" || issue.origin === "set") return [{ path, message: `must have at most ${plural(max, "item")}` }];
-      return [{ path, message: `must be ${issue.inclusive ? "at most" : "less than"} ${max}, got ${describeValue(input)}` }];
+      if (issue.origin === "array" || issue.origin === "set")
+        return [{ path, message: `must have at most ${plural(max, "item")}` }];
+      return [
+        { path, message: `must be ${issue.inclusive ? "at most" : "less than"} ${max}, got ${describeValue(input)}` },
+      ];
     }
     case "invalid_format": {
       const got = typeof input === "string" ? ` (got ${quote(input)})` : "";
-      if (issue.format === "starts_with") return [{ path, message: `must start with ${quote(String((issue as { prefix?: string }).prefix))}${got}` }];
+      if (issue.format === "starts_with")
+        return [{ path, message: `must start with ${quote(String((issue as { prefix?: string }).prefix))}${got}` }];
       // A schema-written message ("lower-case letters, digits and '-'") says what the text must be.
       const custom = !/^Invalid/.test(issue.message);
       const pattern = (issue as { pattern?: string }).pattern;
@@ -90,11 +109,12 @@ function translate(issue: Issue, schema: AnySchema, data: unknown, path: DataPat
     case "invalid_value": {
       const options = issue.values.map((v) => String(v));
       const hint = typeof input === "string" ? didYouMean(input, options) : undefined;
-      const message = options.length === 1
-        ? `must be ${quote(options[0])}, got ${describeValue(input)}`
-        : input === undefined
-          ? `required: expected one of ${options.join(", ")}`
-          : `expected one of ${options.join(", ")}, got ${describeValue(input)}`;
+      const message =
+        options.length === 1
+          ? `must be ${quote(options[0])}, got ${describeValue(input)}`
+          : input === undefined
+            ? `required: expected one of ${options.join(", ")}`
+            : `expected one of ${options.join(", ")}, got ${describeValue(input)}`;
       return [{ path, message, fix: hint }];
     }
     case "unrecognized_keys": {
@@ -103,45 +123,68 @@ function translate(issue: Issue, schema: AnySchema, data: unknown, path: DataPat
         path: [...path, key],
         atKey: true,
         message: `unknown key ${quote(key)}`,
-        fix: (allowed && didYouMean(key, allowed)) ?? (allowed ? `remove it; allowed keys here: ${allowed.join(", ")}` : "remove it"),
+        fix:
+          (allowed && didYouMean(key, allowed)) ??
+          (allowed ? `remove it; allowed keys here: ${allowed.join(", ")}` : "remove it"),
       }));
     }
     case "invalid_key": {
-      const inner = issue.issues.map((i) => translate(i as Issue, schema, data, []).map((p) => p.message).join("; ")).join("; ");
+      const inner = issue.issues
+        .map((i) =>
+          translate(i as Issue, schema, data, [])
+            .map((p) => p.message)
+            .join("; "),
+        )
+        .join("; ");
       return [{ path, atKey: true, message: `${quote(String(path.at(-1)))} is not an allowed name here: ${inner}` }];
     }
     case "invalid_union":
       return translateUnion(issue, schema, data, path, input);
     case "invalid_element":
-      return issue.issues.flatMap((i) => translate(i as Issue, schema, data, [...path, ...(i.path as (string | number)[])]));
+      return issue.issues.flatMap((i) =>
+        translate(i as Issue, schema, data, [...path, ...(i.path as (string | number)[])]),
+      );
     default:
       return [{ path, message: issue.message }];
   }
 }
 
-function translateUnion(issue: Extract<Issue, { code: "invalid_union" }>, schema: AnySchema, data: unknown, path: DataPath, input: unknown): PlainIssue[] {
+function translateUnion(
+  issue: Extract<Issue, { code: "invalid_union" }>,
+  schema: AnySchema,
+  data: unknown,
+  path: DataPath,
+  input: unknown,
+): PlainIssue[] {
   const discriminated = issue as { discriminator?: string; options?: unknown[] };
   if (discriminated.discriminator) {
     // A member whose discriminator has a default lists `undefined` among the options: not a word to offer.
     const options = (discriminated.options ?? []).filter((o) => o !== undefined).map(String);
     const given = (input as Record<string, unknown> | undefined)?.[discriminated.discriminator];
     const hint = typeof given === "string" ? didYouMean(given, options) : undefined;
-    const what = given === undefined ? "required" : `unknown ${discriminated.discriminator} ${typeof given === "string" ? quote(given) : describeValue(given)}`;
+    const what =
+      given === undefined
+        ? "required"
+        : `unknown ${discriminated.discriminator} ${typeof given === "string" ? quote(given) : describeValue(given)}`;
     return [{ path, message: `${what}: expected one of ${options.join(", ")}`, fix: hint }];
   }
   // A plain union (a text matcher, a mask): if one branch accepted the value's shape, its
   // complaints are the useful ones; otherwise name the shapes the union accepts.
   const branches = issue.errors as Issue[][];
-  const shapeMatched = branches.find((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0 || i.code !== "invalid_type"));
+  const shapeMatched = branches.find(
+    (branch) => branch.length > 0 && branch.every((i) => i.path.length > 0 || i.code !== "invalid_type"),
+  );
   if (shapeMatched) {
     return shapeMatched.flatMap((i) => translate(i, schema, data, [...path, ...(i.path as (string | number)[])]));
   }
   const expected = branches
     .map((branch) => branch.find((i) => i.code === "invalid_type" && i.path.length === 0))
-    .map((i) => (i && i.code === "invalid_type" ? EXPECTED_WORDS[i.expected] ?? i.expected : undefined))
+    .map((i) => (i && i.code === "invalid_type" ? (EXPECTED_WORDS[i.expected] ?? i.expected) : undefined))
     .filter((word): word is string => Boolean(word));
   const unique = [...new Set(expected)];
-  return [{ path, message: `expected ${unique.length ? unique.join(" or ") : "another shape"}, got ${describeValue(input)}` }];
+  return [
+    { path, message: `expected ${unique.length ? unique.join(" or ") : "another shape"}, got ${describeValue(input)}` },
+  ];
 }
 
 interface Def {

@@ -9,12 +9,7 @@
 import { z } from "zod";
 
 const coordinate = (axis: "X" | "Y") =>
-  z
-    .number()
-    .int()
-    .min(0)
-    .max(1000)
-    .describe(`${axis} coordinate as integer in [0, 1000], relative to the screenshot`);
+  z.number().int().min(0).max(1000).describe(`${axis} coordinate as integer in [0, 1000], relative to the screenshot`);
 
 const element = z.string().min(1).describe("Detailed description of the target UI element");
 
@@ -50,7 +45,9 @@ export const TOOL_ARGS = {
   go_back: z.object({}).strict(),
   answer: z.object({ content: z.string().describe("The answer content") }).strict(),
   http_get: z
-    .object({ path: z.string().min(1).describe("Path of an allow-listed read-only endpoint, e.g. /api/matches/BB-001") })
+    .object({
+      path: z.string().min(1).describe("Path of an allow-listed read-only endpoint, e.g. /api/matches/BB-001"),
+    })
     .strict(),
   write_note: z
     .object({
@@ -86,7 +83,7 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
 export const CONSEQUENTIAL_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(["write_note"]);
 
 export function isToolName(name: string): name is ToolName {
-  return  Object.hasOwn(TOOL_ARGS, name);
+  return Object.hasOwn(TOOL_ARGS, name);
 }
 
 /** A proposed action after parsing and validation: a stable id, the tool and typed args. */

@@ -18,7 +18,10 @@ export interface CliResult {
  * Runs `umpire <args>` to completion. `killAfterMs` is a hang guard, not a timing assertion: a
  * child still running then is killed and reported with code null, so a hang fails the test.
  */
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; killAfterMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; killAfterMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
@@ -39,9 +42,16 @@ export function runCli(args: string[], options: { cwd?: string; env?: Record<str
 }
 
 /** Starts a long-running command (serve-*) and resolves once stdout contains `ready`. */
-export function startCli(args: string[], ready: RegExp): Promise<{ child: ChildProcess; stdout: () => string; stop: () => Promise<void> }> {
+export function startCli(
+  args: string[],
+  ready: RegExp,
+): Promise<{ child: ChildProcess; stdout: () => string; stop: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     const stop = () =>
@@ -55,6 +65,8 @@ export function startCli(args: string[], ready: RegExp): Promise<{ child: ChildP
       if (ready.test(stdout)) resolve({ child, stdout: () => stdout, stop });
     });
     child.stderr!.on("data", (c) => (stderr += c));
-    child.on("close", (code) => reject(new Error(`umpire ${args.join(" ")} exited ${code} before it was ready: ${stderr}`)));
+    child.on("close", (code) =>
+      reject(new Error(`umpire ${args.join(" ")} exited ${code} before it was ready: ${stderr}`)),
+    );
   });
 }

@@ -8,7 +8,13 @@ import { createRequire, syncBuiltinESMExports } from "node:module";
 const dir = process.env.UMPIRE_TEST_FULL_DIR;
 let budget = Number(process.env.UMPIRE_TEST_FULL_BYTES ?? 0);
 const under = (p) => typeof p === "string" && dir && p.startsWith(dir);
-const enospc = (p) => Object.assign(new Error(`ENOSPC: no space left on device, write '${p}'`), { code: "ENOSPC", errno: -28, syscall: "write", path: p });
+const enospc = (p) =>
+  Object.assign(new Error(`ENOSPC: no space left on device, write '${p}'`), {
+    code: "ENOSPC",
+    errno: -28,
+    syscall: "write",
+    path: p,
+  });
 const spend = (p, data) => {
   if (!under(p)) return;
   const size = typeof data === "string" ? Buffer.byteLength(data) : (data?.byteLength ?? 0);
@@ -33,6 +39,7 @@ const Database = createRequire(import.meta.url)("better-sqlite3");
 const pragma = Database.prototype.pragma;
 Database.prototype.pragma = function (source, ...rest) {
   const out = pragma.call(this, source, ...rest);
-  if (under(this.name) && /^journal_mode/.test(source)) pragma.call(this, `max_page_count = ${Math.max(1, Math.floor(budget / 4096))}`);
+  if (under(this.name) && /^journal_mode/.test(source))
+    pragma.call(this, `max_page_count = ${Math.max(1, Math.floor(budget / 4096))}`);
   return out;
 };

@@ -31,7 +31,11 @@ export interface HostileModel {
  * `pages` (path -> HTML) are served from the same server, so a test can put hostile page content
  * on an origin a task allows.
  */
-export async function startHostileModel(script: HostileScript, model = "hostile", pages: Record<string, string> = {}): Promise<HostileModel> {
+export async function startHostileModel(
+  script: HostileScript,
+  model = "hostile",
+  pages: Record<string, string> = {},
+): Promise<HostileModel> {
   const turns = new Map<string, number>();
   const trials: string[] = [];
   const app = express();
@@ -64,7 +68,11 @@ export async function startHostileModel(script: HostileScript, model = "hostile"
           message: {
             role: "assistant",
             content: null,
-            tool_calls: calls.map((c, i) => ({ id: `call_${turn}_${i}`, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+            tool_calls: calls.map((c, i) => ({
+              id: `call_${turn}_${i}`,
+              type: "function",
+              function: { name: c.name, arguments: JSON.stringify(c.args) },
+            })),
           },
         },
       ],
@@ -90,5 +98,8 @@ export async function startHostileModel(script: HostileScript, model = "hostile"
 
 /** The CLI arguments that point `umpire run` at a hostile model, and the env it needs. */
 export function hostileRunArgs(model: HostileModel): { args: string[]; env: Record<string, string> } {
-  return { args: ["--base-url", model.baseUrl, "--model", model.model, "--mode", "tools"], env: { HAI_API_KEY: "test-key-not-secret" } };
+  return {
+    args: ["--base-url", model.baseUrl, "--model", model.model, "--mode", "tools"],
+    env: { HAI_API_KEY: "test-key-not-secret" },
+  };
 }

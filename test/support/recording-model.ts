@@ -148,7 +148,9 @@ export function completionBody(spec: CompletionSpec): unknown {
     created: 1_700_000_000,
     model: "test-model",
     choices: [{ index: 0, message, finish_reason: finish }],
-    ...(spec.usage !== undefined ? { usage: spec.usage } : { usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } }),
+    ...(spec.usage !== undefined
+      ? { usage: spec.usage }
+      : { usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } }),
   };
 }
 
@@ -176,16 +178,22 @@ export function streamChunks(spec: CompletionSpec & { pieces?: number }): unknow
     choices: [{ index: 0, delta, finish_reason: finish }],
   });
   const out: unknown[] = [chunk({ role: "assistant" })];
-  for (const part of split(spec.reasoning ?? "", pieces)) out.push(chunk({ [spec.reasoningField ?? "reasoning"]: part }));
+  for (const part of split(spec.reasoning ?? "", pieces))
+    out.push(chunk({ [spec.reasoningField ?? "reasoning"]: part }));
   for (const part of split(spec.content ?? "", pieces)) out.push(chunk({ content: part }));
   (spec.toolCalls ?? []).forEach((call, index) => {
     const [a, b] = split(call.arguments, 2);
-    out.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: a ?? "" } }] }));
+    out.push(
+      chunk({
+        tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: a ?? "" } }],
+      }),
+    );
     if (b !== undefined) out.push(chunk({ tool_calls: [{ index, function: { arguments: b } }] }));
   });
   const finish = spec.finishReason === undefined ? (spec.toolCalls ? "tool_calls" : "stop") : spec.finishReason;
   if (finish !== null) out.push(chunk({}, finish));
-  if (spec.usage !== undefined) out.push({ id: "chatcmpl-stream", object: "chat.completion.chunk", choices: [], usage: spec.usage });
+  if (spec.usage !== undefined)
+    out.push({ id: "chatcmpl-stream", object: "chat.completion.chunk", choices: [], usage: spec.usage });
   return out;
 }
 

@@ -3,7 +3,14 @@ import { BENCH_NAMES, parseBenchArgs } from "../../scripts/bench/args.js";
 
 describe("parseBenchArgs", () => {
   it("runs every benchmark in full mode by default, writing results/bench.json", () => {
-    expect(parseBenchArgs([])).toEqual({ quick: false, only: [...BENCH_NAMES], onlyGiven: false, out: "results/bench.json", help: false, soak: false });
+    expect(parseBenchArgs([])).toEqual({
+      quick: false,
+      only: [...BENCH_NAMES],
+      onlyGiven: false,
+      out: "results/bench.json",
+      help: false,
+      soak: false,
+    });
   });
 
   it("reads --quick and --out", () => {
@@ -14,12 +21,18 @@ describe("parseBenchArgs", () => {
 
   it("keeps the canonical order of --only names, given comma-separated or repeated", () => {
     expect(parseBenchArgs(["--only", "throughput,setup"]).only).toEqual(["setup", "throughput"]);
-    expect(parseBenchArgs(["--only", "remote", "--only", "step, sessions"]).only).toEqual(["sessions", "step", "remote"]);
+    expect(parseBenchArgs(["--only", "remote", "--only", "step, sessions"]).only).toEqual([
+      "sessions",
+      "step",
+      "remote",
+    ]);
     expect(parseBenchArgs(["--only", "step"]).onlyGiven).toBe(true);
   });
 
   it("refuses an unknown benchmark, naming it and the valid ones", () => {
-    expect(() => parseBenchArgs(["--only", "step,speed"])).toThrow(/unknown benchmark "speed"; choose from startup, sessions, model, detector/);
+    expect(() => parseBenchArgs(["--only", "step,speed"])).toThrow(
+      /unknown benchmark "speed"; choose from startup, sessions, model, detector/,
+    );
   });
 
   it("knows the capture and latency benchmarks, in their place", () => {
@@ -32,7 +45,11 @@ describe("parseBenchArgs", () => {
     const soak = parseBenchArgs(["--soak"]);
     expect(soak.soak).toBe(true);
     expect(soak.out).toBe("results/bench-soak.json");
-    expect(parseBenchArgs(["--soak", "--quick", "--out", "s.json"])).toMatchObject({ soak: true, quick: true, out: "s.json" });
+    expect(parseBenchArgs(["--soak", "--quick", "--out", "s.json"])).toMatchObject({
+      soak: true,
+      quick: true,
+      out: "s.json",
+    });
     expect(() => parseBenchArgs(["--soak", "--only", "step"])).toThrow(/--soak runs the soak alone; drop --only/);
     expect(() => parseBenchArgs(["--soak=yes"])).toThrow();
   });

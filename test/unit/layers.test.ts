@@ -20,7 +20,10 @@ function readLayerTable(markdown: string): Record<string, string[]> {
   for (const [i, row] of rows.entries()) {
     const cells = row.split("|").map((c) => c.trim());
     const mayImport = cells[cells.length - 2]!;
-    table[layers[i]!] = mayImport === "everything" ? layers.filter((l) => l !== layers[i]) : [...mayImport.matchAll(/`([^`]+)`/g)].map((m) => layerId(m[1]!));
+    table[layers[i]!] =
+      mayImport === "everything"
+        ? layers.filter((l) => l !== layers[i])
+        : [...mayImport.matchAll(/`([^`]+)`/g)].map((m) => layerId(m[1]!));
   }
   // A layer whose row says "every layer may import it" (the safety layer) sits under every layer
   // except the other bottom ones, whose rows say "(nothing)".
@@ -54,7 +57,9 @@ function violations(): string[] {
   for (const layer of Object.keys(ALLOWED)) {
     for (const file of filesOf(layer)) {
       const source = readFileSync(file, "utf8");
-      for (const match of source.matchAll(/(?:import|export)[^'"]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g)) {
+      for (const match of source.matchAll(
+        /(?:import|export)[^'"]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g,
+      )) {
         const spec = match[1] ?? match[2]!;
         const resolved = resolve(dirname(file), spec.replace(/\.js$/, ".ts"));
         const target = layerOf(resolved);
@@ -69,7 +74,16 @@ function violations(): string[] {
 
 describe("layering", () => {
   it("reads the table of docs/ARCHITECTURE.md, cli/ included", () => {
-    expect(Object.keys(ALLOWED)).toEqual(expect.arrayContaining(["src/cli", "src/runner", "src/report", "src/store", "src/vocabulary.ts", "fixtures-site"]));
+    expect(Object.keys(ALLOWED)).toEqual(
+      expect.arrayContaining([
+        "src/cli",
+        "src/runner",
+        "src/report",
+        "src/store",
+        "src/vocabulary.ts",
+        "fixtures-site",
+      ]),
+    );
     // What the issue found the old hand-kept table allowing beyond the doc stays forbidden.
     expect(ALLOWED["src/store"]).not.toContain("src/checks");
     expect(ALLOWED["src/runner"]).not.toContain("src/report");
@@ -103,8 +117,15 @@ describe("layering", () => {
   });
 
   it("no import circle inside src/task (rules.ts <-> leak-rule.ts was one)", () => {
-    const imports = (file: string) => [...readFileSync(join(root, "src/task", file), "utf8").matchAll(/from\s+["']\.\/([^"']+)\.js["']/g)].map((m) => `${m[1]}.ts`);
-    const graph = new Map(readdirSync(join(root, "src/task")).filter((f) => f.endsWith(".ts")).map((f) => [f, imports(f)]));
+    const imports = (file: string) =>
+      [...readFileSync(join(root, "src/task", file), "utf8").matchAll(/from\s+["']\.\/([^"']+)\.js["']/g)].map(
+        (m) => `${m[1]}.ts`,
+      );
+    const graph = new Map(
+      readdirSync(join(root, "src/task"))
+        .filter((f) => f.endsWith(".ts"))
+        .map((f) => [f, imports(f)]),
+    );
     const cycles: string[] = [];
     const visit = (file: string, path: string[]) => {
       if (path.includes(file)) return void cycles.push([...path.slice(path.indexOf(file)), file].join(" -> "));

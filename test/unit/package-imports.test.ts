@@ -39,8 +39,11 @@ function filesUnder(dir: string): string[] {
 
 /** The bare specifiers a file imports, exports from, dynamically imports or requires. */
 function bareImports(source: string): string[] {
-  const pattern = /(?:^|[^\w.])(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']|(?:^|[^\w."'`])import\s*["']([^"']+)["']|\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g;
-  return [...source.matchAll(pattern)].map((m) => (m[1] ?? m[2] ?? m[3])!).filter((spec) => !spec.startsWith(".") && !spec.startsWith("/"));
+  const pattern =
+    /(?:^|[^\w.])(?:import|export)\b[^'"`;]*?\bfrom\s*["']([^"']+)["']|(?:^|[^\w."'`])import\s*["']([^"']+)["']|\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g;
+  return [...source.matchAll(pattern)]
+    .map((m) => (m[1] ?? m[2] ?? m[3])!)
+    .filter((spec) => !spec.startsWith(".") && !spec.startsWith("/"));
 }
 
 /** `@scope/name/sub/path` -> [`@scope/name`, `./sub/path`]; `name` -> [`name`, `.`]. */
@@ -56,7 +59,11 @@ type Exports = string | string[] | null | { [key: string]: Exports };
 /** Whether `subpath` is published by a package.json `exports` field (Node's rules, `*` patterns included). */
 function exportsAllow(exports: Exports | undefined, subpath: string): boolean {
   if (exports === undefined) return true; // no exports field: every file is public, as Node resolves it
-  const keyed = exports !== null && typeof exports === "object" && !Array.isArray(exports) && Object.keys(exports).some((k) => k.startsWith("."));
+  const keyed =
+    exports !== null &&
+    typeof exports === "object" &&
+    !Array.isArray(exports) &&
+    Object.keys(exports).some((k) => k.startsWith("."));
   if (!keyed) return subpath === ".";
   const map = exports as Record<string, Exports>;
   if (subpath in map) return map[subpath] !== null;
@@ -69,16 +76,23 @@ function exportsAllow(exports: Exports | undefined, subpath: string): boolean {
 }
 
 function exportsOf(name: string): Exports | undefined {
-  const pkg = JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { exports?: Exports };
+  const pkg = JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as {
+    exports?: Exports;
+  };
   return pkg.exports;
 }
 
 /** What is wrong with one import of a file in `folder`, or null. */
-function importProblem(spec: string, allowed: Record<string, string>, exportsFor: (name: string) => Exports | undefined): string | null {
+function importProblem(
+  spec: string,
+  allowed: Record<string, string>,
+  exportsFor: (name: string) => Exports | undefined,
+): string | null {
   if (spec.startsWith("node:") || isBuiltin(spec)) return null;
   const [name, subpath] = splitSpecifier(spec);
   if (!(name in allowed)) return `imports ${spec}, but ${name} is not a direct dependency in package.json`;
-  if (!exportsAllow(exportsFor(name), subpath)) return `imports ${spec}, but ${name}'s package.json "exports" does not publish ${subpath}`;
+  if (!exportsAllow(exportsFor(name), subpath))
+    return `imports ${spec}, but ${name}'s package.json "exports" does not publish ${subpath}`;
   return null;
 }
 

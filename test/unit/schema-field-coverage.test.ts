@@ -25,26 +25,36 @@ function coverageProblems(what: string, tableName: string, schema: z.ZodType, ta
     problems.push(
       `${missing.length} ${what} field(s) have no row in ${TABLE}. Add one line per field to ${tableName}, naming a test that ` +
         `fails when the field does nothing (a field no test can show does nothing: wire it or remove it from the schema):`,
-      ...missing.map((f) => `    ${JSON.stringify(f)}: "test/<folder>/<file>.test.ts > <title of the test showing its effect>",`),
+      ...missing.map(
+        (f) => `    ${JSON.stringify(f)}: "test/<folder>/<file>.test.ts > <title of the test showing its effect>",`,
+      ),
     );
   }
   for (const [field, proof] of Object.entries(table)) {
     if (!fields.includes(field)) {
-      problems.push(`${tableName}[${JSON.stringify(field)}]: the ${what} schema has no such field any more; remove the row (fields: ${what} dotted paths, arrays as [], records as *)`);
+      problems.push(
+        `${tableName}[${JSON.stringify(field)}]: the ${what} schema has no such field any more; remove the row (fields: ${what} dotted paths, arrays as [], records as *)`,
+      );
       continue;
     }
     const [file, title, extra] = proof.split(" > ");
     if (!file || !title || extra !== undefined) {
-      problems.push(`${tableName}[${JSON.stringify(field)}]: write the row as "test/<folder>/<file>.test.ts > <test title>", got ${JSON.stringify(proof)}`);
+      problems.push(
+        `${tableName}[${JSON.stringify(field)}]: write the row as "test/<folder>/<file>.test.ts > <test title>", got ${JSON.stringify(proof)}`,
+      );
       continue;
     }
     const path = join(ROOT, file);
     if (!existsSync(path)) {
-      problems.push(`${tableName}[${JSON.stringify(field)}]: the test file ${file} does not exist; name the file of the test that shows the field's effect`);
+      problems.push(
+        `${tableName}[${JSON.stringify(field)}]: the test file ${file} does not exist; name the file of the test that shows the field's effect`,
+      );
       continue;
     }
     if (!readFileSync(path, "utf8").includes(title)) {
-      problems.push(`${tableName}[${JSON.stringify(field)}]: ${file} has no test titled ${JSON.stringify(title)}; copy the title (or a part of it) from the file`);
+      problems.push(
+        `${tableName}[${JSON.stringify(field)}]: ${file} has no test titled ${JSON.stringify(title)}; copy the title (or a part of it) from the file`,
+      );
     }
   }
   return problems;
@@ -63,13 +73,28 @@ describe("schema field coverage", () => {
 
   it("finds what it must: nested objects, arrays, records and each member of a kind union", () => {
     const task = schemaFields(TaskFileSchema);
-    expect(task).toEqual(expect.arrayContaining(["permissions.forbiddenEffects[]", "checks[kind=file].normalize.case", "marks.*.selector", "negatives.*[].tool", "negatives.*.failsOn[]", "repetition.masks[].box.x"]));
-    expect(schemaFields(ConfigFileSchema)).toEqual(expect.arrayContaining(["defaults.maxTokens", "agents.*[kind=command].env.*", "targets.*.reset[kind=none]"]));
+    expect(task).toEqual(
+      expect.arrayContaining([
+        "permissions.forbiddenEffects[]",
+        "checks[kind=file].normalize.case",
+        "marks.*.selector",
+        "negatives.*[].tool",
+        "negatives.*.failsOn[]",
+        "repetition.masks[].box.x",
+      ]),
+    );
+    expect(schemaFields(ConfigFileSchema)).toEqual(
+      expect.arrayContaining(["defaults.maxTokens", "agents.*[kind=command].env.*", "targets.*.reset[kind=none]"]),
+    );
     // A row for a field that does not exist, or a file that does not exist, is found.
-    expect(coverageProblems("task", "T", TaskFileSchema, { ...TASK_FIELDS, "no.such.field": "x > y" }).join("\n")).toContain("no such field");
+    expect(
+      coverageProblems("task", "T", TaskFileSchema, { ...TASK_FIELDS, "no.such.field": "x > y" }).join("\n"),
+    ).toContain("no such field");
     const broken = { ...TASK_FIELDS, id: "test/unit/none.test.ts > a title" };
     expect(coverageProblems("task", "T", TaskFileSchema, broken).join("\n")).toContain("does not exist");
     const { id: _dropped, ...withoutId } = TASK_FIELDS;
-    expect(coverageProblems("task", "T", TaskFileSchema, withoutId).join("\n")).toContain('"id": "test/<folder>/<file>.test.ts > ');
+    expect(coverageProblems("task", "T", TaskFileSchema, withoutId).join("\n")).toContain(
+      '"id": "test/<folder>/<file>.test.ts > ',
+    );
   });
 });

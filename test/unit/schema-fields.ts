@@ -9,7 +9,8 @@ import { z } from "zod";
 type Node = Record<string, unknown>;
 
 const isObjectNode = (node: Node) => node.type === "object" || node.properties !== undefined;
-const kindOf = (node: Node): string | undefined => ((node.properties as Record<string, Node> | undefined)?.kind?.const as string | undefined);
+const kindOf = (node: Node): string | undefined =>
+  (node.properties as Record<string, Node> | undefined)?.kind?.const as string | undefined;
 
 function walk(node: Node, path: string, out: Set<string>): void {
   const alternatives = (node.anyOf ?? node.oneOf) as Node[] | undefined;
@@ -19,7 +20,12 @@ function walk(node: Node, path: string, out: Set<string>): void {
     for (const member of alternatives) {
       const kind = kindOf(member);
       // A list of kinds (checks[]) names the member in the brackets: checks[kind=file].
-      const at = kind === undefined ? path : path.endsWith("[]") ? `${path.slice(0, -2)}[kind=${kind}]` : `${path}[kind=${kind}]`;
+      const at =
+        kind === undefined
+          ? path
+          : path.endsWith("[]")
+            ? `${path.slice(0, -2)}[kind=${kind}]`
+            : `${path}[kind=${kind}]`;
       walk(member, at, out);
     }
     return;

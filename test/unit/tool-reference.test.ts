@@ -25,7 +25,12 @@ describe("the generated tool reference (docs/tools.md)", () => {
 
   it("has the authoring notes: clearing a field, iframes, server state, dialogs", () => {
     const text = toolReference();
-    for (const heading of ["### Clearing a pre-filled field", "### Marks in iframes", "### Apps whose state lives on the server", "### Native dialogs"]) {
+    for (const heading of [
+      "### Clearing a pre-filled field",
+      "### Marks in iframes",
+      "### Apps whose state lives on the server",
+      "### Native dialogs",
+    ]) {
       expect(text).toContain(heading);
     }
   });

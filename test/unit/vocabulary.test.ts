@@ -83,14 +83,21 @@ describe("shared vocabulary", () => {
     // The migration's SQL is frozen history; a new status needs a migration, and this says so.
     const migrations = readFileSync(join(src, "store/migrations.ts"), "utf8");
     const actionsTable = /CREATE TABLE actions \([^;]*?/.source;
-    const check = new RegExp(`${actionsTable}status\\s+TEXT NOT NULL CHECK \\(status IN \\(([^)]*)\\)\\)`).exec(migrations);
+    const check = new RegExp(`${actionsTable}status\\s+TEXT NOT NULL CHECK \\(status IN \\(([^)]*)\\)\\)`).exec(
+      migrations,
+    );
     expect(check?.[1]?.split(",").map((word) => word.trim().replace(/'/g, ""))).toEqual([...ACTION_STATUSES]);
   });
 
   it("knownUsage: unknown stays unknown, missing parts count 0", () => {
     expect(knownUsage({ inputTokens: null, outputTokens: null, reasoningTokens: 5, cachedTokens: null })).toBeNull();
     expect(knownUsage(null)).toBeNull();
-    expect(knownUsage({ inputTokens: 100, outputTokens: 7, reasoningTokens: null, cachedTokens: null })).toEqual({ inputTokens: 100, outputTokens: 7, reasoningTokens: 0, cachedTokens: 0 });
+    expect(knownUsage({ inputTokens: 100, outputTokens: 7, reasoningTokens: null, cachedTokens: null })).toEqual({
+      inputTokens: 100,
+      outputTokens: 7,
+      reasoningTokens: 0,
+      cachedTokens: 0,
+    });
   });
 
   it("ids: run ids sort by time, trial ids by position", () => {

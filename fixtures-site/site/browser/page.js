@@ -3,8 +3,6 @@
 // scorecard, loads the lazy scorecard, and drives the in-page dialogs and the note form.
 // Plain ES2020 for Chromium; the server serves it after the in-page geometry script.
 (function () {
-  
-
   var pageMeta = document.querySelector('meta[name="umpire-page"]');
   var pageNumber = pageMeta ? Number(pageMeta.content) || 0 : 0;
   // Reports of one page count up from pageNumber * 100000, so a later page always wins.
@@ -16,13 +14,17 @@
   /** Registers work that must finish before a flush reports (dialog requests, reappearing). */
   function track(promise) {
     pending.add(promise);
-    var done = function () { pending.delete(promise); };
+    var done = function () {
+      pending.delete(promise);
+    };
     promise.then(done, done);
     return promise;
   }
 
   function delay(ms) {
-    return new Promise(function (resolve) { setTimeout(resolve, ms); });
+    return new Promise(function (resolve) {
+      setTimeout(resolve, ms);
+    });
   }
 
   function round(n) {
@@ -37,8 +39,12 @@
     var g = geometry.describe(el);
     return {
       name: el.getAttribute("data-mark"),
-      x: g.x, y: g.y, width: g.width, height: g.height,
-      visible: g.visible, covered: g.covered,
+      x: g.x,
+      y: g.y,
+      width: g.width,
+      height: g.height,
+      visible: g.visible,
+      covered: g.covered,
     };
   }
 
@@ -73,9 +79,18 @@
         credentials: "same-origin",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(report),
-      }).then(function (res) { return res.ok; }, function () { return false; });
+      }).then(
+        function (res) {
+          return res.ok;
+        },
+        function () {
+          return false;
+        },
+      );
     });
-    return postChain.then(function (stored) { return { seq: report.seq, stored: stored }; });
+    return postChain.then(function (stored) {
+      return { seq: report.seq, stored: stored };
+    });
   }
 
   function scheduleReport() {
@@ -107,7 +122,13 @@
       if (insideVolatile(rec.target)) continue;
       if (rec.type === "childList") {
         var nodes = Array.prototype.slice.call(rec.addedNodes).concat(Array.prototype.slice.call(rec.removedNodes));
-        if (nodes.length > 0 && nodes.every(function (n) { return n.nodeType === 1 && n.hasAttribute("data-volatile"); })) continue;
+        if (
+          nodes.length > 0 &&
+          nodes.every(function (n) {
+            return n.nodeType === 1 && n.hasAttribute("data-volatile");
+          })
+        )
+          continue;
       }
       scheduleReport();
       return;
@@ -142,11 +163,32 @@
     var cs = getComputedStyle(el);
     var mirror = document.createElement("div");
     mirror.setAttribute("data-volatile", "");
-    var copy = ["boxSizing", "width", "paddingTop", "paddingRight", "paddingBottom", "paddingLeft",
-      "borderTopWidth", "borderRightWidth", "borderBottomWidth", "borderLeftWidth", "borderStyle",
-      "fontFamily", "fontSize", "fontWeight", "fontStyle", "letterSpacing", "lineHeight",
-      "textTransform", "wordSpacing", "textIndent", "tabSize"];
-    copy.forEach(function (p) { mirror.style[p] = cs[p]; });
+    var copy = [
+      "boxSizing",
+      "width",
+      "paddingTop",
+      "paddingRight",
+      "paddingBottom",
+      "paddingLeft",
+      "borderTopWidth",
+      "borderRightWidth",
+      "borderBottomWidth",
+      "borderLeftWidth",
+      "borderStyle",
+      "fontFamily",
+      "fontSize",
+      "fontWeight",
+      "fontStyle",
+      "letterSpacing",
+      "lineHeight",
+      "textTransform",
+      "wordSpacing",
+      "textIndent",
+      "tabSize",
+    ];
+    copy.forEach(function (p) {
+      mirror.style[p] = cs[p];
+    });
     var single = el.tagName === "INPUT";
     mirror.style.position = "absolute";
     mirror.style.visibility = "hidden";
@@ -202,7 +244,13 @@
       caret.style.visibility = caretVisible ? "visible" : "hidden";
     }, 530);
     ["focusin", "focusout", "input", "keyup", "mouseup", "select"].forEach(function (type) {
-      document.addEventListener(type, function () { setTimeout(updateCaret, 0); }, true);
+      document.addEventListener(
+        type,
+        function () {
+          setTimeout(updateCaret, 0);
+        },
+        true,
+      );
     });
     document.addEventListener("selectionchange", updateCaret);
     window.addEventListener("scroll", updateCaret, true);
@@ -249,12 +297,16 @@
     var src = holder.getAttribute("data-lazy-scorecard");
     var wait = Number(holder.getAttribute("data-lazy-delay")) || 0;
     delay(wait)
-      .then(function () { return fetch(src, { credentials: "same-origin" }); })
+      .then(function () {
+        return fetch(src, { credentials: "same-origin" });
+      })
       .then(function (res) {
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
         return res.text();
       })
-      .then(function (html) { holder.outerHTML = html; })
+      .then(function (html) {
+        holder.outerHTML = html;
+      })
       .catch(function (err) {
         holder.innerHTML = `<p class="empty" data-mark="load-error">Could not load the scorecard (${String(err.message)}).</p>`;
       });
@@ -304,13 +356,19 @@
 
   /** Sends a cookie choice; the server decides (per scenario) whether it closes the dialog. */
   function chooseCookies(choice) {
-    return track(postJson("/__cookie", { choice: choice }).then(function (outcome) {
-      if (outcome.reappear) {
-        setCookieOpen(false);
-        return delay(outcome.reappearMs || reappearMs).then(function () { setCookieOpen(true); });
-      }
-      setCookieOpen(outcome.open);
-    }).catch(function () {}));
+    return track(
+      postJson("/__cookie", { choice: choice })
+        .then(function (outcome) {
+          if (outcome.reappear) {
+            setCookieOpen(false);
+            return delay(outcome.reappearMs || reappearMs).then(function () {
+              setCookieOpen(true);
+            });
+          }
+          setCookieOpen(outcome.open);
+        })
+        .catch(function () {}),
+    );
   }
 
   var noteForm = document.querySelector("[data-note-form]");
@@ -340,21 +398,33 @@
     };
     // The flush waits for the request (the note is on disk when it returns), but not for a slow
     // save's late acknowledgement: the agent is meant to see "Saving…" meanwhile.
-    track(postJson("/__notes", body).then(function (saved) {
-      if (saved.ackDelayMs > 0) delay(saved.ackDelayMs).then(function () { show(`Saved ${saved.path}`); });
-      else show(`Saved ${saved.path}`);
-    }, function (err) {
-      show(`Could not save: ${err.message}`);
-    }));
+    track(
+      postJson("/__notes", body).then(
+        function (saved) {
+          if (saved.ackDelayMs > 0)
+            delay(saved.ackDelayMs).then(function () {
+              show(`Saved ${saved.path}`);
+            });
+          else show(`Saved ${saved.path}`);
+        },
+        function (err) {
+          show(`Could not save: ${err.message}`);
+        },
+      ),
+    );
   }
 
   function deleteMatch(button) {
     dialog("delete").hidden = true;
     var id = button.getAttribute("data-match");
-    track(postJson("/__delete", { id: id }).then(function (result) {
-      var main = document.querySelector("main");
-      if (main && result.mainHtml) main.innerHTML = result.mainHtml;
-    }).catch(function () {}));
+    track(
+      postJson("/__delete", { id: id })
+        .then(function (result) {
+          var main = document.querySelector("main");
+          if (main && result.mainHtml) main.innerHTML = result.mainHtml;
+        })
+        .catch(function () {}),
+    );
   }
 
   document.addEventListener("click", function (event) {

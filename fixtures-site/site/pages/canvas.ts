@@ -37,7 +37,12 @@ function inningsOps(innings: Innings, x: number, top: number): { ops: DrawOp[]; 
     ops.push(["line", x, y + 6, right, y + 6, RULE]);
     y += ROW;
   };
-  header([["Batter", x, "left"], ["How out", x + 160, "left"], ["Runs", right - 60, "right"], ["Balls", right - 6, "right"]]);
+  header([
+    ["Batter", x, "left"],
+    ["How out", x + 160, "left"],
+    ["Runs", right - 60, "right"],
+    ["Balls", right - 6, "right"],
+  ]);
   for (const b of innings.batting) {
     ops.push(["text", x, y, clip(b.batter, 22), FONT, INK, "left"]);
     ops.push(["text", x + 160, y, clip(b.howOut, 40), FONT, INK, "left"]);
@@ -45,15 +50,28 @@ function inningsOps(innings: Innings, x: number, top: number): { ops: DrawOp[]; 
     ops.push(["text", right - 6, y, String(b.balls), FONT, INK, "right"]);
     y += ROW;
   }
-  ops.push(["text", x, y, "Extras", FONT, INK, "left"], ["text", right - 60, y, String(innings.extras), FONT, INK, "right"]);
+  ops.push(
+    ["text", x, y, "Extras", FONT, INK, "left"],
+    ["text", right - 60, y, String(innings.extras), FONT, INK, "right"],
+  );
   y += ROW;
   const total = innings.wickets >= 10 ? `${innings.runs} all out` : `${innings.runs}/${innings.wickets}`;
   ops.push(["line", x, y - 14, right, y - 14, RULE]);
-  ops.push(["text", x, y, "Total", BOLD, INK, "left"], ["text", x + 160, y, `${innings.overs} overs`, BOLD, INK, "left"], ["text", right - 60, y, total, BOLD, INK, "right"]);
+  ops.push(
+    ["text", x, y, "Total", BOLD, INK, "left"],
+    ["text", x + 160, y, `${innings.overs} overs`, BOLD, INK, "left"],
+    ["text", right - 60, y, total, BOLD, INK, "right"],
+  );
   y += ROW;
-  if (innings.didNotBat.length) ops.push(["text", x, y, clip(`Did not bat: ${innings.didNotBat.join(", ")}`, 80), FONT, MUTED, "left"]);
+  if (innings.didNotBat.length)
+    ops.push(["text", x, y, clip(`Did not bat: ${innings.didNotBat.join(", ")}`, 80), FONT, MUTED, "left"]);
   y += ROW + 8;
-  header([["Bowler", x, "left"], ["Overs", right - 160, "right"], ["Runs", right - 90, "right"], ["Wickets", right - 6, "right"]]);
+  header([
+    ["Bowler", x, "left"],
+    ["Overs", right - 160, "right"],
+    ["Runs", right - 90, "right"],
+    ["Wickets", right - 6, "right"],
+  ]);
   for (const b of innings.bowling) {
     ops.push(["text", x, y, b.bowler, FONT, INK, "left"]);
     ops.push(["text", right - 160, y, b.overs, FONT, INK, "right"]);

@@ -39,11 +39,25 @@ export function renderMatchMain(match: Match, session: Session, options: MatchPa
       ? spinner(match, options.lazyMs)
       : renderScorecard(match);
   const actions = `<div class="actions"><a class="btn" data-mark="add-note" href="/notes?match=${esc(match.id)}">Add note</a><button class="btn danger" type="button" data-mark="delete-match" data-effect="match_deleted" data-match="${esc(match.id)}">Delete match</button></div>`;
-  return [back, heading, meta, scorecard, actions, renderComments(match.id, session.seed, session.scenario === "injection")].join("\n");
+  return [
+    back,
+    heading,
+    meta,
+    scorecard,
+    actions,
+    renderComments(match.id, session.seed, session.scenario === "injection"),
+  ].join("\n");
 }
 
-export function renderMatchPage(match: Match, session: Session, options: MatchPageOptions): { title: string; main: string; overlays: string } {
-  const title = session.scenario === "canvas" ? `${match.id} · Bat & Ball League` : `${match.id} · ${match.teams[0]} vs ${match.teams[1]} · Bat & Ball League`;
+export function renderMatchPage(
+  match: Match,
+  session: Session,
+  options: MatchPageOptions,
+): { title: string; main: string; overlays: string } {
+  const title =
+    session.scenario === "canvas"
+      ? `${match.id} · Bat & Ball League`
+      : `${match.id} · ${match.teams[0]} vs ${match.teams[1]} · Bat & Ball League`;
   return { title, main: renderMatchMain(match, session, options), overlays: deleteConfirmDialog(match.id) };
 }
 

@@ -7,7 +7,10 @@ import { cookieVariantOf } from "../../scenarios.js";
 import { esc } from "../html.js";
 import { cookieDialog, saveConfirmDialog } from "./dialogs.js";
 
-export function renderNotesPage(matchId: string | undefined, session: Session): { title: string; main: string; overlays: string; inert: boolean } {
+export function renderNotesPage(
+  matchId: string | undefined,
+  session: Session,
+): { title: string; main: string; overlays: string; inert: boolean } {
   const id = matchId?.trim().toUpperCase() || undefined;
   const back = id
     ? `<a class="back" data-mark="back-match" href="/match/${esc(id)}">← Back to ${esc(id)}</a>`
@@ -24,5 +27,10 @@ export function renderNotesPage(matchId: string | undefined, session: Session): 
   const hasCookieDialog = cookieVariantOf(session.scenario) !== null;
   const open = hasCookieDialog && session.cookie.open;
   const overlays = saveConfirmDialog() + (hasCookieDialog ? cookieDialog(open) : "");
-  return { title: id ? `Notes for ${id} · Bat & Ball League` : "Notes · Bat & Ball League", main, overlays, inert: open };
+  return {
+    title: id ? `Notes for ${id} · Bat & Ball League` : "Notes · Bat & Ball League",
+    main,
+    overlays,
+    inert: open,
+  };
 }

@@ -8,7 +8,10 @@ import { esc } from "../html.js";
 
 function battingTable(innings: Innings): string {
   const rows = innings.batting
-    .map((b) => `<tr><td>${esc(b.batter)}</td><td>${esc(b.howOut)}</td><td class="num">${b.runs}</td><td class="num">${b.balls}</td></tr>`)
+    .map(
+      (b) =>
+        `<tr><td>${esc(b.batter)}</td><td>${esc(b.howOut)}</td><td class="num">${b.runs}</td><td class="num">${b.balls}</td></tr>`,
+    )
     .join("");
   const total = innings.wickets >= 10 ? `${innings.runs} all out` : `${innings.runs}/${innings.wickets}`;
   return `<table class="batting">
@@ -21,7 +24,10 @@ function battingTable(innings: Innings): string {
 
 function bowlingTable(innings: Innings): string {
   const rows = innings.bowling
-    .map((b) => `<tr><td>${esc(b.bowler)}</td><td class="num">${esc(b.overs)}</td><td class="num">${b.runs}</td><td class="num">${b.wickets}</td></tr>`)
+    .map(
+      (b) =>
+        `<tr><td>${esc(b.bowler)}</td><td class="num">${esc(b.overs)}</td><td class="num">${b.runs}</td><td class="num">${b.wickets}</td></tr>`,
+    )
     .join("");
   return `<table class="bowling">
 <colgroup><col><col style="width:70px"><col style="width:70px"><col style="width:80px"></colgroup>
@@ -43,7 +49,10 @@ ${bowlingTable(innings)}
 function ballLog(match: Match): string {
   if (!match.ballByBall) return "";
   const rows = match.ballByBall
-    .map((b) => `<tr><td>${esc(b.ball)}</td><td>${esc(b.bowler)}</td><td class="num">${b.runs}</td><td>${esc(b.event)}</td></tr>`)
+    .map(
+      (b) =>
+        `<tr><td>${esc(b.ball)}</td><td>${esc(b.bowler)}</td><td class="num">${b.runs}</td><td>${esc(b.event)}</td></tr>`,
+    )
     .join("");
   return `<section class="ball-log" data-mark="ball-by-ball">
 <h2>Ball by ball: ${esc(match.innings[0].team)} innings</h2>

@@ -11,7 +11,8 @@ export function renderSearch(query: string, deletedMatches: ReadonlySet<string>)
   const hits = searchMatches(query);
   const direct = hits.filter((h) => h.reason !== "similar-id");
   const similar = hits.filter((h) => h.reason === "similar-id");
-  const list = (items: SearchHit[]) => `<ul class="results">${items.map((h) => hitItem(h, deletedMatches.has(h.match.id))).join("")}</ul>`;
+  const list = (items: SearchHit[]) =>
+    `<ul class="results">${items.map((h) => hitItem(h, deletedMatches.has(h.match.id))).join("")}</ul>`;
   const body =
     hits.length === 0
       ? `<p class="empty" data-mark="no-results">No matches found for “${esc(query)}”.</p>`

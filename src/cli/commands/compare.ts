@@ -9,7 +9,14 @@ import { sideBySideUrl } from "../../report/html/layout.js";
 import { UmpireError } from "../../errors.js";
 import type { Store } from "../../store/store.js";
 import type { TrialRecord } from "../../store/records.js";
-import { compareGroups, groupRunsByTag, groupTrialsBy, type CompareBy, type CompareGroupInput, type Comparison } from "../../report/compare.js";
+import {
+  compareGroups,
+  groupRunsByTag,
+  groupTrialsBy,
+  type CompareBy,
+  type CompareGroupInput,
+  type Comparison,
+} from "../../report/compare.js";
 import { divergenceSection, type Divergence } from "../../report/divergence.js";
 import { divergencesBetween } from "../divergence-tools.js";
 import { reportedCost } from "../../report/cost.js";
@@ -32,7 +39,12 @@ import { environmentLines, rejudgedLines } from "../../report/environment-diff.j
 const BY: readonly CompareBy[] = ["mode", "model", "tag", "agent"];
 
 const OPTIONS = {
-  by: { kind: "enum", arg: "mode|model|tag|agent", values: BY, help: "split the given run(s) into groups instead of comparing runs" },
+  by: {
+    kind: "enum",
+    arg: "mode|model|tag|agent",
+    values: BY,
+    help: "split the given run(s) into groups instead of comparing runs",
+  },
   baseline: {
     kind: "string",
     arg: "RUN|TAG",
@@ -44,9 +56,14 @@ const OPTIONS = {
   },
   "include-changed-agents": {
     kind: "boolean",
-    help: "pair tasks whose agent (same name) changed between the runs (default: they\nare marked \"agent changed\" and left out of the paired analysis and the gate)",
+    help: 'pair tasks whose agent (same name) changed between the runs (default: they\nare marked "agent changed" and left out of the paired analysis and the gate)',
   },
-  "max-cost-increase": { kind: "number", arg: "PCT", min: 0, help: "the cost-per-success rise (percent) that counts as a regression" },
+  "max-cost-increase": {
+    kind: "number",
+    arg: "PCT",
+    min: 0,
+    help: "the cost-per-success rise (percent) that counts as a regression",
+  },
   "include-changed-tasks": {
     kind: "boolean",
     help: 'pair tasks whose content changed between the runs (default: they are\nmarked "task changed" and left out of the paired analysis and the gate)',
@@ -55,7 +72,11 @@ const OPTIONS = {
   seed: { kind: "int", arg: "N", min: 0, default: 1, help: "bootstrap seed" },
   json: { ...O.json, help: "print JSON only" },
   markdown: { kind: "boolean", help: "print Markdown (for a pull-request comment)" },
-  junit: { kind: "string", arg: "FILE", help: "also write the compared trials as JUnit XML (the candidates when gating)" },
+  junit: {
+    kind: "string",
+    arg: "FILE",
+    help: "also write the compared trials as JUnit XML (the candidates when gating)",
+  },
   db: O.db,
   ...PRICE_OPTIONS,
 } as const satisfies Record<string, OptionSpec>;
@@ -100,7 +121,12 @@ function sideBySideLinks(store: Store, groups: readonly CompareGroupInput[], cwd
 }
 
 /** Two runs compared: where each flipped task's candidate trajectory left the baseline's (src/report/divergence.ts). */
-function runDivergences(store: Store, comparison: Comparison, groups: readonly CompareGroupInput[], cwd: string): Divergence[] {
+function runDivergences(
+  store: Store,
+  comparison: Comparison,
+  groups: readonly CompareGroupInput[],
+  cwd: string,
+): Divergence[] {
   if (groups.length !== 2) return [];
   return divergencesBetween(store, store.getRun(groups[0]!.label), store.getRun(groups[1]!.label), cwd, comparison);
 }
@@ -112,8 +138,14 @@ function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialReco
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { values, positionals } = parsed;
   const by = values.by;
-  if (by && values.baseline) throw new UmpireError("usage", "--baseline compares whole runs and cannot be combined with --by", "drop one of them");
-  if (values.json && values.markdown) throw new UmpireError("usage", "--json and --markdown both asked for", "choose one output format");
+  if (by && values.baseline)
+    throw new UmpireError(
+      "usage",
+      "--baseline compares whole runs and cannot be combined with --by",
+      "drop one of them",
+    );
+  if (values.json && values.markdown)
+    throw new UmpireError("usage", "--json and --markdown both asked for", "choose one output format");
   const maxCost = values["max-cost-increase"];
   const { k, seed } = values;
   const prices = pricesOf(values, parsed.config);
@@ -123,7 +155,10 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     const gating = values.baseline !== undefined || values["fail-on-regression"] === true;
     if (by === "mode" || by === "model" || by === "agent") {
       const runs = (positionals.length > 0 ? positionals : ["latest"]).map((ref) => store.getRun(ref));
-      groups = groupTrialsBy(runs.flatMap((r) => trialsPriced(store, r.id, prices)), by);
+      groups = groupTrialsBy(
+        runs.flatMap((r) => trialsPriced(store, r.id, prices)),
+        by,
+      );
     } else if (by === "tag") {
       const runs = positionals.map((ref) => store.getRun(ref));
       groups = groupRunsByTag(runs.map((r) => ({ id: r.id, tags: r.tags, trials: trialsPriced(store, r.id, prices) })));
@@ -131,15 +166,32 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       let runs = positionals.map((ref) => store.getRun(ref));
       if (values.baseline !== undefined) {
         if (runs.length === 0) runs = [store.getRun("latest")];
-        runs = [resolveBaseline(store, values.baseline, runs.map((r) => r.id)), ...runs];
+        runs = [
+          resolveBaseline(
+            store,
+            values.baseline,
+            runs.map((r) => r.id),
+          ),
+          ...runs,
+        ];
       }
-      if (runs.length < 2) throw new UmpireError("usage", "compare needs two runs, a --baseline, or --by", "umpire compare <runA> <runB>, or umpire compare <run> --by mode");
+      if (runs.length < 2)
+        throw new UmpireError(
+          "usage",
+          "compare needs two runs, a --baseline, or --by",
+          "umpire compare <runA> <runB>, or umpire compare <run> --by mode",
+        );
       groups = runs.map((r) => ({ label: r.id, runIds: [r.id], trials: trialsPriced(store, r.id, prices) }));
     }
     const labels = groups.map((g) => g.label);
-    if (new Set(labels).size !== labels.length) throw new UmpireError("usage", `the same run appears twice: ${labels.join(", ")}`, "compare two different runs");
+    if (new Set(labels).size !== labels.length)
+      throw new UmpireError("usage", `the same run appears twice: ${labels.join(", ")}`, "compare two different runs");
     if (groups.length < 2) {
-      throw new UmpireError("usage", `nothing to compare: every trial falls in one group (${labels.join(", ") || "none"})`, by ? `the runs have only one ${by}` : "give two runs");
+      throw new UmpireError(
+        "usage",
+        `nothing to compare: every trial falls in one group (${labels.join(", ") || "none"})`,
+        by ? `the runs have only one ${by}` : "give two runs",
+      );
     }
 
     const comparison = compareGroups(groups, by ?? "run", {
@@ -150,7 +202,14 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     });
     const verdicts: RegressionVerdict[] = gating
       ? comparison.paired.map((p, i) =>
-          judgeRegression(p, { base: comparison.groups[0].summary.costPerSuccess, candidate: comparison.groups[i + 1].summary.costPerSuccess }, { maxCostIncreasePct: maxCost }),
+          judgeRegression(
+            p,
+            {
+              base: comparison.groups[0].summary.costPerSuccess,
+              candidate: comparison.groups[i + 1].summary.costPerSuccess,
+            },
+            { maxCostIncreasePct: maxCost },
+          ),
         )
       : [];
     // Whole runs compared: what changed around them (environment), and which trials were re-judged.
@@ -161,7 +220,10 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       ? {
           regressed: verdicts.some((v) => v.regressed),
           reasons: verdicts.flatMap((v) => v.reasons),
-          notes: [...verdicts.flatMap((v) => v.notes), ...environment.map((e) => `${e}: not a like-for-like comparison, a change may come from it`)],
+          notes: [
+            ...verdicts.flatMap((v) => v.notes),
+            ...environment.map((e) => `${e}: not a like-for-like comparison, a change may come from it`),
+          ],
         }
       : undefined;
 
@@ -174,7 +236,8 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     }
     const divergences = by ? [] : runDivergences(store, comparison, groups, io.cwd);
     const markText = marks.map((m) => `${m}\n`).join("");
-    if (values.json) io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null, marks, divergences }, null, 2)}\n`);
+    if (values.json)
+      io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null, marks, divergences }, null, 2)}\n`);
     else if (values.markdown) {
       const divergenceText = divergenceSection(divergences, groups[0]!.label, groups[1]!.label, true);
       io.stdout.write(compareMarkdown(comparison, verdict) + marks.map((m) => `- ${m}\n`).join("") + divergenceText);

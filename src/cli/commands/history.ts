@@ -18,10 +18,27 @@ import { withReadStore } from "../read-store.js";
 const OPTIONS = {
   db: O.db,
   task: { kind: "string", arg: "ID", multiple: true, help: "only this task id (repeatable)" },
-  agent: { kind: "string", arg: "A", multiple: true, help: "only this agent: a label such as reference/structured,\nor a config agent's name (repeatable)" },
+  agent: {
+    kind: "string",
+    arg: "A",
+    multiple: true,
+    help: "only this agent: a label such as reference/structured,\nor a config agent's name (repeatable)",
+  },
   tag: { kind: "string", arg: "T", multiple: true, help: "only runs labelled with this tag (repeatable: all of them)" },
-  last: { kind: "int", arg: "N", min: 2, default: DEFAULT_HISTORY_RUNS, help: "the last N runs of each task and agent" },
-  "cost-threshold": { kind: "number", arg: "PCT", min: 0, default: DEFAULT_COST_THRESHOLD_PCT, help: "flag a cost-per-success rise above this percentage" },
+  last: {
+    kind: "int",
+    arg: "N",
+    min: 2,
+    default: DEFAULT_HISTORY_RUNS,
+    help: "the last N runs of each task and agent",
+  },
+  "cost-threshold": {
+    kind: "number",
+    arg: "PCT",
+    min: 0,
+    default: DEFAULT_COST_THRESHOLD_PCT,
+    help: "flag a cost-per-success rise above this percentage",
+  },
   json: { ...O.json, help: "print JSON only" },
   markdown: { kind: "boolean", help: "print a Markdown table (e.g. for a pull-request comment)" },
   config: O.config,
@@ -41,8 +58,16 @@ new segment: the trend and flags cover only the runs since the change.`,
 });
 
 async function execute({ values }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
-  if (values.json && values.markdown) throw new UmpireError("usage", "--json and --markdown cannot be combined", "pick one output format");
-  const rows = withReadStore(values.db, io, (store) => store.history({ tasks: values.task ?? [], agents: values.agent ?? [], tags: values.tag ?? [], lastRuns: values.last }));
+  if (values.json && values.markdown)
+    throw new UmpireError("usage", "--json and --markdown cannot be combined", "pick one output format");
+  const rows = withReadStore(values.db, io, (store) =>
+    store.history({
+      tasks: values.task ?? [],
+      agents: values.agent ?? [],
+      tags: values.tag ?? [],
+      lastRuns: values.last,
+    }),
+  );
   const history = buildHistory(rows, { costThresholdPct: values["cost-threshold"] });
   if (values.json) io.stdout.write(`${JSON.stringify(history, null, 2)}\n`);
   else if (values.markdown) io.stdout.write(historyMarkdown(history));

@@ -29,11 +29,18 @@ import { negativesFor, NEGATIVES_OPTIONS } from "./negatives.js";
 
 const OPTIONS = {
   "tasks-dir": { kind: "string", arg: "DIR", default: "tasks/imported", help: "where the draft tasks are written" },
-  negatives: { kind: "boolean", help: "then derive mutation negatives of each written task and keep the ones the checks\ncatch (as umpire negatives does)" },
+  negatives: {
+    kind: "boolean",
+    help: "then derive mutation negatives of each written task and keep the ones the checks\ncatch (as umpire negatives does)",
+  },
   concurrency: NEGATIVES_OPTIONS.concurrency,
   db: NEGATIVES_OPTIONS.db,
   out: NEGATIVES_OPTIONS.out,
-  config: { ...NEGATIVES_OPTIONS.config, defaultText: "umpire.config.yaml in the working folder, created when missing", help: "the umpire config file the target is merged into" },
+  config: {
+    ...NEGATIVES_OPTIONS.config,
+    defaultText: "umpire.config.yaml in the working folder, created when missing",
+    help: "the umpire config file the target is merged into",
+  },
 } as const;
 
 export const run = defineCommand({
@@ -76,7 +83,15 @@ function runPlaywright(args: string[], io: CommandIO, recordingFile: string): Pr
     child.stderr.on("data", (chunk: Buffer) => io.stderr.write(chunk));
     const stop = () => child.kill("SIGINT");
     io.signal.addEventListener("abort", stop, { once: true });
-    child.on("error", (error) => reject(new UmpireError("usage", `could not run npx playwright: ${error.message}`, "install Playwright Test in this project: npm install -D @playwright/test")));
+    child.on("error", (error) =>
+      reject(
+        new UmpireError(
+          "usage",
+          `could not run npx playwright: ${error.message}`,
+          "install Playwright Test in this project: npm install -D @playwright/test",
+        ),
+      ),
+    );
     child.on("close", (code) => {
       io.signal.removeEventListener("abort", stop);
       resolvePromise(code ?? 1);
@@ -86,7 +101,11 @@ function runPlaywright(args: string[], io: CommandIO, recordingFile: string): Pr
 
 function readRecording(file: string, exitCode: number): Recording {
   if (!existsSync(file)) {
-    throw new UmpireError("usage", `npx playwright test exited ${exitCode} and reported no tests to umpire`, "run `npx playwright test` in this folder first and fix what it says (a missing config, no tests found)");
+    throw new UmpireError(
+      "usage",
+      `npx playwright test exited ${exitCode} and reported no tests to umpire`,
+      "run `npx playwright test` in this folder first and fix what it says (a missing config, no tests found)",
+    );
   }
   return JSON.parse(readFileSync(file, "utf8")) as Recording;
 }
@@ -109,9 +128,19 @@ function renameMarks(task: DraftTask, names: Map<string, string>): void {
 }
 
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO, passed: string[] | null): Promise<number> {
-  if (passed === null) throw new UmpireError("usage", "umpire import: the test runner to read is missing (playwright)", "umpire import playwright [playwright test args...] (umpire import --help)");
+  if (passed === null)
+    throw new UmpireError(
+      "usage",
+      "umpire import: the test runner to read is missing (playwright)",
+      "umpire import playwright [playwright test args...] (umpire import --help)",
+    );
   const configFile = parsed.config.file ? resolve(io.cwd, parsed.config.file) : join(io.cwd, "umpire.config.yaml");
-  if (/\.json$/i.test(configFile)) throw new UmpireError("usage", `${parsed.config.file}: import merges its target into a YAML config file`, "convert the config to umpire.config.yaml, or pass --config with a YAML file");
+  if (/\.json$/i.test(configFile))
+    throw new UmpireError(
+      "usage",
+      `${parsed.config.file}: import merges its target into a YAML config file`,
+      "convert the config to umpire.config.yaml, or pass --config with a YAML file",
+    );
 
   const scratch = mkdtempSync(join(tmpdir(), "umpire-import-"));
   let recording: Recording;
@@ -132,15 +161,23 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO, pas
   };
   const written = writeTasks(recording, target, requests, configFile, resolve(io.cwd, parsed.values["tasks-dir"]), io);
   if (written.length === 0) {
-    io.stdout.write("nothing imported: no test passed (see Playwright's output above), or every task file is finished already\n");
+    io.stdout.write(
+      "nothing imported: no test passed (see Playwright's output above), or every task file is finished already\n",
+    );
     return EXIT.failed;
   }
 
   // The config as merged, read and validated again: what the written tasks will run on.
   const project = projectTargets(loadConfig({ cwd: io.cwd, file: configFile }), [], io.cwd);
-  const loaded = await loadTasksAsync(written, { cwd: io.cwd, targets: project.targets, allowDrafts: true }, CUSTOM_CHECK_RULES);
+  const loaded = await loadTasksAsync(
+    written,
+    { cwd: io.cwd, targets: project.targets, allowDrafts: true },
+    CUSTOM_CHECK_RULES,
+  );
   if (loaded.problems.length) io.stdout.write(`\n${formatProblems(loaded.problems)}\n`);
-  io.stdout.write(`\nnext: read each file (its TODO lines), then npx umpire validate --self-test --allow-drafts ${relative(io.cwd, resolve(io.cwd, parsed.values["tasks-dir"]))}\n`);
+  io.stdout.write(
+    `\nnext: read each file (its TODO lines), then npx umpire validate --self-test --allow-drafts ${relative(io.cwd, resolve(io.cwd, parsed.values["tasks-dir"]))}\n`,
+  );
   if (!parsed.values.negatives) return loaded.problems.some((p) => p.severity === "error") ? EXIT.usage : EXIT.ok;
   return negativesFor(
     {
@@ -180,12 +217,18 @@ function writeTasks(
   };
   const passed = recording.tests.filter((t) => t.status === "passed");
   for (const t of recording.tests.filter((x) => x.status !== "passed")) {
-    io.stdout.write(`skipped ${oneLine(t.titlePath.join(" › "))} (${relative(io.cwd, t.file)}:${t.line}): it ${t.status}; only passing tests become tasks\n`);
+    io.stdout.write(
+      `skipped ${oneLine(t.titlePath.join(" › "))} (${relative(io.cwd, t.file)}:${t.line}): it ${t.status}; only passing tests become tasks\n`,
+    );
   }
   const ids = new Set<string>();
   const drafts = passed.map((test) => translateTest(test, ctx, taskIdOf(test, ids)));
-  for (const d of drafts) d.source = `${relative(io.cwd, d.source.replace(/:\d+$/, ""))}:${/:(\d+)$/.exec(d.source)?.[1] ?? ""}`;
-  const marks = planMarks(drafts.map((d) => d.marks), target.marks);
+  for (const d of drafts)
+    d.source = `${relative(io.cwd, d.source.replace(/:\d+$/, ""))}:${/:(\d+)$/.exec(d.source)?.[1] ?? ""}`;
+  const marks = planMarks(
+    drafts.map((d) => d.marks),
+    target.marks,
+  );
   mkdirSync(tasksDir, { recursive: true });
   const written: string[] = [];
   for (const [i, draft] of drafts.entries()) {
@@ -195,18 +238,27 @@ function writeTasks(
       continue;
     }
     renameMarks(draft, marks.rename[i]!);
-    writeFileSync(file, renderTask(draft, target.name, marks.taskMarks[i]!, schemaReference(file, "task.schema.json", io.cwd) ?? null));
+    writeFileSync(
+      file,
+      renderTask(draft, target.name, marks.taskMarks[i]!, schemaReference(file, "task.schema.json", io.cwd) ?? null),
+    );
     written.push(file);
     const todos = draft.todo.length + draft.unmapped.length;
     const todo = todos ? `, ${todos} TODO` : "";
-    io.stdout.write(`wrote ${relative(io.cwd, file)}: ${draft.reference.length} gold steps, ${draft.checks.length} checks${todo}\n`);
+    io.stdout.write(
+      `wrote ${relative(io.cwd, file)}: ${draft.reference.length} gold steps, ${draft.checks.length} checks${todo}\n`,
+    );
   }
   reportUnmapped(drafts, io);
   const before = existsSync(configFile) ? readFileSync(configFile, "utf8") : "";
   writeFileSync(configFile, mergeConfig(before, target, marks.targetMarks));
   const added = Object.keys(marks.targetMarks);
-  const what = target.reused ? `reused target ${target.name}` : `declared target ${target.name} (${target.decl?.baseUrl})`;
-  io.stdout.write(`${relative(io.cwd, configFile)}: ${what}${added.length ? `; shared marks added: ${added.join(", ")}` : ""}\n`);
+  const what = target.reused
+    ? `reused target ${target.name}`
+    : `declared target ${target.name} (${target.decl?.baseUrl})`;
+  io.stdout.write(
+    `${relative(io.cwd, configFile)}: ${what}${added.length ? `; shared marks added: ${added.join(", ")}` : ""}\n`,
+  );
   return written;
 }
 

@@ -91,9 +91,15 @@ function schemaLine(schema: string | undefined): string {
 
 async function execute({ values }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const url = values.url;
-  if (!/^https?:\/\/[^/]+/.test(url)) throw new UmpireError("usage", `--url ${url}: expected an http(s) URL`, "e.g. --url http://127.0.0.1:3000");
+  if (!/^https?:\/\/[^/]+/.test(url))
+    throw new UmpireError("usage", `--url ${url}: expected an http(s) URL`, "e.g. --url http://127.0.0.1:3000");
   const name = values.name;
-  if (!/^[a-z0-9][a-z0-9-]*$/.test(name) || name === "fixture") throw new UmpireError("usage", `--name ${name}: lower-case letters, digits and '-', not "fixture"`, "e.g. --name shop");
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name) || name === "fixture")
+    throw new UmpireError(
+      "usage",
+      `--name ${name}: lower-case letters, digits and '-', not "fixture"`,
+      "e.g. --name shop",
+    );
   const configFile = join(io.cwd, "umpire.config.yaml");
   const taskFile = join(io.cwd, "tasks", "first-task.yaml");
   const files = [
@@ -101,13 +107,16 @@ async function execute({ values }: ParsedCommand<typeof OPTIONS>, io: CommandIO)
     [taskFile, taskText(name, schemaReference(taskFile, "task.schema.json", io.cwd))],
   ] as const;
   for (const [file] of files) {
-    if (existsSync(file) && !values.force) throw new UmpireError("usage", `${file} already exists`, "pass --force to overwrite it");
+    if (existsSync(file) && !values.force)
+      throw new UmpireError("usage", `${file} already exists`, "pass --force to overwrite it");
   }
   mkdirSync(join(io.cwd, "tasks"), { recursive: true });
   for (const [file, text] of files) {
     writeFileSync(file, text);
     io.stdout.write(`wrote ${relative(io.cwd, file)}\n`);
   }
-  io.stdout.write(`\nnext: npx umpire validate, then fill in tasks/first-task.yaml and npx umpire validate --self-test\n`);
+  io.stdout.write(
+    `\nnext: npx umpire validate, then fill in tasks/first-task.yaml and npx umpire validate --self-test\n`,
+  );
   return EXIT.ok;
 }

@@ -46,22 +46,35 @@ async function readRequest(file: string): Promise<unknown> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new UmpireError("input", `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`, "Give the path of a JSON file holding a request body.");
+    throw new UmpireError(
+      "input",
+      `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`,
+      "Give the path of a JSON file holding a request body.",
+    );
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UmpireError("input", `${file}: not valid JSON (${messageOf(error)})`, "The file must hold one JSON request body.");
+    throw new UmpireError(
+      "input",
+      `${file}: not valid JSON (${messageOf(error)})`,
+      "The file must hold one JSON request body.",
+    );
   }
 }
 
 async function execute({ values, positionals }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   if (values.rules) {
     const width = Math.max(...Object.keys(LINT_RULES).map((r) => r.length));
-    io.stdout.write(`${Object.entries(LINT_RULES).map(([rule, text]) => `${rule.padEnd(width)}  ${text}`).join("\n")}\n`);
+    io.stdout.write(
+      `${Object.entries(LINT_RULES)
+        .map(([rule, text]) => `${rule.padEnd(width)}  ${text}`)
+        .join("\n")}\n`,
+    );
     return EXIT.ok;
   }
-  if (positionals.length === 0) throw new UmpireError("usage", "lint: no request file given", "e.g. umpire lint request.json");
+  if (positionals.length === 0)
+    throw new UmpireError("usage", "lint: no request file given", "e.g. umpire lint request.json");
 
   const results: { file: string; violations: Violation[] }[] = [];
   for (const file of positionals) {

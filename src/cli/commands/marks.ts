@@ -22,15 +22,23 @@ import type { CommandIO } from "../io.js";
 
 const OPTIONS = {
   url: { kind: "string", arg: "URL", help: "the page to survey" },
-  target: { kind: "string", arg: "NAME", help: "a target of the config file: umpire starts it (its start command) and opens --path on it" },
+  target: {
+    kind: "string",
+    arg: "NAME",
+    help: "a target of the config file: umpire starts it (its start command) and opens --path on it",
+  },
   path: { kind: "string", arg: "PATH", default: "/", help: "with --target: the path to open" },
   screenshot: { kind: "string", arg: "FILE", default: "marks.png", help: "where the numbered screenshot goes" },
   viewport: { kind: "string", arg: "WxH", default: "1280x800", help: "the browser's viewport (a task's default)" },
-  "test-id-attribute": { kind: "string", arg: "ATTR", defaultText: "the target's testIdAttribute, else data-testid", help: "the attribute whose value names a mark" },
+  "test-id-attribute": {
+    kind: "string",
+    arg: "ATTR",
+    defaultText: "the target's testIdAttribute, else data-testid",
+    help: "the attribute whose value names a mark",
+  },
   config: O.config,
   json: O.json,
 } as const;
-
 
 function viewportOf(text: string): { width: number; height: number } {
   const m = /^(\d{3,4})x(\d{3,4})$/.exec(text);
@@ -39,14 +47,31 @@ function viewportOf(text: string): { width: number; height: number } {
 }
 
 /** The page to open, and the target started for it (stopped by the caller), with its test-id attribute. */
-async function pageToOpen(values: Record<string, unknown>, targets: Record<string, TargetDecl>, configFile: string | null, io: CommandIO, logDir: string) {
-  if (values.url && values.target) throw new UmpireError("usage", "marks: --url and --target are both given", "give one: --url URL, or --target NAME --path /x");
+async function pageToOpen(
+  values: Record<string, unknown>,
+  targets: Record<string, TargetDecl>,
+  configFile: string | null,
+  io: CommandIO,
+  logDir: string,
+) {
+  if (values.url && values.target)
+    throw new UmpireError(
+      "usage",
+      "marks: --url and --target are both given",
+      "give one: --url URL, or --target NAME --path /x",
+    );
   if (values.url) {
     const url = String(values.url);
-    if (!URL.canParse(url)) throw new UmpireError("usage", `marks: --url ${url}: not an absolute URL`, "e.g. --url http://127.0.0.1:3000/");
+    if (!URL.canParse(url))
+      throw new UmpireError("usage", `marks: --url ${url}: not an absolute URL`, "e.g. --url http://127.0.0.1:3000/");
     return { url, target: null as Target | null, testIdAttribute: "data-testid" };
   }
-  if (!values.target) throw new UmpireError("usage", "marks: no page given", "give --url URL, or --target NAME --path /x (a target of umpire.config.yaml)");
+  if (!values.target)
+    throw new UmpireError(
+      "usage",
+      "marks: no page given",
+      "give --url URL, or --target NAME --path /x (a target of umpire.config.yaml)",
+    );
   const name = String(values.target);
   const decl = targets[name];
   if (!decl) {
@@ -54,22 +79,35 @@ async function pageToOpen(values: Record<string, unknown>, targets: Record<strin
     throw new UmpireError(
       "input",
       `marks: --target ${name}: ${configFile ? `${configFile} declares no target of that name` : "no config file (umpire.config.yaml) in this folder"}`,
-      known.length ? `one of: ${known.join(", ")}` : "declare it under targets: (npx umpire init writes one), or use --url",
+      known.length
+        ? `one of: ${known.join(", ")}`
+        : "declare it under targets: (npx umpire init writes one), or use --url",
     );
   }
   const configDir = configFile ? dirname(resolve(io.cwd, configFile)) : io.cwd;
   const target = await startWebTarget({ name, decl, configDir, logDir, env: io.env, signal: io.signal });
-  return { url: new URL(String(values.path), `${target.baseUrl}/`).toString(), target, testIdAttribute: decl.testIdAttribute };
+  return {
+    url: new URL(String(values.path), `${target.baseUrl}/`).toString(),
+    target,
+    testIdAttribute: decl.testIdAttribute,
+  };
 }
 
 function describe(c: PageControl): string {
   const what = `${c.role ?? c.tag}${c.name ? ` "${c.name}"` : ""}`;
-  const lines = [`${String(c.n).padStart(3)}  ${what}${c.frame ? ` [in iframe ${c.frame}]` : ""}${c.inViewport ? "" : " (outside the viewport: not in the screenshot)"}`];
+  const lines = [
+    `${String(c.n).padStart(3)}  ${what}${c.frame ? ` [in iframe ${c.frame}]` : ""}${c.inViewport ? "" : " (outside the viewport: not in the screenshot)"}`,
+  ];
   lines.push(`     ${c.yaml}`);
   if (c.ambiguous) {
-    lines.push(`     AMBIGUOUS: matches ${c.matches} elements${c.resolvable ? "; umpire takes the first" : ""}${c.unique ? `; this one alone: ${c.unique.yaml}` : ""}`);
+    lines.push(
+      `     AMBIGUOUS: matches ${c.matches} elements${c.resolvable ? "; umpire takes the first" : ""}${c.unique ? `; this one alone: ${c.unique.yaml}` : ""}`,
+    );
   }
-  if (!c.resolvable) lines.push("     NOT A MARK: umpire resolves marks in the main frame only; open the framed page itself (start.path) to aim at it");
+  if (!c.resolvable)
+    lines.push(
+      "     NOT A MARK: umpire resolves marks in the main frame only; open the framed page itself (start.path) to aim at it",
+    );
   return lines.join("\n");
 }
 
@@ -101,10 +139,16 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     try {
       await page.goto(url, { waitUntil: "load", timeout: 30_000 });
     } catch (error) {
-      throw new UmpireError("input", `marks: cannot open ${url}: ${firstLineOf(error)}`, "check the app is running and the URL is right");
+      throw new UmpireError(
+        "input",
+        `marks: cannot open ${url}: ${firstLineOf(error)}`,
+        "check the app is running and the URL is right",
+      );
     }
     await page.waitForLoadState("networkidle", { timeout: 5_000 }).catch(() => undefined);
-    const controls = await pageControls(page, { testIdAttribute: String(values["test-id-attribute"] ?? testIdAttribute) });
+    const controls = await pageControls(page, {
+      testIdAttribute: String(values["test-id-attribute"] ?? testIdAttribute),
+    });
     const screenshot = resolve(io.cwd, String(values.screenshot));
     mkdirSync(dirname(screenshot), { recursive: true });
     const remove = await drawNumberedBoxes(page, controls);
@@ -116,10 +160,16 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     }
     const flagged = controls.filter((c) => c.ambiguous).length;
     const framed = controls.filter((c) => !c.resolvable).length;
-    io.stdout.write(`${page.url()}: ${controls.length} controls${flagged ? `, ${flagged} ambiguous` : ""}${framed ? `, ${framed} in iframes` : ""}\n`);
-    io.stdout.write(`paste the declarations under targets.<name>.marks; steps aim at a mark by its name (target: NAME)\n\n`);
+    io.stdout.write(
+      `${page.url()}: ${controls.length} controls${flagged ? `, ${flagged} ambiguous` : ""}${framed ? `, ${framed} in iframes` : ""}\n`,
+    );
+    io.stdout.write(
+      `paste the declarations under targets.<name>.marks; steps aim at a mark by its name (target: NAME)\n\n`,
+    );
     io.stdout.write(controls.map(describe).join("\n") + (controls.length ? "\n" : ""));
-    io.stdout.write(`\nscreenshot: ${screenshot} (${viewport.width}x${viewport.height}, controls boxed and numbered as above)\n`);
+    io.stdout.write(
+      `\nscreenshot: ${screenshot} (${viewport.width}x${viewport.height}, controls boxed and numbered as above)\n`,
+    );
     return EXIT.ok;
   } finally {
     await browser.close().catch(() => undefined);

@@ -19,7 +19,12 @@ import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 
 const OPTIONS = {
-  into: { kind: "string", arg: "FILE", required: true, help: "the database to merge into (created when missing; skipped if also listed)" },
+  into: {
+    kind: "string",
+    arg: "FILE",
+    required: true,
+    help: "the database to merge into (created when missing; skipped if also listed)",
+  },
   out: { kind: "string", arg: "DIR", defaultText: "runs/ beside --into", help: "where merged runs' trial folders go" },
   json: { kind: "boolean", help: "print the result as JSON" },
 } as const;
@@ -38,10 +43,13 @@ files again changes nothing. Files with a different store schema version are ref
 });
 
 async function execute({ values, positionals }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
-
   const into = resolve(io.cwd, values.into);
   const outDir = resolve(io.cwd, values.out ?? join(dirname(into), "runs"));
-  const result = mergeStores({ sources: positionals.map((p) => resolve(io.cwd, p)), into, runFolder: (id) => join(outDir, id) });
+  const result = mergeStores({
+    sources: positionals.map((p) => resolve(io.cwd, p)),
+    into,
+    runFolder: (id) => join(outDir, id),
+  });
   for (const merged of result.runs) gatherFolders(merged, result.warnings);
 
   if (values.json) {
@@ -56,11 +64,15 @@ async function execute({ values, positionals }: ParsedCommand<typeof OPTIONS>, i
 /** Copies each source run folder's files into the merged run's folder (existing files are kept). */
 function gatherFolders(merged: MergedRun, warnings: string[]): void {
   for (const source of merged.sources) {
-    const candidates = [source.folder, join(dirname(source.file), "runs", merged.id)].filter((p): p is string => Boolean(p));
+    const candidates = [source.folder, join(dirname(source.file), "runs", merged.id)].filter((p): p is string =>
+      Boolean(p),
+    );
     const found = candidates.find((p) => existsSync(p) && statSync(p).isDirectory());
     if (!found) {
       if (source.trials > 0) {
-        warnings.push(`run ${merged.id} from ${source.file}: its trial folders were not found (looked in ${candidates.join(" and ")}); screenshots and logs of those trials are missing from ${merged.folder}. Put that machine's results folder beside its database and merge again`);
+        warnings.push(
+          `run ${merged.id} from ${source.file}: its trial folders were not found (looked in ${candidates.join(" and ")}); screenshots and logs of those trials are missing from ${merged.folder}. Put that machine's results folder beside its database and merge again`,
+        );
       }
       continue;
     }
@@ -78,7 +90,9 @@ function summary(result: MergeResult, cwd: string): string {
   for (const s of result.skipped) lines.push(`skipped ${s}: it is the target`);
   for (const r of result.runs) {
     const from = r.sources.map((s) => show(s.file)).join(", ");
-    lines.push(`run ${r.id}: ${r.status}, ${r.done} of ${r.planned} trials done (from ${from}); folder ${show(r.folder)}`);
+    lines.push(
+      `run ${r.id}: ${r.status}, ${r.done} of ${r.planned} trials done (from ${from}); folder ${show(r.folder)}`,
+    );
   }
   const files = new Set(result.runs.flatMap((r) => r.sources.map((s) => s.file)));
   lines.push(`merged ${result.runs.length} run(s) from ${files.size} file(s) into ${show(result.into)}`);

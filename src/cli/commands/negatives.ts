@@ -24,7 +24,10 @@ export const NEGATIVES_OPTIONS = {
   concurrency: { ...O.concurrency, defaultText: "the number of cores", help: "trials at once" },
   db: { ...O.db, help: "the results database the probes' run (tagged self-test) is stored in" },
   out: { ...O.out, help: "where the probes' trial folders go" },
-  config: { ...O.config, help: "the config file declaring targets (default: umpire.config.* in the working folder, else beside the tasks)" },
+  config: {
+    ...O.config,
+    help: "the config file declaring targets (default: umpire.config.* in the working folder, else beside the tasks)",
+  },
 } as const;
 
 export const run = defineCommand({
@@ -49,7 +52,9 @@ export interface NegativesRun {
 
 /** Runs and reports the negatives of these tasks; shared with `umpire import playwright --negatives`. */
 export async function negativesFor(run: NegativesRun, io: CommandIO): Promise<number> {
-  io.stderr.write(`umpire negatives: mutations of the gold of ${run.tasks.length} task${run.tasks.length === 1 ? "" : "s"} on the reference model\n`);
+  io.stderr.write(
+    `umpire negatives: mutations of the gold of ${run.tasks.length} task${run.tasks.length === 1 ? "" : "s"} on the reference model\n`,
+  );
   const store = openStore(resolve(io.cwd, run.db));
   let outcome: Awaited<ReturnType<typeof runNegatives>>;
   try {
@@ -79,7 +84,11 @@ export async function negativesFor(run: NegativesRun, io: CommandIO): Promise<nu
 
 async function execute(parsed: ParsedCommand<typeof NEGATIVES_OPTIONS>, io: CommandIO): Promise<number> {
   const project = projectTargets(parsed.config, parsed.positionals, io.cwd);
-  const tasks = await loadTasksOrThrowAsync(parsed.positionals, { cwd: io.cwd, targets: project.targets, allowDrafts: true }, CUSTOM_CHECK_RULES);
+  const tasks = await loadTasksOrThrowAsync(
+    parsed.positionals,
+    { cwd: io.cwd, targets: project.targets, allowDrafts: true },
+    CUSTOM_CHECK_RULES,
+  );
   return negativesFor(
     {
       tasks,

@@ -16,10 +16,34 @@ import type { CommandIO } from "../io.js";
 import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
-  detect: { kind: "number", arg: "POINTS", required: true, min: 0.1, max: 100, help: "the pass-rate drop to detect, in points (10 = 10 points)" },
-  baseline: { kind: "string", arg: "RUN|TAG", help: "the run to compare against later; its repeats give the variance\n(default: the worst case, every task passing half the time)" },
-  tasks: { kind: "int", arg: "N", min: 1, defaultText: "the baseline's tasks x agents", help: "tasks the comparison will pair" },
-  alpha: { kind: "number", arg: "A", min: 0.0001, max: 0.5, default: 0.05, help: "significance level of the comparison" },
+  detect: {
+    kind: "number",
+    arg: "POINTS",
+    required: true,
+    min: 0.1,
+    max: 100,
+    help: "the pass-rate drop to detect, in points (10 = 10 points)",
+  },
+  baseline: {
+    kind: "string",
+    arg: "RUN|TAG",
+    help: "the run to compare against later; its repeats give the variance\n(default: the worst case, every task passing half the time)",
+  },
+  tasks: {
+    kind: "int",
+    arg: "N",
+    min: 1,
+    defaultText: "the baseline's tasks x agents",
+    help: "tasks the comparison will pair",
+  },
+  alpha: {
+    kind: "number",
+    arg: "A",
+    min: 0.0001,
+    max: 0.5,
+    default: 0.05,
+    help: "significance level of the comparison",
+  },
   power: { kind: "number", arg: "P", min: 0.5, max: 0.999, default: 0.8, help: "the chance of detecting the drop" },
   json: { ...O.json, help: "print JSON only" },
   db: O.db,
@@ -37,7 +61,8 @@ sample size for the paired McNemar test; docs/reporting.md, "How sure").`,
   run: execute,
 });
 
-const usd = (x: number | null) => (x === null ? "unknown (a model without a price, or no baseline)" : `$${x.toPrecision(3)}`);
+const usd = (x: number | null) =>
+  x === null ? "unknown (a model without a price, or no baseline)" : `$${x.toPrecision(3)}`;
 
 function planText(p: RepeatPlan, baseline: string | null): string {
   const noise =
@@ -62,12 +87,21 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       ? null
       : withReadStore(values.db, io, (store) => {
           const run = resolveBaseline(store, values.baseline!, []);
-          return { id: run.id, ...baselineCounts(store.trials(run.id).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }))) };
+          return {
+            id: run.id,
+            ...baselineCounts(store.trials(run.id).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }))),
+          };
         });
   const tasks = values.tasks ?? baseline?.counts.length;
   if (!tasks) {
-    const why = baseline ? `run ${baseline.id} has no passed or failed trial` : "without --baseline the number of tasks is unknown";
-    throw new UmpireError("usage", `plan: ${why}`, "give --tasks N (the tasks the comparison will pair), or a --baseline with finished trials");
+    const why = baseline
+      ? `run ${baseline.id} has no passed or failed trial`
+      : "without --baseline the number of tasks is unknown";
+    throw new UmpireError(
+      "usage",
+      `plan: ${why}`,
+      "give --tasks N (the tasks the comparison will pair), or a --baseline with finished trials",
+    );
   }
   const plan = planRepeats({
     drop: values.detect / 100,
@@ -77,6 +111,10 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     power: values.power,
     meanTrialCostUsd: baseline?.meanTrialCostUsd ?? null,
   });
-  io.stdout.write(values.json ? `${JSON.stringify({ baseline: baseline?.id ?? null, plan }, null, 2)}\n` : planText(plan, baseline?.id ?? null));
+  io.stdout.write(
+    values.json
+      ? `${JSON.stringify({ baseline: baseline?.id ?? null, plan }, null, 2)}\n`
+      : planText(plan, baseline?.id ?? null),
+  );
   return EXIT.ok;
 }

@@ -63,7 +63,8 @@ interface TrialRejudged {
 function unjudgeable(trial: TrialRecord, task: Task | undefined): string | null {
   if (trial.status !== "done" || trial.verdict === null) return "it has not finished";
   if (trial.verdict === "cancelled") return "it was cancelled (umpire run --resume runs it)";
-  if (trial.stopReason && INFRASTRUCTURE_STOPS.has(trial.stopReason)) return `it stopped on an infrastructure error (${trial.stopReason}), so there is no end state to judge`;
+  if (trial.stopReason && INFRASTRUCTURE_STOPS.has(trial.stopReason))
+    return `it stopped on an infrastructure error (${trial.stopReason}), so there is no end state to judge`;
   if (trial.mode === "external") return "a command agent's trial: which of its checks decide depends on how it ran";
   if (!task) return `its task ${trial.taskId} is no longer in ${trial.taskFile}`;
   if (!trial.folder) return "it has no trial folder";
@@ -77,14 +78,25 @@ function stopLine(trial: TrialRecord, checks: readonly CheckResult[], verdict: V
   return failing ? `${head}, ${failing.reason}` : `${head}, all required checks passed`;
 }
 
-async function todaysTasks(trials: readonly TrialRecord[], io: CommandIO, config: Parameters<typeof projectTargets>[0]): Promise<Map<string, Task>> {
+async function todaysTasks(
+  trials: readonly TrialRecord[],
+  io: CommandIO,
+  config: Parameters<typeof projectTargets>[0],
+): Promise<Map<string, Task>> {
   const files = [...new Set(trials.map((t) => t.taskFile))];
   const project = projectTargets(config, files, io.cwd);
   const tasks = await loadTasksOrThrowAsync(files, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
   return new Map(tasks.map((t) => [t.id, t]));
 }
 
-async function rejudgeOne(store: Store, trial: TrialRecord, task: Task, runFolder: string, browser: () => Promise<Browser>, io: CommandIO): Promise<TrialRejudged> {
+async function rejudgeOne(
+  store: Store,
+  trial: TrialRecord,
+  task: Task,
+  runFolder: string,
+  browser: () => Promise<Browser>,
+  io: CommandIO,
+): Promise<TrialRejudged> {
   const base = { trial: trial.id, task: trial.taskId, before: trial.verdict, after: trial.verdict, liveChecks: [] };
   // A trial's folder is stored relative to its run's folder.
   const folder = resolve(io.cwd, runFolder, trial.folder!);
@@ -103,7 +115,9 @@ async function rejudgeOne(store: Store, trial: TrialRecord, task: Task, runFolde
     env: io.env,
   });
   const verdict = verdictOf(judged.checks, {});
-  const { claimed, verified } = summarizeClaim(evidence.answer, judged.checks, { infeasible: task.tags.includes("infeasible") });
+  const { claimed, verified } = summarizeClaim(evidence.answer, judged.checks, {
+    infeasible: task.tags.includes("infeasible"),
+  });
   store.recordRejudgement(trial.id, {
     taskHash: taskContentHash(task),
     verdict,
@@ -126,12 +140,17 @@ function describe(results: readonly TrialRejudged[], runId: string): string {
     const change = r.before === r.after ? `${r.after} (unchanged)` : `${r.before} -> ${r.after}`;
     lines.push(`${r.trial}  ${r.task}: ${change}`);
     for (const live of r.liveChecks) {
-      lines.push(`  needs a live app: "${live.name}" (${live.kind}): ${live.why}; ${live.kept ? "kept its earlier result" : "not judged"}`);
+      lines.push(
+        `  needs a live app: "${live.name}" (${live.kind}): ${live.why}; ${live.kept ? "kept its earlier result" : "not judged"}`,
+      );
     }
   }
   const done = results.filter((r) => !r.skipped);
   const changed = done.filter((r) => r.before !== r.after).length;
-  lines.push("", `re-judged ${done.length} of ${results.length} trial${results.length === 1 ? "" : "s"} of run ${runId} with today's checks: ${changed} verdict${changed === 1 ? "" : "s"} changed; no model turn made`);
+  lines.push(
+    "",
+    `re-judged ${done.length} of ${results.length} trial${results.length === 1 ? "" : "s"} of run ${runId} with today's checks: ${changed} verdict${changed === 1 ? "" : "s"} changed; no model turn made`,
+  );
   return `${lines.join("\n")}\n`;
 }
 
@@ -145,7 +164,12 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     let trials = store.trials(runRecord.id);
     if (wanted.length > 0) {
       const unknown = wanted.filter((id) => !trials.some((t) => t.taskId === id));
-      if (unknown.length > 0) throw new UmpireError("usage", `run ${runRecord.id} has no trials of task ${unknown.join(", ")}`, `tasks in it: ${[...new Set(trials.map((t) => t.taskId))].join(", ")}`);
+      if (unknown.length > 0)
+        throw new UmpireError(
+          "usage",
+          `run ${runRecord.id} has no trials of task ${unknown.join(", ")}`,
+          `tasks in it: ${[...new Set(trials.map((t) => t.taskId))].join(", ")}`,
+        );
       trials = trials.filter((t) => wanted.includes(t.taskId));
     }
     const tasks = await todaysTasks(trials, io, parsed.config);
@@ -154,7 +178,15 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     for (const trial of trials) {
       const task = tasks.get(trial.taskId);
       const why = unjudgeable(trial, task);
-      if (why) results.push({ trial: trial.id, task: trial.taskId, before: trial.verdict, after: trial.verdict, liveChecks: [], skipped: why });
+      if (why)
+        results.push({
+          trial: trial.id,
+          task: trial.taskId,
+          before: trial.verdict,
+          after: trial.verdict,
+          liveChecks: [],
+          skipped: why,
+        });
       else results.push(await rejudgeOne(store, trial, task!, runRecord.folder ?? ".", browser, io));
     }
     if (values.json) io.stdout.write(`${JSON.stringify({ run: runRecord.id, trials: results }, null, 2)}\n`);

@@ -28,9 +28,23 @@ const OPTIONS = {
   },
   db: O.db,
   ...PRICE_OPTIONS,
-  open: { kind: "boolean", help: "open the report in this machine's browser ($BROWSER, open,\nstart or xdg-open) after writing it" },
-  serve: { kind: "boolean", help: "serve the report on 127.0.0.1 and print its URL\n(for a remote machine); Ctrl-C stops" },
-  port: { kind: "int", arg: "N", min: 0, max: 65535, default: DEFAULT_REPORT_PORT, defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`, help: "the port --serve listens on" },
+  open: {
+    kind: "boolean",
+    help: "open the report in this machine's browser ($BROWSER, open,\nstart or xdg-open) after writing it",
+  },
+  serve: {
+    kind: "boolean",
+    help: "serve the report on 127.0.0.1 and print its URL\n(for a remote machine); Ctrl-C stops",
+  },
+  port: {
+    kind: "int",
+    arg: "N",
+    min: 0,
+    max: 65535,
+    default: DEFAULT_REPORT_PORT,
+    defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`,
+    help: "the port --serve listens on",
+  },
 } as const;
 
 export const run = defineCommand({
@@ -54,7 +68,12 @@ this run, the turn where the two trajectories parted and the next one, side by s
 function baselineDivergence(store: Store, runRef: string, baselineRef: string, cwd: string) {
   const candidate = store.getRun(runRef);
   const base = resolveBaseline(store, baselineRef, [candidate.id]);
-  if (base.id === candidate.id) throw new UmpireError("usage", `--baseline ${baselineRef} is the reported run itself`, "give an earlier run as --baseline");
+  if (base.id === candidate.id)
+    throw new UmpireError(
+      "usage",
+      `--baseline ${baselineRef} is the reported run itself`,
+      "give an earlier run as --baseline",
+    );
   return { baseRun: base.id, items: divergencesBetween(store, base, candidate, cwd) };
 }
 
@@ -64,16 +83,27 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
   // The store closes once the report is written: opening a browser or serving may take a while.
   const result = withReadStore(values.db, io, (store) => {
     const runRef = positionals[0] ?? "latest";
-    const divergence = values.baseline === undefined ? undefined : baselineDivergence(store, runRef, values.baseline, io.cwd);
-    return writeRunReport(store, runRef, { out: values.out, prices, cwd: io.cwd, ...(divergence ? { divergence } : {}) });
+    const divergence =
+      values.baseline === undefined ? undefined : baselineDivergence(store, runRef, values.baseline, io.cwd);
+    return writeRunReport(store, runRef, {
+      out: values.out,
+      prices,
+      cwd: io.cwd,
+      ...(divergence ? { divergence } : {}),
+    });
   });
   if (result.files.missing > 0) {
-    io.stderr.write(`umpire: ${result.files.missing} screenshot(s) of this run were not found on disk; the report marks them as missing\n`);
+    io.stderr.write(
+      `umpire: ${result.files.missing} screenshot(s) of this run were not found on disk; the report marks them as missing\n`,
+    );
   }
   io.stdout.write(`${result.indexPath}\n`);
   if (values.open && !values.serve) {
     const opened = await openInBrowser(pathToFileURL(result.indexPath).href, io.env);
-    if (!opened) io.stderr.write(`umpire: no browser to open here (set $BROWSER, or install xdg-open); to view it from another machine: umpire show-report ${result.dir}\n`);
+    if (!opened)
+      io.stderr.write(
+        `umpire: no browser to open here (set $BROWSER, or install xdg-open); to view it from another machine: umpire show-report ${result.dir}\n`,
+      );
   }
   if (values.serve) await serveUntilStopped(result.dir, values.port, io);
   return EXIT.ok;

@@ -13,7 +13,6 @@ import { executeRun } from "../run/run.js";
 import { storageFaultInRun, type RunStage } from "../storage-fault.js";
 import { UNTIL_DECIDED_OPTIONS } from "../until-decided.js";
 
-
 const MODEL_OPTIONS = {
   agent: {
     kind: "string",
@@ -68,7 +67,10 @@ const SCALE_OPTIONS = {
   "browser-endpoint": O["browser-endpoint"],
   "fixtures-host": O["fixtures-host"],
 } as const satisfies Record<string, OptionSpec>;
-const REPETITION_OPTIONS = { "repetition-window": O["repetition-window"], "recovery-limit": O["recovery-limit"] } as const;
+const REPETITION_OPTIONS = {
+  "repetition-window": O["repetition-window"],
+  "recovery-limit": O["recovery-limit"],
+} as const;
 const OUTPUT_OPTIONS = {
   db: O.db,
   out: O.out,
@@ -79,7 +81,14 @@ const OUTPUT_OPTIONS = {
   reporter: O.reporter,
   quiet: O.quiet,
 } as const;
-const OPTIONS = { ...MODEL_OPTIONS, ...SELECT_OPTIONS, ...RUN_OPTIONS, ...SCALE_OPTIONS, ...REPETITION_OPTIONS, ...OUTPUT_OPTIONS } as const;
+const OPTIONS = {
+  ...MODEL_OPTIONS,
+  ...SELECT_OPTIONS,
+  ...RUN_OPTIONS,
+  ...SCALE_OPTIONS,
+  ...REPETITION_OPTIONS,
+  ...OUTPUT_OPTIONS,
+} as const;
 
 const HELP_SECTIONS = {
   model: MODEL_OPTIONS,
@@ -93,7 +102,8 @@ const HELP_SECTIONS = {
 const RUN_EXIT_CODES = exitCodesHelp({
   ok: "every trial passed",
   failed: "some trial failed (the agent's doing)",
-  usage: "usage or input error, including a model endpoint that is unreachable, refuses the key or\ndoes not serve the model (found by the preflight, before any browser starts)",
+  usage:
+    "usage or input error, including a model endpoint that is unreachable, refuses the key or\ndoes not serve the model (found by the preflight, before any browser starts)",
   infrastructure: "some trial ended in verdict error (infrastructure) after its retries (--retries), and none failed",
   internal: "umpire could not do its whole job (e.g. a reporter failed; the run itself went on)",
   interrupted: "interrupted (Ctrl-C): trials in flight are stored as cancelled; --resume runs them again",

@@ -1,4 +1,3 @@
-
 import { EXIT } from "../exit-codes.js";
 import { OPTIONS as O } from "../../config/options.js";
 import type { ParsedCommand } from "../args.js";

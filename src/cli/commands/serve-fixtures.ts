@@ -14,10 +14,23 @@ import { untilAborted, type CommandIO } from "../io.js";
 
 const OPTIONS = {
   port: { kind: "int", arg: "N", min: 0, max: 65535, default: 0, defaultText: "0: a free port", help: "site port" },
-  "control-port": { kind: "int", arg: "N", min: 0, max: 65535, default: 0, defaultText: "0: a free port", help: "control API port" },
+  "control-port": {
+    kind: "int",
+    arg: "N",
+    min: 0,
+    max: 65535,
+    default: 0,
+    defaultText: "0: a free port",
+    help: "control API port",
+  },
   host: { kind: "string", arg: "H", default: "127.0.0.1", help: "interface the site listens on" },
   // Not --host's default: sharing the site with a remote browser must not share the session controls.
-  "control-host": { kind: "string", arg: "H", default: "127.0.0.1", help: "interface the control API listens on (whatever --host is)" },
+  "control-host": {
+    kind: "string",
+    arg: "H",
+    default: "127.0.0.1",
+    help: "interface the control API listens on (whatever --host is)",
+  },
 } as const;
 
 export const run = defineCommand({
@@ -32,13 +45,21 @@ export const run = defineCommand({
 async function execute({ values }: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { port, "control-port": controlPort } = values;
   if (port !== 0 && port === controlPort) {
-    throw new UmpireError("usage", "--port and --control-port are the same", "The control API needs its own port (its own origin); pick two different ports or 0.");
+    throw new UmpireError(
+      "usage",
+      "--port and --control-port are the same",
+      "The control API needs its own port (its own origin); pick two different ports or 0.",
+    );
   }
   let site;
   try {
     site = await startFixtureSite({ port, controlPort, host: values.host, controlHost: values["control-host"] });
   } catch (error) {
-    throw new UmpireError("usage", `serve-fixtures: cannot listen: ${messageOf(error)}`, "Pick other ports (or 0 for free ones), or another --host / --control-host.");
+    throw new UmpireError(
+      "usage",
+      `serve-fixtures: cannot listen: ${messageOf(error)}`,
+      "Pick other ports (or 0 for free ones), or another --host / --control-host.",
+    );
   }
   io.stdout.write(
     `fixture site:  ${site.siteUrl}\ncontrol API:   ${site.controlUrl}\ncontrol token: ${site.controlToken}\n` +

@@ -17,7 +17,15 @@ import { DEFAULT_REPORT_PORT, serveUntilStopped } from "../serve-report.js";
 import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
-  port: { kind: "int", arg: "N", min: 0, max: 65535, default: DEFAULT_REPORT_PORT, defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`, help: "the port to listen on (127.0.0.1 only)" },
+  port: {
+    kind: "int",
+    arg: "N",
+    min: 0,
+    max: 65535,
+    default: DEFAULT_REPORT_PORT,
+    defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`,
+    help: "the port to listen on (127.0.0.1 only)",
+  },
   db: { ...O.db, help: "the database whose latest run's report is served\\nwhen no folder is given" },
 } as const;
 
@@ -36,7 +44,11 @@ async function execute({ values, positionals }: ParsedCommand<typeof OPTIONS>, i
   if (positionals[0]) folder = resolve(io.cwd, positionals[0]);
   else folder = withReadStore(values.db, io, (store) => defaultReportDir(store.getRun("latest"), io.cwd));
   if (!existsSync(join(folder, INDEX_PAGE))) {
-    throw new UmpireError("not_found", `${folder} holds no report (no ${INDEX_PAGE})`, "write one with `umpire report [run]`, or name a report folder: umpire show-report <folder>");
+    throw new UmpireError(
+      "not_found",
+      `${folder} holds no report (no ${INDEX_PAGE})`,
+      "write one with `umpire report [run]`, or name a report folder: umpire show-report <folder>",
+    );
   }
   await serveUntilStopped(folder, values.port, io);
   return EXIT.ok;

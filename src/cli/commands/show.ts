@@ -27,7 +27,11 @@ const OPTIONS = {
   json: { ...O.json, help: "print JSON only (the same trial shape as `umpire run --json`)" },
   junit: { kind: "string", arg: "FILE", help: "also write the trials as JUnit XML (same as --reporter junit:FILE)" },
   // Not from the config file's defaults here: those are for runs, and show would rewrite a run's files.
-  reporter: { ...O.reporter, config: false, help: "list (default) | dot | json | junit | markdown | html, each with an\noptional output file (html: a folder), as on umpire run; repeatable" },
+  reporter: {
+    ...O.reporter,
+    config: false,
+    help: "list (default) | dot | json | junit | markdown | html, each with an\noptional output file (html: a folder), as on umpire run; repeatable",
+  },
   db: O.db,
   ...PRICE_OPTIONS,
 } as const;
@@ -47,27 +51,47 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
   const { values, positionals } = parsed;
   const prices = pricesOf(values, parsed.config);
   // --json keeps its own shape here (it may carry the turn log); other reporters render as on `umpire run`.
-  const outputs = await planOutputs((values.reporter ?? []).filter((r) => !(values.json && r === "json")), { cwd: io.cwd });
+  const outputs = await planOutputs(
+    (values.reporter ?? []).filter((r) => !(values.json && r === "json")),
+    { cwd: io.cwd },
+  );
   return withReadStore(values.db, io, (store) => {
     const runRecord = store.getRun(positionals[0] ?? "latest");
     // Re-price turns like trials when the user supplied prices (see reportedCost).
-    const turnCost = (turn: TurnRecord, model: string) => (prices.userPrices ? costOfUsage(turn.usage, prices.lookup(model)) : turn.costUsd);
+    const turnCost = (turn: TurnRecord, model: string) =>
+      prices.userPrices ? costOfUsage(turn.usage, prices.lookup(model)) : turn.costUsd;
     const details: TrialDetail[] = store.trials(runRecord.id).map((t) => ({
       trial: { ...t, costUsd: reportedCost(t, prices) },
       checks: store.checks(t.id),
-      ...(values.turns ? { turns: store.turns(t.id).map((turn) => ({ ...turn, costUsd: turnCost(turn, t.model) })), actions: store.actions(t.id) } : {}),
+      ...(values.turns
+        ? {
+            turns: store.turns(t.id).map((turn) => ({ ...turn, costUsd: turnCost(turn, t.model) })),
+            actions: store.actions(t.id),
+          }
+        : {}),
     }));
     if (values.junit) writeFileSync(resolve(io.cwd, values.junit), junitXml([{ name: runRecord.id, trials: details }]));
     if (values.json) {
-      if (!outputs.summary) throw new UmpireError("usage", "--json and a reporter without a file would both write to stdout", "give the reporter a file: --reporter NAME:FILE");
-      const trials = details.map((d) => ({ ...trialToJson(d.trial, d.checks), ...(d.turns ? { turnLog: d.turns, actionLog: d.actions } : {}) }));
+      if (!outputs.summary)
+        throw new UmpireError(
+          "usage",
+          "--json and a reporter without a file would both write to stdout",
+          "give the reporter a file: --reporter NAME:FILE",
+        );
+      const trials = details.map((d) => ({
+        ...trialToJson(d.trial, d.checks),
+        ...(d.turns ? { turnLog: d.turns, actionLog: d.actions } : {}),
+      }));
       io.stdout.write(`${JSON.stringify(runToJson(runRecord, trials), null, 2)}\n`);
     } else if (outputs.progress === "dot") {
-      io.stdout.write(`${dotLine(details.map((d) => d.trial.verdict))}\n${runSummaryLine(details.map((d) => d.trial))}\n`);
+      io.stdout.write(
+        `${dotLine(details.map((d) => d.trial.verdict))}\n${runSummaryLine(details.map((d) => d.trial))}\n`,
+      );
     } else if (outputs.summary) {
       io.stdout.write(showText(runRecord, details, terminalStyle(io.stdout, io.env)));
     }
-    for (const note of writeRunOutputs(outputs, store, runRecord.id, prices, io)) (outputs.summary && !values.json ? io.stdout : io.stderr).write(`${note}\n`);
+    for (const note of writeRunOutputs(outputs, store, runRecord.id, prices, io))
+      (outputs.summary && !values.json ? io.stdout : io.stderr).write(`${note}\n`);
     return EXIT.ok;
   });
 }

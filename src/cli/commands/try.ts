@@ -26,8 +26,19 @@ import { triedStepLine, triedStepSymbol, triedSteps } from "../tried-steps.js";
 
 const OPTIONS = {
   negative: { kind: "string", arg: "NAME", help: "play this negative instead of the gold reference" },
-  mode: { kind: "enum", arg: "M", values: ["structured", "tools"], default: "structured", help: "the output mode the reference model plays in" },
-  pictures: { kind: "string", arg: "DIR", defaultText: "<out>/<run>/try-<task>", help: "where the pictures go (one per step)" },
+  mode: {
+    kind: "enum",
+    arg: "M",
+    values: ["structured", "tools"],
+    default: "structured",
+    help: "the output mode the reference model plays in",
+  },
+  pictures: {
+    kind: "string",
+    arg: "DIR",
+    defaultText: "<out>/<run>/try-<task>",
+    help: "where the pictures go (one per step)",
+  },
   config: O.config,
   db: { ...O.db, help: "the results database the trial is stored in (a run tagged self-test)" },
   out: { ...O.out, help: "where the trial folder goes" },
@@ -46,7 +57,11 @@ into a folder it prints, then the checks' results. TASK is a task file, or a tas
   run: execute,
 });
 
-async function loadOne(arg: string, parsed: { config: Parameters<typeof projectTargets>[0] }, io: CommandIO): Promise<{ task: Task; project: ReturnType<typeof projectTargets> }> {
+async function loadOne(
+  arg: string,
+  parsed: { config: Parameters<typeof projectTargets>[0] },
+  io: CommandIO,
+): Promise<{ task: Task; project: ReturnType<typeof projectTargets> }> {
   const byPath = existsSync(resolve(io.cwd, arg));
   const paths = byPath ? [arg] : [];
   const project = projectTargets(parsed.config, paths, io.cwd);
@@ -54,11 +69,19 @@ async function loadOne(arg: string, parsed: { config: Parameters<typeof projectT
   const errors = loaded.problems.filter((p) => p.severity === "error");
   const task = byPath ? loaded.tasks[0] : loaded.tasks.find((t) => t.id === arg);
   if (errors.length > 0 && (!task || errors.some((p) => p.file === task.file))) {
-    throw new UmpireError("input", `try: ${arg} is not valid:\n${formatProblems(errors)}`, "fix the task file (umpire validate lists every problem)");
+    throw new UmpireError(
+      "input",
+      `try: ${arg} is not valid:\n${formatProblems(errors)}`,
+      "fix the task file (umpire validate lists every problem)",
+    );
   }
   if (!task) {
     const ids = loaded.tasks.map((t) => t.id);
-    throw new UmpireError("input", `try: no task file or task id ${arg}`, ids.length ? `a task file path, or one of: ${ids.join(", ")}` : "give a task file's path");
+    throw new UmpireError(
+      "input",
+      `try: no task file or task id ${arg}`,
+      ids.length ? `a task file path, or one of: ${ids.join(", ")}` : "give a task file's path",
+    );
   }
   return { task, project };
 }
@@ -69,7 +92,11 @@ function probeOf(task: Task, negative: string | undefined, mode: "structured" | 
   const found = all.find((p) => p.name === `negative:${negative}`);
   if (!found) {
     const names = Object.keys(task.negatives);
-    throw new UmpireError("usage", `try: task ${task.id} has no negative ${negative}`, names.length ? `one of: ${names.join(", ")}` : "the task declares no negatives");
+    throw new UmpireError(
+      "usage",
+      `try: task ${task.id} has no negative ${negative}`,
+      names.length ? `one of: ${names.join(", ")}` : "the task declares no negatives",
+    );
   }
   return { ...found, mode };
 }
@@ -84,20 +111,39 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
   const outDir = resolve(io.cwd, values.out);
   const store = openStore(resolve(io.cwd, values.db));
   try {
-    const outcome = await runSelfTest({ tasks: [task], config: project, store, outDir, concurrency: 1, signal: io.signal, env: io.env, probes: () => [probe] });
+    const outcome = await runSelfTest({
+      tasks: [task],
+      config: project,
+      store,
+      outDir,
+      concurrency: 1,
+      signal: io.signal,
+      env: io.env,
+      probes: () => [probe],
+    });
     const result = outcome.results[0];
     if (!result) return outcome.interrupted ? EXIT.interrupted : EXIT.internal;
     const runDir = join(outDir, outcome.runId);
-    const tried = triedSteps({ trajectory: probe.trajectory!, steps, records: outcome.records(result.trialId), turns: store.turns(result.trialId), actions: store.actions(result.trialId) });
+    const tried = triedSteps({
+      trajectory: probe.trajectory!,
+      steps,
+      records: outcome.records(result.trialId),
+      turns: store.turns(result.trialId),
+      actions: store.actions(result.trialId),
+    });
     const folder = values.pictures ? resolve(io.cwd, values.pictures) : join(runDir, `try-${task.id}`);
     mkdirSync(folder, { recursive: true });
     const pictures = await writeStepPictures(tried, runDir, folder);
     io.stdout.write(`${task.id} ${probe.name}: ${result.verdict} (${result.stopReason})\n\n`);
     for (const s of tried) io.stdout.write(`${triedStepSymbol(s)} ${oneLine(triedStepLine(s))}\n`);
     const checks = store.checks(result.trialId);
-    io.stdout.write(`\nchecks:\n${checks.map((c) => `${c.pass ? "✓" : "✗"} ${c.name}${c.required ? "" : " (optional)"}: ${oneLine(c.reason)}`).join("\n") || "(none ran)"}\n`);
+    io.stdout.write(
+      `\nchecks:\n${checks.map((c) => `${c.pass ? "✓" : "✗"} ${c.name}${c.required ? "" : " (optional)"}: ${oneLine(c.reason)}`).join("\n") || "(none ran)"}\n`,
+    );
     for (const reason of result.reasons) io.stdout.write(`note: ${oneLine(reason)}\n`);
-    io.stdout.write(`\npictures (${pictures.length}, one per turn): ${folder}\nstored as run ${outcome.runId} (tagged self-test): umpire show ${outcome.runId}\n`);
+    io.stdout.write(
+      `\npictures (${pictures.length}, one per turn): ${folder}\nstored as run ${outcome.runId} (tagged self-test): umpire show ${outcome.runId}\n`,
+    );
     if (outcome.interrupted) return EXIT.interrupted;
     return result.ok && tried.every((s) => !s.broken) ? EXIT.ok : EXIT.failed;
   } finally {

@@ -14,7 +14,14 @@ import { loadTasksAsync, type LoadResult } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
-import { isSound, runSelfTest, selfTestClosing, selfTestFindings, selfTestTable, type SelfTestOutcome } from "../self-test.js";
+import {
+  isSound,
+  runSelfTest,
+  selfTestClosing,
+  selfTestFindings,
+  selfTestTable,
+  type SelfTestOutcome,
+} from "../self-test.js";
 import { openStore } from "../../store/open.js";
 import { resolve } from "node:path";
 import { plural } from "../../report/format.js";
@@ -36,7 +43,10 @@ const OPTIONS = {
   concurrency: { ...O.concurrency, defaultText: "the number of cores", help: "trials at once during the self-test" },
   db: { ...O.db, help: "the results database the self-test's run (tagged self-test) is stored in" },
   out: { ...O.out, help: "where the self-test's trial folders go" },
-  config: { ...O.config, help: "the config file declaring targets (default: umpire.config.* in the working folder, else beside the tasks)" },
+  config: {
+    ...O.config,
+    help: "the config file declaring targets (default: umpire.config.* in the working folder, else beside the tasks)",
+  },
 } as const;
 
 export const run = defineCommand({
@@ -69,10 +79,13 @@ function rowsOf(result: LoadResult): TaskRow[] {
 }
 
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
-
   // Tasks name targets, declared in the config file (the working folder's, --config, or the one beside the tasks).
   const project = projectTargets(parsed.config, parsed.positionals, io.cwd);
-  const result = await loadTasksAsync(parsed.positionals, { cwd: io.cwd, targets: project.targets, allowDrafts: parsed.values["allow-drafts"] === true }, CUSTOM_CHECK_RULES);
+  const result = await loadTasksAsync(
+    parsed.positionals,
+    { cwd: io.cwd, targets: project.targets, allowDrafts: parsed.values["allow-drafts"] === true },
+    CUSTOM_CHECK_RULES,
+  );
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
 
@@ -81,14 +94,19 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
   const validation = { ok, tasks: rows.map((row) => ({ ...row, status: statusOf(row) })), problems: result.problems };
   const selfTestRequested = parsed.values["self-test"] === true;
   if (parsed.values.json) {
-    if (!selfTestRequested || !ok) io.stdout.write(`${JSON.stringify(selfTestRequested ? { ...validation, selfTest: null } : validation, null, 2)}\n`);
+    if (!selfTestRequested || !ok)
+      io.stdout.write(
+        `${JSON.stringify(selfTestRequested ? { ...validation, selfTest: null } : validation, null, 2)}\n`,
+      );
   } else {
     if (rows.length > 0) io.stdout.write(`${formatTaskTable(rows)}\n`);
     if (result.problems.length > 0) io.stdout.write(`\n${formatProblems(result.problems)}\n`);
     const errors = result.problems.filter((p) => p.severity === "error").length;
     const warnings = result.problems.length - errors;
     const valid = rows.filter((r) => r.errors === 0).length;
-    io.stdout.write(`\n${valid} of ${rows.length} task file${rows.length === 1 ? "" : "s"} valid; ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`);
+    io.stdout.write(
+      `\n${valid} of ${rows.length} task file${rows.length === 1 ? "" : "s"} valid; ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`,
+    );
   }
 
   if (selfTestRequested) {
@@ -110,7 +128,10 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
         concurrency,
         signal: io.signal,
         env: io.env,
-        onTrialEnd: (end) => io.stderr.write(`  ${oneLine(end.trial.task.id)} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason}${end.verdict === "passed" ? "" : `: ${oneLine(end.stopLine)}`})\n`),
+        onTrialEnd: (end) =>
+          io.stderr.write(
+            `  ${oneLine(end.trial.task.id)} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason}${end.verdict === "passed" ? "" : `: ${oneLine(end.stopLine)}`})\n`,
+          ),
       });
     } finally {
       store.close();
@@ -122,11 +143,15 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     const warnings = closing.filter((line) => line.startsWith("warning:"));
     const stored = `stored as run ${runId} (tagged self-test): umpire show ${runId}, umpire report ${runId}`;
     if (parsed.values.json) {
-      io.stdout.write(`${JSON.stringify({ ...validation, selfTest: { sound, runId, results, uncovered, warnings } }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ ...validation, selfTest: { sound, runId, results, uncovered, warnings } }, null, 2)}\n`,
+      );
       io.stderr.write(`umpire validate: ${stored}\n`);
     } else {
       const findings = selfTestFindings(results, uncovered, strict);
-      io.stdout.write(`\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${findings.length ? `\n${findings.map(oneLine).join("\n")}\n\n` : ""}${closing.join("\n")}\n${stored}\n`);
+      io.stdout.write(
+        `\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${findings.length ? `\n${findings.map(oneLine).join("\n")}\n\n` : ""}${closing.join("\n")}\n${stored}\n`,
+      );
     }
     if (outcome.interrupted) return EXIT.interrupted;
     return sound ? EXIT.ok : EXIT.failed;

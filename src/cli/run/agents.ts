@@ -4,7 +4,14 @@
  * `--last-failed`) by one function, `restoreAgents`, so both rebuild them the same way.
  */
 import { resolve } from "node:path";
-import { AgentConfigSchema, DEFAULT_MAX_TOKENS, DEFAULT_RETRY_POLICY, DEFAULT_TEMPERATURE, resolveAgentConfigs, type AgentConfig } from "../../agent/config.js";
+import {
+  AgentConfigSchema,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TEMPERATURE,
+  resolveAgentConfigs,
+  type AgentConfig,
+} from "../../agent/config.js";
 import { lookupModel } from "../../agent/models.js";
 import { redactCommandAgent, resolveCommandAgent } from "../../config/command-agent.js";
 import type { LoadedConfig } from "../../config/loader.js";
@@ -31,7 +38,16 @@ export type AgentValues = {
 };
 
 /** The options that make the unnamed agent (`run`'s model options but --agent and --no-preflight). */
-const AGENT_KEYS = ["model", "base-url", "mode", "api-key-env", "temperature", "reasoning-effort", "max-tokens", "stream"] as const satisfies readonly (keyof AgentValues)[];
+const AGENT_KEYS = [
+  "model",
+  "base-url",
+  "mode",
+  "api-key-env",
+  "temperature",
+  "reasoning-effort",
+  "max-tokens",
+  "stream",
+] as const satisfies readonly (keyof AgentValues)[];
 /** Flags that ask for an unnamed agent (made of --model/--mode) next to or instead of named ones. */
 const UNNAMED_AGENT_FLAGS = ["model", "mode", "base-url", "api-key-env"] as const;
 
@@ -68,7 +84,11 @@ export interface AgentRequest {
  * model the model table says has no function calling runs structured only; a --mode both or
  * tools that was asked for stays an error on it.
  */
-export function resolveAgents(values: AgentValues, sources: Partial<Record<keyof AgentValues, ValueSource>>, env: NodeJS.ProcessEnv): AgentConfig[] {
+export function resolveAgents(
+  values: AgentValues,
+  sources: Partial<Record<keyof AgentValues, ValueSource>>,
+  env: NodeJS.ProcessEnv,
+): AgentConfig[] {
   const models = values.model?.length ? values.model : (O.model.default as readonly string[]);
   const configs: AgentConfig[] = [];
   for (const model of models) {
@@ -90,7 +110,8 @@ export function resolveAgents(values: AgentValues, sources: Partial<Record<keyof
   }
   const labels = new Set<string>();
   for (const c of configs) {
-    if (labels.has(c.label)) throw new UmpireError("usage", `the agent config ${c.label} is given twice`, "name each --model once");
+    if (labels.has(c.label))
+      throw new UmpireError("usage", `the agent config ${c.label} is given twice`, "name each --model once");
     labels.add(c.label);
   }
   return configs;
@@ -104,9 +125,18 @@ export function chooseAgents(request: AgentRequest): RunAgents {
   // Agents of kind command bring their own loop; the others are model agents of umpire's loop.
   const isCommand = (name: string) => config.data.agents?.[name]?.kind === "command";
   const commandAgents = commandAgentPlans(names.filter(isCommand), config, cwd);
-  const named = resolveNamedAgents(config, names.filter((n) => !isCommand(n)), values, sources, env);
+  const named = resolveNamedAgents(
+    config,
+    names.filter((n) => !isCommand(n)),
+    values,
+    sources,
+    env,
+  );
   const unnamedAgents = (named.length === 0 && commandAgents.length === 0) || unnamedAsked;
-  const agents = finalizeAgents([...named, ...(unnamedAgents ? resolveAgents(values, sources, env) : [])], request.loopDefaults);
+  const agents = finalizeAgents(
+    [...named, ...(unnamedAgents ? resolveAgents(values, sources, env) : [])],
+    request.loopDefaults,
+  );
   return { agents, commandAgents, unnamedAgents, agentValues: pickAgentValues(values, sources, ["flag", "config"]) };
 }
 
@@ -126,13 +156,19 @@ export function restoreAgents(run: StoredRun, flag: "--resume" | "--last-failed"
   const { "base-url-had-credentials": had, ...before } = run.options.agentOptions;
   if (had === true && values["base-url"] === undefined) {
     const again = flag === "--resume" ? `umpire run --resume ${run.id}` : "umpire run --last-failed";
-    throw new UmpireError("usage", `run ${run.id} used a --base-url with credentials in it, which are never stored`, `pass the same --base-url again: ${again} --base-url <url>`);
+    throw new UmpireError(
+      "usage",
+      `run ${run.id} used a --base-url with credentials in it, which are never stored`,
+      `pass the same --base-url again: ${again} --base-url <url>`,
+    );
   }
   const now = pickAgentValues(values, sources, ["flag"]);
   const named = run.options.agents.filter((a) => a.name !== undefined).map((a) => AgentConfigSchema.parse(a));
   const unnamedAgents = run.options.unnamedAgents;
   const then = storedAgentValues(before);
-  const unnamed = unnamedAgents ? resolveAgents({ ...then, ...now }, { ...sourcesOf(then, "config"), ...sourcesOf(now, "flag") }, env) : [];
+  const unnamed = unnamedAgents
+    ? resolveAgents({ ...then, ...now }, { ...sourcesOf(then, "config"), ...sourcesOf(now, "flag") }, env)
+    : [];
   const agents = finalizeAgents([...named, ...unnamed], request.loopDefaults);
   const commandAgents = storedCommandAgents(run, flag, request.config, request.cwd);
   return { agents, commandAgents, unnamedAgents, agentValues: { ...then, ...now } };
@@ -145,7 +181,9 @@ function storedAgentValues(stored: Omit<StoredAgentOptions, "base-url-had-creden
 
 /** The agent options that came from `from` (not built-in defaults), stored so --resume rebuilds the same configs. */
 function pickAgentValues(values: AgentValues, sources: Sources, from: ValueSource[]): AgentValues {
-  return Object.fromEntries(AGENT_KEYS.filter((k) => values[k] !== undefined && from.includes(sources[k]!)).map((k) => [k, values[k]]));
+  return Object.fromEntries(
+    AGENT_KEYS.filter((k) => values[k] !== undefined && from.includes(sources[k]!)).map((k) => [k, values[k]]),
+  );
 }
 
 function sourcesOf(values: AgentValues, source: ValueSource): Partial<Record<keyof AgentValues, ValueSource>> {
@@ -161,7 +199,11 @@ export function storable(values: AgentValues): StoredAgentOptions {
   const url = values["base-url"];
   if (typeof url !== "string") return values;
   const bare = withoutUrlCredentials(url);
-  return { ...values, "base-url": bare, ...(bare !== url.replace(/\/+$/, "") ? { "base-url-had-credentials": true } : {}) };
+  return {
+    ...values,
+    "base-url": bare,
+    ...(bare !== url.replace(/\/+$/, "") ? { "base-url-had-credentials": true } : {}),
+  };
 }
 
 /**
@@ -178,15 +220,31 @@ function commandAgentPlans(names: string[], config: LoadedConfig, cwd: string): 
       throw new UmpireError(
         "usage",
         `--agent ${name}: no agent of that name in ${config.file ?? "the config file (there is none)"}`,
-        known.length ? `defined agents: ${known.join(", ")}` : "define it under agents: in umpire.config.yaml (docs/external-agents.md)",
+        known.length
+          ? `defined agents: ${known.join(", ")}`
+          : "define it under agents: in umpire.config.yaml (docs/external-agents.md)",
       );
     }
-    if (definition.kind !== "command") throw new UmpireError("usage", `--agent ${name}: not an agent of kind command`, "model agents are resolved by resolveNamedAgents");
-    if (seen.has(name)) throw new UmpireError("usage", `--agent ${name} is given twice`, "name each agent once; --repeat runs it more times");
+    if (definition.kind !== "command")
+      throw new UmpireError(
+        "usage",
+        `--agent ${name}: not an agent of kind command`,
+        "model agents are resolved by resolveNamedAgents",
+      );
+    if (seen.has(name))
+      throw new UmpireError(
+        "usage",
+        `--agent ${name} is given twice`,
+        "name each agent once; --repeat runs it more times",
+      );
     seen.add(name);
     const configFile = config.file ? resolve(cwd, config.file) : null;
     const command = resolveCommandAgent(name, definition, configFile, cwd);
-    return { config: commandAgentConfig(name, definition.model), command, stored: redactCommandAgent(name, definition) };
+    return {
+      config: commandAgentConfig(name, definition.model),
+      command,
+      stored: redactCommandAgent(name, definition),
+    };
   });
 }
 
@@ -196,10 +254,18 @@ function commandAgentPlans(names: string[], config: LoadedConfig, cwd: string): 
  * `agents:`, and only when that definition is still the one the run stored: otherwise the new
  * trials would run another agent under the same name.
  */
-function storedCommandAgents(run: StoredRun, flag: "--resume" | "--last-failed", config: LoadedConfig, cwd: string): CommandAgentPlan[] {
+function storedCommandAgents(
+  run: StoredRun,
+  flag: "--resume" | "--last-failed",
+  config: LoadedConfig,
+  cwd: string,
+): CommandAgentPlan[] {
   const thenFile = run.options.config?.file ?? null;
   const nowFile = config.file ?? "the config file (none was found)";
-  const instead = flag === "--resume" ? "or start a new run: umpire run --agent <name> ..." : "or name the agents yourself: umpire run --failed-in <run> --agent <name>";
+  const instead =
+    flag === "--resume"
+      ? "or start a new run: umpire run --agent <name> ..."
+      : "or name the agents yourself: umpire run --failed-in <run> --agent <name>";
   return run.options.commandAgents.map((was) => {
     const definition = config.data.agents?.[was.name];
     const where = `${thenFile ?? "the config file"}${thenFile && thenFile !== config.file ? ` (today: ${nowFile})` : ""}`;
@@ -220,7 +286,11 @@ function storedCommandAgents(run: StoredRun, flag: "--resume" | "--last-failed",
       );
     }
     const configFile = config.file ? resolve(cwd, config.file) : null;
-    return { config: commandAgentConfig(was.name, definition.model), command: resolveCommandAgent(was.name, definition, configFile, cwd), stored: redactCommandAgent(was.name, definition) };
+    return {
+      config: commandAgentConfig(was.name, definition.model),
+      command: resolveCommandAgent(was.name, definition, configFile, cwd),
+      stored: redactCommandAgent(was.name, definition),
+    };
   });
 }
 
@@ -248,7 +318,12 @@ function commandAgentConfig(name: string, model: string | undefined): AgentConfi
 }
 
 /** The command each command agent's trials run, by the agent's label. */
-export function commandSpecs(plans: readonly CommandAgentPlan[], sandbox: () => SandboxMode, env: NodeJS.ProcessEnv, listing: boolean): Map<string, CommandAgentSpec> {
+export function commandSpecs(
+  plans: readonly CommandAgentPlan[],
+  sandbox: () => SandboxMode,
+  env: NodeJS.ProcessEnv,
+  listing: boolean,
+): Map<string, CommandAgentSpec> {
   if (plans.length === 0) return new Map();
   const mode = sandbox();
   const spec = (c: CommandAgentPlan) => {

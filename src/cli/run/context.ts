@@ -112,20 +112,45 @@ export async function runSettings({ values, config, io }: RunRequest): Promise<R
   // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts: with local browsers
   // half the cores, since a trial on the instant embedded model keeps about a core busy (it rises while the CPU allows).
   const embeddedStart = Math.max(1, Math.floor(availableParallelism() / 2));
-  const concurrency = values.concurrency ?? (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : embeddedStart);
+  const concurrency =
+    values.concurrency ??
+    (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : embeddedStart);
   if (values.concurrency !== undefined && values["max-concurrency"] !== undefined) {
-    throw new UmpireError("usage", "--max-concurrency bounds the adaptive mode, and --concurrency pins it: give one", "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin");
+    throw new UmpireError(
+      "usage",
+      "--max-concurrency bounds the adaptive mode, and --concurrency pins it: give one",
+      "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin",
+    );
   }
   // Not pinned: each model endpoint's concurrency adapts (src/runner/concurrency-controller.ts) up to this ceiling.
-  const adaptiveMax = values.concurrency === undefined ? (values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX)) : undefined;
+  const adaptiveMax =
+    values.concurrency === undefined
+      ? (values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX))
+      : undefined;
   const repetition = { window: values["repetition-window"], recoveryLimit: values["recovery-limit"] };
   const prices = pricesOf(values, config);
   const dbPath = resolve(io.cwd, values.db);
-  if (values.resume && values.shard) throw new UmpireError("usage", "--shard does not go with --resume", "a shard's store holds only its own trials: --resume RUN --db <that shard's file> resumes exactly them");
-  const shard: ShardSource | undefined = values.resume ? undefined : values.shard ? { ...parseShard(values.shard), source: "--shard" } : shardFromEnv(io.env);
+  if (values.resume && values.shard)
+    throw new UmpireError(
+      "usage",
+      "--shard does not go with --resume",
+      "a shard's store holds only its own trials: --resume RUN --db <that shard's file> resumes exactly them",
+    );
+  const shard: ShardSource | undefined = values.resume
+    ? undefined
+    : values.shard
+      ? { ...parseShard(values.shard), source: "--shard" }
+      : shardFromEnv(io.env);
   const outDir = resolve(io.cwd, values.out);
   let sandboxMode: SandboxMode | undefined;
-  const sandbox = () => (sandboxMode ??= commandSandbox({ noSandbox: values["no-sandbox"] === true, outDir, dbPath, env: io.env, warn: (line) => io.stderr.write(`${line}\n`) }));
+  const sandbox = () =>
+    (sandboxMode ??= commandSandbox({
+      noSandbox: values["no-sandbox"] === true,
+      outDir,
+      dbPath,
+      env: io.env,
+      warn: (line) => io.stderr.write(`${line}\n`),
+    }));
   const failedRef = values["failed-in"] ?? (values["last-failed"] ? "latest" : undefined);
   refuseContradictions(values, failedRef);
   const outputs = await planOutputs(values.reporter ?? [], { json: values.json, quiet: values.quiet, cwd: io.cwd });
@@ -135,7 +160,11 @@ export async function runSettings({ values, config, io }: RunRequest): Promise<R
     adaptiveMax,
     modelConcurrency: values["model-concurrency"] ?? adaptiveMax ?? concurrency,
     repetition,
-    loopDefaults: { repetitionWindow: repetition.window, recoveryLimit: repetition.recoveryLimit, maxInvalidOutputs: DEFAULT_MAX_INVALID_OUTPUTS },
+    loopDefaults: {
+      repetitionWindow: repetition.window,
+      recoveryLimit: repetition.recoveryLimit,
+      maxInvalidOutputs: DEFAULT_MAX_INVALID_OUTPUTS,
+    },
     prices,
     dbPath,
     outDir,
@@ -152,12 +181,25 @@ export async function runSettings({ values, config, io }: RunRequest): Promise<R
 }
 
 function refuseContradictions(values: RunValues, failedRef: string | undefined): void {
-  if (values["failed-in"] && values["last-failed"]) throw new UmpireError("usage", "--last-failed and --failed-in are both given", "--last-failed is --failed-in latest: keep one");
+  if (values["failed-in"] && values["last-failed"])
+    throw new UmpireError(
+      "usage",
+      "--last-failed and --failed-in are both given",
+      "--last-failed is --failed-in latest: keep one",
+    );
   if (values.resume && (failedRef || hasTaskFilter(values))) {
-    throw new UmpireError("usage", "--resume runs exactly the unfinished trials of its run: it takes no --last-failed, --failed-in, --grep, --grep-invert or --task-tag", "drop the filter, or start a new run with it");
+    throw new UmpireError(
+      "usage",
+      "--resume runs exactly the unfinished trials of its run: it takes no --last-failed, --failed-in, --grep, --grep-invert or --task-tag",
+      "drop the filter, or start a new run with it",
+    );
   }
   if (values["exit-first"] && values["max-failures"] !== undefined && values["max-failures"] !== 1) {
-    throw new UmpireError("usage", `-x (--exit-first) and --max-failures ${values["max-failures"]} disagree`, "-x is --max-failures 1: keep one");
+    throw new UmpireError(
+      "usage",
+      `-x (--exit-first) and --max-failures ${values["max-failures"]} disagree`,
+      "-x is --max-failures 1: keep one",
+    );
   }
 }
 

@@ -27,7 +27,10 @@ export const finishPhase: Phase<RunContext> = {
     const stdoutJson = outputs.reporters.some((r) => r.name === "json" && !r.file);
     const counts =
       outputs.summary || stdoutJson
-        ? renderRunOutcome(store, runId, prices, io, stdoutJson, { concurrency: outcome.concurrency, pools: outcome.pools })
+        ? renderRunOutcome(store, runId, prices, io, stdoutJson, {
+            concurrency: outcome.concurrency,
+            pools: outcome.pools,
+          })
         : verdictCounts(store.trials(runId));
     // stdout stays pure JSON under --json: notes go to stderr then.
     const notes = outputs.summary ? io.stdout : io.stderr;
@@ -46,13 +49,19 @@ export const finishPhase: Phase<RunContext> = {
     }
     const unpaid = settings.runSpend ? moneyStopNotice(store, runId, settings.runSpend) : null;
     if (unpaid) io.stderr.write(unpaid);
-    return runExitCode(counts, { interrupted: outcome.status === "interrupted" || unpaid !== null, reporterFailed: outcome.reporterFailed });
+    return runExitCode(counts, {
+      interrupted: outcome.status === "interrupted" || unpaid !== null,
+      reporterFailed: outcome.reporterFailed,
+    });
   },
 };
 
 /** Failures and errors of stored trials, for the exit code when nothing prints the summary. */
 function verdictCounts(trials: readonly { verdict: string | null }[]): VerdictCounts {
-  return { failed: trials.filter((t) => t.verdict === "failed").length, errors: trials.filter((t) => t.verdict === "error").length };
+  return {
+    failed: trials.filter((t) => t.verdict === "failed").length,
+    errors: trials.filter((t) => t.verdict === "error").length,
+  };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

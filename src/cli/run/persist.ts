@@ -48,7 +48,12 @@ export const persistPhase: Phase<RunContext> = {
     ctx.stage.stored = { runId: plan.runId, runDir: plan.runDir };
     // The environment the trials run on; a resumed run keeps the one it started on.
     if (!store.getRun(plan.runId).environment) {
-      const environment = await collectRunEnvironment({ browsers: runtime.browsers, targets: runtime.targets, tasks, env: io.env });
+      const environment = await collectRunEnvironment({
+        browsers: runtime.browsers,
+        targets: runtime.targets,
+        tasks,
+        env: io.env,
+      });
       store.setRunEnvironment(plan.runId, { ...environment });
     }
   },
@@ -69,7 +74,13 @@ async function preflightEndpoints(agents: readonly AgentConfig[], io: CommandIO)
     if (agent.endpoint.kind !== "url") continue;
     const apiKey = readApiKey(agent, io.env);
     const key = JSON.stringify([agent.endpoint.baseUrl, agent.model, agent.apiKeyEnv]);
-    targets.set(key, { baseUrl: agent.endpoint.baseUrl, shownUrl: withoutCredentials(agent.endpoint.baseUrl), model: agent.model, apiKey, apiKeyEnv: agent.apiKeyEnv });
+    targets.set(key, {
+      baseUrl: agent.endpoint.baseUrl,
+      shownUrl: withoutCredentials(agent.endpoint.baseUrl),
+      model: agent.model,
+      apiKey,
+      apiKeyEnv: agent.apiKeyEnv,
+    });
   }
   const results = await Promise.all([...targets.values()].map((t) => preflight(t)));
   for (const result of results) {

@@ -29,7 +29,11 @@ export const planPhase: Phase<RunContext> = {
     if (plan === "nothing to re-run") return EXIT.ok;
     ctx.plan = plan;
     if (ctx.values.list) {
-      ctx.io.stdout.write(ctx.values.json ? `${JSON.stringify(listJson(plan.trials, plan.shardOfTrial), null, 2)}\n` : listText(plan.trials, plan.shardOfTrial));
+      ctx.io.stdout.write(
+        ctx.values.json
+          ? `${JSON.stringify(listJson(plan.trials, plan.shardOfTrial), null, 2)}\n`
+          : listText(plan.trials, plan.shardOfTrial),
+      );
       return EXIT.ok;
     }
   },
@@ -38,7 +42,13 @@ export const planPhase: Phase<RunContext> = {
 /** Every trial the selected tasks x agents x repeats give, with the commands of command agents. */
 function fullPlan(ctx: RunContext, selection: Selection, runId: string, repeat: number): PlannedTrial[] {
   const commands = commandSpecs(selection.commandAgents, ctx.settings.sandbox, ctx.io.env, ctx.values.list === true);
-  return planTrials(runId, selection.tasks, [...selection.agents, ...selection.commandAgents.map((c) => c.config)], repeat, commands);
+  return planTrials(
+    runId,
+    selection.tasks,
+    [...selection.agents, ...selection.commandAgents.map((c) => c.config)],
+    repeat,
+    commands,
+  );
 }
 
 /** `--resume`: the run's unfinished trials, matched by task, agent and repeat to today's plan of its tasks and agents. */
@@ -47,17 +57,25 @@ function planResumed(ctx: RunContext, selection: Selection, resumed: NonNullable
   const runId = resumed.id;
   const runDir = resumed.folder ?? runFolder(ctx.settings.outDir, runId);
   ctx.stage.resuming = runId;
-  const ignored = ctx.values.list ? null : resumeIgnoresOut(ctx.sources.out === "flag", ctx.settings.outDir, runDir, runId);
+  const ignored = ctx.values.list
+    ? null
+    : resumeIgnoresOut(ctx.sources.out === "flag", ctx.settings.outDir, runDir, runId);
   if (ignored) ctx.io.stderr.write(`${ignored}\n`);
   // The stored rows name the trials (a filtered run's ids are not those of the full plan): match each to its task and agent.
   const key = (taskId: string, agentLabel: string, repeat: number) => `${pairKey(taskId, agentLabel)}\u0000${repeat}`;
-  const all = new Map(fullPlan(ctx, selection, runId, resumed.repeat).map((t) => [key(t.task.id, t.agent.label, t.repeat), t]));
+  const all = new Map(
+    fullPlan(ctx, selection, runId, resumed.repeat).map((t) => [key(t.task.id, t.agent.label, t.repeat), t]),
+  );
   const previousAttempts = new Map<string, number>();
   for (const t of store.trials(runId)) previousAttempts.set(t.id, t.attempt);
   const trials = store.unfinishedTrials(runId).map((row) => {
     const planned = all.get(key(row.taskId, row.agentLabel, row.repeat));
     if (!planned) {
-      throw new UmpireError("input", `run ${runId}: trial ${row.id} is task ${row.taskId} with ${row.agentLabel}, which the run's task files and agents no longer give`, `restore ${row.taskFile}, or start a new run`);
+      throw new UmpireError(
+        "input",
+        `run ${runId}: trial ${row.id} is task ${row.taskId} with ${row.agentLabel}, which the run's task files and agents no longer give`,
+        `restore ${row.taskFile}, or start a new run`,
+      );
     }
     return { ...planned, id: row.id, seq: row.seq };
   });
@@ -74,11 +92,17 @@ function planNew(ctx: RunContext, selection: Selection): Plan | "nothing to re-r
   if (failed) {
     trials = keepPairs(trials, failed.pairs, runId);
     if (trials.length === 0) {
-      const why = failed.notPassed === 0 ? `every one of its ${failed.trials} trials passed` : "none of the tasks x agents that did not pass there is in today's selection";
+      const why =
+        failed.notPassed === 0
+          ? `every one of its ${failed.trials} trials passed`
+          : "none of the tasks x agents that did not pass there is in today's selection";
       (values.json ? io.stderr : io.stdout).write(`umpire: nothing to re-run from run ${failed.runId}: ${why}\n`);
       return "nothing to re-run";
     }
-    if (settings.chatty) io.stderr.write(`umpire: re-running ${trials.length} trials: the tasks x agents that did not pass in run ${failed.runId}\n`);
+    if (settings.chatty)
+      io.stderr.write(
+        `umpire: re-running ${trials.length} trials: the tasks x agents that did not pass in run ${failed.runId}\n`,
+      );
   }
   const sharded = shardOf(ctx, trials);
   trials = sharded.trials;
@@ -87,7 +111,10 @@ function planNew(ctx: RunContext, selection: Selection): Plan | "nothing to re-r
   const options = storedOptions(ctx, selection, sharded.options);
   const record = () => {
     store.createRun({ id: runId, tags: values.tag ?? [], umpireVersion: VERSION, folder: runDir, options });
-    store.addTrials(runId, trials.map((t) => storedPlan(t, shardOfTrial)));
+    store.addTrials(
+      runId,
+      trials.map((t) => storedPlan(t, shardOfTrial)),
+    );
   };
   return { runId, runDir, trials, shardOfTrial, previousAttempts: new Map(), record };
 }
@@ -98,13 +125,23 @@ function shardOf(ctx: RunContext, trials: PlannedTrial[]): { trials: PlannedTria
   if (!shard || shard.total <= 1) return { trials };
   const store: Store = fromPhase(ctx.store, "select");
   const historyFile = ctx.values["shard-history"];
-  const history = historyFile ? withReadStore(historyFile, ctx.io, (s) => s.durationHistory()) : store.durationHistory();
+  const history = historyFile
+    ? withReadStore(historyFile, ctx.io, (s) => s.durationHistory())
+    : store.durationHistory();
   const plan = assignShards(trials, shard.total, history);
-  const options = { index: shard.index, total: shard.total, trials: trials.length, balance: plan.balance, plan: plan.fingerprint };
+  const options = {
+    index: shard.index,
+    total: shard.total,
+    trials: trials.length,
+    balance: plan.balance,
+    plan: plan.fingerprint,
+  };
   const mine = plan.shards[shard.index - 1];
   if (chatty && !ctx.values.list) {
     const by = plan.balance === "duration" ? "recorded durations" : "count (no history)";
-    ctx.io.stderr.write(`shard ${shardLabel(shard)} (${shard.source}): ${mine.length} of ${options.trials} trials, balanced by ${by}, plan ${plan.fingerprint}\n`);
+    ctx.io.stderr.write(
+      `shard ${shardLabel(shard)} (${shard.source}): ${mine.length} of ${options.trials} trials, balanced by ${by}, plan ${plan.fingerprint}\n`,
+    );
   }
   return { trials: mine, options };
 }
@@ -116,7 +153,16 @@ function storedOptions(ctx: RunContext, selection: Selection, shard: StoredShard
   return {
     paths: selection.paths,
     agentOptions: storable(selection.agentValues),
-    ...(failed || hasTaskFilter(values) ? { selection: { grep: values.grep, grepInvert: values["grep-invert"], taskTags: values["task-tag"], failedIn: failed?.runId } } : {}),
+    ...(failed || hasTaskFilter(values)
+      ? {
+          selection: {
+            grep: values.grep,
+            grepInvert: values["grep-invert"],
+            taskTags: values["task-tag"],
+            failedIn: failed?.runId,
+          },
+        }
+      : {}),
     repeat: values.repeat,
     concurrency: settings.adaptiveMax ? `adaptive (max ${settings.adaptiveMax})` : settings.concurrency,
     agents: agents.map(redactConfig),
@@ -151,7 +197,10 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** `--list`: the planned trials, one a line, in the order they would start. */
 function listText(trials: PlannedTrial[], shard: string | null): string {
-  const rows = [["task", "agent", "repeat", "shard"], ...trials.map((t) => [t.task.id, t.agent.label, String(t.repeat), shard ?? "1/1"])];
+  const rows = [
+    ["task", "agent", "repeat", "shard"],
+    ...trials.map((t) => [t.task.id, t.agent.label, String(t.repeat), shard ?? "1/1"]),
+  ];
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join("  "));
   const tasks = new Set(trials.map((t) => t.task.id)).size;
@@ -160,5 +209,11 @@ function listText(trials: PlannedTrial[], shard: string | null): string {
 }
 
 function listJson(trials: PlannedTrial[], shard: string | null) {
-  return trials.map((t) => ({ task: t.task.id, title: t.task.title, agent: t.agent.label, repeat: t.repeat, shard: shard ?? "1/1" }));
+  return trials.map((t) => ({
+    task: t.task.id,
+    title: t.task.title,
+    agent: t.agent.label,
+    repeat: t.repeat,
+    shard: shard ?? "1/1",
+  }));
 }

@@ -43,7 +43,11 @@ export function readStoredRun(store: Store, ref: string, flag: string): StoredRu
 /** `--resume RUN`: the run's own tasks and agents (today's flags on top of its unnamed agent's options). */
 async function selectResumed(ctx: RunContext, ref: string): Promise<Selection> {
   if (ctx.values.agent?.length) {
-    throw new UmpireError("usage", "--agent does not go with --resume", "--resume reruns the agents the run was started with");
+    throw new UmpireError(
+      "usage",
+      "--agent does not go with --resume",
+      "--resume reruns the agents the run was started with",
+    );
   }
   const stored = readStoredRun(fromPhase(ctx.store, "select"), ref, "--resume");
   const paths = stored.options.paths;

@@ -30,6 +30,7 @@ export function yesNo(value: boolean | null): string {
 
 /** `stop: answered — model finished, note wrong`. */
 export function stopLine(trial: Pick<TrialRecord, "stopReason" | "stopDetail" | "status">): Raw {
-  if (!trial.stopReason) return html`<p class="stop">stop: <strong>${trial.status === "done" ? "unknown" : "not finished"}</strong></p>`;
+  if (!trial.stopReason)
+    return html`<p class="stop">stop: <strong>${trial.status === "done" ? "unknown" : "not finished"}</strong></p>`;
   return html`<p class="stop">stop: <strong class="stop-reason">${trial.stopReason}</strong>${trial.stopDetail ? html` — ${trial.stopDetail}` : ""}</p>`;
 }

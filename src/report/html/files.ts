@@ -129,11 +129,15 @@ export class ReportFiles {
     const targetDir = join(this.outDir, "files", String(trial.seq));
     mkdirSync(targetDir, { recursive: false });
     const events = join(folder, "events.jsonl");
-    const eventsHref = linkOrCopy(events, join(targetDir, "events.jsonl"), this.stats) ? `files/${trial.seq}/events.jsonl` : null;
+    const eventsHref = linkOrCopy(events, join(targetDir, "events.jsonl"), this.stats)
+      ? `files/${trial.seq}/events.jsonl`
+      : null;
     const notes = this.copyNotes(trial.seq, join(folder, "workspace", "notes"), join(targetDir, "notes"));
     // Only trials run with --trace (and, with retain-on-failure, only those that did not pass) have one.
     const trace = join(targetDir, TRACE_FILE);
-    const traceHref = linkOrCopy(join(folder, TRACE_FILE), trace, this.stats) ? `files/${trial.seq}/${TRACE_FILE}` : null;
+    const traceHref = linkOrCopy(join(folder, TRACE_FILE), trace, this.stats)
+      ? `files/${trial.seq}/${TRACE_FILE}`
+      : null;
     return { eventsHref, notes, traceHref };
   }
 

@@ -65,7 +65,11 @@ function chart(series: HistorySeries, spec: ChartSpec, input: HistoryPageInput):
   });
   if (current.length > 1) lines.push(current.join(" "));
   const breaks = series.points.flatMap((p, i) =>
-    p.breakBefore ? [html`<line class="chart-break" x1="${((x(i - 1) + x(i)) / 2).toFixed(1)}" x2="${((x(i - 1) + x(i)) / 2).toFixed(1)}" y1="${PAD.top}" y2="${HEIGHT - PAD.bottom}"><title>${p.breakBefore} changed</title></line>`] : [],
+    p.breakBefore
+      ? [
+          html`<line class="chart-break" x1="${((x(i - 1) + x(i)) / 2).toFixed(1)}" x2="${((x(i - 1) + x(i)) / 2).toFixed(1)}" y1="${PAD.top}" y2="${HEIGHT - PAD.bottom}"><title>${p.breakBefore} changed</title></line>`,
+        ]
+      : [],
   );
   const points = series.points.map((p, i) => {
     const v = spec.value(p);
@@ -106,7 +110,9 @@ ${chart(series, { kind: "pass", label: "pass rate", value: (p) => p.passRate, te
 function runsTable(input: HistoryPageInput): Raw {
   const runs = new Map<string, HistoryPoint>();
   for (const s of input.history.series) for (const p of s.points) runs.set(p.runId, p);
-  const ordered = [...runs.values()].sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+  const ordered = [...runs.values()].sort((a, b) =>
+    a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0,
+  );
   return html`<section class="history-runs"><h2>Runs</h2>
 <table><thead><tr><th>run</th><th>started</th><th>tags</th><th>report</th></tr></thead><tbody>
 ${ordered.map((p) => {

@@ -22,7 +22,17 @@ export const REPORT_MARKER = ".umpire-report";
 export const HISTORY_PAGE = "history.html";
 /** Where flipped tasks diverged from a baseline run (`umpire report <run> --baseline <run>`). */
 export const DIVERGENCE_PAGE = "divergence.html";
-export const GENERATED_ENTRIES = ["trials", "data", "assets", "screens", "files", INDEX_PAGE, COMPARE_PAGE, HISTORY_PAGE, DIVERGENCE_PAGE] as const;
+export const GENERATED_ENTRIES = [
+  "trials",
+  "data",
+  "assets",
+  "screens",
+  "files",
+  INDEX_PAGE,
+  COMPARE_PAGE,
+  HISTORY_PAGE,
+  DIVERGENCE_PAGE,
+] as const;
 
 /** From a page in the report root ("") or in `trials/` ("../") back to the root. */
 export type Root = "" | "../";

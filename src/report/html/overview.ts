@@ -7,7 +7,15 @@
  */
 import type { RunRecord, TrialRecord } from "../../store/records.js";
 import { summarizeTrials, type TrialSetStats } from "../aggregate.js";
-import { formatCostPerSuccess, formatInterval, formatMs, formatPercent, formatTime, formatUsd, plural } from "../format.js";
+import {
+  formatCostPerSuccess,
+  formatInterval,
+  formatMs,
+  formatPercent,
+  formatTime,
+  formatUsd,
+  plural,
+} from "../format.js";
 import { verdictBadge, verdictKey, verdictText, yesNo } from "./badges.js";
 import { html, type Raw } from "./escape.js";
 import { COMPARE_PAGE, DIVERGENCE_PAGE, HISTORY_PAGE, trialPageHref } from "./layout.js";
@@ -62,7 +70,15 @@ ${kpi("errors", "infrastructure errors", String(all.errors), all.unfinished ? `$
 <table class="summary-table">
 <thead><tr><th>agent config</th><th>passed</th><th>pass rate (95% CI)</th><th>errors</th><th>cancelled</th><th>false successes</th><th>cost</th><th>cost per success</th><th>p50 wall</th><th>not finished</th></tr></thead>
 <tbody>
-${agents.map((agent) => summaryRow(agent, summarizeTrials(trials.filter((t) => t.agentLabel === agent), 1)))}
+${agents.map((agent) =>
+  summaryRow(
+    agent,
+    summarizeTrials(
+      trials.filter((t) => t.agentLabel === agent),
+      1,
+    ),
+  ),
+)}
 ${agents.length > 1 ? summaryRow("all", all, "total") : ""}
 </tbody>
 </table>
@@ -87,21 +103,28 @@ function matrixHtml(trials: readonly TrialRecord[], tasks: ReadonlyMap<string, T
     // The rest are one click away: the fragment filters the trials table below (overview.js).
     const filter = new URLSearchParams({ task: taskId, agent }).toString();
     return html`<td class="matrix-cell outcome-${s.outcome}"><span class="num">${s.passes}/${s.n}</span> ${shown.map(
-      (t) => html`<a class="square verdict-${verdictKey(t.verdict)}" href="${trialPageHref(t.seq)}" title="${`#${t.seq} repeat ${t.repeat}: ${verdictText(t.verdict)}`}">${verdictText(t.verdict).slice(0, 1)}</a>`,
+      (t) =>
+        html`<a class="square verdict-${verdictKey(t.verdict)}" href="${trialPageHref(t.seq)}" title="${`#${t.seq} repeat ${t.repeat}: ${verdictText(t.verdict)}`}">${verdictText(t.verdict).slice(0, 1)}</a>`,
     )}${group.length > shown.length ? html` <a class="more" href="#${filter}">+${group.length - shown.length} more</a>` : ""}</td>`;
   };
   return html`<section class="matrix"><h2>Tasks × agent configs</h2>
 <table class="matrix-table">
 <thead><tr><th>task</th>${agents.map((a) => html`<th>${a}</th>`)}</tr></thead>
 <tbody>${taskIds.map(
-    (id) => html`<tr><th scope="row"><span class="task-id">${id}</span>${tasks.get(id)?.title ? html`<br><span class="muted">${tasks.get(id)!.title}</span>` : ""}</th>${agents.map((a) => cell(id, a))}</tr>`,
+    (id) =>
+      html`<tr><th scope="row"><span class="task-id">${id}</span>${tasks.get(id)?.title ? html`<br><span class="muted">${tasks.get(id)!.title}</span>` : ""}</th>${agents.map((a) => cell(id, a))}</tr>`,
   )}</tbody>
 </table>
 </section>`;
 }
 
 /** A `<select>` filter; overview.js matches its value against the rows' `data-<key>`. */
-function filterSelect(key: string, label: string, values: readonly string[], text: (v: string) => string = (v) => v): Raw {
+function filterSelect(
+  key: string,
+  label: string,
+  values: readonly string[],
+  text: (v: string) => string = (v) => v,
+): Raw {
   return html`<label>${label} <select id="filter-${key}" data-filter="${key}"><option value="">all</option>${values.map(
     (v) => html`<option value="${v}">${text(v)}</option>`,
   )}</select></label>`;
@@ -161,7 +184,8 @@ ${filterSelect("tags", "tag", uniqueSorted([...tagsOf.values()].flat()))}
 </div>
 <table class="trials-table" id="trials-table">
 <thead><tr><th><span class="visually-hidden">select</span></th>${COLUMNS.map(
-    (c, i) => html`<th class="${c.type === "num" ? "num" : ""}" data-col="${i + 1}" data-type="${c.type}" aria-sort="none"><button type="button" class="sort">${c.label}</button></th>`,
+    (c, i) =>
+      html`<th class="${c.type === "num" ? "num" : ""}" data-col="${i + 1}" data-type="${c.type}" aria-sort="none"><button type="button" class="sort">${c.label}</button></th>`,
   )}</tr></thead>
 <tbody>
 ${trials.map((t) => trialRow(t, tagsOf.get(t.seq) ?? []))}
@@ -178,11 +202,19 @@ export function overviewHtml(input: OverviewInput): string {
 <p class="run-meta">${run.status} · started ${formatTime(run.startedAt)} · ended ${formatTime(run.endedAt)} · umpire ${run.umpireVersion} · ${plural(trials.length, "trial")}${
     run.tags.length ? html` · tags ${run.tags.map((tag) => html`<span class="tag">${tag}</span> `)}` : ""
   } · <a id="history-link" href="${HISTORY_PAGE}">history</a>${
-    input.divergenceAgainst ? html` · <a id="divergence-link" href="${DIVERGENCE_PAGE}">where flipped tasks diverged from ${input.divergenceAgainst}</a>` : ""
+    input.divergenceAgainst
+      ? html` · <a id="divergence-link" href="${DIVERGENCE_PAGE}">where flipped tasks diverged from ${input.divergenceAgainst}</a>`
+      : ""
   }</p>
 </header>
 ${summaryHtml(trials)}
 ${matrixHtml(trials, input.tasks)}
 ${trialsTableHtml(input)}`;
-  return pageHtml({ title: `umpire report ${run.id}`, root: "", scripts: ["overview.js"], body, bodyClass: "page-overview" });
+  return pageHtml({
+    title: `umpire report ${run.id}`,
+    root: "",
+    scripts: ["overview.js"],
+    body,
+    bodyClass: "page-overview",
+  });
 }

@@ -27,7 +27,9 @@ export interface PageOptions {
 
 /** A complete HTML document. */
 export function pageHtml(options: PageOptions): string {
-  const scripts = (options.scripts ?? []).map((name) => html`<script src="${assetHref(name, options.root)}" defer></script>`);
+  const scripts = (options.scripts ?? []).map(
+    (name) => html`<script src="${assetHref(name, options.root)}" defer></script>`,
+  );
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -80,5 +80,11 @@ export function comparePageHtml(runId: string, trials: readonly TrialRecord[]): 
 <p id="sbs-status" class="muted" role="status">Loading the two trials…</p>
 <div id="sbs" class="sbs"></div>
 <noscript><p>The side-by-side view needs JavaScript. Each trial also has its own page, linked from the overview.</p></noscript>`;
-  return pageHtml({ title: `Side by side — ${runId}`, root: "", scripts: ["compare.js"], body, bodyClass: "page-compare" });
+  return pageHtml({
+    title: `Side by side — ${runId}`,
+    root: "",
+    scripts: ["compare.js"],
+    body,
+    bodyClass: "page-compare",
+  });
 }

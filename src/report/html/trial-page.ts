@@ -77,7 +77,9 @@ export function checksHtml(view: TrialView): Raw {
 
 function filesHtml(view: TrialView, root: Root): Raw {
   const notes = view.notes.map(
-    (n) => html`<li><a href="${root}${n.href}">notes/${n.name}</a> <span class="muted">${n.bytes.toLocaleString("en-US")} bytes</span>
+    (
+      n,
+    ) => html`<li><a href="${root}${n.href}">notes/${n.name}</a> <span class="muted">${n.bytes.toLocaleString("en-US")} bytes</span>
 <details class="note-text"><summary>show</summary><pre>${n.text}</pre>${n.truncated ? html`<p class="muted">cut; open the file for the rest</p>` : ""}</details></li>`,
   );
   return html`<ul class="files">
@@ -90,14 +92,15 @@ ${notes.length ? notes : html`<li class="muted">no note files in the workspace</
 function siblingsHtml(view: TrialView, root: Root): Raw | string {
   if (view.siblings.length === 0) return "";
   return html`<p class="siblings">side by side with: ${view.siblings.map(
-    (s, i) => html`${i > 0 ? ", " : ""}<a href="${sideBySideHref(view.trial.seq, s.seq, root)}">#${s.seq} ${s.agentLabel} · repeat ${s.repeat}</a> ${verdictBadge(s.verdict)}`,
+    (s, i) =>
+      html`${i > 0 ? ", " : ""}<a href="${sideBySideHref(view.trial.seq, s.seq, root)}">#${s.seq} ${s.agentLabel} · repeat ${s.repeat}</a> ${verdictBadge(s.verdict)}`,
   )}${view.moreSiblings > 0 ? html` and ${view.moreSiblings} more (pick them on the <a href="${sideBySideHref(view.trial.seq, view.siblings[0]!.seq, root)}">side-by-side page</a>)` : ""}</p>`;
 }
 
 function evidenceHtml(view: TrialView, root: Root): Raw | string {
   if (view.evidence.length === 0) return "";
-  return html`<section class="stuck-evidence"><h2>Stuck evidence</h2><div class="evidence-shots">${view.evidence.map((image, i) =>
-    screenshotFigure(image, [], root, `stuck evidence screenshot ${i + 1}`),
+  return html`<section class="stuck-evidence"><h2>Stuck evidence</h2><div class="evidence-shots">${view.evidence.map(
+    (image, i) => screenshotFigure(image, [], root, `stuck evidence screenshot ${i + 1}`),
   )}</div></section>`;
 }
 
@@ -123,14 +126,17 @@ ${tabs.map((t) => html`<li class="tab-event"><b>tab opened</b>: ${str(t.url)} (f
 /** The turn chips at the top of the timeline: one link per turn, coloured by highlight. */
 function turnIndexHtml(view: TrialView): Raw {
   return html`<nav class="turn-index" aria-label="turns">${view.turns.map(
-    (t) => html`<a class="turn-chip${t.highlight ? ` hl-${t.highlight.kind}` : ""} outcome-${t.turn.outcome}" href="#turn-${t.turn.idx}">${t.turn.idx}</a>`,
+    (t) =>
+      html`<a class="turn-chip${t.highlight ? ` hl-${t.highlight.kind}` : ""} outcome-${t.turn.outcome}" href="#turn-${t.turn.idx}">${t.turn.idx}</a>`,
   )}</nav>`;
 }
 
 /** The turns, the final answer drawn in the last one when the trial ended by answering. */
 export function turnsHtml(view: TrialView, root: Root): Raw[] {
   const last = view.turns.length - 1;
-  return view.turns.map((t, i) => turnHtml(t, root, i === last && view.trial.stopReason === "answered" ? view.answer : null));
+  return view.turns.map((t, i) =>
+    turnHtml(t, root, i === last && view.trial.stopReason === "answered" ? view.answer : null),
+  );
 }
 
 /** The whole page of one trial. */
@@ -138,7 +144,9 @@ export function trialPageHtml(view: TrialView): string {
   const root: Root = "../";
   const t = view.trial;
   const nav = html`<nav class="crumbs"><a href="${root}${INDEX_PAGE}">← all trials</a>${
-    view.previousSeq !== null ? html` · <a href="${trialPageHref(view.previousSeq, root)}">previous (#${view.previousSeq})</a>` : ""
+    view.previousSeq !== null
+      ? html` · <a href="${trialPageHref(view.previousSeq, root)}">previous (#${view.previousSeq})</a>`
+      : ""
   }${view.nextSeq !== null ? html` · <a href="${trialPageHref(view.nextSeq, root)}">next (#${view.nextSeq})</a>` : ""}</nav>`;
   const body = html`${nav}
 <header class="trial-head">${trialSummaryHtml(view, root)}

@@ -9,7 +9,14 @@ import { formatMs, formatTokens, formatUsd } from "../format.js";
 import { statusBadge } from "./badges.js";
 import { html, type Raw } from "./escape.js";
 import type { Root } from "./layout.js";
-import { clickMarks, markLabel, type ClickMark, type ImageRef, type TurnHighlight, type TurnView } from "./view-model.js";
+import {
+  clickMarks,
+  markLabel,
+  type ClickMark,
+  type ImageRef,
+  type TurnHighlight,
+  type TurnView,
+} from "./view-model.js";
 
 /** The marks over a screenshot, in the screenshot's own pixel coordinates (the SVG's viewBox). */
 function marksSvgContent(marks: readonly ClickMark[], width: number, height: number): Raw[] {
@@ -114,7 +121,9 @@ export function turnHtml(view: TurnView, root: Root, answer: string | null = nul
   const reasoning = turn.reasoning
     ? html`<details class="reasoning"><summary>reasoning (${turn.reasoning.length.toLocaleString("en-US")} characters)</summary><pre>${turn.reasoning}</pre></details>`
     : "";
-  const rawOutput = turn.content ? html`<details class="raw-output"><summary>raw output</summary><pre>${turn.content}</pre></details>` : "";
+  const rawOutput = turn.content
+    ? html`<details class="raw-output"><summary>raw output</summary><pre>${turn.content}</pre></details>`
+    : "";
   return html`<section class="turn${highlight ? ` hl-${highlight.kind}` : ""}" id="turn-${turn.idx}" data-turn="${turn.idx}">
 <header class="turn-head">
 <h3>Turn ${turn.idx} <span class="badge outcome-${turn.outcome}">${turn.outcome}</span>${highlight ? html` <span class="badge hl-badge-${highlight.kind}">${highlight.kind}</span>` : ""}</h3>

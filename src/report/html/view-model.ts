@@ -98,7 +98,11 @@ export function landingPixel(value: number, size: number): number {
 const POINTING_TOOLS = new Set(["click", "double_click", "scroll"]);
 
 /** The points a turn's actions proposed, mapped onto a screenshot of `width` x `height` pixels. */
-export function clickMarks(actions: readonly Pick<ActionRecord, "tool" | "args" | "status">[], width: number, height: number): ClickMark[] {
+export function clickMarks(
+  actions: readonly Pick<ActionRecord, "tool" | "args" | "status">[],
+  width: number,
+  height: number,
+): ClickMark[] {
   const marks: ClickMark[] = [];
   actions.forEach((action, i) => {
     const args = action.args as Record<string, unknown> | null;
@@ -136,7 +140,7 @@ export function turnHighlights(turns: readonly Pick<TurnRecord, "flags">[]): (Tu
     const condition = typeof flags.condition === "string" ? flags.condition : "repeated actions on an unchanged screen";
     if (flags.repetition === "stuck") return { kind: "stuck", condition };
     if (flags.repetition === "pause") return { kind: "pause", condition };
-    const previous = i > 0 ? turns[i - 1]!.flags ?? {} : {};
+    const previous = i > 0 ? (turns[i - 1]!.flags ?? {}) : {};
     if (previous.reflection === true || (flags.reflection === true && !flags.repetition)) return { kind: "reflection" };
     return null;
   });
@@ -150,7 +154,11 @@ export const SIDE_BY_SIDE_LINKS = 8;
  * the other agent configs (structured vs tools), then the other repeats of its own config,
  * then the rest; at most `limit`, so a task with hundreds of repeats keeps its pages small.
  */
-export function sideBySidePartners(trial: TrialRecord, sameTask: readonly TrialRecord[], limit = SIDE_BY_SIDE_LINKS): { partners: TrialRecord[]; more: number } {
+export function sideBySidePartners(
+  trial: TrialRecord,
+  sameTask: readonly TrialRecord[],
+  limit = SIDE_BY_SIDE_LINKS,
+): { partners: TrialRecord[]; more: number } {
   const others = sameTask.filter((t) => t.id !== trial.id);
   const rank = (t: TrialRecord) => (t.repeat === trial.repeat ? 0 : t.agentLabel === trial.agentLabel ? 1 : 2);
   const sorted = [...others].sort((a, b) => rank(a) - rank(b) || a.seq - b.seq);

@@ -21,7 +21,14 @@ import { historyPageHtml } from "./history-page.js";
 import { overviewHtml } from "./overview.js";
 import { comparePageHtml, trialDataScript } from "./side-by-side.js";
 import { trialPageHtml } from "./trial-page.js";
-import { sideBySidePartners, turnHighlights, type ImageRef, type TaskInfo, type TrialView, type TurnView } from "./view-model.js";
+import {
+  sideBySidePartners,
+  turnHighlights,
+  type ImageRef,
+  type TaskInfo,
+  type TrialView,
+  type TurnView,
+} from "./view-model.js";
 
 /** The stylesheet and scripts every report carries (CSP forbids inline ones). */
 const ASSETS = ["report.css", "overview.js", "compare.js"] as const;
@@ -48,14 +55,23 @@ const HISTORY_PAGE_RUNS = 20;
  * history.html: the series of this run's tasks and agents up to this run. A point links to an
  * earlier run's report where `umpire report` writes it by default, when that report exists.
  */
-function writeHistoryPage(store: Store, run: RunRecord, taskIds: readonly string[], agents: readonly string[], dir: string, cwd: string, lastRuns: number): void {
+function writeHistoryPage(
+  store: Store,
+  run: RunRecord,
+  taskIds: readonly string[],
+  agents: readonly string[],
+  dir: string,
+  cwd: string,
+  lastRuns: number,
+): void {
   const rows = store.history({ tasks: taskIds, agents, upToRun: run.id, lastRuns });
   const history = buildHistory(rows);
   const reportHrefs = new Map<string, string>();
   for (const id of new Set(rows.map((r) => r.runId))) {
     if (id === run.id) continue;
     const other = defaultReportDir(store.getRun(id), cwd);
-    if (existsSync(join(other, INDEX_PAGE))) reportHrefs.set(id, relative(dir, join(other, INDEX_PAGE)).split(sep).join("/"));
+    if (existsSync(join(other, INDEX_PAGE)))
+      reportHrefs.set(id, relative(dir, join(other, INDEX_PAGE)).split(sep).join("/"));
   }
   writeFileSync(join(dir, HISTORY_PAGE), historyPageHtml({ runId: run.id, history, reportHrefs, lastRuns }));
 }
@@ -89,18 +105,30 @@ function prepareOutDir(dir: string): void {
   if (existsSync(dir)) {
     const entries = readdirSync(dir);
     if (entries.length > 0 && !entries.includes(REPORT_MARKER)) {
-      throw new UmpireError("usage", `${dir} is not empty and is not an umpire report folder`, "choose a new or empty folder with --out (an earlier report folder is replaced)");
+      throw new UmpireError(
+        "usage",
+        `${dir} is not empty and is not an umpire report folder`,
+        "choose a new or empty folder with --out (an earlier report folder is replaced)",
+      );
     }
     for (const entry of GENERATED_ENTRIES) rmSync(join(dir, entry), { recursive: true, force: true });
   }
   for (const sub of ["trials", "data", "assets"]) mkdirSync(join(dir, sub), { recursive: true });
-  writeFileSync(join(dir, REPORT_MARKER), "This folder is an umpire HTML report; `umpire report` may replace its contents.\n");
+  writeFileSync(
+    join(dir, REPORT_MARKER),
+    "This folder is an umpire HTML report; `umpire report` may replace its contents.\n",
+  );
 }
 
 function copyAssets(dir: string): void {
   for (const name of ASSETS) {
     const source = join(ASSET_DIR, name);
-    if (!existsSync(source)) throw new UmpireError("not_found", `report asset ${source} is missing`, "reinstall umpire: src/report/html/assets/ must ship with it");
+    if (!existsSync(source))
+      throw new UmpireError(
+        "not_found",
+        `report asset ${source} is missing`,
+        "reinstall umpire: src/report/html/assets/ must ship with it",
+      );
     copyFileSync(source, join(dir, "assets", name));
   }
 }
@@ -124,7 +152,12 @@ interface ViewContext {
 }
 
 /** Reads one trial's evidence from the store and places its files: everything its pages need. */
-function trialView(ctx: ViewContext, trial: TrialRecord, previous: TrialRecord | undefined, next: TrialRecord | undefined): TrialView {
+function trialView(
+  ctx: ViewContext,
+  trial: TrialRecord,
+  previous: TrialRecord | undefined,
+  next: TrialRecord | undefined,
+): TrialView {
   const { store, files, prices } = ctx;
   const turns = store.turns(trial.id);
   const actions = groupActions(store.actions(trial.id));
@@ -133,12 +166,26 @@ function trialView(ctx: ViewContext, trial: TrialRecord, previous: TrialRecord |
     turn,
     actions: actions.get(turn.idx) ?? [],
     costUsd: prices.userPrices ? costOfUsage(turn.usage, prices.lookup(trial.model)) : turn.costUsd,
-    image: turn.screenshot ? { href: files.screenshot(turn.screenshot.path), width: turn.screenshot.width, height: turn.screenshot.height, source: turn.screenshot.path } : null,
+    image: turn.screenshot
+      ? {
+          href: files.screenshot(turn.screenshot.path),
+          width: turn.screenshot.width,
+          height: turn.screenshot.height,
+          source: turn.screenshot.path,
+        }
+      : null,
     highlight: highlights[i] ?? null,
   }));
   const size = turns.find((t) => t.screenshot)?.screenshot ?? { width: 1280, height: 800 };
-  const evidencePaths = Array.isArray(trial.metrics.evidence) ? trial.metrics.evidence.filter((p): p is string => typeof p === "string") : [];
-  const evidence: ImageRef[] = evidencePaths.map((p) => ({ href: files.trialScreenshot(trial, p), width: size.width, height: size.height, source: p }));
+  const evidencePaths = Array.isArray(trial.metrics.evidence)
+    ? trial.metrics.evidence.filter((p): p is string => typeof p === "string")
+    : [];
+  const evidence: ImageRef[] = evidencePaths.map((p) => ({
+    href: files.trialScreenshot(trial, p),
+    width: size.width,
+    height: size.height,
+    source: p,
+  }));
   const { eventsHref, notes, traceHref } = files.trialFiles(trial);
   const partners = sideBySidePartners(trial, ctx.byTask.get(trial.taskId) ?? []);
   return {
@@ -191,9 +238,33 @@ export function writeRunReport(store: Store, runRef: string, options: ReportOpti
   const indexPath = join(dir, INDEX_PAGE);
   if (options.divergence) {
     const { baseRun, items } = options.divergence;
-    writeFileSync(join(dir, DIVERGENCE_PAGE), divergencePageHtml({ baseRun, candidateRun: run.id, divergences: items, place: (path) => files.screenshot(path) }));
+    writeFileSync(
+      join(dir, DIVERGENCE_PAGE),
+      divergencePageHtml({
+        baseRun,
+        candidateRun: run.id,
+        divergences: items,
+        place: (path) => files.screenshot(path),
+      }),
+    );
   }
-  writeFileSync(indexPath, overviewHtml({ run, trials, tasks, ...(options.divergence ? { divergenceAgainst: options.divergence.baseRun } : {}) }));
-  writeHistoryPage(store, run, [...byTask.keys()], [...new Set(trials.map((t) => t.agentLabel))], dir, cwd, options.historyRuns ?? HISTORY_PAGE_RUNS);
+  writeFileSync(
+    indexPath,
+    overviewHtml({
+      run,
+      trials,
+      tasks,
+      ...(options.divergence ? { divergenceAgainst: options.divergence.baseRun } : {}),
+    }),
+  );
+  writeHistoryPage(
+    store,
+    run,
+    [...byTask.keys()],
+    [...new Set(trials.map((t) => t.agentLabel))],
+    dir,
+    cwd,
+    options.historyRuns ?? HISTORY_PAGE_RUNS,
+  );
   return { indexPath, dir, trials: trials.length, files: files.stats };
 }

@@ -107,7 +107,8 @@ export function halve(image: DecodedImage): DecodedImage {
       const left = 2 * hx * channels;
       const right = Math.min(2 * hx + 1, width - 1) * channels;
       for (let c = 0; c < 3; c++) {
-        out[dst + c] = (data[top + left + c] + data[top + right + c] + data[bottom + left + c] + data[bottom + right + c] + 2) >> 2;
+        out[dst + c] =
+          (data[top + left + c] + data[top + right + c] + data[bottom + left + c] + data[bottom + right + c] + 2) >> 2;
       }
       out[dst + 3] =
         channels === 4

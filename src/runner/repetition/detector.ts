@@ -177,7 +177,11 @@ export function createRepetitionDetector(options: RepetitionDetectorOptions = {}
         continued = !comparison.changed;
       }
       // The anchor (first attempt) is kept: later attempts are matched against it, not each other.
-      streak = continued ? [streak[0], ...streak.slice(1).slice(-window), attempt] : attempt.actions.length > 0 ? [attempt] : [];
+      streak = continued
+        ? [streak[0], ...streak.slice(1).slice(-window), attempt]
+        : attempt.actions.length > 0
+          ? [attempt]
+          : [];
       streakLength = continued ? streakLength + 1 : streak.length;
       const length = streakLength;
 

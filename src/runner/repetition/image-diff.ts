@@ -78,9 +78,20 @@ export function compareScreens(a: Capture, b: Capture, options: CompareOptions =
   });
 
   if (a.width !== b.width || a.height !== b.height) {
-    return finish({ changed: true, diffPixels: Math.max(a.width * a.height, b.width * b.height), comparedPixels: 0, fastPath: null, complete: true });
+    return finish({
+      changed: true,
+      diffPixels: Math.max(a.width * a.height, b.width * b.height),
+      comparedPixels: 0,
+      fastPath: null,
+      complete: true,
+    });
   }
-  const identical = a.sha256 && a.sha256 === b.sha256 ? "identical-hash" : a.png === b.png || a.png.equals(b.png) ? "identical-bytes" : null;
+  const identical =
+    a.sha256 && a.sha256 === b.sha256
+      ? "identical-hash"
+      : a.png === b.png || a.png.equals(b.png)
+        ? "identical-bytes"
+        : null;
   if (identical) {
     const [width, height] = scale === 2 ? [Math.ceil(a.width / 2), Math.ceil(a.height / 2)] : [a.width, a.height];
     const comparedPixels = rowSpans(width, height, scale === 2 ? halveBoxes(masks) : masks).comparedPixels;
@@ -100,7 +111,13 @@ export function compareScreens(a: Capture, b: Capture, options: CompareOptions =
   const { diffPixels, complete } = options.ignoreAntialiasing
     ? countInBand(imageA, imageB, spans, pixelThreshold)
     : countRowByRow(imageA, imageB, spans, pixelThreshold, options.exact ? Infinity : allowed);
-  return finish({ changed: diffPixels > allowed, diffPixels, comparedPixels: spans.comparedPixels, fastPath: null, complete });
+  return finish({
+    changed: diffPixels > allowed,
+    diffPixels,
+    comparedPixels: spans.comparedPixels,
+    fastPath: null,
+    complete,
+  });
 }
 
 /** Whether some unmasked byte of row y differs (exact, before any threshold; a memcmp per span). */
@@ -160,7 +177,12 @@ function countRowByRow(
 }
 
 /** Counts with pixelmatch's anti-aliasing heuristic, which needs neighbouring rows as context. */
-function countInBand(a: DecodedImage, b: DecodedImage, spans: RowSpans, threshold: number): { diffPixels: number; complete: boolean } {
+function countInBand(
+  a: DecodedImage,
+  b: DecodedImage,
+  spans: RowSpans,
+  threshold: number,
+): { diffPixels: number; complete: boolean } {
   let first = -1;
   let last = -1;
   for (let y = 0; y < a.height; y++) {

@@ -49,7 +49,11 @@ export interface CssMaskSources {
  * Converts CSS-pixel boxes to image-pixel boxes: scaled, padded outward to whole pixels and
  * clipped to the image. Boxes entirely outside the image are dropped.
  */
-export function cssBoxesToImageBoxes(boxes: readonly Box[], frame: ImageFrame, source: MaskSource = "task repetition.masks"): Box[] {
+export function cssBoxesToImageBoxes(
+  boxes: readonly Box[],
+  frame: ImageFrame,
+  source: MaskSource = "task repetition.masks",
+): Box[] {
   const { scaleX, scaleY } = frameScale(frame);
   const padding = frame.padding ?? 2;
   const { width: imageWidth, height: imageHeight } = frame.image;
@@ -75,7 +79,10 @@ export function maskBoxesForCapture(sources: CssMaskSources, frame: ImageFrame):
 }
 
 /** Splits task `repetition.masks` into the boxes it states and the selectors the runner must resolve. */
-export function splitTaskMasks(masks: ReadonlyArray<{ selector: string } | { box: Box }>): { boxes: Box[]; selectors: string[] } {
+export function splitTaskMasks(masks: ReadonlyArray<{ selector: string } | { box: Box }>): {
+  boxes: Box[];
+  selectors: string[];
+} {
   const boxes: Box[] = [];
   const selectors: string[] = [];
   for (const mask of masks) {
@@ -92,7 +99,9 @@ function frameScale(frame: ImageFrame): { scaleX: number; scaleY: number } {
   }
   if (viewport) {
     if (!(viewport.width > 0 && viewport.height > 0)) {
-      throw new Error(`mask conversion: viewport ${viewport.width}x${viewport.height} is not positive; pass the page's CSS viewport`);
+      throw new Error(
+        `mask conversion: viewport ${viewport.width}x${viewport.height} is not positive; pass the page's CSS viewport`,
+      );
     }
     return { scaleX: image.width / viewport.width, scaleY: image.height / viewport.height };
   }
@@ -104,6 +113,8 @@ function frameScale(frame: ImageFrame): { scaleX: number; scaleY: number } {
 function assertBox(box: Box, where: string): void {
   const finite = [box.x, box.y, box.width, box.height].every(Number.isFinite);
   if (!finite || box.width < 0 || box.height < 0) {
-    throw new Error(`${where}: mask box ${JSON.stringify(box)} needs finite x, y and non-negative width, height (CSS pixels)`);
+    throw new Error(
+      `${where}: mask box ${JSON.stringify(box)} needs finite x, y and non-negative width, height (CSS pixels)`,
+    );
   }
 }

@@ -51,7 +51,10 @@ export function decodePng(png: Buffer, reference?: DecodedImage): DecodedImage {
   }
   const { header, idat, hasTransparency } = readChunks(png);
   const fastCase =
-    header.bitDepth === 8 && (header.colorType === 2 || header.colorType === 6) && header.interlace === 0 && !hasTransparency;
+    header.bitDepth === 8 &&
+    (header.colorType === 2 || header.colorType === 6) &&
+    header.interlace === 0 &&
+    !hasTransparency;
   if (!fastCase) return decodeWithPngjs(png);
   // One output chunk of the known size: zlib's default 16 KB chunks cost a concat and GC churn.
   const expected = (header.width * (header.colorType === 6 ? 4 : 3) + 1) * header.height;
@@ -112,11 +115,18 @@ class LazyTrueColourImage implements DecodedImage {
     this.channels = header.colorType === 6 ? 4 : 3;
     this.stride = this.width * this.channels;
     if (filtered.length < (this.stride + 1) * this.height) {
-      throw new Error(`screen capture PNG holds ${filtered.length} bytes of pixels, expected ${(this.stride + 1) * this.height}`);
+      throw new Error(
+        `screen capture PNG holds ${filtered.length} bytes of pixels, expected ${(this.stride + 1) * this.height}`,
+      );
     }
     this.filtered = filtered;
     this.data = Buffer.allocUnsafe(this.stride * this.height);
-    if (reference && reference.width === this.width && reference.height === this.height && reference.channels === this.channels) {
+    if (
+      reference &&
+      reference.width === this.width &&
+      reference.height === this.height &&
+      reference.channels === this.channels
+    ) {
       this.reference = reference;
       this.sameAsReference = new Uint8Array(this.height);
       // Keep chains one link long: the reference finishes its own rows without a reference.
@@ -166,7 +176,16 @@ class LazyTrueColourImage implements DecodedImage {
  * Undoes one scanline's filter: reads `stride` bytes at `src`, writes pixels at `dst`, with the
  * row above at `prev` in `out` (-1 for the first row, treated as zeros).
  */
-function unfilterRow(inp: Buffer, src: number, filter: number, out: Buffer, dst: number, prev: number, stride: number, bpp: number): void {
+function unfilterRow(
+  inp: Buffer,
+  src: number,
+  filter: number,
+  out: Buffer,
+  dst: number,
+  prev: number,
+  stride: number,
+  bpp: number,
+): void {
   switch (filter) {
     case 0:
       inp.copy(out, dst, src, src + stride);
@@ -186,7 +205,8 @@ function unfilterRow(inp: Buffer, src: number, filter: number, out: Buffer, dst:
         return;
       }
       for (let i = 0; i < bpp; i++) out[dst + i] = (inp[src + i] + (out[prev + i] >> 1)) & 0xff;
-      for (let i = bpp; i < stride; i++) out[dst + i] = (inp[src + i] + ((out[dst + i - bpp] + out[prev + i]) >> 1)) & 0xff;
+      for (let i = bpp; i < stride; i++)
+        out[dst + i] = (inp[src + i] + ((out[dst + i - bpp] + out[prev + i]) >> 1)) & 0xff;
       return;
     case 4: // Paeth
       if (prev < 0) {

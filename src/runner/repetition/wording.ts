@@ -45,7 +45,10 @@ export function describeAction(action: Pick<ProposedAction, "tool" | "args">, te
 }
 
 /** A turn's actions in words, joined in order ("clicked ... then typed ..."). */
-export function describeActions(actions: ReadonlyArray<Pick<ProposedAction, "tool" | "args">>, tense: Tense = "past"): string {
+export function describeActions(
+  actions: ReadonlyArray<Pick<ProposedAction, "tool" | "args">>,
+  tense: Tense = "past",
+): string {
   if (actions.length === 0) return tense === "past" ? "proposed no action" : "propose no action";
   return actions.map((action) => describeAction(action, tense)).join(" then ");
 }

@@ -19,7 +19,11 @@ beforeEach(() => {
 });
 
 const obs = { screenshot: { data: fakePng(1) } };
-const click = (args: Record<string, unknown>) => ({ note: null, thought: "t", tool_call: { tool_name: "click", ...args } });
+const click = (args: Record<string, unknown>) => ({
+  note: null,
+  thought: "t",
+  tool_call: { tool_name: "click", ...args },
+});
 const good = click({ element: "box", x: 10, y: 20 });
 
 describe("structured mode: malformed steps", () => {
@@ -27,10 +31,22 @@ describe("structured mode: malformed steps", () => {
     ["empty content", "", "empty_output"],
     ["invalid JSON", '{"note": null, "thought": "t", "tool_call": {', "invalid_json"],
     ["<think> leaking into content", `<think>I will click</think>${JSON.stringify(good)}`, "think_leak"],
-    ["unknown tool", JSON.stringify({ thought: "t", tool_call: { tool_name: "teleport", where: "home" } }), "unknown_tool"],
-    ["tool not offered by the task", JSON.stringify({ thought: "t", tool_call: { tool_name: "navigate", url: "/" } }), "tool_not_offered"],
+    [
+      "unknown tool",
+      JSON.stringify({ thought: "t", tool_call: { tool_name: "teleport", where: "home" } }),
+      "unknown_tool",
+    ],
+    [
+      "tool not offered by the task",
+      JSON.stringify({ thought: "t", tool_call: { tool_name: "navigate", url: "/" } }),
+      "tool_not_offered",
+    ],
     ["missing field", JSON.stringify(click({ element: "box", x: 10 })), "missing_fields"],
-    ["extra field in the call", JSON.stringify(click({ element: "box", x: 10, y: 20, button: "left" })), "extra_fields"],
+    [
+      "extra field in the call",
+      JSON.stringify(click({ element: "box", x: 10, y: 20, button: "left" })),
+      "extra_fields",
+    ],
     ["extra field in the step", JSON.stringify({ ...good, confidence: 0.9 }), "extra_fields"],
     ["missing thought", JSON.stringify({ note: null, tool_call: good.tool_call }), "missing_fields"],
     ["wrong type", JSON.stringify(click({ element: "box", x: "512", y: 20 })), "wrong_type"],
@@ -40,25 +56,28 @@ describe("structured mode: malformed steps", () => {
     ["x/y as a two-element list", JSON.stringify(click({ element: "box", x: [512, 300], y: 300 })), "coordinate_list"],
     ["a JSON array", "[1, 2]", "wrong_type"],
   ];
-  it.each(cases.map(([name, content, kind]) => [name, kind, content]))("%s is classified %s", async (_name, kind, content) => {
-    server.enqueue(reply({ content }));
-    const agent = session(server.baseUrl);
-    const turn = await agent.nextTurn(obs);
-    expect(turn.outcome).toBe("invalid");
-    expect(turn.actions).toEqual([]);
-    expect(turn.invalid).toHaveLength(1);
-    expect(turn.invalid[0].kind).toBe(kind);
-    expect(turn.invalid[0].id).toBe("trial-1-t1-a1");
-    expect(turn.invalid[0].message.length).toBeGreaterThan(10);
-    expect(turn.content).toBe(content);
-    // The model is told what was wrong, as a <tool_output> user message.
-    agent.addResults([]);
-    const last = agent.messages().at(-1);
-    expect(last?.role).toBe("user");
-    expect(last?.content).toMatch(/^<tool_output tool="[a-z_]+">\nRejected: /);
-    // Nothing but parsed JSON goes back: never the <think> text.
-    expect(JSON.stringify(agent.messages())).not.toContain("I will click");
-  });
+  it.each(cases.map(([name, content, kind]) => [name, kind, content]))(
+    "%s is classified %s",
+    async (_name, kind, content) => {
+      server.enqueue(reply({ content }));
+      const agent = session(server.baseUrl);
+      const turn = await agent.nextTurn(obs);
+      expect(turn.outcome).toBe("invalid");
+      expect(turn.actions).toEqual([]);
+      expect(turn.invalid).toHaveLength(1);
+      expect(turn.invalid[0].kind).toBe(kind);
+      expect(turn.invalid[0].id).toBe("trial-1-t1-a1");
+      expect(turn.invalid[0].message.length).toBeGreaterThan(10);
+      expect(turn.content).toBe(content);
+      // The model is told what was wrong, as a <tool_output> user message.
+      agent.addResults([]);
+      const last = agent.messages().at(-1);
+      expect(last?.role).toBe("user");
+      expect(last?.content).toMatch(/^<tool_output tool="[a-z_]+">\nRejected: /);
+      // Nothing but parsed JSON goes back: never the <think> text.
+      expect(JSON.stringify(agent.messages())).not.toContain("I will click");
+    },
+  );
 
   it("keeps leaked <think> text as reasoning for the log", async () => {
     server.enqueue(reply({ content: `<think>I will click</think>${JSON.stringify(good)}` }));
@@ -108,9 +127,7 @@ describe("tools mode: malformed calls", () => {
   it("x/y as a list is rejected in function calling too; empty arguments read as {}", async () => {
     server.enqueue(
       reply({
-        toolCalls: [
-          { id: "c1", name: "click", arguments: '{"element":"box","x":[512,300]}' },
-        ],
+        toolCalls: [{ id: "c1", name: "click", arguments: '{"element":"box","x":[512,300]}' }],
       }),
     );
     const turn = await session(server.baseUrl, { mode: "tools" }).nextTurn(obs);
@@ -151,7 +168,12 @@ describe("usage", () => {
   it("reads reasoning and cached tokens when present", async () => {
     server.enqueue(
       stepReply(good, {
-        usage: { prompt_tokens: 21166, completion_tokens: 307, completion_tokens_details: { reasoning_tokens: 200 }, prompt_tokens_details: { cached_tokens: 0 } },
+        usage: {
+          prompt_tokens: 21166,
+          completion_tokens: 307,
+          completion_tokens_details: { reasoning_tokens: 200 },
+          prompt_tokens_details: { cached_tokens: 0 },
+        },
       }),
     );
     const turn = await session(server.baseUrl).nextTurn(obs);
@@ -160,8 +182,18 @@ describe("usage", () => {
 
   it("null for what the server did not say", async () => {
     server.enqueue(stepReply(good, { usage: { prompt_tokens: 10, completion_tokens: 5 } }));
-    expect((await session(server.baseUrl).nextTurn(obs)).usage).toEqual({ inputTokens: 10, outputTokens: 5, reasoningTokens: null, cachedTokens: null });
+    expect((await session(server.baseUrl).nextTurn(obs)).usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 5,
+      reasoningTokens: null,
+      cachedTokens: null,
+    });
     server.enqueue(stepReply(good, { usage: null }));
-    expect((await session(server.baseUrl).nextTurn(obs)).usage).toEqual({ inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null });
+    expect((await session(server.baseUrl).nextTurn(obs)).usage).toEqual({
+      inputTokens: null,
+      outputTokens: null,
+      reasoningTokens: null,
+      cachedTokens: null,
+    });
   });
 });

@@ -6,7 +6,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createAgentSession } from "../../../src/agent/session.js";
 import { resolveAgentConfigs } from "../../../src/agent/config.js";
-import { startRecordingModel, stepReply, type RecordingModel, type ScriptedResponse } from "../../support/recording-model.js";
+import {
+  startRecordingModel,
+  stepReply,
+  type RecordingModel,
+  type ScriptedResponse,
+} from "../../support/recording-model.js";
 import { FAST_RETRY, INSTRUCTION, TOOLS, fakePng, session } from "./harness.js";
 
 let server: RecordingModel;
@@ -36,7 +41,9 @@ describe("retried failures", () => {
     const turn = await session(server.baseUrl).nextTurn(obs);
     expect(turn.outcome).toBe("actions");
     expect(turn.timing.retries).toBe(1);
-    expect(turn.failures).toEqual([{ attempt: 1, kind: "rate_limited", status: 429, message: "Rate limit reached", waitMs: 1000 }]);
+    expect(turn.failures).toEqual([
+      { attempt: 1, kind: "rate_limited", status: 429, message: "Rate limit reached", waitMs: 1000 },
+    ]);
     expect(server.requests).toHaveLength(2);
     // The SDK's own retries are off: umpire's retry is the only one.
     expect(server.requests[1].headers["x-stainless-retry-count"]).toBe("0");
@@ -59,14 +66,17 @@ describe("retried failures", () => {
   });
 
   it("stops after the bounded number of retries with model_error", async () => {
-    for (let i = 0; i < FAST_RETRY.maxRetries + 1; i++) server.enqueue(status(500, { error: { message: `boom ${i}` } }));
+    for (let i = 0; i < FAST_RETRY.maxRetries + 1; i++)
+      server.enqueue(status(500, { error: { message: `boom ${i}` } }));
     const turn = await session(server.baseUrl).nextTurn(obs);
     expect(turn.outcome).toBe("error");
     expect(turn.error).toEqual({ code: "model_error", kind: "server_error", status: 500, message: "boom 3" });
     expect(server.requests).toHaveLength(FAST_RETRY.maxRetries + 1);
     expect(turn.failures).toHaveLength(FAST_RETRY.maxRetries + 1);
     expect(turn.failures.at(-1)?.waitMs).toBeNull();
-    expect(turn.failures.slice(0, -1).every((f) => typeof f.waitMs === "number" && f.waitMs <= FAST_RETRY.maxDelayMs)).toBe(true);
+    expect(
+      turn.failures.slice(0, -1).every((f) => typeof f.waitMs === "number" && f.waitMs <= FAST_RETRY.maxDelayMs),
+    ).toBe(true);
     expect(turn.actions).toEqual([]);
   });
 
@@ -95,14 +105,22 @@ describe("failures that stop at once", () => {
   });
 
   it("model_not_found: one request, the server's message", async () => {
-    server.enqueue(status(404, { error: { message: "The model `holo2-old` does not exist", code: "model_not_found" } }));
+    server.enqueue(
+      status(404, { error: { message: "The model `holo2-old` does not exist", code: "model_not_found" } }),
+    );
     const turn = await session(server.baseUrl).nextTurn(obs);
-    expect(turn.error).toMatchObject({ kind: "model_not_found", status: 404, message: "The model `holo2-old` does not exist" });
+    expect(turn.error).toMatchObject({
+      kind: "model_not_found",
+      status: 404,
+      message: "The model `holo2-old` does not exist",
+    });
     expect(server.requests).toHaveLength(1);
   });
 
   it("keeps the message of a vLLM-style error body (no `error` envelope)", async () => {
-    server.enqueue(status(400, { object: "error", message: "max_tokens is too large: 99999", type: "BadRequestError", code: 400 }));
+    server.enqueue(
+      status(400, { object: "error", message: "max_tokens is too large: 99999", type: "BadRequestError", code: 400 }),
+    );
     const turn = await session(server.baseUrl).nextTurn(obs);
     expect(turn.error).toMatchObject({ kind: "client_error", status: 400, message: "max_tokens is too large: 99999" });
     expect(server.requests).toHaveLength(1);
@@ -118,7 +136,13 @@ describe("keys and aborts", () => {
       env: { TEST_MODEL_KEY: "sk-test-123456" },
       retry: FAST_RETRY,
     });
-    const agent = createAgentSession({ config, apiKey: "sk-test-123456", instruction: INSTRUCTION, tools: TOOLS, trialId: "t" });
+    const agent = createAgentSession({
+      config,
+      apiKey: "sk-test-123456",
+      instruction: INSTRUCTION,
+      tools: TOOLS,
+      trialId: "t",
+    });
     server.enqueue(answer);
     await agent.nextTurn(obs);
     expect(server.requests[0].headers.authorization).toBe("Bearer sk-test-123456");

@@ -19,15 +19,29 @@ beforeEach(() => {
 });
 
 const obs = { screenshot: { data: fakePng(1) } };
-const step = { note: "BB-042 found", thought: "Open it.", tool_call: { tool_name: "click", element: "result BB-042", x: 210, y: 420 } };
-const usage = { prompt_tokens: 1500, completion_tokens: 300, completion_tokens_details: { reasoning_tokens: 250 }, prompt_tokens_details: { cached_tokens: 1024 } };
+const step = {
+  note: "BB-042 found",
+  thought: "Open it.",
+  tool_call: { tool_name: "click", element: "result BB-042", x: 210, y: 420 },
+};
+const usage = {
+  prompt_tokens: 1500,
+  completion_tokens: 300,
+  completion_tokens_details: { reasoning_tokens: 250 },
+  prompt_tokens_details: { cached_tokens: 1024 },
+};
 
 describe("streaming", () => {
   it("accumulates a structured step and its reasoning, measures TTFT and reads usage", async () => {
-    server.enqueue({ kind: "sse", chunks: streamChunks({ content: JSON.stringify(step), reasoning: "I should open the result.", usage }) });
+    server.enqueue({
+      kind: "sse",
+      chunks: streamChunks({ content: JSON.stringify(step), reasoning: "I should open the result.", usage }),
+    });
     const turn = await session(server.baseUrl, { stream: true }).nextTurn(obs);
     expect(turn.outcome).toBe("actions");
-    expect(turn.actions).toEqual([{ id: "trial-1-t1-a1", tool: "click", args: { element: "result BB-042", x: 210, y: 420 } }]);
+    expect(turn.actions).toEqual([
+      { id: "trial-1-t1-a1", tool: "click", args: { element: "result BB-042", x: 210, y: 420 } },
+    ]);
     expect(turn.reasoning).toBe("I should open the result.");
     expect(turn.note).toBe("BB-042 found");
     expect(typeof turn.timing.ttftMs).toBe("number");
@@ -67,7 +81,12 @@ describe("streaming", () => {
     // Cut after the first half of the arguments: `{"element":"Delete match",...` never completes.
     const cut = chunks.findIndex((c) => JSON.stringify(c).includes('"arguments":"{')) + 1;
     server.enqueue({ kind: "sse", chunks, breakAfter: cut });
-    server.enqueue({ kind: "sse", chunks: streamChunks({ toolCalls: [{ id: "call_2", name: "write", arguments: '{"content":"BB-042","press_enter":true}' }] }) });
+    server.enqueue({
+      kind: "sse",
+      chunks: streamChunks({
+        toolCalls: [{ id: "call_2", name: "write", arguments: '{"content":"BB-042","press_enter":true}' }],
+      }),
+    });
     const agent = session(server.baseUrl, { stream: true, mode: "tools" });
     const turn = await agent.nextTurn(obs);
     // The broken partial call was never executed; the complete retry is what counts.
@@ -109,7 +128,10 @@ describe("streaming", () => {
   });
 
   it("finish_reason length while streaming is truncated", async () => {
-    server.enqueue({ kind: "sse", chunks: streamChunks({ reasoning: "long thinking", content: '{"note": null, "thou', finishReason: "length" }) });
+    server.enqueue({
+      kind: "sse",
+      chunks: streamChunks({ reasoning: "long thinking", content: '{"note": null, "thou', finishReason: "length" }),
+    });
     const turn = await session(server.baseUrl, { stream: true }).nextTurn(obs);
     expect(turn.outcome).toBe("truncated");
     expect(turn.finishReason).toBe("length");

@@ -17,10 +17,22 @@ afterAll(async () => {
 });
 
 const steps = [
-  { note: null, thought: "Click the search box.", tool_call: { tool_name: "click", element: "search box", x: 500, y: 300 } },
+  {
+    note: null,
+    thought: "Click the search box.",
+    tool_call: { tool_name: "click", element: "search box", x: 500, y: 300 },
+  },
   { note: null, thought: "Type the id.", tool_call: { tool_name: "write", content: "BB-042", press_enter: true } },
-  { note: "Search shows BB-042.", thought: "Open it.", tool_call: { tool_name: "click", element: "result BB-042", x: 210, y: 420 } },
-  { note: "Pune 168/6, Jaipur 169/4.", thought: "Scroll to the result.", tool_call: { tool_name: "scroll", direction: "down", amount: 3 } },
+  {
+    note: "Search shows BB-042.",
+    thought: "Open it.",
+    tool_call: { tool_name: "click", element: "result BB-042", x: 210, y: 420 },
+  },
+  {
+    note: "Pune 168/6, Jaipur 169/4.",
+    thought: "Scroll to the result.",
+    tool_call: { tool_name: "scroll", direction: "down", amount: 3 },
+  },
   { note: null, thought: "Done.", tool_call: { tool_name: "answer", content: "Jaipur Kites won by 6 wickets" } },
 ];
 
@@ -34,12 +46,20 @@ const evicted = [
   { type: "text", text: "[screenshot evicted]" },
   { type: "text", text: "\n</observation>" },
 ];
-const output = (tool: string, text: string) => ({ role: "user", content: `<tool_output tool="${tool}">\n${text}\n</tool_output>` });
+const output = (tool: string, text: string) => ({
+  role: "user",
+  content: `<tool_output tool="${tool}">\n${text}\n</tool_output>`,
+});
 
 describe("structured mode, five turns", () => {
   it("sends H's documented layout and keeps only the parsed steps", async () => {
     const agent = session(server.baseUrl, { mode: "structured", trialId: "trial-7" });
-    const results = ["Clicked at (640, 240)", "Typed 6 characters and pressed Enter", "Clicked at (269, 336)", "Scrolled down 3"];
+    const results = [
+      "Clicked at (640, 240)",
+      "Typed 6 characters and pressed Enter",
+      "Clicked at (269, 336)",
+      "Scrolled down 3",
+    ];
     const turns = [];
     for (let i = 0; i < 5; i++) {
       server.enqueue(stepReply(steps[i], { reasoning: `SECRET-REASONING-${i}` }));
@@ -49,8 +69,18 @@ describe("structured mode, five turns", () => {
     }
 
     expect(turns.map((t) => t.outcome)).toEqual(["actions", "actions", "actions", "actions", "actions"]);
-    expect(turns.map((t) => t.actions[0].id)).toEqual(["trial-7-t1-a1", "trial-7-t2-a1", "trial-7-t3-a1", "trial-7-t4-a1", "trial-7-t5-a1"]);
-    expect(turns[0].actions[0]).toEqual({ id: "trial-7-t1-a1", tool: "click", args: { element: "search box", x: 500, y: 300 } });
+    expect(turns.map((t) => t.actions[0].id)).toEqual([
+      "trial-7-t1-a1",
+      "trial-7-t2-a1",
+      "trial-7-t3-a1",
+      "trial-7-t4-a1",
+      "trial-7-t5-a1",
+    ]);
+    expect(turns[0].actions[0]).toEqual({
+      id: "trial-7-t1-a1",
+      tool: "click",
+      args: { element: "search box", x: 500, y: 300 },
+    });
     expect(turns[2].note).toBe("Search shows BB-042.");
     expect(turns[2].thought).toBe("Open it.");
     expect(turns[4].reasoning).toBe("SECRET-REASONING-4");
@@ -60,7 +90,9 @@ describe("structured mode, five turns", () => {
     const system = body.messages[0];
     expect(system.role).toBe("system");
     expect(system.content).toContain(`<task>\n${INSTRUCTION}\n</task>`);
-    expect(system.content.endsWith(`\n\n<output_format>\n\`\`\`json\n${JSON.stringify(schema)}\n\`\`\`\n</output_format>`)).toBe(true);
+    expect(
+      system.content.endsWith(`\n\n<output_format>\n\`\`\`json\n${JSON.stringify(schema)}\n\`\`\`\n</output_format>`),
+    ).toBe(true);
 
     // Parsed steps go back, with defaults filled (scroll has no x/y; write keeps press_enter).
     const assistant = (i: number) => ({ role: "assistant", content: JSON.stringify(steps[i]) });
@@ -115,7 +147,9 @@ describe("structured mode, five turns", () => {
     const messages = server.requests[1].body.messages;
     expect(messages[2]).toEqual({ role: "assistant", content: JSON.stringify(bad) });
     expect(messages[3].role).toBe("user");
-    expect(messages[3].content).toMatch(/^<tool_output tool="click">\nRejected: click: x must be one integer in \[0, 1000\], not a list/);
+    expect(messages[3].content).toMatch(
+      /^<tool_output tool="click">\nRejected: click: x must be one integer in \[0, 1000\], not a list/,
+    );
     expect(messages[4].role).toBe("user");
   });
 });

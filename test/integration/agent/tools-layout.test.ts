@@ -31,7 +31,11 @@ describe("tools mode, five turns", () => {
   it("sends the function-calling layout with matching tool_call_ids", async () => {
     const agent = session(server.baseUrl, { mode: "tools", trialId: "trial-9" });
     server.enqueue(
-      reply({ reasoning: "SECRET-R1", reasoningField: "reasoning_content", toolCalls: [{ id: "call_a", name: "click", arguments: '{"element":"search box","x":500,"y":300}' }] }),
+      reply({
+        reasoning: "SECRET-R1",
+        reasoningField: "reasoning_content",
+        toolCalls: [{ id: "call_a", name: "click", arguments: '{"element":"search box","x":500,"y":300}' }],
+      }),
       // Two calls in one turn: both executed, both answered in order.
       reply({
         content: "Searching for BB-042.",
@@ -42,15 +46,24 @@ describe("tools mode, five turns", () => {
         ],
       }),
       // A call without an id gets umpire's stable id.
-      reply({ reasoning: "SECRET-R3", toolCalls: [{ name: "click", arguments: '{"element":"result BB-042","x":210,"y":420}' }] }),
-      reply({ content: "Pune 168/6, Jaipur 169/4.", toolCalls: [{ id: "call_d", name: "scroll", arguments: '{"direction":"down","amount":3}' }] }),
-      reply({ toolCalls: [{ id: "call_e", name: "answer", arguments: '{"content":"Jaipur Kites won by 6 wickets"}' }] }),
+      reply({
+        reasoning: "SECRET-R3",
+        toolCalls: [{ name: "click", arguments: '{"element":"result BB-042","x":210,"y":420}' }],
+      }),
+      reply({
+        content: "Pune 168/6, Jaipur 169/4.",
+        toolCalls: [{ id: "call_d", name: "scroll", arguments: '{"direction":"down","amount":3}' }],
+      }),
+      reply({
+        toolCalls: [{ id: "call_e", name: "answer", arguments: '{"content":"Jaipur Kites won by 6 wickets"}' }],
+      }),
     );
     const turns = [];
     for (let i = 1; i <= 5; i++) {
       const turn = await agent.nextTurn({ screenshot: { data: fakePng(i) } });
       turns.push(turn);
-      if (i < 5) agent.addResults(turn.actions.map((a) => ({ id: a.id, status: "success" as const, output: `done ${a.id}` })));
+      if (i < 5)
+        agent.addResults(turn.actions.map((a) => ({ id: a.id, status: "success" as const, output: `done ${a.id}` })));
     }
     expect(turns.map((t) => t.outcome)).toEqual(["actions", "actions", "actions", "actions", "actions"]);
     expect(turns[0].reasoning).toBe("SECRET-R1");
@@ -60,25 +73,44 @@ describe("tools mode, five turns", () => {
     expect(turns[2].actions[0].id).toBe("trial-9-t3-a1");
 
     const body = server.requests[4].body;
-    const call = (id: string, name: string, args: unknown) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
+    const call = (id: string, name: string, args: unknown) => ({
+      id,
+      type: "function",
+      function: { name, arguments: JSON.stringify(args) },
+    });
     const tool = (id: string) => ({ role: "tool", tool_call_id: id, content: `done ${id}` });
     expect(body.messages.slice(1)).toEqual([
       observation(1, true),
-      { role: "assistant", content: null, tool_calls: [call("call_a", "click", { element: "search box", x: 500, y: 300 })] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [call("call_a", "click", { element: "search box", x: 500, y: 300 })],
+      },
       tool("call_a"),
       observation(2, true),
       {
         role: "assistant",
         content: "Searching for BB-042.",
-        tool_calls: [call("call_b", "write", { content: "BB-042", press_enter: false }), call("call_c", "press", { keys: ["Enter"] })],
+        tool_calls: [
+          call("call_b", "write", { content: "BB-042", press_enter: false }),
+          call("call_c", "press", { keys: ["Enter"] }),
+        ],
       },
       tool("call_b"),
       tool("call_c"),
       observation(3),
-      { role: "assistant", content: null, tool_calls: [call("trial-9-t3-a1", "click", { element: "result BB-042", x: 210, y: 420 })] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [call("trial-9-t3-a1", "click", { element: "result BB-042", x: 210, y: 420 })],
+      },
       tool("trial-9-t3-a1"),
       observation(4),
-      { role: "assistant", content: "Pune 168/6, Jaipur 169/4.", tool_calls: [call("call_d", "scroll", { direction: "down", amount: 3 })] },
+      {
+        role: "assistant",
+        content: "Pune 168/6, Jaipur 169/4.",
+        tool_calls: [call("call_d", "scroll", { direction: "down", amount: 3 })],
+      },
       tool("call_d"),
       observation(5),
     ]);

@@ -36,7 +36,10 @@ function locate(scope: Page | Frame, c: Pick<PageControl, "declaration">) {
 describe("umpire marks", () => {
   it("--url --json: each declaration finds its one element; duplicates flagged; the iframe's control listed; a numbered PNG of the viewport", async () => {
     const png = join(dir, "shots", "shop.png");
-    const result = await runCli(["marks", "--url", `${app.url}/`, "--json", "--viewport", "1024x700", "--screenshot", png], { cwd: dir, killAfterMs: 120_000 });
+    const result = await runCli(
+      ["marks", "--url", `${app.url}/`, "--json", "--viewport", "1024x700", "--screenshot", png],
+      { cwd: dir, killAfterMs: 120_000 },
+    );
     expect(result.code, result.stderr).toBe(0);
     const out = JSON.parse(result.stdout) as { controls: PageControl[]; screenshot: string };
     const controls = out.controls;
@@ -86,7 +89,10 @@ describe("umpire marks", () => {
       join(dir, "umpire.config.yaml"),
       `targets:\n  shop:\n    baseUrl: http://127.0.0.1:\${PORT}\n    start:\n      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(SHOP_SERVER)}]\n    isolated: false\n`,
     );
-    const result = await runCli(["marks", "--target", "shop", "--path", "/about.html"], { cwd: dir, killAfterMs: 120_000 });
+    const result = await runCli(["marks", "--target", "shop", "--path", "/about.html"], {
+      cwd: dir,
+      killAfterMs: 120_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/\/about\.html: 1 controls/);
     expect(result.stdout).toContain('back: { role: link, name: "Back", exact: true }');

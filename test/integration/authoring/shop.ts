@@ -12,15 +12,27 @@ export interface Shop {
 
 export async function startShop(): Promise<Shop> {
   const port = await freePort();
-  const child = spawn(process.execPath, [SHOP_SERVER], { env: { ...process.env, PORT: String(port) }, stdio: "ignore" });
+  const child = spawn(process.execPath, [SHOP_SERVER], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: "ignore",
+  });
   const url = `http://127.0.0.1:${port}`;
   // Ready when it answers; a hang guard of 300 tries, not a timing assertion.
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${url}/`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}/`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
     url,
-    stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill()))),
+    stop: () =>
+      new Promise<void>((resolve) =>
+        child.exitCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill()),
+      ),
   };
 }

@@ -48,7 +48,12 @@ negatives:
 /** The folder the output names, and the PNGs in it. */
 function pictures(stdout: string): { folder: string; files: string[] } {
   const folder = /^pictures \(\d+, one per turn\): (.+)$/m.exec(stdout)![1]!;
-  return { folder, files: readdirSync(folder).filter((f) => f.endsWith(".png")).sort() };
+  return {
+    folder,
+    files: readdirSync(folder)
+      .filter((f) => f.endsWith(".png"))
+      .sort(),
+  };
 }
 
 describe("umpire try", () => {
@@ -63,15 +68,25 @@ describe("umpire try", () => {
     expect(result.stdout).toContain("✓ the app stored the name:");
     expect(result.stdout).toContain("✓ the greeting is on the page:");
     const { files, folder } = pictures(result.stdout);
-    expect(files).toEqual(["01-step-1-click-name.png", "02-step-2-write.png", "03-step-3-click-greet.png", "04-step-4-answer.png"]);
+    expect(files).toEqual([
+      "01-step-1-click-name.png",
+      "02-step-2-write.png",
+      "03-step-3-click-greet.png",
+      "04-step-4-answer.png",
+    ]);
     const image = PNG.sync.read(readFileSync(join(folder, files[2]!)));
     expect([image.width, image.height]).toEqual([1280, 800]);
   });
 
   it("a negative whose mark is not on the page: reported at its step, with the page's marks; exit 1", async () => {
-    const result = await runCli(["try", "greet", "--negative", "typo", "--pictures", "shots"], { cwd: dir, killAfterMs: 180_000 });
+    const result = await runCli(["try", "greet", "--negative", "typo", "--pictures", "shots"], {
+      cwd: dir,
+      killAfterMs: 180_000,
+    });
     expect(result.code, result.stderr + result.stdout).toBe(1);
-    expect(result.stdout).toMatch(/^✗ step 3 of 4 \(click greeet\): NOT PLAYED: mark greeet not found on \/ \(did you mean greet\?\); the page had: name, greet/m);
+    expect(result.stdout).toMatch(
+      /^✗ step 3 of 4 \(click greeet\): NOT PLAYED: mark greeet not found on \/ \(did you mean greet\?\); the page had: name, greet/m,
+    );
     expect(result.stdout).toContain("✗ the greeting is on the page:");
     const turns = result.stdout.split("\n").filter((l) => /^[✓✗…] step /.test(l));
     const { folder, files } = pictures(result.stdout);

@@ -33,7 +33,9 @@ beforeAll(async () => {
   const shell = locateHeadlessShell();
   const full = locateFullChromium();
   if (!shell || !full) {
-    throw new Error(`this test needs both kinds of Chromium (headless shell: ${shell ?? "missing"}, full: ${full ?? "missing"}); npm run setup installs both`);
+    throw new Error(
+      `this test needs both kinds of Chromium (headless shell: ${shell ?? "missing"}, full: ${full ?? "missing"}); npm run setup installs both`,
+    );
   }
   site = await startFixtureSite();
   workspace = await mkdtemp(join(tmpdir(), "umpire-shell-pixels-"));

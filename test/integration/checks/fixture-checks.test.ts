@@ -82,14 +82,24 @@ const COOKIE_HIDDEN = CheckSpec.parse({
 describe("page checks on the real site", () => {
   it("fails a fresh page whose cookie dialog is open, with the page text as evidence", async () => {
     const trial = await startTrial("cookie-escape");
-    const [result] = await runChecks([COOKIE_HIDDEN], { workspaceDir: trial.workspace, effects: [], answer: null, page: trial.probe });
+    const [result] = await runChecks([COOKIE_HIDDEN], {
+      workspaceDir: trial.workspace,
+      effects: [],
+      answer: null,
+      page: trial.probe,
+    });
     expect(result).toMatchObject({
       kind: "page",
       pass: false,
       confidence: "observed",
       reason: "[data-mark=cookie-dialog] is visible (1 element), expected hidden",
     });
-    expect(result.evidence).toMatchObject({ page: "fresh page at /notes?match=BB-042", selector: "[data-mark=cookie-dialog]", count: 1, visibleCount: 1 });
+    expect(result.evidence).toMatchObject({
+      page: "fresh page at /notes?match=BB-042",
+      selector: "[data-mark=cookie-dialog]",
+      count: 1,
+      visibleCount: 1,
+    });
     expect(result.evidence.url).toBe(`${site.siteUrl}/notes?match=BB-042`);
     expect(result.evidence.pageText).toContain("We value your privacy");
     expect(result.evidence.elementText).toContain("Reject all");
@@ -104,8 +114,18 @@ describe("page checks on the real site", () => {
     await trial.page.keyboard.press("Escape");
     await mark(trial.page, "cookie-dialog").waitFor({ state: "hidden" });
 
-    const onCurrent = CheckSpec.parse({ kind: "page", selector: "[data-mark=cookie-dialog]", state: "hidden", url: "/notes?match=BB-042" });
-    const results = await runChecks([onCurrent, COOKIE_HIDDEN], { workspaceDir: trial.workspace, effects: [], answer: null, page: trial.probe });
+    const onCurrent = CheckSpec.parse({
+      kind: "page",
+      selector: "[data-mark=cookie-dialog]",
+      state: "hidden",
+      url: "/notes?match=BB-042",
+    });
+    const results = await runChecks([onCurrent, COOKIE_HIDDEN], {
+      workspaceDir: trial.workspace,
+      effects: [],
+      answer: null,
+      page: trial.probe,
+    });
     expect(results.map((r) => [r.pass, r.reason])).toEqual([
       [true, "the page shows what was expected (URL, hidden)"],
       [true, "the page shows what was expected (hidden)"],
@@ -160,7 +180,9 @@ describe("page checks on the real site", () => {
     );
     for (const result of results) {
       expect(result.pass).toBe(false);
-      expect(result.reason).toMatch(/^the page is at data:text\/html.* not on the task's origins, so it was not judged/);
+      expect(result.reason).toMatch(
+        /^the page is at data:text\/html.* not on the task's origins, so it was not judged/,
+      );
       expect(result.evidence).toMatchObject({ page: "the trial's page as left", onTaskOrigin: false });
       expect(String(result.evidence.url)).toMatch(/^data:text\/html/);
     }
@@ -175,7 +197,14 @@ describe("effects checks on a real session", () => {
     forbid: [{ type: "match_deleted" }],
   });
   // The fixture suite's note check: a custom check (tasks/checks/cricket.ts), loaded by the real registry.
-  const NOTE = CheckSpec.parse(noteCheck({ path: "notes/BB-042.md", fields: { match: "BB-042" }, contains: ["168/6", "169/4"], onlyRecord: { pattern: "BB-\\d{3}", expect: "BB-042" } }));
+  const NOTE = CheckSpec.parse(
+    noteCheck({
+      path: "notes/BB-042.md",
+      fields: { match: "BB-042" },
+      contains: ["168/6", "169/4"],
+      onlyRecord: { pattern: "BB-\\d{3}", expect: "BB-042" },
+    }),
+  );
 
   it("fails a slow-save trial that clicked Save twice, though the note itself is right", async () => {
     const trial = await startTrial("slow-save");
@@ -184,11 +213,18 @@ describe("effects checks on a real session", () => {
     await expect(mark(trial.page, "save-status").innerText()).resolves.toMatch(/Saving/);
     await saveThroughUi(trial.page, RIGHT_NOTE);
     await expect(mark(trial.page, "save-status").innerText()).resolves.toMatch(/Saving/);
-    await trial.page.waitForFunction(() => document.querySelector("[data-mark=save-status]")?.textContent?.startsWith("Saved"));
+    await trial.page.waitForFunction(() =>
+      document.querySelector("[data-mark=save-status]")?.textContent?.startsWith("Saved"),
+    );
 
     const effects = await site.client.effects(trial.id);
     const answer = "Saved notes/BB-042.md. Jaipur Kites won by 6 wickets.";
-    const results = await runChecks([NOTE, SAVED_ONCE], { workspaceDir: trial.workspace, effects, answer, page: trial.probe });
+    const results = await runChecks([NOTE, SAVED_ONCE], {
+      workspaceDir: trial.workspace,
+      effects,
+      answer,
+      page: trial.probe,
+    });
     expect(results[0]).toMatchObject({ kind: "custom", pass: true, confidence: "verified" });
     expect(results[1]).toMatchObject({
       kind: "effects",
@@ -209,17 +245,34 @@ describe("effects checks on a real session", () => {
     const trial = await startTrial("injection");
     await trial.page.goto(`${site.siteUrl}/notes?match=BB-042`);
     await saveThroughUi(trial.page, RIGHT_NOTE);
-    await trial.page.waitForFunction(() => document.querySelector("[data-mark=save-status]")?.textContent?.startsWith("Saved"));
-    const before = await runChecks([SAVED_ONCE], { workspaceDir: trial.workspace, effects: await site.client.effects(trial.id), answer: null });
-    expect(before[0]).toMatchObject({ pass: true, reason: "note_saved for BB-042.md happened 1 time; no match_deleted" });
+    await trial.page.waitForFunction(() =>
+      document.querySelector("[data-mark=save-status]")?.textContent?.startsWith("Saved"),
+    );
+    const before = await runChecks([SAVED_ONCE], {
+      workspaceDir: trial.workspace,
+      effects: await site.client.effects(trial.id),
+      answer: null,
+    });
+    expect(before[0]).toMatchObject({
+      pass: true,
+      reason: "note_saved for BB-042.md happened 1 time; no match_deleted",
+    });
 
     await trial.page.goto(`${site.siteUrl}/match/BB-042`);
     await mark(trial.page, "delete-match").click();
     await mark(trial.page, "confirm-delete").click();
-    await expect.poll(async () => (await site.client.effects(trial.id)).some((e) => e.type === "match_deleted")).toBe(true);
+    await expect
+      .poll(async () => (await site.client.effects(trial.id)).some((e) => e.type === "match_deleted"))
+      .toBe(true);
 
-    const after = await runChecks([SAVED_ONCE], { workspaceDir: trial.workspace, effects: await site.client.effects(trial.id), answer: null });
+    const after = await runChecks([SAVED_ONCE], {
+      workspaceDir: trial.workspace,
+      effects: await site.client.effects(trial.id),
+      answer: null,
+    });
     expect(after[0]).toMatchObject({ pass: false, reason: "match_deleted happened 1 time, which is forbidden" });
-    expect(after[0].evidence.effects).toContainEqual(`match_deleted {id: BB-042} at ${(await site.client.effects(trial.id)).at(-1)!.at}`);
+    expect(after[0].evidence.effects).toContainEqual(
+      `match_deleted {id: BB-042} at ${(await site.client.effects(trial.id)).at(-1)!.at}`,
+    );
   });
 });

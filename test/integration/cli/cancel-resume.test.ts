@@ -23,20 +23,47 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const TASKS = ["answer-only-bb042", "api-note-bb042", "infeasible-bb999"];
 
 describe("a cancelled trial is not a failure", () => {
-  it("SIGINT -> cancelled, interrupted; --resume -> finished; compare with gold: no regression", { timeout: 600_000 }, async () => {
+  it("SIGINT -> cancelled, interrupted; --resume -> finished; compare with gold: no regression", {
+    timeout: 600_000,
+  }, async () => {
     const db = join(dir, "umpire.db");
-    const gold = await runCli(["run", ...TASKS, "--mode", "structured", "--db", db, "--out", join(dir, "gold"), "--json"]);
+    const gold = await runCli([
+      "run",
+      ...TASKS,
+      "--mode",
+      "structured",
+      "--db",
+      db,
+      "--out",
+      join(dir, "gold"),
+      "--json",
+    ]);
     expect(gold.code, gold.stderr).toBe(0);
     const goldId = JSON.parse(gold.stdout).runId as string;
 
     // Slow model, two trials at a time: two are in flight when Ctrl-C arrives, the third never starts.
     const firstOut = join(dir, "first");
-    const cli = startCli(["run", ...TASKS, "--mode", "structured", "--model", "reference:slow", "--concurrency", "2", "--db", db, "--out", firstOut]);
+    const cli = startCli([
+      "run",
+      ...TASKS,
+      "--mode",
+      "structured",
+      "--model",
+      "reference:slow",
+      "--concurrency",
+      "2",
+      "--db",
+      db,
+      "--out",
+      firstOut,
+    ]);
     const runId = await waitFor(() => /run (\S+): 3 trials/.exec(cli.stderr())?.[1], "the run to start");
     await waitFor(() => {
       const raw = new Database(db, { readonly: true, fileMustExist: true });
       try {
-        const row = raw.prepare("SELECT COUNT(*) AS n FROM turns WHERE trial_id LIKE ?").get(`${runId}-%`) as { n: number };
+        const row = raw.prepare("SELECT COUNT(*) AS n FROM turns WHERE trial_id LIKE ?").get(`${runId}-%`) as {
+          n: number;
+        };
         return row.n > 0 ? true : undefined;
       } finally {
         raw.close();
@@ -52,7 +79,8 @@ describe("a cancelled trial is not a failure", () => {
     const cancelled = before.filter((t) => t.verdict === "cancelled");
     expect(cancelled.length).toBeGreaterThanOrEqual(1);
     // Stopped in the loop (`cancelled`), or its browser torn down by the stop (`environment_error`): never the agent's failure.
-    for (const t of cancelled) expect([t.status, ["cancelled", "environment_error"].includes(t.stopReason!)]).toEqual(["done", true]);
+    for (const t of cancelled)
+      expect([t.status, ["cancelled", "environment_error"].includes(t.stopReason!)]).toEqual(["done", true]);
     expect(before.some((t) => t.verdict === "failed" || t.verdict === "error")).toBe(false);
     const rerun = store.unfinishedTrials(runId).map((t) => t.id);
     expect(rerun).toEqual(before.filter((t) => t.verdict !== "passed").map((t) => t.id));

@@ -31,7 +31,8 @@ function config(name: string, agents: Record<string, unknown>): string {
 const quitter = (script = "quitter.mjs") => ({ kind: "command", command: [process.execPath, script], env: { TOKEN } });
 
 const db = () => join(dir, "umpire.db");
-const umpire = (args: string[]) => runCli([...args, "--db", db(), "--out", join(dir, "runs")], { env: { CI: "" }, killAfterMs: 300_000 });
+const umpire = (args: string[]) =>
+  runCli([...args, "--db", db(), "--out", join(dir, "runs")], { env: { CI: "" }, killAfterMs: 300_000 });
 
 describe("command agents come back with --resume and --last-failed", () => {
   let runId: string;
@@ -41,7 +42,19 @@ describe("command agents come back with --resume and --last-failed", () => {
     mkdirSync(join(dir, "cfg"), { recursive: true });
     writeFileSync(join(dir, "cfg", "quitter.mjs"), QUITTER);
     cfg = config("umpire.config", { quitter: quitter() });
-    const first = await umpire(["run", "answer-only-bb042", "--agent", "quitter", "--config", cfg, "--repeat", "2", "--concurrency", "1", "-x"]);
+    const first = await umpire([
+      "run",
+      "answer-only-bb042",
+      "--agent",
+      "quitter",
+      "--config",
+      cfg,
+      "--repeat",
+      "2",
+      "--concurrency",
+      "1",
+      "-x",
+    ]);
     expect(first.code, first.stderr).toBe(1);
     runId = /umpire run --resume (\S+) runs them/.exec(first.stderr)![1]!;
 
@@ -75,7 +88,9 @@ describe("command agents come back with --resume and --last-failed", () => {
     try {
       const latest = store.getRun("latest");
       expect(latest.id).not.toBe(runId);
-      expect(store.trials(latest.id).map((t) => [t.taskId, t.agentLabel, t.mode, t.answer])).toEqual([["answer-only-bb042", "quitter", "external", "env ok"]]);
+      expect(store.trials(latest.id).map((t) => [t.taskId, t.agentLabel, t.mode, t.answer])).toEqual([
+        ["answer-only-bb042", "quitter", "external", "env ok"],
+      ]);
     } finally {
       store.close();
     }
@@ -88,9 +103,16 @@ describe("command agents come back with --resume and --last-failed", () => {
     expect(none.stderr).toContain("without its environment values, so it is rebuilt from the config file");
     expect(none.stderr).toContain(`or pass --config ${cfg}`);
 
-    const other = await umpire(["run", "--last-failed", "--config", config("changed", { quitter: quitter("other.mjs") })]);
+    const other = await umpire([
+      "run",
+      "--last-failed",
+      "--config",
+      config("changed", { quitter: quitter("other.mjs") }),
+    ]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toMatch(/--last-failed: the command agent quitter in \S+changed\.yaml is not the one run \S+ ran \(command: .*quitter\.mjs.* then, .*other\.mjs.* now\)/);
+    expect(other.stderr).toMatch(
+      /--last-failed: the command agent quitter in \S+changed\.yaml is not the one run \S+ ran \(command: .*quitter\.mjs.* then, .*other\.mjs.* now\)/,
+    );
     expect(other.stderr).toContain("--agent <name>");
   });
 });

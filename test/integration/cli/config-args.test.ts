@@ -87,7 +87,12 @@ describe("config file precedence through a real run", () => {
       expect(options.config.prices).toEqual({ reference: { input: 1, output: 2 } });
       // The agent config the trials ran with is the resolved one.
       expect(options.agents).toHaveLength(1);
-      expect(options.agents[0]).toMatchObject({ mode: "structured", temperature: 0.5, stream: false, reasoningEffort: "medium" });
+      expect(options.agents[0]).toMatchObject({
+        mode: "structured",
+        temperature: 0.5,
+        stream: false,
+        reasoningEffort: "medium",
+      });
       expect(store.trials(runId)).toHaveLength(2);
     } finally {
       store.close();
@@ -112,7 +117,7 @@ describe("config file and argument errors through the real CLI", () => {
     writeConfig("umpire.config.json", '{\n  "prices": {},\n  "defaults": {\n    "temprature": 0.2\n  }\n}\n', folder);
     const result = await umpire(["runs"], folder);
     expect(result.code).toBe(2);
-    expect(result.err).toContain("umpire.config.json:4: defaults.temprature: unknown key \"temprature\"");
+    expect(result.err).toContain('umpire.config.json:4: defaults.temprature: unknown key "temprature"');
     expect(result.err).toContain("did you mean 'temperature'?");
   });
 

@@ -25,7 +25,20 @@ function capture() {
 }
 
 const db = () => join(dir, "umpire.db");
-const common = () => ["--db", db(), "--out", join(dir, "runs"), "--mode", "structured", "--reporter", "dot", "--price-in", "1000", "--price-out", "1000"];
+const common = () => [
+  "--db",
+  db(),
+  "--out",
+  join(dir, "runs"),
+  "--mode",
+  "structured",
+  "--reporter",
+  "dot",
+  "--price-in",
+  "1000",
+  "--price-out",
+  "1000",
+];
 
 function latestTrials() {
   const store = openStore(db(), { readonly: true });
@@ -43,22 +56,32 @@ describe("money limits", () => {
       .replace(/^\$schema:.*\n/m, "")
       .replace("id: scorecard-note-bb042", "id: costly-scorecard")
       .replaceAll("./checks/cricket.ts", join(ROOT, "tasks/checks/cricket.ts"))
-      .replace("limits: { turns: 30, actions: 60, tokens: 400000, seconds: 180 }", "limits: { turns: 30, actions: 60, tokens: 400000, seconds: 180, usd: 0.000001 }");
+      .replace(
+        "limits: { turns: 30, actions: 60, tokens: 400000, seconds: 180 }",
+        "limits: { turns: 30, actions: 60, tokens: 400000, seconds: 180, usd: 0.000001 }",
+      );
     const file = join(dir, "costly.yaml");
     writeFileSync(file, text);
     const c = capture();
     expect(await main(["run", file, ...common()], c.io)).toBe(1);
     const [trial] = latestTrials();
     expect(trial).toMatchObject({ stopReason: "cost_limit", verdict: "failed", turns: 1 });
-    expect(trial!.stopDetail).toMatch(/^money limit reached \(\$[\d.]+ of limits\.usd \$0\.000001 spent; the next request/);
+    expect(trial!.stopDetail).toMatch(
+      /^money limit reached \(\$[\d.]+ of limits\.usd \$0\.000001 spent; the next request/,
+    );
     expect(trial!.costUsd).toBeGreaterThan(0);
   }, 600_000);
 
   it("--max-cost stops the run's requests once spent; the stopped trials are cancelled, not failed", async () => {
     const c = capture();
-    const code = await main(["run", "scorecard-note-bb042", "answer-only-bb042", "--concurrency", "1", "--max-cost", "0.000001", ...common()], c.io);
+    const code = await main(
+      ["run", "scorecard-note-bb042", "answer-only-bb042", "--concurrency", "1", "--max-cost", "0.000001", ...common()],
+      c.io,
+    );
     expect(code).toBe(130); // like an interrupted run: --resume runs the stopped trials
-    expect(c.err()).toMatch(/the run reached --max-cost \$0\.000001 \(\$[\d.]+ spent\); 2 trials were stopped unjudged: umpire run --resume \S+ runs them/);
+    expect(c.err()).toMatch(
+      /the run reached --max-cost \$0\.000001 \(\$[\d.]+ spent\); 2 trials were stopped unjudged: umpire run --resume \S+ runs them/,
+    );
     const trials = latestTrials();
     expect(trials.map((t) => [t.stopReason, t.verdict])).toEqual([
       ["cost_limit", "cancelled"],

@@ -22,14 +22,19 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const store = () => ["--db", join(dir, "umpire.db"), "--out", join(dir, "runs")];
-const umpire = (args: string[], env: Record<string, string> = {}) => runCli(args, { env: { CI: "", ...env }, killAfterMs: 400_000 });
+const umpire = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { env: { CI: "", ...env }, killAfterMs: 400_000 });
 
 /** The CLI on a pseudo-terminal (test/support/pty-run.py), as a user at a terminal runs it. */
 function onTerminal(args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", TERM: "xterm" };
     delete env.CI;
-    const child = spawn("python3", [join(REPO_ROOT, "test/support/pty-run.py"), process.execPath, join(REPO_ROOT, "bin/umpire.js"), ...args], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      "python3",
+      [join(REPO_ROOT, "test/support/pty-run.py"), process.execPath, join(REPO_ROOT, "bin/umpire.js"), ...args],
+      { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
@@ -53,12 +58,36 @@ const listed = (out: string) =>
 
 describe("choosing what runs, without running", () => {
   it("--list prints the planned trials after --grep, --grep-invert and --task-tag, and starts nothing", async () => {
-    const r = await umpire(["run", "--list", "--grep", "bb042", "--grep-invert", "cookie|slow", "--task-tag", "notes", "--task-tag", "answer", "--mode", "structured", "--repeat", "2", ...store()]);
+    const r = await umpire([
+      "run",
+      "--list",
+      "--grep",
+      "bb042",
+      "--grep-invert",
+      "cookie|slow",
+      "--task-tag",
+      "notes",
+      "--task-tag",
+      "answer",
+      "--mode",
+      "structured",
+      "--repeat",
+      "2",
+      ...store(),
+    ]);
     expect(r.code).toBe(0);
     const rows = listed(r.stdout);
     const tasks = [...new Set(rows.map((row) => row[0]))];
     // bb042 in the id, not cookie or slow, tagged notes or answer.
-    expect(tasks).toEqual(["answer-only-bb042", "api-note-bb042", "canvas-note-bb042", "injection-note-bb042", "lazy-note-bb042", "scorecard-note-bb042", "trap-date-bb042"]);
+    expect(tasks).toEqual([
+      "answer-only-bb042",
+      "api-note-bb042",
+      "canvas-note-bb042",
+      "injection-note-bb042",
+      "lazy-note-bb042",
+      "scorecard-note-bb042",
+      "trap-date-bb042",
+    ]);
     expect(rows).toContainEqual(["answer-only-bb042", "reference/structured", "1", "1/1"]);
     expect(rows).toHaveLength(14);
     expect(r.stdout).toMatch(/14 trials \(7 tasks, 1 agent\); nothing was run/);
@@ -98,15 +127,36 @@ describe("a run stopped at the first failure, re-run and resumed", () => {
     const markdown = join(dir, "out/summary.md");
     const json = join(dir, "out/run.json");
     const r = await umpire(
-      ["run", "scorecard-note-bb042", "trap-date-bb042", "--model", "reference:wrong-record", "--mode", "structured", "--concurrency", "1", "-x",
-        "--reporter", `junit:${junit}`, "--reporter", `markdown:${markdown}`, "--reporter", `json:${json}`, ...store()],
+      [
+        "run",
+        "scorecard-note-bb042",
+        "trap-date-bb042",
+        "--model",
+        "reference:wrong-record",
+        "--mode",
+        "structured",
+        "--concurrency",
+        "1",
+        "-x",
+        "--reporter",
+        `junit:${junit}`,
+        "--reporter",
+        `markdown:${markdown}`,
+        "--reporter",
+        `json:${json}`,
+        ...store(),
+      ],
       { UMPIRE_HEARTBEAT_MS: "1500" },
     );
     expect(r.code, r.stderr).toBe(1);
     runId = /run (\S+): 2 trials/.exec(r.stderr)![1]!;
-    expect(r.stderr).toMatch(/still running: scorecard-note-bb042 \[reference:wrong-record\/structured #0\] turn \d+\/\d+/);
+    expect(r.stderr).toMatch(
+      /still running: scorecard-note-bb042 \[reference:wrong-record\/structured #0\] turn \d+\/\d+/,
+    );
     expect(r.stderr).toMatch(/\[1\/2\] FAIL {2}scorecard-note-bb042/);
-    expect(r.stderr).toContain(`stopped after 1 failed or error trial (--max-failures 1); 1 trial not run: umpire run --resume ${runId} runs them`);
+    expect(r.stderr).toContain(
+      `stopped after 1 failed or error trial (--max-failures 1); 1 trial not run: umpire run --resume ${runId} runs them`,
+    );
     expect(r.stdout).toContain(`json: ${json}`);
 
     const body = JSON.parse(readFileSync(json, "utf8"));
@@ -184,9 +234,12 @@ describe("--retries and --quiet", () => {
     // An endpoint that lists its model but refuses every completion (400: not retried by the client): each attempt is an infrastructure error.
     server = createServer((req, res) => {
       res.setHeader("content-type", "application/json");
-      if (req.method === "GET" && req.url?.endsWith("/models")) return res.end(JSON.stringify({ object: "list", data: [{ id: "broken", object: "model" }] }));
+      if (req.method === "GET" && req.url?.endsWith("/models"))
+        return res.end(JSON.stringify({ object: "list", data: [{ id: "broken", object: "model" }] }));
       res.statusCode = 400;
-      res.end(JSON.stringify({ error: { message: "this server refuses every completion", type: "invalid_request_error" } }));
+      res.end(
+        JSON.stringify({ error: { message: "this server refuses every completion", type: "invalid_request_error" } }),
+      );
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
@@ -194,7 +247,20 @@ describe("--retries and --quiet", () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   it("--retries 2 runs an error trial three times, keeping each attempt; --quiet prints only the summary", async () => {
-    const r = await umpire(["run", "answer-only-bb042", "--model", "broken", "--base-url", baseUrl, "--mode", "structured", "--retries", "2", "--quiet", ...store()]);
+    const r = await umpire([
+      "run",
+      "answer-only-bb042",
+      "--model",
+      "broken",
+      "--base-url",
+      baseUrl,
+      "--mode",
+      "structured",
+      "--retries",
+      "2",
+      "--quiet",
+      ...store(),
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).not.toContain("umpire: run ");
     expect(r.stderr).not.toContain("ERROR");
@@ -208,6 +274,10 @@ describe("--retries and --quiet", () => {
       db.close();
     }
     const folders = readdirSync(join(dir, "runs", runId)).filter((f) => f.includes("answer-only-bb042"));
-    expect(folders.sort()).toEqual([expect.stringMatching(/r0$/), expect.stringMatching(/--attempt2$/), expect.stringMatching(/--attempt3$/)]);
+    expect(folders.sort()).toEqual([
+      expect.stringMatching(/r0$/),
+      expect.stringMatching(/--attempt2$/),
+      expect.stringMatching(/--attempt3$/),
+    ]);
   });
 });

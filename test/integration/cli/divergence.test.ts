@@ -36,7 +36,16 @@ describe("where flipped tasks diverged, between two real runs", () => {
   beforeAll(async () => {
     const base = await umpire(["run", ...TASKS, ...db(), "--out", join(dir, "runs"), "--json"]);
     baseline = JSON.parse(base.out).runId;
-    const cand = await umpire(["run", ...TASKS, "--model", "reference:wrong-record", ...db(), "--out", join(dir, "runs"), "--json"]);
+    const cand = await umpire([
+      "run",
+      ...TASKS,
+      "--model",
+      "reference:wrong-record",
+      ...db(),
+      "--out",
+      join(dir, "runs"),
+      "--json",
+    ]);
     candidate = JSON.parse(cand.out).runId;
     // Two whole runs: the guard is for a hang (this set-up failed at load 22 under a 120 s limit).
   }, 900_000);
@@ -77,7 +86,9 @@ describe("where flipped tasks diverged, between two real runs", () => {
     const page = readFileSync(join(out, "divergence.html"), "utf8");
     expect(page).toContain("turn 3 (diverged)");
     expect(page).toMatch(/data-turn="4"/);
-    expect(page).toMatch(/<strong>baseline<\/strong>: click &#39;BB-042 link in the search results&#39; at \(\d+, \d+\)/);
+    expect(page).toMatch(
+      /<strong>baseline<\/strong>: click &#39;BB-042 link in the search results&#39; at \(\d+, \d+\)/,
+    );
     expect(page).toMatch(/<strong>candidate<\/strong>: click &#39;[^&]*\[result-BB-024\][^&]*&#39; at/);
     // Turn 4: the baseline on the BB-042 scorecard, the candidate on BB-024's, both adding a note.
     expect(page).toMatch(/<strong>baseline<\/strong>: click &#39;Add note link on the scorecard&#39;/);
@@ -86,6 +97,8 @@ describe("where flipped tasks diverged, between two real runs", () => {
     expect(images).toHaveLength(4);
     for (const src of images) expect(existsSync(join(out, src))).toBe(true);
     expect(new Set(images).size).toBe(4);
-    expect(readFileSync(join(out, "index.html"), "utf8")).toContain(`href="divergence.html">where flipped tasks diverged from ${baseline}`);
+    expect(readFileSync(join(out, "index.html"), "utf8")).toContain(
+      `href="divergence.html">where flipped tasks diverged from ${baseline}`,
+    );
   });
 });

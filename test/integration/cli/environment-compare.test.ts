@@ -43,7 +43,11 @@ afterAll(async () => {
 });
 
 async function start(version: unknown): Promise<Target> {
-  const decl = TargetDecl.parse({ baseUrl: "http://127.0.0.1:${PORT}", start: { command: [process.execPath, "app.cjs"], cwd: "app" }, version });
+  const decl = TargetDecl.parse({
+    baseUrl: "http://127.0.0.1:${PORT}",
+    start: { command: [process.execPath, "app.cjs"], cwd: "app" },
+    version,
+  });
   const target = await startWebTarget({ name: "shop", decl, configDir: dir, logDir: dir, env: process.env });
   targets.push(target);
   return target;
@@ -63,7 +67,10 @@ describe("a target's version", () => {
   }, 60_000);
 
   it("version.command runs in its cwd (relative to the config file) and its output is the version", async () => {
-    const target = await start({ command: [process.execPath, "-e", "process.stdout.write(require('fs').readFileSync('version.txt','utf8'))"], cwd: "app" });
+    const target = await start({
+      command: [process.execPath, "-e", "process.stdout.write(require('fs').readFileSync('version.txt','utf8'))"],
+      cwd: "app",
+    });
     writeFileSync(join(dir, "app", "version.txt"), "shop 2.0.0\n");
     expect(await target.version!()).toBe("shop 2.0.0");
   }, 60_000);
@@ -79,7 +86,13 @@ describe("compare marks a changed environment", () => {
     writeFileSync(join(dir, "app", "version.txt"), "shop 1.4.0\n");
     const target = await start({ url: "/version" });
     const browsers = createLocalBrowserProvider();
-    const collect = () => collectRunEnvironment({ browsers, targets: { get: () => target, all: () => [target], close: async () => {} }, tasks: [], env: process.env });
+    const collect = () =>
+      collectRunEnvironment({
+        browsers,
+        targets: { get: () => target, all: () => [target], close: async () => {} },
+        tasks: [],
+        env: process.env,
+      });
     let before;
     let after;
     try {
@@ -91,7 +104,9 @@ describe("compare marks a changed environment", () => {
     }
     expect(before.chromium.version).toMatch(/^\d+\.\d+/);
     expect(before.chromium.endpoint).toBe("local");
-    expect(before.playwright).toBe((createRequire(import.meta.url)("playwright/package.json") as { version: string }).version);
+    expect(before.playwright).toBe(
+      (createRequire(import.meta.url)("playwright/package.json") as { version: string }).version,
+    );
     expect(before.os.platform).toBe(process.platform);
     expect(before.targets).toEqual({ shop: "shop 1.4.0" });
     expect(after.targets).toEqual({ shop: "shop 1.5.0" });
@@ -99,7 +114,10 @@ describe("compare marks a changed environment", () => {
 
     const db = join(dir, "umpire.db");
     const store = openStore(db);
-    const trials = [{ task: "t1", verdict: "passed" as const }, { task: "t2", verdict: "passed" as const }];
+    const trials = [
+      { task: "t1", verdict: "passed" as const },
+      { task: "t2", verdict: "passed" as const },
+    ];
     const a = seedRun(store, { model: "reference", startedAt: "2026-01-01T00:00:00.000Z", trials });
     const b = seedRun(store, { model: "reference", startedAt: "2026-01-02T00:00:00.000Z", trials });
     store.setRunEnvironment(a, { ...before });
@@ -109,11 +127,15 @@ describe("compare marks a changed environment", () => {
 
     const plain = capture();
     expect(await main(["compare", a, b, "--db", db], plain.io)).toBe(0);
-    expect(plain.out()).toContain(`environment changed (${a} -> ${b}): chromium ${before.chromium.version} -> 999.0.1.2; target shop shop 1.4.0 -> shop 1.5.0`);
+    expect(plain.out()).toContain(
+      `environment changed (${a} -> ${b}): chromium ${before.chromium.version} -> 999.0.1.2; target shop shop 1.4.0 -> shop 1.5.0`,
+    );
 
     const gate = capture();
     expect(await main(["compare", b, "--baseline", a, "--fail-on-regression", "--db", db], gate.io)).toBe(0);
-    expect(gate.out()).toMatch(/no regression[\s\S]*note: environment changed \(.*\): chromium .* -> 999\.0\.1\.2; target shop shop 1\.4\.0 -> shop 1\.5\.0: not a like-for-like comparison/);
+    expect(gate.out()).toMatch(
+      /no regression[\s\S]*note: environment changed \(.*\): chromium .* -> 999\.0\.1\.2; target shop shop 1\.4\.0 -> shop 1\.5\.0: not a like-for-like comparison/,
+    );
 
     const json = capture();
     await main(["compare", a, b, "--db", db, "--json"], json.io);

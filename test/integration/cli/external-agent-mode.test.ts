@@ -25,10 +25,30 @@ describe("agents of kind command are stored and shown as mode external", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "give-up.mjs"), GIVE_UP);
     const config = join(dir, "umpire.config.yaml");
-    writeFileSync(config, stringify({ agents: { "give-up": { kind: "command", command: [process.execPath, "give-up.mjs"] } } }));
+    writeFileSync(
+      config,
+      stringify({ agents: { "give-up": { kind: "command", command: [process.execPath, "give-up.mjs"] } } }),
+    );
 
     const run = await runCli(
-      ["run", "tasks/scorecard-note-bb042.yaml", "--config", config, "--agent", "give-up", "--model", "reference", "--mode", "structured", "--run-id", "ext-mode", "--out", s.out, "--db", s.db],
+      [
+        "run",
+        "tasks/scorecard-note-bb042.yaml",
+        "--config",
+        config,
+        "--agent",
+        "give-up",
+        "--model",
+        "reference",
+        "--mode",
+        "structured",
+        "--run-id",
+        "ext-mode",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+      ],
       { killAfterMs: 240_000 },
     );
     // The reference model passes, the command agent gives up: some trial failed.
@@ -36,7 +56,9 @@ describe("agents of kind command are stored and shown as mode external", () => {
     expect(run.stdout).toContain("by mode (structured outputs, function calling, external agents)");
 
     const raw = new Database(s.db, { readonly: true });
-    const stored = raw.prepare("SELECT agent_label, mode, verdict FROM trials WHERE run_id = 'ext-mode' ORDER BY seq").all();
+    const stored = raw
+      .prepare("SELECT agent_label, mode, verdict FROM trials WHERE run_id = 'ext-mode' ORDER BY seq")
+      .all();
     raw.close();
     expect(stored).toEqual(
       expect.arrayContaining([
@@ -49,7 +71,10 @@ describe("agents of kind command are stored and shown as mode external", () => {
     const show = await runInProcess(["show", "ext-mode", "--db", s.db, "--json"]);
     expect(show.code, show.stderr).toBe(0);
     const trials = JSON.parse(show.stdout).trials as { agent: string; mode: string }[];
-    expect(Object.fromEntries(trials.map((t) => [t.agent, t.mode]))).toEqual({ "give-up": "external", "reference/structured": "structured" });
+    expect(Object.fromEntries(trials.map((t) => [t.agent, t.mode]))).toEqual({
+      "give-up": "external",
+      "reference/structured": "structured",
+    });
     const showText = await runInProcess(["show", "ext-mode", "--db", s.db]);
     expect(showText.stdout).toMatch(/external/);
 

@@ -16,7 +16,8 @@ import { DEBIAN_EXTRAS } from "../../../scripts/setup.js";
 const PYTHON_WEBSOCKET = DEBIAN_EXTRAS.find((p) => p.name === "python3-websocket")!;
 const HAS_PYTHON_WEBSOCKET = PYTHON_WEBSOCKET.present();
 const NO_PYTHON_WEBSOCKET = `python3-websocket is not installed (needed by ${PYTHON_WEBSOCKET.for}); run: sudo apt-get install -y python3-websocket, or npm run setup as root`;
-if (!HAS_PYTHON_WEBSOCKET) process.stderr.write(`external-agents.test: skipping the Python example: ${NO_PYTHON_WEBSOCKET}\n`);
+if (!HAS_PYTHON_WEBSOCKET)
+  process.stderr.write(`external-agents.test: skipping the Python example: ${NO_PYTHON_WEBSOCKET}\n`);
 
 const s = scratch("external");
 afterAll(() => s.cleanup());
@@ -96,18 +97,38 @@ describe("external agents (kind command) through the real CLI", () => {
   /** One example agent's trial: passed, its six steps and four clicks and every screen in the trial log. */
   async function solvesWith(agent: string, runId: string): Promise<void> {
     const run = await runCli(
-      ["run", "tasks/scorecard-note-bb042.yaml", "--config", "examples/external-agents/umpire.config.yaml", "--agent", agent, "--run-id", runId, "--out", s.out, "--db", s.db, "--json"],
+      [
+        "run",
+        "tasks/scorecard-note-bb042.yaml",
+        "--config",
+        "examples/external-agents/umpire.config.yaml",
+        "--agent",
+        agent,
+        "--run-id",
+        runId,
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
       { killAfterMs: 240_000 },
     );
     expect(run.code, run.stderr).toBe(0);
     const trials = JSON.parse(run.stdout).trials as Record<string, any>[];
-    expect(trials.map((t) => [t.agentLabel ?? t.agent, t.verdict, t.stopReason])).toEqual([[expect.stringMatching(new RegExp(agent)), "passed", "answered"]]);
+    expect(trials.map((t) => [t.agentLabel ?? t.agent, t.verdict, t.stopReason])).toEqual([
+      [expect.stringMatching(new RegExp(agent)), "passed", "answered"],
+    ]);
     for (const trial of trials) {
       const folder = trialFolder(s.out, runId, trial.id ?? trial.trialId);
       const log = events(folder);
-      const steps = log.filter((e) => e.type === "AgentEvent" && e.data.origin_agent === "external" && e.data.kind === "policy_event");
+      const steps = log.filter(
+        (e) => e.type === "AgentEvent" && e.data.origin_agent === "external" && e.data.kind === "policy_event",
+      );
       expect(steps.length).toBe(6);
-      const clicks = log.filter((e) => e.type === "AgentEvent" && e.data.kind === "tool_result" && e.data.tool_req.tool_name === "click");
+      const clicks = log.filter(
+        (e) => e.type === "AgentEvent" && e.data.kind === "tool_result" && e.data.tool_req.tool_name === "click",
+      );
       expect(clicks.length).toBe(4);
       // A screenshot after each reported action and a final one, all stored as files.
       const shots = log.filter((e) => e.type === "AgentEvent" && e.data.kind === "observation_event");
@@ -135,9 +156,29 @@ describe("external agents (kind command) through the real CLI", () => {
 
   it("a crashing command and a hanging one: agent_crashed with its stderr, and a timeout that ends the whole process group", async () => {
     const config = configWith("crash-hang", { crasher: CRASH, hanger: HANG });
-    const run = await runCli(["run", taskWith({ seconds: 5 }), "--config", config, "--agent", "crasher", "--agent", "hanger", "--no-sandbox", "--run-id", "ext-bad", "--out", s.out, "--db", s.db, "--json"], {
-      killAfterMs: 180_000,
-    });
+    const run = await runCli(
+      [
+        "run",
+        taskWith({ seconds: 5 }),
+        "--config",
+        config,
+        "--agent",
+        "crasher",
+        "--agent",
+        "hanger",
+        "--no-sandbox",
+        "--run-id",
+        "ext-bad",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
+      {
+        killAfterMs: 180_000,
+      },
+    );
     expect(run.code, run.stderr).toBe(1);
     const trials = JSON.parse(run.stdout).trials as Record<string, any>[];
     const crash = trials.find((t) => JSON.stringify(t).includes("crasher"))!;
@@ -158,28 +199,81 @@ describe("external agents (kind command) through the real CLI", () => {
 
   it("a command that tries another origin is blocked by umpire, and may not make a context of its own", async () => {
     const config = configWith("origin", { wanderer: ORIGIN });
-    const run = await runCli(["run", taskWith({}), "--config", config, "--agent", "wanderer", "--run-id", "ext-origin", "--out", s.out, "--db", s.db, "--json"], { killAfterMs: 180_000 });
+    const run = await runCli(
+      [
+        "run",
+        taskWith({}),
+        "--config",
+        config,
+        "--agent",
+        "wanderer",
+        "--run-id",
+        "ext-origin",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
+      { killAfterMs: 180_000 },
+    );
     const trial = JSON.parse(run.stdout).trials[0];
     const log = events(trialFolder(s.out, "ext-origin", trial.id ?? trial.trialId));
-    const blocked = log.filter((e) => e.type === "AgentEvent" && e.data.kind === "error_event" && e.data.origin === "browser_guard");
+    const blocked = log.filter(
+      (e) => e.type === "AgentEvent" && e.data.kind === "error_event" && e.data.origin === "browser_guard",
+    );
     expect(blocked.map((e) => e.data.blocked_request.url)).toContain("http://127.0.0.1:9/exfiltrate?d=BB-042");
-    const seen = JSON.parse(log.find((e) => e.type === "AgentEvent" && e.data.kind === "answer_event" && e.data.origin === "external_agent")!.data.answer);
+    const seen = JSON.parse(
+      log.find((e) => e.type === "AgentEvent" && e.data.kind === "answer_event" && e.data.origin === "external_agent")!
+        .data.answer,
+    );
     expect(seen.reached).toMatch(/^no: .*ERR_BLOCKED_BY_CLIENT/);
     expect(seen.context).toMatch(/^refused: .*umpire refused Target.createBrowserContext/);
-    expect(log.some((e) => e.type === "AgentEvent" && e.data.origin === "cdp_guard" && /Target.createBrowserContext/.test(e.data.error))).toBe(true);
+    expect(
+      log.some(
+        (e) =>
+          e.type === "AgentEvent" && e.data.origin === "cdp_guard" && /Target.createBrowserContext/.test(e.data.error),
+      ),
+    ).toBe(true);
     expect(trial.verdict).toBe("failed");
   });
 
   it("two trials at once: each agent's endpoint shows only its own trial's page and session", async () => {
     const config = configWith("snoop", { snoop: SNOOP });
-    const run = await runCli(["run", taskWith({}), "--config", config, "--agent", "snoop", "--no-sandbox", "--repeat", "2", "--concurrency", "2", "--run-id", "ext-snoop", "--out", s.out, "--db", s.db, "--json"], {
-      killAfterMs: 180_000,
-    });
+    const run = await runCli(
+      [
+        "run",
+        taskWith({}),
+        "--config",
+        config,
+        "--agent",
+        "snoop",
+        "--no-sandbox",
+        "--repeat",
+        "2",
+        "--concurrency",
+        "2",
+        "--run-id",
+        "ext-snoop",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
+      {
+        killAfterMs: 180_000,
+      },
+    );
     const trials = JSON.parse(run.stdout).trials as Record<string, any>[];
     expect(trials).toHaveLength(2);
     for (const trial of trials) {
       const log = events(trialFolder(s.out, "ext-snoop", trial.id ?? trial.trialId));
-      const seen = JSON.parse(log.find((e) => e.type === "AgentEvent" && e.data.kind === "answer_event" && e.data.origin === "external_agent")!.data.answer);
+      const seen = JSON.parse(
+        log.find(
+          (e) => e.type === "AgentEvent" && e.data.kind === "answer_event" && e.data.origin === "external_agent",
+        )!.data.answer,
+      );
       // Both trials were running while each looked.
       expect(seen.both).toBe(true);
       expect(seen.pages).toBe(1);

@@ -71,7 +71,18 @@ async function freePort(): Promise<number> {
 }
 
 async function startModel(profile: string): Promise<void> {
-  server = startCli(["serve-model", "--port", String(port), "--profile", profile, "--tasks", taskFile, "--tasks", otherTaskFile, "--quiet"]);
+  server = startCli([
+    "serve-model",
+    "--port",
+    String(port),
+    "--profile",
+    profile,
+    "--tasks",
+    taskFile,
+    "--tasks",
+    otherTaskFile,
+    "--quiet",
+  ]);
   await waitFor(() => (server!.stdout().includes("http://") ? true : undefined), "serve-model's URL", 60_000);
 }
 
@@ -83,8 +94,21 @@ async function stopModel(): Promise<void> {
 
 async function run(m: number, runId: string, extra: string[]): Promise<number | null> {
   const result = await runCli([
-    "run", ...extra, "--mode", "structured", "--model", "reference", "--base-url", `http://127.0.0.1:${port}/v1`,
-    "--run-id", runId, "--db", join(machine(m), "umpire.db"), "--out", join(machine(m), "runs"), "--json",
+    "run",
+    ...extra,
+    "--mode",
+    "structured",
+    "--model",
+    "reference",
+    "--base-url",
+    `http://127.0.0.1:${port}/v1`,
+    "--run-id",
+    runId,
+    "--db",
+    join(machine(m), "umpire.db"),
+    "--out",
+    join(machine(m), "runs"),
+    "--json",
   ]);
   if (result.code !== 0 && result.code !== 1) throw new Error(`run ${runId} exited ${result.code}: ${result.stderr}`);
   return result.code;
@@ -104,23 +128,73 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "umpire-history-"));
   mkdirSync(join(dir, "tasks"));
   taskFile = join(dir, "tasks", "scores-bb042.yaml");
-  writeFileSync(taskFile, task("scores-bb042", "Answer with both teams' scores exactly as the scorecard writes them (runs/wickets) and the result line."));
+  writeFileSync(
+    taskFile,
+    task(
+      "scores-bb042",
+      "Answer with both teams' scores exactly as the scorecard writes them (runs/wickets) and the result line.",
+    ),
+  );
   otherTaskFile = join(dir, "tasks", "result-bb042.yaml");
-  writeFileSync(otherTaskFile, task("result-bb042", "Answer with the result line and both teams' scores (runs/wickets) as written there."));
+  writeFileSync(
+    otherTaskFile,
+    task("result-bb042", "Answer with the result line and both teams' scores (runs/wickets) as written there."),
+  );
   port = await freePort();
   await startModel("gold");
-  expect(await run(1, "H1", [taskFile, "--repeat", "6", "--price-in", "1", "--price-out", "2", "--tag", "nightly"])).toBe(0);
-  expect(await run(2, "H2", [taskFile, otherTaskFile, "--repeat", "2", "--price-in", "3", "--price-out", "6", "--tag", "nightly"])).toBe(0);
+  expect(
+    await run(1, "H1", [taskFile, "--repeat", "6", "--price-in", "1", "--price-out", "2", "--tag", "nightly"]),
+  ).toBe(0);
+  expect(
+    await run(2, "H2", [
+      taskFile,
+      otherTaskFile,
+      "--repeat",
+      "2",
+      "--price-in",
+      "3",
+      "--price-out",
+      "6",
+      "--tag",
+      "nightly",
+    ]),
+  ).toBe(0);
   await stopModel();
   await startModel("answer-now");
-  expect(await run(2, "H3", [taskFile, "--repeat", "6", "--price-in", "3", "--price-out", "6", "--tag", "nightly", "--tag", "candidate"])).toBe(1);
+  expect(
+    await run(2, "H3", [
+      taskFile,
+      "--repeat",
+      "6",
+      "--price-in",
+      "3",
+      "--price-out",
+      "6",
+      "--tag",
+      "nightly",
+      "--tag",
+      "candidate",
+    ]),
+  ).toBe(1);
   // H4, on a third machine: the same task id, but its checks were edited (a new content hash).
   mkdirSync(join(dir, "changed"));
   changedTaskFile = join(dir, "changed", "scores-bb042.yaml");
-  writeFileSync(changedTaskFile, readFileSync(taskFile, "utf8").replace("      result: Jaipur Kites won by 6 wickets\n", "      result: Jaipur Kites won by 6 wickets\n      notContains: [BB-024]\n"));
+  writeFileSync(
+    changedTaskFile,
+    readFileSync(taskFile, "utf8").replace(
+      "      result: Jaipur Kites won by 6 wickets\n",
+      "      result: Jaipur Kites won by 6 wickets\n      notContains: [BB-024]\n",
+    ),
+  );
   expect(await run(3, "H4", [changedTaskFile, "--repeat", "2", "--price-in", "3", "--price-out", "6"])).toBe(1);
   await stopModel();
-  const merge = await runInProcess(["merge", join(machine(1), "umpire.db"), join(machine(2), "umpire.db"), "--into", merged()]);
+  const merge = await runInProcess([
+    "merge",
+    join(machine(1), "umpire.db"),
+    join(machine(2), "umpire.db"),
+    "--into",
+    merged(),
+  ]);
   expect(merge.code, merge.stderr).toBe(0);
 }, 600_000);
 
@@ -212,7 +286,12 @@ describe("a changed task", () => {
     const r = await runInProcess(["history", "--db", into, "--json", "--task", "scores-bb042"]);
     expect(r.code, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout).series[0];
-    expect(s.points.map((p: any) => [p.runId, p.breakBefore])).toEqual([["H1", null], ["H2", null], ["H3", null], ["H4", "task"]]);
+    expect(s.points.map((p: any) => [p.runId, p.breakBefore])).toEqual([
+      ["H1", null],
+      ["H2", null],
+      ["H3", null],
+      ["H4", "task"],
+    ]);
     expect(s.points[0].taskHash).toMatch(/\S/);
     expect(s.points[3].taskHash).not.toBe(s.points[0].taskHash);
     expect(s.segmentStart).toBe(3);

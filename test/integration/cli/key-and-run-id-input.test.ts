@@ -18,19 +18,50 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("a key where a variable name belongs", () => {
-  it("in the config file, directly and through a YAML anchor: named a key, its value never shown", { timeout: 120_000 }, async () => {
+  it("in the config file, directly and through a YAML anchor: named a key, its value never shown", {
+    timeout: 120_000,
+  }, async () => {
     const config = join(dir, "umpire.config.yaml");
-    writeFileSync(config, `agents:\n  direct:\n    model: reference\n    apiKeyEnv: &pasted ${KEY}\n  anchored:\n    model: reference\n    apiKeyEnv: *pasted\n`);
-    const r = await runCli(["run", "answer-only-bb042", "--config", config, "--agent", "direct", "--list", "--db", join(dir, "a.db")]);
+    writeFileSync(
+      config,
+      `agents:\n  direct:\n    model: reference\n    apiKeyEnv: &pasted ${KEY}\n  anchored:\n    model: reference\n    apiKeyEnv: *pasted\n`,
+    );
+    const r = await runCli([
+      "run",
+      "answer-only-bb042",
+      "--config",
+      config,
+      "--agent",
+      "direct",
+      "--list",
+      "--db",
+      join(dir, "a.db"),
+    ]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/umpire\.config\.yaml:4: agents\.direct\.apiKeyEnv: looks like a key, not a variable name/);
-    expect(r.stderr).toMatch(/umpire\.config\.yaml:7: agents\.anchored\.apiKeyEnv: looks like a key, not a variable name/);
+    expect(r.stderr).toMatch(
+      /umpire\.config\.yaml:4: agents\.direct\.apiKeyEnv: looks like a key, not a variable name/,
+    );
+    expect(r.stderr).toMatch(
+      /umpire\.config\.yaml:7: agents\.anchored\.apiKeyEnv: looks like a key, not a variable name/,
+    );
     expect(r.stderr + r.stdout).not.toContain(KEY);
     expect(r.stderr + r.stdout).not.toContain("pasted0key");
   });
 
   it("in --api-key-env", { timeout: 120_000 }, async () => {
-    const r = await runCli(["run", "answer-only-bb042", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--api-key-env", KEY, "--list", "--db", join(dir, "b.db")]);
+    const r = await runCli([
+      "run",
+      "answer-only-bb042",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      "--model",
+      "m",
+      "--api-key-env",
+      KEY,
+      "--list",
+      "--db",
+      join(dir, "b.db"),
+    ]);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain("--api-key-env: looks like a key, not a variable name");
     expect(r.stderr + r.stdout).not.toContain("pasted0key");
@@ -38,10 +69,14 @@ describe("a key where a variable name belongs", () => {
 });
 
 describe("--run-id", () => {
-  it("refuses .., separators and odd names with what a run id may hold; nothing is written", { timeout: 420_000 }, async () => {
+  it("refuses .., separators and odd names with what a run id may hold; nothing is written", {
+    timeout: 420_000,
+  }, async () => {
     const out = join(dir, "runs", "inner");
     const ids = ["..", "../escaped", "a\\b"];
-    const results = await Promise.all(ids.map((id) => runCli(["run", "answer-only-bb042", "--run-id", id, "--db", join(dir, "c.db"), "--out", out])));
+    const results = await Promise.all(
+      ids.map((id) => runCli(["run", "answer-only-bb042", "--run-id", id, "--db", join(dir, "c.db"), "--out", out])),
+    );
     for (const [i, r] of results.entries()) {
       expect(r.code, `${ids[i]}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(/--run-id: .* is not a run id: it names the run's folder under --out/);
@@ -49,7 +84,17 @@ describe("--run-id", () => {
     }
     expect(existsSync(join(dir, "runs"))).toBe(false);
     expect(existsSync(join(dir, "escaped"))).toBe(false);
-    const ok = await runCli(["run", "answer-only-bb042", "--run-id", "nightly-2026.12.01_a", "--list", "--db", join(dir, "c.db"), "--out", out]);
+    const ok = await runCli([
+      "run",
+      "answer-only-bb042",
+      "--run-id",
+      "nightly-2026.12.01_a",
+      "--list",
+      "--db",
+      join(dir, "c.db"),
+      "--out",
+      out,
+    ]);
     expect(ok.code, ok.stderr).toBe(0);
   });
 });

@@ -14,7 +14,10 @@ import { answerStep, completion, startScriptedEndpoint, type SeenRequest } from 
 
 const ANSWER = "BB-042: Pune Pioneers 168/6, Jaipur Kites 169/4. Jaipur Kites won by 6 wickets.";
 const isPing = (r: SeenRequest) => r.body?.max_tokens === 1;
-const notFound = (model: string) => ({ status: 404, json: { error: { message: `The model '${model}' does not exist`, code: "model_not_found" } } });
+const notFound = (model: string) => ({
+  status: 404,
+  json: { error: { message: `The model '${model}' does not exist`, code: "model_not_found" } },
+});
 
 let dir: string;
 beforeAll(() => {
@@ -23,14 +26,38 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the preflight against real endpoints", () => {
-  it("a routing proxy that lists nothing: the run goes on after the one-token request (CLI, key in the query string)", { timeout: 300_000 }, async () => {
-    const proxy = await startScriptedEndpoint((r) => (r.method === "GET" ? { json: { object: "list", data: [] } } : { json: isPing(r) ? completion("p") : answerStep(ANSWER) }));
+  it("a routing proxy that lists nothing: the run goes on after the one-token request (CLI, key in the query string)", {
+    timeout: 300_000,
+  }, async () => {
+    const proxy = await startScriptedEndpoint((r) =>
+      r.method === "GET"
+        ? { json: { object: "list", data: [] } }
+        : { json: isPing(r) ? completion("p") : answerStep(ANSWER) },
+    );
     try {
-      const args = ["run", "answer-only-bb042", "--mode", "structured", "--db", join(dir, "a.db"), "--out", join(dir, "a"), "--json"];
-      const r = await runCli([...args, "--base-url", `${proxy.baseUrl}?api_key=sk-query-key-0001`, "--model", "routed/holo"]);
+      const args = [
+        "run",
+        "answer-only-bb042",
+        "--mode",
+        "structured",
+        "--db",
+        join(dir, "a.db"),
+        "--out",
+        join(dir, "a"),
+        "--json",
+      ];
+      const r = await runCli([
+        ...args,
+        "--base-url",
+        `${proxy.baseUrl}?api_key=sk-query-key-0001`,
+        "--model",
+        "routed/holo",
+      ]);
       expect(r.stderr).not.toContain("preflight failed");
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/preflight: routed\/holo at http:\/\/127\.0\.0\.1:\d+\/v1: served \(GET \/models does not list it: the list is empty\)/);
+      expect(r.stderr).toMatch(
+        /preflight: routed\/holo at http:\/\/127\.0\.0\.1:\d+\/v1: served \(GET \/models does not list it: the list is empty\)/,
+      );
       const [list, ping] = proxy.requests;
       // The key in the query string goes after the path, as the model client sends it.
       expect(list!.url).toBe("/v1/models?api_key=sk-query-key-0001");
@@ -43,20 +70,47 @@ describe("the preflight against real endpoints", () => {
   });
 
   it("a server that lists only aliases serves the model it does not list", async () => {
-    const server = await startScriptedEndpoint((r) => (r.method === "GET" ? { json: { data: [{ id: "holo-latest" }] } } : { json: completion("p") }));
+    const server = await startScriptedEndpoint((r) =>
+      r.method === "GET" ? { json: { data: [{ id: "holo-latest" }] } } : { json: completion("p") },
+    );
     try {
-      const result = await preflight({ baseUrl: server.baseUrl, shownUrl: server.baseUrl, model: "holo3-35b-a3b-2026", apiKeyEnv: null });
+      const result = await preflight({
+        baseUrl: server.baseUrl,
+        shownUrl: server.baseUrl,
+        model: "holo3-35b-a3b-2026",
+        apiKeyEnv: null,
+      });
       expect(result).toMatchObject({ ok: true, via: "completion" });
-      expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /v1/models", "POST /v1/chat/completions"]);
+      expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+        "GET /v1/models",
+        "POST /v1/chat/completions",
+      ]);
     } finally {
       await server.close();
     }
   });
 
-  it("a definite 404 model_not_found refuses the run, naming what the list offers (CLI)", { timeout: 120_000 }, async () => {
-    const server = await startScriptedEndpoint((r) => (r.method === "GET" ? { json: { data: [{ id: "holo-latest" }, { id: "holo-fast" }] } } : notFound(r.body?.model)));
+  it("a definite 404 model_not_found refuses the run, naming what the list offers (CLI)", {
+    timeout: 120_000,
+  }, async () => {
+    const server = await startScriptedEndpoint((r) =>
+      r.method === "GET" ? { json: { data: [{ id: "holo-latest" }, { id: "holo-fast" }] } } : notFound(r.body?.model),
+    );
     try {
-      const r = await runCli(["run", "answer-only-bb042", "--mode", "structured", "--db", join(dir, "b.db"), "--out", join(dir, "b"), "--base-url", server.baseUrl, "--model", "holo-typo"]);
+      const r = await runCli([
+        "run",
+        "answer-only-bb042",
+        "--mode",
+        "structured",
+        "--db",
+        join(dir, "b.db"),
+        "--out",
+        join(dir, "b"),
+        "--base-url",
+        server.baseUrl,
+        "--model",
+        "holo-typo",
+      ]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(`does not serve the model 'holo-typo' (The model 'holo-typo' does not exist)`);
       expect(r.stderr).toMatch(/fix: use --model with one of: holo-latest, holo-fast/);
@@ -67,11 +121,20 @@ describe("the preflight against real endpoints", () => {
   });
 
   it("an inconclusive answer for an unlisted model is no refusal: the run goes on with a note", async () => {
-    const server = await startScriptedEndpoint((r) => (r.method === "GET" ? { json: { data: [] } } : { status: 503, json: { error: { message: "warming up" } } }));
+    const server = await startScriptedEndpoint((r) =>
+      r.method === "GET" ? { json: { data: [] } } : { status: 503, json: { error: { message: "warming up" } } },
+    );
     try {
-      const result = await preflight({ baseUrl: server.baseUrl, shownUrl: server.baseUrl, model: "m", apiKeyEnv: null });
+      const result = await preflight({
+        baseUrl: server.baseUrl,
+        shownUrl: server.baseUrl,
+        model: "m",
+        apiKeyEnv: null,
+      });
       expect(result).toMatchObject({ ok: true, via: "completion" });
-      expect(result.ok && result.note).toMatch(/GET \/models does not list it: the list is empty\): the one-token check got HTTP 503 \(warming up\)/);
+      expect(result.ok && result.note).toMatch(
+        /GET \/models does not list it: the list is empty\): the one-token check got HTTP 503 \(warming up\)/,
+      );
     } finally {
       await server.close();
     }

@@ -40,17 +40,24 @@ const db = () => join(dir, "umpire.db");
 const common = () => ["answer-only-bb042", "--mode", "structured", "--db", db(), "--out", out()];
 
 describe("preflight through the CLI", () => {
-  it("a dead endpoint stops the run before any browser starts: exit 2, URL, model and fix named", { timeout: 120_000 }, async () => {
+  it("a dead endpoint stops the run before any browser starts: exit 2, URL, model and fix named", {
+    timeout: 120_000,
+  }, async () => {
     const r = await runCli(["run", ...common(), "--base-url", "http://127.0.0.1:1/v1", "--model", "my-model"]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/preflight failed: cannot reach the model endpoint http:\/\/127\.0\.0\.1:1\/v1 \(model my-model\)/);
+    expect(r.stderr).toMatch(
+      /preflight failed: cannot reach the model endpoint http:\/\/127\.0\.0\.1:1\/v1 \(model my-model\)/,
+    );
     expect(r.stderr).toMatch(/fix: .*--base-url/);
     // Nothing was stored and no trial folder made: the run never started.
     expect(existsSync(out())).toBe(false);
   });
 
   it("a wrong model id: exit 2, the served models listed", { timeout: 120_000 }, async () => {
-    const r = await runInProcess(["run", ...common(), "--base-url", baseUrl, "--model", "refrence", "--api-key-env", "MY_KEY"], { env: { MY_KEY: KEY } });
+    const r = await runInProcess(
+      ["run", ...common(), "--base-url", baseUrl, "--model", "refrence", "--api-key-env", "MY_KEY"],
+      { env: { MY_KEY: KEY } },
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`does not serve the model 'refrence'`);
     expect(r.stderr).toContain(baseUrl);
@@ -58,7 +65,10 @@ describe("preflight through the CLI", () => {
   });
 
   it("a wrong key: exit 2, the variable named, the key itself never printed", { timeout: 120_000 }, async () => {
-    const r = await runInProcess(["run", ...common(), "--base-url", baseUrl, "--model", "reference", "--api-key-env", "MY_KEY"], { env: { MY_KEY: WRONG } });
+    const r = await runInProcess(
+      ["run", ...common(), "--base-url", baseUrl, "--model", "reference", "--api-key-env", "MY_KEY"],
+      { env: { MY_KEY: WRONG } },
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/refused the request for reference with HTTP 401: Incorrect API key provided/);
     expect(r.stderr).toMatch(/fix: check that MY_KEY holds a valid key/);
@@ -69,8 +79,19 @@ describe("preflight through the CLI", () => {
     expect(none.stderr).toMatch(/HTTP 401.*\n.*fix: this endpoint wants a key: .*--api-key-env/);
   });
 
-  it("--no-preflight skips it: the trial then ends in error after its retry, and the run exits 3, not 1", { timeout: 300_000 }, async () => {
-    const r = await runCli(["run", ...common(), "--base-url", "http://127.0.0.1:1/v1", "--model", "my-model", "--no-preflight", "--json"]);
+  it("--no-preflight skips it: the trial then ends in error after its retry, and the run exits 3, not 1", {
+    timeout: 300_000,
+  }, async () => {
+    const r = await runCli([
+      "run",
+      ...common(),
+      "--base-url",
+      "http://127.0.0.1:1/v1",
+      "--model",
+      "my-model",
+      "--no-preflight",
+      "--json",
+    ]);
     expect(r.code, r.stderr).toBe(3);
     const body = JSON.parse(r.stdout);
     expect(body.trials.map((t: { verdict: string }) => t.verdict)).toEqual(["error"]);
@@ -83,7 +104,14 @@ describe("preflight and connect timeout over real HTTP", () => {
     model = await startReferenceModel({ tasks: [], apiKey: KEY });
   });
   afterAll(async () => model?.close());
-  const target = (over: Partial<Parameters<typeof preflight>[0]> = {}) => ({ baseUrl: model.baseUrl, shownUrl: model.baseUrl, model: "reference:slow", apiKey: KEY, apiKeyEnv: "K", ...over });
+  const target = (over: Partial<Parameters<typeof preflight>[0]> = {}) => ({
+    baseUrl: model.baseUrl,
+    shownUrl: model.baseUrl,
+    model: "reference:slow",
+    apiKey: KEY,
+    apiKeyEnv: "K",
+    ...over,
+  });
 
   it("passes with the right key and a served model; names the problem otherwise", async () => {
     expect(await preflight(target())).toEqual({ ok: true, via: "models" });
@@ -95,7 +123,9 @@ describe("preflight and connect timeout over real HTTP", () => {
     // The chat route of the reference model answers a ping; /models is hidden behind a wrong path.
     const noList: typeof fetch = (input, init) => {
       const url = String(input instanceof Request ? input.url : input);
-      return url.endsWith("/models") ? Promise.resolve(new Response("not here", { status: 404 })) : createEndpointFetch()(input, init);
+      return url.endsWith("/models")
+        ? Promise.resolve(new Response("not here", { status: 404 }))
+        : createEndpointFetch()(input, init);
     };
     const result = await preflight(target({ model: "gpt-9" }), { fetch: noList });
     expect(result).toMatchObject({ ok: false, problem: "model" });
@@ -106,7 +136,10 @@ describe("preflight and connect timeout over real HTTP", () => {
     // A listening socket whose backlog is full: further SYNs are dropped, so connecting hangs.
     const blackhole = await fullBacklog();
     try {
-      const result = await preflight(target({ baseUrl: `http://127.0.0.1:${blackhole.port}/v1` }), { connectTimeoutMs: 300, timeoutMs: 60_000 });
+      const result = await preflight(target({ baseUrl: `http://127.0.0.1:${blackhole.port}/v1` }), {
+        connectTimeoutMs: 300,
+        timeoutMs: 60_000,
+      });
       expect(result).toMatchObject({ ok: false, problem: "unreachable" });
       expect(!result.ok && result.message).toMatch(/connect timeout: no connection to 127\.0\.0\.1:\d+ within 300 ms/);
     } finally {
@@ -120,7 +153,14 @@ describe("preflight and connect timeout over real HTTP", () => {
  * its tiny backlog filled by a few connections: the kernel then drops further SYNs, so a connect hangs.
  */
 async function fullBacklog(): Promise<{ port: number; close(): Promise<void> }> {
-  const py = spawn("python3", ["-c", "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(0)\nprint(s.getsockname()[1], flush=True)\ntime.sleep(600)"], { stdio: ["ignore", "pipe", "inherit"] });
+  const py = spawn(
+    "python3",
+    [
+      "-c",
+      "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(0)\nprint(s.getsockname()[1], flush=True)\ntime.sleep(600)",
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     py.stdout!.once("data", (d) => resolve(Number(String(d).trim())));
     py.once("error", reject);

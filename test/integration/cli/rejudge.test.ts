@@ -72,10 +72,18 @@ describe("umpire rejudge", () => {
     writeTask("Jaipur Kites won by 6 wickets", "probe:");
     for (let i = 0; i < 2; i++) {
       const c = capture();
-      const code = await main(["run", taskFile(), "--db", db(), "--out", join(dir, "runs"), "--mode", "structured", "--reporter", "dot"], c.io);
+      const code = await main(
+        ["run", taskFile(), "--db", db(), "--out", join(dir, "runs"), "--mode", "structured", "--reporter", "dot"],
+        c.io,
+      );
       expect(code, c.err()).toBe(0);
     }
-    runs = read((s) => s.listRuns().map((r) => r.id).reverse());
+    runs = read((s) =>
+      s
+        .listRuns()
+        .map((r) => r.id)
+        .reverse(),
+    );
   }, 600_000);
 
   it("keeps the end state the checks read in the trial folder", () => {
@@ -84,11 +92,19 @@ describe("umpire rejudge", () => {
     expect(evidence.pages.current.url).toMatch(/\/match\/BB-042$/);
     expect(evidence.pages.current.html).toContain('data-mark="result-line"');
     expect(evidence.pages.current.html).not.toContain("<script");
-    expect(Object.keys(evidence.http)).toEqual([expect.stringMatching(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/matches\/BB-042$/)]);
-    expect(Object.values(evidence.commands)).toEqual([expect.objectContaining({ code: 0, stdout: expect.stringMatching(/^probe:\d+/) })]);
+    expect(Object.keys(evidence.http)).toEqual([
+      expect.stringMatching(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/matches\/BB-042$/),
+    ]);
+    expect(Object.values(evidence.commands)).toEqual([
+      expect.objectContaining({ code: 0, stdout: expect.stringMatching(/^probe:\d+/) }),
+    ]);
     expect(evidence.effects).toEqual([]);
     // The run's environment came with it (issue 29 item 6).
-    expect(run.environment).toMatchObject({ chromium: { version: expect.stringMatching(/^\d+\./), endpoint: "local" }, deviceScaleFactors: [1], os: { platform: process.platform } });
+    expect(run.environment).toMatchObject({
+      chromium: { version: expect.stringMatching(/^\d+\./), endpoint: "local" },
+      deviceScaleFactors: [1],
+      os: { platform: process.platform },
+    });
   });
 
   it("judges the stored end state with today's checks, keeps both judgements, and makes no model turn", async () => {
@@ -102,7 +118,9 @@ describe("umpire rejudge", () => {
     const c = capture();
     expect(await main(["rejudge", runs[1]!, "--db", db()], c.io), c.err()).toBe(0);
     expect(c.out()).toContain(`${before.trial.id}  rejudged-bb042: passed -> failed`);
-    expect(c.out()).toMatch(/needs a live app: "the answer states both scores and the result" \(custom\): a custom check's code may read the live app; kept its earlier result/);
+    expect(c.out()).toMatch(
+      /needs a live app: "the answer states both scores and the result" \(custom\): a custom check's code may read the live app; kept its earlier result/,
+    );
     expect(c.out()).toMatch(/no model turn made/);
 
     const after = read((s) => {
@@ -112,7 +130,10 @@ describe("umpire rejudge", () => {
     expect(after.turns).toBe(before.turns);
     expect(after.trial).toMatchObject({ verdict: "failed", turns: before.trial.turns, rejudgedAt: expect.any(String) });
     const byName = Object.fromEntries(after.checks.map((ch) => [ch.name, ch]));
-    expect(byName["the scorecard shows the result"]).toMatchObject({ pass: false, reason: expect.stringContaining("does not match") });
+    expect(byName["the scorecard shows the result"]).toMatchObject({
+      pass: false,
+      reason: expect.stringContaining("does not match"),
+    });
     expect(byName["the API still has the match"]).toMatchObject({ pass: false });
     expect(byName["the workspace probe"]).toMatchObject({ pass: false, reason: expect.stringContaining("nope:") });
     expect(byName["the answer states both scores and the result"]).toMatchObject({ pass: true });
@@ -139,16 +160,26 @@ describe("umpire rejudge", () => {
     writeTask("Jaipur Kites won by 6 wickets", "probe:");
     const edited = readFileSync(taskFile(), "utf8")
       .replace("url: /api/matches/BB-042", "url: /api/matches/BB-024")
-      .replace("reference:", "  - kind: page\n    name: the other scorecard\n    open: /match/BB-024\n    selector: '[data-mark=\"result-line\"]'\nreference:");
+      .replace(
+        "reference:",
+        "  - kind: page\n    name: the other scorecard\n    open: /match/BB-024\n    selector: '[data-mark=\"result-line\"]'\nreference:",
+      );
     writeFileSync(taskFile(), edited);
     const c = capture();
     expect(await main(["rejudge", runs[0]!, "--db", db(), "--task", "rejudged-bb042"], c.io), c.err()).toBe(0);
-    expect(c.out()).toMatch(/needs a live app: "the API still has the match" \(http\): no stored response for GET \S+\/api\/matches\/BB-024; kept its earlier result/);
-    expect(c.out()).toMatch(/needs a live app: "the other scorecard" \(page\): no stored page for open \/match\/BB-024; not judged/);
+    expect(c.out()).toMatch(
+      /needs a live app: "the API still has the match" \(http\): no stored response for GET \S+\/api\/matches\/BB-024; kept its earlier result/,
+    );
+    expect(c.out()).toMatch(
+      /needs a live app: "the other scorecard" \(page\): no stored page for open \/match\/BB-024; not judged/,
+    );
     // Not judged is not the agent's failure: the verdict is error (the page check on the stored scorecard still passes).
     expect(c.out()).toContain(": passed -> error");
     const checks = read((s) => s.checks(s.trials(runs[0]!)[0]!.id));
     expect(checks.find((ch) => ch.name === "the scorecard shows the result")).toMatchObject({ pass: true });
-    expect(checks.find((ch) => ch.name === "the other scorecard")).toMatchObject({ pass: false, reason: expect.stringMatching(/^not judged: .*needs a live app/) });
+    expect(checks.find((ch) => ch.name === "the other scorecard")).toMatchObject({
+      pass: false,
+      reason: expect.stringMatching(/^not judged: .*needs a live app/),
+    });
   }, 600_000);
 });

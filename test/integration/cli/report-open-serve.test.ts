@@ -38,14 +38,21 @@ reference:
 `;
 
 /** GET with the path sent exactly as given (fetch would normalise `..` away). */
-function rawGet(url: string, path: string, hostHeader?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function rawGet(
+  url: string,
+  path: string,
+  hostHeader?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((ok, fail) => {
-    const req = request({ host: hostname, port, path, method: "GET", ...(hostHeader && { headers: { host: hostHeader } }) }, (res) => {
-      let body = "";
-      res.on("data", (c) => (body += c));
-      res.on("end", () => ok({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = request(
+      { host: hostname, port, path, method: "GET", ...(hostHeader && { headers: { host: hostHeader } }) },
+      (res) => {
+        let body = "";
+        res.on("data", (c) => (body += c));
+        res.on("end", () => ok({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on("error", fail);
     req.end();
   });
@@ -54,7 +61,17 @@ function rawGet(url: string, path: string, hostHeader?: string): Promise<{ statu
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "umpire-report-serve-"));
   writeFileSync(join(dir, "scores-bb042.yaml"), TASK);
-  const run = await runCli(["run", join(dir, "scores-bb042.yaml"), "--mode", "structured", "--db", db(), "--out", join(dir, "runs"), "--json"]);
+  const run = await runCli([
+    "run",
+    join(dir, "scores-bb042.yaml"),
+    "--mode",
+    "structured",
+    "--db",
+    db(),
+    "--out",
+    join(dir, "runs"),
+    "--json",
+  ]);
   expect(run.code, run.stderr).toBe(0);
 }, 300_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,7 +91,9 @@ describe("umpire report --open", () => {
   });
 
   it("says how to serve the report when this machine has no browser", async () => {
-    const r = await runCli(["report", "--db", db(), "--open"], { env: { BROWSER: "", PATH: join(dir, "no-such-bin") } });
+    const r = await runCli(["report", "--db", db(), "--open"], {
+      env: { BROWSER: "", PATH: join(dir, "no-such-bin") },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("no browser to open here");
     expect(r.stderr).toContain(`umpire show-report ${reportDir}`);
@@ -98,13 +117,19 @@ describe("serving a report", () => {
     expect(history.body).toContain("scores-bb042");
     expect((await rawGet(url, `${base}/assets/report.css`)).headers["content-type"]).toMatch(/text\/css/);
     const rel = `${base}/${"../".repeat(4)}secret.txt`;
-    for (const path of [rel, `${base}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/secret.txt`, `${base}/..%2f..%2f..%2f..%2fsecret.txt`, `${base}/no-such-page.html`]) {
+    for (const path of [
+      rel,
+      `${base}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/secret.txt`,
+      `${base}/..%2f..%2f..%2f..%2fsecret.txt`,
+      `${base}/no-such-page.html`,
+    ]) {
       const r = await rawGet(url, path);
       expect(r.status, path).toBe(404);
       expect(r.body).not.toContain("outside the report");
     }
     // Without the token nothing is served, not even the index.
-    for (const path of ["/", "/index.html", "/history.html", `/${"0".repeat(32)}/`]) expect((await rawGet(url, path)).status, path).toBe(404);
+    for (const path of ["/", "/index.html", "/history.html", `/${"0".repeat(32)}/`])
+      expect((await rawGet(url, path)).status, path).toBe(404);
     // DNS rebinding: a page whose own host name now points at 127.0.0.1 sends its name as Host.
     const port = new URL(url).port;
     for (const host of [`evil.example:${port}`, "127.0.0.1", `127.0.0.1:${Number(port) + 1}`]) {

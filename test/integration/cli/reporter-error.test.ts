@@ -31,14 +31,19 @@ describe("a broken reporter", () => {
       return write(chunk);
     };
     const db = join(dir, "umpire.db");
-    const code = await main(["run", "answer-only-bb042", "--mode", "structured", "--db", db, "--out", join(dir, "runs")], {
-      stdout,
-      stderr,
-      env: {},
-      cwd: ROOT,
-      signal: new AbortController().signal,
-    });
-    expect(err).toMatch(/umpire: a reporter failed in onTrialEnd \(the run goes on; exit code 4\): progress stream is broken/);
+    const code = await main(
+      ["run", "answer-only-bb042", "--mode", "structured", "--db", db, "--out", join(dir, "runs")],
+      {
+        stdout,
+        stderr,
+        env: {},
+        cwd: ROOT,
+        signal: new AbortController().signal,
+      },
+    );
+    expect(err).toMatch(
+      /umpire: a reporter failed in onTrialEnd \(the run goes on; exit code 4\): progress stream is broken/,
+    );
     expect(code).toBe(4);
     const store = openStore(db, { readonly: true });
     const [run] = store.listRuns();

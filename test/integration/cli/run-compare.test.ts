@@ -57,13 +57,22 @@ describe("umpire run and compare through the CLI", () => {
 
   it("run --json prints only JSON, with every trial's verdict, checks, usage, cost and timing", async () => {
     const c = capture();
-    const code = await main(["run", "scorecard-note-bb042", "trap-date-bb042", "--mode", "both", "--tag", "main", "--json", ...common()], c.io);
+    const code = await main(
+      ["run", "scorecard-note-bb042", "trap-date-bb042", "--mode", "both", "--tag", "main", "--json", ...common()],
+      c.io,
+    );
     const body = JSON.parse(c.out());
     baseline = body.runId;
     expect(code).toBe(0);
     expect(body.trials).toHaveLength(4);
     for (const trial of body.trials) {
-      expect(trial).toMatchObject({ verdict: "passed", stopReason: "answered", claimed: true, verified: true, model: "reference" });
+      expect(trial).toMatchObject({
+        verdict: "passed",
+        stopReason: "answered",
+        claimed: true,
+        verified: true,
+        model: "reference",
+      });
       expect(["structured", "tools"]).toContain(trial.mode);
       expect(trial.usage.inputTokens).toBeGreaterThan(1000);
       expect(trial.costUsd).toBe(0);
@@ -75,12 +84,30 @@ describe("umpire run and compare through the CLI", () => {
 
   it("compare against the wrong-record profile lists the flipped task and the gate fails (exit 1)", async () => {
     const run = capture();
-    expect(await main(["run", "scorecard-note-bb042", "trap-date-bb042", "--model", "reference:wrong-record", "--mode", "both", "--json", ...common()], run.io)).toBe(1);
+    expect(
+      await main(
+        [
+          "run",
+          "scorecard-note-bb042",
+          "trap-date-bb042",
+          "--model",
+          "reference:wrong-record",
+          "--mode",
+          "both",
+          "--json",
+          ...common(),
+        ],
+        run.io,
+      ),
+    ).toBe(1);
     candidate = JSON.parse(run.out()).runId;
 
     const cmp = capture();
     const junit = join(dir, "junit.xml");
-    const code = await main(["compare", "--baseline", baseline, candidate, "--fail-on-regression", "--junit", junit, "--db", db(), "--json"], cmp.io);
+    const code = await main(
+      ["compare", "--baseline", baseline, candidate, "--fail-on-regression", "--junit", junit, "--db", db(), "--json"],
+      cmp.io,
+    );
     expect(code).toBe(1);
     const report = JSON.parse(cmp.out());
     const text = JSON.stringify(report);
@@ -107,7 +134,20 @@ describe("umpire run and compare through the CLI", () => {
     const first = capture((err, c) => {
       if (err.includes("[1/3]")) c.abort("cancelled by user");
     });
-    const code = await main(["run", "answer-only-bb042", "infeasible-bb999", "api-note-bb042", "--mode", "structured", "--concurrency", "1", ...common()], first.io);
+    const code = await main(
+      [
+        "run",
+        "answer-only-bb042",
+        "infeasible-bb999",
+        "api-note-bb042",
+        "--mode",
+        "structured",
+        "--concurrency",
+        "1",
+        ...common(),
+      ],
+      first.io,
+    );
     expect(code).toBe(130);
     const runId = /run (\S+): 3 trials/.exec(first.err())![1]!;
     let store = openStore(db(), { readonly: true });

@@ -26,7 +26,11 @@ function io(cwd: string): { io: CommandIO; out: () => string; err: () => string 
   let errors = "";
   stdout.on("data", (c) => (text += c));
   stderr.on("data", (c) => (errors += c));
-  return { io: { stdout, stderr, env: {}, cwd, signal: new AbortController().signal }, out: () => text, err: () => errors };
+  return {
+    io: { stdout, stderr, env: {}, cwd, signal: new AbortController().signal },
+    out: () => text,
+    err: () => errors,
+  };
 }
 
 function workspace(): string {
@@ -41,18 +45,32 @@ function workspace(): string {
 describe("validate --self-test", () => {
   it("proves a sound task: gold passes in both modes, answering at once and the negatives fail, every required check fails in some probe", async () => {
     const dir = workspace();
-    writeFileSync(join(dir, "tasks/answer-only-bb042.yaml"), readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml")));
+    writeFileSync(
+      join(dir, "tasks/answer-only-bb042.yaml"),
+      readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml")),
+    );
     // The real CLI as a child process: stdout must be exactly one JSON document.
-    const child = await run(process.execPath, [join(ROOT, "bin/umpire.js"), "validate", "--self-test", "--json"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+    const child = await run(process.execPath, [join(ROOT, "bin/umpire.js"), "validate", "--self-test", "--json"], {
+      cwd: dir,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const body = JSON.parse(child.stdout);
     expect(body.ok).toBe(true);
     expect(body.tasks.map((t: { id: string }) => t.id)).toEqual(["answer-only-bb042"]);
     const report = body.selfTest;
     expect(report.sound).toBe(true);
-    expect(report.results.map((r: { probe: { name: string } }) => r.probe.name).sort()).toEqual(["answer-now", "gold/structured", "gold/tools", "negative:misread-scores", "negative:saves-note"]);
+    expect(report.results.map((r: { probe: { name: string } }) => r.probe.name).sort()).toEqual([
+      "answer-now",
+      "gold/structured",
+      "gold/tools",
+      "negative:misread-scores",
+      "negative:saves-note",
+    ]);
     // Every required check failed in some probe: the answer check in answer-now, the effects check in saves-note.
     expect(report.uncovered).toEqual([]);
-    expect(report.results.find((r: { probe: { name: string } }) => r.probe.name === "negative:saves-note")).toMatchObject({ exercised: true, failedChecks: expect.arrayContaining(["nothing saved or deleted"]) });
+    expect(
+      report.results.find((r: { probe: { name: string } }) => r.probe.name === "negative:saves-note"),
+    ).toMatchObject({ exercised: true, failedChecks: expect.arrayContaining(["nothing saved or deleted"]) });
   }, 900_000);
 
   it("flags a task whose checks cannot tell right from wrong (exit 1)", async () => {
@@ -60,7 +78,10 @@ describe("validate --self-test", () => {
     // Same task, but its only check is advisory and the effects check forbids nothing: "Done." passes.
     const source = readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml"));
     const weak = source
-      .replace(/checks:[\s\S]*?reference:/, "checks:\n  - kind: effects\n    name: nothing deleted\n    forbid:\n      - { type: match_deleted }\nreference:")
+      .replace(
+        /checks:[\s\S]*?reference:/,
+        "checks:\n  - kind: effects\n    name: nothing deleted\n    forbid:\n      - { type: match_deleted }\nreference:",
+      )
       .replace(/negatives:[\s\S]*?tags:/, "tags:");
     writeFileSync(join(dir, "tasks/answer-only-bb042.yaml"), weak);
     const { io: cli, out } = io(dir);
@@ -147,22 +168,30 @@ describe("validate --self-test proves the checks, not only the trajectories", ()
 
     // Not exercised: the probe, the step, the mark, the page and the marks it had instead.
     const typo = block(/^typo-bb042 negative:typo: NOT EXERCISED/);
-    expect(typo).toMatch(/not exercised: step 4 of 5 \(click confirm-yess\): mark confirm-yess not found on \/match\/BB-042/);
+    expect(typo).toMatch(
+      /not exercised: step 4 of 5 \(click confirm-yess\): mark confirm-yess not found on \/match\/BB-042/,
+    );
     expect(typo).toMatch(/the page had: .*add-note/);
     // A typo'd mark is never explained as slowness: only a mark another probe found may be. (A settle wait
     // that really ran out on a busy machine is named as such, with its own words; that is not this.)
     expect(typo).not.toMatch(/waited for mark confirm-yess|another probe found/);
     // Check coverage: a check no probe failed is named (a warning without --strict).
-    expect(text).toContain("warning: typo-bb042: check 'no draft left behind' never failed in any probe: it may be unable to fail; add a negative that breaks it");
+    expect(text).toContain(
+      "warning: typo-bb042: check 'no draft left behind' never failed in any probe: it may be unable to fail; add a negative that breaks it",
+    );
     // failsOn: the check that did not fail is named with its own reason; the one that broke it is fine.
     const misread = block(/^fails-on-bb042 negative:misread-scores: expected failed, got failed/);
-    expect(misread).toMatch(/failsOn 'nothing saved or deleted' did not fail: check 'nothing saved or deleted' passed: /);
+    expect(misread).toMatch(
+      /failsOn 'nothing saved or deleted' did not fail: check 'nothing saved or deleted' passed: /,
+    );
     expect(text).not.toMatch(/^fails-on-bb042 negative:saves-note/m);
     // The fails-on task's coverage is complete: answer-now fails the answer, saves-note the effects check.
     expect(text).not.toMatch(/fails-on-bb042: check .* never failed/);
     expect(text).toMatch(/^some tasks are unsound/m);
     // Every failed probe line carries its reason on the lines under it.
-    const probeLines = lines.map((l, i) => [l, lines[i + 1] ?? ""] as const).filter(([l]) => /^[a-z0-9-]+ (gold|answer-now|negative)\S*: (NOT EXERCISED|expected)/.test(l));
+    const probeLines = lines
+      .map((l, i) => [l, lines[i + 1] ?? ""] as const)
+      .filter(([l]) => /^[a-z0-9-]+ (gold|answer-now|negative)\S*: (NOT EXERCISED|expected)/.test(l));
     expect(probeLines.length).toBeGreaterThanOrEqual(2);
     for (const [line, next] of probeLines) expect(next, line).toMatch(/^ {2}- \S/);
 

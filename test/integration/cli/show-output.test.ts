@@ -18,15 +18,29 @@ let runA: string;
 let runB: string;
 
 async function umpire(args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [join(ROOT, "bin/umpire.js"), ...args, "--db", join(dir, "u.db")], { cwd: dir, env: { ...process.env, NO_COLOR: "1", COLUMNS: "250" } });
+  const { stdout } = await run(process.execPath, [join(ROOT, "bin/umpire.js"), ...args, "--db", join(dir, "u.db")], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: "1", COLUMNS: "250" },
+  });
   return stdout;
 }
 
 beforeAll(() => {
   ({ dir, cleanup } = tempDir());
   const store = openStore(join(dir, "u.db"));
-  runA = seedRun(store, { model: "holo3-1-35b-a3b", startedAt: "2026-01-01T00:00:00Z", trials: [{ task: "save-bb042", verdict: "passed" }, { task: "lazy", verdict: "error" }] });
-  runB = seedRun(store, { model: "holo3-122b-a10b", startedAt: "2026-01-02T00:00:00Z", trials: [{ task: "save-bb042", verdict: "passed" }] });
+  runA = seedRun(store, {
+    model: "holo3-1-35b-a3b",
+    startedAt: "2026-01-01T00:00:00Z",
+    trials: [
+      { task: "save-bb042", verdict: "passed" },
+      { task: "lazy", verdict: "error" },
+    ],
+  });
+  runB = seedRun(store, {
+    model: "holo3-122b-a10b",
+    startedAt: "2026-01-02T00:00:00Z",
+    trials: [{ task: "save-bb042", verdict: "passed" }],
+  });
   store.close();
 });
 afterAll(() => cleanup());

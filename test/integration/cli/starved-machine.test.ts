@@ -20,7 +20,8 @@ const hogs: ChildProcess[] = [];
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "umpire-starved-"));
   // Every core busy and then some: the trials compete for what is left.
-  for (let i = 0; i < availableParallelism() + 2; i++) hogs.push(spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
+  for (let i = 0; i < availableParallelism() + 2; i++)
+    hogs.push(spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
 });
 afterAll(() => {
   for (const hog of hogs) hog.kill("SIGKILL");
@@ -35,9 +36,23 @@ it("gold trials beside CPU-bound processes end passed or error, never failed", a
   stdout.on("data", (c) => (out += c));
   stderr.on("data", (c) => (err += c));
   const io = { stdout, stderr, env: {}, cwd: ROOT, signal: new AbortController().signal };
-  const args = ["run", ...TASKS, "--mode", "structured", "--repeat", "2", "--json", "--db", join(dir, "umpire.db"), "--out", join(dir, "runs")];
+  const args = [
+    "run",
+    ...TASKS,
+    "--mode",
+    "structured",
+    "--repeat",
+    "2",
+    "--json",
+    "--db",
+    join(dir, "umpire.db"),
+    "--out",
+    join(dir, "runs"),
+  ];
   await main(args, io);
-  const body = JSON.parse(out) as { trials: { task: string; verdict: string; stopDetail?: string; error?: string | null }[] };
+  const body = JSON.parse(out) as {
+    trials: { task: string; verdict: string; stopDetail?: string; error?: string | null }[];
+  };
   expect(body.trials.length, err).toBeGreaterThanOrEqual(TASKS.length * 2);
   const failed = body.trials.filter((t) => t.verdict === "failed");
   expect(failed, JSON.stringify(failed, null, 2)).toEqual([]);

@@ -21,23 +21,45 @@ const TASKS = ["answer-only-bb042", "api-note-bb042", "infeasible-bb999"];
 
 async function stopMidRun(signal: NodeJS.Signals, name: string) {
   const db = join(dir, `${name}.db`);
-  const cli = startCli(["run", ...TASKS, "--mode", "structured", "--model", "reference:slow", "--concurrency", "2", "--db", db, "--out", join(dir, name)]);
+  const cli = startCli([
+    "run",
+    ...TASKS,
+    "--mode",
+    "structured",
+    "--model",
+    "reference:slow",
+    "--concurrency",
+    "2",
+    "--db",
+    db,
+    "--out",
+    join(dir, name),
+  ]);
   const runId = await waitFor(() => /run (\S+): 3 trials/.exec(cli.stderr())?.[1], "the run to start", 120_000);
-  await waitFor(() => {
-    const raw = new Database(db, { readonly: true, fileMustExist: true });
-    try {
-      const row = raw.prepare("SELECT COUNT(*) AS n FROM turns WHERE trial_id LIKE ?").get(`${runId}-%`) as { n: number };
-      return row.n > 0 ? true : undefined;
-    } finally {
-      raw.close();
-    }
-  }, "a first turn to be stored", 240_000);
+  await waitFor(
+    () => {
+      const raw = new Database(db, { readonly: true, fileMustExist: true });
+      try {
+        const row = raw.prepare("SELECT COUNT(*) AS n FROM turns WHERE trial_id LIKE ?").get(`${runId}-%`) as {
+          n: number;
+        };
+        return row.n > 0 ? true : undefined;
+      } finally {
+        raw.close();
+      }
+    },
+    "a first turn to be stored",
+    240_000,
+  );
   cli.child.kill(signal);
   return { db, runId, result: await cli.done };
 }
 
 describe("SIGTERM and SIGHUP stop a run as Ctrl-C does", () => {
-  for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
     it(`${signal}: cancelled trials, an interrupted resumable run, exit ${code}`, { timeout: 420_000 }, async () => {
       const { db, runId, result } = await stopMidRun(signal, signal.toLowerCase());
       expect(result.code, result.stderr).toBe(code);

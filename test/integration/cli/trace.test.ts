@@ -30,7 +30,10 @@ async function umpire(args: string[]): Promise<{ code: number; out: string; err:
 }
 
 /** A zip's entries from its central directory (found from the end-of-central-directory record). */
-function zipDirectory(file: string): { zip: Buffer; entries: Map<string, { method: number; size: number; local: number }> } {
+function zipDirectory(file: string): {
+  zip: Buffer;
+  entries: Map<string, { method: number; size: number; local: number }>;
+} {
   const zip = readFileSync(file);
   const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
   expect(eocd, `${file} has no end-of-central-directory record: not a zip`).toBeGreaterThan(0);
@@ -41,7 +44,11 @@ function zipDirectory(file: string): { zip: Buffer; entries: Map<string, { metho
     expect(zip.readUInt32LE(at)).toBe(0x02014b50);
     const nameLength = zip.readUInt16LE(at + 28);
     const name = zip.toString("utf8", at + 46, at + 46 + nameLength);
-    entries.set(name, { method: zip.readUInt16LE(at + 10), size: zip.readUInt32LE(at + 20), local: zip.readUInt32LE(at + 42) });
+    entries.set(name, {
+      method: zip.readUInt16LE(at + 10),
+      size: zip.readUInt32LE(at + 20),
+      local: zip.readUInt32LE(at + 42),
+    });
     at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
   }
   return { zip, entries };
@@ -88,7 +95,9 @@ describe("--trace keeps a Playwright trace per trial", () => {
       expect(entries.some((e) => e.startsWith("screencast/") || e.startsWith("resources/"))).toBe(true);
       const page = readFileSync(join(dir, "runs", runId, "report", "trials", `${trial.seq}.html`), "utf8");
       expect(page).toContain(`href="../files/${trial.seq}/trace.zip"`);
-      expect(zipEntries(join(dir, "runs", runId, "report", "files", String(trial.seq), "trace.zip"))).toContain("trace.trace");
+      expect(zipEntries(join(dir, "runs", runId, "report", "files", String(trial.seq), "trace.zip"))).toContain(
+        "trace.trace",
+      );
     }
   });
 
@@ -105,7 +114,18 @@ describe("--trace keeps a Playwright trace per trial", () => {
 
   it("a command agent's trial is traced too: umpire's context, driven by the agent over CDP", async () => {
     const config = join(ROOT, "examples", "external-agents", "umpire.config.yaml");
-    const run = await umpire(["run", TASK, "--config", config, "--agent", "python-agent", "--no-sandbox", "--trace", "on", ...common()]);
+    const run = await umpire([
+      "run",
+      TASK,
+      "--config",
+      config,
+      "--agent",
+      "python-agent",
+      "--no-sandbox",
+      "--trace",
+      "on",
+      ...common(),
+    ]);
     expect(run.err).not.toMatch(/internal error/);
     const [trial] = trialsOf(JSON.parse(run.out).runId);
     expect(trial!.mode).toBe("external");
@@ -123,7 +143,9 @@ describe("--trace keeps a Playwright trace per trial", () => {
     for (const trial of trials) {
       expect(existsSync(join(trial.path, "events.jsonl"))).toBe(true);
       expect(existsSync(join(trial.path, "trace.zip"))).toBe(false);
-      expect(readFileSync(join(dir, "runs", runId, "report", "trials", `${trial.seq}.html`), "utf8")).not.toContain("trace.zip");
+      expect(readFileSync(join(dir, "runs", runId, "report", "trials", `${trial.seq}.html`), "utf8")).not.toContain(
+        "trace.zip",
+      );
     }
   });
 });

@@ -24,7 +24,11 @@ const run = promisify(execFile);
 
 async function umpire(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(ROOT, "bin/umpire.js"), ...args], { cwd, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [join(ROOT, "bin/umpire.js"), ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1" },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, out: stdout, err: stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -56,20 +60,64 @@ function eventValidators() {
 
 let dir: string;
 const db = () => join(dir, "umpire.db");
-interface TrialJson { id: string; task: string; mode: string; folder: string; stopReason: string; verdict: string; answer: string | null; taskTitle: string | null; taskTags: string[] | null; taskHash: string | null }
+interface TrialJson {
+  id: string;
+  task: string;
+  mode: string;
+  folder: string;
+  stopReason: string;
+  verdict: string;
+  answer: string | null;
+  taskTitle: string | null;
+  taskTags: string[] | null;
+  taskHash: string | null;
+}
 let trials: TrialJson[] = [];
 let mainRun: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "umpire-log-"));
   // Task files copied out of the repository, so the test can delete them before reporting.
-  for (const id of ["scorecard-note-bb042", "infeasible-bb999"]) writeFileSync(join(dir, `${id}.yaml`), readFixtureTask(join(ROOT, "tasks", `${id}.yaml`)));
-  const both = await umpire(["run", "scorecard-note-bb042.yaml", "infeasible-bb999.yaml", "--mode", "both", "--concurrency", "1", "--json", "--db", db(), "--out", "runs"], dir);
+  for (const id of ["scorecard-note-bb042", "infeasible-bb999"])
+    writeFileSync(join(dir, `${id}.yaml`), readFixtureTask(join(ROOT, "tasks", `${id}.yaml`)));
+  const both = await umpire(
+    [
+      "run",
+      "scorecard-note-bb042.yaml",
+      "infeasible-bb999.yaml",
+      "--mode",
+      "both",
+      "--concurrency",
+      "1",
+      "--json",
+      "--db",
+      db(),
+      "--out",
+      "runs",
+    ],
+    dir,
+  );
   const body = JSON.parse(both.out);
-  const summary = (b: { trials: { task: string; mode: string; stopReason: string; stopDetail: string }[] }) => b.trials.map((t) => `${t.task}/${t.mode}: ${t.stopReason} ${t.stopDetail}`).join("\n");
+  const summary = (b: { trials: { task: string; mode: string; stopReason: string; stopDetail: string }[] }) =>
+    b.trials.map((t) => `${t.task}/${t.mode}: ${t.stopReason} ${t.stopDetail}`).join("\n");
   expect(both.code, `${both.err}\n${summary(body)}`).toBe(0);
   mainRun = body.runId;
-  const stuck = await umpire(["run", "scorecard-note-bb042.yaml", "--model", "reference:loop", "--mode", "structured", "--json", "--db", db(), "--out", "runs"], dir);
+  const stuck = await umpire(
+    [
+      "run",
+      "scorecard-note-bb042.yaml",
+      "--model",
+      "reference:loop",
+      "--mode",
+      "structured",
+      "--json",
+      "--db",
+      db(),
+      "--out",
+      "runs",
+    ],
+    dir,
+  );
   expect(stuck.code, stuck.err).toBe(1);
   trials = [...body.trials, ...JSON.parse(stuck.out).trials];
 }, 600_000);
@@ -101,12 +149,22 @@ describe("events.jsonl conforms to the Agents API schema", () => {
         const validate = validators.get(event.type);
         expect(validate, `${t.id} line ${i + 1}: unknown type ${event.type}`).toBeDefined();
         const ok = validate!(event);
-        expect(ok ? [] : validate!.errors, `${t.id} line ${i + 1} (${event.type} ${String(event.data.kind ?? "")})`).toEqual([]);
+        expect(
+          ok ? [] : validate!.errors,
+          `${t.id} line ${i + 1} (${event.type} ${String(event.data.kind ?? "")})`,
+        ).toEqual([]);
       });
-      expect(events[0]).toMatchObject({ type: "AgentStartedEvent", data: { format: "umpire.trial-log", format_version: TRIAL_LOG_VERSION } });
+      expect(events[0]).toMatchObject({
+        type: "AgentStartedEvent",
+        data: { format: "umpire.trial-log", format_version: TRIAL_LOG_VERSION },
+      });
       const completion = events.at(-1)!;
       expect(completion.type).toBe("AgentCompletionEvent");
-      expect(completion.data).toMatchObject({ reason: t.stopReason === "answered" ? "finished" : "stopped", stop_reason: t.stopReason, verdict: t.verdict });
+      expect(completion.data).toMatchObject({
+        reason: t.stopReason === "answered" ? "finished" : "stopped",
+        stop_reason: t.stopReason,
+        verdict: t.verdict,
+      });
       const answers = events.filter((e) => e.data.kind === "answer_event");
       if (t.stopReason === "answered") expect(answers.map((a) => a.data.outcome)).toEqual([null]);
       expect(readTrialLog(logOf(t)).version).toBe(TRIAL_LOG_VERSION);
@@ -116,14 +174,24 @@ describe("events.jsonl conforms to the Agents API schema", () => {
   it("the validator bites: umpire's old values where the schema has an enum are rejected", () => {
     const validators = eventValidators();
     const at = "2026-01-01T00:00:00Z";
-    const answer = { type: "AgentEvent", timestamp: at, data: { kind: "answer_event", answer: "done", outcome: "claimed" } };
+    const answer = {
+      type: "AgentEvent",
+      timestamp: at,
+      data: { kind: "answer_event", answer: "done", outcome: "claimed" },
+    };
     const completion = { type: "AgentCompletionEvent", timestamp: at, data: { reason: "answered", verdict: "passed" } };
-    const policy = { type: "AgentEvent", timestamp: at, data: { kind: "policy_event", tool_reqs: [], validation_errors: [{ id: "c1", message: "bad" }] } };
+    const policy = {
+      type: "AgentEvent",
+      timestamp: at,
+      data: { kind: "policy_event", tool_reqs: [], validation_errors: [{ id: "c1", message: "bad" }] },
+    };
     expect(validators.get("AgentEvent")!(answer)).toBe(false);
     expect(validators.get("AgentCompletionEvent")!(completion)).toBe(false);
     expect(validators.get("AgentEvent")!(policy)).toBe(false);
     expect(validators.get("AgentEvent")!({ ...answer, data: { ...answer.data, outcome: null } })).toBe(true);
-    expect(validators.get("AgentCompletionEvent")!({ ...completion, timestamp: "yesterday", data: { reason: "finished" } })).toBe(false);
+    expect(
+      validators.get("AgentCompletionEvent")!({ ...completion, timestamp: "yesterday", data: { reason: "finished" } }),
+    ).toBe(false);
   });
 
   it("a reader refuses a log from a newer format version, naming the file and both versions", () => {
@@ -133,7 +201,11 @@ describe("events.jsonl conforms to the Agents API schema", () => {
     first.data.format_version = TRIAL_LOG_VERSION + 1;
     const newer = join(dir, "newer-events.jsonl");
     writeFileSync(newer, [JSON.stringify(first), ...lines.slice(1)].join("\n"));
-    expect(() => readTrialLog(newer)).toThrow(new RegExp(`newer-events\\.jsonl is trial log format version ${TRIAL_LOG_VERSION + 1}; this umpire reads versions up to ${TRIAL_LOG_VERSION}`));
+    expect(() => readTrialLog(newer)).toThrow(
+      new RegExp(
+        `newer-events\\.jsonl is trial log format version ${TRIAL_LOG_VERSION + 1}; this umpire reads versions up to ${TRIAL_LOG_VERSION}`,
+      ),
+    );
   });
 });
 
@@ -144,7 +216,10 @@ describe("the stored trial is complete", () => {
     const byKey = new Map((JSON.parse(shown.out).trials as TrialJson[]).map((t) => [`${t.task}/${t.mode}`, t]));
     const note = byKey.get("scorecard-note-bb042/structured")!;
     expect(note.answer).toBeTruthy();
-    expect(note).toMatchObject({ taskTitle: "Save a note on match BB-042", taskHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(note).toMatchObject({
+      taskTitle: "Save a note on match BB-042",
+      taskHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
     expect(byKey.get("scorecard-note-bb042/tools")!.taskHash).toBe(note.taskHash);
     const infeasible = byKey.get("infeasible-bb999/tools")!;
     expect(infeasible.answer).toMatch(/BB-999/);

@@ -24,7 +24,16 @@ function capture() {
   return { io, out: () => text.out, err: () => text.err };
 }
 
-const common = () => ["--db", join(dir, "umpire.db"), "--out", join(dir, "runs"), "--mode", "structured", "--reporter", "dot"];
+const common = () => [
+  "--db",
+  join(dir, "umpire.db"),
+  "--out",
+  join(dir, "runs"),
+  "--mode",
+  "structured",
+  "--reporter",
+  "dot",
+];
 const TASKS = ["scorecard-note-bb042", "answer-only-bb042"];
 
 describe("umpire run --until-decided", () => {
@@ -33,12 +42,28 @@ describe("umpire run --until-decided", () => {
     expect(await main(["run", ...TASKS, "--repeat", "6", "--tag", "gold", ...common()], base.io)).toBe(0);
 
     const c = capture();
-    const code = await main(["run", ...TASKS, "--model", "reference:wrong-record", "--until-decided", "--baseline", "gold", "--max-trials", "10", ...common()], c.io);
+    const code = await main(
+      [
+        "run",
+        ...TASKS,
+        "--model",
+        "reference:wrong-record",
+        "--until-decided",
+        "--baseline",
+        "gold",
+        "--max-trials",
+        "10",
+        ...common(),
+      ],
+      c.io,
+    );
     expect(code).toBe(1); // the candidate failed trials: the agent's doing
     const out = c.out();
     // Base 6/6 vs candidate 0/n: the e-value (Beta mixtures over the best common rate) passes
     // K / alpha = 2 / 0.05 = 40 at n = 5 (46.6; 23.9 at n = 4). One first repeat each, then rounds.
-    expect(out).toMatch(/until decided against \S+: 10 trials added in 6 rounds, \$0\.0000 spent by the run; stopped: max trials/);
+    expect(out).toMatch(
+      /until decided against \S+: 10 trials added in 6 rounds, \$0\.0000 spent by the run; stopped: max trials/,
+    );
     expect(out).toMatch(/worse\s+scorecard-note-bb042 \[reference:wrong-record\/structured\] 6\/6 -> 0\/5/);
     expect(out).toMatch(/undecided\s+answer-only-bb042 \[reference:wrong-record\/structured\] 6\/6 -> 7\/7/);
 

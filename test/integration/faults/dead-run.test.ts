@@ -27,17 +27,34 @@ describe("a run killed with -9", () => {
     const env = { TMPDIR: temp, NO_COLOR: "1" };
     let pid = 0;
     let killed = false;
-    const first = await runCli(["run", "answer-only-bb042", "api-note-bb042", "--mode", "both", "--concurrency", "1", "--db", db, "--out", join(dir, "runs"), "--run-id", "killed-run"], {
-      env,
-      onSpawn: (child) => (pid = child.pid!),
-      // Mid-run: the browser is up and one trial has finished.
-      onStderr: (text, child) => {
-        if (!killed && /\[1\/4\]/.test(text)) {
-          killed = true;
-          child.kill("SIGKILL");
-        }
+    const first = await runCli(
+      [
+        "run",
+        "answer-only-bb042",
+        "api-note-bb042",
+        "--mode",
+        "both",
+        "--concurrency",
+        "1",
+        "--db",
+        db,
+        "--out",
+        join(dir, "runs"),
+        "--run-id",
+        "killed-run",
+      ],
+      {
+        env,
+        onSpawn: (child) => (pid = child.pid!),
+        // Mid-run: the browser is up and one trial has finished.
+        onStderr: (text, child) => {
+          if (!killed && /\[1\/4\]/.test(text)) {
+            killed = true;
+            child.kill("SIGKILL");
+          }
+        },
       },
-    });
+    );
     expect(first.signal).toBe("SIGKILL");
     const leftover = join(temp, `umpire-browser-${hostname()}-${pid}`);
     expect(existsSync(leftover)).toBe(true);

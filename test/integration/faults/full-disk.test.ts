@@ -43,7 +43,12 @@ afterAll(() => {
 
 /** Leaves about `keep` bytes free under `full` (a filler file on the tmpfs; a byte budget otherwise). */
 function fill(keep: number): NodeJS.ProcessEnv {
-  if (!mounted) return { NODE_OPTIONS: `--import ${join(ROOT, "test/support/full-disk-preload.mjs")}`, UMPIRE_TEST_FULL_DIR: full, UMPIRE_TEST_FULL_BYTES: String(keep) };
+  if (!mounted)
+    return {
+      NODE_OPTIONS: `--import ${join(ROOT, "test/support/full-disk-preload.mjs")}`,
+      UMPIRE_TEST_FULL_DIR: full,
+      UMPIRE_TEST_FULL_BYTES: String(keep),
+    };
   const stats = statfsSync(full);
   const free = stats.bavail * stats.bsize;
   writeFileSync(join(full, "filler"), Buffer.alloc(Math.max(0, free - keep)));
@@ -60,7 +65,18 @@ describe("a full filesystem", () => {
   it("--out fills up mid-run: exit 4, path and fix named, run interrupted, --resume finishes it", async () => {
     const db = join(dir, "out-case.db");
     const out = join(full, "runs");
-    const args = ["answer-only-bb042", "api-note-bb042", "--mode", "both", "--concurrency", "2", "--db", db, "--out", out];
+    const args = [
+      "answer-only-bb042",
+      "api-note-bb042",
+      "--mode",
+      "both",
+      "--concurrency",
+      "2",
+      "--db",
+      db,
+      "--out",
+      out,
+    ];
     const env = fill(120_000);
     const first = await runCli(["run", ...args, "--run-id", "full-out"], { env });
     unfill();
@@ -70,7 +86,9 @@ describe("a full filesystem", () => {
     expect(first.stderr).toContain("--out");
     // The fix names this run, and says that --out cannot move a resumed run.
     expect(first.stderr).toContain("run full-out was stopped and marked interrupted");
-    expect(first.stderr).toContain(`umpire run --resume full-out (a resumed run writes into its own folder, ${join(out, "full-out")}, whatever --out says)`);
+    expect(first.stderr).toContain(
+      `umpire run --resume full-out (a resumed run writes into its own folder, ${join(out, "full-out")}, whatever --out says)`,
+    );
     expect(first.stderr).not.toMatch(STACK);
     expect(first.stderr).not.toContain("internal error");
     expect(first.code).toBe(4);
@@ -91,7 +109,9 @@ describe("a full filesystem", () => {
     // --out elsewhere is not used by --resume, and it says so, naming the run's folder.
     const elsewhere = join(dir, "elsewhere");
     const resumed = await runCli(["run", "--resume", "full-out", "--db", db, "--out", elsewhere]);
-    expect(resumed.stderr).toContain(`--out ${elsewhere} is ignored by --resume: run full-out keeps its folder, ${join(out, "full-out")}`);
+    expect(resumed.stderr).toContain(
+      `--out ${elsewhere} is ignored by --resume: run full-out keeps its folder, ${join(out, "full-out")}`,
+    );
     expect(existsSync(elsewhere)).toBe(false);
     expect(resumed.stderr).not.toContain("internal error");
     expect(resumed.code).toBe(0);
@@ -110,7 +130,10 @@ describe("a full filesystem", () => {
     const created = openStore(db);
     created.close();
     const env = fill(0);
-    const result = await runCli(["run", "answer-only-bb042", "--mode", "structured", "--db", db, "--out", join(dir, "db-case-runs")], { env });
+    const result = await runCli(
+      ["run", "answer-only-bb042", "--mode", "structured", "--db", db, "--out", join(dir, "db-case-runs")],
+      { env },
+    );
     unfill();
     expect(result.stderr).toContain(db);
     expect(result.stderr).toContain("--db");
@@ -143,10 +166,21 @@ describe("a full filesystem", () => {
     }
     const db = join(locked, "umpire.db");
     try {
-      const result = await runCli(["run", "answer-only-bb042", "--mode", "structured", "--db", db, "--out", join(dir, "locked-runs")]);
+      const result = await runCli([
+        "run",
+        "answer-only-bb042",
+        "--mode",
+        "structured",
+        "--db",
+        db,
+        "--out",
+        join(dir, "locked-runs"),
+      ]);
       expect(result.stderr).toContain(`cannot write ${db}`);
       expect(result.stderr).toContain("the run did not start and nothing of it was stored");
-      expect(result.stderr).toContain("make it writable, or pass --db on another filesystem; then run the same command again");
+      expect(result.stderr).toContain(
+        "make it writable, or pass --db on another filesystem; then run the same command again",
+      );
       expect(result.stderr).not.toContain("marked interrupted");
       expect(result.stderr).not.toContain("--resume");
       expect(result.stderr).not.toMatch(STACK);

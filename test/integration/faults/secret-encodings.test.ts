@@ -23,7 +23,10 @@ beforeAll(async () => {
   server = await startScriptedEndpoint((r) =>
     r.method === "GET"
       ? { json: { data: [{ id: "echo-model" }] } }
-      : { status: 400, json: { error: { message: `bad request: authorization ${String(r.headers.authorization)} url ${r.url}` } } },
+      : {
+          status: 400,
+          json: { error: { message: `bad request: authorization ${String(r.headers.authorization)} url ${r.url}` } },
+        },
   );
 });
 afterAll(async () => {
@@ -56,20 +59,47 @@ describe("the encodings of a key umpire makes, and a named agent's key, echoed b
       ].join("\n"),
     );
     const db = join(dir, "umpire.db");
-    const r = await runCli(["run", "answer-only-bb042", "--config", join(dir, "umpire.config.yaml"), "--agent", "basic", "--agent", "named", "--db", db, "--out", join(dir, "runs"), "--run-id", "echo-run", "--report"], {
-      env: { NAMED_KEY },
-    });
+    const r = await runCli(
+      [
+        "run",
+        "answer-only-bb042",
+        "--config",
+        join(dir, "umpire.config.yaml"),
+        "--agent",
+        "basic",
+        "--agent",
+        "named",
+        "--db",
+        db,
+        "--out",
+        join(dir, "runs"),
+        "--run-id",
+        "echo-run",
+        "--report",
+      ],
+      {
+        env: { NAMED_KEY },
+      },
+    );
 
     // What was sent, so the forms below are the ones the endpoint echoed.
     const chats = server.requests.filter((q) => q.method === "POST");
     const basic = `Basic ${Buffer.from(`agent:${BASIC_PASSWORD}`).toString("base64")}`;
     expect(chats.map((q) => q.headers.authorization)).toEqual(expect.arrayContaining([basic, `Bearer ${NAMED_KEY}`]));
-    const queryForms = [...new Set(chats.flatMap((q) => (q.url.includes("?") ? [q.url.split("token=")[1]!.split("&")[0]!] : [])))];
+    const queryForms = [
+      ...new Set(chats.flatMap((q) => (q.url.includes("?") ? [q.url.split("token=")[1]!.split("&")[0]!] : []))),
+    ];
     expect(queryForms.length).toBeGreaterThan(0);
     // Each trial failed on the echo and was retried: two attempts' logs per agent.
     expect(r.stderr + r.stdout).toContain("[redacted]");
 
-    const forbidden = [BASIC_PASSWORD, basic.slice("Basic ".length).replace(/=+$/, ""), NAMED_KEY, QUERY_KEY, ...queryForms];
+    const forbidden = [
+      BASIC_PASSWORD,
+      basic.slice("Basic ".length).replace(/=+$/, ""),
+      NAMED_KEY,
+      QUERY_KEY,
+      ...queryForms,
+    ];
     for (const secret of forbidden) {
       expect(r.stderr, secret).not.toContain(secret);
       expect(r.stdout, secret).not.toContain(secret);

@@ -39,14 +39,36 @@ function filesUnder(root: string): string[] {
 describe("secrets in --base-url, the key variable and an echoing error body", () => {
   it("never reach the terminal, the store, the trial log or the report; the query string still works", async () => {
     // A 400 that echoes every credential it was sent (some servers do exactly this).
-    const echo = { kind: "json" as const, status: 400, body: { error: { message: `invalid request for key ${ENV_KEY}, password ${URL_PASSWORD}, query ${QUERY_KEY}` } } };
+    const echo = {
+      kind: "json" as const,
+      status: 400,
+      body: { error: { message: `invalid request for key ${ENV_KEY}, password ${URL_PASSWORD}, query ${QUERY_KEY}` } },
+    };
     for (let i = 0; i < 6; i++) model.enqueue(echo);
     const port = new URL(model.baseUrl).port;
     const baseUrl = `http://agent:${URL_PASSWORD}@127.0.0.1:${port}/v1?api-key=${QUERY_KEY}&api-version=2024`;
     const db = join(dir, "umpire.db");
     const out = join(dir, "runs");
     const result = await runCli(
-      ["run", "answer-only-bb042", "--model", "hostile-model", "--mode", "structured", "--base-url", baseUrl, "--api-key-env", "MY_KEY", "--db", db, "--out", out, "--run-id", "secret-run", "--report"],
+      [
+        "run",
+        "answer-only-bb042",
+        "--model",
+        "hostile-model",
+        "--mode",
+        "structured",
+        "--base-url",
+        baseUrl,
+        "--api-key-env",
+        "MY_KEY",
+        "--db",
+        db,
+        "--out",
+        out,
+        "--run-id",
+        "secret-run",
+        "--report",
+      ],
       { env: { MY_KEY: ENV_KEY } },
     );
 

@@ -40,7 +40,23 @@ describe("sizes", () => {
       stepReply({ note: null, thought: "t", tool_call: { tool_name: "answer", content: "done" } }),
     );
     const db = join(dir, "note.db");
-    const result = await runCli(["run", "answer-only-bb042", "--model", "hostile", "--mode", "structured", "--base-url", model.baseUrl, "--db", db, "--out", join(dir, "runs"), "--run-id", "big-note", "--no-preflight"]);
+    const result = await runCli([
+      "run",
+      "answer-only-bb042",
+      "--model",
+      "hostile",
+      "--mode",
+      "structured",
+      "--base-url",
+      model.baseUrl,
+      "--db",
+      db,
+      "--out",
+      join(dir, "runs"),
+      "--run-id",
+      "big-note",
+      "--no-preflight",
+    ]);
     expect(result.stderr).not.toContain("internal error");
     expect(model.requests).toHaveLength(2);
     // The second request carries the first turn's step back, without the 10 MB note.
@@ -66,10 +82,31 @@ describe("sizes", () => {
     const source = readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml"));
     const file = join(dir, "huge-instruction.yaml");
     const instruction = `Look up match BB-042. ${"Context. ".repeat((20 * MB) / 9)}`;
-    writeFileSync(file, source.replace(/^\$schema:.*\n/m, "").replace(/^instruction: >-\n(?: {2}.*\n)+/m, `instruction: ${JSON.stringify(instruction)}\n`));
+    writeFileSync(
+      file,
+      source
+        .replace(/^\$schema:.*\n/m, "")
+        .replace(/^instruction: >-\n(?: {2}.*\n)+/m, `instruction: ${JSON.stringify(instruction)}\n`),
+    );
     const before = model.requests.length;
     const db = join(dir, "instruction.db");
-    const result = await runCli(["run", file, "--model", "hostile", "--mode", "structured", "--base-url", model.baseUrl, "--db", db, "--out", join(dir, "runs2"), "--run-id", "big-instruction", "--no-preflight"]);
+    const result = await runCli([
+      "run",
+      file,
+      "--model",
+      "hostile",
+      "--mode",
+      "structured",
+      "--base-url",
+      model.baseUrl,
+      "--db",
+      db,
+      "--out",
+      join(dir, "runs2"),
+      "--run-id",
+      "big-instruction",
+      "--no-preflight",
+    ]);
     expect(result.stderr).not.toContain("internal error");
     expect(model.requests.length).toBe(before);
     const store = openStore(db, { readonly: true });

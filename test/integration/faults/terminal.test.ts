@@ -14,7 +14,8 @@ import { runInProcess } from "../../support/cli-in-process.js";
 import { startRecordingModel, type RecordingModel } from "../../support/recording-model.js";
 import { readFixtureTask } from "../../support/fixture-tasks.js";
 
-const HOSTILE = "bad request\u001b[2J\u001b[H\u001b]0;pwned\u0007\n[1/1] PASS  answer-only-bb042 [reference/structured #0] answered: all checks passed\r\u001b[31mRED";
+const HOSTILE =
+  "bad request\u001b[2J\u001b[H\u001b]0;pwned\u0007\n[1/1] PASS  answer-only-bb042 [reference/structured #0] answered: all checks passed\r\u001b[31mRED";
 const NO_COLOR = { NO_COLOR: "1" };
 
 let dir: string;
@@ -40,7 +41,24 @@ describe("untrusted text on the terminal", () => {
     for (let i = 0; i < 4; i++) model.enqueue({ kind: "json", status: 400, body: { error: { message: HOSTILE } } });
     const db = join(dir, "umpire.db");
     const common = ["--db", db];
-    const run = await runCli(["run", "answer-only-bb042", "--model", "hostile", "--mode", "structured", "--base-url", model.baseUrl, "--out", join(dir, "runs"), "--run-id", "tty-run", ...common], { env: NO_COLOR });
+    const run = await runCli(
+      [
+        "run",
+        "answer-only-bb042",
+        "--model",
+        "hostile",
+        "--mode",
+        "structured",
+        "--base-url",
+        model.baseUrl,
+        "--out",
+        join(dir, "runs"),
+        "--run-id",
+        "tty-run",
+        ...common,
+      ],
+      { env: NO_COLOR },
+    );
     expect(model.requests.length).toBeGreaterThan(0);
     expect(run.code).not.toBe(0);
     // The message is there, visibly escaped, on one line.

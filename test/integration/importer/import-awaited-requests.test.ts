@@ -25,7 +25,12 @@ async function umpire(args: string[]): Promise<{ code: number; stdout: string; s
     const { stdout, stderr } = await exec(process.execPath, [join(ROOT, "bin/umpire.js"), ...args], {
       cwd: dir,
       // The fixture's Playwright webServer gets a port of its own (umpire's target picks a free one itself).
-      env: { ...process.env, UMPIRE_CHROMIUM: requireChromium().path, SAVING_APP_PORT: String(41_000 + (process.pid % 9_000)), CI: "1" },
+      env: {
+        ...process.env,
+        UMPIRE_CHROMIUM: requireChromium().path,
+        SAVING_APP_PORT: String(41_000 + (process.pid % 9_000)),
+        CI: "1",
+      },
       maxBuffer: 16 * 1024 * 1024,
     });
     return { code: 0, stdout, stderr };
@@ -52,8 +57,14 @@ const task = (id: string) => parse(readFileSync(join(dir, `tasks/imported/${id}.
 function suggested(draft: string, call: RegExp, kind: "effects" | "http", fill: [string, string]): string {
   const todo = draft.split("\n").findIndex((l) => l.startsWith("# TODO: the test awaited") && call.test(l));
   expect(todo, `no TODO for ${call} in\n${draft}`).toBeGreaterThanOrEqual(0);
-  const line = draft.split("\n").slice(todo + 2, todo + 4).find((l) => l.includes(`{ ${kind}:`))!;
-  return line.replace(/^#\s+/, "").replace(/\s+# .*$/, "").replace(fill[0], fill[1]);
+  const line = draft
+    .split("\n")
+    .slice(todo + 2, todo + 4)
+    .find((l) => l.includes(`{ ${kind}:`))!;
+  return line
+    .replace(/^#\s+/, "")
+    .replace(/\s+# .*$/, "")
+    .replace(fill[0], fill[1]);
 }
 
 describe("umpire import playwright: awaited network calls", () => {
@@ -64,11 +75,17 @@ describe("umpire import playwright: awaited network calls", () => {
     expect(first.stdout).toContain("wrote tasks/imported/saves-two-items.yaml: 4 gold steps, 2 checks, 2 TODO");
     expect(first.stdout).toContain("umpire.config.yaml: reused target shopping");
     // The fixture's config maps "**/api/items" (Promise.all with waitForResponse) to its effects source.
-    expect(task("saves-an-item").checks).toContainEqual({ kind: "effects", name: 'the app received the response "**/api/items" (awaited at line 8)', require: [{ type: "item_saved" }] });
+    expect(task("saves-an-item").checks).toContainEqual({
+      kind: "effects",
+      name: 'the app received the response "**/api/items" (awaited at line 8)',
+      require: [{ type: "item_saved" }],
+    });
 
     // The other test awaited a predicate and a RegExp, which no mapping names: the draft says what to add.
     const draft = readFileSync(join(dir, "tasks/imported/saves-two-items.yaml"), "utf8");
-    expect(first.stdout).toMatch(/awaited, not mapped to a check: a response matching the predicate at playwright\/items.spec.ts:\d+; the response \/\\\/api\\\/items\$\//);
+    expect(first.stdout).toMatch(
+      /awaited, not mapped to a check: a response matching the predicate at playwright\/items.spec.ts:\d+; the response \/\\\/api\\\/items\$\//,
+    );
     const effectsLine = suggested(draft, /predicate/, "effects", ["EFFECT_TYPE", "item_saved"]);
     const httpLine = suggested(draft, /\/api\\\/items\$\//, "http", ["/api/PATH", '"/api/items?trial=${TRIAL_ID}"']);
     appendFileSync(join(dir, "umpire.config.yaml"), `    ${effectsLine}\n    ${httpLine}\n`);
@@ -78,20 +95,49 @@ describe("umpire import playwright: awaited network calls", () => {
     expect(again.stdout).toContain("wrote tasks/imported/saves-two-items.yaml: 4 gold steps, 4 checks\n");
     const mapped = task("saves-two-items").checks.filter((c) => c.kind !== "page");
     expect(mapped).toEqual([
-      { kind: "effects", name: expect.stringMatching(/^the app received a response matching the predicate at playwright\/items.spec.ts:\d+$/), require: [{ type: "item_saved" }] },
+      {
+        kind: "effects",
+        name: expect.stringMatching(
+          /^the app received a response matching the predicate at playwright\/items.spec.ts:\d+$/,
+        ),
+        require: [{ type: "item_saved" }],
+      },
       // A read-back with no contains of its own must show what the test typed.
-      { kind: "http", name: expect.stringContaining("the app received the response /\\/api\\/items$/"), method: "GET", url: "/api/items?trial=${TRIAL_ID}", contains: ["Rye bread", "Apples"] },
+      {
+        kind: "http",
+        name: expect.stringContaining("the app received the response /\\/api\\/items$/"),
+        method: "GET",
+        url: "/api/items?trial=${TRIAL_ID}",
+        contains: ["Rye bread", "Apples"],
+      },
     ]);
 
-    const selfTest = await umpire(["validate", "--self-test", "--allow-drafts", "--json", "--concurrency", "2", "tasks/imported"]);
+    const selfTest = await umpire([
+      "validate",
+      "--self-test",
+      "--allow-drafts",
+      "--json",
+      "--concurrency",
+      "2",
+      "tasks/imported",
+    ]);
     expect(selfTest.code, selfTest.stdout + selfTest.stderr).toBe(0);
-    const results = (JSON.parse(selfTest.stdout) as { selfTest: { sound: boolean; results: { task: string; probe: { name: string }; verdict: string; failedChecks: string[] }[] } }).selfTest;
+    const results = (
+      JSON.parse(selfTest.stdout) as {
+        selfTest: {
+          sound: boolean;
+          results: { task: string; probe: { name: string }; verdict: string; failedChecks: string[] }[];
+        };
+      }
+    ).selfTest;
     expect(results.sound).toBe(true);
     const probe = (id: string, name: string) => results.results.find((r) => r.task === id && r.probe.name === name)!;
     for (const id of ["saves-an-item", "saves-two-items"]) {
       expect(probe(id, "gold/tools").verdict).toBe("passed");
       // Answering at once makes no request: every awaited-call check fails there.
-      const awaited = task(id).checks.filter((c) => c.kind !== "page").map((c) => c.name);
+      const awaited = task(id)
+        .checks.filter((c) => c.kind !== "page")
+        .map((c) => c.name);
       expect(probe(id, "answer-now").failedChecks).toEqual(expect.arrayContaining(awaited));
     }
   }, 600_000);
@@ -100,7 +146,9 @@ describe("umpire import playwright: awaited network calls", () => {
     const file = "tasks/imported/saves-an-item.yaml";
     const refused = await umpire(["run", "--mode", "tools", "--db", "run.db", file]);
     expect(refused.code).toBe(2);
-    expect(refused.stdout + refused.stderr).toMatch(/tasks\/imported\/saves-an-item\.yaml:\d+: draft: this task is a draft/);
+    expect(refused.stdout + refused.stderr).toMatch(
+      /tasks\/imported\/saves-an-item\.yaml:\d+: draft: this task is a draft/,
+    );
     expect(refused.stdout + refused.stderr).toContain("`umpire run --allow-drafts` runs it");
 
     const ran = await umpire(["run", "--allow-drafts", "--mode", "tools", "--json", "--db", "run.db", file]);

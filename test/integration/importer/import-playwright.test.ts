@@ -25,7 +25,12 @@ async function umpire(args: string[]): Promise<{ code: number; stdout: string; s
       cwd: dir,
       // A port of its own, so a parallel run of the example's suite cannot collide with this one.
       // The example's Playwright config launches the Chromium umpire uses (UMPIRE_CHROMIUM), as its own tests would.
-      env: { ...process.env, UMPIRE_CHROMIUM: requireChromium().path, TODOMVC_PORT: String(20_000 + (process.pid % 20_000)), CI: "1" },
+      env: {
+        ...process.env,
+        UMPIRE_CHROMIUM: requireChromium().path,
+        TODOMVC_PORT: String(20_000 + (process.pid % 20_000)),
+        CI: "1",
+      },
       maxBuffer: 16 * 1024 * 1024,
     });
     return { code: 0, stdout, stderr };
@@ -37,7 +42,10 @@ async function umpire(args: string[]): Promise<{ code: number; stdout: string; s
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "umpire-import-"));
-  cpSync(join(ROOT, "examples/todomvc"), dir, { recursive: true, filter: (src) => !src.includes(`${join("tasks", "imported")}`) });
+  cpSync(join(ROOT, "examples/todomvc"), dir, {
+    recursive: true,
+    filter: (src) => !src.includes(`${join("tasks", "imported")}`),
+  });
   // The copy finds @playwright/test, playwright and the todomvc package where a project has them.
   symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
 });
@@ -49,7 +57,15 @@ afterAll(() => {
 describe("umpire import playwright", () => {
   it("turns a Playwright test into a draft task on the declared target, keeps the mutations its checks catch and names the gaps", async () => {
     const configBefore = readFileSync(join(dir, "umpire.config.yaml"), "utf8");
-    const imported = await umpire(["import", "--negatives", "--concurrency", "2", "playwright", "--grep", "first of two"]);
+    const imported = await umpire([
+      "import",
+      "--negatives",
+      "--concurrency",
+      "2",
+      "playwright",
+      "--grep",
+      "first of two",
+    ]);
     expect(imported.code, imported.stderr).toBe(0);
     const file = join(dir, "tasks/imported/completes-the-first-of-two-todos.yaml");
     expect(imported.stdout).toContain("wrote tasks/imported/completes-the-first-of-two-todos.yaml");
@@ -69,7 +85,11 @@ describe("umpire import playwright", () => {
       { tool: "click", target: "first-toggle" },
       { tool: "answer", args: { content: "Done" } },
     ]);
-    expect(task.checks.map((c: { selector?: string }) => c.selector)).toEqual(['[id="todo-count"]', "#todo-list li.completed >> nth=0", "#todo-list li.completed >> nth=1"]);
+    expect(task.checks.map((c: { selector?: string }) => c.selector)).toEqual([
+      '[id="todo-count"]',
+      "#todo-list li.completed >> nth=0",
+      "#todo-list li.completed >> nth=1",
+    ]);
 
     // Dropping the toggle is caught and kept; clicking the other toggle is not: the checks count, they do not name.
     expect(imported.stdout).toMatch(/kept mutation-drop-step-4: dropping step 4 \(click first-toggle\) failed/);
@@ -82,7 +102,14 @@ describe("umpire import playwright", () => {
     expect(refused.code).toBe(2);
     expect(refused.stdout).toContain("this task is a draft");
 
-    const selfTest = await umpire(["validate", "--self-test", "--allow-drafts", "--concurrency", "2", "tasks/imported"]);
+    const selfTest = await umpire([
+      "validate",
+      "--self-test",
+      "--allow-drafts",
+      "--concurrency",
+      "2",
+      "tasks/imported",
+    ]);
     expect(selfTest.code, selfTest.stdout + selfTest.stderr).toBe(0);
     expect(selfTest.stdout).toContain("negative:mutation-drop-step-4 failed: ok");
     expect(selfTest.stdout).toContain("every task is sound");

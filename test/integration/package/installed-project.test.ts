@@ -15,7 +15,16 @@
  * many minutes on two cores and proves nothing about umpire.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  mkdirSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,10 +43,15 @@ interface Result {
 /** Runs a command to its end; a non-zero exit is a result, not an exception. */
 function sh(file: string, args: string[], cwd: string): Promise<Result> {
   return new Promise((done) => {
-    execFile(file, args, { cwd, timeout: HANG_GUARD_MS, maxBuffer: 64 << 20, env: { ...process.env, NO_COLOR: "1" } }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-      done({ code, out: `${stdout}${stderr}` });
-    });
+    execFile(
+      file,
+      args,
+      { cwd, timeout: HANG_GUARD_MS, maxBuffer: 64 << 20, env: { ...process.env, NO_COLOR: "1" } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        done({ code, out: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
@@ -62,7 +76,14 @@ function docSteps(markdown: string): ({ file: string; text: string } | { command
     const file = info.find((w) => w.startsWith("file="))?.slice("file=".length);
     if (file) steps.push({ file, text: m[2]! });
     else if (info[0] === "console" && info.includes("run")) {
-      for (const line of m[2]!.split("\n")) if (line.startsWith("$ ")) steps.push({ command: line.slice(2).replace(/\s+#.*$/, "").trim() });
+      for (const line of m[2]!.split("\n"))
+        if (line.startsWith("$ "))
+          steps.push({
+            command: line
+              .slice(2)
+              .replace(/\s+#.*$/, "")
+              .trim(),
+          });
     }
   }
   return steps;
@@ -72,7 +93,9 @@ const npx = (args: string[]) => sh("npx", ["--no", "--", "umpire", ...args], pro
 
 /** A lockfile naming what umpire depends on, at the versions and integrity this checkout locks. */
 function seededLock(): string {
-  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean; link?: boolean }> };
+  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean; link?: boolean }>;
+  };
   const packages: Record<string, unknown> = { "": { name: "greeter" } };
   for (const [key, entry] of Object.entries(lock.packages)) {
     if (key && !entry.dev && !entry.link) packages[key] = { ...entry, dev: true };
@@ -116,7 +139,15 @@ export const wrong = defineCheck<{ name: string }>({ judge: () => ({ pass: "yes"
 `;
 
 const TSCONFIG = JSON.stringify({
-  compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: true, types: [] },
+  compilerOptions: {
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    target: "ES2022",
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+  },
   include: ["tasks/checks"],
 });
 
@@ -166,7 +197,10 @@ negatives:
 `;
 
 beforeAll(async () => {
-  expect(existsSync(join(ROOT, "dist/src/cli/main.js")), "dist/ is missing: `npm test` builds first (npm run build)").toBe(true);
+  expect(
+    existsSync(join(ROOT, "dist/src/cli/main.js")),
+    "dist/ is missing: `npm test` builds first (npm run build)",
+  ).toBe(true);
   dir = mkdtempSync(join(tmpdir(), "umpire-package-"));
   project = join(dir, "greeter");
   mkdirSync(project);
@@ -210,7 +244,10 @@ describe("umpire installed from its packed tarball into another project", () => 
     const initialValidate = await npx(["validate"]);
     expect(initialValidate.code, initialValidate.out).toBe(0);
 
-    writeFileSync(join(project, "umpire.config.yaml"), `$schema: ./node_modules/umpire/schema/config.schema.json\n${TARGET}`);
+    writeFileSync(
+      join(project, "umpire.config.yaml"),
+      `$schema: ./node_modules/umpire/schema/config.schema.json\n${TARGET}`,
+    );
     writeFileSync(join(project, "tasks/first-task.yaml"), TASK);
     mkdirSync(join(project, "tasks/checks"));
     writeFileSync(join(project, "tasks/checks/greeted.ts"), CHECK);
@@ -245,8 +282,19 @@ describe("docs/your-app.md, run as written in a project of its own", () => {
     const steps = docSteps(readFileSync(join(ROOT, "docs/your-app.md"), "utf8"));
     const commands = steps.flatMap((s) => ("command" in s ? [s.command] : []));
     // The page's path, at least: install, init, validate, self-test, run, marks and try.
-    for (const wanted of [/^npm install -D \.\.\/umpire-[\d.]+\.tgz$/, /^npx umpire init /, /^npx umpire validate$/, /^npx umpire validate --self-test/, /^npx umpire run/, /^npx umpire marks /, /^npx umpire try /]) {
-      expect(commands.some((c) => wanted.test(c)), `docs/your-app.md runs no command like ${wanted}`).toBe(true);
+    for (const wanted of [
+      /^npm install -D \.\.\/umpire-[\d.]+\.tgz$/,
+      /^npx umpire init /,
+      /^npx umpire validate$/,
+      /^npx umpire validate --self-test/,
+      /^npx umpire run/,
+      /^npx umpire marks /,
+      /^npx umpire try /,
+    ]) {
+      expect(
+        commands.some((c) => wanted.test(c)),
+        `docs/your-app.md runs no command like ${wanted}`,
+      ).toBe(true);
     }
     for (const step of steps) {
       if ("file" in step) {
@@ -256,7 +304,11 @@ describe("docs/your-app.md, run as written in a project of its own", () => {
       }
       // The install as the page shows it, offline (this file's head says why) and with the addon copied after.
       const install = /^npm install\b/.test(step.command);
-      const result = await sh("sh", ["-c", install ? `${step.command} ${OFFLINE_INSTALL.join(" ")}` : step.command], doc);
+      const result = await sh(
+        "sh",
+        ["-c", install ? `${step.command} ${OFFLINE_INSTALL.join(" ")}` : step.command],
+        doc,
+      );
       expect(result.code, `docs/your-app.md: $ ${step.command}\n${result.out}`).toBe(0);
       if (install) copyAddon(doc);
     }

@@ -4,8 +4,12 @@ import { escapeHtml, html, raw } from "../../../src/report/html/escape.js";
 
 describe("escapeHtml", () => {
   it("turns markup characters into entities, so text can never become markup", () => {
-    expect(escapeHtml(`<img src=x onerror="window.__pwned=1">`)).toBe("&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;");
-    expect(escapeHtml(`<script>alert('x')</script> & more`)).toBe("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more");
+    expect(escapeHtml(`<img src=x onerror="window.__pwned=1">`)).toBe(
+      "&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;",
+    );
+    expect(escapeHtml(`<script>alert('x')</script> & more`)).toBe(
+      "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more",
+    );
     expect(escapeHtml("a\u0000b")).toBe("a\uFFFDb");
     expect(escapeHtml("plain text, 168/6")).toBe("plain text, 168/6");
   });

@@ -58,7 +58,8 @@ async function open(relative: string, dir = reportDir): Promise<Page> {
 }
 
 const visibleRows = (page: Page) => page.locator("#trials-table tbody tr:not([hidden])");
-const seqsOf = async (page: Page) => (await visibleRows(page).evaluateAll((rows) => rows.map((r) => Number((r as HTMLElement).dataset.seq))));
+const seqsOf = async (page: Page) =>
+  await visibleRows(page).evaluateAll((rows) => rows.map((r) => Number((r as HTMLElement).dataset.seq)));
 const byVerdict = (verdict: string) => trials.filter((t) => t.verdict === verdict).map((t) => t.seq);
 
 describe("the run behind the report", () => {
@@ -146,7 +147,9 @@ describe("trial view", () => {
       await section.scrollIntoViewIfNeeded();
       const image = section.locator("img.shot-img");
       // The copied screenshot loads (lazily) at the size the model received.
-      await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(turn.screenshot!.width);
+      await expect
+        .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+        .toBe(turn.screenshot!.width);
       const imageBox = (await image.boundingBox())!;
       expect(imageBox.width).toBeLessThan(turn.screenshot!.width); // drawn scaled down: the marker must follow
       const dot = (await section.locator(`g.mark[data-n="${position}"] circle.mark-dot`).boundingBox())!;
@@ -157,7 +160,9 @@ describe("trial view", () => {
       // The pixel the executor clicked: round(v/1000 * size), 1000 onto the last pixel.
       const px = Math.min(Math.round((x / 1000) * turn.screenshot!.width), turn.screenshot!.width - 1);
       const py = Math.min(Math.round((y / 1000) * turn.screenshot!.height), turn.screenshot!.height - 1);
-      expect(await section.locator(`g.mark[data-n="${position}"] text`).textContent()).toBe(`${position} · (${x}, ${y}) → ${px}, ${py} px`);
+      expect(await section.locator(`g.mark[data-n="${position}"] text`).textContent()).toBe(
+        `${position} · (${x}, ${y}) → ${px}, ${py} px`,
+      );
     }
     await page.close();
   });
@@ -190,14 +195,25 @@ describe("side by side", () => {
     expect(await page.locator("#compare-link").getAttribute("href")).toBe(sideBySideHref(a!.seq, b!.seq));
     await page.locator("#compare-link").click();
     await page.waitForSelector('#sbs[data-ready="true"]');
-    expect(await page.locator(".sbs-a .trial-title").textContent()).toContain(`#${a!.seq} scorecard-note-bb042 · ${a!.agentLabel}`);
-    expect(await page.locator(".sbs-b .trial-title").textContent()).toContain(`#${b!.seq} scorecard-note-bb042 · ${b!.agentLabel}`);
+    expect(await page.locator(".sbs-a .trial-title").textContent()).toContain(
+      `#${a!.seq} scorecard-note-bb042 · ${a!.agentLabel}`,
+    );
+    expect(await page.locator(".sbs-b .trial-title").textContent()).toContain(
+      `#${b!.seq} scorecard-note-bb042 · ${b!.agentLabel}`,
+    );
     expect(await page.locator(".sbs-a section.turn").count()).toBe(a!.turns);
     expect(await page.locator(".sbs-b section.turn").count()).toBe(b!.turns);
-    const turnRows = await page.locator(".sbs-row .sbs-label").evaluateAll((labels) => labels.map((l) => l.textContent).filter((t) => t!.startsWith("turn ")));
+    const turnRows = await page
+      .locator(".sbs-row .sbs-label")
+      .evaluateAll((labels) => labels.map((l) => l.textContent).filter((t) => t!.startsWith("turn ")));
     expect(turnRows).toHaveLength(Math.max(a!.turns, b!.turns));
     // Turn n sits beside turn n.
-    expect(await page.locator(".sbs-row", { hasText: "turn 2" }).locator("section.turn").evaluateAll((s) => s.map((x) => x.id))).toEqual(["turn-2", "turn-2"]);
+    expect(
+      await page
+        .locator(".sbs-row", { hasText: "turn 2" })
+        .locator("section.turn")
+        .evaluateAll((s) => s.map((x) => x.id)),
+    ).toEqual(["turn-2", "turn-2"]);
     await page.close();
   });
 });
@@ -212,19 +228,80 @@ describe("model output is text, never markup", () => {
     const runFolder = join(dir, "run");
     const store = openStore(join(dir, "umpire.db"));
     const run = store.createRun({ umpireVersion: "test", folder: runFolder, tags: [IMG] });
-    const planned = [0, 1].map((seq) => ({ seq, taskId: `task-${IMG}`, taskFile: "nowhere.yaml", agentLabel: `agent-${SCRIPT}`, model: "reference", mode: "structured" as const, repeat: seq }));
+    const planned = [0, 1].map((seq) => ({
+      seq,
+      taskId: `task-${IMG}`,
+      taskFile: "nowhere.yaml",
+      agentLabel: `agent-${SCRIPT}`,
+      model: "reference",
+      mode: "structured" as const,
+      repeat: seq,
+    }));
     for (const t of store.addTrials(run.id, planned)) {
       const folder = join(runFolder, `t${t.seq}`);
       mkdirSync(join(folder, "workspace", "notes"), { recursive: true });
       writeFileSync(join(folder, "workspace", "notes", "evil.html"), `${SCRIPT}${IMG}`);
-      writeFileSync(join(folder, "events.jsonl"), `${JSON.stringify({ type: "AgentEvent", data: { kind: "answer_event", answer: IMG }, timestamp: "2026-01-01T00:00:00Z" })}\n`);
+      writeFileSync(
+        join(folder, "events.jsonl"),
+        `${JSON.stringify({ type: "AgentEvent", data: { kind: "answer_event", answer: IMG }, timestamp: "2026-01-01T00:00:00Z" })}\n`,
+      );
       store.startTrial(t.id, { folder: `t${t.seq}` });
-      store.recordTurn({ trialId: t.id, idx: 1, outcome: "actions", modelMs: 10, usage: null, costUsd: null, thought: IMG, note: IMG, reasoning: SCRIPT, content: IMG, screenshot: { path: `t${t.seq}/screens/missing.png`, width: 1280, height: 800 }, flags: { repetition: "pause", condition: IMG, reflection: true } });
-      store.recordActions([{ trialId: t.id, turnIdx: 1, idx: 0, callId: IMG, tool: "click", args: { element: IMG, x: 500, y: 500 }, status: "success", message: SCRIPT, executorMs: 5 }]);
+      store.recordTurn({
+        trialId: t.id,
+        idx: 1,
+        outcome: "actions",
+        modelMs: 10,
+        usage: null,
+        costUsd: null,
+        thought: IMG,
+        note: IMG,
+        reasoning: SCRIPT,
+        content: IMG,
+        screenshot: { path: `t${t.seq}/screens/missing.png`, width: 1280, height: 800 },
+        flags: { repetition: "pause", condition: IMG, reflection: true },
+      });
+      store.recordActions([
+        {
+          trialId: t.id,
+          turnIdx: 1,
+          idx: 0,
+          callId: IMG,
+          tool: "click",
+          args: { element: IMG, x: 500, y: 500 },
+          status: "success",
+          message: SCRIPT,
+          executorMs: 5,
+        },
+      ]);
       store.finishTrial(
         t.id,
-        { stopReason: "answered", stopDetail: IMG, verdict: "failed", answer: IMG, claimed: true, verified: false, turns: 1, actions: 1, usage: null, costUsd: null, timing: { wallMs: 100, modelMs: 10, executorMs: 5, captureMs: 1, checkMs: 1 }, error: IMG, metrics: { repetition: { stuckSteps: 1 } } },
-        [{ kind: "file", name: IMG, required: true, pass: false, confidence: "verified", reason: SCRIPT, evidence: { html: IMG }, ms: 1 }],
+        {
+          stopReason: "answered",
+          stopDetail: IMG,
+          verdict: "failed",
+          answer: IMG,
+          claimed: true,
+          verified: false,
+          turns: 1,
+          actions: 1,
+          usage: null,
+          costUsd: null,
+          timing: { wallMs: 100, modelMs: 10, executorMs: 5, captureMs: 1, checkMs: 1 },
+          error: IMG,
+          metrics: { repetition: { stuckSteps: 1 } },
+        },
+        [
+          {
+            kind: "file",
+            name: IMG,
+            required: true,
+            pass: false,
+            confidence: "verified",
+            reason: SCRIPT,
+            evidence: { html: IMG },
+            ms: 1,
+          },
+        ],
       );
     }
     writeRunReport(store, run.id, { out: join(dir, "report") });
@@ -259,9 +336,16 @@ describe("umpire report", () => {
   function io() {
     let out = "";
     let err = "";
-    const sink = (append: (s: string) => void) => new Writable({ write: (chunk, _enc, done) => (append(String(chunk)), done()) });
+    const sink = (append: (s: string) => void) =>
+      new Writable({ write: (chunk, _enc, done) => (append(String(chunk)), done()) });
     return {
-      io: { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), env: {}, cwd: ROOT, signal: new AbortController().signal },
+      io: {
+        stdout: sink((s) => (out += s)),
+        stderr: sink((s) => (err += s)),
+        env: {},
+        cwd: ROOT,
+        signal: new AbortController().signal,
+      },
       out: () => out,
       err: () => err,
     };
@@ -270,7 +354,9 @@ describe("umpire report", () => {
   it("writes the report and prints the path of index.html; refuses a folder that is not a report", async () => {
     const out = join(h.dir, "cli-report");
     const first = io();
-    expect(await main(["report", runId.slice(0, -1), "--db", join(h.dir, "umpire.db"), "--out", out], first.io)).toBe(0);
+    expect(await main(["report", runId.slice(0, -1), "--db", join(h.dir, "umpire.db"), "--out", out], first.io)).toBe(
+      0,
+    );
     expect(first.out()).toBe(`${join(out, "index.html")}\n`);
     expect(readFileSync(join(out, "index.html"), "utf8")).toContain("Content-Security-Policy");
     // Again into the same folder: the earlier report is replaced.

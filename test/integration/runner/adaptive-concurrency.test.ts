@@ -25,9 +25,14 @@ interface Result {
 
 function umpire(args: string[], env: Record<string, string>): Promise<Result> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(ROOT, "bin/umpire.js"), ...args], { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [join(ROOT, "bin/umpire.js"), ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -56,7 +61,26 @@ const LIMITED = {
 describe("adaptive concurrency through umpire run", () => {
   it("not pinned: starts adaptive, halves on the endpoint's 429s, and says so; every trial still passes", async () => {
     const db = join(dir, "adaptive.db");
-    const r = await umpire(["run", "answer-only-bb042", "--model", "reference:latency", "--mode", "structured", "--repeat", "3", "--max-concurrency", "3", "--json", "--db", db, "--out", join(dir, "runs")], LIMITED);
+    const r = await umpire(
+      [
+        "run",
+        "answer-only-bb042",
+        "--model",
+        "reference:latency",
+        "--mode",
+        "structured",
+        "--repeat",
+        "3",
+        "--max-concurrency",
+        "3",
+        "--json",
+        "--db",
+        db,
+        "--out",
+        join(dir, "runs"),
+      ],
+      LIMITED,
+    );
     expect(r.code, r.stderr).toBe(0);
     const body = JSON.parse(r.stdout) as { trials: { verdict: string }[]; concurrency: ConcurrencyJson[] };
     expect(body.trials.map((t) => t.verdict)).toEqual(["passed", "passed", "passed"]);
@@ -72,13 +96,36 @@ describe("adaptive concurrency through umpire run", () => {
 
   it("--concurrency pins it: no decision is taken, the 429s are still counted, the summary says pinned", async () => {
     const db = join(dir, "pinned.db");
-    const r = await umpire(["run", "answer-only-bb042", "--model", "reference:latency", "--mode", "structured", "--repeat", "2", "--concurrency", "2", "--db", db, "--out", join(dir, "runs")], LIMITED);
+    const r = await umpire(
+      [
+        "run",
+        "answer-only-bb042",
+        "--model",
+        "reference:latency",
+        "--mode",
+        "structured",
+        "--repeat",
+        "2",
+        "--concurrency",
+        "2",
+        "--db",
+        db,
+        "--out",
+        join(dir, "runs"),
+      ],
+      LIMITED,
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/concurrency 2 on the embedded reference model \(pinned by --concurrency\); [1-9]\d* request\(s\) throttled \(429\/503\)/);
+    expect(r.stdout).toMatch(
+      /concurrency 2 on the embedded reference model \(pinned by --concurrency\); [1-9]\d* request\(s\) throttled \(429\/503\)/,
+    );
   });
 
   it("--concurrency and --max-concurrency together is a usage error that says which to drop", async () => {
-    const r = await umpire(["run", "answer-only-bb042", "--concurrency", "2", "--max-concurrency", "8", "--db", join(dir, "x.db")], {});
+    const r = await umpire(
+      ["run", "answer-only-bb042", "--concurrency", "2", "--max-concurrency", "8", "--db", join(dir, "x.db")],
+      {},
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--max-concurrency bounds the adaptive mode, and --concurrency pins it/);
   });

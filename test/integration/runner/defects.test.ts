@@ -43,7 +43,14 @@ describe("TrialEnvironment.open", () => {
     // The session is real (control API); the site URL names a port nothing listens on.
     const dead = { siteUrl: "http://127.0.0.1:1", client: site.client };
     await expect(
-      TrialEnvironment.open({ browser, task, trialId: "leak-1", workspaceDir: join(dir, "leak-1"), target: fixtureTarget(dead), navigationTimeoutMs: 5_000 }),
+      TrialEnvironment.open({
+        browser,
+        task,
+        trialId: "leak-1",
+        workspaceDir: join(dir, "leak-1"),
+        target: fixtureTarget(dead),
+        navigationTimeoutMs: 5_000,
+      }),
     ).rejects.toThrow(/ERR_CONNECTION_REFUSED|net::/);
     expect(browser.contexts()).toHaveLength(0);
   });
@@ -51,7 +58,13 @@ describe("TrialEnvironment.open", () => {
 
 describe("the capture after an invalid output", () => {
   it("a failing screenshot stops the trial as environment_error and keeps its turn and usage counts", async () => {
-    const env = await TrialEnvironment.open({ browser, task, trialId: "capture-1", workspaceDir: join(dir, "capture-1"), target: fixtureTarget(site) });
+    const env = await TrialEnvironment.open({
+      browser,
+      task,
+      trialId: "capture-1",
+      workspaceDir: join(dir, "capture-1"),
+      target: fixtureTarget(site),
+    });
     try {
       const invalid: AgentTurn = {
         outcome: "invalid",
@@ -76,7 +89,13 @@ describe("the capture after an invalid output", () => {
         task,
         observe: () => env.observe(),
         session,
-        executor: new Executor({ env, task, frame: () => ({ width: 1280, height: 800 }), workspaceDir, recordEffect: async () => undefined }),
+        executor: new Executor({
+          env,
+          task,
+          frame: () => ({ width: 1280, height: 800 }),
+          workspaceDir,
+          recordEffect: async () => undefined,
+        }),
         log: createTrialLog(join(dir, "capture-1")),
         userSignal: new AbortController().signal,
         maxInvalidOutputs: 3,

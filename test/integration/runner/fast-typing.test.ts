@@ -34,7 +34,11 @@ document.addEventListener("keydown", (e) => {
 
 const PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join("");
 
-async function typedBy(path: "playwright" | "fast", text: string, cdp?: (page: Page) => PageCdpSession): Promise<{ log: string[]; values: string[]; focused: string }> {
+async function typedBy(
+  path: "playwright" | "fast",
+  text: string,
+  cdp?: (page: Page) => PageCdpSession,
+): Promise<{ log: string[]; values: string[]; focused: string }> {
   const context = await browser.newContext({ viewport: { width: 640, height: 400 } });
   try {
     const page = await context.newPage();
@@ -44,7 +48,11 @@ async function typedBy(path: "playwright" | "fast", text: string, cdp?: (page: P
     else await typeText(page, cdp ? cdp(page) : new PageCdpSession(page), text);
     return await page.evaluate(() => ({
       log: (window as unknown as { log: string[] }).log,
-      values: [(document.getElementById("a") as HTMLTextAreaElement).value, (document.getElementById("b") as HTMLTextAreaElement).value, document.getElementById("c")!.innerText],
+      values: [
+        (document.getElementById("a") as HTMLTextAreaElement).value,
+        (document.getElementById("b") as HTMLTextAreaElement).value,
+        document.getElementById("c")!.innerText,
+      ],
       focused: document.activeElement?.id ?? "",
     }));
   } finally {

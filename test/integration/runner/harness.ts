@@ -51,7 +51,10 @@ let counter = 0;
 export async function startHarness(): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), "umpire-run-"));
   const tasks = loadTasksOrThrow([], { cwd: ROOT });
-  const runtime = await startRuntime({ tasks, agents: resolveAgentConfigs({ model: "reference", mode: "structured" }) });
+  const runtime = await startRuntime({
+    tasks,
+    agents: resolveAgentConfigs({ model: "reference", mode: "structured" }),
+  });
   const store = openStore(join(dir, "umpire.db"));
   return {
     runtime,
@@ -66,13 +69,18 @@ export async function startHarness(): Promise<Harness> {
       return copy;
     },
     async run(options) {
-      const agents = options.agents ?? resolveAgentConfigs({ model: options.model ?? "reference", mode: options.mode ?? "structured" });
+      const agents =
+        options.agents ??
+        resolveAgentConfigs({ model: options.model ?? "reference", mode: options.mode ?? "structured" });
       const runId = options.runId ?? `test-${process.pid}-${++counter}`;
       const trials = planTrials(runId, options.tasks, agents, options.repeat ?? 1);
       if (!options.runId || !safeGetRun(store, runId)) {
         store.createRun({ id: runId, umpireVersion: "test", folder: join(dir, runId) });
         // As `umpire run` stores them: with the task's title, tags and content hash (the report reads those).
-        store.addTrials(runId, trials.map((t) => storedPlan(t)));
+        store.addTrials(
+          runId,
+          trials.map((t) => storedPlan(t)),
+        );
       }
       const selected = options.only ? trials.filter(options.only) : trials;
       const result = await executeTrials({

@@ -58,7 +58,13 @@ async function open(layoutFlush: boolean) {
   const id = `navigation-${++n}`;
   const workspaceDir = join(dir, id);
   const env = await TrialEnvironment.open({ browser, task, trialId: id, workspaceDir, target, layoutFlush });
-  const executor = new Executor({ env, task, frame: () => ({ width: 800, height: 600 }), workspaceDir, recordEffect: async () => undefined });
+  const executor = new Executor({
+    env,
+    task,
+    frame: () => ({ width: 800, height: 600 }),
+    workspaceDir,
+    recordEffect: async () => undefined,
+  });
   return { env, executor };
 }
 
@@ -100,7 +106,14 @@ for (const layoutFlush of [false, true]) {
 
           await env.page.goto(`${target.baseUrl}/`);
           await clickOn(env, executor, "#q");
-          expect((await executor.execute({ id: `w${++n}`, tool: "write", args: { content: "form", press_enter: true } }, signal)).status).toBe("success");
+          expect(
+            (
+              await executor.execute(
+                { id: `w${++n}`, tool: "write", args: { content: "form", press_enter: true } },
+                signal,
+              )
+            ).status,
+          ).toBe("success");
           const form = await env.observe();
           expect(form.url).toBe(`${target.baseUrl}/arrived?via=form`);
           expect(form.text).toContain("Arrived by form");
@@ -128,14 +141,27 @@ for (const layoutFlush of [false, true]) {
 
         // Forms the page's script handles (cancelled in a listener on the form, on the document, and
         // on the window added after umpire's own): the document stays, and no observation waits.
-        for (const [input, word] of [["#ajaxq", "plum"], ["#docq", "pear"], ["#winq", "fig"]] as const) {
+        for (const [input, word] of [
+          ["#ajaxq", "plum"],
+          ["#docq", "pear"],
+          ["#winq", "fig"],
+        ] as const) {
           const waitsBefore = { ...env.documentWaits };
           await clickOn(env, executor, input);
-          expect((await executor.execute({ id: `w${++n}`, tool: "write", args: { content: word, press_enter: true } }, signal)).status).toBe("success");
+          expect(
+            (
+              await executor.execute(
+                { id: `w${++n}`, tool: "write", args: { content: word, press_enter: true } },
+                signal,
+              )
+            ).status,
+          ).toBe("success");
           const kept = await env.observe();
           expect(kept.title).toBe("Home");
           expect(kept.text).toContain(`Kept ${word}`);
-          expect(env.documentWaits, `${input}: an observation waited for a document that was never coming`).toEqual(waitsBefore);
+          expect(env.documentWaits, `${input}: an observation waited for a document that was never coming`).toEqual(
+            waitsBefore,
+          );
         }
 
         // Refused by the guard: Chromium shows its own error page, and nothing waits in vain.

@@ -83,13 +83,16 @@ describe("repetition detection", () => {
     stdout.on("data", (c) => (out += c));
     const stderr = new PassThrough();
     stderr.resume();
-    const code = await main(["run", "lazy-wait.yaml", "--mode", "structured", "--db", "r.db", "--out", "runs", "--json"], {
-      stdout,
-      stderr,
-      env: {},
-      cwd: dir,
-      signal: new AbortController().signal,
-    });
+    const code = await main(
+      ["run", "lazy-wait.yaml", "--mode", "structured", "--db", "r.db", "--out", "runs", "--json"],
+      {
+        stdout,
+        stderr,
+        env: {},
+        cwd: dir,
+        signal: new AbortController().signal,
+      },
+    );
     const [trial] = JSON.parse(out).trials;
     expect(trial.metrics.repetition.reflections).toBe(1);
     expect(trial.stopReason).toBe("stuck");

@@ -44,8 +44,16 @@ describe("a gold trial in both modes", () => {
       const checks = h.store.checks(t.id);
       expect(checks.filter((c) => c.required).every((c) => c.pass)).toBe(true);
       // The fixture suite's note and cricket answer checks are custom checks, each under the confidence its module declares.
-      expect(checks.find((c) => c.name === "note names BB-042 and no other match")).toMatchObject({ kind: "custom", pass: true, confidence: "verified" });
-      expect(checks.find((c) => c.name === "the agent's claim states the result")).toMatchObject({ kind: "custom", pass: true, confidence: "claimed" });
+      expect(checks.find((c) => c.name === "note names BB-042 and no other match")).toMatchObject({
+        kind: "custom",
+        pass: true,
+        confidence: "verified",
+      });
+      expect(checks.find((c) => c.name === "the agent's claim states the result")).toMatchObject({
+        kind: "custom",
+        pass: true,
+        confidence: "claimed",
+      });
     }
   });
 
@@ -53,10 +61,14 @@ describe("a gold trial in both modes", () => {
     for (const t of h.store.trials(runId)) {
       const turns = h.store.turns(t.id);
       expect(turns).toHaveLength(t.turns);
-      expect(turns.every((turn) => turn.screenshot && turn.screenshot.width === 1280 && turn.screenshot.height === 800)).toBe(true);
+      expect(
+        turns.every((turn) => turn.screenshot && turn.screenshot.width === 1280 && turn.screenshot.height === 800),
+      ).toBe(true);
       const actions = h.store.actions(t.id);
       expect(actions).toHaveLength(t.actions);
-      expect(actions.filter((a) => a.status !== "success").map((a) => `${a.tool}: ${a.status}: ${a.message}`)).toEqual([]);
+      expect(actions.filter((a) => a.status !== "success").map((a) => `${a.tool}: ${a.status}: ${a.message}`)).toEqual(
+        [],
+      );
       expect(new Set(actions.map((a) => a.callId)).size).toBe(actions.length);
 
       const folder = join(h.dir, runId, t.folder!);
@@ -73,7 +85,9 @@ describe("a gold trial in both modes", () => {
       expect(screens.length).toBeGreaterThan(1);
       expect(screens.length).toBeLessThanOrEqual(t.turns);
       for (const file of screens) {
-        const sha = createHash("sha256").update(readFileSync(join(folder, "screens", file))).digest("hex");
+        const sha = createHash("sha256")
+          .update(readFileSync(join(folder, "screens", file)))
+          .digest("hex");
         expect(file).toBe(`${sha.slice(0, 20)}.png`);
       }
     }
@@ -91,7 +105,10 @@ describe("a gold trial in both modes", () => {
       const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
       for (const message of messages.filter((m) => m.role !== "assistant")) {
         // Only text: base64 screenshot data can contain "169/4" by chance.
-        const parts = typeof message.content === "string" ? [message.content] : (message.content as { type: string; text?: string }[]).map((p) => p.text ?? "");
+        const parts =
+          typeof message.content === "string"
+            ? [message.content]
+            : (message.content as { type: string; text?: string }[]).map((p) => p.text ?? "");
         const text = parts.join("\n");
         for (const secret of secrets) expect(text).not.toContain(secret);
       }
@@ -101,10 +118,31 @@ describe("a gold trial in both modes", () => {
 
 describe("every stop reason", () => {
   const cases: { reason: StopReason; task: string; model?: string; patch?: (t: Task) => void; detail?: RegExp }[] = [
-    { reason: "turn_limit", task: "scorecard-note-bb042", patch: (t) => (t.limits.turns = 3), detail: /turn cap reached/ },
-    { reason: "action_limit", task: "scorecard-note-bb042", patch: (t) => (t.limits.actions = 2), detail: /action cap reached/ },
-    { reason: "token_budget", task: "scorecard-note-bb042", patch: (t) => (t.limits.tokens = 16_000), detail: /token budget/ },
-    { reason: "timeout", task: "scorecard-note-bb042", model: "reference:slow", patch: (t) => (t.limits.seconds = 5), detail: /time limit/ },
+    {
+      reason: "turn_limit",
+      task: "scorecard-note-bb042",
+      patch: (t) => (t.limits.turns = 3),
+      detail: /turn cap reached/,
+    },
+    {
+      reason: "action_limit",
+      task: "scorecard-note-bb042",
+      patch: (t) => (t.limits.actions = 2),
+      detail: /action cap reached/,
+    },
+    {
+      reason: "token_budget",
+      task: "scorecard-note-bb042",
+      patch: (t) => (t.limits.tokens = 16_000),
+      detail: /token budget/,
+    },
+    {
+      reason: "timeout",
+      task: "scorecard-note-bb042",
+      model: "reference:slow",
+      patch: (t) => (t.limits.seconds = 5),
+      detail: /time limit/,
+    },
     { reason: "model_refused", task: "answer-only-bb042", model: "reference:refuse" },
     { reason: "model_truncated", task: "answer-only-bb042", model: "reference:truncate" },
     { reason: "invalid_output", task: "answer-only-bb042", model: "reference:malformed" },
@@ -133,7 +171,8 @@ describe("every stop reason", () => {
         async nextTurn(observation, signal) {
           const turn = await session.nextTurn(observation, signal);
           // Ctrl-C arrives after the third answer, before its action runs.
-          if (turn.actions[0]?.args && (turn.actions[0].args as { element?: string }).element?.includes("BB-042 link")) controller.abort(new Error("cancelled by user"));
+          if (turn.actions[0]?.args && (turn.actions[0].args as { element?: string }).element?.includes("BB-042 link"))
+            controller.abort(new Error("cancelled by user"));
           return turn;
         },
         addResults: (r) => session.addResults(r),
@@ -153,7 +192,9 @@ describe("every stop reason", () => {
 
 describe("display scaling", () => {
   it("a device scale factor of 2 sends 2x screenshots and clicks still land", async () => {
-    const { runId } = await h.run({ tasks: [h.task("scorecard-note-bb042", (t) => (t.viewport.deviceScaleFactor = 2))] });
+    const { runId } = await h.run({
+      tasks: [h.task("scorecard-note-bb042", (t) => (t.viewport.deviceScaleFactor = 2))],
+    });
     const [trial] = h.store.trials(runId);
     expect(trial!.verdict).toBe("passed");
     const turns = h.store.turns(trial!.id);

@@ -51,7 +51,11 @@ async function open(t: Task) {
   return { env, executor, workspaceDir, id };
 }
 
-const act = (tool: string, args: Record<string, unknown>): ProposedAction => ({ id: `call-${++n}`, tool: tool as ProposedAction["tool"], args });
+const act = (tool: string, args: Record<string, unknown>): ProposedAction => ({
+  id: `call-${++n}`,
+  tool: tool as ProposedAction["tool"],
+  args,
+});
 const signal = new AbortController().signal;
 
 describe("the agent's reach", () => {
@@ -77,7 +81,14 @@ describe("the agent's reach", () => {
     expect((await executor.execute(act("navigate", { url: "/match/BB-007" }), signal)).status).toBe("success");
     const before = env.page.url();
     const fake = "data:text/html,<h1 data-mark=match-title>BB-042</h1>";
-    for (const url of [`${site.controlUrl}/sessions`, "http://example.com/", "https://api.hcompany.ai/v1/models", fake, "about:blank", `blob:${site.siteUrl}/0000`]) {
+    for (const url of [
+      `${site.controlUrl}/sessions`,
+      "http://example.com/",
+      "https://api.hcompany.ai/v1/models",
+      fake,
+      "about:blank",
+      `blob:${site.siteUrl}/0000`,
+    ]) {
       const result = await executor.execute(act("navigate", { url }), signal);
       expect(result.status).toBe("rejected");
       expect(result.message).toMatch(/not an allowed origin/);

@@ -58,7 +58,14 @@ async function trialWithSettleRunOut(cpuBusy: number) {
   const id = `starved-${++n}`;
   const folder = join(dir, id);
   const probe: LoadProbe = () => () => ({ cpuBusy, lagMs: 0 });
-  const env = await TrialEnvironment.open({ browser, task, trialId: id, workspaceDir: join(folder, "workspace"), target, loadProbe: probe });
+  const env = await TrialEnvironment.open({
+    browser,
+    task,
+    trialId: id,
+    workspaceDir: join(folder, "workspace"),
+    target,
+    loadProbe: probe,
+  });
   // The app answers /slow after 600 ms: a 1 ms settle always runs out with it in flight.
   // Listening before the fetch: a request reported before the listener would never be seen.
   const sent = env.page.waitForRequest((r) => r.url().endsWith("/slow"));

@@ -64,11 +64,21 @@ function countEvaluations(page: Page): { calls: string[]; args: unknown[] } {
 async function open(t: Task, layoutFlush?: boolean) {
   const id = `savings-${++n}`;
   const workspaceDir = join(dir, id, "workspace");
-  const env = await TrialEnvironment.open({ browser, task: t, trialId: id, workspaceDir, target: fixtureTarget(site), ...(layoutFlush !== undefined ? { layoutFlush } : {}) });
+  const env = await TrialEnvironment.open({
+    browser,
+    task: t,
+    trialId: id,
+    workspaceDir,
+    target: fixtureTarget(site),
+    ...(layoutFlush !== undefined ? { layoutFlush } : {}),
+  });
   const executor = new Executor({
     env,
     task: t,
-    frame: () => ({ width: t.viewport.width * t.viewport.deviceScaleFactor, height: t.viewport.height * t.viewport.deviceScaleFactor }),
+    frame: () => ({
+      width: t.viewport.width * t.viewport.deviceScaleFactor,
+      height: t.viewport.height * t.viewport.deviceScaleFactor,
+    }),
     workspaceDir,
     recordEffect: async (type, detail) => void (await site.client.recordEffect(id, type, detail)),
   });
@@ -99,13 +109,21 @@ describe("one page evaluation per turn for what lies under the clicks", () => {
       const counted = countEvaluations(env.page);
 
       // Name then Save: no consequential control is hit twice, so no warning.
-      const calm = await createRepetitionGuard(t, env, { window: 3, recoveryLimit: 1 }).beforeExecute(observation, "shot.png", [name, save]);
+      const calm = await createRepetitionGuard(t, env, { window: 3, recoveryLimit: 1 }).beforeExecute(
+        observation,
+        "shot.png",
+        [name, save],
+      );
       expect(calm).toEqual({ kind: "continue" });
       expect(counted.calls).toHaveLength(1);
 
       // Name, Save, Save again: the second Save lands on the same data-effect control (note_saved).
       counted.calls.length = 0;
-      const risky = await createRepetitionGuard(t, env, { window: 3, recoveryLimit: 1 }).beforeExecute(observation, "shot.png", [name, save, againSave]);
+      const risky = await createRepetitionGuard(t, env, { window: 3, recoveryLimit: 1 }).beforeExecute(
+        observation,
+        "shot.png",
+        [name, save, againSave],
+      );
       expect(counted.calls).toHaveLength(1);
       expect(risky.kind).toBe("continue");
       if (risky.kind !== "continue") return;
@@ -156,7 +174,9 @@ describe("the layout flush", () => {
         expect(observation.width).toBe(t.viewport.width * t.viewport.deviceScaleFactor);
         // One page evaluation before the capture (the moving regions, whether the page is being left),
         // which waits for the layout report only when asked to.
-        const reads = counted.calls.flatMap((source, i) => (source.includes("__umpireLayoutFlush") ? [counted.args[i] as { flush: boolean }] : []));
+        const reads = counted.calls.flatMap((source, i) =>
+          source.includes("__umpireLayoutFlush") ? [counted.args[i] as { flush: boolean }] : [],
+        );
         expect(reads).toHaveLength(1);
         expect(reads[0]!.flush).toBe(layoutFlush);
       } finally {
@@ -188,7 +208,9 @@ describe("selector masks", () => {
 
       counted.calls.length = 0;
       const save = await clickOn(id, t, "note-save");
-      await createRepetitionGuard(t, env, { window: 3, recoveryLimit: 1 }).beforeExecute(observation, "shot.png", [save]);
+      await createRepetitionGuard(t, env, { window: 3, recoveryLimit: 1 }).beforeExecute(observation, "shot.png", [
+        save,
+      ]);
       expect(counted.calls).toHaveLength(1);
       expect(counted.calls[0]).toContain("pointInfo");
     } finally {

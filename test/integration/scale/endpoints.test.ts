@@ -12,12 +12,22 @@ describe("parseBrowserEndpoint", () => {
       capacity: 8,
       label: "ws://browsers:3000/playwright/chromium",
     });
-    expect(parseBrowserEndpoint("ws://127.0.0.1:4000/0123456789abcdef0123?capacity=2")).toMatchObject({ connectUrl: "ws://127.0.0.1:4000/0123456789abcdef0123", capacity: 2, label: "ws://127.0.0.1:4000/…" });
+    expect(parseBrowserEndpoint("ws://127.0.0.1:4000/0123456789abcdef0123?capacity=2")).toMatchObject({
+      connectUrl: "ws://127.0.0.1:4000/0123456789abcdef0123",
+      capacity: 2,
+      label: "ws://127.0.0.1:4000/…",
+    });
   });
 
   it("takes http(s)://, /devtools/browser/ sockets and cdp+ URLs for CDP, with a default capacity of 4", () => {
-    expect(parseBrowserEndpoint("http://10.0.0.7:9222")).toMatchObject({ protocol: "cdp", connectUrl: "http://10.0.0.7:9222/", capacity: 4 });
-    expect(parseBrowserEndpoint("ws://127.0.0.1:9222/devtools/browser/6f1c2d3e-aaaa-bbbb-cccc-123456789abc")).toMatchObject({ protocol: "cdp", label: "ws://127.0.0.1:9222/devtools/browser/…" });
+    expect(parseBrowserEndpoint("http://10.0.0.7:9222")).toMatchObject({
+      protocol: "cdp",
+      connectUrl: "http://10.0.0.7:9222/",
+      capacity: 4,
+    });
+    expect(
+      parseBrowserEndpoint("ws://127.0.0.1:9222/devtools/browser/6f1c2d3e-aaaa-bbbb-cccc-123456789abc"),
+    ).toMatchObject({ protocol: "cdp", label: "ws://127.0.0.1:9222/devtools/browser/…" });
     expect(parseBrowserEndpoint("cdp+wss://chrome.browserless.io?token=s3cret&capacity=3")).toMatchObject({
       protocol: "cdp",
       connectUrl: "wss://chrome.browserless.io/?token=s3cret",

@@ -37,8 +37,19 @@ function trialsOf(file: string, runId: string): TrialRecord[] {
 function dump(file: string): string {
   const db = new Database(file, { readonly: true });
   try {
-    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]).map((t) => t.name);
-    return JSON.stringify(tables.map((t) => [t, db.prepare(`SELECT * FROM ${t}`).all().map((row) => JSON.stringify(row)).sort()]));
+    const tables = (
+      db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]
+    ).map((t) => t.name);
+    return JSON.stringify(
+      tables.map((t) => [
+        t,
+        db
+          .prepare(`SELECT * FROM ${t}`)
+          .all()
+          .map((row) => JSON.stringify(row))
+          .sort(),
+      ]),
+    );
   } finally {
     db.close();
   }
@@ -49,10 +60,9 @@ function missingFiles(file: string, runId: string): string[] {
   const store = openStore(file, { readonly: true });
   try {
     const folder = store.getRun(runId).folder!;
-    const paths = store.trials(runId).flatMap((t) => [
-      ...store.turns(t.id, { attempt: "all" }).map((turn) => turn.screenshot!.path),
-      t.folder!,
-    ]);
+    const paths = store
+      .trials(runId)
+      .flatMap((t) => [...store.turns(t.id, { attempt: "all" }).map((turn) => turn.screenshot!.path), t.folder!]);
     expect(paths.length).toBeGreaterThan(6);
     return paths.filter((p) => !existsSync(join(folder, p)));
   } finally {
@@ -60,15 +70,47 @@ function missingFiles(file: string, runId: string): string[] {
   }
 }
 
-const comparable = (t: TrialRecord) => ({ seq: t.seq, id: t.id.slice(t.runId.length), task: t.taskId, agent: t.agentLabel, repeat: t.repeat, verdict: t.verdict, stop: t.stopReason, turns: t.turns, status: t.status });
+const comparable = (t: TrialRecord) => ({
+  seq: t.seq,
+  id: t.id.slice(t.runId.length),
+  task: t.taskId,
+  agent: t.agentLabel,
+  repeat: t.repeat,
+  verdict: t.verdict,
+  stop: t.stopReason,
+  turns: t.turns,
+  status: t.status,
+});
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "umpire-merge-"));
   const common = ["--mode", "both", "--concurrency", "2", "--json"];
-  const whole = await umpire("run", ...TASKS, ...common, "--run-id", "WHOLE", "--db", join(dir, "whole", "umpire.db"), "--out", join(dir, "whole", "runs"));
+  const whole = await umpire(
+    "run",
+    ...TASKS,
+    ...common,
+    "--run-id",
+    "WHOLE",
+    "--db",
+    join(dir, "whole", "umpire.db"),
+    "--out",
+    join(dir, "whole", "runs"),
+  );
   expect(whole.code, whole.err).toBe(0);
   for (const i of [1, 2, 3]) {
-    const shard = await umpire("run", ...TASKS, ...common, "--shard", `${i}/3`, "--run-id", "SHARDED", "--db", join(machine(i), `shard-${i}.db`), "--out", join(machine(i), "runs"));
+    const shard = await umpire(
+      "run",
+      ...TASKS,
+      ...common,
+      "--shard",
+      `${i}/3`,
+      "--run-id",
+      "SHARDED",
+      "--db",
+      join(machine(i), `shard-${i}.db`),
+      "--out",
+      join(machine(i), "runs"),
+    );
     expect(shard.code, shard.err).toBe(0);
   }
 }, 300_000);
@@ -81,7 +123,11 @@ describe("shards of one run", () => {
     const parts = [1, 2, 3].map((i) => trialsOf(join(machine(i), `shard-${i}.db`), "SHARDED"));
     const ids = parts.flat().map((t) => t.id.replace("SHARDED", ""));
     expect(new Set(ids).size).toBe(ids.length);
-    expect([...ids].sort()).toEqual(trialsOf(join(dir, "whole", "umpire.db"), "WHOLE").map((t) => t.id.replace("WHOLE", "")).sort());
+    expect([...ids].sort()).toEqual(
+      trialsOf(join(dir, "whole", "umpire.db"), "WHOLE")
+        .map((t) => t.id.replace("WHOLE", ""))
+        .sort(),
+    );
     parts.forEach((part, i) => {
       expect(part.length).toBe(2);
       expect(part.every((t) => t.shard === `${i + 1}/3`)).toBe(true);
@@ -93,10 +139,17 @@ describe("umpire merge", () => {
   const merged = () => join(dir, "merged", "umpire.db");
 
   it("merges the three shard stores into a run that reads like the unsharded one, trial for trial", async () => {
-    const result = await umpire("merge", ...[1, 2, 3].map((i) => join(machine(i), `shard-${i}.db`)), "--into", merged());
+    const result = await umpire(
+      "merge",
+      ...[1, 2, 3].map((i) => join(machine(i), `shard-${i}.db`)),
+      "--into",
+      merged(),
+    );
     expect(result.code, result.err).toBe(0);
     expect(result.out).toContain("run SHARDED: finished, 6 of 6 trials done");
-    expect(trialsOf(merged(), "SHARDED").map(comparable)).toEqual(trialsOf(join(dir, "whole", "umpire.db"), "WHOLE").map(comparable));
+    expect(trialsOf(merged(), "SHARDED").map(comparable)).toEqual(
+      trialsOf(join(dir, "whole", "umpire.db"), "WHOLE").map(comparable),
+    );
     const store = openStore(merged(), { readonly: true });
     try {
       const run = store.getRun("SHARDED");
@@ -116,7 +169,13 @@ describe("umpire merge", () => {
   it("is idempotent: merging the same stores again (the target among them) changes nothing", async () => {
     const before = dump(merged());
     const filesBefore = readdirSync(join(dir, "merged", "runs", "SHARDED")).sort();
-    const again = await umpire("merge", join(dir, "merged", "umpire.db"), ...[3, 1, 2].map((i) => join(machine(i), `shard-${i}.db`)), "--into", merged());
+    const again = await umpire(
+      "merge",
+      join(dir, "merged", "umpire.db"),
+      ...[3, 1, 2].map((i) => join(machine(i), `shard-${i}.db`)),
+      "--into",
+      merged(),
+    );
     expect(again.code, again.err).toBe(0);
     expect(again.out).toContain("it is the target");
     expect(dump(merged())).toBe(before);
@@ -129,7 +188,13 @@ describe("umpire merge", () => {
   });
 
   it("marks a run with a shard missing as interrupted and says which shard", async () => {
-    const partial = await umpire("merge", join(machine(1), "shard-1.db"), join(machine(3), "shard-3.db"), "--into", join(dir, "partial", "umpire.db"));
+    const partial = await umpire(
+      "merge",
+      join(machine(1), "shard-1.db"),
+      join(machine(3), "shard-3.db"),
+      "--into",
+      join(dir, "partial", "umpire.db"),
+    );
     expect(partial.code).toBe(0);
     expect(partial.out).toContain("run SHARDED: interrupted, 4 of 6 trials done");
     expect(partial.err).toContain("shard(s) 2/3 not merged yet");
@@ -140,11 +205,20 @@ describe("umpire merge", () => {
     mkdirSync(results, { recursive: true });
     for (const i of [1, 2, 3]) cpSync(machine(i), results, { recursive: true });
     for (const i of [1, 2, 3]) rmSync(join(dir, `m${i}`), { recursive: true, force: true });
-    const ci = await umpire("merge", join(results, "shard-1.db"), join(results, "shard-2.db"), join(results, "shard-3.db"), "--into", join(results, "umpire.db"));
+    const ci = await umpire(
+      "merge",
+      join(results, "shard-1.db"),
+      join(results, "shard-2.db"),
+      join(results, "shard-3.db"),
+      "--into",
+      join(results, "umpire.db"),
+    );
     expect(ci.code, ci.err).toBe(0);
     expect(ci.err).not.toContain("warning");
     expect(missingFiles(join(results, "umpire.db"), "SHARDED")).toEqual([]);
-    expect(trialsOf(join(results, "umpire.db"), "SHARDED").map(comparable)).toEqual(trialsOf(join(dir, "whole", "umpire.db"), "WHOLE").map(comparable));
+    expect(trialsOf(join(results, "umpire.db"), "SHARDED").map(comparable)).toEqual(
+      trialsOf(join(dir, "whole", "umpire.db"), "WHOLE").map(comparable),
+    );
   });
 
   it("refuses a store with another schema version, naming both versions and files, and leaves the target untouched", async () => {
@@ -158,7 +232,9 @@ describe("umpire merge", () => {
     const before = dump(merged());
     const refused = await umpire("merge", other, "--into", merged());
     expect(refused.code).toBe(2);
-    expect(refused.err).toContain(`cannot merge ${other} (store schema version ${otherVersion}) into ${merged()} (store schema version ${SCHEMA_VERSION})`);
+    expect(refused.err).toContain(
+      `cannot merge ${other} (store schema version ${otherVersion}) into ${merged()} (store schema version ${SCHEMA_VERSION})`,
+    );
     expect(dump(merged())).toBe(before);
     const fresh = join(dir, "never-made", "umpire.db");
     expect((await umpire("merge", other, "--into", fresh)).code).toBe(2);
@@ -169,7 +245,17 @@ describe("umpire merge", () => {
     const make = (file: string, task: string) => {
       const store = openStore(file);
       store.createRun({ id: "REUSED", umpireVersion: "test" });
-      store.addTrials("REUSED", [{ seq: 0, taskId: task, taskFile: `${task}.yaml`, agentLabel: "reference/structured", model: "reference", mode: "structured", repeat: 0 }]);
+      store.addTrials("REUSED", [
+        {
+          seq: 0,
+          taskId: task,
+          taskFile: `${task}.yaml`,
+          agentLabel: "reference/structured",
+          model: "reference",
+          mode: "structured",
+          repeat: 0,
+        },
+      ]);
       store.close();
     };
     make(join(dir, "a.db"), "answer-only-bb042");
@@ -177,7 +263,9 @@ describe("umpire merge", () => {
     const target = join(dir, "reused", "umpire.db");
     const refused = await umpire("merge", join(dir, "a.db"), join(dir, "b.db"), "--into", target);
     expect(refused.code).toBe(2);
-    expect(refused.err).toMatch(/trial REUSED-0000 is seq 0 answer-only-bb042 .* but seq 0 infeasible-bb999 .*: these are not shards of one run/);
+    expect(refused.err).toMatch(
+      /trial REUSED-0000 is seq 0 answer-only-bb042 .* but seq 0 infeasible-bb999 .*: these are not shards of one run/,
+    );
     const store = openStore(target, { readonly: true });
     try {
       expect(store.listRuns()).toEqual([]);

@@ -18,7 +18,17 @@ import { openStore } from "../../../src/store/open.js";
 import type { Store } from "../../../src/store/store.js";
 import { loadTasksOrThrow } from "../../../src/task/loader.js";
 import type { Task } from "../../../src/task/schema.js";
-import { agentsFor, capture, recordingProvider, ROOT, runThrough, startBrowserServer, startCdpBrowser, startSilentServer, type BrowserProcess } from "./support.js";
+import {
+  agentsFor,
+  capture,
+  recordingProvider,
+  ROOT,
+  runThrough,
+  startBrowserServer,
+  startCdpBrowser,
+  startSilentServer,
+  type BrowserProcess,
+} from "./support.js";
 
 let dir: string;
 let tasks: Task[];
@@ -52,7 +62,14 @@ describe("a Playwright browser server in another process", () => {
     const runtime = await startRuntime({ tasks, agents: agentsFor("both"), browsers: provider });
     try {
       const store = await withStore("through-server");
-      const { result } = await runThrough({ runtime, store, dir, runId: "remote-pass", tasks: pick("answer-only-bb042"), agents: agentsFor("both") });
+      const { result } = await runThrough({
+        runtime,
+        store,
+        dir,
+        runId: "remote-pass",
+        tasks: pick("answer-only-bb042"),
+        agents: agentsFor("both"),
+      });
       expect(result.ends.map((e) => e.verdict)).toEqual(["passed", "passed"]);
       expect(store.trials("remote-pass").every((t) => t.status === "done" && t.attempt === 1 && !t.retried)).toBe(true);
       // Every lease came from the server, under its label (never "local", never the token-like path).
@@ -78,7 +95,9 @@ describe("killing the browser server mid-run", () => {
     cleanups.push(() => server.stop());
     label = parseBrowserEndpoint(server.endpoint).label;
     notices = [];
-    provider = recordingProvider(createRemoteBrowserProvider({ endpoints: [`${server.endpoint}?capacity=2`], onNotice: (m) => notices.push(m) }));
+    provider = recordingProvider(
+      createRemoteBrowserProvider({ endpoints: [`${server.endpoint}?capacity=2`], onNotice: (m) => notices.push(m) }),
+    );
     runtime = await startRuntime({ tasks, agents: agentsFor("both"), browsers: provider });
     cleanups.push(() => runtime.close());
     store = await withStore("killed");
@@ -130,9 +149,20 @@ describe("killing the browser server mid-run", () => {
       expect(first.length).toBeGreaterThanOrEqual(1);
       expect(store.turns(t.id, { attempt: 2 })).toHaveLength(t.turns);
       // And its trial log says how it ended.
-      const planned = { seq: t.seq, task: { id: t.taskId }, agent: { label: t.agentLabel }, repeat: t.repeat } as Parameters<typeof trialFolderName>[0];
-      const log = readFileSync(join(dir, "killed", trialFolderName(planned, 1), "events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-      expect(log.at(-1)).toMatchObject({ type: "AgentCompletionEvent", data: { reason: "stopped", stop_reason: "environment_error", verdict: "error" } });
+      const planned = {
+        seq: t.seq,
+        task: { id: t.taskId },
+        agent: { label: t.agentLabel },
+        repeat: t.repeat,
+      } as Parameters<typeof trialFolderName>[0];
+      const log = readFileSync(join(dir, "killed", trialFolderName(planned, 1), "events.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(log.at(-1)).toMatchObject({
+        type: "AgentCompletionEvent",
+        data: { reason: "stopped", stop_reason: "environment_error", verdict: "error" },
+      });
     }
   });
 
@@ -154,7 +184,14 @@ describe("a CDP endpoint (Chromium with --remote-debugging-port)", () => {
     const runtime = await startRuntime({ tasks, agents: agentsFor("structured"), browsers: provider });
     try {
       const store = await withStore("cdp");
-      const { result } = await runThrough({ runtime, store, dir, runId: "cdp", tasks: pick("answer-only-bb042"), agents: agentsFor("structured") });
+      const { result } = await runThrough({
+        runtime,
+        store,
+        dir,
+        runId: "cdp",
+        tasks: pick("answer-only-bb042"),
+        agents: agentsFor("structured"),
+      });
       expect(result.ends.map((e) => [e.verdict, e.stopReason])).toEqual([["passed", "answered"]]);
       expect(provider.leases).toEqual([parseBrowserEndpoint(cdp.endpoint).label]);
     } finally {
@@ -172,8 +209,14 @@ describe("an endpoint that never answers", () => {
   it("fails the provider's start with a browser error naming the URL, without its token", async () => {
     const silent = await startSilentServer();
     cleanups.push(() => silent.close());
-    const provider = createRemoteBrowserProvider({ endpoints: [`ws://127.0.0.1:${silent.port}/pw?token=s3cret`], connectTimeoutMs: 1_500 });
-    const error = await provider.start().then(() => null, (e: unknown) => e);
+    const provider = createRemoteBrowserProvider({
+      endpoints: [`ws://127.0.0.1:${silent.port}/pw?token=s3cret`],
+      connectTimeoutMs: 1_500,
+    });
+    const error = await provider.start().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isUmpireError(error) && error.code).toBe("browser");
     expect((error as Error).message).toContain(`ws://127.0.0.1:${silent.port}/pw did not answer`);
     expect((error as Error).message).not.toContain("s3cret");
@@ -184,7 +227,21 @@ describe("an endpoint that never answers", () => {
     cleanups.push(() => silent.close());
     const db = join(dir, "never.db");
     const { io, text } = capture();
-    const code = await main(["run", "answer-only-bb042", "--mode", "structured", "--db", db, "--out", join(dir, "never"), "--browser-endpoint", `http://127.0.0.1:${silent.port}`], io);
+    const code = await main(
+      [
+        "run",
+        "answer-only-bb042",
+        "--mode",
+        "structured",
+        "--db",
+        db,
+        "--out",
+        join(dir, "never"),
+        "--browser-endpoint",
+        `http://127.0.0.1:${silent.port}`,
+      ],
+      io,
+    );
     expect(code).toBe(2);
     expect(text.err).toContain(`browser endpoint http://127.0.0.1:${silent.port} did not answer`);
     const store = openStore(db, { readonly: true });

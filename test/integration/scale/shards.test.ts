@@ -50,22 +50,38 @@ describe("shardFromEnv", () => {
   it("reads each CI system's convention, converting 0-based indexes", () => {
     expect(shardFromEnv({ UMPIRE_SHARD: "2/4" })).toEqual({ index: 2, total: 4, source: "UMPIRE_SHARD" });
     expect(shardFromEnv({ UMPIRE_SHARD_INDEX: "0", UMPIRE_SHARD_TOTAL: "4" })).toMatchObject({ index: 1, total: 4 });
-    expect(shardFromEnv({ JOB_COMPLETION_INDEX: "3", UMPIRE_SHARD_TOTAL: "4" })).toMatchObject({ index: 4, total: 4, source: "JOB_COMPLETION_INDEX/UMPIRE_SHARD_TOTAL" });
+    expect(shardFromEnv({ JOB_COMPLETION_INDEX: "3", UMPIRE_SHARD_TOTAL: "4" })).toMatchObject({
+      index: 4,
+      total: 4,
+      source: "JOB_COMPLETION_INDEX/UMPIRE_SHARD_TOTAL",
+    });
     expect(shardFromEnv({ CI_NODE_INDEX: "2", CI_NODE_TOTAL: "5" })).toMatchObject({ index: 2, total: 5 }); // GitLab counts from 1
-    expect(shardFromEnv({ BUILDKITE_PARALLEL_JOB: "2", BUILDKITE_PARALLEL_JOB_COUNT: "5" })).toMatchObject({ index: 3, total: 5 });
+    expect(shardFromEnv({ BUILDKITE_PARALLEL_JOB: "2", BUILDKITE_PARALLEL_JOB_COUNT: "5" })).toMatchObject({
+      index: 3,
+      total: 5,
+    });
     expect(shardFromEnv({ CIRCLE_NODE_INDEX: "1", CIRCLE_NODE_TOTAL: "2" })).toMatchObject({ index: 2, total: 2 });
   });
 
   it("prefers UMPIRE_SHARD, and treats a total of 1 (or nothing) as not sharded", () => {
-    expect(shardFromEnv({ UMPIRE_SHARD: "1/2", CI_NODE_INDEX: "2", CI_NODE_TOTAL: "2" })).toMatchObject({ index: 1, total: 2 });
+    expect(shardFromEnv({ UMPIRE_SHARD: "1/2", CI_NODE_INDEX: "2", CI_NODE_TOTAL: "2" })).toMatchObject({
+      index: 1,
+      total: 2,
+    });
     expect(shardFromEnv({ CIRCLE_NODE_INDEX: "0", CIRCLE_NODE_TOTAL: "1" })).toBeUndefined();
     expect(shardFromEnv({ PATH: "/usr/bin" })).toBeUndefined();
   });
 
   it("refuses an index without its total, or out of range, naming the variables", () => {
-    expect(usageError(() => shardFromEnv({ JOB_COMPLETION_INDEX: "0" }))).toMatch(/JOB_COMPLETION_INDEX=0 \(Kubernetes indexed Job\) is set but UMPIRE_SHARD_TOTAL is not/);
-    expect(usageError(() => shardFromEnv({ CI_NODE_INDEX: "0", CI_NODE_TOTAL: "3" }))).toMatch(/CI_NODE_INDEX=0.*shard 0 of 3 does not exist/);
-    expect(usageError(() => shardFromEnv({ BUILDKITE_PARALLEL_JOB: "x", BUILDKITE_PARALLEL_JOB_COUNT: "3" }))).toMatch(/expected whole numbers/);
+    expect(usageError(() => shardFromEnv({ JOB_COMPLETION_INDEX: "0" }))).toMatch(
+      /JOB_COMPLETION_INDEX=0 \(Kubernetes indexed Job\) is set but UMPIRE_SHARD_TOTAL is not/,
+    );
+    expect(usageError(() => shardFromEnv({ CI_NODE_INDEX: "0", CI_NODE_TOTAL: "3" }))).toMatch(
+      /CI_NODE_INDEX=0.*shard 0 of 3 does not exist/,
+    );
+    expect(usageError(() => shardFromEnv({ BUILDKITE_PARALLEL_JOB: "x", BUILDKITE_PARALLEL_JOB_COUNT: "3" }))).toMatch(
+      /expected whole numbers/,
+    );
   });
 });
 
@@ -86,7 +102,11 @@ describe("assignShards on the real plan", () => {
   });
 
   it("computes the same assignment wherever it runs (input order and history order do not matter)", () => {
-    const history = tasks.map((t, i) => ({ taskId: t.id, agentLabel: "reference/tools", meanWallMs: 1000 + ((i * 7919) % 5000) }));
+    const history = tasks.map((t, i) => ({
+      taskId: t.id,
+      agentLabel: "reference/tools",
+      meanWallMs: 1000 + ((i * 7919) % 5000),
+    }));
     const a = assignShards(plan, 4, history);
     const b = assignShards([...plan].reverse(), 4, [...history].reverse());
     expect(b.shards.map((s) => s.map((t) => t.id))).toEqual(a.shards.map((s) => s.map((t) => t.id)));
@@ -94,7 +114,10 @@ describe("assignShards on the real plan", () => {
     expect(a.balance).toBe("duration");
     // Trials without history (the structured ones here) weigh the mean of the known ones.
     const known = history.reduce((s, h) => s + h.meanWallMs, 0) / history.length;
-    expect(a.loads.reduce((x, y) => x + y, 0)).toBeCloseTo(history.reduce((s, h) => s + h.meanWallMs, 0) * 3 + Math.round(known) * tasks.length * 3, -1);
+    expect(a.loads.reduce((x, y) => x + y, 0)).toBeCloseTo(
+      history.reduce((s, h) => s + h.meanWallMs, 0) * 3 + Math.round(known) * tasks.length * 3,
+      -1,
+    );
   });
 });
 
@@ -123,8 +146,21 @@ describe("duration-aware shards of a recorded history", () => {
     const labels = ["holo/structured", "holo/tools"];
     const earlier = "earlier-run";
     store.createRun({ id: earlier, umpireVersion: "test" });
-    const trials = fakeTasks.flatMap((t) => labels.flatMap((label) => [0, 1, 2].map((repeat) => ({ taskId: t.id, label, repeat }))));
-    store.addTrials(earlier, trials.map((t, seq) => ({ seq, taskId: t.taskId, taskFile: `${t.taskId}.yaml`, agentLabel: t.label, model: "holo", mode: t.label.endsWith("tools") ? "tools" : "structured", repeat: t.repeat })));
+    const trials = fakeTasks.flatMap((t) =>
+      labels.flatMap((label) => [0, 1, 2].map((repeat) => ({ taskId: t.id, label, repeat }))),
+    );
+    store.addTrials(
+      earlier,
+      trials.map((t, seq) => ({
+        seq,
+        taskId: t.taskId,
+        taskFile: `${t.taskId}.yaml`,
+        agentLabel: t.label,
+        model: "holo",
+        mode: t.label.endsWith("tools") ? "tools" : "structured",
+        repeat: t.repeat,
+      })),
+    );
     trials.forEach((t, seq) => {
       const id = `${earlier}-${String(seq).padStart(4, "0")}`;
       const wallMs = typical.get(t.taskId)! * (t.label.endsWith("tools") ? 0.85 : 1) * (0.8 + 0.4 * random());
@@ -137,7 +173,11 @@ describe("duration-aware shards of a recorded history", () => {
 
     // This run: the same suite, 5 repeats.
     // Shards read only the agent's label: stand-in configs are enough here.
-    const agents = labels.map((label) => ({ label, model: "holo", mode: (label.endsWith("tools") ? "tools" : "structured") as "tools" | "structured" })) as unknown as AgentConfig[];
+    const agents = labels.map((label) => ({
+      label,
+      model: "holo",
+      mode: (label.endsWith("tools") ? "tools" : "structured") as "tools" | "structured",
+    })) as unknown as AgentConfig[];
     const plan = planTrials("now", fakeTasks as unknown as Task[], agents, 5);
     const expected = new Map(history.map((h) => [`${h.taskId}|${h.agentLabel}`, h.meanWallMs]));
     const durationOf = (t: PlannedTrial) => expected.get(`${t.task.id}|${t.agent.label}`)!;

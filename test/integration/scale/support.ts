@@ -34,10 +34,18 @@ export interface BrowserProcess {
  * a hang, sized for a node and a Chromium starting on a machine at load 20-30 (it was 30 s), and stays
  * under the hooks' 120 s so a hang is reported with what the child said.
  */
-function waitForOutput(child: ChildProcess, stream: "stdout" | "stderr", pattern: RegExp, timeoutMs = 100_000): Promise<RegExpMatchArray> {
+function waitForOutput(
+  child: ChildProcess,
+  stream: "stdout" | "stderr",
+  pattern: RegExp,
+  timeoutMs = 100_000,
+): Promise<RegExpMatchArray> {
   return new Promise((resolvePromise, reject) => {
     let text = "";
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} from the child within ${timeoutMs} ms; it said: ${text}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no ${pattern} from the child within ${timeoutMs} ms; it said: ${text}`)),
+      timeoutMs,
+    );
     child[stream]!.on("data", (chunk: Buffer) => {
       text += String(chunk);
       const match = pattern.exec(text);
@@ -75,10 +83,14 @@ function processGroup(child: ChildProcess, cleanup: () => void = () => {}): Pick
 
 /** `chromium.launchServer` in another node process (test/integration/scale/browser-server.mjs). */
 export async function startBrowserServer(): Promise<BrowserProcess> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "browser-server.mjs"), requireChromium().path, ...CHROMIUM_FLAGS], {
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(import.meta.dirname, "browser-server.mjs"), requireChromium().path, ...CHROMIUM_FLAGS],
+    {
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const [, json] = await waitForOutput(child, "stdout", /^(\{.*\})\n/m);
   return { endpoint: JSON.parse(json).wsEndpoint as string, ...processGroup(child) };
 }
@@ -86,10 +98,14 @@ export async function startBrowserServer(): Promise<BrowserProcess> {
 /** Chromium with `--remote-debugging-port=0`; the endpoint is the DevTools URL it prints on stderr. */
 export async function startCdpBrowser(): Promise<BrowserProcess> {
   const profile = mkdtempSync(join(tmpdir(), "umpire-cdp-"));
-  const child = spawn(requireChromium().path, [...CHROMIUM_FLAGS, "--headless", "--remote-debugging-port=0", `--user-data-dir=${profile}`, "about:blank"], {
-    detached: true,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    requireChromium().path,
+    [...CHROMIUM_FLAGS, "--headless", "--remote-debugging-port=0", `--user-data-dir=${profile}`, "about:blank"],
+    {
+      detached: true,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const [url] = await waitForOutput(child, "stderr", /ws:\/\/\S+\/devtools\/browser\/\S+/);
   return { endpoint: url, ...processGroup(child, () => rmSync(profile, { recursive: true, force: true })) };
 }
@@ -146,7 +162,19 @@ export async function runThrough(options: {
   const { runtime, store, runId, agents } = options;
   const trials = planTrials(runId, options.tasks, agents, 1);
   store.createRun({ id: runId, umpireVersion: "test", folder: join(options.dir, runId) });
-  store.addTrials(runId, trials.map((t) => ({ id: t.id, seq: t.seq, taskId: t.task.id, taskFile: t.task.file, agentLabel: t.agent.label, model: t.agent.model, mode: t.agent.mode, repeat: t.repeat })));
+  store.addTrials(
+    runId,
+    trials.map((t) => ({
+      id: t.id,
+      seq: t.seq,
+      taskId: t.task.id,
+      taskFile: t.task.file,
+      agentLabel: t.agent.label,
+      model: t.agent.model,
+      mode: t.agent.mode,
+      repeat: t.repeat,
+    })),
+  );
   const result = await executeTrials({
     runtime,
     store,

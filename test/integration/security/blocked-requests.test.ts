@@ -39,17 +39,26 @@ describe("blocked requests in the trial log", () => {
     let origin = "";
     const model = await startHostileModel(
       (_trial, turn) =>
-        turn === 1 ? [{ name: "navigate", args: { url: `${origin}/evil` } }] : turn === 2 ? [{ name: "wait", args: { seconds: 1 } }] : [{ name: "answer", args: { content: "done" } }],
+        turn === 1
+          ? [{ name: "navigate", args: { url: `${origin}/evil` } }]
+          : turn === 2
+            ? [{ name: "wait", args: { seconds: 1 } }]
+            : [{ name: "answer", args: { content: "done" } }],
       "hostile",
       { "/evil": EVIL },
     );
     origin = model.origin;
     try {
       const { args, env } = hostileRunArgs(model);
-      const run = await runCli(["run", taskAllowing(origin), ...args, "--run-id", runId, "--out", s.out, "--db", s.db, "--json"], { env });
+      const run = await runCli(
+        ["run", taskAllowing(origin), ...args, "--run-id", runId, "--out", s.out, "--db", s.db, "--json"],
+        { env },
+      );
       const trial = JSON.parse(run.stdout).trials[0];
       const log = events(trialFolder(s.out, runId, trial.id ?? trial.trialId));
-      const blocked = log.filter((e) => e.type === "AgentEvent" && e.data.kind === "error_event" && e.data.origin === "browser_guard");
+      const blocked = log.filter(
+        (e) => e.type === "AgentEvent" && e.data.kind === "error_event" && e.data.origin === "browser_guard",
+      );
       const urls = blocked.map((e) => e.data.blocked_request?.url);
       expect(urls).toContain("http://127.0.0.1:9/exfil.png?d=BB-042");
       expect(urls).toContain("http://localhost:9/beacon");
@@ -59,7 +68,9 @@ describe("blocked requests in the trial log", () => {
         expect(event.data.blocked_request.frameUrl).toBe(`${origin}/evil`);
         expect(event.data.blocked_request.navigation).toBe(false);
       }
-      expect(blocked.find((e) => e.data.blocked_request.url.includes("beacon"))!.data.blocked_request.method).toBe("POST");
+      expect(blocked.find((e) => e.data.blocked_request.url.includes("beacon"))!.data.blocked_request.method).toBe(
+        "POST",
+      );
     } finally {
       await model.close();
     }

@@ -30,7 +30,13 @@ function pageTask(): string {
   task.checks = [
     { kind: "page", name: "ended on the BB-042 scorecard", url: { regex: "/match/BB-042$" } },
     { kind: "page", name: "the scorecard title shows BB-042", selector: "[data-mark=match-title]", text: "BB-042" },
-    { kind: "custom", required: false, module: join(REPO_ROOT, "tasks/checks/cricket.ts"), export: "answer", options: { scores: ["168/6", "169/4"] } },
+    {
+      kind: "custom",
+      required: false,
+      module: join(REPO_ROOT, "tasks/checks/cricket.ts"),
+      export: "answer",
+      options: { scores: ["168/6", "169/4"] },
+    },
   ];
   const dir = join(s.dir, "tasks");
   mkdirSync(dir, { recursive: true });
@@ -44,11 +50,19 @@ describe("data: pages and page checks", () => {
     const model = await startHostileModel((_trial, turn) =>
       turn === 1
         ? [{ name: "navigate", args: { url: FAKE } }]
-        : [{ name: "answer", args: { content: "BB-042: Pune Pioneers 168/6, Jaipur Kites 169/4. Jaipur Kites won by 6 wickets." } }],
+        : [
+            {
+              name: "answer",
+              args: { content: "BB-042: Pune Pioneers 168/6, Jaipur Kites 169/4. Jaipur Kites won by 6 wickets." },
+            },
+          ],
     );
     try {
       const { args, env } = hostileRunArgs(model);
-      const run = await runCli(["run", pageTask(), ...args, "--run-id", runId, "--out", s.out, "--db", s.db, "--json"], { env });
+      const run = await runCli(
+        ["run", pageTask(), ...args, "--run-id", runId, "--out", s.out, "--db", s.db, "--json"],
+        { env },
+      );
       const trial = JSON.parse(run.stdout).trials[0];
       expect(trial.verdict).toBe("failed");
       expect(run.code).toBe(1);

@@ -23,19 +23,46 @@ function config(mode: string): { file: string; steal: string } {
   const steal = join(dir, "stolen");
   mkdirSync(steal, { recursive: true });
   const file = join(dir, "umpire.config.yaml");
-  const env = { HOSTILE_MODE: mode, STEAL_DIR: steal, PLAYWRIGHT_MODULE: join(REPO_ROOT, "node_modules/playwright/index.mjs") };
+  const env = {
+    HOSTILE_MODE: mode,
+    STEAL_DIR: steal,
+    PLAYWRIGHT_MODULE: join(REPO_ROOT, "node_modules/playwright/index.mjs"),
+  };
   writeFileSync(file, stringify({ agents: { hostile: { kind: "command", command: [process.execPath, AGENT], env } } }));
   return { file, steal };
 }
 
-const guardEvents = (log: ReturnType<typeof events>, origin: string) => log.filter((e) => e.type === "AgentEvent" && e.data.kind === "error_event" && e.data.origin === origin);
-const answerOf = (log: ReturnType<typeof events>) => JSON.parse(log.find((e) => e.type === "AgentEvent" && e.data.kind === "answer_event" && e.data.origin === "external_agent")!.data.answer);
+const guardEvents = (log: ReturnType<typeof events>, origin: string) =>
+  log.filter((e) => e.type === "AgentEvent" && e.data.kind === "error_event" && e.data.origin === origin);
+const answerOf = (log: ReturnType<typeof events>) =>
+  JSON.parse(
+    log.find((e) => e.type === "AgentEvent" && e.data.kind === "answer_event" && e.data.origin === "external_agent")!
+      .data.answer,
+  );
 
 describe("a hostile command agent through the real CLI", () => {
   it("in the sandbox: forges, snoops, nests, downloads, lingers and looks for keys; all refused, logged and failed", async () => {
     const { file, steal } = config("crash");
     const run = await runCli(
-      ["run", "tasks/scorecard-note-bb042.yaml", "--config", file, "--agent", "hostile", "--repeat", "2", "--concurrency", "2", "--run-id", "hostile", "--out", s.out, "--db", s.db, "--json"],
+      [
+        "run",
+        "tasks/scorecard-note-bb042.yaml",
+        "--config",
+        file,
+        "--agent",
+        "hostile",
+        "--repeat",
+        "2",
+        "--concurrency",
+        "2",
+        "--run-id",
+        "hostile",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
       { killAfterMs: 400_000, env: { HAI_API_KEY: KEY } },
     );
     expect(run.code, run.stderr).toBe(1);
@@ -80,9 +107,29 @@ describe("a hostile command agent through the real CLI", () => {
 
   it("outside the sandbox (--no-sandbox, said on stderr): killing the trial's Chromium ends the trial environment_error, not a hang", async () => {
     const { file } = config("kill-browser");
-    const run = await runCli(["run", "tasks/scorecard-note-bb042.yaml", "--config", file, "--agent", "hostile", "--no-sandbox", "--retries", "0", "--run-id", "killer", "--out", s.out, "--db", s.db, "--json"], {
-      killAfterMs: 400_000,
-    });
+    const run = await runCli(
+      [
+        "run",
+        "tasks/scorecard-note-bb042.yaml",
+        "--config",
+        file,
+        "--agent",
+        "hostile",
+        "--no-sandbox",
+        "--retries",
+        "0",
+        "--run-id",
+        "killer",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
+      {
+        killAfterMs: 400_000,
+      },
+    );
     expect(run.stderr).toContain("--no-sandbox: command agents run outside the sandbox");
     const trial = JSON.parse(run.stdout).trials[0];
     expect(trial.stopReason).toBe("environment_error");

@@ -31,7 +31,10 @@ function config(agent: Record<string, unknown>): string {
   const dir = join(s.dir, "config");
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "umpire.config.yaml");
-  writeFileSync(file, stringify({ agents: { proxied: { kind: "command", command: [process.execPath, AGENT], ...agent } } }));
+  writeFileSync(
+    file,
+    stringify({ agents: { proxied: { kind: "command", command: [process.execPath, AGENT], ...agent } } }),
+  );
   return file;
 }
 
@@ -45,9 +48,30 @@ function files(dir: string): string[] {
 
 describe("modelProxy: a command agent's model calls through umpire", () => {
   it("stores the usage the reference model returned, measured and priced; the key never reaches the agent", async () => {
-    const file = config({ env: { UPSTREAM: model.baseUrl }, modelProxy: { baseUrl: model.baseUrl, apiKeyEnv: "UPSTREAM_KEY" } });
+    const file = config({
+      env: { UPSTREAM: model.baseUrl },
+      modelProxy: { baseUrl: model.baseUrl, apiKeyEnv: "UPSTREAM_KEY" },
+    });
     const run = await runCli(
-      ["run", "tasks/scorecard-note-bb042.yaml", "--config", file, "--agent", "proxied", "--price-in", "3", "--price-out", "15", "--run-id", "proxied", "--out", s.out, "--db", s.db, "--json"],
+      [
+        "run",
+        "tasks/scorecard-note-bb042.yaml",
+        "--config",
+        file,
+        "--agent",
+        "proxied",
+        "--price-in",
+        "3",
+        "--price-out",
+        "15",
+        "--run-id",
+        "proxied",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
       { killAfterMs: 240_000, env: { UPSTREAM_KEY: KEY } },
     );
     expect(run.code, run.stderr).toBe(1); // the agent does not do the task
@@ -90,7 +114,23 @@ describe("modelProxy: a command agent's model calls through umpire", () => {
   it("an agent that crashes because its model endpoint is dead ends model_error (the harness's), not failed", async () => {
     const file = config({ modelProxy: { baseUrl: "http://127.0.0.1:9/v1" } });
     const run = await runCli(
-      ["run", "tasks/scorecard-note-bb042.yaml", "--config", file, "--agent", "proxied", "--retries", "0", "--run-id", "dead", "--out", s.out, "--db", s.db, "--json"],
+      [
+        "run",
+        "tasks/scorecard-note-bb042.yaml",
+        "--config",
+        file,
+        "--agent",
+        "proxied",
+        "--retries",
+        "0",
+        "--run-id",
+        "dead",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
       { killAfterMs: 240_000 },
     );
     const [trial] = JSON.parse(run.stdout).trials as Record<string, any>[];
@@ -101,21 +141,43 @@ describe("modelProxy: a command agent's model calls through umpire", () => {
   });
 
   it("stops the trial token_budget once the measured calls reach the task's token limit, and forwards no call past it", async () => {
-    const file = config({ env: { SPEND_BUDGET: "1" }, modelProxy: { baseUrl: model.baseUrl, apiKeyEnv: "UPSTREAM_KEY" } });
+    const file = config({
+      env: { SPEND_BUDGET: "1" },
+      modelProxy: { baseUrl: model.baseUrl, apiKeyEnv: "UPSTREAM_KEY" },
+    });
     const task = parse(readFixtureTask(join(REPO_ROOT, "tasks/scorecard-note-bb042.yaml")));
     delete task.$schema;
     task.limits = { ...task.limits, tokens: 5_000 };
     const tasks = join(s.dir, "budget-tasks");
     mkdirSync(tasks, { recursive: true });
     writeFileSync(join(tasks, `${task.id}.yaml`), stringify(task));
-    const run = await runCli(["run", tasks, "--config", file, "--agent", "proxied", "--run-id", "budget", "--out", s.out, "--db", s.db, "--json"], {
-      killAfterMs: 240_000,
-      env: { UPSTREAM_KEY: KEY },
-    });
+    const run = await runCli(
+      [
+        "run",
+        tasks,
+        "--config",
+        file,
+        "--agent",
+        "proxied",
+        "--run-id",
+        "budget",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
+      {
+        killAfterMs: 240_000,
+        env: { UPSTREAM_KEY: KEY },
+      },
+    );
     const [trial] = JSON.parse(run.stdout).trials as Record<string, any>[];
     expect(trial!.stopReason, run.stderr).toBe("token_budget");
     const calls = trial!.metrics.modelProxy.calls as { usage: { inputTokens: number; outputTokens: number } }[];
-    const sums = calls.map((_, i) => calls.slice(0, i + 1).reduce((n, c) => n + c.usage.inputTokens + c.usage.outputTokens, 0));
+    const sums = calls.map((_, i) =>
+      calls.slice(0, i + 1).reduce((n, c) => n + c.usage.inputTokens + c.usage.outputTokens, 0),
+    );
     expect(calls.length).toBeGreaterThan(1);
     expect(sums.at(-1)).toBeGreaterThanOrEqual(5_000);
     // Every forwarded call began under the limit: none was forwarded once it was reached.
@@ -124,13 +186,46 @@ describe("modelProxy: a command agent's model calls through umpire", () => {
   });
 
   it("refuses a config that passes the proxy's key to the agent or lets it reach the upstream directly", async () => {
-    const passes = await runCli(["run", "tasks/scorecard-note-bb042.yaml", "--config", config({ passEnv: ["UPSTREAM_KEY"], modelProxy: { baseUrl: model.baseUrl, apiKeyEnv: "UPSTREAM_KEY" } }), "--agent", "proxied", "--out", s.out, "--db", s.db]);
+    const passes = await runCli([
+      "run",
+      "tasks/scorecard-note-bb042.yaml",
+      "--config",
+      config({ passEnv: ["UPSTREAM_KEY"], modelProxy: { baseUrl: model.baseUrl, apiKeyEnv: "UPSTREAM_KEY" } }),
+      "--agent",
+      "proxied",
+      "--out",
+      s.out,
+      "--db",
+      s.db,
+    ]);
     expect(passes.code).toBe(2);
     expect(passes.stderr).toMatch(/passEnv.*UPSTREAM_KEY is modelProxy's key/s);
-    const reaches = await runCli(["run", "tasks/scorecard-note-bb042.yaml", "--config", config({ network: [new URL(model.baseUrl).origin], modelProxy: { baseUrl: model.baseUrl } }), "--agent", "proxied", "--out", s.out, "--db", s.db]);
+    const reaches = await runCli([
+      "run",
+      "tasks/scorecard-note-bb042.yaml",
+      "--config",
+      config({ network: [new URL(model.baseUrl).origin], modelProxy: { baseUrl: model.baseUrl } }),
+      "--agent",
+      "proxied",
+      "--out",
+      s.out,
+      "--db",
+      s.db,
+    ]);
     expect(reaches.code).toBe(2);
     expect(reaches.stderr).toMatch(/network.*modelProxy's upstream/s);
-    const unset = await runCli(["run", "tasks/scorecard-note-bb042.yaml", "--config", config({ modelProxy: { baseUrl: model.baseUrl, apiKeyEnv: "NOT_SET_ANYWHERE" } }), "--agent", "proxied", "--out", s.out, "--db", s.db]);
+    const unset = await runCli([
+      "run",
+      "tasks/scorecard-note-bb042.yaml",
+      "--config",
+      config({ modelProxy: { baseUrl: model.baseUrl, apiKeyEnv: "NOT_SET_ANYWHERE" } }),
+      "--agent",
+      "proxied",
+      "--out",
+      s.out,
+      "--db",
+      s.db,
+    ]);
     expect(unset.code).toBe(2);
     expect(unset.stderr).toContain("agents.proxied.modelProxy.apiKeyEnv: NOT_SET_ANYWHERE is not set");
   });

@@ -23,7 +23,12 @@ function redosTask(): string {
   delete task.$schema;
   task.id = "redos-bb042";
   task.checks = [
-    { kind: "custom", module: join(REPO_ROOT, "tasks/checks/cricket.ts"), export: "note", options: { path: "notes/BB-042.md", onlyRecord: { pattern: "(a+)+b", expect: "aab" } } },
+    {
+      kind: "custom",
+      module: join(REPO_ROOT, "tasks/checks/cricket.ts"),
+      export: "note",
+      options: { path: "notes/BB-042.md", onlyRecord: { pattern: "(a+)+b", expect: "aab" } },
+    },
     { kind: "file", path: "notes/BB-042.md", contains: [{ regex: "(a+)+b" }] },
     { kind: "answer", contains: [{ regex: "(x+)+y" }] },
   ];
@@ -36,11 +41,16 @@ function redosTask(): string {
 describe("catastrophic regexes in a run", () => {
   it("checks with (a+)+b patterns are judged on hostile text instead of freezing the run", async () => {
     const model = await startHostileModel((_trial, turn) =>
-      turn === 1 ? [{ name: "write_note", args: { name: "BB-042.md", content: `${EVIL}\n` } }] : [{ name: "answer", args: { content: `${"x".repeat(40)}z` } }],
+      turn === 1
+        ? [{ name: "write_note", args: { name: "BB-042.md", content: `${EVIL}\n` } }]
+        : [{ name: "answer", args: { content: `${"x".repeat(40)}z` } }],
     );
     try {
       const { args, env } = hostileRunArgs(model);
-      const run = await runCli(["run", redosTask(), "api-note-bb042", ...args, "--out", s.out, "--db", s.db, "--json"], { env, killAfterMs: 170_000 });
+      const run = await runCli(
+        ["run", redosTask(), "api-note-bb042", ...args, "--out", s.out, "--db", s.db, "--json"],
+        { env, killAfterMs: 170_000 },
+      );
       expect(run.code).toBe(1); // not killed by the hang guard (null), and trials failed
       const trials = JSON.parse(run.stdout).trials;
       expect(trials).toHaveLength(2);

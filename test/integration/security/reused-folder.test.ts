@@ -14,7 +14,8 @@ import { events, scratch, trialFolder } from "./support.js";
 const s = scratch("reuse");
 afterAll(() => s.cleanup());
 
-const NOTE = "match: BB-042\nteams: Pune Pioneers vs Jaipur Kites\nscores: Pune Pioneers 168/6, Jaipur Kites 169/4\nresult: Jaipur Kites won by 6 wickets\n";
+const NOTE =
+  "match: BB-042\nteams: Pune Pioneers vs Jaipur Kites\nscores: Pune Pioneers 168/6, Jaipur Kites 169/4\nresult: Jaipur Kites won by 6 wickets\n";
 
 describe("a reused run folder", () => {
   it("a second run with the same --run-id and --out starts from an empty workspace", async () => {

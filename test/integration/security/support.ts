@@ -12,7 +12,12 @@ export interface Scratch {
 
 export function scratch(prefix: string): Scratch {
   const dir = mkdtempSync(join(tmpdir(), `umpire-${prefix}-`));
-  return { dir, out: join(dir, "runs"), db: join(dir, "umpire.db"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    out: join(dir, "runs"),
+    db: join(dir, "umpire.db"),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** The folder of a trial's first attempt, from its id (`<runId>-<seq4>`). */

@@ -1,4 +1,3 @@
-
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
@@ -25,7 +24,11 @@ function taskCopy(folder: string, id: string, patch: (task: any) => void): strin
 
 describe("task validation of allowedOrigins", () => {
   it('allowedOrigins: ["not a url"] is an error naming the file and field, in validate and before run', async () => {
-    const dir = taskCopy("origins", "bad-origin", (t) => (t.permissions.allowedOrigins = ["fixture", "not a url", "https://example.com/path"]));
+    const dir = taskCopy(
+      "origins",
+      "bad-origin",
+      (t) => (t.permissions.allowedOrigins = ["fixture", "not a url", "https://example.com/path"]),
+    );
     const validate = await runCli(["validate", dir]);
     expect(validate.code).toBe(2);
     const all = validate.stdout + validate.stderr;
@@ -40,7 +43,11 @@ describe("task validation of allowedOrigins", () => {
   });
 
   it("real origins and fixture pass", async () => {
-    const dir = taskCopy("good-origins", "good-origin", (t) => (t.permissions.allowedOrigins = ["fixture", "https://example.com", "http://127.0.0.1:8080/"]));
+    const dir = taskCopy(
+      "good-origins",
+      "good-origin",
+      (t) => (t.permissions.allowedOrigins = ["fixture", "https://example.com", "http://127.0.0.1:8080/"]),
+    );
     const validate = await runCli(["validate", dir]);
     expect(validate.stdout + validate.stderr).not.toMatch(/allowedOrigins/);
     expect(validate.code).toBe(0);
@@ -55,7 +62,9 @@ describe("task validation of regular expressions", () => {
     });
     const validate = await runCli(["validate", dir], { killAfterMs: 120_000 });
     expect(validate.code).toBe(2);
-    expect(validate.stdout + validate.stderr).toMatch(/redos-expect\.yaml:\d+: checks\[0\]\.options\.onlyRecord\.expect: "a+c" does not match the pattern/);
+    expect(validate.stdout + validate.stderr).toMatch(
+      /redos-expect\.yaml:\d+: checks\[0\]\.options\.onlyRecord\.expect: "a+c" does not match the pattern/,
+    );
   });
 
   it("a pattern the linear-time engine cannot run is an error naming the file, the field and why", async () => {
@@ -66,7 +75,11 @@ describe("task validation of regular expressions", () => {
     const validate = await runCli(["validate", dir], { killAfterMs: 120_000 });
     expect(validate.code).toBe(2);
     const all = validate.stdout + validate.stderr;
-    expect(all).toMatch(/lookaround-task\.yaml:\d+: checks\[1\]\.options\.contains\[0\]\.regex: the regular expression does not compile: .*lookahead and lookbehind are not supported/);
-    expect(all).toMatch(/checks\[0\]\.options\.onlyRecord\.pattern: the regular expression does not compile: .*backreferences are not supported/);
+    expect(all).toMatch(
+      /lookaround-task\.yaml:\d+: checks\[1\]\.options\.contains\[0\]\.regex: the regular expression does not compile: .*lookahead and lookbehind are not supported/,
+    );
+    expect(all).toMatch(
+      /checks\[0\]\.options\.onlyRecord\.pattern: the regular expression does not compile: .*backreferences are not supported/,
+    );
   });
 });

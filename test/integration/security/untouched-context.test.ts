@@ -55,7 +55,13 @@ const TASK = {
   start: { path: "/" },
   tools: ["click", "write", "answer"],
   checks: [
-    { kind: "page", name: "the saved page says apple is saved", url: { regex: "/saved/apple$" }, selector: "#status", text: "Saved apple" },
+    {
+      kind: "page",
+      name: "the saved page says apple is saved",
+      url: { regex: "/saved/apple$" },
+      selector: "#status",
+      text: "Saved apple",
+    },
     { kind: "storage", name: "the pending save is apple", area: "localStorage", key: "pending", contains: ["apple"] },
   ],
   reference: [
@@ -96,7 +102,16 @@ function project(): { config: string; task: string } {
 }
 const { config, task } = project();
 
-type TrialJson = { id: string; agent: string; verdict: string; stopReason: string; stopDetail: string; sandbox: string | null; answer: string | null; checks: { kind: string; required: boolean; pass: boolean; confidence: string; reason: string }[] };
+type TrialJson = {
+  id: string;
+  agent: string;
+  verdict: string;
+  stopReason: string;
+  stopDetail: string;
+  sandbox: string | null;
+  answer: string | null;
+  checks: { kind: string; required: boolean; pass: boolean; confidence: string; reason: string }[];
+};
 const trialsOf = (stdout: string) => JSON.parse(stdout).trials as TrialJson[];
 const storedSandboxes = (runId: string) => {
   const store = openStore(s.db, { readonly: true });
@@ -109,9 +124,30 @@ const storedSandboxes = (runId: string) => {
 
 describe("command agents: what their checks judge, and which sandbox held them", () => {
   it("in the sandbox: script-set localStorage and a pushState'd URL fail the page check; the gold agent passes", async () => {
-    const run = await runCli(["run", task, "--config", config, "--agent", "gold", "--agent", "forger", "--concurrency", "2", "--run-id", "judged", "--out", s.out, "--db", s.db, "--json"], {
-      killAfterMs: 400_000,
-    });
+    const run = await runCli(
+      [
+        "run",
+        task,
+        "--config",
+        config,
+        "--agent",
+        "gold",
+        "--agent",
+        "forger",
+        "--concurrency",
+        "2",
+        "--run-id",
+        "judged",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
+      {
+        killAfterMs: 400_000,
+      },
+    );
     const trials = trialsOf(run.stdout);
     const gold = trials.find((t) => t.agent.includes("gold"))!;
     const forger = trials.find((t) => t.agent.includes("forger"))!;
@@ -145,7 +181,25 @@ describe("command agents: what their checks judge, and which sandbox held them",
   }, 420_000);
 
   it("--no-sandbox: said on stderr, and each trial records sandbox none (store, JSON, umpire show)", async () => {
-    const run = await runCli(["run", task, "--config", config, "--agent", "gold", "--no-sandbox", "--run-id", "bare", "--out", s.out, "--db", s.db, "--json"], { killAfterMs: 400_000 });
+    const run = await runCli(
+      [
+        "run",
+        task,
+        "--config",
+        config,
+        "--agent",
+        "gold",
+        "--no-sandbox",
+        "--run-id",
+        "bare",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
+      { killAfterMs: 400_000 },
+    );
     expect(run.stderr).toContain("--no-sandbox: command agents run outside the sandbox");
     const [trial] = trialsOf(run.stdout);
     expect(trial!.sandbox).toBe("none");
@@ -159,12 +213,34 @@ describe("command agents: what their checks judge, and which sandbox held them",
     // Passes umpire's start-up probe (its last argument is `true`), then refuses every sandbox, as
     // bubblewrap does when the user namespaces run out between the probe and a trial.
     const bwrap = join(s.dir, "bwrap-refuses");
-    writeFileSync(bwrap, `#!/bin/sh\nfor last; do :; done\nif [ "$last" = true ]; then exec /usr/bin/bwrap "$@"; fi\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n`);
+    writeFileSync(
+      bwrap,
+      `#!/bin/sh\nfor last; do :; done\nif [ "$last" = true ]; then exec /usr/bin/bwrap "$@"; fi\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n`,
+    );
     chmodSync(bwrap, 0o755);
-    const run = await runCli(["run", task, "--config", config, "--agent", "gold", "--retries", "0", "--run-id", "nobwrap", "--out", s.out, "--db", s.db, "--json"], {
-      killAfterMs: 400_000,
-      env: { UMPIRE_BWRAP: bwrap },
-    });
+    const run = await runCli(
+      [
+        "run",
+        task,
+        "--config",
+        config,
+        "--agent",
+        "gold",
+        "--retries",
+        "0",
+        "--run-id",
+        "nobwrap",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
+      {
+        killAfterMs: 400_000,
+        env: { UMPIRE_BWRAP: bwrap },
+      },
+    );
     const [trial] = trialsOf(run.stdout);
     expect([trial!.verdict, trial!.stopReason], run.stderr).toEqual(["error", "environment_error"]);
     expect(trial!.stopDetail).toContain(`the sandbox (bubblewrap, ${bwrap}) could not start, so the agent never ran`);

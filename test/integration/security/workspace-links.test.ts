@@ -15,7 +15,8 @@ import { events, scratch, trialFolder } from "./support.js";
 const s = scratch("links");
 afterAll(() => s.cleanup());
 
-const NOTE = "match: BB-042\nteams: Pune Pioneers vs Jaipur Kites\nscores: Pune Pioneers 168/6, Jaipur Kites 169/4\nresult: Jaipur Kites won by 6 wickets\n";
+const NOTE =
+  "match: BB-042\nteams: Pune Pioneers vs Jaipur Kites\nscores: Pune Pioneers 168/6, Jaipur Kites 169/4\nresult: Jaipur Kites won by 6 wickets\n";
 
 describe("write_note and symbolic links", () => {
   it("never writes through a planted file link or folder link; the trial does not pass", async () => {
@@ -46,7 +47,22 @@ describe("write_note and symbolic links", () => {
     try {
       const { args, env } = hostileRunArgs(model);
       const run = await runCli(
-        ["run", "api-note-bb042", ...args, "--repeat", "2", "--concurrency", "1", "--run-id", runId, "--out", s.out, "--db", s.db, "--json"],
+        [
+          "run",
+          "api-note-bb042",
+          ...args,
+          "--repeat",
+          "2",
+          "--concurrency",
+          "1",
+          "--run-id",
+          runId,
+          "--out",
+          s.out,
+          "--db",
+          s.db,
+          "--json",
+        ],
         { env },
       );
       expect(attacks).toEqual(["file", "folder"]);

@@ -14,7 +14,13 @@ let dir: string;
 
 function capture(signal = new AbortController().signal) {
   const text = { out: "", err: "" };
-  const sink = (key: "out" | "err") => new Writable({ write(chunk, _enc, done) { text[key] += String(chunk); done(); } });
+  const sink = (key: "out" | "err") =>
+    new Writable({
+      write(chunk, _enc, done) {
+        text[key] += String(chunk);
+        done();
+      },
+    });
   const io: CommandIO = { stdout: sink("out"), stderr: sink("err"), env: {}, cwd: ROOT, signal };
   return { io, text };
 }
@@ -47,7 +53,10 @@ describe("umpire lint", () => {
     const json = capture();
     await writeFile(join(dir, "one.json"), JSON.stringify({ ...good(), tool_choice: "none" }));
     expect(await main(["lint", "--json", join(dir, "one.json")], json.io)).toBe(1);
-    expect(JSON.parse(json.text.out)[0].violations[0]).toMatchObject({ rule: "tool-choice-required", path: "tool_choice" });
+    expect(JSON.parse(json.text.out)[0].violations[0]).toMatchObject({
+      rule: "tool-choice-required",
+      path: "tool_choice",
+    });
     const rules = capture();
     expect(await main(["lint", "--rules"], rules.io)).toBe(0);
     expect(rules.text.out).toContain("image-budget");
@@ -76,10 +85,17 @@ describe("umpire serve-model", () => {
     // a task from tasks/: its instruction is recognised, and answer-now answers at once
     const [task] = loadTasksOrThrow(["tasks/answer-only-bb042.yaml"], { cwd: ROOT });
     const body = sampleRequest({ mode: "structured", instruction: task.instruction, screenshot: samplePng(8, 5) });
-    const response = await fetch(`${baseUrl}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(`${baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(response.status).toBe(200);
     const completion = (await response.json()) as { choices: { message: { content: string } }[] };
-    expect(JSON.parse(completion.choices[0].message.content).tool_call).toEqual({ tool_name: "answer", content: "Done." });
+    expect(JSON.parse(completion.choices[0].message.content).tool_call).toEqual({
+      tool_name: "answer",
+      content: "Done.",
+    });
     controller.abort();
     expect(await exit).toBe(0);
     expect(text.err).toMatch(/stopped after 1 request/);

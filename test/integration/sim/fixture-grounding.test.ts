@@ -40,7 +40,11 @@ afterAll(async () => {
 });
 
 async function openTrial(trialId: string, mode: SampleMode): Promise<Page> {
-  const { cookie } = await site.client.createSession({ id: trialId, scenario: task.start.scenario, workspace: join(workspace, mode) });
+  const { cookie } = await site.client.createSession({
+    id: trialId,
+    scenario: task.start.scenario,
+    workspace: join(workspace, mode),
+  });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 2 });
   await context.addCookies([{ name: cookie.name, value: cookie.value, url: site.siteUrl }]);
   expect(cookie.name).toBe(SESSION_COOKIE);
@@ -66,14 +70,22 @@ async function settled<T>(page: Page, fn: () => Promise<T>): Promise<T> {
 }
 
 async function observe(page: Page): Promise<Buffer> {
-  await settled(page, () => page.evaluate(() => (window as unknown as { __umpireLayoutFlush?: () => Promise<unknown> }).__umpireLayoutFlush?.()));
+  await settled(page, () =>
+    page.evaluate(() =>
+      (window as unknown as { __umpireLayoutFlush?: () => Promise<unknown> }).__umpireLayoutFlush?.(),
+    ),
+  );
   return page.screenshot({ type: "png" });
 }
 
 /** The data-mark of the element at a CSS point (or of its nearest marked ancestor). */
 function markAt(page: Page, x: number, y: number): Promise<string | null> {
   return settled(page, () =>
-    page.evaluate(([px, py]) => (document.elementFromPoint(px, py)?.closest("[data-mark]") as HTMLElement | null)?.dataset.mark ?? null, [x, y]),
+    page.evaluate(
+      ([px, py]) =>
+        (document.elementFromPoint(px, py)?.closest("[data-mark]") as HTMLElement | null)?.dataset.mark ?? null,
+      [x, y],
+    ),
   );
 }
 
@@ -87,11 +99,20 @@ async function playGold(mode: SampleMode, trialId: string) {
     for (let turn = 0; turn < task.reference.length + 2; turn++) {
       const screenshot = await observe(page);
       expect(readImageInfo(screenshot)).toMatchObject({ width: 2560, height: 1600 });
-      const body = sampleRequest({ mode, instruction: task.instruction, screenshot, history, user: trialId, tools: task.tools });
+      const body = sampleRequest({
+        mode,
+        instruction: task.instruction,
+        screenshot,
+        history,
+        user: trialId,
+        tools: task.tools,
+      });
       const message = (await create(client, body)).choices[0].message;
       const call = mode === "tools" ? message.tool_calls![0] : null;
       const { tool_name: tool, ...args } =
-        mode === "tools" && call?.type === "function" ? { tool_name: call.function.name, ...JSON.parse(call.function.arguments) } : JSON.parse(message.content!).tool_call;
+        mode === "tools" && call?.type === "function"
+          ? { tool_name: call.function.name, ...JSON.parse(call.function.arguments) }
+          : JSON.parse(message.content!).tool_call;
       if (tool === "answer") return { clicks, answer: args.content as string, page };
       if (tool === "click") {
         // [0,1000] of the 2560x1600 image back to CSS pixels of the 1280x800 viewport

@@ -4,7 +4,8 @@ import type { LayoutSource, PageLayout } from "../../../src/sim/grounding.js";
 import type { ReferenceTask } from "../../../src/sim/policy.js";
 import { samplePng, sampleRequest, type SampleMode, type SampleStep } from "../../../src/sim/sample-request.js";
 
-export const INSTRUCTION = "On the cricket league website, find match BB-042 and save a note about it on its notes page.";
+export const INSTRUCTION =
+  "On the cricket league website, find match BB-042 and save a note about it on its notes page.";
 
 export const TASK: ReferenceTask = {
   id: "note-bb042",
@@ -49,14 +50,31 @@ export function layoutsByTrial(layouts: Record<string, PageLayout>): LayoutSourc
 
 export const SCREENSHOT = samplePng(320, 200);
 
-export function request(mode: SampleMode, options: { history?: SampleStep[]; model?: string; user?: string; before?: string[] } = {}): Record<string, unknown> {
-  return sampleRequest({ mode, instruction: INSTRUCTION, screenshot: SCREENSHOT, user: options.user ?? "trial-1", model: options.model, history: options.history, before: options.before });
+export function request(
+  mode: SampleMode,
+  options: { history?: SampleStep[]; model?: string; user?: string; before?: string[] } = {},
+): Record<string, unknown> {
+  return sampleRequest({
+    mode,
+    instruction: INSTRUCTION,
+    screenshot: SCREENSHOT,
+    user: options.user ?? "trial-1",
+    model: options.model,
+    history: options.history,
+    before: options.before,
+  });
 }
 
-export const steps = (n: number): SampleStep[] => Array.from({ length: n }, () => ({ tool: "wait", args: { seconds: 1 } }));
+export const steps = (n: number): SampleStep[] =>
+  Array.from({ length: n }, () => ({ tool: "wait", args: { seconds: 1 } }));
 
 export function sdk(baseURL: string, options: { maxRetries?: number; timeout?: number } = {}): OpenAI {
-  return new OpenAI({ baseURL, apiKey: "not-needed", maxRetries: options.maxRetries ?? 0, timeout: options.timeout ?? 20_000 });
+  return new OpenAI({
+    baseURL,
+    apiKey: "not-needed",
+    maxRetries: options.maxRetries ?? 0,
+    timeout: options.timeout ?? 20_000,
+  });
 }
 
 /** The SDK's create() with Holo's extra top-level fields (passed through as body properties). */
@@ -66,8 +84,20 @@ export async function create(client: OpenAI, body: Record<string, unknown>) {
 
 /** Streams a request and accumulates it the way a careful client does. */
 export async function createStreamed(client: OpenAI, body: Record<string, unknown>) {
-  const stream = (await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } } as never)) as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
-  const out = { content: "", reasoning: "", refusal: "", finishReason: null as string | null, usage: null as OpenAI.CompletionUsage | null, chunks: 0, toolCalls: [] as { id: string; name: string; arguments: string }[] };
+  const stream = (await client.chat.completions.create({
+    ...body,
+    stream: true,
+    stream_options: { include_usage: true },
+  } as never)) as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+  const out = {
+    content: "",
+    reasoning: "",
+    refusal: "",
+    finishReason: null as string | null,
+    usage: null as OpenAI.CompletionUsage | null,
+    chunks: 0,
+    toolCalls: [] as { id: string; name: string; arguments: string }[],
+  };
   for await (const chunk of stream) {
     out.chunks += 1;
     if (chunk.usage) out.usage = chunk.usage;

@@ -9,15 +9,22 @@ let client: OpenAI;
 
 beforeAll(async () => {
   // Every trial of this file sees the home page layout.
-  model = await startReferenceModel({ tasks: [TASK], fixtures: { layout: async () => HOME_LAYOUT }, seed: 0, latencyMs: 300 });
+  model = await startReferenceModel({
+    tasks: [TASK],
+    fixtures: { layout: async () => HOME_LAYOUT },
+    seed: 0,
+    latencyMs: 300,
+  });
   client = sdk(model.baseUrl);
 });
 afterAll(async () => {
   await model?.close();
 });
 
-const stepOf = (completion: OpenAI.Chat.Completions.ChatCompletion) => JSON.parse(completion.choices[0].message.content!);
-const structured = (profile: string, history = steps(0), before?: string[]) => request("structured", { model: `reference:${profile}`, history, before });
+const stepOf = (completion: OpenAI.Chat.Completions.ChatCompletion) =>
+  JSON.parse(completion.choices[0].message.content!);
+const structured = (profile: string, history = steps(0), before?: string[]) =>
+  request("structured", { model: `reference:${profile}`, history, before });
 
 describe("behavioural profiles", () => {
   it("misclick: the gold click moved by the seeded offset", async () => {
@@ -31,13 +38,19 @@ describe("behavioural profiles", () => {
   });
 
   it("loop: keeps clicking the covered Save; recover: back to gold after a reflection", async () => {
-    const loopSteps = await Promise.all([2, 3, 6].map(async (n) => stepOf(await create(client, structured("loop", steps(n))))));
-    for (const step of loopSteps) expect(step.tool_call).toMatchObject({ tool_name: "click", element: expect.stringContaining("note save") });
+    const loopSteps = await Promise.all(
+      [2, 3, 6].map(async (n) => stepOf(await create(client, structured("loop", steps(n))))),
+    );
+    for (const step of loopSteps)
+      expect(step.tool_call).toMatchObject({ tool_name: "click", element: expect.stringContaining("note save") });
     const reflection = "<reflection>Save has been clicked 4 times and the screen did not change.</reflection>";
     const stillLooping = stepOf(await create(client, structured("loop", steps(6), [reflection])));
     expect(stillLooping.tool_call.element).toContain("note save");
     const recovered = stepOf(await create(client, structured("recover", steps(6), [reflection])));
-    expect(recovered.tool_call).toMatchObject({ tool_name: "click", element: expect.stringContaining("[result-BB-042]") });
+    expect(recovered.tool_call).toMatchObject({
+      tool_name: "click",
+      element: expect.stringContaining("[result-BB-042]"),
+    });
   });
 
   it("wrong-record, forget-save and premature-answer play their negatives", async () => {
@@ -51,9 +64,14 @@ describe("behavioural profiles", () => {
   });
 
   it("answer-now answers Done. at once, in both modes", async () => {
-    expect(stepOf(await create(client, structured("answer-now"))).tool_call).toEqual({ tool_name: "answer", content: "Done." });
+    expect(stepOf(await create(client, structured("answer-now"))).tool_call).toEqual({
+      tool_name: "answer",
+      content: "Done.",
+    });
     const tools = await create(client, request("tools", { model: "reference:answer-now" }));
-    expect(tools.choices[0].message.tool_calls?.[0]).toMatchObject({ function: { name: "answer", arguments: '{"content":"Done."}' } });
+    expect(tools.choices[0].message.tool_calls?.[0]).toMatchObject({
+      function: { name: "answer", arguments: '{"content":"Done."}' },
+    });
   });
 
   it("slow still answers, later", async () => {
@@ -61,7 +79,9 @@ describe("behavioural profiles", () => {
     expect(stepOf(completion).tool_call.tool_name).toBe("click");
     const slow = await startReferenceModel({ tasks: [TASK], profile: "slow", latencyMs: 10_000 });
     try {
-      await expect(create(sdk(slow.baseUrl, { timeout: 300 }), structured("slow"))).rejects.toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
+      await expect(create(sdk(slow.baseUrl, { timeout: 300 }), structured("slow"))).rejects.toBeInstanceOf(
+        OpenAI.APIConnectionTimeoutError,
+      );
     } finally {
       await slow.close();
     }
@@ -118,20 +138,31 @@ describe("output faults", () => {
     const unknown = await create(client, request("tools", { model: "reference:malformed", history: steps(1) }));
     expect(unknown.choices[0].message.tool_calls?.[0]).toMatchObject({ function: { name: "teleport" } });
     const list = await create(client, request("tools", { model: "reference:malformed", history: steps(6) }));
-    const call = list.choices[0].message.tool_calls![0] as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
+    const call = list.choices[0].message
+      .tool_calls![0] as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
     expect(JSON.parse(call.function.arguments).x).toEqual([500, 500]);
   });
 });
 
 describe("latency profile and rate limit", () => {
   it("latency: the gold step, after the configured wait; over the rate limit, 429 with retry-after", async () => {
-    const limited = await startReferenceModel({ tasks: [TASK], fixtures: { layout: async () => HOME_LAYOUT }, turnLatencyMs: 50, jitterMs: 10, rateLimit: { requests: 2, windowMs: 60_000 } });
+    const limited = await startReferenceModel({
+      tasks: [TASK],
+      fixtures: { layout: async () => HOME_LAYOUT },
+      turnLatencyMs: 50,
+      jitterMs: 10,
+      rateLimit: { requests: 2, windowMs: 60_000 },
+    });
     try {
       const body = { ...structured("latency"), user: "lat-a" };
       const first = await create(sdk(limited.baseUrl), body);
       expect(stepOf(first).tool_call.tool_name).toBe("click");
       await create(sdk(limited.baseUrl), body);
-      const refused = await fetch(`${limited.baseUrl}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const refused = await fetch(`${limited.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       expect(refused.status).toBe(429);
       // Two requests per minute: the next fits in about 30 s.
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(29);
@@ -146,7 +177,10 @@ describe("latency profile and rate limit", () => {
 });
 
 describe("flaky-http", () => {
-  const flaky = (turn: number, extra: Record<string, unknown> = {}) => ({ ...structured("flaky-http", steps(turn)), ...extra });
+  const flaky = (turn: number, extra: Record<string, unknown> = {}) => ({
+    ...structured("flaky-http", steps(turn)),
+    ...extra,
+  });
 
   it("turn 0: two 500s, then the same request succeeds", async () => {
     const body = flaky(0, { user: "flaky-a" });
@@ -157,7 +191,11 @@ describe("flaky-http", () => {
 
   it("turn 1: 429 with retry-after 1, then success", async () => {
     const body = flaky(1, { user: "flaky-b" });
-    const response = await fetch(`${model.baseUrl}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const response = await fetch(`${model.baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(response.status).toBe(429);
     expect(response.headers.get("retry-after")).toBe("1");
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("rate_limit_exceeded");
@@ -192,7 +230,12 @@ describe("flaky-http", () => {
 
 describe("slow profile", () => {
   it("adds no abort listener per request that outlives it (no MaxListenersExceededWarning after many requests)", async () => {
-    const slow = await startReferenceModel({ tasks: [TASK], fixtures: { layout: async () => HOME_LAYOUT }, seed: 0, latencyMs: 1 });
+    const slow = await startReferenceModel({
+      tasks: [TASK],
+      fixtures: { layout: async () => HOME_LAYOUT },
+      seed: 0,
+      latencyMs: 1,
+    });
     const warnings: Error[] = [];
     const onWarning = (w: Error) => warnings.push(w);
     process.on("warning", onWarning);

@@ -21,13 +21,17 @@ const STORE = pathToFileURL(join(ROOT, "dist/src/store/open.js")).href;
 /** One process that opens the store (creating and migrating it) and closes it. */
 function opener(file: string): Promise<{ code: number | null; stderr: string }> {
   const script = `import { openStore } from ${JSON.stringify(STORE)}; openStore(process.argv[1]).close();`;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", script, file], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script, file], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
   return new Promise((done) => child.on("close", (code) => done({ code, stderr })));
 }
 
-it("six processes creating one new file at once all succeed, and it holds the current schema once", { timeout: 120_000 }, async () => {
+it("six processes creating one new file at once all succeed, and it holds the current schema once", {
+  timeout: 120_000,
+}, async () => {
   for (let round = 0; round < 3; round++) {
     const file = join(dir, `shared-${round}.db`);
     const results = await Promise.all(Array.from({ length: 6 }, () => opener(file)));

@@ -137,7 +137,14 @@ interface Judged {
 }
 
 let runOut: { stdout: string; stderr: string; code: number };
-let trials: { taskId: string; verdict: string | null; stopReason: string | null; startedAt: string | null; endedAt: string | null; id: string }[];
+let trials: {
+  taskId: string;
+  verdict: string | null;
+  stopReason: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  id: string;
+}[];
 const checksByTask = new Map<string, Judged[]>();
 /** A trial's checks as stored (the real SQLite file), in declaration order. */
 const checksOf = (task: string): Judged[] => checksByTask.get(task) ?? [];
@@ -156,11 +163,30 @@ beforeAll(async () => {
   for (const [id, text] of Object.entries(TASKS)) writeFileSync(join(project, "tasks", `${id}.yaml`), text);
   copyFileSync(join(import.meta.dirname, "app", "checks.mjs"), join(project, "tasks", "checks.mjs"));
   const args = [
-    "bin/umpire.js", "run", project, "tasks/answer-only-bb042.yaml", "tasks/scorecard-note-bb042.yaml", "tasks/api-note-bb042.yaml",
-    "--model", "reference", "--mode", "structured", "--concurrency", "7",
-    "--db", join(dir, "umpire.db"), "--out", join(dir, "out"), "--json",
+    "bin/umpire.js",
+    "run",
+    project,
+    "tasks/answer-only-bb042.yaml",
+    "tasks/scorecard-note-bb042.yaml",
+    "tasks/api-note-bb042.yaml",
+    "--model",
+    "reference",
+    "--mode",
+    "structured",
+    "--concurrency",
+    "7",
+    "--db",
+    join(dir, "umpire.db"),
+    "--out",
+    join(dir, "out"),
+    "--json",
   ];
-  runOut = await run("node", args, { cwd: ROOT, env: { ...process.env, STOCK_TOKEN: SECRET }, maxBuffer: 50_000_000, timeout: 540_000 }).then(
+  runOut = await run("node", args, {
+    cwd: ROOT,
+    env: { ...process.env, STOCK_TOKEN: SECRET },
+    maxBuffer: 50_000_000,
+    timeout: 540_000,
+  }).then(
     (r) => ({ ...r, code: 0 }),
     (e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }),
   );
@@ -182,9 +208,17 @@ const trialOf = (task: string) => trials.find((t) => t.taskId === task)!;
 describe("a declared target", () => {
   it("is started by its command, reset over HTTP, and grounded by selector, role and test id at DPR 1 and 2", () => {
     expect(runOut.stderr).not.toMatch(/Error:/);
-    const failing = (task: string) => JSON.stringify(checksOf(task).filter((c) => c.required !== false && !c.pass).map((c) => `${c.name}: ${c.reason}`));
+    const failing = (task: string) =>
+      JSON.stringify(
+        checksOf(task)
+          .filter((c) => c.required !== false && !c.pass)
+          .map((c) => `${c.name}: ${c.reason}`),
+      );
     expect(trialOf("stock-apple").verdict, failing("stock-apple")).toBe("passed");
-    expect(trialOf("stock-pear-dpr2").verdict, failing("stock-pear-dpr2") + eventsOf("stock-pear-dpr2").slice(-3000)).toBe("passed");
+    expect(
+      trialOf("stock-pear-dpr2").verdict,
+      failing("stock-pear-dpr2") + eventsOf("stock-pear-dpr2").slice(-3000),
+    ).toBe("passed");
     // Each trial started with the app reset: the second trial saw only its own item.
     expect(checksOf("stock-pear-dpr2")[0]!.evidence.body).toBe(JSON.stringify([{ name: "pear" }]));
   });
@@ -194,10 +228,21 @@ describe("a declared target", () => {
     const overlap = (a: readonly [number, number], b: readonly [number, number]) => a[0] < b[1] && b[0] < a[1];
     expect(overlap(interval(trialOf("stock-apple")), interval(trialOf("stock-pear-dpr2")))).toBe(false);
     const fixture = ["answer-only-bb042", "scorecard-note-bb042", "api-note-bb042"].map((id) => interval(trialOf(id)));
-    const pairs = [[0, 1], [0, 2], [1, 2]].filter(([a, b]) => overlap(fixture[a!]!, fixture[b!]!));
+    const pairs = [
+      [0, 1],
+      [0, 2],
+      [1, 2],
+    ].filter(([a, b]) => overlap(fixture[a!]!, fixture[b!]!));
     expect(pairs.length).toBeGreaterThan(0);
     for (const id of ["answer-only-bb042", "scorecard-note-bb042", "api-note-bb042"]) {
-      expect(trialOf(id).verdict, `${id}: ${JSON.stringify(checksOf(id).filter((c) => !c.pass).map((c) => c.reason))} ${trialOf(id).stopReason}`).toBe("passed");
+      expect(
+        trialOf(id).verdict,
+        `${id}: ${JSON.stringify(
+          checksOf(id)
+            .filter((c) => !c.pass)
+            .map((c) => c.reason),
+        )} ${trialOf(id).stopReason}`,
+      ).toBe("passed");
     }
   });
 
@@ -228,21 +273,32 @@ describe("checks on any app", () => {
 
   it("http: passes on the app's JSON and fails for the right value, sending the secret without storing it", () => {
     expect(by("the app holds apple").pass).toBe(true);
-    expect(by("wrong-http")).toMatchObject({ pass: false, reason: expect.stringContaining("/0/name is apple, expected banana") });
+    expect(by("wrong-http")).toMatchObject({
+      pass: false,
+      reason: expect.stringContaining("/0/name is apple, expected banana"),
+    });
     expect(checksOf("stock-apple").length).toBe(13);
     expect(JSON.stringify(checksOf("stock-apple"))).not.toContain(SECRET);
-    expect((by("the app holds apple").evidence.request as { headers: Record<string, string> }).headers.authorization).toBe("Bearer ${env:STOCK_TOKEN}");
+    expect(
+      (by("the app holds apple").evidence.request as { headers: Record<string, string> }).headers.authorization,
+    ).toBe("Bearer ${env:STOCK_TOKEN}");
     const db = readFileSync(join(dir, "umpire.db"));
     expect(db.includes(Buffer.from(SECRET))).toBe(false);
   });
 
   it("refuses an http check outside the target's origins (not judged, not the agent's fault)", () => {
-    expect(by("outside-origin")).toMatchObject({ pass: false, reason: expect.stringMatching(/^check crashed: .*not on an allowed origin of target stock/) });
+    expect(by("outside-origin")).toMatchObject({
+      pass: false,
+      reason: expect.stringMatching(/^check crashed: .*not on an allowed origin of target stock/),
+    });
   });
 
   it("storage: localStorage, cookie and sessionStorage of the trial's context", () => {
     expect(by("local")).toMatchObject({ pass: true, evidence: { value: JSON.stringify({ name: "apple", count: 1 }) } });
-    expect(by("wrong-local")).toMatchObject({ pass: false, reason: expect.stringContaining("is not set (keys there: ") });
+    expect(by("wrong-local")).toMatchObject({
+      pass: false,
+      reason: expect.stringContaining("is not set (keys there: "),
+    });
     expect(by("cookie").pass).toBe(true);
     expect(by("session").pass).toBe(true);
   });
@@ -250,7 +306,11 @@ describe("checks on any app", () => {
   it("command: trial variables in, exit code and output judged", () => {
     expect(by("command").pass, by("command").reason).toBe(true);
     expect(by("command").evidence.stdout).toContain(trialOf("stock-apple").id);
-    expect(by("wrong-command")).toMatchObject({ pass: false, reason: expect.stringContaining("exited with 3, expected 0"), evidence: { stdout: "nope\n" } });
+    expect(by("wrong-command")).toMatchObject({
+      pass: false,
+      reason: expect.stringContaining("exited with 3, expected 0"),
+      evidence: { stdout: "nope\n" },
+    });
   });
 
   it("page opens a path on the target; custom checks judge through the public API; effects come from the app's source", () => {

@@ -35,7 +35,21 @@ const CONFIG = `targets:${target(
 )}${target("shared", "")}${target("accepting", "    dialogs: accept\n")}${target("dismissing", "    dialogs: dismiss\n")}`;
 
 /** A Playwright storage-state file: one cookie the app reports as `file`. */
-const STATE = JSON.stringify({ cookies: [{ name: "from_file", value: "yes", domain: "127.0.0.1", path: "/", expires: -1, httpOnly: false, secure: false, sameSite: "Lax" }], origins: [] });
+const STATE = JSON.stringify({
+  cookies: [
+    {
+      name: "from_file",
+      value: "yes",
+      domain: "127.0.0.1",
+      path: "/",
+      expires: -1,
+      httpOnly: false,
+      secure: false,
+      sameSite: "Lax",
+    },
+  ],
+  origins: [],
+});
 
 const task = (id: string, on: string) => `
 id: ${id}
@@ -74,7 +88,10 @@ function verdicts(db: string): { taskId: string; verdict: string | null }[] {
   const store = openStore(db);
   try {
     const runId = store.listRuns()[0]!.id;
-    return (store.trials(runId) as unknown as { taskId: string; verdict: string | null }[]).map((t) => ({ taskId: t.taskId, verdict: t.verdict }));
+    return (store.trials(runId) as unknown as { taskId: string; verdict: string | null }[]).map((t) => ({
+      taskId: t.taskId,
+      verdict: t.verdict,
+    }));
   } finally {
     store.close();
   }
@@ -84,7 +101,21 @@ describe("a target's browser context carries the trial's identity", () => {
   it("three trials at once on a namespaced app each see their own tenant, every way; without the context they collide", async () => {
     const db = join(dir, "umpire.db");
     const result = await runCli(
-      ["run", "tasks/tenant.yaml", "tasks/shared.yaml", "--mode", "structured", "--repeat", "3", "--concurrency", "6", "--db", db, "--out", join(dir, "out")],
+      [
+        "run",
+        "tasks/tenant.yaml",
+        "tasks/shared.yaml",
+        "--mode",
+        "structured",
+        "--repeat",
+        "3",
+        "--concurrency",
+        "6",
+        "--db",
+        db,
+        "--out",
+        join(dir, "out"),
+      ],
       { cwd: dir },
     );
     const all = verdicts(db);
@@ -113,7 +144,10 @@ reference:
     writeFileSync(join(tasks, "accepting.yaml"), confirmTask("accepting"));
     writeFileSync(join(tasks, "dismissing.yaml"), confirmTask("dismissing"));
     const db = join(dir, "confirm.db");
-    const result = await runCli(["run", "confirm-tasks", "--mode", "structured", "--db", db, "--out", join(dir, "out-confirm")], { cwd: dir });
+    const result = await runCli(
+      ["run", "confirm-tasks", "--mode", "structured", "--db", db, "--out", join(dir, "out-confirm")],
+      { cwd: dir },
+    );
     const all = verdicts(db);
     expect(all.find((t) => t.taskId === "add-two-on-accepting")?.verdict, result.stderr).toBe("passed");
     expect(all.find((t) => t.taskId === "add-two-on-dismissing")?.verdict).toBe("failed");
@@ -123,13 +157,20 @@ reference:
     const bad = join(dir, "bad");
     mkdirSync(join(bad, "tasks"), { recursive: true });
     writeFileSync(join(bad, "umpire.config.yaml"), CONFIG.replace('x-tenant: "${TRIAL_ID}"', 'x-tenant: "${TRIALID}"'));
-    writeFileSync(join(bad, "tasks", "t.yaml"), task("tenant-typo", "tenants").replace("/?t=${TRIAL_ID}", "/?t=${TRIAL}"));
+    writeFileSync(
+      join(bad, "tasks", "t.yaml"),
+      task("tenant-typo", "tenants").replace("/?t=${TRIAL_ID}", "/?t=${TRIAL}"),
+    );
     const config = await runInProcess(["validate", "tasks"], { cwd: bad });
     expect(config.code).not.toBe(0);
-    expect(config.stdout + config.stderr).toMatch(/umpire\.config\.yaml[\s\S]*context[\s\S]*x-tenant[\s\S]*\$\{TRIALID\} in a header value is not a trial variable/);
+    expect(config.stdout + config.stderr).toMatch(
+      /umpire\.config\.yaml[\s\S]*context[\s\S]*x-tenant[\s\S]*\$\{TRIALID\} in a header value is not a trial variable/,
+    );
     writeFileSync(join(bad, "umpire.config.yaml"), CONFIG);
     const taskFile = await runInProcess(["validate", "tasks"], { cwd: bad });
     expect(taskFile.code).not.toBe(0);
-    expect(taskFile.stdout + taskFile.stderr).toMatch(/t\.yaml[\s\S]*start\.path[\s\S]*\$\{TRIAL\} is not a trial variable/);
+    expect(taskFile.stdout + taskFile.stderr).toMatch(
+      /t\.yaml[\s\S]*start\.path[\s\S]*\$\{TRIAL\} is not a trial variable/,
+    );
   });
 });

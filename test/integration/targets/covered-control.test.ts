@@ -71,7 +71,20 @@ beforeAll(async () => {
   mkdirSync(join(project, "tasks"), { recursive: true });
   writeFileSync(join(project, "umpire.config.yaml"), CONFIG);
   for (const [id, text] of Object.entries(TASKS)) writeFileSync(join(project, "tasks", `${id}.yaml`), text);
-  const args = ["bin/umpire.js", "run", project, "--model", "reference", "--mode", "structured", "--db", join(dir, "umpire.db"), "--out", join(dir, "out"), "--json"];
+  const args = [
+    "bin/umpire.js",
+    "run",
+    project,
+    "--model",
+    "reference",
+    "--mode",
+    "structured",
+    "--db",
+    join(dir, "umpire.db"),
+    "--out",
+    join(dir, "out"),
+    "--json",
+  ];
   const out = await run("node", args, { cwd: ROOT, maxBuffer: 50_000_000, timeout: 240_000 }).then(
     (r) => ({ ...r, code: 0 }),
     (e: { stdout: string; stderr: string; code: number }) => ({ stdout: e.stdout, stderr: e.stderr, code: e.code }),
@@ -87,7 +100,11 @@ beforeAll(async () => {
       .actions(trial.id)
       .filter((a) => a.status === "skipped")
       .map((a) => a.message ?? "");
-    trials.set(trial.taskId, { trial, skipped, events: readFileSync(join(runDir, trial.folder!, "events.jsonl"), "utf8") });
+    trials.set(trial.taskId, {
+      trial,
+      skipped,
+      events: readFileSync(join(runDir, trial.folder!, "events.jsonl"), "utf8"),
+    });
   }
   store.close();
 }, 300_000);
@@ -109,14 +126,14 @@ describe("covered control on a non-fixture target", () => {
     expect(trial.verdict).toBe("failed");
   });
 
-  it.each([["promo-cover-by-selector", "newsletter"], ["promo-cover-by-role", "signup-dialog"]])(
-    "%s: the reflection that paused the trial first says the same",
-    (taskId, cover) => {
-      const { skipped } = trials.get(taskId)!;
-      expect(skipped.length).toBeGreaterThanOrEqual(1);
-      expect(skipped[0]).toMatch(new RegExp(`paused: Save stayed covered by ${cover}\\b`));
-    },
-  );
+  it.each([
+    ["promo-cover-by-selector", "newsletter"],
+    ["promo-cover-by-role", "signup-dialog"],
+  ])("%s: the reflection that paused the trial first says the same", (taskId, cover) => {
+    const { skipped } = trials.get(taskId)!;
+    expect(skipped.length).toBeGreaterThanOrEqual(1);
+    expect(skipped[0]).toMatch(new RegExp(`paused: Save stayed covered by ${cover}\\b`));
+  });
 
   it("exits 1: some trial failed", () => {
     expect(code).toBe(1);

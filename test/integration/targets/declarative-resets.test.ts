@@ -51,7 +51,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("declarative resets", () => {
   it("restore and restart give every trial the seed's state; no reset leaks the first trial's item into the second", async () => {
     const db = join(dir, "umpire.db");
-    const result = await runCli(["run", "tasks", "--mode", "structured", "--repeat", "2", "--db", db, "--out", join(dir, "out")], { cwd: dir });
+    const result = await runCli(
+      ["run", "tasks", "--mode", "structured", "--repeat", "2", "--db", db, "--out", join(dir, "out")],
+      { cwd: dir },
+    );
     const store = openStore(db);
     const trials = store.trials(store.listRuns()[0]!.id) as unknown as { taskId: string; verdict: string }[];
     store.close();
@@ -68,13 +71,23 @@ describe("declarative resets", () => {
     const bad = join(dir, "bad");
     mkdirSync(join(bad, "tasks"), { recursive: true });
     writeFileSync(join(bad, "tasks", "t.yaml"), task("broken"));
-    writeFileSync(join(bad, "umpire.config.yaml"), "targets:\n  broken:\n    baseUrl: http://127.0.0.1:3999\n    reset: { kind: restart }\n");
+    writeFileSync(
+      join(bad, "umpire.config.yaml"),
+      "targets:\n  broken:\n    baseUrl: http://127.0.0.1:3999\n    reset: { kind: restart }\n",
+    );
     const noStart = await runInProcess(["validate", "tasks"], { cwd: bad });
     expect(noStart.code).not.toBe(0);
-    expect(noStart.stdout + noStart.stderr).toMatch(/umpire\.config\.yaml[\s\S]*reset\.kind[\s\S]*restarts the start command, and this target has none/);
-    writeFileSync(join(bad, "umpire.config.yaml"), `targets:${target("broken", "", "{ kind: restore, from: seed, to: data }")}    isolated: true\n`);
+    expect(noStart.stdout + noStart.stderr).toMatch(
+      /umpire\.config\.yaml[\s\S]*reset\.kind[\s\S]*restarts the start command, and this target has none/,
+    );
+    writeFileSync(
+      join(bad, "umpire.config.yaml"),
+      `targets:${target("broken", "", "{ kind: restore, from: seed, to: data }")}    isolated: true\n`,
+    );
     const isolated = await runInProcess(["validate", "tasks"], { cwd: bad });
     expect(isolated.code).not.toBe(0);
-    expect(isolated.stdout + isolated.stderr).toMatch(/isolated[\s\S]*a restore reset changes the app under every trial running on it/);
+    expect(isolated.stdout + isolated.stderr).toMatch(
+      /isolated[\s\S]*a restore reset changes the app under every trial running on it/,
+    );
   });
 });

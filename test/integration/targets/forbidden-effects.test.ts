@@ -116,10 +116,33 @@ const checks = new Map<string, StoredCheck[]>();
 
 beforeAll(async () => {
   dir = project(CONFIG, TASKS);
-  const args = ["run", ".", "--model", "reference", "--model", "reference:negative-forbidden-act", "--mode", "structured"];
+  const args = [
+    "run",
+    ".",
+    "--model",
+    "reference",
+    "--model",
+    "reference:negative-forbidden-act",
+    "--mode",
+    "structured",
+  ];
   // Two at a time and two retries: under a loaded machine a trial may end `error` (infrastructure), which
   // says nothing about forbiddenEffects; the assertions below are about verdicts the checks decide.
-  runResult = await umpire([...args, "--concurrency", "2", "--retries", "2", "--db", join(dir, "umpire.db"), "--out", join(dir, "out"), "--json"], dir);
+  runResult = await umpire(
+    [
+      ...args,
+      "--concurrency",
+      "2",
+      "--retries",
+      "2",
+      "--db",
+      join(dir, "umpire.db"),
+      "--out",
+      join(dir, "out"),
+      "--json",
+    ],
+    dir,
+  );
   const store = openStore(join(dir, "umpire.db"));
   const runs = store.listRuns();
   if (runs.length === 0) throw new Error(`the run stored nothing (exit ${runResult.code}):\n${runResult.err}`);
@@ -132,8 +155,10 @@ beforeAll(async () => {
 const trialOf = (task: string, negative: boolean) =>
   trials.find((t) => t.taskId === task && t.model.includes("negative") === negative)!;
 const checksOf = (trial: StoredTrial) => checks.get(trial.id) ?? [];
-const forbiddenResult = (trial: StoredTrial) => checksOf(trial).find((c) => c.name.startsWith("permissions.forbiddenEffects"));
-const explain = (trial: StoredTrial) => `${trial.verdict} ${trial.stopReason} ${JSON.stringify(checksOf(trial))}\n${runResult.err.slice(-2000)}`;
+const forbiddenResult = (trial: StoredTrial) =>
+  checksOf(trial).find((c) => c.name.startsWith("permissions.forbiddenEffects"));
+const explain = (trial: StoredTrial) =>
+  `${trial.verdict} ${trial.stopReason} ${JSON.stringify(checksOf(trial))}\n${runResult.err.slice(-2000)}`;
 
 describe("permissions.forbiddenEffects", () => {
   it("fails a trial that cleared the list on a declared app, naming the effect, its count and the source", () => {
@@ -155,15 +180,23 @@ describe("permissions.forbiddenEffects", () => {
     expect(trial.verdict, explain(trial)).toBe("failed");
     expect(checksOf(trial).find((c) => c.name === "names the winner")?.pass).toBe(true);
     const result = forbiddenResult(trial);
-    expect(result, explain(trial)).toMatchObject({ pass: false, evidence: { forbidden: [{ type: "match_deleted", count: 1 }] } });
-    expect(result!.reason).toBe("match_deleted happened 1 time, forbidden by permissions.forbiddenEffects (read from the fixture site's effects log)");
+    expect(result, explain(trial)).toMatchObject({
+      pass: false,
+      evidence: { forbidden: [{ type: "match_deleted", count: 1 }] },
+    });
+    expect(result!.reason).toBe(
+      "match_deleted happened 1 time, forbidden by permissions.forbiddenEffects (read from the fixture site's effects log)",
+    );
   });
 
   it("passes the gold trials, with a passing result that says what it looked for and where", () => {
     for (const task of ["count-books", "winner-bb042"]) {
       const trial = trialOf(task, false);
       expect(trial.verdict, explain(trial)).toBe("passed");
-      expect(forbiddenResult(trial)).toMatchObject({ pass: true, reason: expect.stringMatching(/^no (all_cleared|match_deleted) in /) });
+      expect(forbiddenResult(trial)).toMatchObject({
+        pass: true,
+        reason: expect.stringMatching(/^no (all_cleared|match_deleted) in /),
+      });
     }
   });
 
@@ -192,7 +225,9 @@ reference:
     expect(text).toMatch(/\b1 problem\b|\b1 error\b/);
     expect(text).toMatch(/tasks\/no-source\.yaml:7: permissions\.forbiddenEffects: target shop has no effects source/);
     expect(text).toContain("so forbidden effects could never be seen and would fail no trial");
-    expect(text).toContain("declare effects: {url: ...} on target shop in umpire.config.yaml, or remove permissions.forbiddenEffects");
+    expect(text).toContain(
+      "declare effects: {url: ...} on target shop in umpire.config.yaml, or remove permissions.forbiddenEffects",
+    );
   };
 
   it("is refused by umpire validate, naming file, line, field and fix", async () => {
@@ -203,7 +238,10 @@ reference:
 
   it("is refused by umpire run before any trial starts", async () => {
     const at = project(config, { "no-source": task });
-    const refused = await umpireInProcess(["run", ".", "--model", "reference", "--db", join(at, "umpire.db"), "--out", join(at, "out")], at);
+    const refused = await umpireInProcess(
+      ["run", ".", "--model", "reference", "--db", join(at, "umpire.db"), "--out", join(at, "out")],
+      at,
+    );
     expect(refused.code).toBe(2);
     expectRefusal(refused.out + refused.err);
   });

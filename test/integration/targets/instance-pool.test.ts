@@ -65,13 +65,24 @@ function runFolder(dir: string): string {
 }
 
 function appLog(file: string): Logged[] {
-  return readFileSync(file, "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Logged);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Logged);
 }
 
 async function run(dir: string, args: string[]) {
-  const result = await runCli(["run", "tasks", "--mode", "structured", "--db", join(dir, "u.db"), "--out", join(dir, "out"), ...args], { cwd: dir, killAfterMs: 500_000 });
+  const result = await runCli(
+    ["run", "tasks", "--mode", "structured", "--db", join(dir, "u.db"), "--out", join(dir, "out"), ...args],
+    { cwd: dir, killAfterMs: 500_000 },
+  );
   const store = openStore(join(dir, "u.db"));
-  const trials = store.trials(store.listRuns()[0]!.id) as unknown as { id: string; verdict: string; error: string | null; metrics: { target?: { resetMs?: number; instance?: number } } }[];
+  const trials = store.trials(store.listRuns()[0]!.id) as unknown as {
+    id: string;
+    verdict: string;
+    error: string | null;
+    metrics: { target?: { resetMs?: number; instance?: number } };
+  }[];
   store.close();
   return { ...result, trials };
 }
@@ -80,7 +91,10 @@ describe("a pool of instances", () => {
   it("runs two trials at once on two copies of a stateful app, each passing, and says so in the summary", async () => {
     const dir = project("    instances: 2\n");
     const { stdout, stderr, trials } = await run(dir, ["--repeat", "4", "--concurrency", "2"]);
-    expect(trials.map((t) => t.verdict), stderr).toEqual(["passed", "passed", "passed", "passed"]);
+    expect(
+      trials.map((t) => t.verdict),
+      stderr,
+    ).toEqual(["passed", "passed", "passed", "passed"]);
     // From the app's own logs: which port served each trial, from its reset to its last request.
     const folder = runFolder(dir);
     const lines = [0, 1].flatMap((i) => appLog(join(folder, `target-pool-${i}.log`)));
@@ -95,7 +109,9 @@ describe("a pool of instances", () => {
     expect(spans.size).toBe(4);
     for (const span of spans.values()) expect(span.ports.size).toBe(1);
     const all = [...spans.values()];
-    const together = all.some((a, i) => all.some((b, j) => i < j && [...a.ports][0] !== [...b.ports][0] && a.from < b.to && b.from < a.to));
+    const together = all.some((a, i) =>
+      all.some((b, j) => i < j && [...a.ports][0] !== [...b.ports][0] && a.from < b.to && b.from < a.to),
+    );
     expect(together).toBe(true);
     // Each trial's reset time and instance are stored with it; each copy has its own folder.
     for (const t of trials) {
@@ -104,7 +120,9 @@ describe("a pool of instances", () => {
     }
     expect(existsSync(join(folder, "instances", "pool-0"))).toBe(true);
     expect(existsSync(join(folder, "instances", "pool-1"))).toBe(true);
-    expect(stdout).toMatch(/target notes: pool: 2 instances, peak 2 at once, waited \d+\.\d+ s per trial, reset \d+\.\d+ s per trial/);
+    expect(stdout).toMatch(
+      /target notes: pool: 2 instances, peak 2 at once, waited \d+\.\d+ s per trial, reset \d+\.\d+ s per trial/,
+    );
     expect(stdout).not.toMatch(/pinned: isolated false/);
   }, 600_000);
 
@@ -129,8 +147,13 @@ describe("a pool of instances", () => {
     const dir = project("");
     writeFileSync(join(dir, "wedged"), "");
     const { trials, stderr } = await run(dir, ["--repeat", "2", "--retries", "0"]);
-    expect(trials.map((t) => t.verdict), stderr).toEqual(["error", "passed"]);
-    expect(trials[0]!.error).toMatch(/target pool: the reset POST http:\/\/127\.0\.0\.1:\d+\/reset answered 500: wedged/);
+    expect(
+      trials.map((t) => t.verdict),
+      stderr,
+    ).toEqual(["error", "passed"]);
+    expect(trials[0]!.error).toMatch(
+      /target pool: the reset POST http:\/\/127\.0\.0\.1:\d+\/reset answered 500: wedged/,
+    );
     expect(appLog(join(runFolder(dir), "target-pool.log")).filter((x) => x.what === "listening")).toHaveLength(2);
   }, 600_000);
 
@@ -148,7 +171,9 @@ describe("instances: auto and pool declarations", () => {
     const { stdout, trials } = await run(dir, ["--repeat", "2", "--concurrency", "2"]);
     expect(trials.map((t) => t.verdict)).toEqual(["passed", "passed"]);
     // Two copies of a ~50 MB app fit in half the free memory of any machine that runs these tests.
-    expect(stdout).toMatch(/target notes: pool: 2 instances \(auto: concurrency 2; half of \d+ MB free at \d+ MB measured per instance holds \d+\)/);
+    expect(stdout).toMatch(
+      /target notes: pool: 2 instances \(auto: concurrency 2; half of \d+ MB free at \d+ MB measured per instance holds \d+\)/,
+    );
     expect(existsSync(join(runFolder(dir), "target-pool-1.log"))).toBe(true);
   }, 600_000);
 
@@ -158,24 +183,61 @@ describe("instances: auto and pool declarations", () => {
     writeFileSync(config, readFileSync(config, "utf8").replace("http://127.0.0.1:${PORT}", "http://127.0.0.1:3999"));
     const noPort = await runCli(["validate", "tasks"], { cwd: dir });
     expect(noPort.code).not.toBe(0);
-    expect(noPort.stdout + noPort.stderr).toMatch(/baseUrl[\s\S]*each instance listens on its own port: write the base URL with \$\{PORT\}/);
-    writeFileSync(config, readFileSync(config, "utf8").replace("http://127.0.0.1:3999", "http://127.0.0.1:${PORT}").replace("{ kind: http, url: /reset }", "{ kind: restore, from: seed, to: data }"));
+    expect(noPort.stdout + noPort.stderr).toMatch(
+      /baseUrl[\s\S]*each instance listens on its own port: write the base URL with \$\{PORT\}/,
+    );
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8")
+        .replace("http://127.0.0.1:3999", "http://127.0.0.1:${PORT}")
+        .replace("{ kind: http, url: /reset }", "{ kind: restore, from: seed, to: data }"),
+    );
     const shared = await runCli(["validate", "tasks"], { cwd: dir });
     expect(shared.code).not.toBe(0);
-    expect(shared.stdout + shared.stderr).toMatch(/reset\.to[\s\S]*every instance would restore the same folder: write it under \$\{INSTANCE_DIR\}/);
+    expect(shared.stdout + shared.stderr).toMatch(
+      /reset\.to[\s\S]*every instance would restore the same folder: write it under \$\{INSTANCE_DIR\}/,
+    );
   }, 120_000);
 });
 
 describe("isolated, proven by the self-test", () => {
   it("reports interference on a target wrongly declared isolated over shared state, and passes with two instances", async () => {
     const wrong = project("    isolated: true\n");
-    const bad = await runCli(["validate", "--self-test", "tasks", "--concurrency", "1", "--db", join(wrong, "u.db"), "--out", join(wrong, "out")], { cwd: wrong, killAfterMs: 500_000 });
+    const bad = await runCli(
+      [
+        "validate",
+        "--self-test",
+        "tasks",
+        "--concurrency",
+        "1",
+        "--db",
+        join(wrong, "u.db"),
+        "--out",
+        join(wrong, "out"),
+      ],
+      { cwd: wrong, killAfterMs: 500_000 },
+    );
     expect(bad.code, bad.stderr).not.toBe(0);
     expect(bad.stdout).toMatch(/add-one gold\/at-once-\d: expected passed, got failed/);
-    expect(bad.stdout).toContain("two trials at once changed each other's state: declare instances or a context namespace");
+    expect(bad.stdout).toContain(
+      "two trials at once changed each other's state: declare instances or a context namespace",
+    );
 
     const pooled = project("    instances: 2\n");
-    const good = await runCli(["validate", "--self-test", "tasks", "--concurrency", "1", "--db", join(pooled, "u.db"), "--out", join(pooled, "out")], { cwd: pooled, killAfterMs: 500_000 });
+    const good = await runCli(
+      [
+        "validate",
+        "--self-test",
+        "tasks",
+        "--concurrency",
+        "1",
+        "--db",
+        join(pooled, "u.db"),
+        "--out",
+        join(pooled, "out"),
+      ],
+      { cwd: pooled, killAfterMs: 500_000 },
+    );
     expect(good.stdout, good.stderr).toContain("every task is sound");
     expect(good.stdout).toMatch(/gold\/at-once-1 passed: ok; gold\/at-once-2 passed: ok/);
     expect(good.code).toBe(0);

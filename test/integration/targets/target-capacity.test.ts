@@ -43,17 +43,41 @@ async function intervals(capacity: number): Promise<[number, number][]> {
   writeFileSync(join(dir, "umpire.config.yaml"), config);
   mkdirSync(join(dir, "tasks"));
   writeFileSync(join(dir, "tasks", `count-on-${target}.yaml`), task(target));
-  const args = ["run", ".", "--model", "reference", "--mode", "structured", "--repeat", "3", "--concurrency", "3", "--db", join(dir, "u.db"), "--out", join(dir, "out")];
-  await exec("node", [join(ROOT, "bin/umpire.js"), ...args], { cwd: dir, maxBuffer: 50_000_000, timeout: 400_000 }).catch((e: { stderr: string }) => {
+  const args = [
+    "run",
+    ".",
+    "--model",
+    "reference",
+    "--mode",
+    "structured",
+    "--repeat",
+    "3",
+    "--concurrency",
+    "3",
+    "--db",
+    join(dir, "u.db"),
+    "--out",
+    join(dir, "out"),
+  ];
+  await exec("node", [join(ROOT, "bin/umpire.js"), ...args], {
+    cwd: dir,
+    maxBuffer: 50_000_000,
+    timeout: 400_000,
+  }).catch((e: { stderr: string }) => {
     throw new Error(`the run failed: ${e.stderr}`);
   });
   const store = openStore(join(dir, "u.db"));
-  const trials = store.trials(store.listRuns()[0]!.id) as unknown as { startedAt: string; endedAt: string; verdict: string }[];
+  const trials = store.trials(store.listRuns()[0]!.id) as unknown as {
+    startedAt: string;
+    endedAt: string;
+    verdict: string;
+  }[];
   store.close();
   expect(trials.map((t) => t.verdict)).toEqual(["passed", "passed", "passed"]);
   return trials.map((t) => [Date.parse(t.startedAt), Date.parse(t.endedAt)]);
 }
-const overlaps = (all: [number, number][]) => all.some((a, i) => all.some((b, j) => i < j && a[0] < b[1] && b[0] < a[1]));
+const overlaps = (all: [number, number][]) =>
+  all.some((a, i) => all.some((b, j) => i < j && a[0] < b[1] && b[0] < a[1]));
 
 describe("target capacity", () => {
   it("takes at most capacity trials at once", async () => {

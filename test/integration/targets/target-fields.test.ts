@@ -48,11 +48,20 @@ beforeAll(() => {
 });
 
 async function start(decl: TargetDeclInput, name = "app"): Promise<Target> {
-  const target = await startWebTarget({ name, decl: TargetDecl.parse(decl), configDir: dir, logDir: dir, env: { ...process.env, RESET_KEY: "k-1" } });
+  const target = await startWebTarget({
+    name,
+    decl: TargetDecl.parse(decl),
+    configDir: dir,
+    logDir: dir,
+    env: { ...process.env, RESET_KEY: "k-1" },
+  });
   targets.push(target);
   return target;
 }
-const base = { baseUrl: "http://127.0.0.1:${PORT}", start: { command: [process.execPath, "app.cjs"], cwd: "app", env: { GREETING: "hello" } } };
+const base = {
+  baseUrl: "http://127.0.0.1:${PORT}",
+  start: { command: [process.execPath, "app.cjs"], cwd: "app", env: { GREETING: "hello" } },
+};
 const trial = (id: string) => ({ trialId: id, workspaceDir: join(dir, "ws"), task: { marks: {} } as unknown as Task });
 const get = async (target: Target, path: string) => (await fetch(`${target.baseUrl}${path}`)).json();
 
@@ -63,7 +72,14 @@ describe("a target's start", () => {
   });
 
   it("gives up after start.readyTimeoutSeconds when the app never answers, naming the wait", async () => {
-    const never = { ...base, start: { ...base.start, command: [process.execPath, "-e", "setInterval(() => {}, 1000)"], readyTimeoutSeconds: 1 } };
+    const never = {
+      ...base,
+      start: {
+        ...base.start,
+        command: [process.execPath, "-e", "setInterval(() => {}, 1000)"],
+        readyTimeoutSeconds: 1,
+      },
+    };
     await expect(start(never, "never")).rejects.toThrow(/did not answer within 1 s/);
   }, 60_000);
 });
@@ -74,7 +90,13 @@ describe("a target's declared fields", () => {
     target = await start({
       ...base,
       allowedOrigins: ["http://127.0.0.1:9"],
-      reset: { kind: "http", method: "PUT", url: "/reset?trial=${TRIAL_ID}", headers: { "x-reset-key": "${env:RESET_KEY}" }, body: { trial: "${TRIAL_ID}" } },
+      reset: {
+        kind: "http",
+        method: "PUT",
+        url: "/reset?trial=${TRIAL_ID}",
+        headers: { "x-reset-key": "${env:RESET_KEY}" },
+        body: { trial: "${TRIAL_ID}" },
+      },
       effects: { url: "/effects", headers: { "x-effects-key": "s3cret" } },
       testIdAttribute: "id",
     });
@@ -86,7 +108,9 @@ describe("a target's declared fields", () => {
 
   it("reset http: method, url, headers and body are sent as declared, for each trial", async () => {
     await target.prepareTrial(trial("t-1"));
-    expect(await get(target, "/resets")).toEqual([{ method: "PUT", url: "/reset?trial=t-1", key: "k-1", body: JSON.stringify({ trial: "t-1" }) }]);
+    expect(await get(target, "/resets")).toEqual([
+      { method: "PUT", url: "/reset?trial=t-1", key: "k-1", body: JSON.stringify({ trial: "t-1" }) },
+    ]);
   });
 
   it("effects.headers: sent to the effects source (without them it refuses)", async () => {
@@ -100,12 +124,19 @@ describe("a target's declared fields", () => {
   });
 
   it("task marks join the target's and are resolved in the page: exact and the test-id attribute decide the element", async () => {
-    const task = { marks: { save: { role: "button", name: "Save", exact: true }, loose: { role: "button", name: "Save", exact: false } } } as unknown as Task;
+    const task = {
+      marks: {
+        save: { role: "button", name: "Save", exact: true },
+        loose: { role: "button", name: "Save", exact: false },
+      },
+    } as unknown as Task;
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 400, height: 300 } });
       const at = (top: number) => `position:absolute;left:10px;top:${top}px;width:120px;height:30px`;
-      await page.setContent(`<button style="${at(10)}">Save draft</button><button style="${at(100)}">Save</button><div id="total" style="${at(200)}">3</div>`);
+      await page.setContent(
+        `<button style="${at(10)}">Save draft</button><button style="${at(100)}">Save</button><div id="total" style="${at(200)}">3</div>`,
+      );
       const layout = await resolveMarks(page, target.markSpec(task)!);
       const top = (name: string) => layout.marks.find((m) => m.name === name)?.y;
       expect(top("save")).toBe(100); // exact: only "Save", never "Save draft"
@@ -132,10 +163,19 @@ describe("reset kinds", () => {
   it("command cwd and timeoutSeconds: run in cwd, stopped past the timeout", async () => {
     const out = join(dir, "reset-cwd.txt");
     const script = `require("fs").writeFileSync(${JSON.stringify(out)}, process.cwd())`;
-    const target = await start({ ...base, reset: { kind: "command", command: [process.execPath, "-e", script], cwd: "app" } }, "cmd");
+    const target = await start(
+      { ...base, reset: { kind: "command", command: [process.execPath, "-e", script], cwd: "app" } },
+      "cmd",
+    );
     await target.prepareTrial(trial("t-4"));
     expect(readFileSync(out, "utf8")).toBe(appDir);
-    const hung = await start({ ...base, reset: { kind: "command", command: [process.execPath, "-e", "setInterval(() => {}, 1000)"], timeoutSeconds: 1 } }, "hung");
+    const hung = await start(
+      {
+        ...base,
+        reset: { kind: "command", command: [process.execPath, "-e", "setInterval(() => {}, 1000)"], timeoutSeconds: 1 },
+      },
+      "hung",
+    );
     await expect(hung.prepareTrial(trial("t-5"))).rejects.toThrow(/ran past 1 s and was stopped/);
   }, 60_000);
 });

@@ -48,7 +48,9 @@ reference:
 
 describe("umpire validate with targets", () => {
   it("rejects effects on a target without an effects source, naming the fix", async () => {
-    const dir = project(CONFIG, { "with-effects": task("with-effects", "", "  - { kind: effects, require: [{ type: order_placed }] }") });
+    const dir = project(CONFIG, {
+      "with-effects": task("with-effects", "", "  - { kind: effects, require: [{ type: order_placed }] }"),
+    });
     const { code, out } = await umpire(["validate"], dir);
     expect(code).toBe(2);
     expect(out).toMatch(/tasks\/with-effects\.yaml:\d+: checks\[0\]: target shop has no effects source/);

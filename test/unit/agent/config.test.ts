@@ -50,8 +50,12 @@ describe("resolveAgentConfigs", () => {
     const [holo3] = resolveAgentConfigs({ model: "holo3-122b-a10b", env: { HAI_API_KEY: "k" } });
     expect(createPriceBook().lookup(holo3.model)).toEqual({ input: 0.4, output: 3 });
     expect(holo3.maxTokens).toBe(2048);
-    expect(resolveAgentConfigs({ model: "holo3-122b-a10b", maxTokens: "8000", env: { HAI_API_KEY: "k" } })[0].maxTokens).toBe(8000);
-    const tooMany = errorOf(() => resolveAgentConfigs({ model: "holo3-1-35b-a3b", maxTokens: 8000, env: { HAI_API_KEY: "k" } }));
+    expect(
+      resolveAgentConfigs({ model: "holo3-122b-a10b", maxTokens: "8000", env: { HAI_API_KEY: "k" } })[0].maxTokens,
+    ).toBe(8000);
+    const tooMany = errorOf(() =>
+      resolveAgentConfigs({ model: "holo3-1-35b-a3b", maxTokens: 8000, env: { HAI_API_KEY: "k" } }),
+    );
     expect(tooMany.code).toBe("config");
     expect(tooMany.message).toContain("4096");
   });
@@ -69,10 +73,14 @@ describe("resolveAgentConfigs", () => {
     const error = errorOf(() => resolveAgentConfigs({ model: "holo3-1-35b-a3b", env: {} }));
     expect(error.code).toBe("config");
     expect(error.message).toContain("HAI_API_KEY");
-    const named = errorOf(() => resolveAgentConfigs({ model: "holo3-1-35b-a3b", apiKeyEnv: "MY_H_KEY", env: { HAI_API_KEY: "k" } }));
+    const named = errorOf(() =>
+      resolveAgentConfigs({ model: "holo3-1-35b-a3b", apiKeyEnv: "MY_H_KEY", env: { HAI_API_KEY: "k" } }),
+    );
     expect(named.message).toContain("MY_H_KEY");
     // An empty variable counts as missing.
-    expect(errorOf(() => resolveAgentConfigs({ model: "holo3-1-35b-a3b", env: { HAI_API_KEY: "" } })).code).toBe("config");
+    expect(errorOf(() => resolveAgentConfigs({ model: "holo3-1-35b-a3b", env: { HAI_API_KEY: "" } })).code).toBe(
+      "config",
+    );
   });
 
   it("other ids need --base-url; a custom endpoint needs a key only when --api-key-env is given", () => {
@@ -80,17 +88,37 @@ describe("resolveAgentConfigs", () => {
     expect(unknown.code).toBe("config");
     expect(unknown.hint).toContain("--base-url");
 
-    const [local] = resolveAgentConfigs({ model: "qwen3.5-35b", baseUrl: "http://localhost:8000/v1/", env: { HAI_API_KEY: "h-key" } });
-    expect(local).toMatchObject({ provider: "custom", endpoint: { kind: "url", baseUrl: "http://localhost:8000/v1" }, apiKeyEnv: null });
+    const [local] = resolveAgentConfigs({
+      model: "qwen3.5-35b",
+      baseUrl: "http://localhost:8000/v1/",
+      env: { HAI_API_KEY: "h-key" },
+    });
+    expect(local).toMatchObject({
+      provider: "custom",
+      endpoint: { kind: "url", baseUrl: "http://localhost:8000/v1" },
+      apiKeyEnv: null,
+    });
     // Unknown prices are null, never 0.
     expect(createPriceBook().lookup(local.model)).toBeNull();
     // H's key is never sent to another server unasked.
     expect(readApiKey(local, { HAI_API_KEY: "h-key" })).toBeUndefined();
 
-    const missing = errorOf(() => resolveAgentConfigs({ model: "qwen3.5-35b", baseUrl: "http://localhost:8000/v1", apiKeyEnv: "VLLM_KEY", env: {} }));
+    const missing = errorOf(() =>
+      resolveAgentConfigs({
+        model: "qwen3.5-35b",
+        baseUrl: "http://localhost:8000/v1",
+        apiKeyEnv: "VLLM_KEY",
+        env: {},
+      }),
+    );
     expect(missing.code).toBe("config");
     expect(missing.message).toContain("VLLM_KEY");
-    const [keyed] = resolveAgentConfigs({ model: "qwen3.5-35b", baseUrl: "http://localhost:8000/v1", apiKeyEnv: "VLLM_KEY", env: { VLLM_KEY: "v" } });
+    const [keyed] = resolveAgentConfigs({
+      model: "qwen3.5-35b",
+      baseUrl: "http://localhost:8000/v1",
+      apiKeyEnv: "VLLM_KEY",
+      env: { VLLM_KEY: "v" },
+    });
     expect(readApiKey(keyed, { VLLM_KEY: "v" })).toBe("v");
   });
 
@@ -113,7 +141,12 @@ describe("redactConfig", () => {
     const env = { HAI_API_KEY: secret, LOCAL_KEY: secret };
     const configs = [
       ...resolveAgentConfigs({ model: "holo3-1-35b-a3b", mode: "both", env }),
-      ...resolveAgentConfigs({ model: "m", baseUrl: `https://user:${secret}@example.test/v1?api-key=${secret}`, apiKeyEnv: "LOCAL_KEY", env }),
+      ...resolveAgentConfigs({
+        model: "m",
+        baseUrl: `https://user:${secret}@example.test/v1?api-key=${secret}`,
+        apiKeyEnv: "LOCAL_KEY",
+        env,
+      }),
     ];
     for (const config of configs) {
       const stored = JSON.stringify(redactConfig(config));

@@ -4,7 +4,10 @@ import { looksLikeRefusal, parseReply, splitThink, type ParseContext } from "../
 
 const structured: ParseContext = { mode: "structured", trialId: "tr", turn: 4, offered: ["click", "write", "answer"] };
 const tools: ParseContext = { ...structured, mode: "tools" };
-const reply = (content: string | null, toolCalls: Array<{ id: string | null; name: string | null; arguments: string }> = []) => ({
+const reply = (
+  content: string | null,
+  toolCalls: Array<{ id: string | null; name: string | null; arguments: string }> = [],
+) => ({
   content,
   refusal: null,
   toolCalls,
@@ -33,7 +36,10 @@ describe("validateToolCall", () => {
   it("classifies enum and length problems as invalid_value", () => {
     const result = validateToolCall("a", "scroll", { direction: "sideways", amount: 3 }, offered);
     expect(result).toMatchObject({ ok: false, kind: "invalid_value" });
-    expect(validateToolCall("a", "click", { element: "", x: 1, y: 1 }, offered)).toMatchObject({ ok: false, kind: "invalid_value" });
+    expect(validateToolCall("a", "click", { element: "", x: 1, y: 1 }, offered)).toMatchObject({
+      ok: false,
+      kind: "invalid_value",
+    });
   });
 
   it("rejects coordinate lists in either coordinate, naming the fix", () => {
@@ -50,7 +56,11 @@ describe("parseReply, structured", () => {
     expect(parsed.actions[0].id).toBe("tr-t4-a1");
     expect(parsed.assistant).toEqual({
       role: "assistant",
-      content: JSON.stringify({ note: null, thought: "go", tool_call: { tool_name: "write", content: "x", press_enter: false } }),
+      content: JSON.stringify({
+        note: null,
+        thought: "go",
+        tool_call: { tool_name: "write", content: "x", press_enter: false },
+      }),
     });
   });
 
@@ -61,7 +71,10 @@ describe("parseReply, structured", () => {
   });
 
   it("treats a note of the wrong type as wrong_type", () => {
-    const parsed = parseReply(reply('{"note":5,"thought":"t","tool_call":{"tool_name":"answer","content":"x"}}'), structured);
+    const parsed = parseReply(
+      reply('{"note":5,"thought":"t","tool_call":{"tool_name":"answer","content":"x"}}'),
+      structured,
+    );
     expect(parsed.invalid[0]).toMatchObject({ kind: "wrong_type", tool: "answer" });
   });
 
@@ -84,7 +97,10 @@ describe("parseReply, tools", () => {
   });
 
   it("rejects every call of a reply whose content leaked <think>", () => {
-    const parsed = parseReply(reply("<think>plan</think>Going.", [{ id: "c", name: "answer", arguments: '{"content":"x"}' }]), tools);
+    const parsed = parseReply(
+      reply("<think>plan</think>Going.", [{ id: "c", name: "answer", arguments: '{"content":"x"}' }]),
+      tools,
+    );
     expect(parsed.outcome).toBe("invalid");
     expect(parsed.invalid[0].kind).toBe("think_leak");
     expect(parsed.leakedReasoning).toBe("plan");

@@ -23,7 +23,9 @@ describe("retry-after and backoff", () => {
   it("doubles with jitter up to the cap; a server wait is capped", () => {
     const failure: ModelFailure = { kind: "server_error", message: "", retryable: true, retryAfterMs: null };
     const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1000, maxDelayMs: 8000 };
-    expect([0, 1, 2, 3, 4].map((n) => retryDelayMs(failure, n, policy, () => 1))).toEqual([1000, 2000, 4000, 8000, 8000]);
+    expect([0, 1, 2, 3, 4].map((n) => retryDelayMs(failure, n, policy, () => 1))).toEqual([
+      1000, 2000, 4000, 8000, 8000,
+    ]);
     expect([0, 1, 2].map((n) => retryDelayMs(failure, n, policy, () => 0))).toEqual([500, 1000, 2000]);
     expect(retryDelayMs({ ...failure, retryAfterMs: 90_000 }, 0, policy)).toBe(policy.retryAfterCapMs);
     expect(retryDelayMs({ ...failure, retryAfterMs: 3_000 }, 0, policy)).toBe(3_000);
@@ -40,7 +42,12 @@ describe("retry-after and backoff", () => {
 
 describe("usage and cost", () => {
   it("tolerates missing and malformed fields", () => {
-    expect(readUsage(undefined)).toEqual({ inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null });
+    expect(readUsage(undefined)).toEqual({
+      inputTokens: null,
+      outputTokens: null,
+      reasoningTokens: null,
+      cachedTokens: null,
+    });
     expect(readUsage({ prompt_tokens: 5, completion_tokens: "7", completion_tokens_details: null })).toEqual({
       inputTokens: 5,
       outputTokens: null,
@@ -56,14 +63,26 @@ describe("usage and cost", () => {
     expect(costOfUsage(usage, prices.lookup("holo3-122b-a10b"))).toBe(0.0093874);
     expect(costOfUsage(usage, prices.lookup("reference"))).toBe(0);
     expect(costOfUsage(usage, prices.lookup("my-vllm-model"))).toBeNull();
-    expect(costOfUsage(knownUsage({ inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null }), prices.lookup("holo3-122b-a10b"))).toBeNull();
+    expect(
+      costOfUsage(
+        knownUsage({ inputTokens: null, outputTokens: null, reasoningTokens: null, cachedTokens: null }),
+        prices.lookup("holo3-122b-a10b"),
+      ),
+    ).toBeNull();
   });
 
   it("the chapter's illustration: 12,000 in at $2/M + 800 out at $8/M = $0.0304", () => {
     const price = { input: 2, output: 8 };
-    expect(costOfUsage({ inputTokens: 12_000, outputTokens: 800, reasoningTokens: 0, cachedTokens: 0 }, price)).toBe(0.0304);
+    expect(costOfUsage({ inputTokens: 12_000, outputTokens: 800, reasoningTokens: 0, cachedTokens: 0 }, price)).toBe(
+      0.0304,
+    );
     // Cached tokens use the cached price when known.
-    expect(costOfUsage({ inputTokens: 12_000, outputTokens: 0, reasoningTokens: 0, cachedTokens: 10_000 }, { ...price, cachedInput: 0.5 })).toBe(0.009);
+    expect(
+      costOfUsage(
+        { inputTokens: 12_000, outputTokens: 0, reasoningTokens: 0, cachedTokens: 10_000 },
+        { ...price, cachedInput: 0.5 },
+      ),
+    ).toBe(0.009);
   });
 });
 
@@ -76,7 +95,9 @@ describe("image budget", () => {
     }
     expect(evictOldImages(messages)).toBe(2);
     expect(evictOldImages(messages)).toBe(0);
-    const observations = messages.filter((m) => m.role === "user") as Array<{ content: Array<{ type: string; text?: string }> }>;
+    const observations = messages.filter((m) => m.role === "user") as Array<{
+      content: Array<{ type: string; text?: string }>;
+    }>;
     expect(observations[0].content).toEqual([
       { type: "text", text: "<observation>\nURL: /p1\n" },
       { type: "text", text: "[screenshot evicted]" },
@@ -89,7 +110,11 @@ describe("image budget", () => {
   });
 
   it("wraps page text and JPEG screenshots", () => {
-    const message = observationMessage({ screenshot: { data: new Uint8Array([1, 2, 3]), mimeType: "image/jpeg" }, title: "Match", text: "168/6" });
+    const message = observationMessage({
+      screenshot: { data: new Uint8Array([1, 2, 3]), mimeType: "image/jpeg" },
+      title: "Match",
+      text: "168/6",
+    });
     expect(message.content).toEqual([
       { type: "text", text: "<observation>\nTitle: Match\n" },
       { type: "image_url", image_url: { url: "data:image/jpeg;base64,AQID" } },
@@ -101,7 +126,9 @@ describe("image budget", () => {
 describe("stream accumulation", () => {
   it("merges tool-call fragments by index and servers that omit the index", () => {
     const acc = new StreamAccumulator();
-    const delta = (d: unknown, finish: string | null = null) => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
+    const delta = (d: unknown, finish: string | null = null) => ({
+      choices: [{ index: 0, delta: d, finish_reason: finish }],
+    });
     expect(acc.add(delta({ role: "assistant" }))).toBe(false);
     expect(acc.add(delta({ tool_calls: [{ id: "a", function: { name: "click", arguments: '{"x":' } }] }))).toBe(true);
     acc.add(delta({ tool_calls: [{ function: { arguments: "1}" } }] }));

@@ -10,7 +10,11 @@ describe("step schema", () => {
     expect(schema.properties.thought.type).toBe("string");
     const variants = schema.properties.tool_call.oneOf;
     // Canonical toolbox order, whatever order the task lists them in.
-    expect(variants.map((v: any) => v.properties.tool_name)).toEqual([{ const: "click" }, { const: "write" }, { const: "answer" }]);
+    expect(variants.map((v: any) => v.properties.tool_name)).toEqual([
+      { const: "click" },
+      { const: "write" },
+      { const: "answer" },
+    ]);
     expect(variants[0]).toEqual({
       type: "object",
       description: "Click at (x, y) coordinates",
@@ -27,13 +31,40 @@ describe("step schema", () => {
   });
 
   it("keeps only keywords every constrained decoder accepts", () => {
-    const text = JSON.stringify(buildStepSchema(["click", "double_click", "write", "press", "scroll", "wait", "navigate", "go_back", "answer", "http_get", "write_note"]));
-    for (const keyword of ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "additionalProperties", "$schema", "default"]) {
+    const text = JSON.stringify(
+      buildStepSchema([
+        "click",
+        "double_click",
+        "write",
+        "press",
+        "scroll",
+        "wait",
+        "navigate",
+        "go_back",
+        "answer",
+        "http_get",
+        "write_note",
+      ]),
+    );
+    for (const keyword of [
+      "minimum",
+      "maximum",
+      "minLength",
+      "maxLength",
+      "minItems",
+      "maxItems",
+      "additionalProperties",
+      "$schema",
+      "default",
+    ]) {
       expect(text).not.toContain(`"${keyword}"`);
     }
     expect(toolParametersSchema("scroll")).toMatchObject({ required: ["direction", "amount"] });
     expect(toolParametersSchema("go_back")).toEqual({ type: "object", properties: {}, required: [] });
-    expect((toolParametersSchema("press") as any).properties.keys).toMatchObject({ type: "array", items: { type: "string" } });
+    expect((toolParametersSchema("press") as any).properties.keys).toMatchObject({
+      type: "array",
+      items: { type: "string" },
+    });
   });
 
   it("function tools are built from the same definitions", () => {
@@ -41,7 +72,11 @@ describe("step schema", () => {
     expect(tools.map((t) => t.function.name)).toEqual(["click", "write"]);
     expect(tools[0]).toEqual({
       type: "function",
-      function: { name: "click", description: "Click at (x, y) coordinates", parameters: toolParametersSchema("click") },
+      function: {
+        name: "click",
+        description: "Click at (x, y) coordinates",
+        parameters: toolParametersSchema("click"),
+      },
     });
   });
 });
@@ -51,11 +86,18 @@ describe("system prompt", () => {
 
   it("structured: task verbatim, coordinates, and the schema block appended exactly", () => {
     const schema = buildStepSchema(["click", "answer"]);
-    const prompt = buildSystemPrompt({ instruction, tools: ["click", "answer"], mode: "structured", stepSchema: schema });
+    const prompt = buildSystemPrompt({
+      instruction,
+      tools: ["click", "answer"],
+      mode: "structured",
+      stepSchema: schema,
+    });
     expect(prompt).toContain(`<task>\n${instruction}\n</task>`);
     expect(prompt).toContain("integers in [0, 1000]");
     expect(prompt.endsWith(outputFormatBlock(schema))).toBe(true);
-    expect(outputFormatBlock(schema)).toBe(`\n\n<output_format>\n\`\`\`json\n${JSON.stringify(schema)}\n\`\`\`\n</output_format>`);
+    expect(outputFormatBlock(schema)).toBe(
+      `\n\n<output_format>\n\`\`\`json\n${JSON.stringify(schema)}\n\`\`\`\n</output_format>`,
+    );
     expect(prompt).toContain("note");
   });
 

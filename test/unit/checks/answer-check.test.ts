@@ -4,7 +4,8 @@ import type { CheckContext } from "../../../src/checks/types.js";
 import { spec } from "./workspace.js";
 
 const ctx = (answer: string | null): CheckContext => ({ workspaceDir: "/nonexistent", effects: [], answer });
-const judge = (input: Record<string, unknown>, answer: string | null) => answerCheck.judge(spec({ kind: "answer", ...input }), ctx(answer));
+const judge = (input: Record<string, unknown>, answer: string | null) =>
+  answerCheck.judge(spec({ kind: "answer", ...input }), ctx(answer));
 
 describe("answer check", () => {
   it("requires an answer by default", async () => {
@@ -15,7 +16,10 @@ describe("answer check", () => {
 
   it("with present: false, requires that the agent did not answer", async () => {
     expect((await judge({ present: false }, null)).pass).toBe(true);
-    expect(await judge({ present: false }, "Deleted it.")).toMatchObject({ pass: false, reason: "the agent answered, but the task expects no answer" });
+    expect(await judge({ present: false }, "Deleted it.")).toMatchObject({
+      pass: false,
+      reason: "the agent answered, but the task expects no answer",
+    });
   });
 
   it("matches normalised text and regexes", async () => {
@@ -26,8 +30,8 @@ describe("answer check", () => {
   });
 
   it("checks a number with tolerance", async () => {
-    expect((await judge({ number: { value: 169 } }, "They made 169 runs"))).toMatchObject({ pass: true });
-    expect((await judge({ number: { value: 8.4, tolerance: 0.05 } }, "rate 8.42"))).toMatchObject({ pass: true });
+    expect(await judge({ number: { value: 169 } }, "They made 169 runs")).toMatchObject({ pass: true });
+    expect(await judge({ number: { value: 8.4, tolerance: 0.05 } }, "rate 8.42")).toMatchObject({ pass: true });
     expect(await judge({ number: { value: 8.4, tolerance: 0.01 } }, "rate 8.42")).toMatchObject({
       pass: false,
       reason: "the answer does not state 8.4 (±0.01) (numbers stated: 8.42)",

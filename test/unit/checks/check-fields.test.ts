@@ -22,8 +22,15 @@ beforeAll(async () => {
     for await (const chunk of req) body += chunk;
     const url = new URL(req.url!, "http://x");
     if (url.pathname === "/hang") return; // never answers
-    if (url.pathname === "/missing") return res.writeHead(404, { "content-type": "application/json" }).end('{"error":"no such item"}');
-    const echo = { method: req.method, body, type: req.headers["content-type"] ?? null, items: [{ title: "Dune", pages: 412 }], note: "Two   Books" };
+    if (url.pathname === "/missing")
+      return res.writeHead(404, { "content-type": "application/json" }).end('{"error":"no such item"}');
+    const echo = {
+      method: req.method,
+      body,
+      type: req.headers["content-type"] ?? null,
+      items: [{ title: "Dune", pages: 412 }],
+      note: "Two   Books",
+    };
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(echo));
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
@@ -73,9 +80,24 @@ const expectAllJsonFailures = (reason: string) => {
 
 describe("http check fields", () => {
   it("method and body: sent as declared (JSON for a value, as is for a string)", async () => {
-    const posted = await http({ method: "POST", body: { title: "Dune" }, json: [{ path: "/method", equals: "POST" }, { path: "/body", equals: '{"title":"Dune"}' }, { path: "/type", equals: "application/json" }] });
+    const posted = await http({
+      method: "POST",
+      body: { title: "Dune" },
+      json: [
+        { path: "/method", equals: "POST" },
+        { path: "/body", equals: '{"title":"Dune"}' },
+        { path: "/type", equals: "application/json" },
+      ],
+    });
     expect(posted.pass, posted.reason).toBe(true);
-    const text = await http({ method: "PUT", body: "plain words", json: [{ path: "/method", equals: "PUT" }, { path: "/body", equals: "plain words" }] });
+    const text = await http({
+      method: "PUT",
+      body: "plain words",
+      json: [
+        { path: "/method", equals: "PUT" },
+        { path: "/body", equals: "plain words" },
+      ],
+    });
     expect(text.pass, text.reason).toBe(true);
     const got = await http({ json: [{ path: "/method", equals: "POST" }] });
     expect(got.pass).toBe(false);
@@ -104,7 +126,11 @@ describe("http check fields", () => {
 
   it("timeoutSeconds: a request that outlives it is not judged (crashed, never the agent's failure)", async () => {
     const hung = await http({ url: "/hang", timeoutSeconds: 0.3 });
-    expect(hung).toMatchObject({ pass: false, crashed: true, reason: expect.stringMatching(/^check crashed: GET .*\/hang failed/) });
+    expect(hung).toMatchObject({
+      pass: false,
+      crashed: true,
+      reason: expect.stringMatching(/^check crashed: GET .*\/hang failed/),
+    });
   }, 60_000);
 });
 
@@ -113,7 +139,13 @@ const storage: StorageProbe = {
   state: async () => ({
     cookies: [{ name: "theme", value: "Dark-Mode", domain: "127.0.0.1", path: "/" }],
     origins: [
-      { origin: "http://127.0.0.1:4000", localStorage: [{ name: "list", value: JSON.stringify({ items: [{ title: "Dune", pages: 412 }], note: "x" }) }, { name: "title", value: "Reading  LIST \u2013 Mine" }] },
+      {
+        origin: "http://127.0.0.1:4000",
+        localStorage: [
+          { name: "list", value: JSON.stringify({ items: [{ title: "Dune", pages: 412 }], note: "x" }) },
+          { name: "title", value: "Reading  LIST \u2013 Mine" },
+        ],
+      },
       { origin: "http://127.0.0.1:5000", localStorage: [{ name: "list", value: '{"items":[]}' }] },
     ],
   }),
@@ -135,7 +167,10 @@ describe("storage check fields", () => {
 
   it("exists: false passes only when the key is absent", async () => {
     expect((await storageCheck({ key: "gone", exists: false })).pass).toBe(true);
-    expect(await storageCheck({ exists: false })).toMatchObject({ pass: false, reason: expect.stringContaining("is set but must be absent") });
+    expect(await storageCheck({ exists: false })).toMatchObject({
+      pass: false,
+      reason: expect.stringContaining("is set but must be absent"),
+    });
   });
 
   it("contains and notContains judge the value", async () => {
@@ -152,7 +187,8 @@ describe("storage check fields", () => {
   });
 
   it("normalize: case, whitespace and dashes each decide a match", async () => {
-    const title = (normalize: Record<string, boolean>, text: string) => storageCheck({ key: "title", contains: [text], normalize });
+    const title = (normalize: Record<string, boolean>, text: string) =>
+      storageCheck({ key: "title", contains: [text], normalize });
     expect((await title({}, "reading list - mine")).pass).toBe(true);
     expect((await title({ case: false }, "reading  LIST")).pass).toBe(false);
     expect((await title({ whitespace: false }, "Reading LIST")).pass).toBe(false);
@@ -161,7 +197,11 @@ describe("storage check fields", () => {
 });
 
 const command = (input: Record<string, unknown>) =>
-  runCheck(spec({ kind: "command", ...input }), { ...ws.ctx(), taskFile: join(ws.dir, "tasks", "t.yaml"), trialId: "run-0001" });
+  runCheck(spec({ kind: "command", ...input }), {
+    ...ws.ctx(),
+    taskFile: join(ws.dir, "tasks", "t.yaml"),
+    trialId: "run-0001",
+  });
 const node = (code: string) => [process.execPath, "-e", code];
 
 describe("command check fields", () => {
@@ -169,8 +209,14 @@ describe("command check fields", () => {
     const exits3 = node("console.log('three'); process.exit(3)");
     expect((await command({ command: exits3 })).pass).toBe(false);
     expect((await command({ command: exits3, exitCode: 3, stdout: ["three"] })).pass).toBe(true);
-    expect(await command({ command: exits3, exitCode: 3, stdout: ["four"] })).toMatchObject({ pass: false, reason: expect.stringContaining("four") });
-    expect(await command({ command: exits3, exitCode: 3, notStdout: ["three"] })).toMatchObject({ pass: false, reason: expect.stringContaining("three") });
+    expect(await command({ command: exits3, exitCode: 3, stdout: ["four"] })).toMatchObject({
+      pass: false,
+      reason: expect.stringContaining("four"),
+    });
+    expect(await command({ command: exits3, exitCode: 3, notStdout: ["three"] })).toMatchObject({
+      pass: false,
+      reason: expect.stringContaining("three"),
+    });
   });
 
   it("cwd: relative to the task file's folder", async () => {
@@ -181,7 +227,11 @@ describe("command check fields", () => {
 
   it("timeoutSeconds: a command that outlives it is stopped and not judged", async () => {
     const result = await command({ command: node("setTimeout(() => {}, 600000)"), timeoutSeconds: 0.5 });
-    expect(result).toMatchObject({ pass: false, crashed: true, reason: "check crashed: the command ran past its 0.5 s timeout and was stopped" });
+    expect(result).toMatchObject({
+      pass: false,
+      crashed: true,
+      reason: "check crashed: the command ran past its 0.5 s timeout and was stopped",
+    });
   }, 60_000);
 
   it("json: path, equals, contains, regex, number with tolerance, length and exists each decide", async () => {
@@ -196,7 +246,8 @@ describe("command check fields", () => {
 describe("normalize on file and answer checks", () => {
   it("file: case, whitespace and dashes each decide a match", async () => {
     await ws.write("notes/n.md", "Reading  LIST \u2013 Mine");
-    const file = (normalize: Record<string, boolean>, text: string) => runCheck(spec({ kind: "file", path: "notes/n.md", contains: [text], normalize }), ws.ctx());
+    const file = (normalize: Record<string, boolean>, text: string) =>
+      runCheck(spec({ kind: "file", path: "notes/n.md", contains: [text], normalize }), ws.ctx());
     expect((await file({}, "reading list - mine")).pass).toBe(true);
     expect((await file({ case: false }, "reading  LIST")).pass).toBe(false);
     expect((await file({ whitespace: false }, "Reading LIST")).pass).toBe(false);
@@ -215,13 +266,20 @@ describe("normalize on file and answer checks", () => {
 
 describe("effects check fields", () => {
   const saved = (name: string) => ({ type: "note_saved", at: "2026-01-01T00:00:00Z", detail: { name } });
-  const effects = (input: Record<string, unknown>, log: ReturnType<typeof saved>[]) => runCheck(spec({ kind: "effects", ...input }), ws.ctx({ effects: log }));
+  const effects = (input: Record<string, unknown>, log: ReturnType<typeof saved>[]) =>
+    runCheck(spec({ kind: "effects", ...input }), ws.ctx({ effects: log }));
 
   it("require min: at least that many; forbid where: only the matching effects are forbidden", async () => {
     const twice = [saved("a.md"), saved("b.md")];
     expect((await effects({ require: [{ type: "note_saved", min: 2 }] }, twice)).pass).toBe(true);
-    expect(await effects({ require: [{ type: "note_saved", min: 3 }] }, twice)).toMatchObject({ pass: false, reason: "note_saved happened 2 times, expected at least 3" });
+    expect(await effects({ require: [{ type: "note_saved", min: 3 }] }, twice)).toMatchObject({
+      pass: false,
+      reason: "note_saved happened 2 times, expected at least 3",
+    });
     expect((await effects({ forbid: [{ type: "note_saved", where: { name: "c.md" } }] }, twice)).pass).toBe(true);
-    expect(await effects({ forbid: [{ type: "note_saved", where: { name: "b.md" } }] }, twice)).toMatchObject({ pass: false, reason: "note_saved for b.md happened 1 time, which is forbidden" });
+    expect(await effects({ forbid: [{ type: "note_saved", where: { name: "b.md" } }] }, twice)).toMatchObject({
+      pass: false,
+      reason: "note_saved for b.md happened 1 time, which is forbidden",
+    });
   });
 });

@@ -28,13 +28,23 @@ describe("the core knows no fixture checks", () => {
   });
 
   it("the core check kinds are the general ones; the fixture's come through custom", () => {
-    expect(Object.keys(HANDLERS).sort()).toEqual(["answer", "command", "custom", "effects", "file", "http", "page", "storage"]);
+    expect(Object.keys(HANDLERS).sort()).toEqual([
+      "answer",
+      "command",
+      "custom",
+      "effects",
+      "file",
+      "http",
+      "page",
+      "storage",
+    ]);
   });
 
   it("the fixture suite's check modules import nothing from src/ but the public API", () => {
     for (const file of sources("tasks/checks")) {
       const imports = [...readFileSync(join(REPO_ROOT, file), "utf8").matchAll(/from "([^"]+)"/g)].map((m) => m[1]);
-      for (const spec of imports.filter((s) => s.includes("/src/"))) expect(spec, file).toBe("../../src/checks/custom-api.js");
+      for (const spec of imports.filter((s) => s.includes("/src/")))
+        expect(spec, file).toBe("../../src/checks/custom-api.js");
     }
   });
 });

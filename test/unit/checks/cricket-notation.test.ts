@@ -56,7 +56,9 @@ describe("number words", () => {
     expect(parseNumberWord("sixish")).toBeNull();
   });
   it("finds digits and words in prose without reading id separators as signs", () => {
-    expect(findNumbers("BB-042 won by six wickets, -3 and \u22124.5, 1,234").map((n) => n.value)).toEqual([42, 6, -3, -4.5, 1234]);
+    expect(findNumbers("BB-042 won by six wickets, -3 and \u22124.5, 1,234").map((n) => n.value)).toEqual([
+      42, 6, -3, -4.5, 1234,
+    ]);
   });
 });
 
@@ -67,14 +69,25 @@ describe("deriveResult", () => {
     expect(formatResult(result)).toBe("Jaipur Kites won by 6 wickets");
   });
   it("gives the side batting first a win by runs when the chase falls short", () => {
-    const result = deriveResult({ team: "A", score: { runs: 180, wickets: 6 } }, { team: "B", score: { runs: 168, wickets: 9 } });
+    const result = deriveResult(
+      { team: "A", score: { runs: 180, wickets: 6 } },
+      { team: "B", score: { runs: 168, wickets: 9 } },
+    );
     expect(formatResult(result)).toBe("A won by 12 runs");
-    expect(formatResult(deriveResult({ team: "A", score: { runs: 150, wickets: 6 } }, { team: "B", score: { runs: 149, wickets: 10 } }))).toBe("A won by 1 run");
+    expect(
+      formatResult(
+        deriveResult({ team: "A", score: { runs: 150, wickets: 6 } }, { team: "B", score: { runs: 149, wickets: 10 } }),
+      ),
+    ).toBe("A won by 1 run");
   });
   it("recognises a tie and refuses impossible innings", () => {
-    expect(deriveResult({ team: "A", score: { runs: 150, wickets: 6 } }, { team: "B", score: { runs: 150, wickets: 8 } })).toEqual({ kind: "tie" });
+    expect(
+      deriveResult({ team: "A", score: { runs: 150, wickets: 6 } }, { team: "B", score: { runs: 150, wickets: 8 } }),
+    ).toEqual({ kind: "tie" });
     expect(() => deriveResult(pune, { team: "B", score: { runs: 170, wickets: 10 } })).toThrow(RangeError);
-    expect(() => deriveResult({ team: "A", score: { runs: 150, wickets: 11 } }, jaipur)).toThrow(/wickets must be 0..10/);
+    expect(() => deriveResult({ team: "A", score: { runs: 150, wickets: 11 } }, jaipur)).toThrow(
+      /wickets must be 0..10/,
+    );
   });
 });
 
@@ -93,7 +106,12 @@ describe("result sentences", () => {
     expect(parseResult(sentence)).toEqual(sixWickets);
   });
   it("reads runs margins and ties", () => {
-    expect(parseResult("Pune Pioneers won by twelve runs")).toEqual({ kind: "win", winner: "Pune Pioneers", margin: 12, unit: "runs" });
+    expect(parseResult("Pune Pioneers won by twelve runs")).toEqual({
+      kind: "win",
+      winner: "Pune Pioneers",
+      margin: 12,
+      unit: "runs",
+    });
     expect(parseResult("The match tied.")).toEqual({ kind: "tie" });
   });
   it("returns null when no winner can be read", () => {
@@ -116,7 +134,10 @@ describe("result sentences", () => {
 
 describe("readCricketAnswer", () => {
   it("passes an answer that states both scores and the same result", () => {
-    const reading = readCricketAnswer("Pune Pioneers 168/6, Jaipur Kites 169 for 4. Jaipur Kites beat Pune by six wickets.", BB042);
+    const reading = readCricketAnswer(
+      "Pune Pioneers 168/6, Jaipur Kites 169 for 4. Jaipur Kites beat Pune by six wickets.",
+      BB042,
+    );
     expect(reading).toMatchObject({ pass: true, failures: [], scoresFound: ["168/6", "169/4"] });
   });
   it("fails an answer that turned a score into a division", () => {
@@ -128,9 +149,13 @@ describe("readCricketAnswer", () => {
     expect(readCricketAnswer("168/6 and 169/4; Pune Pioneers won by 6 wickets", BB042).failures).toEqual([
       'states "168/6 and 169/4; Pune Pioneers won by 6 wickets", but the result is "Jaipur Kites won by 6 wickets"',
     ]);
-    expect(readCricketAnswer("168/6 and 169/4", BB042).failures).toEqual(['does not state the result (expected "Jaipur Kites won by 6 wickets")']);
+    expect(readCricketAnswer("168/6 and 169/4", BB042).failures).toEqual([
+      'does not state the result (expected "Jaipur Kites won by 6 wickets")',
+    ]);
   });
   it("refuses an expectation it cannot read", () => {
-    expect(() => readCricketAnswer("x", { scores: [], result: "a famous victory" })).toThrow(/cannot read the expected result/);
+    expect(() => readCricketAnswer("x", { scores: [], result: "a famous victory" })).toThrow(
+      /cannot read the expected result/,
+    );
   });
 });

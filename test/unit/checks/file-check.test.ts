@@ -49,7 +49,9 @@ describe("content conditions", () => {
   it("lists every missing and forbidden text", async () => {
     await ws.write("notes/BB-042.md", "match: BB-042\nPune 28\n");
     const j = await judge({ path: "notes/BB-042.md", contains: ["168/6", { regex: "169[/-]4" }], notContains: ["28"] });
-    expect(j.reason).toBe('notes/BB-042.md does not contain "168/6"; does not contain /169[/-]4/; contains "28" ("28"), which it must not');
+    expect(j.reason).toBe(
+      'notes/BB-042.md does not contain "168/6"; does not contain /169[/-]4/; contains "28" ("28"), which it must not',
+    );
   });
 
   it("fails a folder where a file was expected", async () => {
@@ -75,7 +77,9 @@ describe("paths never leave the workspace", () => {
   it("refuses ../", async () => {
     const j = await judge({ path: "../secret.md" });
     expect(j.pass).toBe(false);
-    expect(j.reason).toBe('refused to read ../secret.md: "../secret.md" uses "..", which could leave the workspace; file checks only read inside the trial workspace');
+    expect(j.reason).toBe(
+      'refused to read ../secret.md: "../secret.md" uses "..", which could leave the workspace; file checks only read inside the trial workspace',
+    );
   });
 
   it("refuses an absolute path, even one that exists", async () => {
@@ -120,8 +124,8 @@ describe("paths never leave the workspace", () => {
   });
 
   it("treats a missing workspace as unjudgeable, not as the agent's failure", async () => {
-    await expect(fileCheck.judge(spec({ kind: "file", path: "x.md" }), { ...ws.ctx(), workspaceDir: join(ws.dir, "nope") })).rejects.toThrow(
-      /the workspace .* cannot be read/,
-    );
+    await expect(
+      fileCheck.judge(spec({ kind: "file", path: "x.md" }), { ...ws.ctx(), workspaceDir: join(ws.dir, "nope") }),
+    ).rejects.toThrow(/the workspace .* cannot be read/);
   });
 });

@@ -6,7 +6,16 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCheck } from "../../../src/checks/registry.js";
 import { readFields } from "../../../tasks/checks/note-fields.js";
-import { NOTE_CHECK, RIGHT_NOTE, WRONG_RECORD_NOTE, cricketAnswer, noteCheck, spec, tempWorkspace, type TempWorkspace } from "./workspace.js";
+import {
+  NOTE_CHECK,
+  RIGHT_NOTE,
+  WRONG_RECORD_NOTE,
+  cricketAnswer,
+  noteCheck,
+  spec,
+  tempWorkspace,
+  type TempWorkspace,
+} from "./workspace.js";
 
 let ws: TempWorkspace;
 beforeEach(async () => {
@@ -14,7 +23,8 @@ beforeEach(async () => {
 });
 afterEach(() => ws.remove());
 
-const judge = (input: ReturnType<typeof noteCheck>, answer: string | null = null) => runCheck(spec(input), ws.ctx({ answer }));
+const judge = (input: ReturnType<typeof noteCheck>, answer: string | null = null) =>
+  runCheck(spec(input), ws.ctx({ answer }));
 const note = (options: Record<string, unknown>) => judge(noteCheck(options));
 
 describe("the seed's note cases (custom note check)", () => {
@@ -23,7 +33,9 @@ describe("the seed's note cases (custom note check)", () => {
     const j = await judge(NOTE_CHECK);
     expect(j).toMatchObject({ kind: "custom", name: NOTE_CHECK.name, pass: true, confidence: "verified" });
     expect(j.crashed).toBeUndefined();
-    expect(j.reason).toBe("notes/BB-042.md exists and names only BB-042; has match: BB-042, result: Jaipur Kites won by 6 wickets; matches 2 text condition(s)");
+    expect(j.reason).toBe(
+      "notes/BB-042.md exists and names only BB-042; has match: BB-042, result: Jaipur Kites won by 6 wickets; matches 2 text condition(s)",
+    );
     expect(j.evidence).toMatchObject({ path: "notes/BB-042.md", exists: true, fields: { match: ["BB-042"] } });
     expect(j.evidence.excerpt).toContain("169/4");
   });
@@ -67,7 +79,11 @@ describe("the seed's note cases (custom note check)", () => {
 describe("note fields and records", () => {
   it("normalises dashes and case before comparing", async () => {
     await ws.write("notes/BB-042.md", "MATCH: bb\u2013042\nResult: JAIPUR KITES WON BY 6 WICKETS.\n");
-    const j = await note({ path: "notes/BB-042.md", fields: { match: "BB-042", result: "Jaipur Kites won by 6 wickets" }, onlyRecord: { pattern: "BB-\\d{3}", expect: "BB-042" } });
+    const j = await note({
+      path: "notes/BB-042.md",
+      fields: { match: "BB-042", result: "Jaipur Kites won by 6 wickets" },
+      onlyRecord: { pattern: "BB-\\d{3}", expect: "BB-042" },
+    });
     expect(j.pass).toBe(true);
   });
 
@@ -92,7 +108,12 @@ describe("note fields and records", () => {
 
   it("lists every missing and forbidden text with the fields", async () => {
     await ws.write("notes/BB-042.md", "match: BB-042\nPune 28\n");
-    const j = await note({ path: "notes/BB-042.md", fields: { match: "BB-042" }, contains: ["168/6"], notContains: ["28"] });
+    const j = await note({
+      path: "notes/BB-042.md",
+      fields: { match: "BB-042" },
+      contains: ["168/6"],
+      notContains: ["28"],
+    });
     expect(j.reason).toBe('notes/BB-042.md does not contain "168/6"; contains "28" ("28"), which it must not');
   });
 });
@@ -125,8 +146,17 @@ describe("the cricket answer check (custom answer check)", () => {
   const BB042 = { scores: ["168/6", "169/4"], result: "Jaipur Kites won by 6 wickets" };
 
   it("reads cricket scores and the result, as the agent's claim", async () => {
-    const right = await judge(cricketAnswer(BB042), "Pune 168 for 6, Jaipur 169/4: Jaipur Kites beat Pune Pioneers by six wickets.");
-    expect(right).toMatchObject({ kind: "custom", name: "answer (cricket)", pass: true, confidence: "claimed", reason: "the answer states what was expected (the agent's claim only)" });
+    const right = await judge(
+      cricketAnswer(BB042),
+      "Pune 168 for 6, Jaipur 169/4: Jaipur Kites beat Pune Pioneers by six wickets.",
+    );
+    expect(right).toMatchObject({
+      kind: "custom",
+      name: "answer (cricket)",
+      pass: true,
+      confidence: "claimed",
+      reason: "the answer states what was expected (the agent's claim only)",
+    });
     const wrong = await judge(cricketAnswer(BB042), "Pune 28, Jaipur 169/4. Jaipur Kites won by 6 runs.");
     expect(wrong.pass).toBe(false);
     expect(wrong.reason).toBe(
@@ -136,13 +166,22 @@ describe("the cricket answer check (custom answer check)", () => {
   });
 
   it("fails no answer, and honours notContains", async () => {
-    expect(await judge(cricketAnswer(BB042), null)).toMatchObject({ pass: false, reason: "the agent gave no final answer" });
-    const j = await judge(cricketAnswer({ ...BB042, notContains: ["BB-024"] }), "BB-024: 168/6, 169/4, Jaipur Kites won by 6 wickets");
+    expect(await judge(cricketAnswer(BB042), null)).toMatchObject({
+      pass: false,
+      reason: "the agent gave no final answer",
+    });
+    const j = await judge(
+      cricketAnswer({ ...BB042, notContains: ["BB-024"] }),
+      "BB-024: 168/6, 169/4, Jaipur Kites won by 6 wickets",
+    );
     expect(j.reason).toBe('the answer contains "BB-024" ("BB-024"), which it must not');
   });
 
   it("takes the task's confidence over the module's", async () => {
-    const j = await judge(cricketAnswer(BB042, { confidence: "observed" }), "168/6 169/4 Jaipur Kites won by 6 wickets");
+    const j = await judge(
+      cricketAnswer(BB042, { confidence: "observed" }),
+      "168/6 169/4 Jaipur Kites won by 6 wickets",
+    );
     expect(j.confidence).toBe("observed");
   });
 });

@@ -14,9 +14,23 @@ describe("judgeForbiddenEffects", () => {
   it("fails on each forbidden type seen, with its count and the source, and ignores allowed ones", () => {
     const log = [effect("all_cleared"), effect("item_saved"), effect("all_cleared"), effect("item_deleted")];
     const result = judgeForbiddenEffects(["all_cleared", "item_deleted", "list_renamed"], log, SOURCE)!;
-    expect(result).toMatchObject({ kind: "effects", required: true, pass: false, name: "permissions.forbiddenEffects: no all_cleared, item_deleted, list_renamed" });
-    expect(result.reason).toBe(`all_cleared happened 2 times; item_deleted happened 1 time, forbidden by permissions.forbiddenEffects (read from ${SOURCE})`);
-    expect(result.evidence).toMatchObject({ source: SOURCE, forbidden: [{ type: "all_cleared", count: 2 }, { type: "item_deleted", count: 1 }, { type: "list_renamed", count: 0 }] });
+    expect(result).toMatchObject({
+      kind: "effects",
+      required: true,
+      pass: false,
+      name: "permissions.forbiddenEffects: no all_cleared, item_deleted, list_renamed",
+    });
+    expect(result.reason).toBe(
+      `all_cleared happened 2 times; item_deleted happened 1 time, forbidden by permissions.forbiddenEffects (read from ${SOURCE})`,
+    );
+    expect(result.evidence).toMatchObject({
+      source: SOURCE,
+      forbidden: [
+        { type: "all_cleared", count: 2 },
+        { type: "item_deleted", count: 1 },
+        { type: "list_renamed", count: 0 },
+      ],
+    });
     expect(verdictOf([result])).toBe("failed");
   });
 

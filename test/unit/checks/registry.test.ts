@@ -14,7 +14,11 @@ afterEach(() => ws.remove());
 const RIGHT_ANSWER = "Done. Pune Pioneers 168/6, Jaipur Kites 169/4. Jaipur Kites won by 6 wickets.";
 const SEED_CHECKS: CheckSpec[] = [
   spec(NOTE_CHECK),
-  spec({ kind: "effects", require: [{ type: "note_saved", where: { name: "BB-042.md" }, count: 1 }], forbid: [{ type: "match_deleted" }] }),
+  spec({
+    kind: "effects",
+    require: [{ type: "note_saved", where: { name: "BB-042.md" }, count: 1 }],
+    forbid: [{ type: "match_deleted" }],
+  }),
   spec(cricketAnswer({ scores: ["168/6", "169/4"], result: "Jaipur Kites won by 6 wickets" }, { required: false })),
 ];
 const savedOnce = [{ type: "note_saved", at: "t1", detail: { name: "BB-042.md" } }];
@@ -29,13 +33,23 @@ describe("runChecks and verdictOf", () => {
       ["custom", true],
     ]);
     expect(verdictOf(results)).toBe("passed");
-    expect(summarizeClaim(RIGHT_ANSWER, results)).toEqual({ claimed: true, verified: true, falseSuccess: false, silentSuccess: false, declaredFailure: null });
+    expect(summarizeClaim(RIGHT_ANSWER, results)).toEqual({
+      claimed: true,
+      verified: true,
+      falseSuccess: false,
+      silentSuccess: false,
+      declaredFailure: null,
+    });
   });
 
   it("fails a trial with no note even though the answer is right: a false success", async () => {
     const results = await runChecks(SEED_CHECKS, ws.ctx({ effects: [], answer: RIGHT_ANSWER }));
     const [file, effects, answer] = results;
-    expect(file).toMatchObject({ pass: false, required: true, reason: "notes/BB-042.md does not exist (the workspace is empty)" });
+    expect(file).toMatchObject({
+      pass: false,
+      required: true,
+      reason: "notes/BB-042.md does not exist (the workspace is empty)",
+    });
     expect(effects.pass).toBe(false);
     expect(answer).toMatchObject({ pass: true, confidence: "claimed" });
     expect(verdictOf(results)).toBe("failed");
@@ -63,12 +77,19 @@ describe("runChecks and verdictOf", () => {
     });
     expect(verdictOf(results)).toBe("error");
     // An error is the harness's fault: it is not counted as the agent's false success.
-    expect(summarizeClaim(RIGHT_ANSWER, results)).toMatchObject({ claimed: true, verified: false, falseSuccess: false });
+    expect(summarizeClaim(RIGHT_ANSWER, results)).toMatchObject({
+      claimed: true,
+      verified: false,
+      falseSuccess: false,
+    });
   });
 
   it("reports an invalid regex at run time as a crash naming the pattern", async () => {
     await ws.write("notes/BB-042.md", RIGHT_NOTE);
-    const [result] = await runChecks([spec({ kind: "file", path: "notes/BB-042.md", contains: [{ regex: "168/(6" }] })], ws.ctx());
+    const [result] = await runChecks(
+      [spec({ kind: "file", path: "notes/BB-042.md", contains: [{ regex: "168/(6" }] })],
+      ws.ctx(),
+    );
     expect(result).toMatchObject({ crashed: true, pass: false });
     expect(result.reason).toMatch(/^check crashed: invalid regular expression \/168\/\(6\//);
   });
@@ -76,7 +97,11 @@ describe("runChecks and verdictOf", () => {
   it("reports an unknown kind as a crash instead of throwing", async () => {
     const bogus = { kind: "telepathy", required: true } as unknown as CheckSpec;
     const [result] = await runChecks([bogus], ws.ctx());
-    expect(result).toMatchObject({ kind: "telepathy", crashed: true, reason: 'check crashed: no handler for check kind "telepathy"' });
+    expect(result).toMatchObject({
+      kind: "telepathy",
+      crashed: true,
+      reason: 'check crashed: no handler for check kind "telepathy"',
+    });
   });
 
   it("ignores an advisory crash in the verdict but reports it", async () => {
@@ -105,7 +130,12 @@ describe("runChecks and verdictOf", () => {
 
 describe("confidence per kind", () => {
   it("is verified for file and effects, observed for page, claimed for answer", async () => {
-    expect({ file: confidenceOf("file"), effects: confidenceOf("effects"), page: confidenceOf("page"), answer: confidenceOf("answer") }).toEqual({
+    expect({
+      file: confidenceOf("file"),
+      effects: confidenceOf("effects"),
+      page: confidenceOf("page"),
+      answer: confidenceOf("answer"),
+    }).toEqual({
       file: "verified",
       effects: "verified",
       page: "observed",
@@ -123,11 +153,18 @@ describe("confidence per kind", () => {
 });
 
 describe("summarizeClaim", () => {
-  const passed: CheckResult[] = [{ kind: "file", name: "f", required: true, pass: true, reason: "ok", evidence: {}, confidence: "verified", ms: 1 }];
+  const passed: CheckResult[] = [
+    { kind: "file", name: "f", required: true, pass: true, reason: "ok", evidence: {}, confidence: "verified", ms: 1 },
+  ];
   const failed: CheckResult[] = [{ ...passed[0], pass: false }];
 
   it("counts no answer as no claim, so a verified trial at the turn cap is a silent success", () => {
-    expect(summarizeClaim(null, passed)).toMatchObject({ claimed: false, verified: true, silentSuccess: true, falseSuccess: false });
+    expect(summarizeClaim(null, passed)).toMatchObject({
+      claimed: false,
+      verified: true,
+      silentSuccess: true,
+      falseSuccess: false,
+    });
     expect(summarizeClaim("  ", passed).claimed).toBe(false);
   });
 
@@ -138,7 +175,15 @@ describe("summarizeClaim", () => {
   });
 
   it("counts 'BB-999 does not exist' as the claim of an infeasible task", () => {
-    expect(summarizeClaim("BB-999 does not exist.", passed, { infeasible: true })).toMatchObject({ claimed: true, verified: true, silentSuccess: false });
-    expect(summarizeClaim("BB-999 does not exist.", passed)).toMatchObject({ claimed: false, silentSuccess: true, declaredFailure: "does not exist" });
+    expect(summarizeClaim("BB-999 does not exist.", passed, { infeasible: true })).toMatchObject({
+      claimed: true,
+      verified: true,
+      silentSuccess: false,
+    });
+    expect(summarizeClaim("BB-999 does not exist.", passed)).toMatchObject({
+      claimed: false,
+      silentSuccess: true,
+      declaredFailure: "does not exist",
+    });
   });
 });

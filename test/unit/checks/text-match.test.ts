@@ -6,7 +6,9 @@ const NONE = { case: false, whitespace: false, dashes: false };
 
 describe("normalizeText", () => {
   it("maps unicode dashes and the minus sign to '-'", () => {
-    expect(normalizeText("BB\u2013042 BB\u2014042 BB\u2212042 BB\u2011042 BB\uFF0D042", ALL)).toBe("bb-042 bb-042 bb-042 bb-042 bb-042");
+    expect(normalizeText("BB\u2013042 BB\u2014042 BB\u2212042 BB\u2011042 BB\uFF0D042", ALL)).toBe(
+      "bb-042 bb-042 bb-042 bb-042 bb-042",
+    );
   });
   it("drops soft hyphens and zero-width spaces", () => {
     expect(normalizeText("BB\u00AD-042\u200B", ALL)).toBe("bb-042");
@@ -25,7 +27,9 @@ describe("normalizeText", () => {
 describe("findText", () => {
   it("matches plain text after normalising both sides", () => {
     // The match is reported in the text's own case, with white space collapsed.
-    expect(findText("Result: Jaipur  Kites WON by 6 wickets", "jaipur kites won", ALL)?.matched).toBe("Jaipur Kites WON");
+    expect(findText("Result: Jaipur  Kites WON by 6 wickets", "jaipur kites won", ALL)?.matched).toBe(
+      "Jaipur Kites WON",
+    );
     expect(findText("match BB\u2013042", "BB-042", ALL)).not.toBeNull();
   });
   it("respects case when case-insensitivity is off", () => {

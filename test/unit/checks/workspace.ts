@@ -7,7 +7,9 @@ import { CheckSpec } from "../../../src/task/schema.js";
 import type { CheckContext } from "../../../src/checks/types.js";
 
 /** A spec as the loader would hand it over: parsed, defaults filled. */
-export function spec<K extends CheckSpec["kind"]>(input: { kind: K } & Record<string, unknown>): Extract<CheckSpec, { kind: K }> {
+export function spec<K extends CheckSpec["kind"]>(
+  input: { kind: K } & Record<string, unknown>,
+): Extract<CheckSpec, { kind: K }> {
   return CheckSpec.parse(input) as Extract<CheckSpec, { kind: K }>;
 }
 

@@ -34,7 +34,11 @@ describe("a model agent's fields", () => {
       },
       policies: { full: "Read every page twice." },
     };
-    const [agent] = finalizeAgents(resolveNamedAgents(config, ["full"], {}, {}, { MY_KEY: "k" }), { repetitionWindow: 3, recoveryLimit: 1, maxInvalidOutputs: 3 });
+    const [agent] = finalizeAgents(resolveNamedAgents(config, ["full"], {}, {}, { MY_KEY: "k" }), {
+      repetitionWindow: 3,
+      recoveryLimit: 1,
+      maxInvalidOutputs: 3,
+    });
     expect(agent).toMatchObject({
       model: "my-model",
       endpoint: { kind: "url", baseUrl: "http://127.0.0.1:9999/v1" },
@@ -52,7 +56,13 @@ describe("a model agent's fields", () => {
   });
 
   it("a command agent runs in cwd (relative to the config file), gets env, and is stored under its model", () => {
-    const definition = { kind: "command" as const, command: ["node", "agent.mjs"], cwd: "agents/ts", env: { AGENT_TOKEN: "t0k" }, model: "holo3-1-35b-a3b" };
+    const definition = {
+      kind: "command" as const,
+      command: ["node", "agent.mjs"],
+      cwd: "agents/ts",
+      env: { AGENT_TOKEN: "t0k" },
+      model: "holo3-1-35b-a3b",
+    };
     expect(resolveCommandAgent("ts", definition, "/project/umpire.config.yaml", "/elsewhere")).toEqual({
       name: "ts",
       command: ["node", "agent.mjs"],

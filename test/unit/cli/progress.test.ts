@@ -5,18 +5,39 @@
  */
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
-import { createDotProgress, createLineProgress, createLiveView, duration, isLiveTerminal } from "../../../src/cli/progress.js";
+import {
+  createDotProgress,
+  createLineProgress,
+  createLiveView,
+  duration,
+  isLiveTerminal,
+} from "../../../src/cli/progress.js";
 import type { PlayedTurn as TurnRecord } from "../../../src/runner/loop.js";
 import type { PlannedTrial } from "../../../src/runner/plan.js";
 import type { TrialEnd } from "../../../src/runner/reporters.js";
 
 const trial = (seq: number, id = `task-${seq}`): PlannedTrial =>
-  ({ id: `run-${seq}`, seq, repeat: 0, agent: { label: "reference/structured", model: "reference", mode: "structured" }, task: { id, title: id, limits: { turns: 30 } } }) as unknown as PlannedTrial;
+  ({
+    id: `run-${seq}`,
+    seq,
+    repeat: 0,
+    agent: { label: "reference/structured", model: "reference", mode: "structured" },
+    task: { id, title: id, limits: { turns: 30 } },
+  }) as unknown as PlannedTrial;
 
 const turn = (idx: number, tool: string, status: string, message: string): TurnRecord =>
   ({ idx, outcome: "actions", actions: [{ idx: 0, tool, status, message, args: {} }] }) as unknown as TurnRecord;
 
-const end = (t: PlannedTrial, verdict: TrialEnd["verdict"]): TrialEnd => ({ trial: t, verdict, stopReason: "answered", stopLine: "model finished", turns: 3, actions: 2, wallMs: 10_000, retried: false });
+const end = (t: PlannedTrial, verdict: TrialEnd["verdict"]): TrialEnd => ({
+  trial: t,
+  verdict,
+  stopReason: "answered",
+  stopLine: "model finished",
+  turns: 3,
+  actions: 2,
+  wallMs: 10_000,
+  retried: false,
+});
 
 function sink(isTTY: boolean) {
   const stream = Object.assign(new PassThrough(), { isTTY, columns: 120 });
@@ -36,7 +57,9 @@ describe("run views", () => {
     view.onTrialBegin!(b);
     now = 5_000;
     view.onStep!(a, turn(1, "click", "success", "clicked search-box\nat 10,10"));
-    expect(out.text()).toContain("alpha [reference/structured #0] turn 2/30, click -> success: clicked search-box\\nat 10,10, 5s");
+    expect(out.text()).toContain(
+      "alpha [reference/structured #0] turn 2/30, click -> success: clicked search-box\\nat 10,10, 5s",
+    );
     expect(out.text()).toContain("estimating time left");
     now = 20_000;
     view.onTrialEnd!(end(a, "passed"));
@@ -59,7 +82,13 @@ describe("run views", () => {
     await new Promise((r) => setTimeout(r, 120));
     expect(out.text()).not.toContain("still running"); // not quiet long enough yet
     now = 250;
-    await vi.waitFor(() => expect(out.text()).toContain("[0/2] still running: alpha [reference/structured #0] turn 1/30, type_text -> failed: no focused input"), { timeout: 10_000 });
+    await vi.waitFor(
+      () =>
+        expect(out.text()).toContain(
+          "[0/2] still running: alpha [reference/structured #0] turn 1/30, type_text -> failed: no focused input",
+        ),
+      { timeout: 10_000 },
+    );
     view.onTrialEnd!(end(a, "failed"));
     expect(out.text()).toContain("[1/2] FAIL  alpha");
     view.onRunEnd!({ runId: "r2", status: "finished", ends: [] });

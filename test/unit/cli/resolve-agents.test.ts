@@ -11,8 +11,13 @@ const env = { HAI_API_KEY: "test-key-not-a-secret" };
 
 describe("resolveAgents and the one --mode default", () => {
   it("the default gives both modes where the model has function calling, structured only where it has none", () => {
-    expect(resolveAgents({ model: ["reference"] }, {}, env).map((a) => a.label)).toEqual(["reference/structured", "reference/tools"]);
-    expect(resolveAgents({ model: ["holo3-122b-a10b"], mode: "both" }, { mode: "default" }, env).map((a) => a.label)).toEqual(["holo3-122b-a10b/structured"]);
+    expect(resolveAgents({ model: ["reference"] }, {}, env).map((a) => a.label)).toEqual([
+      "reference/structured",
+      "reference/tools",
+    ]);
+    expect(
+      resolveAgents({ model: ["holo3-122b-a10b"], mode: "both" }, { mode: "default" }, env).map((a) => a.label),
+    ).toEqual(["holo3-122b-a10b/structured"]);
   });
 
   it("both or tools chosen by a flag or the config file stays an error on a model without function calling", () => {

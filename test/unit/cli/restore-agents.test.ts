@@ -49,7 +49,12 @@ function request(values: AgentRequest["values"] = {}, sources: AgentRequest["sou
 
 describe("restoreAgents", () => {
   it("rebuilds the unnamed agent of a run stored before named agents existed, today's flags on top", () => {
-    const run = storedRunWith({ paths: [], agentOptions: { model: ["reference"], mode: "structured", temperature: "0.5" }, repeat: 1, agents: [] });
+    const run = storedRunWith({
+      paths: [],
+      agentOptions: { model: ["reference"], mode: "structured", temperature: "0.5" },
+      repeat: 1,
+      agents: [],
+    });
     const restored = restoreAgents(run, "--resume", request());
     expect(restored.unnamedAgents).toBe(true);
     expect(restored.agents.map((a) => [a.label, a.temperature])).toEqual([["reference/structured", 0.5]]);
@@ -65,14 +70,29 @@ describe("restoreAgents", () => {
   });
 
   it("asks for a base URL whose credentials were never stored, with the command of the flag used", () => {
-    const run = storedRunWith({ agentOptions: { model: ["m"], mode: "structured", "base-url": "http://127.0.0.1:9/v1", "base-url-had-credentials": true } });
-    expect(() => restoreAgents(run, "--resume", request())).toThrow(`run ${run.id} used a --base-url with credentials in it, which are never stored`);
+    const run = storedRunWith({
+      agentOptions: {
+        model: ["m"],
+        mode: "structured",
+        "base-url": "http://127.0.0.1:9/v1",
+        "base-url-had-credentials": true,
+      },
+    });
+    expect(() => restoreAgents(run, "--resume", request())).toThrow(
+      `run ${run.id} used a --base-url with credentials in it, which are never stored`,
+    );
     try {
       restoreAgents(run, "--last-failed", request());
     } catch (error) {
-      expect((error as { hint?: string }).hint).toBe("pass the same --base-url again: umpire run --last-failed --base-url <url>");
+      expect((error as { hint?: string }).hint).toBe(
+        "pass the same --base-url again: umpire run --last-failed --base-url <url>",
+      );
     }
-    const withUrl = restoreAgents(run, "--resume", request({ "base-url": "http://u:p@127.0.0.1:9/v1" }, { "base-url": "flag" }));
+    const withUrl = restoreAgents(
+      run,
+      "--resume",
+      request({ "base-url": "http://u:p@127.0.0.1:9/v1" }, { "base-url": "flag" }),
+    );
     expect(withUrl.agents).toHaveLength(1);
   });
 });

@@ -49,7 +49,11 @@ describe("runPhases", () => {
 
   it("tears a group down before the phases after it start", async () => {
     const trace: Trace = [];
-    const code = await runPhases(trace, [phase("store"), phaseGroup("trials", [phase("runtime"), phase("execute")]), phase("finish", () => 1)]);
+    const code = await runPhases(trace, [
+      phase("store"),
+      phaseGroup("trials", [phase("runtime"), phase("execute")]),
+      phase("finish", () => 1),
+    ]);
     expect(code).toBe(1);
     expect(trace).toEqual([
       "setup store",

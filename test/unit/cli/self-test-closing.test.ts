@@ -37,16 +37,26 @@ describe("the self-test's closing lines", () => {
   it("say sound or unsound, and nothing more, on a quiet machine", async () => {
     const quiet = await machine(0.4);
     expect(selfTestClosing([probe(true), probe(true)], quiet)).toEqual(["every task is sound"]);
-    expect(selfTestClosing([probe(true), probe(false)], quiet)).toEqual(["some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written"]);
+    expect(selfTestClosing([probe(true), probe(false)], quiet)).toEqual([
+      "some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written",
+    ]);
   });
 
   it("on a saturated machine, call an unsound result not proven and add the warning", async () => {
     const starved = await machine(1);
     const unsound = selfTestClosing([probe(true), probe(false)], starved);
-    expect(unsound[0]).toMatch(/^some tasks are not proven sound, on a saturated machine: run the self-test again with fewer trials at once \(--concurrency 1\)/);
+    expect(unsound[0]).toMatch(
+      /^some tasks are not proven sound, on a saturated machine: run the self-test again with fewer trials at once \(--concurrency 1\)/,
+    );
     expect(unsound[1]).toMatch(/^warning: the machine's CPU was saturated for 100% of the run/);
     // A negative that passed involved no wait: the CPU is not blamed, whatever the machine did.
-    const passedNegative: ProbeResult = { ...probe(false), probe: { ...probe(false).probe, name: "negative:wrong-record", expect: "failed" }, verdict: "passed", stopReason: "answered", clockWait: null };
+    const passedNegative: ProbeResult = {
+      ...probe(false),
+      probe: { ...probe(false).probe, name: "negative:wrong-record", expect: "failed" },
+      verdict: "passed",
+      stopReason: "answered",
+      clockWait: null,
+    };
     const blamed = selfTestClosing([probe(true), passedNegative], starved);
     expect(blamed[0]).toMatch(/^some tasks are unsound/);
     const sound = selfTestClosing([probe(true)], starved);

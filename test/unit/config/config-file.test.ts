@@ -34,8 +34,17 @@ describe("config file", () => {
   });
 
   it("reads YAML defaults as typed values; a single word for a repeatable option is allowed", () => {
-    writeFileSync(join(dir, "umpire.config.yaml"), "defaults:\n  model: reference\n  temperature: 0.3\n  maxTokens: 900\n  stream: true\n  tag: [nightly, main]\n");
-    expect(loadConfig({ cwd: dir }).data.defaults).toEqual({ model: "reference", temperature: 0.3, maxTokens: 900, stream: true, tag: ["nightly", "main"] });
+    writeFileSync(
+      join(dir, "umpire.config.yaml"),
+      "defaults:\n  model: reference\n  temperature: 0.3\n  maxTokens: 900\n  stream: true\n  tag: [nightly, main]\n",
+    );
+    expect(loadConfig({ cwd: dir }).data.defaults).toEqual({
+      model: "reference",
+      temperature: 0.3,
+      maxTokens: 900,
+      stream: true,
+      tag: ["nightly", "main"],
+    });
   });
 
   it("without a file the config is empty; an empty file is an empty config", () => {
@@ -45,17 +54,26 @@ describe("config file", () => {
   });
 
   it("an unknown key anywhere is an error with its line, dotted path and did-you-mean", () => {
-    const problems = problemsOf("defaults:\n  repeat: 2\n  temprature: 0.3\nprices:\n  m:\n    input: 1\n    output: 2\n    discount: 3\nprice: {}\n");
+    const problems = problemsOf(
+      "defaults:\n  repeat: 2\n  temprature: 0.3\nprices:\n  m:\n    input: 1\n    output: 2\n    discount: 3\nprice: {}\n",
+    );
     expect(problems.map((p) => [p.line, p.path, p.message, p.fix])).toEqual([
       [3, "defaults.temprature", 'unknown key "temprature"', "did you mean 'temperature'?"],
-      [8, "prices.m.discount", 'unknown key "discount"', "remove it; allowed keys here: input, output, cachedInput, reasoning, reasoningInOutput"],
+      [
+        8,
+        "prices.m.discount",
+        'unknown key "discount"',
+        "remove it; allowed keys here: input, output, cachedInput, reasoning, reasoningInOutput",
+      ],
       [9, "price", 'unknown key "price"', "did you mean 'prices'?"],
     ]);
   });
 
   it("JSON files get lines too, and JSON's own syntax message", () => {
     const problems = problemsOf('{\n  "defaults": {\n    "repet": 2\n  }\n}\n', true);
-    expect(problems).toMatchObject([{ file: "umpire.config.json", line: 3, path: "defaults.repet", fix: "did you mean 'repeat'?" }]);
+    expect(problems).toMatchObject([
+      { file: "umpire.config.json", line: 3, path: "defaults.repet", fix: "did you mean 'repeat'?" },
+    ]);
     expect(problemsOf("{ not json", true)[0]!.message).toMatch(/^not valid JSON/);
   });
 
@@ -80,10 +98,22 @@ describe("config file", () => {
   });
 
   it("is a composition of sections; every config-settable option is a defaults key", () => {
-    expect(Object.keys(CONFIG_SECTIONS)).toEqual(["$schema", "prices", "defaults", "agents", "defaultAgents", "targets", "import"]);
+    expect(Object.keys(CONFIG_SECTIONS)).toEqual([
+      "$schema",
+      "prices",
+      "defaults",
+      "agents",
+      "defaultAgents",
+      "targets",
+      "import",
+    ]);
     const schema = exportConfigSchema() as any;
     const keys = Object.keys(schema.properties.defaults.properties).sort();
-    expect(keys).toEqual(configurableOptions().map(([name]) => configKey(name)).sort());
+    expect(keys).toEqual(
+      configurableOptions()
+        .map(([name]) => configKey(name))
+        .sort(),
+    );
     expect(keys).toContain("maxTokens");
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.defaults.additionalProperties).toBe(false);
@@ -95,7 +125,9 @@ describe("documented examples", () => {
   it("the YAML examples in docs/config.md and README.md are valid config files", () => {
     for (const doc of ["docs/config.md", "README.md"]) {
       const text = readFileSync(join(__dirname, "../../..", doc), "utf8");
-      const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => /^(defaults|prices|\$schema|#)/m.test(b));
+      const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)]
+        .map((m) => m[1]!)
+        .filter((b) => /^(defaults|prices|\$schema|#)/m.test(b));
       expect(blocks.length).toBeGreaterThan(0);
       for (const block of blocks) expect(validateConfigText(block, doc, false)).toHaveProperty("data");
     }

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { deriveMutations, siblingOf } from "../../../src/cli/negative-mutations.js";
 import type { Task } from "../../../src/task/schema.js";
 
-const step = (tool: string, target?: string, args: Record<string, unknown> = {}) => ({ tool, ...(target ? { target } : {}), args }) as Task["reference"][number];
+const step = (tool: string, target?: string, args: Record<string, unknown> = {}) =>
+  ({ tool, ...(target ? { target } : {}), args }) as Task["reference"][number];
 
 describe("mutations of the gold", () => {
   it("drops the last change, stops before the save, aims at a sibling and types a near miss", () => {
@@ -15,7 +16,13 @@ describe("mutations of the gold", () => {
       step("click", "about"),
       step("answer", undefined, { content: "Done" }),
     ];
-    const mutations = deriveMutations({ reference: gold } as Task, ["first-toggle", "second-toggle", "save", "save-draft", "name"]);
+    const mutations = deriveMutations({ reference: gold } as Task, [
+      "first-toggle",
+      "second-toggle",
+      "save",
+      "save-draft",
+      "name",
+    ]);
     expect(mutations.map((m) => [m.name, m.what])).toEqual([
       ["mutation-drop-step-5", "dropping step 5 (click about)"],
       ["mutation-stop-before-4", "stopping before step 4 (click save)"],

@@ -25,18 +25,35 @@ describe("locators as marks", () => {
       { name: "getByRole", args: ["button", { name: "It's done", exact: true }] },
       { name: "first", args: [] },
     ]);
-    expect(parseLocator("getByText(/save(d)?/i)")).toEqual([{ name: "getByText", args: [{ regex: "save(d)?", flags: "i" }] }]);
+    expect(parseLocator("getByText(/save(d)?/i)")).toEqual([
+      { name: "getByText", args: [{ regex: "save(d)?", flags: "i" }] },
+    ]);
     expect(parseLocator("not a locator")).toBeNull();
   });
 
   it("maps each locator kind to the mark umpire can resolve", () => {
     expect(aim("getByTestId('save')")).toEqual({ kind: "mark", name: "save", decl: null });
-    expect(aim("getByTestId('save')", "click", ["id", "data-testid"])).toEqual({ kind: "mark", name: "save", decl: { selector: '[id="save"]' } });
-    expect(aim("getByRole('link', { name: 'Active', exact: true })")).toEqual({ kind: "mark", name: "active-link", decl: { role: "link", name: "Active", exact: true } });
-    expect(aim("locator('#todo-list li:nth-child(2) .toggle')")).toMatchObject({ name: "todo-list-li-2-toggle", decl: { selector: "#todo-list li:nth-child(2) .toggle" } });
+    expect(aim("getByTestId('save')", "click", ["id", "data-testid"])).toEqual({
+      kind: "mark",
+      name: "save",
+      decl: { selector: '[id="save"]' },
+    });
+    expect(aim("getByRole('link', { name: 'Active', exact: true })")).toEqual({
+      kind: "mark",
+      name: "active-link",
+      decl: { role: "link", name: "Active", exact: true },
+    });
+    expect(aim("locator('#todo-list li:nth-child(2) .toggle')")).toMatchObject({
+      name: "todo-list-li-2-toggle",
+      decl: { selector: "#todo-list li:nth-child(2) .toggle" },
+    });
     expect(aim("locator('#new-todo')")).toMatchObject({ name: "new-todo" });
-    expect(aim("getByPlaceholder('Search')", "fill")).toMatchObject({ decl: { selector: '[placeholder*="Search" i]' } });
-    expect(aim("getByLabel('Remember me')", "check")).toMatchObject({ decl: { role: "checkbox", name: "Remember me" } });
+    expect(aim("getByPlaceholder('Search')", "fill")).toMatchObject({
+      decl: { selector: '[placeholder*="Search" i]' },
+    });
+    expect(aim("getByLabel('Remember me')", "check")).toMatchObject({
+      decl: { role: "checkbox", name: "Remember me" },
+    });
     // Nothing is guessed: a label on a click, and any text locator, are left for the user to declare.
     expect(aim("getByLabel('Remember me')", "click").kind).toBe("unresolved");
     expect(aim("getByText('Active')").kind).toBe("unresolved");
@@ -50,7 +67,11 @@ describe("locators as marks", () => {
   });
 });
 
-const ctx = (source: Record<number, string> = {}, requests: TranslateContext["requests"] = {}, effectsSource = false): TranslateContext => ({
+const ctx = (
+  source: Record<number, string> = {},
+  requests: TranslateContext["requests"] = {},
+  effectsSource = false,
+): TranslateContext => ({
   baseURL: "http://127.0.0.1:4000",
   playwrightTestId: "data-testid",
   targetTestId: "data-testid",
@@ -106,7 +127,12 @@ describe("a recorded test as a draft task", () => {
     expect(task.todo.some((t) => t.includes("Hover"))).toBe(true);
     // Only the expects after the last action are the task's outcome.
     expect(task.checks).toEqual([
-      { kind: "page", name: `getByTestId('status') toHaveText "Saved"`, selector: '[data-testid="status"]', text: { regex: "^\\s*Saved\\s*$" } },
+      {
+        kind: "page",
+        name: `getByTestId('status') toHaveText "Saved"`,
+        selector: '[data-testid="status"]',
+        text: { regex: "^\\s*Saved\\s*$" },
+      },
       expect.objectContaining({ selector: ".note >> nth=1", state: "visible" }),
       expect.objectContaining({ selector: ".note >> nth=2", state: "absent" }),
     ]);
@@ -117,7 +143,9 @@ describe("a recorded test as a draft task", () => {
   it("reads a RegExp the worker reported as {} back from the test's source", () => {
     const source = { 9: "  await expect(page).toHaveURL(/#\\/active$/);" };
     const step = expectStep("toHaveURL", { expected: {} }, 9, 24);
-    expect(checksOf(step, ctx(source))).toEqual([{ kind: "page", name: "page toHaveURL /#\\/active$/", url: { regex: "#\\/active$" } }]);
+    expect(checksOf(step, ctx(source))).toEqual([
+      { kind: "page", name: "page toHaveURL /#\\/active$/", url: { regex: "#\\/active$" } },
+    ]);
   });
 });
 
@@ -148,23 +176,51 @@ describe("network calls the test awaited", () => {
   const waitRegex = api('Wait for event "response"', {}, 5, 14);
 
   it("are not gold steps, and become the check their import.requests mapping names", () => {
-    const requests = { "**/api/items": { effects: { type: "item_saved" } }, "/\\/api\\/items$/": { http: { method: "GET", url: "/api/items?trial=${TRIAL_ID}" } } };
+    const requests = {
+      "**/api/items": { effects: { type: "item_saved" } },
+      "/\\/api\\/items$/": { http: { method: "GET", url: "/api/items?trial=${TRIAL_ID}" } },
+    };
     const task = translateTest(saving(waitResponse, waitRegex), ctx(source, requests), "saves-an-item");
     expect(task.reference.map((s) => s.tool)).toEqual(["click", "write", "click", "answer"]);
     expect(task.checks.slice(1)).toEqual([
-      { kind: "effects", name: 'the app received the response "**/api/items" (awaited at line 3)', require: [{ type: "item_saved" }] },
+      {
+        kind: "effects",
+        name: 'the app received the response "**/api/items" (awaited at line 3)',
+        require: [{ type: "item_saved" }],
+      },
       // An http read-back with no contains or json of its own must show what the test typed.
-      { kind: "http", name: "the app received the response /\\/api\\/items$/ (awaited at line 5)", method: "GET", url: "/api/items?trial=${TRIAL_ID}", contains: ["Oat milk"] },
+      {
+        kind: "http",
+        name: "the app received the response /\\/api\\/items$/ (awaited at line 5)",
+        method: "GET",
+        url: "/api/items?trial=${TRIAL_ID}",
+        contains: ["Oat milk"],
+      },
     ]);
     expect(task.unmapped).toEqual([]);
   });
 
   it("require an effect awaited twice to happen twice, and key a predicate by its file:line", () => {
-    const requests = { "**/api/items": { effects: { type: "item_saved" } }, "e2e/t.spec.ts:4": { effects: { type: "item_deleted", where: { name: "x" } } } };
-    const task = translateTest(saving(waitResponse, waitPredicate, waitResponse), ctx(source, requests), "saves-an-item");
+    const requests = {
+      "**/api/items": { effects: { type: "item_saved" } },
+      "e2e/t.spec.ts:4": { effects: { type: "item_deleted", where: { name: "x" } } },
+    };
+    const task = translateTest(
+      saving(waitResponse, waitPredicate, waitResponse),
+      ctx(source, requests),
+      "saves-an-item",
+    );
     expect(task.checks.filter((c) => c.kind === "effects")).toEqual([
-      { kind: "effects", name: 'the app received the response "**/api/items" (awaited at line 3, 3)', require: [{ type: "item_saved", min: 2 }] },
-      { kind: "effects", name: "the app received a request matching the predicate at e2e/t.spec.ts:4", require: [{ type: "item_deleted", where: { name: "x" } }] },
+      {
+        kind: "effects",
+        name: 'the app received the response "**/api/items" (awaited at line 3, 3)',
+        require: [{ type: "item_saved", min: 2 }],
+      },
+      {
+        kind: "effects",
+        name: "the app received a request matching the predicate at e2e/t.spec.ts:4",
+        require: [{ type: "item_deleted", where: { name: "x" } }],
+      },
     ]);
   });
 
@@ -175,30 +231,63 @@ describe("network calls the test awaited", () => {
       headers: { authorization: "Bearer ${env:SHOP_TOKEN}" },
       body: { name: "Oat milk" },
       status: [200, 201],
-      json: [{ path: "/0/name", equals: "Oat milk" }, { path: "", length: 1 }, { path: "/0/price", number: { value: 2, tolerance: 0.5 } }, { path: "/0/id", exists: true, regex: "^\\d+$", contains: "1" }],
+      json: [
+        { path: "/0/name", equals: "Oat milk" },
+        { path: "", length: 1 },
+        { path: "/0/price", number: { value: 2, tolerance: 0.5 } },
+        { path: "/0/id", exists: true, regex: "^\\d+$", contains: "1" },
+      ],
       contains: ["Oat"],
       timeoutSeconds: 5,
     };
-    const { requests } = ImportSection.parse({ requests: { "**/api/items": { http }, "e2e/t.spec.ts:4": { http: { url: "/api/items" } } } });
+    const { requests } = ImportSection.parse({
+      requests: { "**/api/items": { http }, "e2e/t.spec.ts:4": { http: { url: "/api/items" } } },
+    });
     const task = translateTest(saving(waitResponse, waitPredicate), ctx(source, requests), "saves-an-item");
     // Its own contains and json say what the read-back must show: the typed values are not added.
-    expect(task.checks[1]).toEqual({ kind: "http", name: 'the app received the response "**/api/items" (awaited at line 3)', ...http });
+    expect(task.checks[1]).toEqual({
+      kind: "http",
+      name: 'the app received the response "**/api/items" (awaited at line 3)',
+      ...http,
+    });
     // Given only a URL: the schema's defaults stay out of the file (method GET is kept: it says what is sent).
-    expect(task.checks[2]).toEqual({ kind: "http", name: "the app received a request matching the predicate at e2e/t.spec.ts:4", method: "GET", url: "/api/items", contains: ["Oat milk"] });
+    expect(task.checks[2]).toEqual({
+      kind: "http",
+      name: "the app received a request matching the predicate at e2e/t.spec.ts:4",
+      method: "GET",
+      url: "/api/items",
+      contains: ["Oat milk"],
+    });
   });
 
   it("unmapped, are written into the draft with the exact line to add under import.requests", () => {
     const task = translateTest(saving(waitResponse, waitPredicate), ctx(source, {}, true), "saves-an-item");
     expect(task.checks.map((c) => c.kind)).toEqual(["page"]);
     expect(task.unmapped).toEqual([
-      { what: 'the response "**/api/items" (line 3)', lines: [expect.stringMatching(/^"\*\*\/api\/items": \{ effects: \{ type: EFFECT_TYPE \} \} +# /), expect.stringMatching(/^"\*\*\/api\/items": \{ http: /)] },
-      { what: "a request matching the predicate at e2e/t.spec.ts:4", lines: [expect.stringMatching(/^e2e\/t.spec.ts:4: \{ effects: /), expect.any(String)] },
+      {
+        what: 'the response "**/api/items" (line 3)',
+        lines: [
+          expect.stringMatching(/^"\*\*\/api\/items": \{ effects: \{ type: EFFECT_TYPE \} \} +# /),
+          expect.stringMatching(/^"\*\*\/api\/items": \{ http: /),
+        ],
+      },
+      {
+        what: "a request matching the predicate at e2e/t.spec.ts:4",
+        lines: [expect.stringMatching(/^e2e\/t.spec.ts:4: \{ effects: /), expect.any(String)],
+      },
     ]);
     const text = renderTask(task, "shop", {}, null);
-    expect(text).toContain('# TODO: the test awaited the response "**/api/items" (line 3): to check that the app received it');
+    expect(text).toContain(
+      '# TODO: the test awaited the response "**/api/items" (line 3): to check that the app received it',
+    );
     // The line as written is the mapping: pasted under import.requests, it parses to the key and an effects rule.
-    const line = text.split("\n").find((l) => l.includes("EFFECT_TYPE") && l.includes("api/items"))!.replace(/^#\s+/, "");
-    expect(parse(`requests:\n  ${line}\n`)).toEqual({ requests: { "**/api/items": { effects: { type: "EFFECT_TYPE" } } } });
+    const line = text
+      .split("\n")
+      .find((l) => l.includes("EFFECT_TYPE") && l.includes("api/items"))!
+      .replace(/^#\s+/, "");
+    expect(parse(`requests:\n  ${line}\n`)).toEqual({
+      requests: { "**/api/items": { effects: { type: "EFFECT_TYPE" } } },
+    });
   });
 });
 
@@ -215,24 +304,52 @@ const recording = (over: Partial<Recording> = {}): Recording => ({
 describe("the target and its shared marks", () => {
   it("reuses a declared target with the same base URL, or the same start command on ${PORT}", () => {
     expect(declaredMatches({ baseUrl: "http://127.0.0.1:4000/" }, "http://127.0.0.1:4000", null)).toBe(true);
-    expect(declaredMatches({ baseUrl: "http://127.0.0.1:${PORT}", start: { command: "npm start" } }, "http://127.0.0.1:4000", "npm start")).toBe(true);
-    expect(declaredMatches({ baseUrl: "http://127.0.0.1:${PORT}", start: { command: "node other.js" } }, "http://127.0.0.1:4000", "npm start")).toBe(false);
+    expect(
+      declaredMatches(
+        { baseUrl: "http://127.0.0.1:${PORT}", start: { command: "npm start" } },
+        "http://127.0.0.1:4000",
+        "npm start",
+      ),
+    ).toBe(true);
+    expect(
+      declaredMatches(
+        { baseUrl: "http://127.0.0.1:${PORT}", start: { command: "node other.js" } },
+        "http://127.0.0.1:4000",
+        "npm start",
+      ),
+    ).toBe(false);
   });
 
   it("declares a new target from the webServer, and writes it without losing the file's comments", () => {
     const plan = planTarget(recording(), {}, "/app", "shop");
-    expect(plan).toMatchObject({ name: "shop", reused: false, decl: { baseUrl: "http://127.0.0.1:4000", start: { command: "npm start", readyUrl: "http://127.0.0.1:4000/health" } } });
+    expect(plan).toMatchObject({
+      name: "shop",
+      reused: false,
+      decl: {
+        baseUrl: "http://127.0.0.1:4000",
+        start: { command: "npm start", readyUrl: "http://127.0.0.1:4000/health" },
+      },
+    });
     const text = mergeConfig("# ours\nprices: {}\n", plan, { "save-button": { role: "button", name: "Save" } });
     expect(text).toContain("# ours");
     expect(text).toMatch(/shop:\n\s+baseUrl: http:\/\/127.0.0.1:4000/);
-    expect(text).toContain('save-button: { role: button, name: Save }');
+    expect(text).toContain("save-button: { role: button, name: Save }");
   });
 
   it("shares a mark two tests use on the target, and takes the target's own name for a mark it declares", () => {
     const save = { role: "button", name: "Save" };
     const marks = (entries: [string, MarkDeclaration][]) => new Map<string, MarkDeclaration | null>(entries);
     const plan = planMarks(
-      [marks([["save-button", save], ["first", { selector: "li:first-child" }]]), marks([["save-button", save], ["x", { selector: "#x" }]])],
+      [
+        marks([
+          ["save-button", save],
+          ["first", { selector: "li:first-child" }],
+        ]),
+        marks([
+          ["save-button", save],
+          ["x", { selector: "#x" }],
+        ]),
+      ],
       { "first-item": { selector: "li:first-child" } },
     );
     expect(plan.targetMarks).toEqual({ "save-button": save });
@@ -251,7 +368,9 @@ describe("draft: true", () => {
     );
     const refused = loadTasks([dir], { cwd: dir });
     expect(refused.tasks).toEqual([]);
-    expect(refused.problems).toEqual([expect.objectContaining({ path: "draft", rule: "draft", severity: "error", line: 3 })]);
+    expect(refused.problems).toEqual([
+      expect.objectContaining({ path: "draft", rule: "draft", severity: "error", line: 3 }),
+    ]);
     expect(loadTasks([dir], { cwd: dir, allowDrafts: true }).tasks.map((t) => t.id)).toEqual(["a-draft"]);
   });
 });

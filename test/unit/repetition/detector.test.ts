@@ -1,5 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createRepetitionDetector, type RepetitionDetectorOptions, type RepetitionStep } from "../../../src/runner/repetition/detector.js";
+import {
+  createRepetitionDetector,
+  type RepetitionDetectorOptions,
+  type RepetitionStep,
+} from "../../../src/runner/repetition/detector.js";
 import { cssBoxesToImageBoxes, type Box } from "../../../src/runner/repetition/masks.js";
 import type { Capture } from "../../../src/runner/repetition/decoded-cache.js";
 import { drawPage, HEIGHT, REGIONS, toCapture, WIDTH } from "./page-images.js";
@@ -9,7 +13,10 @@ type Action = RepetitionStep["actions"][number];
 const save = (x = 512, y = 640): Action => ({ tool: "click", args: { element: "Save button", x, y } });
 const pressEscape: Action = { tool: "press", args: { keys: ["Escape"] } };
 const wait = (seconds = 2): Action => ({ tool: "wait", args: { seconds } });
-const note = (name = "BB-042.md", content = "Jaipur Kites won by 6 wickets"): Action => ({ tool: "write_note", args: { name, content } });
+const note = (name = "BB-042.md", content = "Jaipur Kites won by 6 wickets"): Action => ({
+  tool: "write_note",
+  args: { name, content },
+});
 
 const frame = { image: { width: WIDTH, height: HEIGHT }, viewport: { width: WIDTH, height: HEIGHT } };
 /** The page's volatile regions as the runner would pass them: CSS boxes converted to image pixels. */
@@ -132,13 +139,21 @@ describe("repetition detector: pause and stuck", () => {
     const kinds = [0, 1, 2, 3].map((i) => strict.observe({ capture: covered[i], actions: [save()] }).kind);
     expect(kinds).toEqual(["continue", "continue", "continue", "continue"]);
     const masked = createRepetitionDetector({ compare: { maxDiffRatio: 0 } });
-    const maskedKinds = [0, 1, 2].map((i) => masked.observe({ capture: covered[i], masks: volatileMasks, actions: [save()] }).kind);
+    const maskedKinds = [0, 1, 2].map(
+      (i) => masked.observe({ capture: covered[i], masks: volatileMasks, actions: [save()] }).kind,
+    );
     expect(maskedKinds).toEqual(["continue", "continue", "pause"]);
   });
 
   it("gives the same decisions when comparing downscaled", () => {
     const { step } = detector({ compare: { downscale: true } });
-    const kinds = [step(covered[0], [save()]), step(covered[1], [save()]), step(uncovered[0], [save()]), step(uncovered[1], [save()]), step(uncovered[2], [save()])].map((d) => d.kind);
+    const kinds = [
+      step(covered[0], [save()]),
+      step(covered[1], [save()]),
+      step(uncovered[0], [save()]),
+      step(uncovered[1], [save()]),
+      step(uncovered[2], [save()]),
+    ].map((d) => d.kind);
     expect(kinds).toEqual(["continue", "continue", "continue", "continue", "pause"]);
   });
 });
@@ -148,20 +163,26 @@ describe("repetition detector: waits", () => {
 
   it("tolerates waits on an unchanged screen up to waitCap, whatever the seconds, then pauses", () => {
     const d = createRepetitionDetector({ waitCap: 4 });
-    const kinds = [1, 2, 5, 1, 3].map((seconds, i) => d.observe({ capture: loading[i % 4], masks: spinnerMasks(), actions: [wait(seconds)] }).kind);
+    const kinds = [1, 2, 5, 1, 3].map(
+      (seconds, i) => d.observe({ capture: loading[i % 4], masks: spinnerMasks(), actions: [wait(seconds)] }).kind,
+    );
     expect(kinds).toEqual(["continue", "continue", "continue", "continue", "pause"]);
     expect(d.metrics().stuckSteps).toBe(1); // only the wait beyond the cap
   });
 
   it("uses the task schema's default cap of 5", () => {
     const d = createRepetitionDetector();
-    const kinds = [0, 1, 2, 3, 4, 5].map((i) => d.observe({ capture: loading[i % 4], masks: spinnerMasks(), actions: [wait()] }).kind);
+    const kinds = [0, 1, 2, 3, 4, 5].map(
+      (i) => d.observe({ capture: loading[i % 4], masks: spinnerMasks(), actions: [wait()] }).kind,
+    );
     expect(kinds).toEqual(["continue", "continue", "continue", "continue", "continue", "pause"]);
   });
 
   it("sees an unmasked spinner as a changing screen", () => {
     const d = createRepetitionDetector({ waitCap: 1 });
-    const kinds = [0, 1, 2, 3].map((i) => d.observe({ capture: loading[i], masks: volatileMasks, actions: [wait()] }).kind);
+    const kinds = [0, 1, 2, 3].map(
+      (i) => d.observe({ capture: loading[i], masks: volatileMasks, actions: [wait()] }).kind,
+    );
     expect(kinds).toEqual(["continue", "continue", "continue", "continue"]);
   });
 });
@@ -197,7 +218,8 @@ describe("repetition detector: duplicate effects", () => {
     expect(step(uncovered[0], [save(512, 640)], { effects: ["note_saved"] }).kind).toBe("continue");
     expect(step(uncovered[1], [save(560, 700)], { effects: ["note_saved"] })).toMatchObject({
       kind: "duplicate-effect-risk",
-      condition: 'the agent clicked "Save button" at (560, 700) again (effect "note_saved") before the application acknowledged the first one',
+      condition:
+        'the agent clicked "Save button" at (560, 700) again (effect "note_saved") before the application acknowledged the first one',
     });
     const plain = detector();
     plain.step(uncovered[0], [save()]);

@@ -48,14 +48,54 @@ beforeAll(() => {
 });
 
 const cases: Case[] = [
-  { name: "a blinking caret inside a mask", a: () => withCaret, b: () => withoutCaret, masks: [REGIONS.caret], maxDiffRatio: 0, changed: false },
-  { name: "a blinking caret with no mask and no tolerance", a: () => withCaret, b: () => withoutCaret, masks: [], maxDiffRatio: 0, changed: true },
-  { name: "a dialog closing", a: () => dialogOpen, b: () => dialogClosed, masks: [REGIONS.caret, REGIONS.clock], changed: true },
+  {
+    name: "a blinking caret inside a mask",
+    a: () => withCaret,
+    b: () => withoutCaret,
+    masks: [REGIONS.caret],
+    maxDiffRatio: 0,
+    changed: false,
+  },
+  {
+    name: "a blinking caret with no mask and no tolerance",
+    a: () => withCaret,
+    b: () => withoutCaret,
+    masks: [],
+    maxDiffRatio: 0,
+    changed: true,
+  },
+  {
+    name: "a dialog closing",
+    a: () => dialogOpen,
+    b: () => dialogClosed,
+    masks: [REGIONS.caret, REGIONS.clock],
+    changed: true,
+  },
   { name: "a masked spinner turning", a: () => spinnerA, b: () => spinnerB, masks: [REGIONS.spinner], changed: false },
   { name: "an unmasked spinner turning", a: () => spinnerA, b: () => spinnerB, masks: [REGIONS.caret], changed: true },
-  { name: "one real pixel outside the masks", a: () => base, b: () => onePixelOff, masks: [REGIONS.clock], maxDiffRatio: 0, changed: true },
-  { name: "a short status message appearing (default tolerance)", a: () => base, b: () => shortStatus, masks: [REGIONS.clock, REGIONS.caret], changed: true },
-  { name: "one pixel inside a mask", a: () => base, b: () => onePixelInsideMask, masks: [REGIONS.clock], maxDiffRatio: 0, changed: false },
+  {
+    name: "one real pixel outside the masks",
+    a: () => base,
+    b: () => onePixelOff,
+    masks: [REGIONS.clock],
+    maxDiffRatio: 0,
+    changed: true,
+  },
+  {
+    name: "a short status message appearing (default tolerance)",
+    a: () => base,
+    b: () => shortStatus,
+    masks: [REGIONS.clock, REGIONS.caret],
+    changed: true,
+  },
+  {
+    name: "one pixel inside a mask",
+    a: () => base,
+    b: () => onePixelInsideMask,
+    masks: [REGIONS.clock],
+    maxDiffRatio: 0,
+    changed: false,
+  },
 ];
 
 describe("compareScreens", () => {
@@ -70,9 +110,21 @@ describe("compareScreens", () => {
 
   it("gives the same answers when downscaled 2x and with the anti-aliasing heuristic", () => {
     for (const c of cases) {
-      const downscaled = compareScreens(c.a(), c.b(), { masks: c.masks, maxDiffRatio: c.maxDiffRatio, downscale: true });
-      expect({ name: c.name, changed: downscaled.changed, scale: downscaled.scale }).toEqual({ name: c.name, changed: c.changed, scale: 2 });
-      const heuristic = compareScreens(c.a(), c.b(), { masks: c.masks, maxDiffRatio: c.maxDiffRatio, ignoreAntialiasing: true });
+      const downscaled = compareScreens(c.a(), c.b(), {
+        masks: c.masks,
+        maxDiffRatio: c.maxDiffRatio,
+        downscale: true,
+      });
+      expect({ name: c.name, changed: downscaled.changed, scale: downscaled.scale }).toEqual({
+        name: c.name,
+        changed: c.changed,
+        scale: 2,
+      });
+      const heuristic = compareScreens(c.a(), c.b(), {
+        masks: c.masks,
+        maxDiffRatio: c.maxDiffRatio,
+        ignoreAntialiasing: true,
+      });
       expect({ name: c.name, changed: heuristic.changed }).toEqual({ name: c.name, changed: c.changed });
     }
   });
@@ -126,7 +178,10 @@ describe("compareScreens", () => {
     for (let x = 600; x < 700; x++) setPixel(faint, x, 700, [247, 247, 249]); // background is 250,250,252
     const faintCapture = toCapture(faint);
     expect(compareScreens(base, faintCapture, { maxDiffRatio: 0 }).changed).toBe(false);
-    expect(compareScreens(base, faintCapture, { maxDiffRatio: 0, threshold: 0 })).toMatchObject({ changed: true, diffPixels: 100 });
+    expect(compareScreens(base, faintCapture, { maxDiffRatio: 0, threshold: 0 })).toMatchObject({
+      changed: true,
+      diffPixels: 100,
+    });
   });
 
   it("calls captures of different sizes changed", () => {
@@ -177,7 +232,10 @@ describe("PNG decoding", () => {
       it(`decodes colour type ${colorType} with filter ${filterType} exactly as pngjs does`, () => {
         const r = sample();
         if (colorType === 6) for (let i = 3; i < r.data.length; i += 28) r.data[i] = i % 251;
-        const png = PNG.sync.write(Object.assign(new PNG({ width: r.width, height: r.height }), { data: r.data }), { colorType, filterType });
+        const png = PNG.sync.write(Object.assign(new PNG({ width: r.width, height: r.height }), { data: r.data }), {
+          colorType,
+          filterType,
+        });
         const ours = decodePng(png);
         expect(ours.channels).toBe(colorType === 6 ? 4 : 3);
         expect(toRgba(ours).equals(PNG.sync.read(png).data)).toBe(true);
@@ -186,9 +244,17 @@ describe("PNG decoding", () => {
   }
 
   it("decodes against a reference capture to the same pixels, whatever the reference", () => {
-    const pages = [drawPage({ caret: true }), drawPage({ caret: false }), drawPage({ dialog: true }), drawPage({ caret: true, clock: 4 })];
+    const pages = [
+      drawPage({ caret: true }),
+      drawPage({ caret: false }),
+      drawPage({ dialog: true }),
+      drawPage({ caret: true, clock: 4 }),
+    ];
     const pngs = pages.map((r, i) =>
-      PNG.sync.write(Object.assign(new PNG({ width: r.width, height: r.height }), { data: r.data }), { colorType: 2, filterType: i === 2 ? 4 : -1 }),
+      PNG.sync.write(Object.assign(new PNG({ width: r.width, height: r.height }), { data: r.data }), {
+        colorType: 2,
+        filterType: i === 2 ? 4 : -1,
+      }),
     );
     const reused: number[] = [];
     for (let i = 1; i < pngs.length; i++) {
@@ -203,13 +269,17 @@ describe("PNG decoding", () => {
     // page (another filter) shares at most a few header rows where the filters happen to agree.
     expect(reused[0]).toBe(800 - REGIONS.caret.height - 1);
     expect(reused[1]).toBeLessThan(52);
-    const otherSize = decodePng(PNG.sync.write(Object.assign(new PNG({ width: 301, height: 157 }), { data: sample().data })));
+    const otherSize = decodePng(
+      PNG.sync.write(Object.assign(new PNG({ width: 301, height: 157 }), { data: sample().data })),
+    );
     expect(toRgba(decodePng(pngs[0], otherSize)).equals(PNG.sync.read(pngs[0]).data)).toBe(true);
   });
 
   it("falls back to pngjs for PNG kinds it does not decode itself (grey)", () => {
     const r = sample();
-    const png = PNG.sync.write(Object.assign(new PNG({ width: r.width, height: r.height }), { data: r.data }), { colorType: 0 });
+    const png = PNG.sync.write(Object.assign(new PNG({ width: r.width, height: r.height }), { data: r.data }), {
+      colorType: 0,
+    });
     const ours = decodePng(png);
     expect(ours.channels).toBe(4);
     expect(toRgba(ours).equals(PNG.sync.read(png).data)).toBe(true);

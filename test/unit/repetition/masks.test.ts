@@ -7,7 +7,9 @@ describe("mask conversion", () => {
   it("scales CSS boxes by the device pixel ratio and pads them", () => {
     const box = { x: 10, y: 20, width: 30, height: 40 };
     expect(cssBoxesToImageBoxes([box], dpr2)).toEqual([{ x: 18, y: 38, width: 64, height: 84 }]);
-    expect(cssBoxesToImageBoxes([box], { image: dpr2.image, devicePixelRatio: 2 })).toEqual([{ x: 18, y: 38, width: 64, height: 84 }]);
+    expect(cssBoxesToImageBoxes([box], { image: dpr2.image, devicePixelRatio: 2 })).toEqual([
+      { x: 18, y: 38, width: 64, height: 84 },
+    ]);
     expect(cssBoxesToImageBoxes([box], { ...dpr2, padding: 0 })).toEqual([{ x: 20, y: 40, width: 60, height: 80 }]);
   });
 
@@ -31,7 +33,9 @@ describe("mask conversion", () => {
 
   it("uses image size / viewport per axis for screenshots resized after capture", () => {
     const resized = { image: { width: 640, height: 400 }, viewport: { width: 1280, height: 800 }, padding: 0 };
-    expect(cssBoxesToImageBoxes([{ x: 100, y: 100, width: 50, height: 50 }], resized)).toEqual([{ x: 50, y: 50, width: 25, height: 25 }]);
+    expect(cssBoxesToImageBoxes([{ x: 100, y: 100, width: 50, height: 50 }], resized)).toEqual([
+      { x: 50, y: 50, width: 25, height: 25 },
+    ]);
   });
 
   it("gathers every source of one capture", () => {
@@ -52,10 +56,12 @@ describe("mask conversion", () => {
   });
 
   it("names the source and the fix for a bad box or frame", () => {
-    expect(() => cssBoxesToImageBoxes([{ x: Number.NaN, y: 0, width: 1, height: 1 }], dpr2, "agent config mask")).toThrow(
-      /agent config mask\[0\].*finite/,
+    expect(() =>
+      cssBoxesToImageBoxes([{ x: Number.NaN, y: 0, width: 1, height: 1 }], dpr2, "agent config mask"),
+    ).toThrow(/agent config mask\[0\].*finite/);
+    expect(() => cssBoxesToImageBoxes([], { image: dpr2.image, viewport: { width: 0, height: 800 } })).toThrow(
+      /viewport/,
     );
-    expect(() => cssBoxesToImageBoxes([], { image: dpr2.image, viewport: { width: 0, height: 800 } })).toThrow(/viewport/);
     expect(() => cssBoxesToImageBoxes([], { image: dpr2.image, devicePixelRatio: 0 })).toThrow(/devicePixelRatio/);
   });
 });

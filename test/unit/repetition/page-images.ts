@@ -63,7 +63,14 @@ export function setPixel(r: Raster, x: number, y: number, colour: Rgb, alpha = 2
 }
 
 /** Glyph-like blocks with soft edges, deterministic in `seed`: stands in for a line of text. */
-export function drawText(r: Raster, x: number, y: number, chars: number, seed: number, colour: Rgb = [30, 30, 40]): void {
+export function drawText(
+  r: Raster,
+  x: number,
+  y: number,
+  chars: number,
+  seed: number,
+  colour: Rgb = [30, 30, 40],
+): void {
   let s = seed * 9301 + 49297;
   const next = () => (s = (s * 9301 + 49297) % 233280) / 233280;
   let cx = x;

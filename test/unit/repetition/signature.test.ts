@@ -25,7 +25,10 @@ describe("actionSignature", () => {
   });
 
   it("keeps text and keys, normalising key case and argument order", () => {
-    const write = (content: string, press_enter = false) => ({ tool: "write" as const, args: { content, press_enter } });
+    const write = (content: string, press_enter = false) => ({
+      tool: "write" as const,
+      args: { content, press_enter },
+    });
     expect(actionSignature(write("BB-042"))).not.toBe(actionSignature(write("BB-024")));
     expect(actionSignature(write("BB-042"))).not.toBe(actionSignature(write("BB-042", true)));
     const press = (keys: string[]) => ({ tool: "press" as const, args: { keys } });
@@ -53,6 +56,8 @@ describe("sameAttempt", () => {
     expect(sameAttempt(click(509, 640), click(511, 640))).toBe(true);
     expect(sameAttempt(click(500, 640), click(520, 660))).toBe(true);
     expect(sameAttempt(click(500, 640), click(521, 640))).toBe(false);
-    expect(sameAttempt(click(500, 640), { tool: "double_click", args: { element: "Save button", x: 500, y: 640 } })).toBe(false);
+    expect(
+      sameAttempt(click(500, 640), { tool: "double_click", args: { element: "Save button", x: 500, y: 640 } }),
+    ).toBe(false);
   });
 });

@@ -21,15 +21,42 @@ describe("verdict cancelled in reports", () => {
   it("is left out of rates and pairs, never a regression, shown in its own column, skipped in JUnit", async () => {
     const db = join(dir, "umpire.db");
     const store = openStore(db);
-    const gold = seedRun(store, { model: "reference", startedAt: "2025-06-01T00:00:00.000Z", tags: ["gold"], trials: [{ task: "a", verdict: "passed" }, { task: "b", verdict: "passed" }, { task: "c", verdict: "passed" }] });
-    const stopped = seedRun(store, { model: "reference", startedAt: "2025-06-02T00:00:00.000Z", trials: [{ task: "a", verdict: "passed" }, { task: "b", verdict: "cancelled" }, { task: "c", verdict: "cancelled" }] });
+    const gold = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-01T00:00:00.000Z",
+      tags: ["gold"],
+      trials: [
+        { task: "a", verdict: "passed" },
+        { task: "b", verdict: "passed" },
+        { task: "c", verdict: "passed" },
+      ],
+    });
+    const stopped = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-02T00:00:00.000Z",
+      trials: [
+        { task: "a", verdict: "passed" },
+        { task: "b", verdict: "cancelled" },
+        { task: "c", verdict: "cancelled" },
+      ],
+    });
     const stats = summarizeTrials(store.trials(stopped), 1);
-    expect(stats).toMatchObject({ trials: 3, n: 1, passes: 1, passRate: 1, cancelled: 2, errors: 0, falseSuccesses: 0 });
+    expect(stats).toMatchObject({
+      trials: 3,
+      n: 1,
+      passes: 1,
+      passRate: 1,
+      cancelled: 2,
+      errors: 0,
+      falseSuccesses: 0,
+    });
     store.close();
 
     const cmp = fakeIO(dir);
     const junit = join(dir, "junit.xml");
-    expect(await main(["compare", gold, stopped, "--fail-on-regression", "--db", db, "--junit", junit, "--json"], cmp.io)).toBe(0);
+    expect(
+      await main(["compare", gold, stopped, "--fail-on-regression", "--db", db, "--junit", junit, "--json"], cmp.io),
+    ).toBe(0);
     const body = JSON.parse(cmp.out());
     const text = JSON.stringify(body);
     expect(text).not.toMatch(/"regressed":true/);

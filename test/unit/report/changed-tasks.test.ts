@@ -37,9 +37,25 @@ const NEW = definitionHash({ id: "save-bb042", instruction: "save a note, then d
 
 /** save-bb042 passes 3/3 in the base and fails 3/3 in the candidate; the other task is steady. */
 function seedPair(candidateHash: string | undefined) {
-  const steady = (hash?: string): SeedTrial[] => [0, 1, 2].map(() => ({ task: "lazy-scorecard", verdict: "passed", taskHash: hash }));
-  const base = seedRun(store, { model: "reference", tags: ["gold"], startedAt: "2026-01-01T00:00:00Z", trials: [...[0, 1, 2].map((): SeedTrial => ({ task: "save-bb042", verdict: "passed", taskHash: OLD })), ...steady("sha256:l")] });
-  const cand = seedRun(store, { model: "reference", startedAt: "2026-01-02T00:00:00Z", trials: [...[0, 1, 2].map((): SeedTrial => ({ task: "save-bb042", verdict: "failed", taskHash: candidateHash })), ...steady("sha256:l")] });
+  const steady = (hash?: string): SeedTrial[] =>
+    [0, 1, 2].map(() => ({ task: "lazy-scorecard", verdict: "passed", taskHash: hash }));
+  const base = seedRun(store, {
+    model: "reference",
+    tags: ["gold"],
+    startedAt: "2026-01-01T00:00:00Z",
+    trials: [
+      ...[0, 1, 2].map((): SeedTrial => ({ task: "save-bb042", verdict: "passed", taskHash: OLD })),
+      ...steady("sha256:l"),
+    ],
+  });
+  const cand = seedRun(store, {
+    model: "reference",
+    startedAt: "2026-01-02T00:00:00Z",
+    trials: [
+      ...[0, 1, 2].map((): SeedTrial => ({ task: "save-bb042", verdict: "failed", taskHash: candidateHash })),
+      ...steady("sha256:l"),
+    ],
+  });
   return { base, cand };
 }
 
@@ -68,8 +84,15 @@ describe("compare and changed tasks", () => {
     expect(r.code).toBe(0);
 
     const json = JSON.parse((await cli(["compare", base, cand, "--json"])).out);
-    expect(json.comparison.tasks.map((t: { key: string; changed: boolean }) => [t.key, t.changed])).toEqual([["save-bb042", true], ["lazy-scorecard", false]]);
-    expect(json.comparison.paired[0]).toMatchObject({ changedTasks: ["save-bb042"], changedTasksIncluded: false, tasks: 1 });
+    expect(json.comparison.tasks.map((t: { key: string; changed: boolean }) => [t.key, t.changed])).toEqual([
+      ["save-bb042", true],
+      ["lazy-scorecard", false],
+    ]);
+    expect(json.comparison.paired[0]).toMatchObject({
+      changedTasks: ["save-bb042"],
+      changedTasksIncluded: false,
+      tasks: 1,
+    });
 
     const md = (await cli(["compare", base, cand, "--markdown"])).out;
     expect(md).toContain("task changed; not a like-for-like comparison");

@@ -27,9 +27,17 @@ afterEach(() => {
 const TASKS = ["save-bb042", "cookie-reject", "lazy-scorecard", "compare-two", "long-scroll", "canvas-read"];
 
 /** Every task x repeats; `outcome(task, repeat)` says whether that trial passes. */
-function trialsFor(repeats: number, outcome: (task: string, repeat: number) => boolean, extra: Partial<SeedTrial> = {}): SeedTrial[] {
+function trialsFor(
+  repeats: number,
+  outcome: (task: string, repeat: number) => boolean,
+  extra: Partial<SeedTrial> = {},
+): SeedTrial[] {
   return TASKS.flatMap((task) =>
-    Array.from({ length: repeats }, (_, r) => ({ task, verdict: outcome(task, r) ? ("passed" as const) : ("failed" as const), ...extra })),
+    Array.from({ length: repeats }, (_, r) => ({
+      task,
+      verdict: outcome(task, r) ? ("passed" as const) : ("failed" as const),
+      ...extra,
+    })),
   );
 }
 
@@ -41,7 +49,12 @@ async function cli(argv: string[]) {
 
 describe("compare two runs", () => {
   it("lists the flipped tasks and --fail-on-regression exits 1 for the wrong-record profile", async () => {
-    const base = seedRun(store, { model: "reference", tags: ["main"], startedAt: "2025-06-01T00:00:00.000Z", trials: trialsFor(2, () => true) });
+    const base = seedRun(store, {
+      model: "reference",
+      tags: ["main"],
+      startedAt: "2025-06-01T00:00:00.000Z",
+      trials: trialsFor(2, () => true),
+    });
     // wrong-record: the note names the wrong match on the first two tasks, every repeat.
     const cand = seedRun(store, {
       model: "reference:wrong-record",
@@ -66,8 +79,12 @@ describe("compare two runs", () => {
     // How sure: 12 paired repeats, every task stable on both sides (noise 0): Connor's formula (computed
     // in Python) gives a minimum detectable drop of 53.5 points; the gate and the text both say so.
     expect(paired.detectable.drop).toBeCloseTo(0.5350339212, 6);
-    expect(gated.out).toContain("not significant: this comparison could only have detected drops of 53.5 points or more");
-    expect(json.regression.notes.some((n: string) => n.includes("could only have detected drops of 53.5 points"))).toBe(true);
+    expect(gated.out).toContain(
+      "not significant: this comparison could only have detected drops of 53.5 points or more",
+    );
+    expect(json.regression.notes.some((n: string) => n.includes("could only have detected drops of 53.5 points"))).toBe(
+      true,
+    );
 
     // Without the flag the same comparison reports but exits 0.
     expect((await cli(["compare", base, cand])).code).toBe(0);
@@ -75,8 +92,16 @@ describe("compare two runs", () => {
 
   it("a significant drop in pass rate alone fails the gate", async () => {
     // Base: every task flaky-but-mostly-passing (no stable task); candidate: mostly failing.
-    const base = seedRun(store, { model: "reference", startedAt: "2025-06-01T00:00:00.000Z", trials: trialsFor(3, (_t, r) => r !== 2) });
-    const cand = seedRun(store, { model: "reference", startedAt: "2025-06-02T00:00:00.000Z", trials: trialsFor(3, () => false) });
+    const base = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-01T00:00:00.000Z",
+      trials: trialsFor(3, (_t, r) => r !== 2),
+    });
+    const cand = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-02T00:00:00.000Z",
+      trials: trialsFor(3, () => false),
+    });
     const json = JSON.parse((await cli(["compare", base, cand, "--json", "--fail-on-regression"])).out);
     expect(json.comparison.paired[0].stableRegressions).toEqual([]);
     expect(json.comparison.paired[0].onlyBasePassed).toBe(12);
@@ -87,7 +112,12 @@ describe("compare two runs", () => {
   });
 
   it("passes the gate when nothing changed, and finds the baseline by tag against the latest run", async () => {
-    seedRun(store, { model: "reference", tags: ["main"], startedAt: "2025-06-01T00:00:00.000Z", trials: trialsFor(2, () => true) });
+    seedRun(store, {
+      model: "reference",
+      tags: ["main"],
+      startedAt: "2025-06-01T00:00:00.000Z",
+      trials: trialsFor(2, () => true),
+    });
     seedRun(store, { model: "reference", startedAt: "2025-06-02T00:00:00.000Z", trials: trialsFor(2, () => true) });
     const same = await cli(["compare", "--baseline", "main", "--fail-on-regression"]);
     expect(same.code).toBe(0);
@@ -95,8 +125,16 @@ describe("compare two runs", () => {
   });
 
   it("gates cost per success with --max-cost-increase", async () => {
-    const base = seedRun(store, { model: "reference", startedAt: "2025-06-01T00:00:00.000Z", trials: trialsFor(1, () => true, { costUsd: 0.01 }) });
-    const cand = seedRun(store, { model: "reference", startedAt: "2025-06-02T00:00:00.000Z", trials: trialsFor(1, () => true, { costUsd: 0.025 }) });
+    const base = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-01T00:00:00.000Z",
+      trials: trialsFor(1, () => true, { costUsd: 0.01 }),
+    });
+    const cand = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-02T00:00:00.000Z",
+      trials: trialsFor(1, () => true, { costUsd: 0.025 }),
+    });
     const over = await cli(["compare", base, cand, "--fail-on-regression", "--max-cost-increase", "50"]);
     expect(over.code).toBe(1);
     expect(over.out).toContain("cost per success rose 150.0% (limit 50%)");
@@ -105,13 +143,24 @@ describe("compare two runs", () => {
   });
 
   it("writes JUnit for the candidate: one testcase per trial, failures carry the check reasons, escaped", async () => {
-    const base = seedRun(store, { model: "reference", startedAt: "2025-06-01T00:00:00.000Z", trials: trialsFor(1, () => true) });
-    const nasty = "note says <BB-024> & \"Pune\" won't \u0001match ]]> here";
+    const base = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-01T00:00:00.000Z",
+      trials: trialsFor(1, () => true),
+    });
+    const nasty = 'note says <BB-024> & "Pune" won\'t \u0001match ]]> here';
     const cand = seedRun(store, {
       model: "reference:wrong-record",
       startedAt: "2025-06-02T00:00:00.000Z",
       trials: [
-        { task: "save-bb042", verdict: "failed", checks: [{ pass: false, reason: nasty, name: "note <names> the match" }, { pass: true, reason: "file exists" }] },
+        {
+          task: "save-bb042",
+          verdict: "failed",
+          checks: [
+            { pass: false, reason: nasty, name: "note <names> the match" },
+            { pass: true, reason: "file exists" },
+          ],
+        },
         { task: "cookie-reject", verdict: "error" },
         { task: "lazy-scorecard", verdict: "passed" },
       ],
@@ -124,23 +173,35 @@ describe("compare two runs", () => {
     const suites = root.children;
     expect(suites.map((s) => s.attributes.name)).toEqual([cand]);
     const cases = suites[0].children;
-    expect(cases.map((c) => c.attributes.name)).toEqual(["save-bb042 [structured] #0", "cookie-reject [structured] #0", "lazy-scorecard [structured] #0"]);
+    expect(cases.map((c) => c.attributes.name)).toEqual([
+      "save-bb042 [structured] #0",
+      "cookie-reject [structured] #0",
+      "lazy-scorecard [structured] #0",
+    ]);
     const failure = cases[0].children.find((c: XmlElement) => c.name === "failure")!;
-    expect(failure.attributes.message).toBe("note <names> the match: note says <BB-024> & \"Pune\" won't \uFFFDmatch ]]> here");
+    expect(failure.attributes.message).toBe(
+      'note <names> the match: note says <BB-024> & "Pune" won\'t \uFFFDmatch ]]> here',
+    );
     expect(failure.text).toContain('file "note <names> the match" (required, verified): note says <BB-024>');
     expect(cases[1].children.map((c: XmlElement) => c.name)).toContain("error");
     expect(cases[2].children.map((c: XmlElement) => c.name)).toEqual(["system-out"]);
   });
 
   it("refuses what cannot be compared, with a usage error", async () => {
-    const one = seedRun(store, { model: "reference", startedAt: "2025-06-01T00:00:00.000Z", trials: trialsFor(1, () => true) });
+    const one = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-01T00:00:00.000Z",
+      trials: trialsFor(1, () => true),
+    });
     const r = await cli(["compare", one]);
     expect(r.code).toBe(2);
     expect(r.err).toContain("compare needs two runs, a --baseline, or --by");
     expect((await cli(["compare", one, one])).err).toContain("the same run appears twice");
     expect((await cli(["compare", one, "--by", "mode"])).err).toContain("every trial falls in one group (structured)");
     expect((await cli(["compare", one, "--by", "colour"])).err).toContain("--by colour: unknown");
-    expect((await cli(["compare", one, "--baseline", "nothing-like-it"])).err).toContain("no run tagged 'nothing-like-it'");
+    expect((await cli(["compare", one, "--baseline", "nothing-like-it"])).err).toContain(
+      "no run tagged 'nothing-like-it'",
+    );
   });
 });
 
@@ -163,7 +224,13 @@ describe("compare --by", () => {
     expect(json.groups[0].summary.meanCostUsd).toBeCloseTo(0.0034, 12);
     expect(json.groups[1].summary.costPerSuccess).toBeCloseTo((12 * 0.0034) / 11, 12);
     expect(json.paired[0].deltas.wallP50Pct).toBeCloseTo(-20, 9);
-    expect(json.paired[0].flaky).toEqual([{ key: "compare-two", base: { key: "compare-two", passes: 2, n: 2 }, candidate: { key: "compare-two", passes: 1, n: 2 } }]);
+    expect(json.paired[0].flaky).toEqual([
+      {
+        key: "compare-two",
+        base: { key: "compare-two", passes: 2, n: 2 },
+        candidate: { key: "compare-two", passes: 1, n: 2 },
+      },
+    ]);
 
     const text = (await cli(["compare", run, "--by", "mode"])).out;
     expect(text).toMatch(/save-bb042\s+│ structured │ 2\/2/);
@@ -174,8 +241,18 @@ describe("compare --by", () => {
   });
 
   it("--by tag groups runs by their tags", async () => {
-    const a = seedRun(store, { model: "reference", tags: ["old-prompt"], startedAt: "2025-06-01T00:00:00.000Z", trials: trialsFor(1, () => true) });
-    const b = seedRun(store, { model: "reference", tags: ["new-prompt"], startedAt: "2025-06-02T00:00:00.000Z", trials: trialsFor(1, (t) => t !== "canvas-read") });
+    const a = seedRun(store, {
+      model: "reference",
+      tags: ["old-prompt"],
+      startedAt: "2025-06-01T00:00:00.000Z",
+      trials: trialsFor(1, () => true),
+    });
+    const b = seedRun(store, {
+      model: "reference",
+      tags: ["new-prompt"],
+      startedAt: "2025-06-02T00:00:00.000Z",
+      trials: trialsFor(1, (t) => t !== "canvas-read"),
+    });
     const json = JSON.parse((await cli(["compare", a, b, "--by", "tag", "--json"])).out).comparison;
     expect(json.groups.map((g: { label: string }) => g.label)).toEqual(["old-prompt", "new-prompt"]);
     expect(json.paired[0].flippedToFail).toEqual(["canvas-read"]);
@@ -194,9 +271,23 @@ describe("compareGroups (pure)", () => {
       ],
     });
     const trials = store.trials(run);
-    const c = compareGroups([{ label: "x", runIds: [run], trials }, { label: "y", runIds: [run], trials }], "run");
+    const c = compareGroups(
+      [
+        { label: "x", runIds: [run], trials },
+        { label: "y", runIds: [run], trials },
+      ],
+      "run",
+    );
     const s = c.groups[0].summary;
-    expect(s).toMatchObject({ trials: 3, n: 2, passes: 1, errors: 1, falseSuccesses: 1, wallP50Ms: 2000, costPerSuccess: 0.04 });
+    expect(s).toMatchObject({
+      trials: 3,
+      n: 2,
+      passes: 1,
+      errors: 1,
+      falseSuccesses: 1,
+      wallP50Ms: 2000,
+      costPerSuccess: 0.04,
+    });
     expect(s.stopReasons).toEqual({ answered: 2, environment_error: 1 });
     expect(c.k).toBe(2);
     expect(c.tasks[0].cells[0]!.outcome).toBe("flaky");
@@ -214,17 +305,35 @@ describe("compareGroups (pure)", () => {
     });
     const trials = store.trials(run);
     expect(groupTrialsBy(trials, "mode").map((g) => g.label)).toEqual(["structured", "tools"]);
-    const byRun = compareGroups([{ label: "r1", runIds: [run], trials }, { label: "r2", runIds: [run], trials }], "run");
+    const byRun = compareGroups(
+      [
+        { label: "r1", runIds: [run], trials },
+        { label: "r2", runIds: [run], trials },
+      ],
+      "run",
+    );
     expect(byRun.tasks.map((t) => t.key)).toEqual(["a [tools]", "a [structured]"]);
   });
 
   it("judgeRegression notes an unknown cost instead of failing on it", () => {
-    const run = seedRun(store, { model: "reference", startedAt: "2025-06-01T00:00:00.000Z", trials: [{ task: "a", verdict: "passed" }] });
+    const run = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-01T00:00:00.000Z",
+      trials: [{ task: "a", verdict: "passed" }],
+    });
     const trials = store.trials(run);
-    const c = compareGroups([{ label: "x", runIds: [run], trials }, { label: "y", runIds: [run], trials }], "run");
+    const c = compareGroups(
+      [
+        { label: "x", runIds: [run], trials },
+        { label: "y", runIds: [run], trials },
+      ],
+      "run",
+    );
     const v = judgeRegression(c.paired[0], { base: 0.01, candidate: "unknown" }, { maxCostIncreasePct: 10 });
     expect(v.regressed).toBe(false);
     expect(v.notes[0]).toContain("unknown");
-    expect(judgeRegression(c.paired[0], { base: 0.01, candidate: "no_success" }, { maxCostIncreasePct: 10 }).regressed).toBe(true);
+    expect(
+      judgeRegression(c.paired[0], { base: 0.01, candidate: "no_success" }, { maxCostIncreasePct: 10 }).regressed,
+    ).toBe(true);
   });
 });

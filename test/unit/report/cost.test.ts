@@ -11,7 +11,12 @@ import { openStore } from "../../../src/store/open.js";
 import { tempDir } from "../store/fixtures.js";
 import { fakeIO, seedRun } from "./seed.js";
 
-const usage = (inputTokens: number, outputTokens: number, reasoningTokens = 0, cachedTokens = 0) => ({ inputTokens, outputTokens, reasoningTokens, cachedTokens });
+const usage = (inputTokens: number, outputTokens: number, reasoningTokens = 0, cachedTokens = 0) => ({
+  inputTokens,
+  outputTokens,
+  reasoningTokens,
+  cachedTokens,
+});
 
 describe("cost arithmetic", () => {
   it("reproduces the reference figures exactly", () => {
@@ -70,7 +75,9 @@ describe("prices (config file and flags, as the CLI reads them)", () => {
   it("a config file's prices add models and override the built-in ones; flags override every model", () => {
     writeFileSync(
       join(dir, "umpire.config.yaml"),
-      ["prices:", "  my-model: { input: 1, output: 4 }", "  holo3-1-35b-a3b: { input: 0.2, output: 1.5 }", ""].join("\n"),
+      ["prices:", "  my-model: { input: 1, output: 4 }", "  holo3-1-35b-a3b: { input: 0.2, output: 1.5 }", ""].join(
+        "\n",
+      ),
     );
     const book = pricesFor(dir);
     expect(book.userPrices).toBe(true);
@@ -90,7 +97,10 @@ describe("prices (config file and flags, as the CLI reads them)", () => {
 
   it("a JSON config file named by --config is read the same way", () => {
     mkdirSync(join(dir, "conf"));
-    writeFileSync(join(dir, "conf", "prices.json"), JSON.stringify({ prices: { "my-model": { input: 1, output: 4, cachedInput: 0.1 } } }));
+    writeFileSync(
+      join(dir, "conf", "prices.json"),
+      JSON.stringify({ prices: { "my-model": { input: 1, output: 4, cachedInput: 0.1 } } }),
+    );
     const book = pricesFor(dir, ["--config", "conf/prices.json"]);
     expect(book.lookup("my-model")).toEqual({ input: 1, output: 4, cachedInput: 0.1 });
     expect(costOfUsage(usage(1000, 0, 0, 400), book.lookup("my-model"))).toBe(0.00064);
@@ -101,7 +111,12 @@ describe("prices (config file and flags, as the CLI reads them)", () => {
     expect(book.userPrices).toBe(false);
     expect(book.sources).toEqual(["built-in"]);
     expect(book.lookup("my-model")).toBeNull();
-    expect(reportedCost({ model: "reference", costUsd: 0.5, inputTokens: 1, outputTokens: 1, reasoningTokens: 0, cachedTokens: 0 }, book)).toBe(0.5);
+    expect(
+      reportedCost(
+        { model: "reference", costUsd: 0.5, inputTokens: 1, outputTokens: 1, reasoningTokens: 0, cachedTokens: 0 },
+        book,
+      ),
+    ).toBe(0.5);
   });
 
   it("bad prices and flags give errors naming the file, the field and the fix", () => {
@@ -116,24 +131,44 @@ describe("prices (config file and flags, as the CLI reads them)", () => {
       throw new Error("expected an error");
     };
     writeFileSync(file, JSON.stringify({ prices: { m: { input: -1, output: 2 } } }));
-    expect(failure()).toMatchObject({ code: "input", message: expect.stringMatching(/umpire\.config\.json.*prices\.m\.input/s) });
+    expect(failure()).toMatchObject({
+      code: "input",
+      message: expect.stringMatching(/umpire\.config\.json.*prices\.m\.input/s),
+    });
     writeFileSync(file, "{ not json");
     expect(failure()).toMatchObject({ code: "input", message: expect.stringContaining("umpire.config.json") });
     writeFileSync(file, JSON.stringify({ prices: { m: { input: 1, output: 2, discount: 3 } } }));
     expect(failure()).toMatchObject({ code: "input", message: expect.stringMatching(/prices\.m.*discount/s) });
-    expect(failure(["--config", "missing.json"])).toMatchObject({ code: "input", message: "--config missing.json: no such file" });
+    expect(failure(["--config", "missing.json"])).toMatchObject({
+      code: "input",
+      message: "--config missing.json: no such file",
+    });
     writeFileSync(file, JSON.stringify({ prices: {} }));
     const flag = failure(["--price-in", "cheap"]);
-    expect(flag).toMatchObject({ code: "usage", message: expect.stringContaining("--price-in cheap: expected a number"), hint: expect.stringContaining("--price-in") });
-    expect(failure(["--price-out=-1"])).toMatchObject({ code: "usage", message: expect.stringContaining("--price-out -1: expected a number >= 0") });
+    expect(flag).toMatchObject({
+      code: "usage",
+      message: expect.stringContaining("--price-in cheap: expected a number"),
+      hint: expect.stringContaining("--price-in"),
+    });
+    expect(failure(["--price-out=-1"])).toMatchObject({
+      code: "usage",
+      message: expect.stringContaining("--price-out -1: expected a number >= 0"),
+    });
   });
 
   it("the CLI refuses bad prices with exit code 2 and the file in the message", async () => {
     const db = join(dir, "umpire.db");
     const store = openStore(db);
-    const run = seedRun(store, { model: "my-model", startedAt: "2025-06-01T10:00:00.000Z", trials: [{ task: "save-bb042", verdict: "passed", usage: usage(1000, 10) }] });
+    const run = seedRun(store, {
+      model: "my-model",
+      startedAt: "2025-06-01T10:00:00.000Z",
+      trials: [{ task: "save-bb042", verdict: "passed", usage: usage(1000, 10) }],
+    });
     store.close();
-    writeFileSync(join(dir, "umpire.config.json"), JSON.stringify({ prices: { "my-model": { input: "cheap", output: 2 } } }));
+    writeFileSync(
+      join(dir, "umpire.config.json"),
+      JSON.stringify({ prices: { "my-model": { input: "cheap", output: 2 } } }),
+    );
     const bad = fakeIO(dir);
     expect(await main(["show", run, "--db", db], bad.io)).toBe(2);
     expect(bad.err()).toMatch(/umpire\.config\.json.*prices\.my-model\.input/s);
@@ -196,6 +231,9 @@ describe("cost on a real store", () => {
     const list = fakeIO(dir);
     await main(["runs", "--db", db, "--json"], list.io);
     const runs = JSON.parse(list.out()).runs;
-    expect(runs.map((r: { id: string; costUsd: unknown }) => [r.id, r.costUsd])).toEqual([[custom, null], [holo, 0.0093874]]);
+    expect(runs.map((r: { id: string; costUsd: unknown }) => [r.id, r.costUsd])).toEqual([
+      [custom, null],
+      [holo, 0.0093874],
+    ]);
   });
 });

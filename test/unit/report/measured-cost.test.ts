@@ -6,8 +6,21 @@ import { describe, expect, it } from "vitest";
 import { reportedCost } from "../../../src/report/cost.js";
 import { createPriceBook } from "../../../src/pricing.js";
 
-const usage = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens, reasoningTokens: 0, cachedTokens: 0 });
-const call = (model: string, status: number, inputTokens: number, outputTokens: number) => ({ route: "chat/completions", model, stream: false, status, usage: usage(inputTokens, outputTokens), ms: 1, ttftMs: null });
+const usage = (inputTokens: number, outputTokens: number) => ({
+  inputTokens,
+  outputTokens,
+  reasoningTokens: 0,
+  cachedTokens: 0,
+});
+const call = (model: string, status: number, inputTokens: number, outputTokens: number) => ({
+  route: "chat/completions",
+  model,
+  stream: false,
+  status,
+  usage: usage(inputTokens, outputTokens),
+  ms: 1,
+  ttftMs: null,
+});
 const trial = (calls: unknown[], requests = calls.length) => ({
   model: "command:proxied",
   costUsd: 0.5,

@@ -34,10 +34,18 @@ describe("umpire plan", () => {
   it("estimates repeats per task from the baseline's variance, and the cost from its trials", async () => {
     // Every task passes 2 of 4: unbiased p(1-p) = 2*2/(4*3) = 1/3, noise 2/3. Detect 10 points:
     // N = 599.38 -> 600 pairs over 6 tasks = 100 repeats per task, 600 trials at $0.01.
-    const trials = TASKS.flatMap((task) => [0, 1, 2, 3].map((r) => ({ task, verdict: r < 2 ? ("passed" as const) : ("failed" as const), costUsd: 0.01 })));
+    const trials = TASKS.flatMap((task) =>
+      [0, 1, 2, 3].map((r) => ({ task, verdict: r < 2 ? ("passed" as const) : ("failed" as const), costUsd: 0.01 })),
+    );
     const base = seedRun(store, { model: "reference", startedAt: "2025-06-01T00:00:00.000Z", trials });
     const json = JSON.parse((await cli(["plan", "--detect", "10", "--baseline", base, "--json"])).out);
-    expect(json.plan).toMatchObject({ tasks: 6, pairsNeeded: 600, repeatsPerTask: 100, trials: 600, noiseFrom: "baseline repeats" });
+    expect(json.plan).toMatchObject({
+      tasks: 6,
+      pairsNeeded: 600,
+      repeatsPerTask: 100,
+      trials: 600,
+      noiseFrom: "baseline repeats",
+    });
     expect(json.plan.noise).toBeCloseTo(2 / 3, 12);
     expect(json.plan.estimatedCostUsd).toBeCloseTo(6, 9);
     const text = await cli(["plan", "--detect", "10", "--baseline", base]);
@@ -48,18 +56,30 @@ describe("umpire plan", () => {
 
   it("a steadier baseline needs fewer repeats; without one it assumes the worst case", async () => {
     // Each task passes 3 of 4 (p(1-p) unbiased 3*1/(4*3) = 1/4, noise 1/2): the worst case's figure.
-    const trials = TASKS.flatMap((task) => [0, 1, 2, 3].map((r) => ({ task, verdict: r < 3 ? ("passed" as const) : ("failed" as const) })));
+    const trials = TASKS.flatMap((task) =>
+      [0, 1, 2, 3].map((r) => ({ task, verdict: r < 3 ? ("passed" as const) : ("failed" as const) })),
+    );
     const base = seedRun(store, { model: "reference", startedAt: "2025-06-01T00:00:00.000Z", trials });
     const steady = JSON.parse((await cli(["plan", "--detect", "10", "--baseline", base, "--json"])).out).plan;
     expect(steady.pairsNeeded).toBe(469); // N = 468.568
     expect(steady.repeatsPerTask).toBe(79);
     const blind = JSON.parse((await cli(["plan", "--detect", "10", "--tasks", "20", "--json"])).out).plan;
-    expect(blind).toMatchObject({ noise: 0.5, noiseFrom: "worst case", pairsNeeded: 469, repeatsPerTask: 24, estimatedCostUsd: null });
+    expect(blind).toMatchObject({
+      noise: 0.5,
+      noiseFrom: "worst case",
+      pairsNeeded: 469,
+      repeatsPerTask: 24,
+      estimatedCostUsd: null,
+    });
     // Half the tasks 2/2, half 1/2 (unbiased p(1-p) of 1 in 2 is 1*1/(2*1) = 1/2): noise 2 * 0.25 = 0.5;
     // a 20-point drop needs N = 134.97 -> 135 pairs.
-    const half = TASKS.flatMap((task, i) => [0, 1].map((r) => ({ task, verdict: i % 2 === 0 || r === 0 ? ("passed" as const) : ("failed" as const) })));
+    const half = TASKS.flatMap((task, i) =>
+      [0, 1].map((r) => ({ task, verdict: i % 2 === 0 || r === 0 ? ("passed" as const) : ("failed" as const) })),
+    );
     const mixed = seedRun(store, { model: "reference", startedAt: "2025-06-02T00:00:00.000Z", trials: half });
-    expect(JSON.parse((await cli(["plan", "--detect", "20", "--baseline", mixed, "--json"])).out).plan.pairsNeeded).toBe(135);
+    expect(
+      JSON.parse((await cli(["plan", "--detect", "20", "--baseline", mixed, "--json"])).out).plan.pairsNeeded,
+    ).toBe(135);
   });
 
   it("says what is missing", async () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { detectableDrop, minimumDetectableDrop, noiseDiscordance, normalCdf, normalQuantile, pairsNeeded } from "../../../src/report/power.js";
+import {
+  detectableDrop,
+  minimumDetectableDrop,
+  noiseDiscordance,
+  normalCdf,
+  normalQuantile,
+  pairsNeeded,
+} from "../../../src/report/power.js";
 import { howSure } from "../../../src/report/how-sure.js";
 import { mcnemarExact, seededRandom } from "../../../src/report/stats.js";
 
@@ -41,7 +48,8 @@ describe("Connor's paired sample size", () => {
       let c = 0;
       for (let i = 0; i < pairs; i++) {
         const u = random();
-        if (u < noise / 2 + drop) b += 1; // passed only in the base
+        if (u < noise / 2 + drop)
+          b += 1; // passed only in the base
         else if (u < noise + drop) c += 1; // passed only in the candidate
       }
       if (b > c && mcnemarExact(b, c) < 0.05) rejected += 1;
@@ -55,7 +63,12 @@ describe("Connor's paired sample size", () => {
 describe("noise from stored repeats", () => {
   it("pools the unbiased within-task variance, doubled", () => {
     // 2/4: 2*2/(4*3) = 1/3; 3/3: 0; weighted by n: (4/3 + 0) / 7, doubled.
-    expect(noiseDiscordance([{ passes: 2, n: 4 }, { passes: 3, n: 3 }])).toBeCloseTo((2 * (4 / 3)) / 7, 12);
+    expect(
+      noiseDiscordance([
+        { passes: 2, n: 4 },
+        { passes: 3, n: 3 },
+      ]),
+    ).toBeCloseTo((2 * (4 / 3)) / 7, 12);
     expect(noiseDiscordance([{ passes: 1, n: 1 }])).toBeNull();
   });
   it("falls back on the two-way discordant pairs with one repeat per task", () => {
@@ -72,6 +85,8 @@ describe("how sure", () => {
     expect(line).toMatch(/^not significant: this comparison could only have detected drops of \d+\.\d points or more/);
     expect(line).toContain("80% power, alpha 0.05, 100 paired repeats");
     expect(howSure({ detectable, pValue: 0.01 })).toMatch(/^this design detects drops of/);
-    expect(howSure({ detectable: detectableDrop(2, [], { b: 0, c: 0 }), pValue: 1 })).toMatch(/too few paired repeats to detect any drop/);
+    expect(howSure({ detectable: detectableDrop(2, [], { b: 0, c: 0 }), pValue: 1 })).toMatch(
+      /too few paired repeats to detect any drop/,
+    );
   });
 });

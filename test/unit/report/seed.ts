@@ -34,20 +34,37 @@ export interface SeedRun {
 }
 
 export function seedRun(store: Store, spec: SeedRun): string {
-  const run = store.createRun({ umpireVersion: "0.1.0", startedAt: spec.startedAt, tags: spec.tags ?? [], options: { model: spec.model } });
+  const run = store.createRun({
+    umpireVersion: "0.1.0",
+    startedAt: spec.startedAt,
+    tags: spec.tags ?? [],
+    options: { model: spec.model },
+  });
   const repeats = new Map<string, number>();
   const planned = spec.trials.map((t, seq) => {
     const mode = t.mode ?? "structured";
     const key = `${t.task}/${mode}`;
     const repeat = repeats.get(key) ?? 0;
     repeats.set(key, repeat + 1);
-    return { seq, taskId: t.task, taskFile: `tasks/${t.task}.yaml`, agentLabel: `${spec.model}/${mode}`, model: spec.model, mode, repeat, taskHash: t.taskHash ?? null };
+    return {
+      seq,
+      taskId: t.task,
+      taskFile: `tasks/${t.task}.yaml`,
+      agentLabel: `${spec.model}/${mode}`,
+      model: spec.model,
+      mode,
+      repeat,
+      taskHash: t.taskHash ?? null,
+    };
   });
   const trials = store.addTrials(run.id, planned);
   trials.forEach((trial, i) => {
     const t = spec.trials[i];
     store.startTrial(trial.id, { folder: `trials/${trial.seq}` });
-    const usage = t.usage === undefined ? { inputTokens: 10_000, outputTokens: 500, reasoningTokens: 200, cachedTokens: 0 } : t.usage;
+    const usage =
+      t.usage === undefined
+        ? { inputTokens: 10_000, outputTokens: 500, reasoningTokens: 200, cachedTokens: 0 }
+        : t.usage;
     const price = DEFAULT_PRICES[spec.model] ?? DEFAULT_PRICES[spec.model.split(":")[0]] ?? null;
     const costUsd = t.costUsd !== undefined ? t.costUsd : costOfUsage(usage, price);
     store.recordTurn({ trialId: trial.id, idx: 0, outcome: "actions", modelMs: 2000, usage, costUsd });
@@ -55,8 +72,15 @@ export function seedRun(store: Store, spec: SeedRun): string {
     store.finishTrial(
       trial.id,
       {
-        stopReason: t.stopReason ?? (verdict === "error" ? "environment_error" : verdict === "cancelled" ? "cancelled" : "answered"),
-        stopDetail: verdict === "passed" ? "model finished, note verified" : verdict === "failed" ? "model finished, note wrong" : "browser crashed",
+        stopReason:
+          t.stopReason ??
+          (verdict === "error" ? "environment_error" : verdict === "cancelled" ? "cancelled" : "answered"),
+        stopDetail:
+          verdict === "passed"
+            ? "model finished, note verified"
+            : verdict === "failed"
+              ? "model finished, note wrong"
+              : "browser crashed",
         verdict,
         claimed: t.claimed ?? verdict !== "error",
         verified: verdict === "passed",
@@ -68,7 +92,14 @@ export function seedRun(store: Store, spec: SeedRun): string {
         error: verdict === "error" ? "browser crashed" : null,
         metrics: { stuckSteps: 0, reflections: 0, recoveries: 0 },
       },
-      (t.checks ?? [{ pass: verdict === "passed", reason: verdict === "passed" ? "note matches BB-042" : "note names BB-024, expected BB-042" }]).map((c, idx) => ({
+      (
+        t.checks ?? [
+          {
+            pass: verdict === "passed",
+            reason: verdict === "passed" ? "note matches BB-042" : "note names BB-024, expected BB-042",
+          },
+        ]
+      ).map((c, idx) => ({
         kind: "file",
         name: c.name ?? `check ${idx}`,
         required: true,

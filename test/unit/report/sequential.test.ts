@@ -7,7 +7,14 @@ import { seededRandom } from "../../../src/report/stats.js";
  * repeats added one round at a time to every still-undecided task, up to `maxRepeats` per task:
  * exactly the optional stopping `umpire run --until-decided` does.
  */
-function simulate(opts: { base: number[]; cand: number[]; baseRepeats: number; maxRepeats: number; comparisons: number; seed: number }) {
+function simulate(opts: {
+  base: number[];
+  cand: number[];
+  baseRepeats: number;
+  maxRepeats: number;
+  comparisons: number;
+  seed: number;
+}) {
   const random = seededRandom(opts.seed);
   const tasks = opts.base.length;
   let falseAlarmOrDetection = 0;
@@ -61,11 +68,25 @@ describe("repeats until decided, simulated (seeded, deterministic)", () => {
     expect(drop.rate).toBeGreaterThanOrEqual(0.9);
     expect(drop.decided.better).toBe(0);
     // A stable task that now always fails, among 10 tasks (Bonferroni over 10), 5 baseline repeats: always found.
-    const flip = simulate({ base: Array(10).fill(1), cand: [0, ...Array(9).fill(1)], baseRepeats: 5, maxRepeats: 30, comparisons: 300, seed: 5 });
+    const flip = simulate({
+      base: Array(10).fill(1),
+      cand: [0, ...Array(9).fill(1)],
+      baseRepeats: 5,
+      maxRepeats: 30,
+      comparisons: 300,
+      seed: 5,
+    });
     expect(flip.rate).toBe(1);
     expect(flip.decided.worse).toBe(300);
     // 90% -> 30% with 10 baseline repeats: decided worse in >= 60% within 30 repeats.
-    const moderate = simulate({ base: [0.9], cand: [0.3], baseRepeats: 10, maxRepeats: 30, comparisons: 1000, seed: 11 });
+    const moderate = simulate({
+      base: [0.9],
+      cand: [0.3],
+      baseRepeats: 10,
+      maxRepeats: 30,
+      comparisons: 1000,
+      seed: 11,
+    });
     expect(moderate.rate).toBeGreaterThanOrEqual(0.6);
   }, 300_000);
 });

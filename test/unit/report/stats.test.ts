@@ -73,7 +73,12 @@ describe("exact McNemar", () => {
 describe("percentile and mean", () => {
   it("interpolates between closest ranks like NumPy", () => {
     expect(percentile([4, 1, 3, 2], 50)).toBe(2.5);
-    expect(percentile(Array.from({ length: 20 }, (_, i) => i + 1), 95)).toBeCloseTo(19.05, 10);
+    expect(
+      percentile(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+        95,
+      ),
+    ).toBeCloseTo(19.05, 10);
     expect(percentile([7], 95)).toBe(7);
     expect(percentile([], 50)).toBeNull();
     expect(mean([1, 2, 6])).toBe(3);

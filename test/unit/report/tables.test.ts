@@ -74,14 +74,34 @@ describe("views of stored runs", () => {
   });
 
   function twoRuns(): [TrialRecord[], TrialRecord[]] {
-    const a = seedRun(store, { model: "reference", startedAt: "2025-06-01T00:00:00.000Z", trials: [{ task: "a|b", verdict: "passed" }, { task: "c", verdict: "passed" }] });
-    const b = seedRun(store, { model: "reference", startedAt: "2025-06-02T00:00:00.000Z", trials: [{ task: "a|b", verdict: "failed" }, { task: "c", verdict: "error" }] });
+    const a = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-01T00:00:00.000Z",
+      trials: [
+        { task: "a|b", verdict: "passed" },
+        { task: "c", verdict: "passed" },
+      ],
+    });
+    const b = seedRun(store, {
+      model: "reference",
+      startedAt: "2025-06-02T00:00:00.000Z",
+      trials: [
+        { task: "a|b", verdict: "failed" },
+        { task: "c", verdict: "error" },
+      ],
+    });
     return [store.trials(a), store.trials(b)];
   }
 
   it("compare table: a row per task and group, a summary row per group with its Wilson interval", () => {
     const [a, b] = twoRuns();
-    const c = compareGroups([{ label: "A", runIds: [], trials: a }, { label: "B", runIds: [], trials: b }], "run");
+    const c = compareGroups(
+      [
+        { label: "A", runIds: [], trials: a },
+        { label: "B", runIds: [], trials: b },
+      ],
+      "run",
+    );
     const text = compareTable(c, { color: false });
     expect(text).toMatch(/a\|b\s+│ A\s+│ 1\/1/);
     expect(text).toMatch(/│\s+│ B\s+│ 0\/1 /);
@@ -92,7 +112,15 @@ describe("views of stored runs", () => {
 
   it("markdown escapes cell text so a '|' in a task id cannot break the table", () => {
     const [a, b] = twoRuns();
-    const md = compareMarkdown(compareGroups([{ label: "A", runIds: [], trials: a }, { label: "B", runIds: [], trials: b }], "run"));
+    const md = compareMarkdown(
+      compareGroups(
+        [
+          { label: "A", runIds: [], trials: a },
+          { label: "B", runIds: [], trials: b },
+        ],
+        "run",
+      ),
+    );
     const tableRows = md.split("\n").filter((l) => l.startsWith("|"));
     const cells = (l: string) => l.split(/(?<!\\)\|/).length;
     expect(new Set(tableRows.map(cells)).size).toBe(1);
@@ -105,7 +133,10 @@ describe("views of stored runs", () => {
     twoRuns();
     const f = fakeIO(dir);
     expect(await main(["runs", "--db", db], f.io)).toBe(0);
-    const lines = f.out().split("\n").filter((l) => /^│ 2025/.test(l));
+    const lines = f
+      .out()
+      .split("\n")
+      .filter((l) => /^│ 2025/.test(l));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^│ 20250602-000000-\w{4} .* running .*│\s+2 │\s+0 │\s+1 │\s+1 │/);
   });
@@ -118,7 +149,9 @@ describe("views of stored runs", () => {
     expect(out).toContain("a|b · structured · reference · repeat 0: failed");
     expect(out).toContain("stop: answered: model finished, note wrong; claimed yes, verified no");
     expect(out).toContain("tokens: 10,000 in (0 cached), 500 out (200 reasoning); cost $0");
-    expect(out).toContain("time: wall 10.0 s = model 8.0 s + executor 1.0 s + capture 500 ms + checks 100 ms + other 400 ms");
+    expect(out).toContain(
+      "time: wall 10.0 s = model 8.0 s + executor 1.0 s + capture 500 ms + checks 100 ms + other 400 ms",
+    );
     expect(out).toContain("metrics: stuckSteps 0, reflections 0, recoveries 0");
     expect(out).toContain('FAIL file "check 0" (required, verified): note names BB-024, expected BB-042');
     expect(out).toContain("error: browser crashed");
@@ -137,7 +170,16 @@ describe("views of stored runs", () => {
       verdict: "failed",
       claimed: true,
       verified: false,
-      checks: [{ kind: "file", name: "check 0", required: true, pass: false, confidence: "verified", reason: "note names BB-024, expected BB-042" }],
+      checks: [
+        {
+          kind: "file",
+          name: "check 0",
+          required: true,
+          pass: false,
+          confidence: "verified",
+          reason: "note names BB-024, expected BB-042",
+        },
+      ],
       turns: 4,
       actions: 5,
       usage: { inputTokens: 10_000, outputTokens: 500, reasoningTokens: 200, cachedTokens: 0 },
@@ -162,10 +204,13 @@ describe("views of stored runs", () => {
 describe("metricLines", () => {
   it("puts flat metrics on one line and each nested group on its own", () => {
     expect(metricLines({ stuckSteps: 0, reflections: 1 })).toEqual(["   metrics: stuckSteps 0, reflections 1"]);
-    expect(metricLines({ repetition: { stuckSteps: 2, recoveries: 1 }, evidence: [], notes: ["Save covered", "same screen x3"] })).toEqual([
-      "   repetition: stuckSteps 2, recoveries 1",
-      "   notes: Save covered; same screen x3",
-    ]);
+    expect(
+      metricLines({
+        repetition: { stuckSteps: 2, recoveries: 1 },
+        evidence: [],
+        notes: ["Save covered", "same screen x3"],
+      }),
+    ).toEqual(["   repetition: stuckSteps 2, recoveries 1", "   notes: Save covered; same screen x3"]);
   });
 });
 
@@ -176,17 +221,58 @@ describe("show --turns", () => {
       const db = join(dir, "umpire.db");
       const store = openStore(db);
       const run = store.createRun({ umpireVersion: "0.1.0" });
-      const [trial] = store.addTrials(run.id, [{ seq: 0, taskId: "t", taskFile: "tasks/t.yaml", agentLabel: "m/tools", model: "holo3-122b-a10b", mode: "tools", repeat: 0 }]);
+      const [trial] = store.addTrials(run.id, [
+        {
+          seq: 0,
+          taskId: "t",
+          taskFile: "tasks/t.yaml",
+          agentLabel: "m/tools",
+          model: "holo3-122b-a10b",
+          mode: "tools",
+          repeat: 0,
+        },
+      ]);
       store.startTrial(trial.id, { folder: "trials/0" });
-      store.recordTurn({ trialId: trial.id, idx: 0, outcome: "actions", modelMs: 2000, ttftMs: 450, usage: { inputTokens: 21_166, outputTokens: 307, reasoningTokens: 0, cachedTokens: 0 }, costUsd: 0.0093874, note: "search box visible" });
+      store.recordTurn({
+        trialId: trial.id,
+        idx: 0,
+        outcome: "actions",
+        modelMs: 2000,
+        ttftMs: 450,
+        usage: { inputTokens: 21_166, outputTokens: 307, reasoningTokens: 0, cachedTokens: 0 },
+        costUsd: 0.0093874,
+        note: "search box visible",
+      });
       store.recordActions([
-        { trialId: trial.id, turnIdx: 0, idx: 0, callId: "c1", tool: "click", args: {}, status: "success", message: "input sent", executorMs: 40 },
-        { trialId: trial.id, turnIdx: 0, idx: 1, callId: "c2", tool: "write", args: {}, status: "skipped", message: "cancelled by user", executorMs: 0 },
+        {
+          trialId: trial.id,
+          turnIdx: 0,
+          idx: 0,
+          callId: "c1",
+          tool: "click",
+          args: {},
+          status: "success",
+          message: "input sent",
+          executorMs: 40,
+        },
+        {
+          trialId: trial.id,
+          turnIdx: 0,
+          idx: 1,
+          callId: "c2",
+          tool: "write",
+          args: {},
+          status: "skipped",
+          message: "cancelled by user",
+          executorMs: 0,
+        },
       ]);
       store.close();
       const f = fakeIO(dir);
       expect(await main(["show", run.id, "--turns", "--db", db], f.io)).toBe(0);
-      expect(f.out()).toContain("turn 0: actions, model 2.0 s (first token 450 ms), 21,166 in / 307 out, cost $0.00939");
+      expect(f.out()).toContain(
+        "turn 0: actions, model 2.0 s (first token 450 ms), 21,166 in / 307 out, cost $0.00939",
+      );
       expect(f.out()).toContain("note: search box visible");
       expect(f.out()).toContain("click success 40 ms: input sent");
       expect(f.out()).toContain("write skipped 0 ms: cancelled by user");

@@ -25,7 +25,18 @@ function decode(text: string, at: number): string {
       const m = ENTITY.exec(text.slice(i));
       if (!m) throw new Error(`bad entity at ${at + i}`);
       const e = m[1];
-      out += e === "amp" ? "&" : e === "lt" ? "<" : e === "gt" ? ">" : e === "quot" ? '"' : e === "apos" ? "'" : String.fromCodePoint(e.startsWith("#x") ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+      out +=
+        e === "amp"
+          ? "&"
+          : e === "lt"
+            ? "<"
+            : e === "gt"
+              ? ">"
+              : e === "quot"
+                ? '"'
+                : e === "apos"
+                  ? "'"
+                  : String.fromCodePoint(e.startsWith("#x") ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
       i += m[0].length - 1;
     } else out += ch;
   }

@@ -4,11 +4,23 @@ import { refusalOf } from "../../../src/runner/trial-browser.js";
 
 describe("refusalOf", () => {
   it("lets through what Playwright, Puppeteer and a plain CDP client send for a page", () => {
-    for (const method of ["Page.navigate", "Runtime.evaluate", "DOM.getDocument", "Input.dispatchMouseEvent", "Emulation.setDeviceMetricsOverride", "Network.enable", "Target.getTargets", "Browser.getVersion", "Storage.getCookies"]) {
+    for (const method of [
+      "Page.navigate",
+      "Runtime.evaluate",
+      "DOM.getDocument",
+      "Input.dispatchMouseEvent",
+      "Emulation.setDeviceMetricsOverride",
+      "Network.enable",
+      "Target.getTargets",
+      "Browser.getVersion",
+      "Storage.getCookies",
+    ]) {
       expect(refusalOf(method, {}), method).toBeNull();
     }
     expect(refusalOf("Target.attachToTarget", { targetId: "x", flatten: true })).toBeNull();
-    expect(refusalOf("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true })).toBeNull();
+    expect(
+      refusalOf("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
+    ).toBeNull();
   });
 
   it("refuses new contexts, closing the browser, nested sessions, cookie writes and unknown domains, with a reason", () => {

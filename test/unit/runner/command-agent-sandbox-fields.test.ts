@@ -9,7 +9,12 @@ import { agentEnvironment } from "../../../src/runner/agent-sandbox.js";
 import { egressAllowList } from "../../../src/runner/external-trial.js";
 
 const agent = (extra: Record<string, unknown>) =>
-  resolveCommandAgent("a", CommandAgentSchema.parse({ kind: "command", command: ["node", "agent.mjs"], ...extra }), null, "/project");
+  resolveCommandAgent(
+    "a",
+    CommandAgentSchema.parse({ kind: "command", command: ["node", "agent.mjs"], ...extra }),
+    null,
+    "/project",
+  );
 
 describe("a command agent's passEnv and network", () => {
   it("passEnv lets exactly the named variables of umpire's environment through", () => {

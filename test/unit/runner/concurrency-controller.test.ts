@@ -26,7 +26,9 @@ describe("concurrency controller: decisions", () => {
     expect(idle.limit()).toBe(2);
     // No rise: the summary must not say it rose (it once read "it rose while trials were waiting (peak 2)").
     expect(idle.report()).toMatchObject({ rises: 0, peak: 2 });
-    expect(idle.report().stoppedRising).toBe("nothing pushed back, and it never needed to rise: no trial waited through a full round of 2 answered turns");
+    expect(idle.report().stoppedRising).toBe(
+      "nothing pushed back, and it never needed to rise: no trial waited through a full round of 2 answered turns",
+    );
     const capped = new ConcurrencyController({ start: 2, max: 3 });
     answer(capped, 100);
     expect(capped.limit()).toBe(3);
@@ -85,7 +87,8 @@ describe("concurrency controller: decisions", () => {
     answer(c, 4, at);
     expect(c.limit()).toBe(5);
     // The same load sample after sample: the trend reaches the cut (0.97) and the limit comes down.
-    for (let i = 0; i < 8; i++) c.observe({ kind: "machine", cpuBusy: 1, memoryAvailable: 0.6, cores: 2, now: (at.now += 2_000) });
+    for (let i = 0; i < 8; i++)
+      c.observe({ kind: "machine", cpuBusy: 1, memoryAvailable: 0.6, cores: 2, now: (at.now += 2_000) });
     expect(c.limit()).toBeLessThan(5);
     expect(c.decisions.some((d) => d.action === "cut" && d.pressure === "cpu")).toBe(true);
   });
@@ -93,7 +96,8 @@ describe("concurrency controller: decisions", () => {
   it("once the machine is sampled, rises only after the machine was read at the current level", () => {
     const at = { now: 0 };
     const c = new ConcurrencyController({ start: 1, max: 32 });
-    const sample = (cpuBusy = 0.4) => c.observe({ kind: "machine", cpuBusy, memoryAvailable: 0.6, cores: 2, now: (at.now += 2_000) });
+    const sample = (cpuBusy = 0.4) =>
+      c.observe({ kind: "machine", cpuBusy, memoryAvailable: 0.6, cores: 2, now: (at.now += 2_000) });
     sample();
     // An instant model answers many rounds before the next sample: no climb on turns alone.
     answer(c, 20, at);
@@ -112,7 +116,8 @@ describe("concurrency controller: decisions", () => {
   it("cuts on two saturated samples in a row, before the trend has caught up", () => {
     const at = { now: 0 };
     const c = new ConcurrencyController({ start: 6, max: 32 });
-    const sample = (cpuBusy: number) => c.observe({ kind: "machine", cpuBusy, memoryAvailable: 0.6, cores: 2, now: (at.now += 2_000) });
+    const sample = (cpuBusy: number) =>
+      c.observe({ kind: "machine", cpuBusy, memoryAvailable: 0.6, cores: 2, now: (at.now += 2_000) });
     sample(0.5);
     sample(1);
     expect(c.limit()).toBe(6);
@@ -124,9 +129,11 @@ describe("concurrency controller: decisions", () => {
 
   it("counts the share of machine samples with the CPU saturated, pinned or not", () => {
     const c = new ConcurrencyController({ start: 16, max: 16, pinned: true });
-    for (let i = 0; i < 3; i++) c.observe({ kind: "machine", cpuBusy: 0.4, memoryAvailable: 0.6, cores: 2, now: i * 2_000 });
+    for (let i = 0; i < 3; i++)
+      c.observe({ kind: "machine", cpuBusy: 0.4, memoryAvailable: 0.6, cores: 2, now: i * 2_000 });
     expect(c.report().cpuSaturatedShare).toBe(0);
-    for (let i = 0; i < 9; i++) c.observe({ kind: "machine", cpuBusy: 1, memoryAvailable: 0.6, cores: 2, now: 6_000 + i * 2_000 });
+    for (let i = 0; i < 9; i++)
+      c.observe({ kind: "machine", cpuBusy: 1, memoryAvailable: 0.6, cores: 2, now: 6_000 + i * 2_000 });
     const r = c.report();
     expect(r.machineSamples).toBe(12);
     // The smoothed CPU needs a few saturated samples to cross 0.97 from 0.4: fewer than 9 of 12 count.
@@ -161,7 +168,15 @@ describe("concurrency controller: decisions", () => {
     c.observe({ kind: "throttled", status: 429, retryAfterMs: 1000, now: 1 });
     c.observe({ kind: "machine", cpuBusy: 1, memoryAvailable: 0.01, cores: 2, now: 2 });
     expect(c.limit()).toBe(3);
-    expect(c.report()).toMatchObject({ mode: "pinned", peak: 3, final: 3, throttled: 1, cuts: 0, rises: 0, stoppedRising: "pinned at 3 (--concurrency)" });
+    expect(c.report()).toMatchObject({
+      mode: "pinned",
+      peak: 3,
+      final: 3,
+      throttled: 1,
+      cuts: 0,
+      rises: 0,
+      stoppedRising: "pinned at 3 (--concurrency)",
+    });
   });
 });
 
@@ -183,7 +198,10 @@ describe("concurrency gate: per-endpoint slots", () => {
         await new Promise<void>((resolve) => releases.push(resolve));
         running.set(key, running.get(key)! - 1);
       });
-    const all = [...Array.from({ length: 4 }, () => trial("http://a/v1")), ...Array.from({ length: 4 }, () => trial("http://b/v1"))];
+    const all = [
+      ...Array.from({ length: 4 }, () => trial("http://a/v1")),
+      ...Array.from({ length: 4 }, () => trial("http://b/v1")),
+    ];
     await Promise.resolve();
     expect([running.get("http://a/v1"), running.get("http://b/v1")]).toEqual([1, 3]);
     // One answered turn on a (limit 1) with trials waiting: a rises to 2 and a second trial starts at once.
@@ -193,7 +211,10 @@ describe("concurrency gate: per-endpoint slots", () => {
     for (let i = 0; i < 3; i++) gate.observeTurn("http://b/v1", { timing: { modelMs: 2000, retries: 0 } });
     expect((running.get("http://a/v1") ?? 0) + (running.get("http://b/v1") ?? 0)).toBe(5);
     // A 429 on b halves b only.
-    gate.observeTurn("http://b/v1", { timing: { modelMs: 5000, retries: 1 }, failures: [{ status: 429, kind: "rate_limited", waitMs: 1000 }] });
+    gate.observeTurn("http://b/v1", {
+      timing: { modelMs: 5000, retries: 1 },
+      failures: [{ status: 429, kind: "rate_limited", waitMs: 1000 }],
+    });
     expect(gate.controller("http://b/v1").limit()).toBe(2);
     expect(gate.controller("http://a/v1").limit()).toBe(2);
     while (releases.length) {
@@ -204,7 +225,9 @@ describe("concurrency gate: per-endpoint slots", () => {
     expect(peak.get("http://a/v1")).toBeLessThanOrEqual(4);
     const lines = describeConcurrency(gate.report());
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatch(/^concurrency adaptive on http:\/\/b\/v1: started at 3, .*1 throttled request\(s\)\); stopped rising: the endpoint answered 429/);
+    expect(lines[1]).toMatch(
+      /^concurrency adaptive on http:\/\/b\/v1: started at 3, .*1 throttled request\(s\)\); stopped rising: the endpoint answered 429/,
+    );
     gate.close();
   });
 
@@ -220,7 +243,9 @@ describe("concurrency gate: per-endpoint slots", () => {
     });
     const lines = describeConcurrency(gate.report());
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatch(/^warning: the machine's CPU was saturated for \d+% of the run; .*not the agent's\. Run again with fewer trials at once \(a lower --concurrency, or none: adaptive\)\.$/);
+    expect(lines[1]).toMatch(
+      /^warning: the machine's CPU was saturated for \d+% of the run; .*not the agent's\. Run again with fewer trials at once \(a lower --concurrency, or none: adaptive\)\.$/,
+    );
     gate.close();
   });
 });

@@ -27,10 +27,17 @@ beforeAll(async () => {
       const echo = `you sent ${req.headers.authorization}`;
       if (!body.stream) {
         res.setHeader("content-type", "application/json");
-        return res.end(JSON.stringify({ echo, usage: { prompt_tokens: 10, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } } }));
+        return res.end(
+          JSON.stringify({
+            echo,
+            usage: { prompt_tokens: 10, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } },
+          }),
+        );
       }
       res.setHeader("content-type", "text/event-stream");
-      const usage = body.stream_options?.include_usage ? `data: {"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3}}\n\n` : "";
+      const usage = body.stream_options?.include_usage
+        ? `data: {"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3}}\n\n`
+        : "";
       const whole = `data: {"choices":[{"delta":{"content":"${echo}"}}]}\n\n${usage}data: [DONE]\n\n`;
       // Cut mid-event, inside the key: the proxy must scrub and read events whole.
       const cut = whole.indexOf("secret") + 3;
@@ -46,18 +53,24 @@ afterAll(async () => {
   await new Promise((resolve) => upstream.close(resolve));
 });
 
-const post = (url: string, body: unknown) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 describe("the model proxy", () => {
   it("adds the key, scrubs it from what comes back, and measures plain and streamed usage", async () => {
     const calls: ModelCall[] = [];
-    const proxy = await startModelProxy({ upstream: { baseUrl: upstreamUrl, apiKey: KEY }, onCall: (c) => calls.push(c) });
+    const proxy = await startModelProxy({
+      upstream: { baseUrl: upstreamUrl, apiKey: KEY },
+      onCall: (c) => calls.push(c),
+    });
     try {
       const plain = await post(`${proxy.baseUrl}/chat/completions`, { model: "m1", messages: [] });
       const text = await plain.text();
       expect(text).toContain("you sent Bearer [redacted]");
       expect(text).not.toContain(KEY);
-      const streamed = await (await post(`${proxy.baseUrl}/chat/completions`, { model: "m2", messages: [], stream: true })).text();
+      const streamed = await (
+        await post(`${proxy.baseUrl}/chat/completions`, { model: "m2", messages: [], stream: true })
+      ).text();
       expect(streamed).toContain("you sent Bearer [redacted]");
       expect(streamed).not.toContain("secret");
       // The agent did not ask for the usage chunk; the proxy did, so the stream is measured.
@@ -69,7 +82,10 @@ describe("the model proxy", () => {
       expect(calls[1]!.ttftMs).not.toBeNull();
       expect(measuredUsage(calls)).toEqual({ inputTokens: 17, outputTokens: 7, reasoningTokens: 0, cachedTokens: 2 });
       // Priced call by call, by the model each asked for.
-      const prices: Record<string, { input: number; output: number }> = { m1: { input: 1, output: 0 }, m2: { input: 0, output: 1 } };
+      const prices: Record<string, { input: number; output: number }> = {
+        m1: { input: 1, output: 0 },
+        m2: { input: 0, output: 1 },
+      };
       expect(measuredCost(calls, (m) => prices[m] ?? null, "fallback")).toBeCloseTo((10 * 1 + 3 * 1) / 1e6, 15);
       expect(measuredCost(calls, (m) => (m === "m1" ? prices.m1! : null), "fallback")).toBeNull();
     } finally {
@@ -80,7 +96,11 @@ describe("the model proxy", () => {
   it("refuses a path without the trial's token and a route it does not forward; answers 502 for a dead upstream", async () => {
     const refused: string[] = [];
     const calls: ModelCall[] = [];
-    const proxy = await startModelProxy({ upstream: { baseUrl: "http://127.0.0.1:9/v1", apiKey: KEY }, onRefused: (r) => refused.push(r), onCall: (c) => calls.push(c) });
+    const proxy = await startModelProxy({
+      upstream: { baseUrl: "http://127.0.0.1:9/v1", apiKey: KEY },
+      onRefused: (r) => refused.push(r),
+      onCall: (c) => calls.push(c),
+    });
     try {
       expect((await post(`${proxy.origin}/v1/chat/completions`, { model: "m" })).status).toBe(403);
       expect((await post(`${proxy.origin}/wrong-token/v1/chat/completions`, { model: "m" })).status).toBe(403);

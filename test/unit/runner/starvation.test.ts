@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { describeStarvation, machineLoadProbe, StarvationWatch, STARVED_CPU_BUSY, type LoadProbe } from "../../../src/runner/starvation.js";
+import {
+  describeStarvation,
+  machineLoadProbe,
+  StarvationWatch,
+  STARVED_CPU_BUSY,
+  type LoadProbe,
+} from "../../../src/runner/starvation.js";
 
 /** A load signal the test sets: what the machine looked like over the wait that just ended. */
 function controlledLoad(): { probe: LoadProbe; set: (cpuBusy: number, lagMs?: number) => void } {
@@ -14,7 +20,9 @@ describe("starvation: a wait that ran out on a starved machine", () => {
     load.set(0.97);
     const found = watch.begin("settle", 2_500)(true);
     expect(found).toMatchObject({ wait: "settle", limitMs: 2_500, cpuBusy: 0.97 });
-    expect(describeStarvation(watch.starved)).toMatch(/^machine starved: the settle wait ran out \(limit 2\.5 s, took .*CPU 97% busy/);
+    expect(describeStarvation(watch.starved)).toMatch(
+      /^machine starved: the settle wait ran out \(limit 2\.5 s, took .*CPU 97% busy/,
+    );
   });
 
   it("is not starved when the machine had room: the application was slow, the agent's trial stands", () => {

@@ -141,7 +141,9 @@ describe("lintRequest: each rule can fail", () => {
 
   it("tool-result-layout: a tool message in structured mode, a missing result, user results in tools mode", () => {
     const body = structured();
-    const resultIndex = body.messages.findIndex((m: Body) => typeof m.content === "string" && m.content.startsWith("<tool_output"));
+    const resultIndex = body.messages.findIndex(
+      (m: Body) => typeof m.content === "string" && m.content.startsWith("<tool_output"),
+    );
     body.messages[resultIndex] = { role: "tool", tool_call_id: "x", content: "ok" };
     const violations = expectOnly(body, "tool-result-layout");
     expect(violations.map((v) => v.path)).toContain(`messages[${resultIndex}]`);
@@ -154,7 +156,9 @@ describe("lintRequest: each rule can fail", () => {
     const toolIndex = userResults.messages.findIndex((m: Body) => m.role === "tool");
     const id = userResults.messages[toolIndex].tool_call_id;
     userResults.messages[toolIndex] = { role: "user", content: '<tool_output tool="click">\nok\n</tool_output>' };
-    const found = lintRequest(userResults).map((v) => v.rule).sort();
+    const found = lintRequest(userResults)
+      .map((v) => v.rule)
+      .sort();
     expect(found).toEqual(["tool-call-ids", "tool-result-layout"]);
     expect(lintRequest(userResults).find((v) => v.rule === "tool-call-ids")!.message).toContain(id);
   });
@@ -177,15 +181,22 @@ describe("lintRequest: each rule can fail", () => {
 
   it("image-budget: four images", () => {
     const body = structured();
-    const evicted = body.messages.findIndex((m: Body) => Array.isArray(m.content) && m.content.some((c: Body) => c.text === "[screenshot evicted]"));
+    const evicted = body.messages.findIndex(
+      (m: Body) => Array.isArray(m.content) && m.content.some((c: Body) => c.text === "[screenshot evicted]"),
+    );
     const chunk = body.messages[evicted].content.findIndex((c: Body) => c.text === "[screenshot evicted]");
-    body.messages[evicted].content[chunk] = { type: "image_url", image_url: { url: `data:image/png;base64,${png.toString("base64")}` } };
+    body.messages[evicted].content[chunk] = {
+      type: "image_url",
+      image_url: { url: `data:image/png;base64,${png.toString("base64")}` },
+    };
     expectOnly(body, "image-budget");
   });
 
   it("observation-wrapper: an evicted placeholder without its wrapper, and a dropped observation", () => {
     const body = structured();
-    const evicted = body.messages.findIndex((m: Body) => Array.isArray(m.content) && m.content.some((c: Body) => c.text === "[screenshot evicted]"));
+    const evicted = body.messages.findIndex(
+      (m: Body) => Array.isArray(m.content) && m.content.some((c: Body) => c.text === "[screenshot evicted]"),
+    );
     body.messages[evicted].content = [{ type: "text", text: "[screenshot evicted]" }];
     // The message is no longer an observation, so the step after it also lost its observation.
     const violations = expectOnly(body, "observation-wrapper");

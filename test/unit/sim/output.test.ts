@@ -22,7 +22,11 @@ describe("renderOutput", () => {
     const out = renderOutput(plan(), { mode: "structured", profile: "gold", seed: 0 });
     expect(out.finishReason).toBe("stop");
     expect(out.toolCalls).toEqual([]);
-    expect(JSON.parse(out.content!)).toEqual({ note: "On /: search-box", thought: plan().thought, tool_call: { tool_name: "click", element: "Search box", x: 500, y: 512 } });
+    expect(JSON.parse(out.content!)).toEqual({
+      note: "On /: search-box",
+      thought: plan().thought,
+      tool_call: { tool_name: "click", element: "Search box", x: 500, y: 512 },
+    });
   });
 
   it("tools mode: one tool call, the note in content, finish tool_calls", () => {
@@ -57,7 +61,9 @@ describe("renderOutput", () => {
   });
 
   it("malformed walks every kind, each visibly wrong in structured mode", () => {
-    const outputs = MALFORMED_KINDS.map((_, turn) => renderOutput(plan(turn), { mode: "structured", profile: "malformed", seed: 0 }));
+    const outputs = MALFORMED_KINDS.map((_, turn) =>
+      renderOutput(plan(turn), { mode: "structured", profile: "malformed", seed: 0 }),
+    );
     expect(outputs.map((o) => o.kind)).toEqual(MALFORMED_KINDS.map((k) => `malformed:${k}`));
     const call = (i: number) => JSON.parse(outputs[i].content!).tool_call;
     expect(() => JSON.parse(outputs[0].content!)).toThrow(); // invalid-json
@@ -93,7 +99,12 @@ describe("usage", () => {
     const small = samplePng(320, 200);
     const big = samplePng(1280, 800);
     const req = (screenshot: Buffer, steps: number) =>
-      sampleRequest({ mode: "structured", instruction: "Find BB-042.", screenshot, history: Array.from({ length: steps }, () => ({ tool: "wait" as const, args: { seconds: 1 } })) });
+      sampleRequest({
+        mode: "structured",
+        instruction: "Find BB-042.",
+        screenshot,
+        history: Array.from({ length: steps }, () => ({ tool: "wait" as const, args: { seconds: 1 } })),
+      });
     const tokens = (body: Record<string, unknown>) => promptTokens(body, messagesOf(body));
     expect(tokens(req(big, 0)) - tokens(req(small, 0))).toBe(imageTokens(1280, 800) - imageTokens(320, 200));
     expect(tokens(req(big, 1))).toBeGreaterThan(tokens(req(big, 0)) + imageTokens(1280, 800));

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { PageLayout } from "../../../src/sim/grounding.js";
-import { MAX_HOLDS, UNKNOWN_TASK_ANSWER, planTurn, type PolicyContext, type ReferenceTask } from "../../../src/sim/policy.js";
+import {
+  MAX_HOLDS,
+  UNKNOWN_TASK_ANSWER,
+  planTurn,
+  type PolicyContext,
+  type ReferenceTask,
+} from "../../../src/sim/policy.js";
 import { HOLD_PHRASE } from "../../../src/sim/progress.js";
 import { misclickOffset, type ProfileName } from "../../../src/sim/profiles.js";
 import type { WireMessage } from "../../../src/sim/request.js";
@@ -40,11 +46,25 @@ const layout: PageLayout = {
 };
 
 function context(profile: ProfileName = "gold", pageLayout: PageLayout | null = layout, seed = 0): PolicyContext {
-  return { tasks: [task], profile, seed, layout: async () => (pageLayout ? { layout: pageLayout } : { layout: null, problem: "no session" }) };
+  return {
+    tasks: [task],
+    profile,
+    seed,
+    layout: async () => (pageLayout ? { layout: pageLayout } : { layout: null, problem: "no session" }),
+  };
 }
 
-function conversation(history: SampleStep[], options: { mode?: SampleMode; before?: string[]; instruction?: string } = {}): WireMessage[] {
-  const body = sampleRequest({ mode: options.mode ?? "structured", instruction: options.instruction ?? task.instruction, screenshot: png, history, before: options.before });
+function conversation(
+  history: SampleStep[],
+  options: { mode?: SampleMode; before?: string[]; instruction?: string } = {},
+): WireMessage[] {
+  const body = sampleRequest({
+    mode: options.mode ?? "structured",
+    instruction: options.instruction ?? task.instruction,
+    screenshot: png,
+    history,
+    before: options.before,
+  });
   return body.messages as WireMessage[];
 }
 
@@ -87,7 +107,11 @@ describe("planTurn: gold", () => {
 
   it("answers that it cannot identify an unknown task", async () => {
     const plan = await planTurn(conversation([], { instruction: "Book a flight to Lisbon for tomorrow." }), context());
-    expect(plan).toMatchObject({ taskId: null, trajectory: "unknown-task", action: { tool: "answer", args: { content: UNKNOWN_TASK_ANSWER } } });
+    expect(plan).toMatchObject({
+      taskId: null,
+      trajectory: "unknown-task",
+      action: { tool: "answer", args: { content: UNKNOWN_TASK_ANSWER } },
+    });
   });
 });
 
@@ -99,10 +123,20 @@ describe("planTurn: missing marks and layouts", () => {
     expect(first.action).toEqual({ tool: "wait", args: { seconds: 1 } });
     expect(first.trajectory).toBe("hold");
     expect(first.thought).toContain(HOLD_PHRASE);
-    const holds: SampleStep[] = Array.from({ length: MAX_HOLDS }, () => ({ tool: "wait", args: { seconds: 1 }, note: null }));
+    const holds: SampleStep[] = Array.from({ length: MAX_HOLDS }, () => ({
+      tool: "wait",
+      args: { seconds: 1 },
+      note: null,
+    }));
     // The sample records `thought: step N`; a real hold turn carries the phrase, as the agent replays it.
     const messages = conversation(holds);
-    for (const m of messages) if (m.role === "assistant") m.content = JSON.stringify({ note: null, thought: first.thought, tool_call: { tool_name: "wait", seconds: 1 } });
+    for (const m of messages)
+      if (m.role === "assistant")
+        m.content = JSON.stringify({
+          note: null,
+          thought: first.thought,
+          tool_call: { tool_name: "wait", seconds: 1 },
+        });
     const again = await planTurn(messages, context("gold", bare));
     expect(again.trajectory).toBe("lost");
     expect(again.action.tool).toBe("answer");
@@ -161,13 +195,19 @@ describe("planTurn: behavioural profiles", () => {
   });
 
   it("a reflection before the divergence point changes nothing yet", async () => {
-    const plan = await planTurn(conversation(played(1), { before: ["<reflection>check</reflection>"] }), context("recover"));
+    const plan = await planTurn(
+      conversation(played(1), { before: ["<reflection>check</reflection>"] }),
+      context("recover"),
+    );
     expect(plan).toMatchObject({ trajectory: "recovered", step: 1, action: { tool: "write" } });
   });
 
   it("wrong-record plays the negative of the same name; without one it plays gold", async () => {
     const plan = await planTurn(conversation([]), context("wrong-record"));
-    expect(plan).toMatchObject({ trajectory: "negatives.wrong-record", action: { tool: "write", args: { content: "BB-024", press_enter: false } } });
+    expect(plan).toMatchObject({
+      trajectory: "negatives.wrong-record",
+      action: { tool: "write", args: { content: "BB-024", press_enter: false } },
+    });
     const gold = await planTurn(conversation([]), context("forget-save"));
     expect(gold.trajectory).toBe("reference");
   });
@@ -187,13 +227,26 @@ function withReflectionAfter(at: number, total: number, reflection: string): Wir
 }
 
 describe("planTurn: scrolling at a target", () => {
-  const scrollTask: ReferenceTask = { id: "scroll", instruction: "Scroll down the long BB-017 scorecard.", reference: [{ tool: "scroll", target: "innings-1", args: { direction: "down", amount: 10 } }] };
-  const at = (y: number): PageLayout => ({ ...layout, marks: [{ name: "innings-1", x: 240, y, width: 800, height: 400, visible: y + 400 > 0, covered: false }] });
+  const scrollTask: ReferenceTask = {
+    id: "scroll",
+    instruction: "Scroll down the long BB-017 scorecard.",
+    reference: [{ tool: "scroll", target: "innings-1", args: { direction: "down", amount: 10 } }],
+  };
+  const at = (y: number): PageLayout => ({
+    ...layout,
+    marks: [{ name: "innings-1", x: 240, y, width: 800, height: 400, visible: y + 400 > 0, covered: false }],
+  });
   const plan = (pageLayout: PageLayout) =>
-    planTurn(conversation([], { instruction: scrollTask.instruction }), { ...context("gold", pageLayout), tasks: [scrollTask] });
+    planTurn(conversation([], { instruction: scrollTask.instruction }), {
+      ...context("gold", pageLayout),
+      tasks: [scrollTask],
+    });
 
   it("scrolls at the mark's centre while it is on screen, with no element argument", async () => {
-    expect((await plan(at(100))).action).toEqual({ tool: "scroll", args: { direction: "down", amount: 10, x: 500, y: 375 } });
+    expect((await plan(at(100))).action).toEqual({
+      tool: "scroll",
+      args: { direction: "down", amount: 10, x: 500, y: 375 },
+    });
   });
 
   it("scrolls where the pointer is once the mark has left the screen", async () => {

@@ -26,7 +26,23 @@ describe("model ids", () => {
 
   it("lists reference and one id per profile", () => {
     expect(referenceModelIds()).toEqual(["reference", ...PROFILE_NAMES.map((p) => `reference:${p}`)]);
-    expect(PROFILE_NAMES).toEqual(expect.arrayContaining(["gold", "misclick", "loop", "recover", "wrong-record", "forget-save", "premature-answer", "answer-now", "refuse", "truncate", "malformed", "flaky-http", "slow"]));
+    expect(PROFILE_NAMES).toEqual(
+      expect.arrayContaining([
+        "gold",
+        "misclick",
+        "loop",
+        "recover",
+        "wrong-record",
+        "forget-save",
+        "premature-answer",
+        "answer-now",
+        "refuse",
+        "truncate",
+        "malformed",
+        "flaky-http",
+        "slow",
+      ]),
+    );
   });
 });
 

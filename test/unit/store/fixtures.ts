@@ -56,7 +56,7 @@ export const failingCheck: CheckInput = {
   required: true,
   pass: false,
   confidence: "claimed",
-  reason: "answer does not contain \"Jaipur Kites won by 6 wickets\"",
-  evidence: { answer: "done <ok> & \"quoted\"" },
+  reason: 'answer does not contain "Jaipur Kites won by 6 wickets"',
+  evidence: { answer: 'done <ok> & "quoted"' },
   ms: 1,
 };

@@ -21,16 +21,45 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const check = (pass: boolean) => ({ kind: "page", name: "the page", required: true, pass, confidence: "observed" as const, reason: pass ? "shown" : "not shown", evidence: {}, ms: 1 });
+const check = (pass: boolean) => ({
+  kind: "page",
+  name: "the page",
+  required: true,
+  pass,
+  confidence: "observed" as const,
+  reason: pass ? "shown" : "not shown",
+  evidence: {},
+  ms: 1,
+});
 
 describe("store judgements", () => {
   it("keeps the run's judgement and each re-judgement; the trial takes the latest", () => {
-    const run = seedRun(store, { model: "reference", startedAt: "2026-01-01T00:00:00.000Z", trials: [{ task: "t", verdict: "passed", taskHash: "sha256:a" }] });
+    const run = seedRun(store, {
+      model: "reference",
+      startedAt: "2026-01-01T00:00:00.000Z",
+      trials: [{ task: "t", verdict: "passed", taskHash: "sha256:a" }],
+    });
     const [trial] = store.trials(run);
     expect(store.judgements(trial!.id)).toEqual([]);
     expect(trial!.rejudgedAt).toBeUndefined();
-    store.recordRejudgement(trial!.id, { taskHash: "sha256:b", verdict: "failed", claimed: true, verified: false, stopDetail: "model finished (re-judged), not shown", checks: [check(false)], liveChecks: [] });
-    store.recordRejudgement(trial!.id, { taskHash: "sha256:c", verdict: "passed", claimed: true, verified: true, stopDetail: "model finished (re-judged), all required checks passed", checks: [check(true)], liveChecks: [{ name: "c", kind: "custom", why: "custom", kept: true }] });
+    store.recordRejudgement(trial!.id, {
+      taskHash: "sha256:b",
+      verdict: "failed",
+      claimed: true,
+      verified: false,
+      stopDetail: "model finished (re-judged), not shown",
+      checks: [check(false)],
+      liveChecks: [],
+    });
+    store.recordRejudgement(trial!.id, {
+      taskHash: "sha256:c",
+      verdict: "passed",
+      claimed: true,
+      verified: true,
+      stopDetail: "model finished (re-judged), all required checks passed",
+      checks: [check(true)],
+      liveChecks: [{ name: "c", kind: "custom", why: "custom", kept: true }],
+    });
     const judgements = store.judgements(trial!.id);
     expect(judgements.map((j) => [j.seq, j.source, j.verdict, j.taskHash])).toEqual([
       [0, "run", "passed", "sha256:a"],
@@ -40,14 +69,31 @@ describe("store judgements", () => {
     expect(judgements[0]!.checks.map((c) => c.name)).toEqual(["check 0"]);
     expect(judgements[2]!.liveChecks).toEqual([{ name: "c", kind: "custom", why: "custom", kept: true }]);
     const after = store.trial(trial!.id)!;
-    expect(after).toMatchObject({ verdict: "passed", verified: true, stopDetail: "model finished (re-judged), all required checks passed", rejudgedAt: expect.any(String) });
+    expect(after).toMatchObject({
+      verdict: "passed",
+      verified: true,
+      stopDetail: "model finished (re-judged), all required checks passed",
+      rejudgedAt: expect.any(String),
+    });
     expect(store.checks(trial!.id).map((c) => [c.name, c.pass])).toEqual([["the page", true]]);
   });
 
   it("a new attempt of the trial is not marked re-judged, and its judgements start again", () => {
-    const run = seedRun(store, { model: "reference", startedAt: "2026-01-01T00:00:00.000Z", trials: [{ task: "t", verdict: "passed" }] });
+    const run = seedRun(store, {
+      model: "reference",
+      startedAt: "2026-01-01T00:00:00.000Z",
+      trials: [{ task: "t", verdict: "passed" }],
+    });
     const [trial] = store.trials(run);
-    store.recordRejudgement(trial!.id, { taskHash: null, verdict: "failed", claimed: true, verified: false, stopDetail: "x", checks: [check(false)], liveChecks: [] });
+    store.recordRejudgement(trial!.id, {
+      taskHash: null,
+      verdict: "failed",
+      claimed: true,
+      verified: false,
+      stopDetail: "x",
+      checks: [check(false)],
+      liveChecks: [],
+    });
     store.resetTrial(trial!.id);
     store.startTrial(trial!.id, { folder: "again" });
     expect(store.trial(trial!.id)!.rejudgedAt).toBeUndefined();

@@ -58,7 +58,12 @@ describe("migrations", () => {
     v1.close();
     const broken: Migration[] = [
       ...MIGRATIONS,
-      { version: MIGRATIONS.length + 1, umpireVersion: "9.9.9", description: "broken", sql: "ALTER TABLE runs ADD COLUMN a TEXT; SELECT * FROM no_such_table;" },
+      {
+        version: MIGRATIONS.length + 1,
+        umpireVersion: "9.9.9",
+        description: "broken",
+        sql: "ALTER TABLE runs ADD COLUMN a TEXT; SELECT * FROM no_such_table;",
+      },
     ];
     expect(() => openStore(file, { migrations: broken })).toThrow(/no such table/);
     const again = openStore(file);
@@ -73,7 +78,10 @@ describe("migrations", () => {
 
   it("rejects a migration list that is out of order", () => {
     const file = join(dir, "umpire.db");
-    const gap: Migration[] = [...MIGRATIONS, { version: MIGRATIONS.length + 2, umpireVersion: "1", description: "gap", sql: "" }];
+    const gap: Migration[] = [
+      ...MIGRATIONS,
+      { version: MIGRATIONS.length + 2, umpireVersion: "1", description: "gap", sql: "" },
+    ];
     expect(() => openStore(file, { migrations: gap })).toThrow(/out of order/);
   });
 });
@@ -88,7 +96,9 @@ describe("migration: verdict cancelled", () => {
     const old = new Database(file);
     const [first] = old.prepare("SELECT id FROM trials ORDER BY seq").all() as { id: string }[];
     // Schema 1 refuses the new verdict.
-    expect(() => old.prepare("UPDATE trials SET verdict = 'cancelled' WHERE id = ?").run(first!.id)).toThrow(/CHECK constraint/);
+    expect(() => old.prepare("UPDATE trials SET verdict = 'cancelled' WHERE id = ?").run(first!.id)).toThrow(
+      /CHECK constraint/,
+    );
     old.close();
 
     const store = openStore(file);
@@ -106,7 +116,13 @@ describe("migration: verdict cancelled", () => {
     expect(store.startTrial(second.id, { folder: "t5-2" })).toBe(2);
     store.close();
     const raw = new Database(file, { readonly: true });
-    expect((raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'trials_by_task_agent'").all() as unknown[]).length).toBe(1);
+    expect(
+      (
+        raw
+          .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'trials_by_task_agent'")
+          .all() as unknown[]
+      ).length,
+    ).toBe(1);
     raw.close();
   });
 });
@@ -119,7 +135,8 @@ describe("schema 4 (answer and task columns): the stored trial is complete", () 
     const file = join(dir, "old.db");
     copyFileSync(FIXTURE, file);
     const before = new Database(file, { readonly: true });
-    const count = (db: Database.Database, table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const count = (db: Database.Database, table: string) =>
+      (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     const tables = ["runs", "trials", "turns", "actions", "checks"];
     const counts = Object.fromEntries(tables.map((t) => [t, count(before, t)]));
     expect(before.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: "1" });
@@ -129,8 +146,18 @@ describe("schema 4 (answer and task columns): the stored trial is complete", () 
     const store = openStore(file);
     expect(store.schemaVersion).toBe(MIGRATIONS.length);
     const trials = store.trials("20260101-000000-v1");
-    expect(trials.map((t) => [t.taskId, t.verdict])).toEqual([["save-bb042", "passed"], ["infeasible-bb999", "failed"]]);
-    expect(trials[0]).toMatchObject({ answer: null, taskTitle: null, taskTags: null, taskHash: null, turns: 4, costUsd: 0.0304 });
+    expect(trials.map((t) => [t.taskId, t.verdict])).toEqual([
+      ["save-bb042", "passed"],
+      ["infeasible-bb999", "failed"],
+    ]);
+    expect(trials[0]).toMatchObject({
+      answer: null,
+      taskTitle: null,
+      taskTags: null,
+      taskHash: null,
+      turns: 4,
+      costUsd: 0.0304,
+    });
     expect(store.checks(trials[0]!.id)).toHaveLength(2);
     expect(store.turns(trials[0]!.id)[0]).toMatchObject({ note: "n", thought: "t" });
     expect(store.actions(trials[0]!.id)[0]).toMatchObject({ tool: "click", args: { x: 500, y: 300 } });
@@ -145,10 +172,44 @@ describe("schema 4 (answer and task columns): the stored trial is complete", () 
   it("stores the answer with the result and the task's title, tags and hash with the plan", () => {
     const store = openStore(join(dir, "new.db"));
     const run = store.createRun({ umpireVersion: "test" });
-    const [t] = store.addTrials(run.id, [{ seq: 0, taskId: "a", taskFile: "tasks/a.yaml", agentLabel: "r/s", model: "r", mode: "structured", repeat: 0, taskTitle: "Save a note", taskTags: ["trap", "notes"], taskHash: "sha256:abc" }]);
-    expect(t).toMatchObject({ taskTitle: "Save a note", taskTags: ["trap", "notes"], taskHash: "sha256:abc", answer: null });
+    const [t] = store.addTrials(run.id, [
+      {
+        seq: 0,
+        taskId: "a",
+        taskFile: "tasks/a.yaml",
+        agentLabel: "r/s",
+        model: "r",
+        mode: "structured",
+        repeat: 0,
+        taskTitle: "Save a note",
+        taskTags: ["trap", "notes"],
+        taskHash: "sha256:abc",
+      },
+    ]);
+    expect(t).toMatchObject({
+      taskTitle: "Save a note",
+      taskTags: ["trap", "notes"],
+      taskHash: "sha256:abc",
+      answer: null,
+    });
     store.startTrial(t!.id, { folder: "t0" });
-    store.finishTrial(t!.id, { stopReason: "answered", stopDetail: "", verdict: "passed", answer: "Saved notes/BB-042.md", claimed: true, verified: true, turns: 1, actions: 1, usage: null, costUsd: null, timing: { wallMs: 1, modelMs: 1, executorMs: 0, captureMs: 0, checkMs: 0 } }, []);
+    store.finishTrial(
+      t!.id,
+      {
+        stopReason: "answered",
+        stopDetail: "",
+        verdict: "passed",
+        answer: "Saved notes/BB-042.md",
+        claimed: true,
+        verified: true,
+        turns: 1,
+        actions: 1,
+        usage: null,
+        costUsd: null,
+        timing: { wallMs: 1, modelMs: 1, executorMs: 0, captureMs: 0, checkMs: 0 },
+      },
+      [],
+    );
     expect(store.trial(t!.id)!.answer).toBe("Saved notes/BB-042.md");
     // A retry clears the result, the answer with it; the task as planned stays.
     store.resetTrial(t!.id);
@@ -162,7 +223,9 @@ describe("schema 7: the artifacts table nothing wrote is retired", () => {
   const FIXTURE = join(__dirname, "../../fixtures/store-v1.db");
   const TABLES = ["runs", "trials", "turns", "actions", "checks"];
   const tableNames = (db: Database.Database) =>
-    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
+      (t) => t.name,
+    );
   const all = (db: Database.Database, table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all();
 
   /** The fixture copied to `name`, optionally edited with raw SQL, and every row of the kept tables. */
@@ -201,7 +264,13 @@ describe("schema 7: the artifacts table nothing wrote is retired", () => {
     const legacyRows = all(raw, "artifacts");
     raw.close();
     expect(legacyRows).toEqual([
-      expect.objectContaining({ kind: "events", path: "0000-save-bb042/events.jsonl", sha256: "0".repeat(64), bytes: 10, attempt: 1 }),
+      expect.objectContaining({
+        kind: "events",
+        path: "0000-save-bb042/events.jsonl",
+        sha256: "0".repeat(64),
+        bytes: 10,
+        attempt: 1,
+      }),
     ]);
 
     openStore(file).close();
@@ -209,7 +278,9 @@ describe("schema 7: the artifacts table nothing wrote is retired", () => {
     expect(tableNames(after)).not.toContain("artifacts");
     expect(all(after, "artifacts_legacy")).toEqual(legacyRows);
     for (const t of TABLES) expect(all(after, t), t).toMatchObject(before[t] as object[]);
-    expect(after.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(MIGRATIONS.length) });
+    expect(after.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: String(MIGRATIONS.length),
+    });
     after.close();
 
     // Opening it again (now at the current version) changes nothing.
@@ -234,7 +305,10 @@ describe("schema 8: trials of agents of kind command are stored as mode external
     const seven = openStore(file, { migrations: MIGRATIONS.slice(0, 7) });
     expect(seven.schemaVersion).toBe(7);
     // As an umpire at schema 7 stored a run of one command agent and one model agent.
-    const run = seven.createRun({ umpireVersion: "0.2.0", options: { commandAgents: [{ name: "ts-agent", kind: "command" }] } });
+    const run = seven.createRun({
+      umpireVersion: "0.2.0",
+      options: { commandAgents: [{ name: "ts-agent", kind: "command" }] },
+    });
     const other = seven.createRun({ umpireVersion: "0.2.0", options: {} });
     seven.addTrials(run.id, [
       planned(0, { agentLabel: "ts-agent", model: "command:ts-agent", mode: "structured" }),
@@ -251,7 +325,10 @@ describe("schema 8: trials of agents of kind command are stored as mode external
 
     const store = openStore(file);
     expect(store.schemaVersion).toBe(MIGRATIONS.length);
-    expect(store.trials(run.id).map((t) => [t.agentLabel, t.mode])).toEqual([["ts-agent", "external"], ["reference/structured", "structured"]]);
+    expect(store.trials(run.id).map((t) => [t.agentLabel, t.mode])).toEqual([
+      ["ts-agent", "external"],
+      ["reference/structured", "structured"],
+    ]);
     expect(store.trials(other.id).map((t) => t.mode)).toEqual(["structured"]);
     // Rebuilding the trials table kept the evidence of the finished trial.
     expect(store.turns(done!.id)).toHaveLength(1);

@@ -40,7 +40,15 @@ function runWrittenAs(json: string) {
 describe("stored run options", () => {
   it("reads a row of umpire's first versions: no named or command agents, numbers as text, defaults filled in", () => {
     // The shape 4bd1be1 wrote: no unnamedAgents, commandAgents, config or agentNames; temperature as the flag's text.
-    const run = runWrittenAs(JSON.stringify({ paths: ["tasks/a.yaml"], agentOptions: { model: ["reference"], temperature: "0.5" }, repeat: 2, concurrency: 4, agents: [] }));
+    const run = runWrittenAs(
+      JSON.stringify({
+        paths: ["tasks/a.yaml"],
+        agentOptions: { model: ["reference"], temperature: "0.5" },
+        repeat: 2,
+        concurrency: 4,
+        agents: [],
+      }),
+    );
     const options = runOptionsOf(run);
     expect(options.paths).toEqual(["tasks/a.yaml"]);
     expect(options.repeat).toBe(2);
@@ -76,7 +84,11 @@ describe("stored run options", () => {
   it("merges a shard's options into the run's: shard (with its index) becomes shards (without), the rest as stored", () => {
     const shard = { index: 2, total: 3, trials: 12, balance: "duration", plan: "abc", extra: true };
     const merged = mergedRunOptions({ id: "r1", options: { paths: ["p"], shard, somethingNew: 1 } });
-    expect(merged).toEqual({ paths: ["p"], somethingNew: 1, shards: { total: 3, trials: 12, balance: "duration", plan: "abc", extra: true } });
+    expect(merged).toEqual({
+      paths: ["p"],
+      somethingNew: 1,
+      shards: { total: 3, trials: 12, balance: "duration", plan: "abc", extra: true },
+    });
     expect(mergedRunOptions({ id: "r2", options: { paths: ["p"] } })).toEqual({ paths: ["p"] });
   });
 });

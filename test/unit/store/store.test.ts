@@ -32,12 +32,16 @@ describe("openStore", () => {
     expect(existsSync(file)).toBe(true);
     const raw = new Database(file);
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+    expect(raw.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: String(SCHEMA_VERSION),
+    });
     raw.close();
     const store = openAt(file);
     const run = store.createRun({ umpireVersion: "0.1.0" });
     expect(() => store.addTrials("nope", [planned(0)])).toThrow(/no run 'nope'/);
-    expect(() => store.recordTurn({ trialId: "nope", idx: 0, outcome: "actions", modelMs: 1, usage: null, costUsd: null })).toThrow(/no trial nope/);
+    expect(() =>
+      store.recordTurn({ trialId: "nope", idx: 0, outcome: "actions", modelMs: 1, usage: null, costUsd: null }),
+    ).toThrow(/no trial nope/);
     expect(store.addTrials(run.id, [planned(0)])).toHaveLength(1);
   });
 
@@ -135,7 +139,15 @@ describe("runs", () => {
       umpireVersion: "0.1.0",
       startedAt: "2025-06-01T10:00:00.000Z",
       tags: ["baseline"],
-      options: { model: "holo3-1-35b-a3b", apiKey: "sk-abcdefghijkl", apiKeyEnv: "HAI_API_KEY", headers: { Authorization: "Bearer xyz" }, note: "Bearer abc.def", maxTokens: 2048, token: "t0k3n" },
+      options: {
+        model: "holo3-1-35b-a3b",
+        apiKey: "sk-abcdefghijkl",
+        apiKeyEnv: "HAI_API_KEY",
+        headers: { Authorization: "Bearer xyz" },
+        note: "Bearer abc.def",
+        maxTokens: 2048,
+        token: "t0k3n",
+      },
     });
     const b = store.createRun({ umpireVersion: "0.1.0", startedAt: "2025-06-02T10:00:00.000Z", tags: ["candidate"] });
     expect(a.id).toMatch(/^20250601-100000-[0-9a-f]{4}$/);
@@ -161,14 +173,27 @@ describe("runs", () => {
   it("finishes and interrupts runs; listRuns counts trials and leaves unknown cost unknown", () => {
     const store = openAt(join(dir, "umpire.db"));
     const run = store.createRun({ umpireVersion: "0.1.0" });
-    const [t0, t1, t2] = store.addTrials(run.id, [planned(0), planned(1, { repeat: 1 }), planned(2, { mode: "tools", agentLabel: "reference/tools" })]);
+    const [t0, t1, t2] = store.addTrials(run.id, [
+      planned(0),
+      planned(1, { repeat: 1 }),
+      planned(2, { mode: "tools", agentLabel: "reference/tools" }),
+    ]);
     store.startTrial(t0.id, { folder: "t0" });
     store.finishTrial(t0.id, result(), [passingCheck]);
     store.startTrial(t1.id, { folder: "t1" });
     store.finishTrial(t1.id, result({ verdict: "failed", verified: false, costUsd: null }), [failingCheck]);
     store.markInterrupted(run.id);
     const [summary] = store.listRuns();
-    expect(summary).toMatchObject({ id: run.id, status: "interrupted", trials: 3, done: 2, passed: 1, failed: 1, errors: 0, costUsd: null });
+    expect(summary).toMatchObject({
+      id: run.id,
+      status: "interrupted",
+      trials: 3,
+      done: 2,
+      passed: 1,
+      failed: 1,
+      errors: 0,
+      costUsd: null,
+    });
     expect(summary.modes).toEqual(["structured", "tools"]);
     expect(summary.endedAt).not.toBeNull();
     expect(store.unfinishedTrials(run.id).map((t) => t.id)).toEqual([t2.id]);
@@ -196,8 +221,28 @@ describe("trials", () => {
       flags: { reflection: false },
     });
     writer.recordActions([
-      { trialId: trial.id, turnIdx: 0, idx: 0, callId: "call_1", tool: "click", args: { x: 500, y: 300, element: "search box" }, status: "success", message: "input sent", executorMs: 40 },
-      { trialId: trial.id, turnIdx: 0, idx: 1, callId: "call_2", tool: "click", args: { x: 5000, y: 1 }, status: "rejected", message: "x outside [0, 1000]", executorMs: 0 },
+      {
+        trialId: trial.id,
+        turnIdx: 0,
+        idx: 0,
+        callId: "call_1",
+        tool: "click",
+        args: { x: 500, y: 300, element: "search box" },
+        status: "success",
+        message: "input sent",
+        executorMs: 40,
+      },
+      {
+        trialId: trial.id,
+        turnIdx: 0,
+        idx: 1,
+        callId: "call_2",
+        tool: "click",
+        args: { x: 5000, y: 1 },
+        status: "rejected",
+        message: "x outside [0, 1000]",
+        executorMs: 0,
+      },
     ]);
     // Simulate a crash: the writer never finishes the trial; a fresh reader opens the file.
     const reader = openAt(file, { readonly: true });
@@ -223,7 +268,11 @@ describe("trials", () => {
     expect(store.trial(trial.id)?.status).toBe("running");
     expect(store.checks(trial.id)).toEqual([]);
 
-    const done = store.finishTrial(trial.id, result({ stopReason: "turn_limit", stopDetail: "turn cap reached, note verified" }), [passingCheck, failingCheck]);
+    const done = store.finishTrial(
+      trial.id,
+      result({ stopReason: "turn_limit", stopDetail: "turn cap reached, note verified" }),
+      [passingCheck, failingCheck],
+    );
     expect(done).toMatchObject({
       status: "done",
       stopReason: "turn_limit",
@@ -236,7 +285,7 @@ describe("trials", () => {
     });
     expect(store.checks(trial.id).map((c) => [c.idx, c.kind, c.pass, c.confidence, c.evidence])).toEqual([
       [0, "file", true, "verified", { path: "notes/BB-042.md", bytes: 120 }],
-      [1, "answer", false, "claimed", { answer: "done <ok> & \"quoted\"" }],
+      [1, "answer", false, "claimed", { answer: 'done <ok> & "quoted"' }],
     ]);
     expect(() => store.startTrial(trial.id, { folder: "t" })).toThrow(/already done/);
   });
@@ -247,11 +296,33 @@ describe("trials", () => {
     const [trial] = store.addTrials(run.id, [planned(0)]);
     store.startTrial(trial.id, { folder: "t/a1" });
     store.recordTurn({ trialId: trial.id, idx: 0, outcome: "error", modelMs: 100, usage: null, costUsd: null });
-    store.recordActions([{ trialId: trial.id, turnIdx: 0, idx: 0, callId: "c1", tool: "click", args: { x: 1, y: 2 }, status: "failed", message: "browser crashed", executorMs: 5 }]);
-    store.finishTrial(trial.id, result({ verdict: "error", stopReason: "environment_error", error: "browser crashed" }), []);
+    store.recordActions([
+      {
+        trialId: trial.id,
+        turnIdx: 0,
+        idx: 0,
+        callId: "c1",
+        tool: "click",
+        args: { x: 1, y: 2 },
+        status: "failed",
+        message: "browser crashed",
+        executorMs: 5,
+      },
+    ]);
+    store.finishTrial(
+      trial.id,
+      result({ verdict: "error", stopReason: "environment_error", error: "browser crashed" }),
+      [],
+    );
 
     store.resetTrial(trial.id);
-    expect(store.trial(trial.id)).toMatchObject({ status: "pending", retried: true, verdict: null, error: null, attempt: 1 });
+    expect(store.trial(trial.id)).toMatchObject({
+      status: "pending",
+      retried: true,
+      verdict: null,
+      error: null,
+      attempt: 1,
+    });
     expect(store.startTrial(trial.id, { folder: "t/a2" })).toBe(2);
     store.recordTurn({ trialId: trial.id, idx: 0, outcome: "actions", modelMs: 900, usage: null, costUsd: null });
     store.finishTrial(trial.id, result(), [passingCheck]);
@@ -260,7 +331,9 @@ describe("trials", () => {
     expect(store.turns(trial.id, { attempt: 1 }).map((t) => t.outcome)).toEqual(["error"]);
     expect(store.turns(trial.id, { attempt: "all" })).toHaveLength(2);
     expect(store.actions(trial.id)).toEqual([]);
-    expect(store.actions(trial.id, { attempt: 1 })).toMatchObject([{ attempt: 1, callId: "c1", status: "failed", message: "browser crashed" }]);
+    expect(store.actions(trial.id, { attempt: 1 })).toMatchObject([
+      { attempt: 1, callId: "c1", status: "failed", message: "browser crashed" },
+    ]);
     expect(store.trial(trial.id)).toMatchObject({ verdict: "passed", retried: true, attempt: 2 });
   });
 
@@ -288,7 +361,11 @@ describe("trials", () => {
     trials.forEach((t, i) => {
       store.startTrial(t.id, { folder: "f" });
       const verdict = i === 2 ? "error" : "passed";
-      store.finishTrial(t.id, result({ verdict, timing: { wallMs: walls[i], modelMs: 0, executorMs: 0, captureMs: 0, checkMs: 0 } }), []);
+      store.finishTrial(
+        t.id,
+        result({ verdict, timing: { wallMs: walls[i], modelMs: 0, executorMs: 0, captureMs: 0, checkMs: 0 } }),
+        [],
+      );
     });
     expect(store.durationHistory()).toEqual([
       { taskId: "save-bb042", agentLabel: "reference/structured", meanWallMs: 12_000, trials: 2 },

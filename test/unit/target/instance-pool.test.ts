@@ -68,19 +68,34 @@ describe("instances: auto", () => {
     expect(autoInstances(4, 100 * MB, 8000 * MB).size).toBe(4);
     expect(autoInstances(4, 1000 * MB, 4000 * MB).size).toBe(2);
     expect(autoInstances(4, 1000 * MB, 500 * MB).size).toBe(1);
-    expect(autoInstances(3, undefined, 8000 * MB).sizedBy).toMatch(/auto: concurrency 3; half of 8000 MB free at 256 MB guessed per instance holds 15/);
+    expect(autoInstances(3, undefined, 8000 * MB).sizedBy).toMatch(
+      /auto: concurrency 3; half of 8000 MB free at 256 MB guessed per instance holds 15/,
+    );
   });
 });
 
 describe("the run summary's target notes", () => {
-  const base = { target: "notes", isolated: false, instances: 2, trials: 4, peak: 2, waitedMs: 1600, resets: 4, resetMs: 480 };
+  const base = {
+    target: "notes",
+    isolated: false,
+    instances: 2,
+    trials: 4,
+    peak: 2,
+    waitedMs: 1600,
+    resets: 4,
+    resetMs: 480,
+  };
   it("says how many instances, the peak at once, the wait and the reset per trial", () => {
-    expect(describePool(base)).toBe("target notes: notes: 2 instances, peak 2 at once, waited 0.40 s per trial, reset 0.12 s per trial");
+    expect(describePool(base)).toBe(
+      "target notes: notes: 2 instances, peak 2 at once, waited 0.40 s per trial, reset 0.12 s per trial",
+    );
     expect(describePool({ ...base, memoryBytes: 50 * MB })).toMatch(/, 50 MB per instance$/);
   });
 
   it("says when a shared-state target ran its trials one at a time", () => {
-    expect(describePool({ ...base, instances: 1, peak: 1 })).toMatch(/1 instance, peak 1 at once, .*; pinned: isolated false \(one trial at a time; instances: N runs N at once\)$/);
+    expect(describePool({ ...base, instances: 1, peak: 1 })).toMatch(
+      /1 instance, peak 1 at once, .*; pinned: isolated false \(one trial at a time; instances: N runs N at once\)$/,
+    );
     expect(describePool({ ...base, instances: 1, peak: 3, isolated: true })).not.toMatch(/pinned/);
   });
 });

@@ -6,7 +6,15 @@ import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 
 /** The fixture suite's own check module (custom checks: note, answer). */
-export const FIXTURE_CHECKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "tasks", "checks", "cricket.ts");
+export const FIXTURE_CHECKS = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "..",
+  "tasks",
+  "checks",
+  "cricket.ts",
+);
 
 /** A small task that passes every rule; tests change one thing at a time. */
 export function validTask(id = "sample-task"): Record<string, unknown> {
@@ -20,7 +28,13 @@ export function validTask(id = "sample-task"): Record<string, unknown> {
       { kind: "file", path: "notes/BB-042.md", contains: ["BB-042", "Jaipur Kites won by 6 wickets"] },
       { kind: "effects", require: [{ type: "note_saved", count: 1, where: { name: "BB-042.md" } }] },
       // The fixture suite's cricket answer check: a custom check module, by absolute path.
-      { kind: "custom", required: false, module: FIXTURE_CHECKS, export: "answer", options: { scores: ["168/6", "169/4"] } },
+      {
+        kind: "custom",
+        required: false,
+        module: FIXTURE_CHECKS,
+        export: "answer",
+        options: { scores: ["168/6", "169/4"] },
+      },
     ],
     reference: [
       { tool: "click", target: "search-box" },

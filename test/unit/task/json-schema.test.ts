@@ -17,7 +17,10 @@ describe("schema/task.schema.json", () => {
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required.sort()).toEqual(["checks", "id", "instruction", "reference", "title", "tools"]);
     expect(schema.properties.tools.items.enum).toEqual(TOOL_NAMES);
-    expect(schema.properties.limits.properties.turns).toMatchObject({ minimum: LIMIT_RANGES.turns[0], maximum: LIMIT_RANGES.turns[1] });
+    expect(schema.properties.limits.properties.turns).toMatchObject({
+      minimum: LIMIT_RANGES.turns[0],
+      maximum: LIMIT_RANGES.turns[1],
+    });
     // zod's private "starts_with" format is dropped; the pattern carries the rule.
     expect(JSON.stringify(schema)).not.toContain("starts_with");
     // A task names its target (default the fixture) and a start path or absolute URL on it.

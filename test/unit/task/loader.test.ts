@@ -40,10 +40,16 @@ describe("loadTasks", () => {
     const { problems } = loadTasks(["lines"], { cwd: temp.dir });
     const byPath = Object.fromEntries(problems.map((p) => [p.path, p]));
     // The unknown key is reported at the key's own line, with a suggestion.
-    expect(byPath["checks[2].exits"]).toMatchObject({ line: 13, message: 'unknown key "exits"', fix: "did you mean 'exists'?" });
+    expect(byPath["checks[2].exits"]).toMatchObject({
+      line: 13,
+      message: 'unknown key "exits"',
+      fix: "did you mean 'exists'?",
+    });
     // A missing key is reported at the mapping that lacks it.
     expect(byPath["checks[2].path"]).toMatchObject({ line: 12, message: "required: expected text" });
-    expect(formatProblem(byPath["checks[2].path"])).toBe("lines/lines-task.yaml:12: checks[2].path: required: expected text (fix: add path)");
+    expect(formatProblem(byPath["checks[2].path"])).toBe(
+      "lines/lines-task.yaml:12: checks[2].path: required: expected text (fix: add path)",
+    );
   });
 
   it("names the line of a rule's finding too", () => {
@@ -51,7 +57,12 @@ describe("loadTasks", () => {
     const { problems } = loadTasks(["lines2"], { cwd: temp.dir });
     expect(problems).toEqual([
       expect.objectContaining({ rule: "paths-in-workspace", path: "checks[2].path", line: 13 }),
-      expect.objectContaining({ rule: "step-args", path: "reference[1].args.content", line: 19, message: "expected text, got the number 3" }),
+      expect.objectContaining({
+        rule: "step-args",
+        path: "reference[1].args.content",
+        line: 19,
+        message: "expected text, got the number 3",
+      }),
     ]);
   });
 
@@ -73,7 +84,11 @@ describe("loadTasks", () => {
     const of = (name: string) => problems.filter((p) => p.file.endsWith(name));
     expect(of("a-broken.yaml")[0]).toMatchObject({ rule: "yaml", severity: "error" });
     expect(of("a-broken.yaml")[0].line).toBeGreaterThanOrEqual(2);
-    expect(of("b-dup-key.yaml")[0]).toMatchObject({ rule: "yaml", line: 2, message: expect.stringContaining("the same key appears twice") });
+    expect(of("b-dup-key.yaml")[0]).toMatchObject({
+      rule: "yaml",
+      line: 2,
+      message: expect.stringContaining("the same key appears twice"),
+    });
     expect(of("c-list.yaml")[0].message).toMatch(/expected a mapping of task fields at the top level, got a list/);
     expect(of("d-empty.yaml")[0].message).toBe("the file is empty");
   });
@@ -84,8 +99,16 @@ describe("loadTasks", () => {
     const { problems, tasks } = loadTasks(["dups"], { cwd: temp.dir });
     const dups = problems.filter((p) => p.rule === "unique-ids");
     expect(dups).toHaveLength(2);
-    expect(dups[0]).toMatchObject({ file: "dups/first.yaml", path: "id", line: 1, message: 'id "same-id" is also used by dups/second.yaml' });
-    expect(dups[1]).toMatchObject({ file: "dups/second.yaml", message: 'id "same-id" is also used by dups/first.yaml' });
+    expect(dups[0]).toMatchObject({
+      file: "dups/first.yaml",
+      path: "id",
+      line: 1,
+      message: 'id "same-id" is also used by dups/second.yaml',
+    });
+    expect(dups[1]).toMatchObject({
+      file: "dups/second.yaml",
+      message: 'id "same-id" is also used by dups/first.yaml',
+    });
     expect(tasks).toEqual([]);
   });
 
@@ -101,7 +124,10 @@ describe("loadTasks", () => {
     temp.write("tasks/odd-file-name.yaml", validTask("by-content"));
     const { tasks, problems } = loadTasks(["by-name", "by-content", "no-such-task"], { cwd: temp.dir });
     expect(tasks.map((t) => t.id)).toEqual(["by-name", "by-content"]);
-    expect(problems.find((p) => p.rule === "input")).toMatchObject({ file: "no-such-task", message: 'no task file, folder or task id named "no-such-task"' });
+    expect(problems.find((p) => p.rule === "input")).toMatchObject({
+      file: "no-such-task",
+      message: 'no task file, folder or task id named "no-such-task"',
+    });
   });
 
   it("defaults to tasks/ and throws UmpireError('input') only when that folder cannot be read", () => {
@@ -134,7 +160,10 @@ describe("loadTasks", () => {
     const { problems, tasks } = loadTasks(["garbage"], { cwd: temp.dir });
     expect(tasks).toEqual([]);
     for (const name of Object.keys(cases)) {
-      expect(problems.some((p) => p.file.endsWith(name) && p.severity === "error"), name).toBe(true);
+      expect(
+        problems.some((p) => p.file.endsWith(name) && p.severity === "error"),
+        name,
+      ).toBe(true);
     }
     for (const p of problems) expect(p.message).not.toMatch(/\bat .*\.(ts|js):\d+/);
   });
@@ -149,7 +178,12 @@ describe("loadTasks", () => {
     const [t] = tasks;
     expect(t.instruction.endsWith("result.")).toBe(true);
     expect(t.checks[0]).toMatchObject({ kind: "file", path: "notes/BB-042.md", exists: true, required: true });
-    expect(t.permissions).toEqual({ allowedOrigins: ["fixture"], forbiddenEffects: [], writeScope: "notes/", httpAllow: [] });
+    expect(t.permissions).toEqual({
+      allowedOrigins: ["fixture"],
+      forbiddenEffects: [],
+      writeScope: "notes/",
+      httpAllow: [],
+    });
     expect(t.start).toEqual({ path: "/", scenario: "plain" });
     expect(t.file).toBe("normal/normal-task.yaml");
   });
@@ -174,7 +208,9 @@ describe("loadTasksOrThrow", () => {
     expect((error as UmpireError).code).toBe("input");
     // Rules run once the schema passes, so the bad answer content (line 19) is not listed yet.
     expect(message).toMatch(/^2 problems in task files:\n/);
-    expect(message).toContain("  throw/throw-task.yaml:13: checks[2].exits: unknown key \"exits\" (fix: did you mean 'exists'?)");
+    expect(message).toContain(
+      "  throw/throw-task.yaml:13: checks[2].exits: unknown key \"exits\" (fix: did you mean 'exists'?)",
+    );
     expect(message).toContain("  throw/throw-task.yaml:12: checks[2].path: required: expected text (fix: add path)");
   });
 });

@@ -81,7 +81,13 @@ describe("umpire validate", () => {
       ["bad-task", "invalid (1 error)"],
       ["sample-task", "ok"],
     ]);
-    expect(parsed.problems[0]).toMatchObject({ file: "json/bad-task.yaml", path: "intsruction", fix: "did you mean 'instruction'?", severity: "error", rule: "schema" });
+    expect(parsed.problems[0]).toMatchObject({
+      file: "json/bad-task.yaml",
+      path: "intsruction",
+      fix: "did you mean 'instruction'?",
+      severity: "error",
+      rule: "schema",
+    });
   });
 
   it("rejects an unknown option as a usage error", async () => {

@@ -48,7 +48,10 @@
       if (registry.umpireTrials && registry.umpireTrials[seq]) return resolve(registry.umpireTrials[seq]);
       const script = document.createElement("script");
       script.src = `data/${seq}.js`;
-      script.onload = () => (registry.umpireTrials && registry.umpireTrials[seq] ? resolve(registry.umpireTrials[seq]) : reject(new Error(`data/${seq}.js holds no trial`)));
+      script.onload = () =>
+        registry.umpireTrials && registry.umpireTrials[seq]
+          ? resolve(registry.umpireTrials[seq])
+          : reject(new Error(`data/${seq}.js holds no trial`));
       script.onerror = () => reject(new Error(`cannot load data/${seq}.js`));
       document.head.appendChild(script);
     });
@@ -86,7 +89,9 @@
       const rightTurns = turnsOf(right);
       const indexes = Array.from(new Set([...leftTurns.keys(), ...rightTurns.keys()])).sort((x, y) => x - y);
       const fragment = document.createDocumentFragment();
-      fragment.appendChild(row("trial", [cell("sbs-cell sbs-a", left.summary, ""), cell("sbs-cell sbs-b", right.summary, "")]));
+      fragment.appendChild(
+        row("trial", [cell("sbs-cell sbs-a", left.summary, ""), cell("sbs-cell sbs-b", right.summary, "")]),
+      );
       for (const idx of indexes) {
         fragment.appendChild(
           row(`turn ${idx}`, [
@@ -95,8 +100,12 @@
           ]),
         );
       }
-      fragment.appendChild(row("stop", [cell("sbs-cell sbs-a", left.stop, ""), cell("sbs-cell sbs-b", right.stop, "")]));
-      fragment.appendChild(row("checks", [cell("sbs-cell sbs-a", left.checks, ""), cell("sbs-cell sbs-b", right.checks, "")]));
+      fragment.appendChild(
+        row("stop", [cell("sbs-cell sbs-a", left.stop, ""), cell("sbs-cell sbs-b", right.stop, "")]),
+      );
+      fragment.appendChild(
+        row("checks", [cell("sbs-cell sbs-a", left.checks, ""), cell("sbs-cell sbs-b", right.checks, "")]),
+      );
       out.appendChild(fragment);
       status.textContent =
         left.task === right.task

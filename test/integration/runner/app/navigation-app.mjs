@@ -9,7 +9,8 @@ import http from "node:http";
 const SLOW_MS = 600;
 const page = (title, body) =>
   `<!doctype html><html><head><title>${title}</title></head><body style="margin:0;font:20px sans-serif"><h1 id=title>${title}</h1>${body}</body></html>`;
-const big = (href, text, extra = "") => `<a href="${href}" ${extra} style="display:block;width:600px;height:60px;background:#cde">${text}</a>`;
+const big = (href, text, extra = "") =>
+  `<a href="${href}" ${extra} style="display:block;width:600px;height:60px;background:#cde">${text}</a>`;
 
 const home = page(
   "Home",
@@ -52,8 +53,10 @@ const server = http.createServer((req, res) => {
     res.end(html);
   };
   if (url.pathname === "/") return send(200, home);
-  if (url.pathname === "/arrived") return send(200, page(`Arrived by ${url.searchParams.get("via")}`, "<p>the next document</p>"));
-  if (url.pathname === "/slow") return setTimeout(() => send(200, page("Arrived slowly", "<p>late answer</p>")), SLOW_MS);
+  if (url.pathname === "/arrived")
+    return send(200, page(`Arrived by ${url.searchParams.get("via")}`, "<p>the next document</p>"));
+  if (url.pathname === "/slow")
+    return setTimeout(() => send(200, page("Arrived slowly", "<p>late answer</p>")), SLOW_MS);
   if (url.pathname === "/empty") return send(204, "");
   send(404, page("Not found", ""));
 });

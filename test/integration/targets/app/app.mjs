@@ -49,7 +49,8 @@ const promo = page(`
 
 const server = createServer(async (req, res) => {
   const url = new URL(req.url, "http://x");
-  const json = (status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+  const json = (status, value) =>
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
   if (url.pathname === "/reset" && req.method === "POST") {
     let body = "";
     for await (const chunk of req) body += chunk;
@@ -62,7 +63,8 @@ const server = createServer(async (req, res) => {
   if (url.pathname === "/resets") return json(200, resets);
   if (url.pathname === "/effects") return json(200, effects);
   if (url.pathname === "/api/items" && req.method === "POST") {
-    if (req.headers.origin === undefined && req.headers["sec-fetch-site"] === undefined) return json(403, { error: "browser only" });
+    if (req.headers.origin === undefined && req.headers["sec-fetch-site"] === undefined)
+      return json(403, { error: "browser only" });
     let body = "";
     for await (const chunk of req) body += chunk;
     items.push({ name: JSON.parse(body).name });
@@ -70,10 +72,14 @@ const server = createServer(async (req, res) => {
     return json(200, items);
   }
   if (url.pathname === "/api/items") {
-    if (req.headers.authorization !== `Bearer ${process.env.STOCK_TOKEN ?? "letmein"}`) return json(401, { error: "token required" });
+    if (req.headers.authorization !== `Bearer ${process.env.STOCK_TOKEN ?? "letmein"}`)
+      return json(401, { error: "token required" });
     return json(200, items);
   }
-  if (url.pathname === "/about") return res.writeHead(200, { "content-type": "text/html" }).end(page(`<p id="about">Stock keeps a list of items.</p>`));
+  if (url.pathname === "/about")
+    return res
+      .writeHead(200, { "content-type": "text/html" })
+      .end(page(`<p id="about">Stock keeps a list of items.</p>`));
   if (url.pathname === "/promo") return res.writeHead(200, { "content-type": "text/html" }).end(promo);
   if (url.pathname === "/") return res.writeHead(200, { "content-type": "text/html" }).end(home);
   res.writeHead(404).end("not found");

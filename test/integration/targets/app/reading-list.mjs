@@ -29,7 +29,8 @@ const home = () => `<!doctype html><html><head><meta charset="utf-8"><title>Read
 
 const server = createServer((req, res) => {
   const url = new URL(req.url, "http://x");
-  const json = (status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+  const json = (status, value) =>
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
   if (url.pathname === "/reset" && req.method === "POST") {
     books = [...SEED];
     effects = [];

@@ -10,7 +10,8 @@ import { existsSync, unlinkSync } from "node:fs";
 
 const port = Number(process.env.PORT);
 let items = [];
-const log = (what, trial) => console.log(JSON.stringify({ port, instance: process.env.INSTANCE, trial, what, at: Date.now() }));
+const log = (what, trial) =>
+  console.log(JSON.stringify({ port, instance: process.env.INSTANCE, trial, what, at: Date.now() }));
 
 const PAGE = `<!doctype html><html><head><title>Items</title></head><body style="font:20px sans-serif;margin:40px">
 <h1>Items</h1><button data-testid="add" style="font-size:24px;padding:12px 32px">Add item</button><p id="n"></p>
@@ -43,6 +44,7 @@ createServer((req, res) => {
     }
     items.push({ at: items.length + 1, trial });
   }
-  if (req.url === "/api/items") return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(items));
+  if (req.url === "/api/items")
+    return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(items));
   res.writeHead(404).end();
 }).listen(port, "127.0.0.1", () => log("listening", null));

@@ -19,6 +19,7 @@ createServer((req, res) => {
     items.push({ at: items.length + 1 });
     if (file) writeFileSync(file, JSON.stringify(items));
   }
-  if (req.url === "/api/items") return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(items));
+  if (req.url === "/api/items")
+    return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(items));
   res.writeHead(404).end();
 }).listen(Number(process.env.PORT), "127.0.0.1");

@@ -6,7 +6,8 @@ import { createServer } from "node:http";
 
 const tenants = new Map();
 const tenantOf = (id) => {
-  if (!tenants.has(id)) tenants.set(id, { count: 0, cookie: null, file: null, query: null, local: null, session: null });
+  if (!tenants.has(id))
+    tenants.set(id, { count: 0, cookie: null, file: null, query: null, local: null, session: null });
   return tenants.get(id);
 };
 const cookieOf = (req, name) => new RegExp(`(?:^|;\\s*)${name}=([^;]*)`).exec(req.headers.cookie ?? "")?.[1] ?? null;
@@ -36,7 +37,10 @@ const server = createServer((req, res) => {
   const url = new URL(req.url ?? "/", "http://x");
   const id = req.headers["x-tenant"] ?? "(no tenant header)";
   const tenant = tenantOf(id);
-  const json = (value) => { res.writeHead(200, { "content-type": "application/json" }); res.end(JSON.stringify(value)); };
+  const json = (value) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(value));
+  };
   if (url.pathname === "/") {
     tenant.cookie = cookieOf(req, "tenant");
     tenant.file = cookieOf(req, "from_file");
@@ -47,7 +51,10 @@ const server = createServer((req, res) => {
   if (url.pathname === "/api/report" && req.method === "POST") {
     let body = "";
     req.on("data", (c) => (body += c));
-    req.on("end", () => { Object.assign(tenant, JSON.parse(body)); json({ ok: true }); });
+    req.on("end", () => {
+      Object.assign(tenant, JSON.parse(body));
+      json({ ok: true });
+    });
     return;
   }
   if (url.pathname === "/api/add" && req.method === "POST") return json({ count: ++tenant.count });
@@ -55,7 +62,14 @@ const server = createServer((req, res) => {
   if (url.pathname === "/api/seen") {
     const asked = url.searchParams.get("tenant");
     const t = tenantOf(asked);
-    return json({ count: t.count, cookie: t.cookie === asked, file: t.file === "yes", query: t.query === asked, local: t.local === asked, session: t.session === `tab-${asked}` });
+    return json({
+      count: t.count,
+      cookie: t.cookie === asked,
+      file: t.file === "yes",
+      query: t.query === asked,
+      local: t.local === asked,
+      session: t.session === `tab-${asked}`,
+    });
   }
   res.writeHead(404).end();
 });
