@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { PoolReport } from "../../src/target/instance-pool.js";
+import type { PoolReport } from "../../src/targets/instance-pool.js";
 import { machineUsageSince, snapshotMachine, type MachineUsage } from "./machine-load.js";
 
 const exec = promisify(execFile);

@@ -8,7 +8,7 @@
  * one by one with a timer around each. It mirrors src/runner/environment.ts and must follow it
  * when that changes; its total is printed beside the real one as a check.
  */
-import { fixtureTarget } from "../../src/target/fixture-target.js";
+import { fixtureTarget } from "../../src/targets/fixture-target.js";
 import { mkdir } from "node:fs/promises";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

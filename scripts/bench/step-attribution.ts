@@ -4,7 +4,7 @@
  * the bare Playwright calls they wrap (an unrouted context on a session of the same page).
  * Each figure is a median of `samples` calls after two warm-up calls.
  */
-import { fixtureTarget } from "../../src/target/fixture-target.js";
+import { fixtureTarget } from "../../src/targets/fixture-target.js";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

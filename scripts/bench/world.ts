@@ -5,8 +5,8 @@
  * `executeTrials` the CLI uses; only the reference model is started here instead of by
  * `startRuntime`, because `startRuntime` does not let the latency be chosen.
  */
-import { LayoutBoard } from "../../src/target/layout-board.js";
-import { startTargets } from "../../src/target/target-set.js";
+import { LayoutBoard } from "../../src/targets/layout-board.js";
+import { startTargets } from "../../src/targets/target-set.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -11,7 +11,7 @@ import { arch, platform, release } from "node:os";
 import { locateChromium } from "../browser/chromium.js";
 import type { BrowserProvider } from "../runner/browser-pool.js";
 import type { Task } from "../task/schema.js";
-import type { TargetSet } from "../target/target-set.js";
+import type { TargetSet } from "../targets/target-set.js";
 
 export interface RunEnvironment {
   chromium: { version: string | null; binary: string | null; endpoint: string | null };

@@ -13,8 +13,8 @@ import type { Store } from "../store/store.js";
 import type { VerdictCounts } from "./exit-codes.js";
 import type { CommandIO } from "./io.js";
 import { describeConcurrency, type EndpointReport } from "../runner/concurrency-gate.js";
-import { describePools } from "../target/pool-report.js";
-import type { PoolReport } from "../target/instance-pool.js";
+import { describePools } from "../targets/pool-report.js";
+import type { PoolReport } from "../targets/instance-pool.js";
 
 /** Prints the run's outcome; returns its trials' failures and errors, for the exit code. */
 export function renderRunOutcome(

@@ -31,8 +31,8 @@ import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
 import type { ProjectTargets } from "../config/project.js";
-import { LayoutBoard } from "../target/layout-board.js";
-import { startTargets, type TargetSet } from "../target/target-set.js";
+import { LayoutBoard } from "../targets/layout-board.js";
+import { startTargets, type TargetSet } from "../targets/target-set.js";
 import { exposeSite, type ExposedSite } from "./fixtures-exposure.js";
 import type { ReferenceTuning } from "./reference-tuning.js";
 

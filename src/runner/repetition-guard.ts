@@ -6,7 +6,7 @@
  */
 import type { ProposedAction } from "../toolbox/tools.js";
 import type { Task } from "../task/schema.js";
-import type { GeometryWindow, PointInfo } from "../target/page-geometry.js";
+import type { GeometryWindow, PointInfo } from "../targets/page-geometry.js";
 import type { Observation, TrialEnvironment } from "./environment.js";
 import { pointToCss } from "./executor.js";
 import type { GuardDecision, RepetitionGuard } from "./loop.js";

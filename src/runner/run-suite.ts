@@ -7,9 +7,9 @@
 import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import pLimit from "p-limit";
-import type { InstanceLease, Target } from "../target/contract.js";
-import type { LayoutBoard } from "../target/layout-board.js";
-import type { TargetSet } from "../target/target-set.js";
+import type { InstanceLease, Target } from "../targets/contract.js";
+import type { LayoutBoard } from "../targets/layout-board.js";
+import type { TargetSet } from "../targets/target-set.js";
 import type { BrowserProvider } from "./browser-pool.js";
 import { ConcurrencyGate, type EndpointReport, type TurnTiming } from "./concurrency-gate.js";
 import { emptyLoopOutcome, loopUsage, type AgentSessionLike, type RepetitionGuard, type PlayedTurn } from "./loop.js";

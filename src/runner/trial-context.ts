@@ -7,7 +7,7 @@
  */
 import type { Browser, BrowserContext } from "playwright";
 import type { Task } from "../task/schema.js";
-import type { TrialBrowserSeed } from "../target/contract.js";
+import type { TrialBrowserSeed } from "../targets/contract.js";
 
 /**
  * Seeds sessionStorage where absent as each document of the origin starts (it lives per tab, so no

@@ -11,8 +11,8 @@ import { recordEvidence, type EvidenceRecorder } from "../checks/evidence-record
 import { writeTrialEvidence } from "../checks/trial-evidence.js";
 import type { CheckResult, Effect } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
-import type { LayoutBoard } from "../target/layout-board.js";
-import type { Target } from "../target/contract.js";
+import type { LayoutBoard } from "../targets/layout-board.js";
+import type { Target } from "../targets/contract.js";
 import type { DialogRecord } from "./dialogs.js";
 import { TrialEnvironment, type BlockedRequest, type TabRecord, type TrialEnvironmentOptions } from "./environment.js";
 import { Executor } from "./executor.js";

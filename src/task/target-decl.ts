@@ -3,7 +3,7 @@
  *
  * The declaration lives in the task layer because tasks name targets and their validation depends
  * on what a target offers (an effects source, its marks, whether it is the fixture). Starting,
- * resetting and reading a target at run time is `src/target/`'s job.
+ * resetting and reading a target at run time is `src/targets/`'s job.
  *
  * Task and config files are code: a target's start and reset commands run on this machine.
  */

@@ -25,7 +25,7 @@ const KNOWN_EXCEPTIONS: Record<string, number> = {
   "src/runner/trial.ts:concludeTrial": 135,
   "src/sim/server.ts:completionHandler": 161,
   "src/sim/server.ts:<anonymous at line 183>": 158,
-  "src/target/web-target.ts:startWebTarget": 155,
+  "src/targets/web-target.ts:startWebTarget": 155,
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,6 +1,6 @@
 /**
  * `umpire marks --url URL` (or `--target NAME --path /x`): opens the page in umpire's Chromium and
- * lists its controls, each with a ready-to-paste mark declaration (src/target/page-controls.ts),
+ * lists its controls, each with a ready-to-paste mark declaration (src/targets/page-controls.ts),
  * ambiguous ones flagged, iframe ones said to be out of reach of a mark; writes a screenshot with
  * every control boxed and numbered as listed. `--json` prints the same for machines.
  */
@@ -10,9 +10,9 @@ import { dirname, join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import { launchChromium } from "../../browser/chromium.js";
 import { UmpireError, firstLineOf } from "../../errors.js";
-import { drawNumberedBoxes, pageControls, type PageControl } from "../../target/page-controls.js";
-import { startWebTarget } from "../../target/web-target.js";
-import type { Target } from "../../target/contract.js";
+import { drawNumberedBoxes, pageControls, type PageControl } from "../../targets/page-controls.js";
+import { startWebTarget } from "../../targets/web-target.js";
+import type { Target } from "../../targets/contract.js";
 import type { TargetDecl } from "../../task/target-decl.js";
 import { OPTIONS as O } from "../../config/options.js";
 import { EXIT } from "../exit-codes.js";

@@ -15,7 +15,7 @@ import type { EndpointReport } from "../../runner/concurrency-gate.js";
 import type { PlannedTrial } from "../../runner/plan.js";
 import { parseShard, shardFromEnv, type ShardSource } from "../../runner/shards.js";
 import type { Store } from "../../store/store.js";
-import type { PoolReport } from "../../target/instance-pool.js";
+import type { PoolReport } from "../../targets/instance-pool.js";
 import type { Task } from "../../task/schema.js";
 import type { TraceMode } from "../../vocabulary.js";
 import { pricesOf, type ValueSource } from "../args.js";

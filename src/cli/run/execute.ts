@@ -6,7 +6,7 @@
 import type { PlannedTrial } from "../../runner/plan.js";
 import { messageOf } from "../../errors.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
-import { poolReports } from "../../target/pool-report.js";
+import { poolReports } from "../../targets/pool-report.js";
 import { EXIT } from "../exit-codes.js";
 import { liveReporters, type Reporter } from "../reporters.js";
 import { executeTrials } from "../suite-runtime.js";

@@ -11,7 +11,7 @@ import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Frame, Page } from "playwright";
 import { launchChromium } from "../../../src/browser/chromium.js";
-import type { PageControl } from "../../../src/target/page-controls.js";
+import type { PageControl } from "../../../src/targets/page-controls.js";
 import { runCli } from "../../support/cli.js";
 import { SHOP_SERVER, startShop, type Shop } from "./shop.js";
 
@@ -25,7 +25,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The elements a declaration finds, resolved as src/target/marks.ts resolves marks (in the control's frame). */
+/** The elements a declaration finds, resolved as src/targets/marks.ts resolves marks (in the control's frame). */
 function locate(scope: Page | Frame, c: Pick<PageControl, "declaration">) {
   const d = c.declaration;
   if ("testid" in d) return scope.locator(`[data-testid="${d.testid}"]`);

@@ -1,7 +1,7 @@
 /** The shop app (shop-app/) started as a user starts an app: its own server process on a free port. */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { freePort } from "../../../src/target/web-target.js";
+import { freePort } from "../../../src/targets/web-target.js";
 
 export const SHOP_SERVER = join(import.meta.dirname, "serve-shop.mjs");
 

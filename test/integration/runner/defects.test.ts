@@ -5,7 +5,7 @@
  * - a failing capture after an invalid model output ends the loop as environment_error and keeps
  *   the turns and token counts it had (it used to throw them away for an empty outcome).
  */
-import { fixtureTarget } from "../../../src/target/fixture-target.js";
+import { fixtureTarget } from "../../../src/targets/fixture-target.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";

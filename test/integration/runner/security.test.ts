@@ -3,7 +3,7 @@
  * fixture's control API; a point outside the display is rejected before any input; note names
  * cannot leave the notes folder; http_get reads only allow-listed paths.
  */
-import { fixtureTarget } from "../../../src/target/fixture-target.js";
+import { fixtureTarget } from "../../../src/targets/fixture-target.js";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -8,7 +8,7 @@
  *   and the guard reads nothing more for them.
  * Page evaluations are counted by wrapping the real `page.evaluate` (it still runs).
  */
-import { fixtureTarget } from "../../../src/target/fixture-target.js";
+import { fixtureTarget } from "../../../src/targets/fixture-target.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

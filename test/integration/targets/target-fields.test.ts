@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../src/browser/chromium.js";
-import { resolveMarks } from "../../../src/target/marks.js";
-import { startWebTarget } from "../../../src/target/web-target.js";
-import type { Target } from "../../../src/target/contract.js";
+import { resolveMarks } from "../../../src/targets/marks.js";
+import { startWebTarget } from "../../../src/targets/web-target.js";
+import type { Target } from "../../../src/targets/contract.js";
 import { TargetDecl, type TargetDeclInput } from "../../../src/task/target-decl.js";
 import type { Task } from "../../../src/task/schema.js";
 

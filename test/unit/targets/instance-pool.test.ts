@@ -1,12 +1,12 @@
 /**
- * The lease book of a pooled target (src/target/instance-pool.ts), how `instances: auto` sizes it
+ * The lease book of a pooled target (src/targets/instance-pool.ts), how `instances: auto` sizes it
  * (pool-size.ts) and the run summary's note on it (pool-report.ts).
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { InstancePool } from "../../../src/target/instance-pool.js";
-import { autoInstances } from "../../../src/target/pool-size.js";
-import { describePool } from "../../../src/target/pool-report.js";
+import { InstancePool } from "../../../src/targets/instance-pool.js";
+import { autoInstances } from "../../../src/targets/pool-size.js";
+import { describePool } from "../../../src/targets/pool-report.js";
 
 const MB = 1024 * 1024;
 

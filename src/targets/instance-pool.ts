@@ -5,7 +5,7 @@
  * the instances, fewest first, and nobody waits. See docs/scale-out.md ("A pool of instances").
  */
 
-/** What the run summary says of one target's pool (src/target/pool-report.ts words it). */
+/** What the run summary says of one target's pool (src/targets/pool-report.ts words it). */
 export interface PoolReport {
   target: string;
   instances: number;
