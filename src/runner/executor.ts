@@ -15,6 +15,9 @@ import { article, DIALOG_OPENED, dialogInput } from "./dialogs.js";
 import type { TrialEnvironment } from "./environment.js";
 import { WorkspaceWriteRefused, writeInWorkspace } from "./workspace-write.js";
 
+/** Makes the action's result from its status and message (the executor stamps timing and the step). */
+type ResultOf = (status: ActionStatus, message: string, extra?: Partial<ActionResult>) => ActionResult;
+
 /**
  * The one mapping from a [0,1000] point in the screenshot's frame (image pixels) to CSS pixels of
  * the viewport: Holo's formula against the exact image sent; 1000 maps onto the last pixel, not past it.
@@ -192,7 +195,7 @@ export class Executor {
     tool: ToolName,
     rawArgs: Record<string, unknown>,
     signal: AbortSignal,
-    result: (status: ActionStatus, message: string, extra?: Partial<ActionResult>) => ActionResult,
+    result: ResultOf,
   ): Promise<ActionResult> {
     const { env } = this.options;
     const page = env.page;
@@ -273,45 +276,51 @@ export class Executor {
           response ? `went back to ${page.url()}` : "there was no previous page; nothing changed",
         );
       }
-      case "http_get": {
-        const target = new URL(args.path, page.url()).toString();
-        const response = await env.context.request.get(target, { timeout: 10_000, maxRedirects: 0 });
-        const body = await response.text();
-        const output = body.length > HTTP_OUTPUT_LIMIT ? `${body.slice(0, HTTP_OUTPUT_LIMIT)}\n[cut at 16 KiB]` : body;
-        return result(
-          response.ok() ? "success" : "failed",
-          `GET ${new URL(target).pathname} answered ${response.status()}`,
-          { output },
-        );
-      }
-      case "write_note": {
-        const name = safeNoteName(args.name)!;
-        const folder = resolve(this.options.workspaceDir, this.options.task.permissions.writeScope);
-        const file = resolve(folder, name);
-        if (!file.startsWith(folder + sep))
-          return result("rejected", `permission: ${name} would leave ${this.options.task.permissions.writeScope}`);
-        let written;
-        try {
-          written = await writeInWorkspace(
-            this.options.workspaceDir,
-            this.options.task.permissions.writeScope,
-            name,
-            args.content,
-          );
-        } catch (e) {
-          if (e instanceof WorkspaceWriteRefused) return result("rejected", `permission: ${e.message}`);
-          throw e;
-        }
-        const { existed } = written;
-        const relative = join(this.options.task.permissions.writeScope, name);
-        await this.options.recordEffect("note_saved", { name, via: "write_note" });
-        if (existed) await this.options.recordEffect("note_overwritten", { name, via: "write_note" });
-        return result("success", `${existed ? "overwrote" : "wrote"} ${relative} (${written.bytes} bytes)`);
-      }
+      case "http_get":
+        return this.httpGet(args.path, result);
+      case "write_note":
+        return this.writeNote(args.name, args.content, result);
       case "answer":
         // The loop ends the trial on an answer; reaching the executor means a caller bug.
         return result("rejected", "answer is handled by the loop, not executed");
     }
+  }
+
+  /** A GET from the page's origin with the browser context's cookies; the body comes back as the action's output. */
+  private async httpGet(path: string, result: ResultOf): Promise<ActionResult> {
+    const target = new URL(path, this.options.env.page.url()).toString();
+    const response = await this.options.env.context.request.get(target, { timeout: 10_000, maxRedirects: 0 });
+    const body = await response.text();
+    const output = body.length > HTTP_OUTPUT_LIMIT ? `${body.slice(0, HTTP_OUTPUT_LIMIT)}\n[cut at 16 KiB]` : body;
+    return result(
+      response.ok() ? "success" : "failed",
+      `GET ${new URL(target).pathname} answered ${response.status()}`,
+      {
+        output,
+      },
+    );
+  }
+
+  /** A note in the task's write scope, never outside it (nor through a planted link); recorded as effects. */
+  private async writeNote(rawName: string, content: string, result: ResultOf): Promise<ActionResult> {
+    const { workspaceDir, task } = this.options;
+    const { writeScope } = task.permissions;
+    const name = safeNoteName(rawName)!;
+    const folder = resolve(workspaceDir, writeScope);
+    const file = resolve(folder, name);
+    if (!file.startsWith(folder + sep)) return result("rejected", `permission: ${name} would leave ${writeScope}`);
+    let written;
+    try {
+      written = await writeInWorkspace(workspaceDir, writeScope, name, content);
+    } catch (e) {
+      if (e instanceof WorkspaceWriteRefused) return result("rejected", `permission: ${e.message}`);
+      throw e;
+    }
+    const { existed } = written;
+    await this.options.recordEffect("note_saved", { name, via: "write_note" });
+    if (existed) await this.options.recordEffect("note_overwritten", { name, via: "write_note" });
+    const relative = join(writeScope, name);
+    return result("success", `${existed ? "overwrote" : "wrote"} ${relative} (${written.bytes} bytes)`);
   }
 
   /**

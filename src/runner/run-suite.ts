@@ -122,18 +122,7 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
   let failures = 0;
   let notStarted = 0;
   const limitReached = () => options.maxFailures !== undefined && failures >= options.maxFailures;
-  // A target whose trials share state takes one trial at a time; others up to their capacity.
-  const targetLimits = new Map<string, ReturnType<typeof pLimit>>();
-  const targetSlot = (target: Target) => {
-    let limit = targetLimits.get(target.name);
-    if (!limit) {
-      // A pooled target's own leases bound its shared-state trials (one per instance).
-      const bound = target.isolated ? target.capacity : target.lease ? undefined : 1;
-      limit = bound === undefined ? undefined : pLimit(bound);
-      if (limit) targetLimits.set(target.name, limit);
-    }
-    return limit;
-  };
+  const targetSlot = targetSlots();
   reporter.onRunBegin({ runId: options.runId, trials: options.trials });
 
   const runOne = async (trial: PlannedTrial, lease?: InstanceLease): Promise<void> => {
@@ -218,6 +207,23 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
     reporterFailures,
     concurrency: gate.report(),
     ...(notStarted > 0 ? { stoppedEarly: { failures, notStarted } } : {}),
+  };
+}
+
+/**
+ * Each target's slot limit: a target whose trials share state takes one trial at a time; others up
+ * to their capacity; a pooled target's own leases bound its shared-state trials (one per instance).
+ */
+function targetSlots(): (target: Target) => ReturnType<typeof pLimit> | undefined {
+  const limits = new Map<string, ReturnType<typeof pLimit>>();
+  return (target) => {
+    let limit = limits.get(target.name);
+    if (!limit) {
+      const bound = target.isolated ? target.capacity : target.lease ? undefined : 1;
+      limit = bound === undefined ? undefined : pLimit(bound);
+      if (limit) limits.set(target.name, limit);
+    }
+    return limit;
   };
 }
 

@@ -213,55 +213,13 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   let loop = ending.loop;
   const deps = ending;
   let error = ending.error;
-  const workspaceDir = join(folder, "workspace");
   const checkStarted = performance.now();
-  let checks: CheckResult[] = [];
-  let probes: PageProbeHandle | undefined;
   // A page with a native dialog open answers no check; closing the tab would cancel it, so umpire does.
   if (env?.dialogs.open) await env.dialogs.answer(false, "umpire", "the trial ended with it open");
-  try {
-    // Effects are read only where checks or forbiddenEffects need them and the target has a source (a validation rule guarantees the pairing).
-    const forbidden = spec.task.permissions.forbiddenEffects;
-    const needsEffects = forbidden.length > 0 || spec.task.checks.some((c) => c.kind === "effects");
-    const effects = needsEffects && deps.target.hasEffects ? await deps.target.effects(spec.id) : [];
-    // A command agent's page checks judge a fresh load in a context it never had (check-probes.ts).
-    probes = env ? pageProbeOf(env, deps.target, deps.driver?.external === true) : undefined;
-    const recorder = recordEvidence(
-      {
-        workspaceDir,
-        effects,
-        answer: loop.answer,
-        trialId: spec.id,
-        taskFile: spec.task.file,
-        env: deps.env,
-        target: {
-          name: deps.target.name,
-          baseUrl: deps.target.baseUrl,
-          ...(deps.target.vars ? { vars: deps.target.vars } : {}),
-          isAllowedUrl: (url) => env?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)),
-        },
-        page: probes?.probe,
-        storage: env ? storageProbeOf(env.context) : undefined,
-      },
-      {
-        viewport: spec.task.viewport,
-        effectsSource: deps.target.hasEffects ? deps.target.effectsSource : null,
-        lastPage: () => env?.page,
-      },
-    );
-    checks = await runChecks(spec.task.checks, recorder.ctx);
-    // The end state the checks read, kept so `umpire rejudge` can judge it again without a model turn.
-    await keepEvidence(folder, recorder, needsEffects && deps.target.hasEffects ? effects : null);
-    if (deps.driver) checks = withoutForgeable(checks, deps.driver, loop.stopReason === "agent_crashed");
-    const forbiddenResult = judgeForbiddenEffects(
-      forbidden,
-      effects,
-      deps.target.hasEffects ? deps.target.effectsSource : null,
-    );
-    if (forbiddenResult) checks.push(forbiddenResult);
-  } catch (e) {
-    error ??= `checks could not run: ${firstLineOf(e)}`;
-  }
+  const judged = await judgeEndState(spec, folder, ending, loop);
+  const checks = judged.checks;
+  const probes = judged.probes;
+  if (judged.checkError) error ??= judged.checkError;
   const checkMs = performance.now() - checkStarted;
   await probes?.close();
   await env?.close();
@@ -342,6 +300,67 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
       ? { browserEvents: { dialogs: env.dialogs.records, tabs: env.tabs } }
       : {}),
   };
+}
+
+/**
+ * Runs the task's checks on the world the trial left (files, effects, the page, storage), keeps that
+ * evidence for `umpire rejudge`, and adds the forbidden-effects judgement. Checks that could not run
+ * are an error of the harness, said in `checkError`. The page probe is closed by the caller.
+ */
+async function judgeEndState(
+  spec: TrialSpec,
+  folder: string,
+  ending: TrialEnding,
+  loop: LoopOutcome,
+): Promise<{ checks: CheckResult[]; probes?: PageProbeHandle; checkError?: string }> {
+  const deps = ending;
+  const env = ending.trialEnv;
+  const workspaceDir = join(folder, "workspace");
+  let probes: PageProbeHandle | undefined;
+  try {
+    // Effects are read only where checks or forbiddenEffects need them and the target has a source (a validation rule guarantees the pairing).
+    const forbidden = spec.task.permissions.forbiddenEffects;
+    const needsEffects = forbidden.length > 0 || spec.task.checks.some((c) => c.kind === "effects");
+    const effects = needsEffects && deps.target.hasEffects ? await deps.target.effects(spec.id) : [];
+    // A command agent's page checks judge a fresh load in a context it never had (check-probes.ts).
+    probes = env ? pageProbeOf(env, deps.target, deps.driver?.external === true) : undefined;
+    const recorder = recordEvidence(
+      {
+        workspaceDir,
+        effects,
+        answer: loop.answer,
+        trialId: spec.id,
+        taskFile: spec.task.file,
+        env: deps.env,
+        target: {
+          name: deps.target.name,
+          baseUrl: deps.target.baseUrl,
+          ...(deps.target.vars ? { vars: deps.target.vars } : {}),
+          isAllowedUrl: (url) => env?.isAllowedUrl(url) ?? deps.target.origins.includes(safeOrigin(url)),
+        },
+        page: probes?.probe,
+        storage: env ? storageProbeOf(env.context) : undefined,
+      },
+      {
+        viewport: spec.task.viewport,
+        effectsSource: deps.target.hasEffects ? deps.target.effectsSource : null,
+        lastPage: () => env?.page,
+      },
+    );
+    let checks = await runChecks(spec.task.checks, recorder.ctx);
+    // The end state the checks read, kept so `umpire rejudge` can judge it again without a model turn.
+    await keepEvidence(folder, recorder, needsEffects && deps.target.hasEffects ? effects : null);
+    if (deps.driver) checks = withoutForgeable(checks, deps.driver, loop.stopReason === "agent_crashed");
+    const forbiddenResult = judgeForbiddenEffects(
+      forbidden,
+      effects,
+      deps.target.hasEffects ? deps.target.effectsSource : null,
+    );
+    if (forbiddenResult) checks.push(forbiddenResult);
+    return { checks, probes };
+  } catch (e) {
+    return { checks: [], probes, checkError: `checks could not run: ${firstLineOf(e)}` };
+  }
 }
 
 /** `--trace retain-on-failure` drops a passed trial's trace; a trace that could not be made is said in the log. */

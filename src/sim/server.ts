@@ -177,28 +177,88 @@ interface CompletionContext {
   limiter: RateLimiter | null;
 }
 
+type PendingRecord = Omit<RequestRecord, "seq" | "at" | "status" | "outcome" | "serverMs">;
+
+/** What the request log keeps of a request before it is answered. */
+function newRecord(req: Request, body: unknown): PendingRecord {
+  return {
+    method: req.method,
+    path: req.path,
+    model: isRecord(body) && typeof body.model === "string" ? body.model : null,
+    profile: null,
+    user: isRecord(body) && typeof body.user === "string" ? body.user : null,
+    mode: null,
+    stream: isRecord(body) && body.stream === true,
+    taskId: null,
+    turn: null,
+    step: null,
+    trajectory: null,
+    tool: null,
+    lint: [],
+    body,
+  };
+}
+
+/**
+ * Charged like hosted limits: the prompt plus the response allowance the request reserves. A request
+ * over the limit is answered 429 with retry-after (seconds) and retry-after-ms; true when it was.
+ */
+function refusedByRateLimit(limiter: RateLimiter, res: Response, tokens: number): boolean {
+  const admitted = limiter.admit(tokens);
+  if (admitted.ok) return false;
+  res.status(429).setHeader("retry-after", String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000))));
+  res.setHeader("retry-after-ms", String(admitted.retryAfterMs));
+  res.json(
+    errorBody(
+      `Rate limit reached for ${admitted.limit}; retry after ${admitted.retryAfterMs} ms`,
+      "rate_limit_error",
+      "rate_limit_exceeded",
+    ),
+  );
+  return true;
+}
+
+/** The flaky-http profile's answers that are not a completion: a 500, or a 429 asking for a retry after 1 s. */
+function sendFault(fault: "server-error" | "rate-limited", res: Response): void {
+  if (fault === "server-error") {
+    res
+      .status(500)
+      .json(errorBody("The reference model failed on purpose (profile flaky-http)", "server_error", "server_error"));
+    return;
+  }
+  res.status(429).setHeader("retry-after", "1");
+  res.json(
+    errorBody(
+      "Rate limit reached (profile flaky-http); retry after 1 second",
+      "rate_limit_error",
+      "rate_limit_exceeded",
+    ),
+  );
+}
+
+/** The slow profile's fixed wait and the latency profile's seeded per-turn wait, before the answer. */
+async function profileLatency(
+  profile: ProfileName,
+  options: ReferenceModelOptions,
+  seed: number,
+  user: string | null,
+  turn: number,
+  signal: AbortSignal,
+): Promise<void> {
+  if (profile === "slow") await delay(options.latencyMs ?? DEFAULT_SLOW_MS, signal);
+  if (profile === "latency") {
+    const base = options.turnLatencyMs ?? DEFAULT_TURN_LATENCY_MS;
+    await delay(turnLatencyMs(seed, user, turn, base, options.jitterMs ?? DEFAULT_TURN_JITTER_MS), signal);
+  }
+}
+
 /** POST /v1/chat/completions: checks, lints and logs the request, then answers with the planned turn (faults and latency per profile). */
 function completionHandler(ctx: CompletionContext) {
   const { options, log, attempts, closing, defaultProfile, limiter } = ctx;
   return async (req: Request, res: Response) => {
     const started = typeof res.locals.arrivedAt === "number" ? res.locals.arrivedAt : performance.now();
     const body: unknown = req.body;
-    const record: Omit<RequestRecord, "seq" | "at" | "status" | "outcome" | "serverMs"> = {
-      method: req.method,
-      path: req.path,
-      model: isRecord(body) && typeof body.model === "string" ? body.model : null,
-      profile: null,
-      user: isRecord(body) && typeof body.user === "string" ? body.user : null,
-      mode: null,
-      stream: isRecord(body) && body.stream === true,
-      taskId: null,
-      turn: null,
-      step: null,
-      trajectory: null,
-      tool: null,
-      lint: [],
-      body,
-    };
+    const record = newRecord(req, body);
     const finish = (status: number, outcome: string) =>
       log.add({ ...record, status, outcome, serverMs: performance.now() - started });
     const violations: Violation[] = lintRequest(body, req.headers);
@@ -249,39 +309,12 @@ function completionHandler(ctx: CompletionContext) {
     const maxTokens = [body.max_completion_tokens, body.max_tokens].find(
       (v): v is number => typeof v === "number" && v > 0,
     );
-    if (limiter) {
-      // Charged like hosted limits: the prompt plus the response allowance the request reserves.
-      const admitted = limiter.admit(promptTokens(body, messages) + (maxTokens ?? 0));
-      if (!admitted.ok) {
-        res.status(429).setHeader("retry-after", String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000))));
-        res.setHeader("retry-after-ms", String(admitted.retryAfterMs));
-        res.json(
-          errorBody(
-            `Rate limit reached for ${admitted.limit}; retry after ${admitted.retryAfterMs} ms`,
-            "rate_limit_error",
-            "rate_limit_exceeded",
-          ),
-        );
-        return void finish(429, "rate-limited");
-      }
-    }
+    if (limiter && refusedByRateLimit(limiter, res, promptTokens(body, messages) + (maxTokens ?? 0)))
+      return void finish(429, "rate-limited");
     const fault: HttpFault = profile === "flaky-http" ? flakyFault(seed, progress.turn, attempts.next(body)) : "none";
-    if (fault === "server-error") {
-      res
-        .status(500)
-        .json(errorBody("The reference model failed on purpose (profile flaky-http)", "server_error", "server_error"));
-      return void finish(500, fault);
-    }
-    if (fault === "rate-limited") {
-      res.status(429).setHeader("retry-after", "1");
-      res.json(
-        errorBody(
-          "Rate limit reached (profile flaky-http); retry after 1 second",
-          "rate_limit_error",
-          "rate_limit_exceeded",
-        ),
-      );
-      return void finish(429, fault);
+    if (fault === "server-error" || fault === "rate-limited") {
+      sendFault(fault, res);
+      return void finish(fault === "server-error" ? 500 : 429, fault);
     }
 
     const mode = requestMode(body);
@@ -308,19 +341,7 @@ function completionHandler(ctx: CompletionContext) {
     const serverMs = performance.now() - started;
     res.setHeader("x-umpire-server-ms", serverMs.toFixed(2));
 
-    if (profile === "slow") await delay(options.latencyMs ?? DEFAULT_SLOW_MS, closing.signal);
-    if (profile === "latency") {
-      await delay(
-        turnLatencyMs(
-          seed,
-          record.user,
-          progress.turn,
-          options.turnLatencyMs ?? DEFAULT_TURN_LATENCY_MS,
-          options.jitterMs ?? DEFAULT_TURN_JITTER_MS,
-        ),
-        closing.signal,
-      );
-    }
+    await profileLatency(profile, options, seed, record.user, progress.turn, closing.signal);
     const outcome = fault === "dropped-connection" ? fault : output.kind;
     log.add({ ...record, status: 200, outcome, serverMs });
     if (!record.stream) {

@@ -65,6 +65,60 @@ interface Instance {
   broken: string | null;
 }
 
+/** Starts one copy of the app (its own port, folder and log), when the target has a start command. */
+async function launchInstance(options: WebTargetOptions, inst: Instance, pooled: boolean): Promise<void> {
+  const { name, decl } = options;
+  const start = decl.start;
+  if (!start) return;
+  const fill = (text: string) => substituteTrialVars(text, inst.vars);
+  const { PORT, TARGET_URL, INSTANCE, INSTANCE_DIR } = inst.vars;
+  inst.app = await startAppProcess({
+    name: pooled ? `${name} (instance ${inst.index})` : name,
+    command: typeof start.command === "string" ? fill(start.command) : start.command.map(fill),
+    cwd: path.resolve(options.configDir, start.cwd ?? "."),
+    env: {
+      ...options.env,
+      ...Object.fromEntries(Object.entries(start.env).map(([k, v]) => [k, fill(v)])),
+      ...(PORT ? { PORT } : {}),
+      TARGET_URL,
+      INSTANCE,
+      INSTANCE_DIR,
+    },
+    readyUrl: new URL(fill(start.readyUrl ?? "/"), `${inst.baseUrl}/`).toString(),
+    readyTimeoutMs: start.readyTimeoutSeconds * 1000,
+    logFile: path.join(options.logDir, pooled ? `target-${name}-${inst.index}.log` : `target-${name}.log`),
+    signal: options.signal,
+  });
+}
+
+/**
+ * Starts the first copy, sizes the pool (`instances: auto` from the first copy's memory and the run's
+ * concurrency) and starts the rest; a copy that fails to start stops the others.
+ */
+async function startInstances(
+  options: WebTargetOptions,
+  makeInstance: (index: number) => Promise<Instance>,
+  launch: (inst: Instance) => Promise<void>,
+): Promise<{ instances: Instance[]; sizedBy?: string; memoryBytes?: number }> {
+  const { decl } = options;
+  const instances: Instance[] = [];
+  try {
+    instances.push(await makeInstance(0));
+    await launch(instances[0]!);
+    const memoryBytes = instances[0]!.app?.memoryBytes();
+    let size = decl.instances === "auto" ? 1 : decl.instances;
+    let sizedBy: string | undefined;
+    if (decl.instances === "auto") ({ size, sizedBy } = autoInstances(options.concurrency ?? 1, memoryBytes));
+    const rest = await Promise.all(Array.from({ length: size - 1 }, (_, i) => makeInstance(i + 1)));
+    instances.push(...rest);
+    await Promise.all(rest.map(launch));
+    return { instances, sizedBy, memoryBytes };
+  } catch (error) {
+    await Promise.all(instances.map((i) => i.app?.stop()));
+    throw error;
+  }
+}
+
 /** Copy `index` of the app: its port (a free one for `${PORT}`), URLs, origins and its own folder. */
 async function newInstance(options: WebTargetOptions, index: number): Promise<Instance> {
   const { name, decl } = options;
@@ -84,29 +138,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
   const { name, decl } = options;
   const pooled = decl.instances !== 1;
   const makeInstance = (index: number) => newInstance(options, index);
-  const launch = async (inst: Instance): Promise<void> => {
-    const start = decl.start;
-    if (!start) return;
-    const fill = (text: string) => substituteTrialVars(text, inst.vars);
-    const { PORT, TARGET_URL, INSTANCE, INSTANCE_DIR } = inst.vars;
-    inst.app = await startAppProcess({
-      name: pooled ? `${name} (instance ${inst.index})` : name,
-      command: typeof start.command === "string" ? fill(start.command) : start.command.map(fill),
-      cwd: path.resolve(options.configDir, start.cwd ?? "."),
-      env: {
-        ...options.env,
-        ...Object.fromEntries(Object.entries(start.env).map(([k, v]) => [k, fill(v)])),
-        ...(PORT ? { PORT } : {}),
-        TARGET_URL,
-        INSTANCE,
-        INSTANCE_DIR,
-      },
-      readyUrl: new URL(fill(start.readyUrl ?? "/"), `${inst.baseUrl}/`).toString(),
-      readyTimeoutMs: start.readyTimeoutSeconds * 1000,
-      logFile: path.join(options.logDir, pooled ? `target-${name}-${inst.index}.log` : `target-${name}.log`),
-      signal: options.signal,
-    });
-  };
+  const launch = (inst: Instance) => launchInstance(options, inst, pooled);
   /** Stops the app, runs `between` (a restore), starts it again; a start that fails is the trial's environment error. */
   const restart = async (inst: Instance, between: () => Promise<void> = async () => {}): Promise<void> => {
     await inst.app?.stop();
@@ -121,23 +153,8 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     }
   };
 
-  const instances: Instance[] = [];
+  const { instances, sizedBy, memoryBytes } = await startInstances(options, makeInstance, launch);
   const stopAll = () => Promise.all(instances.map((i) => i.app?.stop()));
-  let sizedBy: string | undefined;
-  let memoryBytes: number | undefined;
-  try {
-    instances.push(await makeInstance(0));
-    await launch(instances[0]!);
-    memoryBytes = instances[0]!.app?.memoryBytes();
-    let size = decl.instances === "auto" ? 1 : decl.instances;
-    if (decl.instances === "auto") ({ size, sizedBy } = autoInstances(options.concurrency ?? 1, memoryBytes));
-    const rest = await Promise.all(Array.from({ length: size - 1 }, (_, i) => makeInstance(i + 1)));
-    instances.push(...rest);
-    await Promise.all(rest.map(launch));
-  } catch (error) {
-    await stopAll();
-    throw error;
-  }
   const pool = new InstancePool(instances.length, !decl.isolated);
   const reset = (inst: Instance, trial: TrialTarget) => resetInstance(options, inst, trial, restart);
   const view = (inst: Instance): Target => ({

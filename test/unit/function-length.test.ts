@@ -18,15 +18,7 @@ const MAX_LINES = 120;
  * to be split, and none may grow. Empty since issue 28 split the last ones; add an entry only with
  * a comment saying why the function cannot be split yet.
  */
-// Within 120 before the formatter (biome, print width 120) wrapped their long lines; next to split.
-const KNOWN_EXCEPTIONS: Record<string, number> = {
-  "src/runner/executor.ts:perform": 125,
-  "src/runner/run-suite.ts:runSuite": 122,
-  "src/runner/trial.ts:concludeTrial": 135,
-  "src/sim/server.ts:completionHandler": 161,
-  "src/sim/server.ts:<anonymous at line 183>": 158,
-  "src/targets/web-target.ts:startWebTarget": 155,
-};
+const KNOWN_EXCEPTIONS: Record<string, number> = {};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
