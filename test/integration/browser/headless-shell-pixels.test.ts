@@ -14,8 +14,13 @@ import { startFixtureSite, type FixtureSite } from "../../../fixtures-site/fixtu
 import { launchChromium, locateFullChromium, locateHeadlessShell } from "../../../src/browser/chromium.js";
 import type { Scenario } from "../../../src/task/schema.js";
 
-/** Pixels (of the whole picture) allowed to differ: none; widen only with a reason written here. */
-const TOLERANCE = 0;
+/**
+ * The share of the picture's pixels allowed to differ: 1 in 10,000 (102 pixels at 1280x800). Zero
+ * held for many runs, then a fresh-clone CI run on a busy machine saw 5 of 1,024,000 pixels of
+ * /match/BB-042 differ once (text edges rasterised on another tile pass); a real rendering difference
+ * (a font, a colour, a layout shift) changes thousands.
+ */
+const TOLERANCE = 1e-4;
 
 const PAGES: { path: string; scenario: Scenario }[] = [
   { path: "/", scenario: "plain" },
