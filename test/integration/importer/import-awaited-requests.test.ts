@@ -7,37 +7,26 @@
  * drafts self-test sound, and those checks fail in the probe that makes no request. Then `umpire run`
  * refuses a draft unless --allow-drafts (or defaults.allowDrafts) and runs it with it.
  */
-import { execFile } from "node:child_process";
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { requireChromium } from "../../../src/browser/chromium.js";
+import { type CliResult, runCli } from "../../support/cli-child.js";
 
-const exec = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../../..");
 let dir: string;
 
-async function umpire(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [join(ROOT, "bin/umpire.js"), ...args], {
-      cwd: dir,
-      // The fixture's Playwright webServer gets a port of its own (umpire's target picks a free one itself).
-      env: {
-        ...process.env,
-        UMPIRE_CHROMIUM: requireChromium().path,
-        SAVING_APP_PORT: String(41_000 + (process.pid % 9_000)),
-        CI: "1",
-      },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
+/** `umpire <args>` in the copied suite's folder, as a user runs it there. */
+function umpire(args: string[]): Promise<CliResult> {
+  // The fixture's Playwright webServer gets a port of its own (umpire's target picks a free one itself).
+  const env = {
+    UMPIRE_CHROMIUM: requireChromium().path,
+    SAVING_APP_PORT: String(41_000 + (process.pid % 9_000)),
+    CI: "1",
+  };
+  return runCli(args, { cwd: dir, env });
 }
 
 beforeAll(() => {

@@ -6,38 +6,27 @@
  * model (kept when caught, named as check gaps when not), and the result self-tests sound. Only one
  * Playwright test is imported (`--grep`, passed through to Playwright) to keep it short.
  */
-import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { requireChromium } from "../../../src/browser/chromium.js";
+import { type CliResult, runCli } from "../../support/cli-child.js";
 
-const exec = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../../..");
 let dir: string;
 
-async function umpire(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [join(ROOT, "bin/umpire.js"), ...args], {
-      cwd: dir,
-      // A port of its own, so a parallel run of the example's suite cannot collide with this one.
-      // The example's Playwright config launches the Chromium umpire uses (UMPIRE_CHROMIUM), as its own tests would.
-      env: {
-        ...process.env,
-        UMPIRE_CHROMIUM: requireChromium().path,
-        TODOMVC_PORT: String(20_000 + (process.pid % 20_000)),
-        CI: "1",
-      },
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
+/** `umpire <args>` in the copied suite's folder, as a user runs it there. */
+function umpire(args: string[]): Promise<CliResult> {
+  // A port of its own, so a parallel run of the example's suite cannot collide with this one.
+  // The example's Playwright config launches the Chromium umpire uses (UMPIRE_CHROMIUM), as its own tests would.
+  const env = {
+    UMPIRE_CHROMIUM: requireChromium().path,
+    TODOMVC_PORT: String(20_000 + (process.pid % 20_000)),
+    CI: "1",
+  };
+  return runCli(args, { cwd: dir, env });
 }
 
 beforeAll(() => {
