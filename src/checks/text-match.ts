@@ -9,6 +9,7 @@
 import type { z } from "zod";
 import type { Normalize, TextMatcher } from "../task/schema.js";
 import { compileUserRegex, type UserRegex } from "../task/user-regex.js";
+import { collapseWhitespace } from "../safety/whitespace.js";
 import { excerptAround } from "./evidence.js";
 
 export type NormalizeOptions = z.output<typeof Normalize>;
@@ -34,7 +35,7 @@ export function normalizeDashes(text: string): string {
 export function normalizeText(text: string, opts: NormalizeOptions = DEFAULT_NORMALIZE): string {
   let out = text.normalize("NFC");
   if (opts.dashes) out = normalizeDashes(out);
-  if (opts.whitespace) out = out.replace(ZERO_WIDTH, "").replace(/\s+/g, " ").trim();
+  if (opts.whitespace) out = collapseWhitespace(out.replace(ZERO_WIDTH, "")).trim();
   if (opts.case) out = out.toLowerCase();
   return out;
 }

@@ -3,6 +3,7 @@
  * the record id) must not appear in the instruction, or the task measures copying rather than
  * finding. Values the instruction names on purpose are listed in `givens` and exempt.
  */
+import { collapseWhitespace } from "../safety/whitespace.js";
 import type { Task } from "./schema.js";
 import type { DataPath, RuleFinding } from "./problem.js";
 
@@ -20,11 +21,7 @@ export interface Expected {
 
 /** The same folding the checks use by default: case, runs of white space, unicode dashes. */
 export function foldText(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g, "-")
-    .replace(/\s+/g, " ")
-    .trim();
+  return collapseWhitespace(text.toLowerCase().replace(/[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]/g, "-")).trim();
 }
 
 /** The plain-text expected values of a task's checks (regex matchers are patterns, not values). */
