@@ -48,6 +48,7 @@ import { benchStoreScale } from "./bench/store-scale.js";
 import { benchThroughput, THROUGHPUT_SETS } from "./bench/throughput.js";
 import { startBenchWorld, type BenchWorld } from "./bench/world.js";
 import { benchPool } from "./bench/pool.js";
+import { benchCpuPerTrial, cgroupUnavailable } from "./bench/cpu-per-trial.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const MODEL_LATENCY_MS = 500;
@@ -162,6 +163,13 @@ async function main(args: BenchArgs): Promise<number> {
       results.capture = await section("capture", async () =>
         benchCapture(await needWorld(), { samples: size.captureSamples }),
       );
+    if (wanted.has("cpu")) {
+      // Its own CLI runs, one at a time, on an otherwise idle bench: the world's browser stays idle meanwhile.
+      const unavailable = cgroupUnavailable();
+      results.cpu = unavailable
+        ? { status: "skipped", reason: unavailable }
+        : await section("cpu", () => benchCpuPerTrial(ROOT, args.quick));
+    }
     if (wanted.has("throughput")) {
       results.throughput = await section("throughput", async () =>
         benchThroughput(await needWorld(), {

@@ -17,6 +17,7 @@ export const BENCH_NAMES = [
   "step",
   "anyapp",
   "capture",
+  "cpu",
   "throughput",
   "latency",
   "report",
@@ -36,6 +37,7 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   anyapp:
     "per-step harness time on the example app (TodoMVC, marks resolved each step) vs the bare loop on it, beside the fixture's",
   capture: "the observation's capture: page.screenshot (old path) vs CDP Page.captureScreenshot with optimizeForSpeed",
+  cpu: "CPU per trial counted by the kernel (a cgroup around `umpire run`): the fixture suite, and the latency tasks at 2 s a turn, by process kind",
   throughput: "trials per minute at concurrency 1, 2, 4 with 500 ms model latency, and peak memory per trial",
   latency:
     "suite wall time, trials/min, cores used, PSS per trial and 429s at 2 s model latency: concurrency 1, 4, 8, 16, adaptive",

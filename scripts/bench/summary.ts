@@ -17,6 +17,7 @@ import type { CaptureBench } from "./capture.js";
 import type { LatencyBench } from "./latency-throughput.js";
 import type { SoakBench } from "./soak.js";
 import type { PoolBench } from "./pool.js";
+import type { CpuBench, CpuSide } from "./cpu-per-trial.js";
 
 export type SectionOutcome<T> =
   | { status: "ok"; ms: number; machine: MachineUsage; result: T }
@@ -41,6 +42,8 @@ export interface BenchResults {
   /** Per-step harness time on the example app (TodoMVC) and on the fixture, each against the bare loop. */
   anyApp?: SectionOutcome<AnyAppStepBench>;
   capture?: SectionOutcome<CaptureBench>;
+  /** CPU per trial counted by the kernel around `umpire run` (scripts/bench/cpu-per-trial.ts). */
+  cpu?: SectionOutcome<CpuBench>;
   throughput?: SectionOutcome<ThroughputBench>;
   latency?: SectionOutcome<LatencyBench>;
   report?: SectionOutcome<{ trials: number; ms: number; detail: unknown }>;
@@ -66,6 +69,8 @@ export const BENCH_AIMS = {
   adaptiveVsBestFixed: 0.9,
   captureRatio: 1,
   poolSpeedup: 2,
+  /** Issue 27: whole process tree (CLI, reference model, Chromium), the fixture suite at concurrency 1. */
+  cpuPerTrialS: 3,
 } as const;
 
 const fmt = (v: number | undefined, digits = 0) => (v === undefined || Number.isNaN(v) ? "?" : v.toFixed(digits));
@@ -97,8 +102,22 @@ const LABELS: Record<BenchName, string> = {
   remote: "Suite: local browser vs 2 browser servers",
   pool: "Stateful app (TiddlyWiki), 1 vs N instances, 2 s a turn",
   capture: "Capture per step: CDP fast vs page.screenshot",
+  cpu: "CPU per trial (kernel-counted, whole tree)",
   latency: "Throughput, 2 s model latency",
 };
+
+/** A CPU-per-trial row; the aim judges the first set (the fixture suite, or the quick run's tasks). */
+function cpuRow(side: CpuSide, judged: boolean): Row {
+  return [
+    judged ? LABELS.cpu : "... at 2 s a turn",
+    `${fmt(side.cpuPerTrialS, 2)} s`,
+    "",
+    "",
+    judged ? `<= ${BENCH_AIMS.cpuPerTrialS} s` : "",
+    judged ? met(side.cpuPerTrialS <= BENCH_AIMS.cpuPerTrialS) : "",
+    `${side.label}: ${side.passed}/${side.trials} passed, ${fmt(side.coresUsed, 2)} cores`,
+  ];
+}
 
 /**
  * The speed-up between the lowest and the highest fixed concurrency measured (trials/min), or
@@ -269,6 +288,10 @@ export function headlineTable(results: BenchResults): string {
         `n=${r.samples} each, alternating`,
       ];
     }),
+    // One row per set measured (the quick run measures one); a skipped or failed section gives one row saying so.
+    ...(results.cpu?.status === "ok" ? results.cpu.result.sides : [undefined]).map((side, i) =>
+      rowFor("cpu", results.cpu, () => cpuRow(side!, i === 0)),
+    ),
     ...[0, 1].map((i) => rowFor("latency", results.latency, (o) => latencyRows(o.result as LatencyBench)[i]!)),
     rowFor("latency", results.latency, (o) => {
       const r = o.result as LatencyBench;
@@ -494,6 +517,17 @@ export function detailLines(results: BenchResults): string[] {
       `pool, ${r.app} (${fmt(r.turnLatencyMs)} ms a turn): ${sideLine(r.one)}; ${sideLine(r.many)}; bounded by the cores the browsers, ` +
         `the copies' restarts and other work share, and by the trials (${r.many.trials}) over the instances`,
     );
+  }
+  if (results.cpu?.status === "ok") {
+    const r = results.cpu.result;
+    lines.push(`cpu per trial (${r.method}):`);
+    for (const side of r.sides)
+      lines.push(
+        `  ${side.label}: ${fmt(side.cpuPerTrialS, 2)} s/trial (${fmt(side.cpuS, 1)} s over ${side.trials} trials, ${side.passed} passed, ${fmt(side.wallS, 1)} s wall); by kind: ` +
+          Object.entries(side.perTrialByKind)
+            .map(([kind, s]) => `${kind} ${fmt(s, 2)}`)
+            .join(", "),
+      );
   }
   if (results.remote?.status === "ok") {
     const r = results.remote.result;

@@ -300,3 +300,58 @@ describe("bench summary: a stateful app on a pool of instances", () => {
     );
   });
 });
+
+describe("bench summary: CPU per trial", () => {
+  const side = (label: string, cpuPerTrialS: number) => ({
+    label,
+    args: ["run"],
+    trials: 28,
+    passed: 28,
+    wallS: 90,
+    cpuS: cpuPerTrialS * 28,
+    cpuPerTrialS,
+    perTrialByKind: { gpu: 0.8, renderer: 0.9, unattributed: 0.01 },
+    coresUsed: 0.98,
+  });
+  const table = (first: number, second: number) =>
+    headlineTable({
+      cpu: {
+        status: "ok",
+        ms: 1,
+        machine: { cores: 2, loadAverage1m: 1 } as never,
+        result: {
+          method: "cgroup v1 cpuacct",
+          sides: [side("the fixture suite", first), side("latency tasks", second)],
+        },
+      },
+    });
+
+  it("judges the fixture suite's figure against the aim and shows the 2 s a turn figure unjudged", () => {
+    expect(table(3.17, 4.6)).toMatch(/CPU per trial.*3\.17 s.*<= 3 s.*NO.*at 2 s a turn.*4\.60 s/s);
+    expect(table(2.9, 4.6)).toMatch(/CPU per trial.*2\.90 s.*<= 3 s.*yes/s);
+    // the unjudged row carries no aim and no verdict
+    expect(
+      table(2.9, 4.6)
+        .split("\n")
+        .find((l) => l.includes("4.60 s")),
+    ).not.toMatch(/yes|NO/);
+  });
+
+  it("a machine without a writable cgroup skips the section with the reason", () => {
+    expect(headlineTable({ cpu: { status: "skipped", reason: "cannot make a control group; run as root" } })).toMatch(
+      /CPU per trial.*skipped.*run as root/s,
+    );
+  });
+
+  it("the detail names how it was counted and the split by process kind", () => {
+    const lines = detailLines({
+      cpu: {
+        status: "ok",
+        ms: 1,
+        machine: { cores: 2, loadAverage1m: 1 } as never,
+        result: { method: "cgroup v1 cpuacct", sides: [side("the fixture suite", 3.17)] },
+      },
+    });
+    expect(lines.join("\n")).toMatch(/cpu per trial \(cgroup v1 cpuacct\)[\s\S]*gpu 0\.80, renderer 0\.90/);
+  });
+});
