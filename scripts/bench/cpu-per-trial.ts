@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CLOCK_TICKS_PER_SECOND, readText, stat } from "./process-tree.js";
 
 /** One cgroup layout umpire's bench can use: where to make the group, how to read its CPU total. */
 interface CgroupKind {
@@ -66,25 +67,14 @@ export function processKind(cmdline: string): string {
   return "other";
 }
 
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined; // ended between the listing and the read
-  }
-}
-
-const TICKS_PER_SECOND = 100;
-
 /** Samples every process in `dir` until stopped; the last reading per process, summed by kind. */
 function sampleByKind(dir: string): { stop(): Record<string, number> } {
   const last = new Map<string, { kind: string; seconds: number }>();
   const sample = () => {
     for (const pid of (readText(join(dir, "cgroup.procs")) ?? "").split("\n").filter(Boolean)) {
-      const stat = readText(`/proc/${pid}/stat`);
-      if (!stat) continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+      const fields = stat(Number(pid));
+      if (!fields) continue;
+      const seconds = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
       const known = last.get(pid);
       // A renderer forked by the zygote shows the zygote's command line until it renames itself.
       const kind =

@@ -10,10 +10,10 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 
-const CLOCK_TICKS_PER_SECOND = 100;
+export const CLOCK_TICKS_PER_SECOND = 100;
 const PAGE_KB = 4;
 
-function readText(path: string): string | undefined {
+export function readText(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch {
@@ -77,7 +77,7 @@ export function readTreeMemory(root: number = process.pid): TreeReading {
   };
 }
 
-function stat(pid: number): string[] | undefined {
+export function stat(pid: number): string[] | undefined {
   const text = readText(`/proc/${pid}/stat`);
   // The command name may contain spaces and parentheses; fields resume after the last ')'.
   // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).

@@ -62,8 +62,12 @@ function occursIn(instruction: string, expected: Expected): boolean {
 
 /** The expected values among `expected` that the instruction states (and `givens` do not exempt). */
 export function leakFindings(task: Pick<Task, "instruction" | "givens">, expected: readonly Expected[]): RuleFinding[] {
-  const instruction = foldText(task.instruction);
-  const givens = new Set(task.givens.map(foldText));
+  return leaksIn(foldText(task.instruction), task.givens, expected);
+}
+
+/** leakFindings on an instruction already folded (an instruction may be megabytes: fold it once). */
+function leaksIn(instruction: string, givenValues: readonly string[], expected: readonly Expected[]): RuleFinding[] {
+  const givens = new Set(givenValues.map(foldText));
   const findings: RuleFinding[] = [];
   for (const value of expected) {
     if (typeof value.value !== "string" || value.value.trim() === "") continue;
@@ -80,7 +84,7 @@ export function leakFindings(task: Pick<Task, "instruction" | "givens">, expecte
 
 export function expectedValuesLeak(task: Task): RuleFinding[] {
   const instruction = foldText(task.instruction);
-  const findings = leakFindings(task, expectedValues(task));
+  const findings = leaksIn(instruction, task.givens, expectedValues(task));
   task.givens.forEach((given, i) => {
     if (!instruction.includes(foldText(given))) {
       findings.push({
