@@ -4,7 +4,8 @@
  */
 import { existsSync } from "node:fs";
 import { basename, delimiter, join } from "node:path";
-import { chromium, type Browser, type LaunchOptions } from "playwright";
+import type { Browser, LaunchOptions } from "playwright";
+import { chromium } from "./playwright.js";
 import { UmpireError } from "../errors.js";
 import { browserScratchDir } from "./scratch.js";
 

@@ -13,7 +13,8 @@
  * `?capacity=N` (default 4) says how many trials may use the endpoint at once; it is removed from
  * the URL before connecting, every other query parameter (a token) is kept.
  */
-import { chromium, type Browser } from "playwright";
+import type { Browser } from "playwright";
+import { chromium } from "../browser/playwright.js";
 import { UmpireError, firstLineOf } from "../errors.js";
 
 export type EndpointProtocol = "playwright" | "cdp";

@@ -136,4 +136,52 @@ describe("package imports", () => {
     expect(exportsAllow({ ".": "./i.js", "./hidden/*": null }, "./hidden/a")).toBe(false);
     expect(exportsAllow({ import: "./i.mjs", require: "./i.cjs" }, "./x")).toBe(false);
   });
+
+  it("Playwright's run-time values come through src/browser/playwright.ts alone (require: no ESM lexing of its bundle)", () => {
+    const door = join(root, "src/browser/playwright.ts");
+    const offenders = filesUnder(join(root, "src"))
+      .filter((file) => file !== door)
+      .flatMap((file) =>
+        valueImportsOf(readFileSync(file, "utf8"), "playwright").map((line) => `${relative(root, file)}: ${line}`),
+      );
+    expect(offenders).toEqual([]);
+    expect(readFileSync(door, "utf8")).toMatch(/require\("playwright"\)/);
+  });
+
+  it("tells a value import of a package from a type-only one", () => {
+    const source = [
+      `import type { Page } from "playwright";`,
+      `import { type Browser, type BrowserContext } from "playwright";`,
+      `import { chromium, type Browser } from "playwright";`,
+      `const pw = await import("playwright");`,
+      `import { z } from "zod";`,
+    ].join("\n");
+    expect(valueImportsOf(source, "playwright")).toEqual([
+      `import { chromium, type Browser } from "playwright"`,
+      `import("playwright")`,
+    ]);
+  });
 });
+
+/** The imports of `pkg` in `source` that load it at run time (not `import type`, not only `type` names). */
+function valueImportsOf(source: string, pkg: string): string[] {
+  const quoted = `["']${pkg}["']`;
+  const statics = [...source.matchAll(new RegExp(`import\\s+(?!type\\b)([^;]*?)\\s+from\\s+${quoted}`, "g"))]
+    .filter((m) => {
+      const braces = /\{([^}]*)\}/.exec(m[1]!);
+      const outside = m[1]!
+        .replace(/\{[^}]*\}/, "")
+        .replace(/,/g, "")
+        .trim();
+      const names = braces
+        ? braces[1]!
+            .split(",")
+            .map((n) => n.trim())
+            .filter(Boolean)
+        : [];
+      return outside !== "" || names.some((n) => !n.startsWith("type "));
+    })
+    .map((m) => m[0]);
+  const dynamics = [...source.matchAll(new RegExp(`import\\(\\s*${quoted}\\s*\\)`, "g"))].map((m) => m[0]);
+  return [...statics, ...dynamics];
+}
