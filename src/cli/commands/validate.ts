@@ -14,15 +14,7 @@ import { loadTasksAsync, type LoadResult } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
-import {
-  isSound,
-  runSelfTest,
-  selfTestClosing,
-  selfTestFindings,
-  selfTestTable,
-  type SelfTestOutcome,
-} from "../self-test.js";
-import { openStore } from "../../store/open.js";
+import type { SelfTestOutcome } from "../self-test.js";
 import { resolve } from "node:path";
 import { plural } from "../../report/format.js";
 
@@ -117,6 +109,10 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     const concurrency = parsed.values.concurrency ?? availableParallelism();
     io.stderr.write(`umpire validate: self-test of ${plural(result.tasks.length, "task")} on the reference model
 `);
+    // Imported here, not at the top: the self-test plays trials and stores them (the runner, Playwright,
+    // SQLite: about 0.9 CPU s to load), and a validation without it needs none of them.
+    const { isSound, runSelfTest, selfTestClosing, selfTestFindings, selfTestTable } = await import("../self-test.js");
+    const { openStore } = await import("../../store/open.js");
     const store = openStore(resolve(io.cwd, parsed.values.db));
     let outcome: SelfTestOutcome;
     try {
