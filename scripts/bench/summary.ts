@@ -108,6 +108,13 @@ const LABELS: Record<BenchName, string> = {
 
 /** A CPU-per-trial row; the aim judges the first set (the fixture suite, or the quick run's tasks). */
 function cpuRow(side: CpuSide, judged: boolean): Row {
+  const figures = side.runs.map((r) => r.cpuPerTrialS);
+  const passed = side.runs.reduce((n, r) => n + r.passed, 0);
+  const trials = side.runs.reduce((n, r) => n + r.trials, 0);
+  const spread =
+    side.runs.length > 1
+      ? `median of ${side.runs.length} runs (${fmt(Math.min(...figures), 2)}-${fmt(Math.max(...figures), 2)} s), `
+      : "one run, ";
   return [
     judged ? LABELS.cpu : "... at 2 s a turn",
     `${fmt(side.cpuPerTrialS, 2)} s`,
@@ -115,7 +122,7 @@ function cpuRow(side: CpuSide, judged: boolean): Row {
     "",
     judged ? `<= ${BENCH_AIMS.cpuPerTrialS} s` : "",
     judged ? met(side.cpuPerTrialS <= BENCH_AIMS.cpuPerTrialS) : "",
-    `${side.label}: ${side.passed}/${side.trials} passed, ${fmt(side.coresUsed, 2)} cores`,
+    `${side.label}: ${spread}${passed}/${trials} passed, ${fmt(side.coresUsed, 2)} cores`,
   ];
 }
 
@@ -523,7 +530,7 @@ export function detailLines(results: BenchResults): string[] {
     lines.push(`cpu per trial (${r.method}):`);
     for (const side of r.sides)
       lines.push(
-        `  ${side.label}: ${fmt(side.cpuPerTrialS, 2)} s/trial (${fmt(side.cpuS, 1)} s over ${side.trials} trials, ${side.passed} passed, ${fmt(side.wallS, 1)} s wall); by kind: ` +
+        `  ${side.label}: ${fmt(side.cpuPerTrialS, 2)} s/trial (the median run: ${fmt(side.cpuS, 1)} s over ${side.trials} trials, ${side.passed} passed, ${fmt(side.wallS, 1)} s wall; every run: ${side.runs.map((r) => fmt(r.cpuPerTrialS, 2)).join(", ")} s/trial); by kind: ` +
           Object.entries(side.perTrialByKind)
             .map(([kind, s]) => `${kind} ${fmt(s, 2)}`)
             .join(", "),

@@ -312,6 +312,11 @@ describe("bench summary: CPU per trial", () => {
     cpuPerTrialS,
     perTrialByKind: { gpu: 0.8, renderer: 0.9, unattributed: 0.01 },
     coresUsed: 0.98,
+    runs: [
+      { cpuPerTrialS: cpuPerTrialS - 0.2, passed: 28, trials: 28 },
+      { cpuPerTrialS, passed: 27, trials: 28 },
+      { cpuPerTrialS: cpuPerTrialS + 0.5, passed: 28, trials: 28 },
+    ],
   });
   const table = (first: number, second: number) =>
     headlineTable({
@@ -337,6 +342,16 @@ describe("bench summary: CPU per trial", () => {
     ).not.toMatch(/yes|NO/);
   });
 
+  it("says the figure is a median and how far the runs lay, and counts every run's trials", () => {
+    // The table wraps a long cell over lines: read its last column's words in order.
+    const notes = table(3.17, 4.6)
+      .split("\n")
+      .map((line) => line.split("│").at(-2)?.trim() ?? "")
+      .join(" ")
+      .replace(/\s+/g, " ");
+    expect(notes).toMatch(/the fixture suite: median of 3 runs \(2\.97-3\.67 s\), 83\/84 passed/);
+  });
+
   it("a machine without a writable cgroup skips the section with the reason", () => {
     expect(headlineTable({ cpu: { status: "skipped", reason: "cannot make a control group; run as root" } })).toMatch(
       /CPU per trial.*skipped.*run as root/s,
@@ -353,5 +368,6 @@ describe("bench summary: CPU per trial", () => {
       },
     });
     expect(lines.join("\n")).toMatch(/cpu per trial \(cgroup v1 cpuacct\)[\s\S]*gpu 0\.80, renderer 0\.90/);
+    expect(lines.join("\n")).toMatch(/every run: 2\.97, 3\.17, 3\.67 s\/trial/);
   });
 });
