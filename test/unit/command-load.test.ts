@@ -62,8 +62,19 @@ describe("what a command loads before it runs", () => {
     expect(graph.has("src/task/loader.ts")).toBe(true);
   });
 
-  it("the store's read commands do not load Playwright", () => {
-    for (const command of ["runs", "show", "compare", "history"]) {
+  it("the commands that play no trial (the store's reads, report, plan, merge, lint, init) do not load Playwright", () => {
+    for (const command of [
+      "runs",
+      "show",
+      "compare",
+      "history",
+      "report",
+      "plan",
+      "merge",
+      "lint",
+      "init",
+      "show-report",
+    ]) {
       const graph = staticGraph(`src/cli/commands/${command}.ts`);
       expect([command, graph.has(PLAYWRIGHT)]).toEqual([command, false]);
     }
