@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { clauseLoadsModule } from "../support/source-imports.js";
 
 const root = resolve(__dirname, "../..");
 
@@ -16,21 +17,7 @@ function staticValueImports(source: string): string[] {
   const found: string[] = [];
   const declarations = /(?:^|\n)\s*(import|export)\s+(?!type\b)([^;]*?)\s+from\s+["']([^"']+)["']/g;
   for (const m of source.matchAll(declarations)) {
-    const clause = m[2]!;
-    const braces = /\{([^}]*)\}/.exec(clause);
-    const outside = clause
-      .replace(/\{[^}]*\}/, "")
-      .replace(/,/g, "")
-      .trim();
-    const names = braces
-      ? braces[1]!
-          .split(",")
-          .map((n) => n.trim())
-          .filter(Boolean)
-      : [];
-    // `import { type A, type B } from` is erased by the compiler, like `import type`.
-    if (outside === "" && names.length > 0 && names.every((n) => n.startsWith("type "))) continue;
-    found.push(m[3]!);
+    if (clauseLoadsModule(m[2]!)) found.push(m[3]!);
   }
   for (const m of source.matchAll(/(?:^|\n)\s*import\s+["']([^"']+)["']/g)) found.push(m[1]!);
   return found.filter((spec) => spec.startsWith("."));

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { clauseLoadsModule } from "../support/source-imports.js";
 
 const root = resolve(__dirname, "../..");
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -167,20 +168,7 @@ describe("package imports", () => {
 function valueImportsOf(source: string, pkg: string): string[] {
   const quoted = `["']${pkg}["']`;
   const statics = [...source.matchAll(new RegExp(`import\\s+(?!type\\b)([^;]*?)\\s+from\\s+${quoted}`, "g"))]
-    .filter((m) => {
-      const braces = /\{([^}]*)\}/.exec(m[1]!);
-      const outside = m[1]!
-        .replace(/\{[^}]*\}/, "")
-        .replace(/,/g, "")
-        .trim();
-      const names = braces
-        ? braces[1]!
-            .split(",")
-            .map((n) => n.trim())
-            .filter(Boolean)
-        : [];
-      return outside !== "" || names.some((n) => !n.startsWith("type "));
-    })
+    .filter((m) => clauseLoadsModule(m[1]!))
     .map((m) => m[0]);
   const dynamics = [...source.matchAll(new RegExp(`import\\(\\s*${quoted}\\s*\\)`, "g"))].map((m) => m[0]);
   return [...statics, ...dynamics];
