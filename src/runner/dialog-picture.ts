@@ -124,28 +124,25 @@ export async function lastPaintedFrame(
   timeoutMs = 3_000,
 ): Promise<Buffer | undefined> {
   if (!session) return undefined;
-  let onFrame: ((frame: { data: string; sessionId: number }) => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  type Frame = { data: string; sessionId: number };
+  let settle: (frame: Frame | undefined) => void = () => undefined;
+  const frame = new Promise<Frame | undefined>((resolve) => (settle = resolve));
+  const onFrame = (got: Frame) => settle(got);
+  // The deadline covers the command as well as the frame: some Chromium builds (150 among them)
+  // send the frame but hold the command's reply until the dialog closes, so awaiting the reply
+  // first would never end while the dialog is open.
+  const timer = setTimeout(() => settle(undefined), timeoutMs);
   try {
-    const frame = new Promise<{ data: string; sessionId: number } | undefined>((resolve) => {
-      onFrame = resolve;
-      timer = setTimeout(() => resolve(undefined), timeoutMs);
-    });
-    session.on("Page.screencastFrame", onFrame!);
-    await session.send("Page.startScreencast", {
-      format: "png",
-      maxWidth: size.width,
-      maxHeight: size.height,
-      everyNthFrame: 1,
-    });
+    session.on("Page.screencastFrame", onFrame);
+    session
+      .send("Page.startScreencast", { format: "png", maxWidth: size.width, maxHeight: size.height, everyNthFrame: 1 })
+      .catch(() => settle(undefined));
     const got = await frame;
     if (got) void session.send("Page.screencastFrameAck", { sessionId: got.sessionId }).catch(() => undefined);
     return got ? Buffer.from(got.data, "base64") : undefined;
-  } catch {
-    return undefined;
   } finally {
     clearTimeout(timer);
-    if (onFrame) session.off("Page.screencastFrame", onFrame);
+    session.off("Page.screencastFrame", onFrame);
     void session.send("Page.stopScreencast").catch(() => undefined);
   }
 }
