@@ -7,7 +7,7 @@ import { UmpireError } from "../errors.js";
 import type { PriceBook } from "../pricing.js";
 import { reportedCost, sumCosts } from "../report/cost.js";
 import type { RepeatCounts } from "../report/power.js";
-import { DEFAULT_DECISION, decideTask, type TaskDecision } from "../report/sequential.js";
+import { DEFAULT_DECISION, decideTask, nextRound, sameEveryRepeat, type TaskDecision } from "../report/sequential.js";
 import { storedPlan, type PlannedTrial } from "../runner/plan.js";
 import type { Store } from "../store/store.js";
 import type { TrialRecord } from "../store/records.js";
@@ -161,8 +161,8 @@ export async function addRepeatsUntilDecided(ctx: UntilDecidedContext): Promise<
   let rounds = 0;
   let stoppedBy: DecisionSummary["stoppedBy"];
   for (;;) {
-    const open = standings(ctx.store, ctx.runId, ctx.baselineId).filter((s) => s.decision === "undecided");
-    if (open.length === 0) {
+    const now = standings(ctx.store, ctx.runId, ctx.baselineId);
+    if (nextRound(now, 0, Number.POSITIVE_INFINITY).length === 0) {
       stoppedBy = "all decided";
       break;
     }
@@ -175,7 +175,7 @@ export async function addRepeatsUntilDecided(ctx: UntilDecidedContext): Promise<
       stoppedBy = "max trials";
       break;
     }
-    const batch = open.slice(0, maxTrials - added).map((s) => {
+    const batch = nextRound(now, added, maxTrials).map((s) => {
       const key = `${s.task}\u0000${s.agent}`;
       const like = byPair.get(key)!;
       const repeat = nextRepeat.get(key)!;
@@ -207,21 +207,36 @@ export async function addRepeatsUntilDecided(ctx: UntilDecidedContext): Promise<
 
 const ratio = (c: RepeatCounts) => `${c.passes}/${c.n}`;
 
+const SAME = "same every repeat";
+
+/** What a decision's line adds after its tasks: why an undecidable task got no more repeats. */
+const DECISION_NOTES: Partial<Record<TaskStanding["decision"], string>> = {
+  undecidable: `(${SAME} on both sides: more repeats add no information, and the baseline's repeats cannot rule out
+                  a change of ${DEFAULT_DECISION.detect * 100} points the other way; rerun the baseline with more repeats)`,
+};
+
+const SAME_NOTE = `  (${SAME}: every repeat of the task gave one result on both sides. If the agent is deterministic, its
+  repeats are copies: "no change" then says only that the one behaviour seen did not change)`;
+
+const same = (t: TaskStanding) => t.decision !== "not in baseline" && sameEveryRepeat(t.base, t.candidate);
+
 /** The summary lines: what was spent and what was decided. */
 export function decisionText(s: DecisionSummary): string {
   const group = (d: TaskStanding["decision"]) => s.tasks.filter((t) => t.decision === d);
+  const task = (t: TaskStanding) =>
+    `${t.task} [${t.agent}] ${ratio(t.base)} -> ${ratio(t.candidate)}${t.decision !== "undecidable" && same(t) ? ` (${SAME})` : ""}`;
   const line = (d: TaskStanding["decision"]) => {
     const ts = group(d);
+    const note = DECISION_NOTES[d];
     return ts.length === 0
       ? []
-      : [
-          `  ${d.padEnd(16)}${ts.map((t) => `${t.task} [${t.agent}] ${ratio(t.base)} -> ${ratio(t.candidate)}`).join(", ")}`,
-        ];
+      : [`  ${d.padEnd(16)}${ts.map(task).join(", ")}`, ...(note ? [`  ${"".padEnd(16)}${note}`] : [])];
   };
   const cost = s.spentUsd === null ? "unknown cost" : `$${s.spentUsd.toFixed(4)} spent by the run`;
   return [
     `until decided against ${s.baseline}: ${s.added} trials added in ${s.rounds} rounds, ${cost}; stopped: ${s.stoppedBy}`,
-    ...(["worse", "better", "no change", "undecided", "not in baseline"] as const).flatMap(line),
+    ...(["worse", "better", "no change", "undecidable", "undecided", "not in baseline"] as const).flatMap(line),
+    ...(s.tasks.some((t) => t.decision !== "undecidable" && same(t)) ? [SAME_NOTE] : []),
     "",
   ].join("\n");
 }
