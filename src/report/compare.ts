@@ -20,7 +20,7 @@
 import { summarizeGroup, summarizeTrials, type ReportTrial, type TrialSetStats } from "./aggregate.js";
 import type { CostPerSuccess } from "./cost.js";
 import { detectableDrop, type Detectable } from "./power.js";
-import { bootstrapPassRateDiff, mcnemarExact, type PairedCounts } from "./stats.js";
+import { bootstrapPassRateDiff, mcnemarExact, pairRepeats, type PairedCounts } from "./stats.js";
 
 export type CompareBy = "run" | "mode" | "model" | "tag" | "agent";
 
@@ -80,8 +80,10 @@ export interface PairedAnalysis {
   changedAgentsIncluded: boolean;
   /** Tasks with counted trials on both sides. */
   tasks: number;
-  /** Repeats paired one to one (same task, same position in repeat order). */
+  /** Repeats paired one to one (same task, same position in repeat order); a task the same every repeat on both sides counts once. */
   trialPairs: number;
+  /** Tasks whose repeats all gave one result on each side, so counted as one pair. */
+  countedOnce: number;
   /** Pairs that passed only on the base side (b) and only on the candidate side (c). */
   onlyBasePassed: number;
   onlyCandidatePassed: number;
@@ -219,6 +221,7 @@ function pairGroups(
   let b = 0;
   let c = 0;
   let trialPairs = 0;
+  let countedOnce = 0;
   const tasksCounts: PairedCounts[] = [];
   const flippedToFail: string[] = [];
   const flippedToPass: string[] = [];
@@ -254,13 +257,12 @@ function pairGroups(
         .sort((x, y) => x.repeat - y.repeat || x.seq - y.seq);
     const bs = counted(byKey[0].get(row.key));
     const cs = counted(byKey[j].get(row.key));
-    for (let i = 0; i < Math.min(bs.length, cs.length); i++) {
-      trialPairs += 1;
-      const bp = bs[i].verdict === "passed";
-      const cp = cs[i].verdict === "passed";
-      if (bp && !cp) b += 1;
-      if (!bp && cp) c += 1;
-    }
+    const passed = (ts: ReportTrial[]) => ts.map((t) => t.verdict === "passed");
+    const pair = pairRepeats(passed(bs), passed(cs));
+    trialPairs += pair.pairs;
+    b += pair.b;
+    c += pair.c;
+    if (pair.once) countedOnce += 1;
   }
   const boot = bootstrapPassRateDiff(tasksCounts, {
     seed: opts.seed ?? 1,
@@ -279,6 +281,7 @@ function pairGroups(
     changedAgentsIncluded: opts.includeChangedAgents === true,
     tasks: tasksCounts.length,
     trialPairs,
+    countedOnce,
     onlyBasePassed: b,
     onlyCandidatePassed: c,
     pValue: mcnemarExact(b, c),

@@ -26,3 +26,22 @@ export function howSure(p: Pick<PairedAnalysis, "detectable" | "pValue">, alpha 
     ? `this design detects ${reach}`
     : `not significant: this comparison could only have detected ${reach}`;
 }
+
+/**
+ * What each statistic generalises over, said on its line. McNemar pairs repeats of the same tasks:
+ * it speaks about these tasks, repeated (would another run of this suite come out the same?). The
+ * bootstrap resamples whole tasks: it speaks about tasks like these (would a new suite drawn the
+ * same way?). They can disagree: a drop on a few tasks can be sure for these tasks and unsure for
+ * tasks in general.
+ */
+export const OVER_REPEATS = "these tasks, repeated";
+export const OVER_TASKS = "tasks like these";
+
+/** The McNemar line's note on tasks whose every repeat gave one result on each side; "" when none. */
+export function countedOnceText(p: Pick<PairedAnalysis, "countedOnce">): string {
+  if (p.countedOnce === 0) return "";
+  return ` (${p.countedOnce} task${p.countedOnce === 1 ? "" : "s"} the same every repeat, counted once)`;
+}
+
+/** Which statistic the regression gate uses, and why: said with its verdict. */
+export const GATE_BASIS = `the gate judges ${OVER_REPEATS}: exact McNemar on paired repeats (a task the same every repeat counted once) and any stable task that now fails; a suite is a fixed list of tasks, and the question is whether this change moved its results. The bootstrap interval (${OVER_TASKS}) is shown, not gated`;

@@ -4,7 +4,7 @@
  */
 import type { TrialSetStats } from "./aggregate.js";
 import { AGENT_CHANGED, TASK_CHANGED, type Comparison, type PairedAnalysis } from "./compare.js";
-import { howSure } from "./how-sure.js";
+import { countedOnceText, GATE_BASIS, howSure, OVER_REPEATS, OVER_TASKS } from "./how-sure.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -66,7 +66,7 @@ function pairedMarkdown(p: PairedAnalysis): string {
   const e = escapeMarkdown;
   const list = (keys: readonly string[]) => (keys.length === 0 ? "none" : keys.map(codeSpan).join(", "));
   const ci = p.diffInterval
-    ? `, 95% bootstrap CI ${formatPoints(p.diffInterval.low)} to ${formatPoints(p.diffInterval.high)}`
+    ? `; ${OVER_TASKS}: 95% bootstrap CI over tasks ${formatPoints(p.diffInterval.low)} to ${formatPoints(p.diffInterval.high)}`
     : "";
   const flaky =
     p.flaky.length === 0
@@ -82,7 +82,7 @@ function pairedMarkdown(p: PairedAnalysis): string {
     `**${e(p.candidate)} vs ${e(p.base)}** (${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")})`,
     "",
     `- pass rate ${formatPercent(p.basePassRate)} → ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
-    `- exact McNemar: ${p.onlyBasePassed} passed only in ${e(p.base)}, ${p.onlyCandidatePassed} only in ${e(p.candidate)}, p ${formatP(p.pValue)}`,
+    `- exact McNemar, ${OVER_REPEATS}: ${p.onlyBasePassed} passed only in ${e(p.base)}, ${p.onlyCandidatePassed} only in ${e(p.candidate)}${countedOnceText(p)}, p ${formatP(p.pValue)}`,
     ...(howSure(p) ? [`- how sure: ${e(howSure(p)!)}`] : []),
     `- flipped pass → fail: ${list(p.flippedToFail)}; fail → pass: ${list(p.flippedToPass)}`,
     `- flaky: ${flaky}`,
@@ -142,6 +142,7 @@ export function compareMarkdown(c: Comparison, verdict?: RegressionVerdict): str
         "",
         ...verdict.reasons.map((r) => `- ${escapeMarkdown(r)}`),
         ...verdict.notes.map((n) => `- note: ${escapeMarkdown(n)}`),
+        `- basis: ${escapeMarkdown(GATE_BASIS)}`,
       ].join("\n"),
     );
   }

@@ -4,7 +4,7 @@
  */
 import type { PairedAnalysis } from "./compare.js";
 import type { CostPerSuccess } from "./cost.js";
-import { howSure } from "./how-sure.js";
+import { countedOnceText, howSure, OVER_REPEATS } from "./how-sure.js";
 
 export interface RegressionPolicy {
   /** Significance level for the pass-rate drop; default 0.05. */
@@ -43,7 +43,7 @@ export function judgeRegression(
     const from = paired.basePassRate === null ? "?" : percent(paired.basePassRate);
     const to = paired.candidatePassRate === null ? "?" : percent(paired.candidatePassRate);
     reasons.push(
-      `pass rate fell from ${from} to ${to}: ${paired.onlyBasePassed} paired repeats passed only in ${paired.base}, ${paired.onlyCandidatePassed} only in ${paired.candidate} (exact McNemar p = ${paired.pValue.toPrecision(3)} < ${alpha})`,
+      `pass rate fell from ${from} to ${to}: ${paired.onlyBasePassed} paired repeats passed only in ${paired.base}, ${paired.onlyCandidatePassed} only in ${paired.candidate}${countedOnceText(paired)} (exact McNemar p = ${paired.pValue.toPrecision(3)} < ${alpha}, ${OVER_REPEATS})`,
     );
   }
   for (const r of paired.stableRegressions) {

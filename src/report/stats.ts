@@ -88,6 +88,28 @@ export function mcnemarExact(b: number, c: number): number {
 }
 
 /**
+ * One task's repeats paired in repeat order for McNemar: b pairs passed only on the base side, c only
+ * on the candidate's. A task whose repeats all gave one result on each side counts as ONE pair: a
+ * deterministic agent's repeats are copies, and counting each would inflate McNemar's significance
+ * (six copies of one flip would be p 0.03). `once` says it was so counted.
+ */
+export function pairRepeats(
+  base: readonly boolean[],
+  cand: readonly boolean[],
+): { pairs: number; b: number; c: number; once: boolean } {
+  const n = Math.min(base.length, cand.length);
+  const constant = (xs: readonly boolean[]) => xs.every((x) => x === xs[0]);
+  const once = n > 1 && constant(base) && constant(cand);
+  let b = 0;
+  let c = 0;
+  for (let i = 0; i < (once ? 1 : n); i++) {
+    if (base[i] && !cand[i]) b += 1;
+    if (!base[i] && cand[i]) c += 1;
+  }
+  return { pairs: once ? 1 : n, b, c, once };
+}
+
+/**
  * A percentile by linear interpolation between closest ranks (NumPy's default): p50 of
  * [1, 2, 3, 4] is 2.5; p95 of 1..20 is 19.05. Null for no values.
  */

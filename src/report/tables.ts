@@ -6,7 +6,7 @@ import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
 import { AGENT_CHANGED, TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
-import { howSure } from "./how-sure.js";
+import { countedOnceText, GATE_BASIS, howSure, OVER_REPEATS, OVER_TASKS } from "./how-sure.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -129,14 +129,14 @@ const list = (keys: readonly string[]) => (keys.length === 0 ? "none" : keys.joi
 export function pairedText(p: PairedAnalysis, style: TableStyle): string {
   const label = (s: string) => paint(s.padEnd(11), "dim", style.color);
   const ci = p.diffInterval
-    ? `, 95% bootstrap CI ${formatPoints(p.diffInterval.low)} to ${formatPoints(p.diffInterval.high)}`
+    ? `; ${OVER_TASKS}: 95% bootstrap CI over tasks ${formatPoints(p.diffInterval.low)} to ${formatPoints(p.diffInterval.high)}`
     : "";
   const sig = p.pValue < 0.05 ? paint("significant at 0.05", "yellow", style.color) : "not significant at 0.05";
   const d = p.deltas;
   return [
     `${paint(`${p.candidate} vs ${p.base}`, "bold", style.color)}: ${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")}`,
     `  ${label("pass rate")} ${formatPercent(p.basePassRate)} -> ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
-    `  ${label("McNemar")} ${p.onlyBasePassed} passed only in ${p.base}, ${p.onlyCandidatePassed} only in ${p.candidate}: exact p ${formatP(p.pValue)}, ${sig}`,
+    `  ${label("McNemar")} ${OVER_REPEATS}: ${p.onlyBasePassed} passed only in ${p.base}, ${p.onlyCandidatePassed} only in ${p.candidate}${countedOnceText(p)}: exact p ${formatP(p.pValue)}, ${sig}`,
     ...(howSure(p) ? [`  ${label("how sure")} ${howSure(p)}`] : []),
     `  ${label("flipped")} pass -> fail: ${paint(list(p.flippedToFail), p.flippedToFail.length ? "red" : undefined, style.color)}; fail -> pass: ${paint(list(p.flippedToPass), p.flippedToPass.length ? "green" : undefined, style.color)}`,
     `  ${label("flaky")} ${p.flaky.length === 0 ? "none" : p.flaky.map((f) => `${f.key} (${p.base} ${ratio(f.base)}, ${p.candidate} ${ratio(f.candidate)})`).join("; ")}`,
@@ -157,7 +157,12 @@ export function pairedText(p: PairedAnalysis, style: TableStyle): string {
 /** The gate's verdict: one headline, then its reasons and notes. */
 export function regressionText(v: RegressionVerdict, style: TableStyle): string {
   const head = v.regressed ? paint("REGRESSION", "red", style.color) : paint("no regression", "green", style.color);
-  return [head, ...v.reasons.map((r) => `  - ${r}`), ...v.notes.map((n) => `  note: ${n}`)].join("\n");
+  return [
+    head,
+    ...v.reasons.map((r) => `  - ${r}`),
+    ...v.notes.map((n) => `  note: ${n}`),
+    `  basis: ${GATE_BASIS}`,
+  ].join("\n");
 }
 
 /** Everything `umpire compare` prints on a terminal. */

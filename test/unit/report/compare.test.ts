@@ -71,18 +71,29 @@ describe("compare two runs", () => {
     const paired = json.comparison.paired[0];
     expect(paired.flippedToFail).toEqual(["save-bb042", "cookie-reject"]);
     expect(paired.flippedToPass).toEqual([]);
-    expect([paired.onlyBasePassed, paired.onlyCandidatePassed]).toEqual([4, 0]);
-    expect(paired.pValue).toBeCloseTo(0.125, 12); // 4 discordant pairs, all one way: 2 x 1/16
-    expect(json.regression.regressed).toBe(true);
-    // The pass-rate drop alone (p = 0.125) is not significant: the stable tasks flipping is what fails it.
-    expect(json.regression.reasons.some((r: string) => r.startsWith("pass rate fell"))).toBe(false);
-    // How sure: 12 paired repeats, every task stable on both sides (noise 0): Connor's formula (computed
-    // in Python) gives a minimum detectable drop of 53.5 points; the gate and the text both say so.
-    expect(paired.detectable.drop).toBeCloseTo(0.5350339212, 6);
-    expect(gated.out).toContain(
-      "not significant: this comparison could only have detected drops of 53.5 points or more",
+    // Every repeat identical on each side (a deterministic agent): each task's repeats count once,
+    // so the two flips are 2 discordant pairs, not 4, and 6 paired repeats, not 12.
+    expect([paired.onlyBasePassed, paired.onlyCandidatePassed]).toEqual([2, 0]);
+    expect([paired.trialPairs, paired.countedOnce]).toEqual([6, 6]);
+    expect(paired.pValue).toBe(0.5); // 2 discordant pairs, all one way: 2 x 1/4
+    expect(gated.out).toMatch(
+      /McNemar\s+these tasks, repeated: 2 passed only in \S+, 0 only in \S+ \(6 tasks the same every repeat, counted once\): exact p = 0\.5/,
     );
-    expect(json.regression.notes.some((n: string) => n.includes("could only have detected drops of 53.5 points"))).toBe(
+    expect(gated.out).toMatch(
+      /pass rate\s+100\.0% -> 66\.7% \(-33\.3 pts; tasks like these: 95% bootstrap CI over tasks/,
+    );
+    // The gate says what it judges and why.
+    expect(gated.out).toMatch(/basis: the gate judges these tasks, repeated: exact McNemar on paired repeats/);
+    expect(json.regression.regressed).toBe(true);
+    // The pass-rate drop alone (p = 0.5) is not significant: the stable tasks flipping is what fails it.
+    expect(json.regression.reasons.some((r: string) => r.startsWith("pass rate fell"))).toBe(false);
+    // How sure: 6 paired repeats, every task stable on both sides (noise 0): Connor's formula (computed
+    // in Python with scipy) gives a minimum detectable drop of 86.1 points; the gate and the text both say so.
+    expect(paired.detectable.drop).toBeCloseTo(0.8613509343, 6);
+    expect(gated.out).toContain(
+      "not significant: this comparison could only have detected drops of 86.1 points or more",
+    );
+    expect(json.regression.notes.some((n: string) => n.includes("could only have detected drops of 86.1 points"))).toBe(
       true,
     );
 

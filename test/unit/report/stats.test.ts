@@ -3,6 +3,7 @@ import {
   bootstrapPassRateDiff,
   mcnemarExact,
   mean,
+  pairRepeats,
   passAtK,
   passHatK,
   percentile,
@@ -67,6 +68,21 @@ describe("exact McNemar", () => {
   it("stays accurate for many pairs (computed in logs)", () => {
     expect(mcnemarExact(100, 150)).toBeCloseTo(0.001883300935076157, 12);
     expect(mcnemarExact(40, 60)).toBeCloseTo(0.05688793364098079, 12);
+  });
+});
+
+describe("pairing repeats for McNemar", () => {
+  const T = true;
+  const F = false;
+  it("counts a task whose repeats all gave one result on each side once (a deterministic agent's copies)", () => {
+    // Six copies of one flip are one discordant pair: p 1, not the 0.03 six independent flips give.
+    expect(pairRepeats([T, T, T, T, T, T], [F, F, F, F, F, F])).toEqual({ pairs: 1, b: 1, c: 0, once: true });
+    expect(pairRepeats([T, T], [T, T])).toEqual({ pairs: 1, b: 0, c: 0, once: true });
+    expect(pairRepeats([T], [F])).toEqual({ pairs: 1, b: 1, c: 0, once: false });
+  });
+  it("pairs repeats in order when either side varies", () => {
+    expect(pairRepeats([T, T, F], [F, T, T, T])).toEqual({ pairs: 3, b: 1, c: 1, once: false });
+    expect(pairRepeats([T, T, T], [F, T, F])).toEqual({ pairs: 3, b: 2, c: 0, once: false });
   });
 });
 
