@@ -13,15 +13,28 @@ function design(d: Detectable): string {
   return `${Math.round(d.power * 100)}% power, alpha ${d.alpha}, ${d.pairs} paired repeat${d.pairs === 1 ? "" : "s"}, ${noise}`;
 }
 
+/**
+ * Where tasks were the same every repeat, more repeats of a deterministic agent would not make the
+ * comparison surer (their copies count once): say so, so the line does not suggest they would.
+ */
+function copiesNote(p: Partial<Pick<PairedAnalysis, "countedOnce" | "tasks">>): string {
+  if (!p.countedOnce) return "";
+  const all = p.countedOnce === p.tasks;
+  return `; ${all ? "every task was" : `${p.countedOnce} of ${p.tasks} tasks were`} the same every repeat: if the agent is deterministic, more repeats add nothing there, more tasks do`;
+}
+
 /** How sure, in one line; null when nothing was paired. */
-export function howSure(p: Pick<PairedAnalysis, "detectable" | "pValue">, alpha = 0.05): string | null {
+export function howSure(
+  p: Pick<PairedAnalysis, "detectable" | "pValue"> & Partial<Pick<PairedAnalysis, "countedOnce" | "tasks">>,
+  alpha = 0.05,
+): string | null {
   const d = p.detectable;
   if (!d) return null;
   const significant = p.pValue < alpha;
   if (d.drop === null) {
-    return `${significant ? "" : "not significant, and "}too few paired repeats to detect any drop (${design(d)})`;
+    return `${significant ? "" : "not significant, and "}too few paired repeats to detect any drop (${design(d)})${copiesNote(p)}`;
   }
-  const reach = `drops of ${points(d.drop)} or more (${design(d)})`;
+  const reach = `drops of ${points(d.drop)} or more (${design(d)})${copiesNote(p)}`;
   return significant
     ? `this design detects ${reach}`
     : `not significant: this comparison could only have detected ${reach}`;

@@ -33,6 +33,11 @@ export interface RepeatPlan {
   trials: number;
   /** Estimated cost of the candidate run (trials x the baseline's mean trial cost); null: unknown. */
   estimatedCostUsd: number | null;
+  /**
+   * Every baseline task gave one result in every repeat (some task repeated): a deterministic
+   * agent's repeats are copies, which compare counts once, so more repeats would not help.
+   */
+  sameEveryRepeat: boolean;
 }
 
 export function planRepeats(input: RepeatPlanInput): RepeatPlan {
@@ -55,6 +60,8 @@ export function planRepeats(input: RepeatPlanInput): RepeatPlan {
     repeatsPerTask,
     trials,
     estimatedCostUsd: cost === null || cost === undefined ? null : cost * trials,
+    sameEveryRepeat:
+      input.baseline.some((c) => c.n > 1) && input.baseline.every((c) => c.passes === 0 || c.passes === c.n),
   };
 }
 

@@ -75,6 +75,12 @@ function planText(p: RepeatPlan, baseline: string | null): string {
     `  trials            ${p.trials} (${p.tasks} tasks; ${p.pairsNeeded} paired repeats needed)`,
     `  noise             ${noise}`,
     `  estimated cost    ${usd(p.estimatedCostUsd)}`,
+    ...(p.sameEveryRepeat
+      ? [
+          `  note              every task of run ${baseline} gave one result in every repeat: if the agent is deterministic,
+                    its repeats are copies (compare counts them once), and only more tasks, not repeats, make it surer`,
+        ]
+      : []),
     "",
   ].join("\n");
 }

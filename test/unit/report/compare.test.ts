@@ -93,6 +93,10 @@ describe("compare two runs", () => {
     expect(gated.out).toContain(
       "not significant: this comparison could only have detected drops of 86.1 points or more",
     );
+    // ... and that more repeats of a deterministic agent would not help.
+    expect(gated.out).toContain(
+      "every task was the same every repeat: if the agent is deterministic, more repeats add nothing there, more tasks do",
+    );
     expect(json.regression.notes.some((n: string) => n.includes("could only have detected drops of 86.1 points"))).toBe(
       true,
     );

@@ -82,6 +82,30 @@ describe("umpire plan", () => {
     ).toBe(135);
   });
 
+  it("says that a baseline the same every repeat is no case for more repeats", async () => {
+    // Every task 3/3 or 0/3: noise 0, so Connor's formula asks for few pairs; but if the agent is
+    // deterministic those repeats are copies, and compare counts each task once.
+    const trials = TASKS.flatMap((task, i) =>
+      [0, 1, 2].map(() => ({ task, verdict: i < 4 ? ("passed" as const) : ("failed" as const) })),
+    );
+    const base = seedRun(store, { model: "reference", startedAt: "2025-06-01T00:00:00.000Z", trials });
+    expect(JSON.parse((await cli(["plan", "--detect", "30", "--baseline", base, "--json"])).out).plan).toMatchObject({
+      noise: 0,
+      sameEveryRepeat: true,
+    });
+    const text = (await cli(["plan", "--detect", "30", "--baseline", base])).out;
+    expect(text).toMatch(/note\s+every task of run \S+ gave one result in every repeat: if the agent is deterministic/);
+    expect(text).toContain("only more tasks, not repeats, make it surer");
+    // A baseline whose tasks vary gets no such note.
+    const varied = TASKS.flatMap((task) =>
+      [0, 1].map((r) => ({ task, verdict: r === 0 ? ("passed" as const) : ("failed" as const) })),
+    );
+    const noisy = seedRun(store, { model: "reference", startedAt: "2025-06-02T00:00:00.000Z", trials: varied });
+    expect((await cli(["plan", "--detect", "30", "--baseline", noisy])).out).not.toContain(
+      "one result in every repeat",
+    );
+  });
+
   it("says what is missing", async () => {
     const none = await cli(["plan", "--detect", "10"]);
     expect(none.code).toBe(2);
