@@ -4,7 +4,7 @@
  */
 import type { TrialSetStats } from "./aggregate.js";
 import { AGENT_CHANGED, TASK_CHANGED, type Comparison, type PairedAnalysis } from "./compare.js";
-import { countedOnceText, GATE_BASIS, howSure, OVER_REPEATS, OVER_TASKS } from "./how-sure.js";
+import { countedOnceText, howSure, OVER_REPEATS, OVER_TASKS } from "./how-sure.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -142,7 +142,7 @@ export function compareMarkdown(c: Comparison, verdict?: RegressionVerdict): str
         "",
         ...verdict.reasons.map((r) => `- ${escapeMarkdown(r)}`),
         ...verdict.notes.map((n) => `- note: ${escapeMarkdown(n)}`),
-        `- basis: ${escapeMarkdown(GATE_BASIS)}`,
+        `- basis: ${escapeMarkdown(verdict.basis)}`,
       ].join("\n"),
     );
   }

@@ -4,7 +4,7 @@
  */
 import type { PairedAnalysis } from "./compare.js";
 import type { CostPerSuccess } from "./cost.js";
-import { countedOnceText, howSure, OVER_REPEATS } from "./how-sure.js";
+import { countedOnceText, GATE_BASIS, howSure, OVER_REPEATS } from "./how-sure.js";
 
 export interface RegressionPolicy {
   /** Significance level for the pass-rate drop; default 0.05. */
@@ -19,6 +19,8 @@ export interface RegressionVerdict {
   reasons: string[];
   /** Things the gate could not judge (unknown cost), one line each. */
   notes: string[];
+  /** Which statistic the gate judged by, and why (what it generalises over). */
+  basis: string;
 }
 
 const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -75,5 +77,5 @@ export function judgeRegression(
     const sure = howSure(paired, alpha);
     if (sure) notes.push(`pass rate, ${paired.candidate} vs ${paired.base}: ${sure}`);
   }
-  return { regressed: reasons.length > 0, reasons, notes };
+  return { regressed: reasons.length > 0, reasons, notes, basis: GATE_BASIS };
 }

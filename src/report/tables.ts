@@ -6,7 +6,7 @@ import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
 import { AGENT_CHANGED, TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
-import { countedOnceText, GATE_BASIS, howSure, OVER_REPEATS, OVER_TASKS } from "./how-sure.js";
+import { countedOnceText, howSure, OVER_REPEATS, OVER_TASKS } from "./how-sure.js";
 import {
   NONE,
   formatCostPerSuccess,
@@ -157,12 +157,9 @@ export function pairedText(p: PairedAnalysis, style: TableStyle): string {
 /** The gate's verdict: one headline, then its reasons and notes. */
 export function regressionText(v: RegressionVerdict, style: TableStyle): string {
   const head = v.regressed ? paint("REGRESSION", "red", style.color) : paint("no regression", "green", style.color);
-  return [
-    head,
-    ...v.reasons.map((r) => `  - ${r}`),
-    ...v.notes.map((n) => `  note: ${n}`),
-    `  basis: ${GATE_BASIS}`,
-  ].join("\n");
+  return [head, ...v.reasons.map((r) => `  - ${r}`), ...v.notes.map((n) => `  note: ${n}`), `  basis: ${v.basis}`].join(
+    "\n",
+  );
 }
 
 /** Everything `umpire compare` prints on a terminal. */

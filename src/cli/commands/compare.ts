@@ -23,6 +23,7 @@ import { reportedCost } from "../../report/cost.js";
 import { junitXml } from "../../report/junit.js";
 import { compareMarkdown } from "../../report/markdown.js";
 import type { PriceBook } from "../../pricing.js";
+import { GATE_BASIS } from "../../report/how-sure.js";
 import { judgeRegression, type RegressionVerdict } from "../../report/regression.js";
 import { compareText } from "../../report/tables.js";
 import { terminalStyle } from "../../report/table-layout.js";
@@ -219,6 +220,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     const verdict: RegressionVerdict | undefined = gating
       ? {
           regressed: verdicts.some((v) => v.regressed),
+          basis: GATE_BASIS,
           reasons: verdicts.flatMap((v) => v.reasons),
           notes: [
             ...verdicts.flatMap((v) => v.notes),

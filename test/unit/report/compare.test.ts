@@ -84,6 +84,9 @@ describe("compare two runs", () => {
     );
     // The gate says what it judges and why.
     expect(gated.out).toMatch(/basis: the gate judges these tasks, repeated: exact McNemar on paired repeats/);
+    expect(json.regression.basis).toMatch(
+      /^the gate judges these tasks, repeated: .* The bootstrap interval \(tasks like these\) is shown, not gated$/,
+    );
     expect(json.regression.regressed).toBe(true);
     // The pass-rate drop alone (p = 0.5) is not significant: the stable tasks flipping is what fails it.
     expect(json.regression.reasons.some((r: string) => r.startsWith("pass rate fell"))).toBe(false);
