@@ -57,6 +57,8 @@ export interface SimulationResult {
   byMove: Map<number, MoveTally>;
   /** Unchanged tasks of unchanged comparisons, by agent and baseline repeats ("deterministic, 6"). */
   unchanged: Map<string, MoveTally>;
+  /** Moved tasks by move and baseline repeats ("0.3, 6"): how often a move is found. */
+  movedByBase: Map<string, MoveTally>;
   /** Per move >= d, the worst cell's rate of calling a moved task "no change". */
   worstNoChange: Map<number, { rate: number; cell: string }>;
 }
@@ -140,6 +142,7 @@ export function simulateSequential(options: SimulationOptions): SimulationResult
   let worstCell = { rate: 0, cell: "none" };
   const unchanged = new Map<string, MoveTally>();
   const worstNoChange = new Map<number, { rate: number; cell: string }>();
+  const movedByBase = new Map<string, MoveTally>();
   for (const move of MOVES)
     for (const base of BASE_REPEATS)
       for (const tasks of TASK_COUNTS)
@@ -157,6 +160,9 @@ export function simulateSequential(options: SimulationOptions): SimulationResult
             for (const t of played) {
               tallyTask(byMove.get(Math.abs(t.move))!, t);
               if (t.move !== 0) tallyTask(cellMoved, t);
+              const moved = `${move}, ${base}`;
+              if (t.move !== 0)
+                tallyTask(movedByBase.get(moved) ?? movedByBase.set(moved, emptyTally()).get(moved)!, t);
               const key = `${agent}, ${base}`;
               if (move === 0) tallyTask(unchanged.get(key) ?? unchanged.set(key, emptyTally()).get(key)!, t);
             }
@@ -168,7 +174,7 @@ export function simulateSequential(options: SimulationOptions): SimulationResult
           const rate = cellAlarms / options.perCell;
           if (rate > worstCell.rate) worstCell = { rate, cell: name };
         }
-  return { options, comparisons, falseAlarms, worstCell, byMove, unchanged, worstNoChange };
+  return { options, comparisons, falseAlarms, worstCell, byMove, unchanged, worstNoChange, movedByBase };
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -203,6 +209,15 @@ export function simulationText(r: SimulationResult): { text: string; ok: boolean
       `moved ${move * 100} points, called "no change": ${pct(rate)} (must be <= ${pct(beta)}), wrong way ${t.wrongWay} ${pass ? "PASS" : "FAIL"}`,
       `  worst cell: ${pct(worst?.rate ?? 0)} (${worst?.cell ?? "none"})`,
     );
+  }
+  lines.push("", "moved tasks decided worse or better, by baseline repeats:");
+  lines.push(`move (points)  ${BASE_REPEATS.map((b) => `${b} repeats`.padStart(11)).join("")}`);
+  for (const move of MOVES.filter((m) => m > 0)) {
+    const cells = BASE_REPEATS.map((base) => {
+      const t = r.movedByBase.get(`${move}, ${base}`);
+      return (t ? pct((t.decided.worse + t.decided.better) / t.tasks) : "-").padStart(11);
+    });
+    lines.push(`${String(move * 100).padStart(13)}  ${cells.join("")}`);
   }
   lines.push(
     "",
