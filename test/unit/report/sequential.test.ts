@@ -52,6 +52,14 @@ describe("deciding a task", () => {
       for (let n = 1; n <= 40; n++) expect(decideTask(c(6, 6), c(0, n), rule(tasks))).not.toBe("no change");
   });
 
+  it("the mirror, 0/6 -> 8/8, is decided better and is never called no change", () => {
+    expect(decideTask(c(0, 6), c(8, 8), rule(1))).toBe("better");
+    expect(decideTask(c(0, 6), c(8, 8), rule(17))).toBe("better");
+    expect(noChangeTests(c(0, 6), c(8, 8), rule(1)).noRise).toBe(false);
+    for (const tasks of [1, 2, 17, 50])
+      for (let n = 1; n <= 40; n++) expect(decideTask(c(0, 6), c(n, n), rule(tasks))).not.toBe("no change");
+  });
+
   it("an unchanged task of a 6-repeat baseline becomes decidable; a 2-repeat one is said to be undecidable", () => {
     // 6/6: the baseline's share of beta (0.7^6) rules out a 30-point rise alone; 11 passing
     // repeats rule out a 30-point fall at 1 / (0.2 - 0.118).
