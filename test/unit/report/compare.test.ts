@@ -104,6 +104,13 @@ describe("compare two runs", () => {
       true,
     );
 
+    // The Markdown says the same: what each statistic speaks about, and the gate's basis.
+    const md = (await cli(["compare", base, cand, "--markdown", "--fail-on-regression"])).out;
+    expect(md).toContain("- exact McNemar, these tasks, repeated: 2 passed only in");
+    expect(md).toContain("(6 tasks the same every repeat, counted once), p = 0.5");
+    expect(md).toMatch(/tasks like these: 95% bootstrap CI over tasks/);
+    expect(md).toContain("- basis: the gate judges these tasks, repeated");
+
     // Without the flag the same comparison reports but exits 0.
     expect((await cli(["compare", base, cand])).code).toBe(0);
   });
