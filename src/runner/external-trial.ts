@@ -18,6 +18,7 @@ import { parseAgentResult } from "./agent-events.js";
 import { StepFollower } from "./agent-steps.js";
 import { sleep, watchCommand, type CommandExit } from "./command-process.js";
 import { TrialEnvironment } from "./environment.js";
+import { originsForTask } from "../targets/contract.js";
 import { emptyLoopOutcome, type LoopOutcome, type PlayedTurn } from "./loop.js";
 import { blockedRequestLog, concludeTrial, type TrialDeps, type TrialOutcome, type TrialSpec } from "./trial.js";
 import { createTrialLog } from "./trial-log.js";
@@ -103,6 +104,17 @@ export async function runExternalTrial(
         guard: refusal,
       });
     });
+    // The browser's network reaches the task's origins only; what its proxy refuses is logged like a blocked request.
+    trialBrowser.allowOrigins(originsForTask(spec.task, deps.target, deps.fixtureSiteUrl));
+    trialBrowser.onNetworkRefusal((refused) =>
+      blocked.record({
+        url: refused.url,
+        method: refused.method,
+        resourceType: refused.method === "CONNECT" ? "tunnel" : "other",
+        navigation: false,
+        frameUrl: "",
+      }),
+    );
     browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint);
     env = await TrialEnvironment.open({
       browser,

@@ -26,6 +26,7 @@ import { join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { WebSocketServer as WsServerCtor, type WebSocket } from "ws";
 import { CHROMIUM_FLAGS, requireChromium } from "../browser/chromium.js";
+import { startBrowserProxy, type ProxyRefusal } from "./browser-proxy.js";
 
 interface CdpMessage {
   id?: number;
@@ -220,6 +221,10 @@ export interface TrialBrowser {
   readonly agentEndpoint: string;
   /** Sets the context every page the agent creates lands in. */
   setTrialContext(browserContextId: string): void;
+  /** The origins the browser's network may reach (the task's); everything else is refused by its proxy. */
+  allowOrigins(origins: Iterable<string>): void;
+  /** Called at each connection the proxy refused (a page WebSocket or request the route guard did not see). */
+  onNetworkRefusal(listener: (refusal: ProxyRefusal) => void): void;
   /** Methods the agent tried and was refused (or rewritten), as evidence for the trial log. */
   readonly refused: GuardRefusal[];
   /** Called at each refusal as it happens (the trial log's `cdp_guard` events). */
@@ -246,6 +251,7 @@ export async function launchTrialBrowser(
   options: { env?: NodeJS.ProcessEnv; downloadsDir?: string; workspaceDir?: string } = {},
 ): Promise<TrialBrowser> {
   const chromium = requireChromium(options.env);
+  const proxy = await startBrowserProxy();
   const profile = mkdtempSync(join(tmpdir(), "umpire-trial-browser-"));
   const child = spawn(
     chromium.path,
@@ -256,6 +262,9 @@ export async function launchTrialBrowser(
       "--no-startup-window",
       `--user-data-dir=${profile}`,
       "--disable-features=Translate,MediaRouter",
+      // Every connection, loopback included (Chromium bypasses proxies for it unless told), through umpire's proxy.
+      `--proxy-server=${proxy.url}`,
+      "--proxy-bypass-list=<-loopback>",
     ],
     { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] },
   );
@@ -316,6 +325,8 @@ export async function launchTrialBrowser(
     umpireEndpoint: `ws://127.0.0.1:${port}/devtools/browser/${umpireToken}`,
     agentEndpoint: `ws://127.0.0.1:${port}/devtools/browser/${agentToken}`,
     setTrialContext: (id) => relay.setTrialContext(id),
+    allowOrigins: (origins) => proxy.allow(origins),
+    onNetworkRefusal: (listener) => proxy.onRefused(listener),
     refused: relay.refused,
     onRefusal: (listener) => (relay.onRefusal = listener),
     gone: () => gone,
@@ -331,6 +342,7 @@ export async function launchTrialBrowser(
       const killer = setTimeout(() => child.kill("SIGKILL"), 3_000);
       await exited;
       clearTimeout(killer);
+      await proxy.close();
       rmSync(profile, { recursive: true, force: true });
     },
   };
