@@ -22,7 +22,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { WebSocketServer as WsServerCtor, type WebSocket } from "ws";
 import { CHROMIUM_FLAGS, requireChromium } from "../browser/chromium.js";
@@ -172,11 +172,13 @@ export function hostPathRefusal(
   for (const path of paths) {
     if (method === "Page.navigate" || method === "Target.createTarget")
       return `${path.slice(0, 200)} is not a web page: file:, view-source: and browser pages would show the host's files`;
+    // Chromium reads a relative path against its own working folder, not the workspace.
+    if (!isAbsolute(path)) return `${path.slice(0, 200)} is not an absolute path in the trial's workspace`;
     let real: string;
     try {
-      real = realpathSync(resolve(root ?? "/", path));
+      real = realpathSync(path);
     } catch {
-      real = resolve(root ?? "/", path);
+      real = resolve(path);
     }
     if (realRoot === null || (real !== realRoot && !real.startsWith(`${realRoot}/`)))
       return `${path.slice(0, 200)} is outside the trial's workspace: the browser hands pages no other host file`;

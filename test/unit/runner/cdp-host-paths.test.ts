@@ -55,6 +55,12 @@ describe("host paths an agent names through CDP", () => {
       expect(hostPathRefusal("Page.navigate", { url }, workspace), url).toBeNull();
   });
 
+  it("refuses a relative path: Chromium would read it against its own working folder, not the workspace", () => {
+    expect(hostPathRefusal("DOM.setFileInputFiles", { files: ["downloads/report.csv"] }, workspace)).toMatch(
+      /not an absolute path/,
+    );
+  });
+
   it("without a workspace, every path is refused", () => {
     expect(hostPathRefusal("DOM.setFileInputFiles", { files: ["/tmp/x"] }, null)).toMatch(/outside/);
   });
