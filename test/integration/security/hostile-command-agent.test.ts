@@ -132,6 +132,15 @@ describe("a hostile command agent through the real CLI", () => {
     expect([gold.verdict, gold.stopReason]).toEqual(["passed", "answered"]);
     const folder = trialFolder(s.out, "hostile", hostile.id ?? hostile.trialId);
     const log = events(folder);
+    // At once: each trial's agent started before the other's trial log ended.
+    const span = (l: ReturnType<typeof events>) => {
+      const times = l.map((e) => Date.parse((e as { timestamp?: string }).timestamp ?? "")).filter(Number.isFinite);
+      return [Math.min(...times), Math.max(...times)] as const;
+    };
+    const [hostileFrom, hostileTo] = span(log);
+    const [goldFrom, goldTo] = span(events(trialFolder(s.out, "hostile", gold.id ?? gold.trialId)));
+    expect(hostileFrom).toBeLessThan(goldTo);
+    expect(goldFrom).toBeLessThan(hostileTo);
     const seen = answerOf(log);
     const started = log.find((e) => e.type === "AgentStartedEvent")!.data;
     expect(started.sandbox).toBe("bwrap");
