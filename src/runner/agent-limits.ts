@@ -10,8 +10,8 @@
  * (RLIMIT_NPROC counts every process of the user umpire runs as, so umpire adds the ones it already
  * has; RLIMIT_DATA bounds each process, not their sum), and said so in the trial log.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 export interface AgentLimits {
   /** Processes (and threads) the sandbox may hold at once. */
@@ -132,6 +132,31 @@ function ownProcessCount(): number {
   return count;
 }
 
+/** An empty trial cgroup this old was left by an umpire that was killed before it could remove it. */
+const STALE_CGROUP_MS = 10 * 60_000;
+
+/** Removes the empty `umpire-*` cgroups a killed run left beside where this one makes its own. */
+function removeStaleCgroups(parents: string[]): void {
+  for (const parent of parents) {
+    let names: string[];
+    try {
+      names = readdirSync(parent).filter((n) => n.startsWith("umpire-"));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const dir = join(parent, name);
+      try {
+        if (Date.now() - statSync(dir).mtimeMs < STALE_CGROUP_MS) continue;
+        if (readFileSync(join(dir, "cgroup.procs"), "utf8").trim() !== "") continue;
+        rmdirSync(dir);
+      } catch {
+        // In use, or gone: not ours to judge.
+      }
+    }
+  }
+}
+
 /**
  * Makes the trial's limits: a cgroup where one can be made, prlimit otherwise. `name` is unique per
  * trial attempt (a folder name: letters, digits, `-`, `_`, `.`).
@@ -148,6 +173,7 @@ export function holdAgentLimits(name: string, limits: AgentLimits = DEFAULT_AGEN
     } catch {
       continue;
     }
+    removeStaleCgroups(cgroups.map((dir) => dirname(dir)));
     const procs = cgroups.map((dir) => join(dir, "cgroup.procs"));
     return {
       ...limits,

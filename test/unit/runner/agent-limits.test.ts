@@ -3,7 +3,8 @@
  * be made, else prlimit. Real processes, no sandbox needed: the wrapper alone must bound what it starts.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, rmdirSync, utimesSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { holdAgentLimits } from "../../../src/runner/agent-limits.js";
 import { identityArgs, sandboxArgv } from "../../../src/runner/agent-sandbox.js";
@@ -27,6 +28,24 @@ describe("a command agent's bounds", () => {
     }
     for (const dir of limits.cgroups) expect(existsSync(dir)).toBe(false);
   }, 90_000);
+
+  it("removes an empty trial cgroup a killed run left (older than ten minutes), not a fresh one", async () => {
+    const probe = holdAgentLimits(`unit-probe-${process.pid}`);
+    await probe.release();
+    if (probe.how === "prlimit") return; // no cgroup here to leave behind
+    const parent = dirname(probe.cgroups[0]!);
+    const stale = join(parent, `umpire-unit-stale-${process.pid}`);
+    const fresh = join(parent, `umpire-unit-fresh-${process.pid}`);
+    mkdirSync(stale);
+    mkdirSync(fresh);
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(stale, old, old);
+    const limits = holdAgentLimits(`unit-next-${process.pid}`);
+    await limits.release();
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+    rmdirSync(fresh);
+  });
 
   it("bounds memory: an allocation past the bound does not complete", async () => {
     const limits = holdAgentLimits(`unit-mem-${process.pid}`, { pids: 40, memoryBytes: 256 * 1024 * 1024 });
