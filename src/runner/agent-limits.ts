@@ -8,7 +8,8 @@
  * every process and every page of the sandbox, whatever its uid. Otherwise `prlimit` sets
  * RLIMIT_NPROC and RLIMIT_DATA on the sandbox's first process, which its children inherit: weaker
  * (RLIMIT_NPROC counts every process of the user umpire runs as, so umpire adds the ones it already
- * has; RLIMIT_DATA bounds each process, not their sum), and said so in the trial log.
+ * has, and it does not apply to root at all; RLIMIT_DATA bounds each process, not their sum), and
+ * said so in the trial log (`unenforced`).
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -28,6 +29,8 @@ export interface HeldLimits extends AgentLimits {
   how: "cgroup-v1" | "cgroup-v2" | "prlimit";
   /** The cgroup folders the sandbox runs in (empty for prlimit). */
   cgroups: string[];
+  /** A bound that does not hold here, and why (prlimit's process bound under root), or null. */
+  unenforced: string | null;
   /** The program and argv that start `argv` under the limits. */
   wrap(program: string, argv: string[]): { program: string; argv: string[] };
   /** Removes the trial's cgroups (after its processes are gone). */
@@ -179,6 +182,7 @@ export function holdAgentLimits(name: string, limits: AgentLimits = DEFAULT_AGEN
       ...limits,
       how,
       cgroups,
+      unenforced: null,
       // The shell joins the cgroups first and then becomes the sandbox: nothing runs outside them.
       wrap: (program, argv) => ({
         program: "/bin/sh",
@@ -200,10 +204,16 @@ export function holdAgentLimits(name: string, limits: AgentLimits = DEFAULT_AGEN
     };
   }
   const nproc = ownProcessCount() + limits.pids;
+  // The kernel never applies RLIMIT_NPROC to uid 0's processes, capabilities or not, and under root the
+  // sandbox's uid maps to 0 outside its namespace: said in the trial log rather than claimed.
+  const root = process.getuid?.() === 0;
   return {
     ...limits,
     how: "prlimit",
     cgroups: [],
+    unenforced: root
+      ? "pids: RLIMIT_NPROC does not apply to root's processes (the sandbox's uid is root outside its namespace); only a cgroup bounds them"
+      : null,
     wrap: (program, argv) => ({
       program: "prlimit",
       argv: [`--nproc=${nproc}`, `--data=${limits.memoryBytes}`, "--", program, ...argv],

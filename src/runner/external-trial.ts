@@ -439,6 +439,7 @@ function sandboxLimits(spec: TrialSpec, s: Supervision): HeldLimits {
     pids: limits.pids,
     memory_bytes: limits.memoryBytes,
     enforced_by: limits.how,
+    ...(limits.unenforced ? { unenforced: limits.unenforced } : {}),
   });
   return limits;
 }
