@@ -2,7 +2,7 @@
  * Per-trial fixture sessions: everything a session can change lives here, in memory, keyed by
  * session id. Creating one is a Map insert, so hundreds can exist side by side.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { isAbsolute } from "node:path";
 import type { LayoutReport } from "./layout-report.js";
 import {
@@ -31,6 +31,12 @@ export interface CookieState {
 
 export interface Session {
   readonly id: string;
+  /**
+   * The session's cookie value: 32 random bytes, never the id. The id is the trial's (predictable,
+   * printed, in folder names); a browser that could name another trial's session by its id could
+   * delete its match and overwrite its note. Only the control API hands it out.
+   */
+  readonly secret: string;
   scenario: FixtureScenario;
   readonly workspace: string;
   readonly seed: number;
@@ -100,6 +106,7 @@ export class SessionStore {
       throw new SessionConflictError(`session '${id}' already exists; delete it first or use another id`);
     const session: Session = {
       id,
+      secret: randomBytes(32).toString("base64url"),
       scenario,
       workspace: input.workspace,
       seed: input.seed ?? 1,
@@ -116,6 +123,12 @@ export class SessionStore {
 
   get(id: string): Session | undefined {
     return this.sessions.get(id);
+  }
+
+  /** The session whose cookie value is `secret` (what the site knows a browser by). */
+  bySecret(secret: string): Session | undefined {
+    for (const session of this.sessions.values()) if (session.secret === secret) return session;
+    return undefined;
   }
 
   delete(id: string): boolean {

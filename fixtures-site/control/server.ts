@@ -74,7 +74,7 @@ export function createControlApp(sessions: SessionStore, token: string): express
         workspace: body.workspace,
         seed: body.seed,
       });
-      res.status(201).json({ id: session.id, cookie: { name: SESSION_COOKIE, value: session.id } });
+      res.status(201).json({ id: session.id, cookie: { name: SESSION_COOKIE, value: session.secret } });
     } catch (error) {
       if (error instanceof SessionInputError) res.status(400).json({ error: error.message });
       else if (error instanceof SessionConflictError) res.status(409).json({ error: error.message });

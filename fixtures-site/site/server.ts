@@ -107,8 +107,8 @@ export function createSiteApp(sessions: SessionStore, timings: SiteTimings = DEF
   });
 
   const requireSession = (req: Request, res: Response, next: NextFunction) => {
-    const id = cookieValue(req.headers.cookie, SESSION_COOKIE);
-    const session = id ? sessions.get(id) : undefined;
+    const secret = cookieValue(req.headers.cookie, SESSION_COOKIE);
+    const session = secret ? sessions.bySecret(secret) : undefined;
     if (!session) {
       if (req.method === "GET") sendPage(res, 401, noSessionPage());
       else

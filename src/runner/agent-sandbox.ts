@@ -37,16 +37,58 @@ export function sandboxName(mode: SandboxMode): "bubblewrap" | "none" {
   return mode.kind === "bwrap" ? "bubblewrap" : "none";
 }
 
-const probed = new Map<string, string | null>();
-/** Null when bubblewrap (`binary`) can make the namespaces here, else why not (no bwrap, no user namespaces). */
-export function sandboxUnavailable(binary: string = BWRAP): string | null {
-  if (probed.has(binary)) return probed.get(binary)!;
-  const why = probe(binary);
-  probed.set(binary, why);
-  return why;
+/**
+ * Who the agent is inside the sandbox. Run as root (CI, containers), bubblewrap would otherwise hand
+ * the agent root with every capability in its namespaces: enough to unmount the masks over the store
+ * and remount the read-only binds writable. So the agent never holds a capability:
+ * - `userns`: its own user namespace where it is uid/gid 65534 (nobody), with every capability
+ *   dropped (`--unshare-user --uid 65534 --gid 65534 --cap-drop ALL`). No capability, in its namespace
+ *   or any other, so the mount table bubblewrap built is the one it lives with.
+ * - `capdrop`: where user namespaces cannot be made, only the capabilities are dropped
+ *   (`--cap-drop ALL`): still no mount, no remount, no kernel tunable.
+ * Where bubblewrap cannot drop them either, the sandbox is unavailable (see `sandboxUnavailable`).
+ */
+export type SandboxIdentity = "userns" | "capdrop";
+
+/** The uid and gid the agent has in its own user namespace: nobody. */
+export const SANDBOX_UID = 65534;
+
+export function identityArgs(identity: SandboxIdentity): string[] {
+  const dropAll = ["--cap-drop", "ALL"];
+  return identity === "userns"
+    ? ["--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID), ...dropAll]
+    : dropAll;
 }
 
-function probe(binary: string): string | null {
+const probed = new Map<string, { identity: SandboxIdentity } | { why: string }>();
+/** Null when bubblewrap (`binary`) can make the namespaces here, else why not (no bwrap, no user namespaces). */
+export function sandboxUnavailable(binary: string = BWRAP): string | null {
+  const found = probeOnce(binary);
+  return "why" in found ? found.why : null;
+}
+
+/** How the agent is kept without capabilities with this bubblewrap (after a successful probe). */
+export function sandboxIdentity(binary: string = BWRAP): SandboxIdentity {
+  const found = probeOnce(binary);
+  return "identity" in found ? found.identity : "userns";
+}
+
+function probeOnce(binary: string): { identity: SandboxIdentity } | { why: string } {
+  let found = probed.get(binary);
+  if (!found) {
+    const userns = probe(binary, "userns");
+    found =
+      userns === null
+        ? { identity: "userns" }
+        : probe(binary, "capdrop") === null
+          ? { identity: "capdrop" }
+          : { why: userns };
+    probed.set(binary, found);
+  }
+  return found;
+}
+
+function probe(binary: string, identity: SandboxIdentity): string | null {
   if (!existsSync(binary))
     return binary === BWRAP
       ? `${BWRAP} is not installed (apt-get install bubblewrap)`
@@ -61,6 +103,7 @@ function probe(binary: string): string | null {
       "/dev",
       "--proc",
       "/proc",
+      ...identityArgs(identity),
       "--unshare-pid",
       "--unshare-net",
       "--die-with-parent",
@@ -73,7 +116,7 @@ function probe(binary: string): string | null {
   );
   return r.status === 0
     ? null
-    : `bubblewrap could not make its namespaces: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().slice(0, 300)}`;
+    : `bubblewrap could not make its namespaces without capabilities: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().slice(0, 300)}`;
 }
 
 /** One destination the sandbox may reach, as `host:port`. */
@@ -161,6 +204,8 @@ export interface SandboxPlan {
   forwards: { port: number; to: Destination }[];
   /** The port of the CONNECT proxy for remote endpoints, or 0 for none. */
   proxyPort: number;
+  /** How the agent holds no capability (default `userns`). */
+  identity?: SandboxIdentity;
 }
 
 /** Folders the sandbox replaces with private, empty ones. */
@@ -207,6 +252,7 @@ export function sandboxArgv(plan: SandboxPlan): string[] {
   args.push("--bind", plan.agentDir, plan.agentDir, "--ro-bind", INIT_SCRIPT, "/tmp/umpire-init.mjs");
   args.push("--bind", plan.egressSocket, "/tmp/umpire-egress.sock");
   args.push(
+    ...identityArgs(plan.identity ?? "userns"),
     "--unshare-pid",
     "--unshare-net",
     "--unshare-ipc",

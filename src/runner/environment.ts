@@ -296,6 +296,25 @@ export class TrialEnvironment {
       });
       return route.abort("blockedbyclient");
     });
+    // A page's WebSockets never reach `route`: guarded and logged here alike, so a socket to a port
+    // the task does not name (another trial's endpoints, any local service) is refused, not opened.
+    // Playwright patches the page's WebSocket for this; the trial browser of a command agent also
+    // has a proxy below it (trial-browser.ts) that a script in another world or a worker cannot pass.
+    await this.context.routeWebSocket(
+      (url) => !this.isAllowedUrl(webSocketAsHttp(url.href)),
+      (socket) => {
+        const url = socket.url();
+        this.blockedRequests.push(url);
+        this.options.onBlockedRequest?.({
+          url,
+          method: "GET",
+          resourceType: "websocket",
+          navigation: false,
+          frameUrl: "",
+        });
+        socket.close({ code: 1008, reason: "umpire: not an origin of the task" });
+      },
+    );
     this.trackRequests(this.page);
   }
 
@@ -602,4 +621,9 @@ function isTopFrameOf(page: Page, request: Request): boolean {
   } catch {
     return false;
   }
+}
+
+/** A WebSocket URL judged as the page origin it talks to: ws: as http:, wss: as https:. */
+export function webSocketAsHttp(url: string): string {
+  return url.replace(/^ws(s?):/i, "http$1:");
 }

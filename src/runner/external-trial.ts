@@ -7,6 +7,7 @@
  */
 import { traceSpecFor } from "./trial-trace.js";
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -17,13 +18,22 @@ import { parseAgentResult } from "./agent-events.js";
 import { StepFollower } from "./agent-steps.js";
 import { sleep, watchCommand, type CommandExit } from "./command-process.js";
 import { TrialEnvironment } from "./environment.js";
+import { originsForTask } from "../targets/contract.js";
 import { emptyLoopOutcome, type LoopOutcome, type PlayedTurn } from "./loop.js";
 import { blockedRequestLog, concludeTrial, type TrialDeps, type TrialOutcome, type TrialSpec } from "./trial.js";
 import { createTrialLog } from "./trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
 import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.js";
 
-import { agentEnvironment, openEgress, sandboxArgv, type Egress, type SandboxMode } from "./agent-sandbox.js";
+import {
+  agentEnvironment,
+  openEgress,
+  sandboxArgv,
+  sandboxIdentity,
+  type Egress,
+  type SandboxMode,
+} from "./agent-sandbox.js";
+import { holdAgentLimits, type HeldLimits } from "./agent-limits.js";
 
 /** The command agent as the runner needs it (resolved from the config file's `agents:`). */
 export interface CommandAgentSpec {
@@ -84,7 +94,7 @@ export async function runExternalTrial(
   let error: string | null = null;
   try {
     mkdirSync(join(workspaceDir, "downloads"), { recursive: true });
-    trialBrowser = await launchTrialBrowser({ downloadsDir: join(workspaceDir, "downloads") });
+    trialBrowser = await launchTrialBrowser({ downloadsDir: join(workspaceDir, "downloads"), workspaceDir });
     trialBrowser.onRefusal((refusal) => {
       const verb = refusal.action === "refused" ? "refused the agent's" : "rewrote the agent's";
       log.step("error_event", {
@@ -94,6 +104,17 @@ export async function runExternalTrial(
         guard: refusal,
       });
     });
+    // The browser's network reaches the task's origins only; what its proxy refuses is logged like a blocked request.
+    trialBrowser.allowOrigins(originsForTask(spec.task, deps.target, deps.fixtureSiteUrl));
+    trialBrowser.onNetworkRefusal((refused) =>
+      blocked.record({
+        url: refused.url,
+        method: refused.method,
+        resourceType: refused.method === "CONNECT" ? "tunnel" : "other",
+        navigation: false,
+        frameUrl: "",
+      }),
+    );
     browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint);
     env = await TrialEnvironment.open({
       browser,
@@ -215,6 +236,7 @@ function sandboxPlan(agent: CommandAgentSpec, s: Supervision, env: Record<string
     egressSocket: egress.socket,
     forwards,
     proxyPort: remote ? SANDBOX_PROXY_PORT : 0,
+    identity: agent.sandbox.kind === "bwrap" ? sandboxIdentity(agent.sandbox.binary) : undefined,
   };
 }
 
@@ -300,6 +322,7 @@ async function startCommand(
   reach: CommandAgentSpec,
   s: Supervision,
   childEnv: Record<string, string>,
+  limits: HeldLimits | undefined,
 ) {
   let egress: Egress | undefined;
   try {
@@ -308,8 +331,9 @@ async function startCommand(
       const argv = sandboxArgv(sandboxPlan(reach, s, childEnv, egress));
       const stdio = ["ignore", "pipe", "pipe", "pipe"] as const; // fd 3 = SANDBOX_READY_FD
       const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+      const run = limits ? limits.wrap(agent.sandbox.binary, argv) : { program: agent.sandbox.binary, argv };
       return {
-        child: spawn(agent.sandbox.binary, argv, { cwd: agent.cwd, env, detached: true, stdio: [...stdio] }),
+        child: spawn(run.program, run.argv, { cwd: agent.cwd, env, detached: true, stdio: [...stdio] }),
         egress,
       };
     }
@@ -351,10 +375,12 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   const childEnv = writeContract(spec, agent, s, proxy);
   const stops = firstStop();
   const began = performance.now();
-  const started = await startCommand(agent, reach, s, childEnv);
+  const limits = agent.sandbox.kind === "bwrap" ? sandboxLimits(spec, s) : undefined;
+  const started = await startCommand(agent, reach, s, childEnv, limits);
   if (!started.child) {
     await proxy?.finish(out, null);
     await started.egress?.close();
+    await limits?.release();
     return cannotStart(out, agent, firstLineOf(started.error));
   }
   const command = watchCommand(started.child, s.agentDir, agent.sandbox.kind === "bwrap");
@@ -377,6 +403,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   await command.killGroup();
   const ended = await command.exit;
   await started.egress?.close();
+  await limits?.release();
   await steps.drain(true);
   steps.finish();
   out.timing.executorMs = performance.now() - began;
@@ -401,6 +428,20 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     signal: ended.signal,
   });
   return out;
+}
+
+/** The trial's process and memory bounds for its sandbox, made now and written in the trial log. */
+function sandboxLimits(spec: TrialSpec, s: Supervision): HeldLimits {
+  const limits = holdAgentLimits(`${spec.id}-${randomBytes(4).toString("hex")}`);
+  s.log.step("flow_event", {
+    flow: "sandbox_limits",
+    origin: "sandbox",
+    pids: limits.pids,
+    memory_bytes: limits.memoryBytes,
+    enforced_by: limits.how,
+    ...(limits.unenforced ? { unenforced: limits.unenforced } : {}),
+  });
+  return limits;
 }
 
 /** The command never started: the sandbox's failure is the harness's; the command's own program missing is the agent's. */

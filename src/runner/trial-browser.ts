@@ -19,13 +19,14 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { WebSocketServer as WsServerCtor, type WebSocket } from "ws";
 import { CHROMIUM_FLAGS, requireChromium } from "../browser/chromium.js";
+import { startBrowserProxy, type ProxyRefusal } from "./browser-proxy.js";
 
 interface CdpMessage {
   id?: number;
@@ -132,6 +133,59 @@ export const REFUSED_AGENT_METHODS: Readonly<Record<string, string>> = {
   "Storage.clearDataForOrigin": "the application's storage is judged after the trial",
 };
 
+/**
+ * The host paths (and `file:` URLs) a command names. The browser runs outside the sandbox, as
+ * umpire's user: a file input, a file chooser's answer or a drag with files would hand the page any
+ * file umpire can read (the home folder, the run's database, the sibling trial's token), and a
+ * `file:` (or `view-source:file:`, `chrome:`) page would show it. Methods not listed here take no path.
+ */
+export function hostPathsOf(method: string, params: Record<string, unknown> | undefined): string[] {
+  const list = (value: unknown) => (Array.isArray(value) ? value.map((v) => String(v)) : []);
+  switch (method) {
+    case "DOM.setFileInputFiles":
+    case "Page.handleFileChooser":
+      return list(params?.files);
+    case "Input.dispatchDragEvent":
+      return list((params?.data as { files?: unknown } | undefined)?.files);
+    case "Page.navigate":
+    case "Target.createTarget": {
+      const url = String(params?.url ?? "").trim();
+      return url === "" || PAGE_SCHEMES.test(url) ? [] : [url];
+    }
+    default:
+      return [];
+  }
+}
+
+/** Schemes an agent may open a page at (the origin guard judges http(s) further). */
+const PAGE_SCHEMES = /^(https?|about|data|blob):/i;
+
+/** Why a command's host paths are refused (one outside `root`, or a `file:` URL), or null. */
+export function hostPathRefusal(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  root: string | null,
+): string | null {
+  const paths = hostPathsOf(method, params);
+  if (paths.length === 0) return null;
+  const realRoot = root && existsSync(root) ? realpathSync(root) : null;
+  for (const path of paths) {
+    if (method === "Page.navigate" || method === "Target.createTarget")
+      return `${path.slice(0, 200)} is not a web page: file:, view-source: and browser pages would show the host's files`;
+    // Chromium reads a relative path against its own working folder, not the workspace.
+    if (!isAbsolute(path)) return `${path.slice(0, 200)} is not an absolute path in the trial's workspace`;
+    let real: string;
+    try {
+      real = realpathSync(path);
+    } catch {
+      real = resolve(path);
+    }
+    if (realRoot === null || (real !== realRoot && !real.startsWith(`${realRoot}/`)))
+      return `${path.slice(0, 200)} is outside the trial's workspace: the browser hands pages no other host file`;
+  }
+  return null;
+}
+
 /** Why an agent's command is refused, or null when it may pass (after `rewrite`). */
 export function refusalOf(method: string, params: Record<string, unknown> | undefined): string | null {
   const named = REFUSED_AGENT_METHODS[method];
@@ -169,6 +223,10 @@ export interface TrialBrowser {
   readonly agentEndpoint: string;
   /** Sets the context every page the agent creates lands in. */
   setTrialContext(browserContextId: string): void;
+  /** The origins the browser's network may reach (the task's); everything else is refused by its proxy. */
+  allowOrigins(origins: Iterable<string>): void;
+  /** Called at each connection the proxy refused (a page WebSocket or request the route guard did not see). */
+  onNetworkRefusal(listener: (refusal: ProxyRefusal) => void): void;
   /** Methods the agent tried and was refused (or rewritten), as evidence for the trial log. */
   readonly refused: GuardRefusal[];
   /** Called at each refusal as it happens (the trial log's `cdp_guard` events). */
@@ -192,9 +250,10 @@ export interface GuardRefusal {
 
 /** Launches a dedicated headless Chromium over a pipe and the relay in front of it. */
 export async function launchTrialBrowser(
-  options: { env?: NodeJS.ProcessEnv; downloadsDir?: string } = {},
+  options: { env?: NodeJS.ProcessEnv; downloadsDir?: string; workspaceDir?: string } = {},
 ): Promise<TrialBrowser> {
   const chromium = requireChromium(options.env);
+  const proxy = await startBrowserProxy();
   const profile = mkdtempSync(join(tmpdir(), "umpire-trial-browser-"));
   const child = spawn(
     chromium.path,
@@ -205,12 +264,15 @@ export async function launchTrialBrowser(
       "--no-startup-window",
       `--user-data-dir=${profile}`,
       "--disable-features=Translate,MediaRouter",
+      // Every connection, loopback included (Chromium bypasses proxies for it unless told), through umpire's proxy.
+      `--proxy-server=${proxy.url}`,
+      "--proxy-bypass-list=<-loopback>",
     ],
     { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] },
   );
   const toBrowser = child.stdio[3] as Writable;
   const fromBrowser = child.stdio[4] as Readable;
-  const relay = new Relay(child, toBrowser, options.downloadsDir ?? null);
+  const relay = new Relay(child, toBrowser, options.downloadsDir ?? null, options.workspaceDir ?? null);
   let pending = "";
   fromBrowser.on("data", (chunk: Buffer) => {
     pending += chunk.toString("utf8");
@@ -265,6 +327,8 @@ export async function launchTrialBrowser(
     umpireEndpoint: `ws://127.0.0.1:${port}/devtools/browser/${umpireToken}`,
     agentEndpoint: `ws://127.0.0.1:${port}/devtools/browser/${agentToken}`,
     setTrialContext: (id) => relay.setTrialContext(id),
+    allowOrigins: (origins) => proxy.allow(origins),
+    onNetworkRefusal: (listener) => proxy.onRefused(listener),
     refused: relay.refused,
     onRefusal: (listener) => (relay.onRefusal = listener),
     gone: () => gone,
@@ -280,6 +344,7 @@ export async function launchTrialBrowser(
       const killer = setTimeout(() => child.kill("SIGKILL"), 3_000);
       await exited;
       clearTimeout(killer);
+      await proxy.close();
       rmSync(profile, { recursive: true, force: true });
     },
   };
@@ -298,6 +363,8 @@ class Relay {
     private readonly child: ChildProcess,
     private readonly pipe: Writable,
     private readonly downloadsDir: string | null,
+    /** The only folder whose files the agent may hand the browser (file inputs, drags). */
+    private readonly workspaceDir: string | null,
   ) {}
 
   /** The browser exited: close every client's socket, so no caller waits for a reply that cannot come. */
@@ -382,7 +449,7 @@ class Relay {
     }
     let params = message.params;
     if (client.filtered) {
-      const reason = refusalOf(message.method!, params);
+      const reason = refusalOf(message.method!, params) ?? hostPathRefusal(message.method!, params, this.workspaceDir);
       if (reason) {
         this.guard({ method: message.method!, reason, action: "refused" });
         this.reply(client, {

@@ -34,7 +34,10 @@ export function fixtureTarget(fixtures: { siteUrl: string; client: FixtureContro
         throw new TargetResetError(`the fixture site could not open a session: ${messageOf(e)}`);
       }
       return {
-        cookies: [{ name: session.cookie.name, value: session.cookie.value, domain: site.hostname, path: "/" }],
+        // httpOnly: no script of the page (or the agent's, through the page) can read or replace it.
+        cookies: [
+          { name: session.cookie.name, value: session.cookie.value, domain: site.hostname, path: "/", httpOnly: true },
+        ],
       };
     },
     effects: (trialId) => fixtures.client.effects(trialId) as Promise<Effect[]>,

