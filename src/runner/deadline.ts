@@ -81,6 +81,8 @@ interface InFlight {
   what: string;
   waiter: Waiter;
   since: number;
+  /** A wrapper around calls of its own (`around`): named only when none of those is in flight. */
+  wrapper: boolean;
   abandon: (why: StuckCall["why"], detail: string) => void;
 }
 
@@ -143,6 +145,18 @@ export class TrialDeadline {
    * flight (the one that hung, when calls nest) once the deadline passes.
    */
   call<T>(what: string, work: Promise<T>, waiter: Waiter = "umpire"): Promise<T> {
+    return this.track(what, work, waiter, false);
+  }
+
+  /**
+   * `call` for a step made of calls of its own (an observation): when it hangs, the call inside it
+   * that is still in flight is named, not the step (its first inner call may start before it).
+   */
+  around<T>(what: string, work: Promise<T>): Promise<T> {
+    return this.track(what, work, "umpire", true);
+  }
+
+  private track<T>(what: string, work: Promise<T>, waiter: Waiter, wrapper: boolean): Promise<T> {
     if (this.broken !== undefined) {
       work.catch(() => undefined);
       return Promise.reject(new StuckCall(what, waiter, 0, "broken", this.broken));
@@ -167,7 +181,7 @@ export class TrialDeadline {
         const ms = this.remainingMs();
         if (ms !== Number.POSITIVE_INFINITY) timer = setTimeout(() => abandon(...this.expiryWords()), ms);
       };
-      this.inflight.set(id, { what, waiter, since, abandon });
+      this.inflight.set(id, { what, waiter, since, wrapper, abandon });
       this.rearm.add(arm);
       arm();
       work.then(
@@ -223,11 +237,15 @@ export class TrialDeadline {
     return Math.max(500, this.cancelledAt + this.cancelGraceMs - Date.now());
   }
 
-  /** The call started last among those still in flight. */
+  /** The call started last among those still in flight, wrappers only when nothing else is. */
   private innermost(): InFlight | undefined {
     let last: InFlight | undefined;
-    for (const call of this.inflight.values()) last = call;
-    return last;
+    let lastWrapper: InFlight | undefined;
+    for (const call of this.inflight.values()) {
+      if (call.wrapper) lastWrapper = call;
+      else last = call;
+    }
+    return last ?? lastWrapper;
   }
 
   private expiryWords(): [StuckCall["why"], string] {

@@ -158,7 +158,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       task: spec.task,
       deadline,
       observe: async () => {
-        const observation = await deadline.call("observing the page", opened.observe());
+        const observation = await deadline.around("observing the page", opened.observe());
         lastFrame = { width: observation.width, height: observation.height };
         return observation;
       },
