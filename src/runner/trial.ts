@@ -37,6 +37,14 @@ import { TrialDeadline, withDeadline } from "./deadline.js";
 
 /** How long the checks may wait on the browser at a trial's end (a page that stopped answering fails them, it does not hang). */
 const CHECKS_DEADLINE_MS = 60_000;
+
+/** The checks' deadline: CHECKS_DEADLINE_MS, plus each check's own declared timeout (a command check may take 600 s), plus as much again per custom check. */
+export function checksDeadlineMs(task: Task): number {
+  return task.checks.reduce((ms, check) => {
+    const own = "timeoutSeconds" in check && typeof check.timeoutSeconds === "number" ? check.timeoutSeconds * 1000 : 0;
+    return ms + own + (check.kind === "custom" ? CHECKS_DEADLINE_MS : 0);
+  }, CHECKS_DEADLINE_MS);
+}
 /** How long one teardown step (answering a dialog, closing the context) may take. */
 const TEARDOWN_DEADLINE_MS = 5_000;
 
@@ -238,7 +246,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   // A page with a native dialog open answers no check; closing the tab would cancel it, so umpire does.
   if (env?.dialogs.open) await bounded(env.dialogs.answer(false, "umpire", "the trial ended with it open"));
   // A page that stopped answering fails the checks at their deadline instead of holding the trial.
-  const checksMs = ending.deadline?.conclusionMs(CHECKS_DEADLINE_MS) ?? CHECKS_DEADLINE_MS;
+  const checksMs = ending.deadline?.conclusionMs(checksDeadlineMs(spec.task)) ?? checksDeadlineMs(spec.task);
   const judged = await withDeadline(judgeEndState(spec, folder, ending, loop), checksMs, "the end-state checks").catch(
     (e: unknown) => ({ checks: [], probes: undefined, checkError: `checks could not run: ${firstLineOf(e)}` }),
   );
