@@ -45,6 +45,8 @@ export function checksDeadlineMs(task: Task): number {
     return ms + own + (check.kind === "custom" ? CHECKS_DEADLINE_MS : 0);
   }, CHECKS_DEADLINE_MS);
 }
+/** The least time opening a trial (the target's reset, the context, the start page) may take before it is abandoned. */
+const OPENING_DEADLINE_MS = 180_000;
 /** How long one teardown step (answering a dialog, closing the context) may take. */
 const TEARDOWN_DEADLINE_MS = 5_000;
 
@@ -120,9 +122,10 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   let guard: RepetitionGuard | undefined;
   let error: string | null = null;
   const blocked = blockedRequestLog(log);
-  // Every browser call of the trial runs under this deadline; opening the page gets the same time as the loop.
+  // Every browser call of the trial runs under this deadline. Opening (the target's reset, the start page)
+  // is not the trial's time: it gets the loop's limit or OPENING_DEADLINE_MS, whichever is longer.
   const deadline = new TrialDeadline(deps.signal);
-  deadline.start(spec.task.limits.seconds * 1000);
+  deadline.start(Math.max(spec.task.limits.seconds * 1000, OPENING_DEADLINE_MS));
   try {
     // The session first: whether it reads the page's layout report decides whether observations wait for it.
     const session = deps.createSession(spec);
