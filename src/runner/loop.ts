@@ -429,25 +429,27 @@ class TrialLoop {
     const { options, out } = this;
     const { log, session, task } = options;
     let decision: GuardDecision = { kind: "continue" };
-    let executed: Awaited<ReturnType<TrialLoop["execute"]>>;
-    try {
-      if (options.guard) {
-        const read = options.guard.beforeExecute(this.current.observation, this.current.path, turn.actions);
+    if (options.guard) {
+      const read = options.guard.beforeExecute(this.current.observation, this.current.path, turn.actions);
+      try {
         decision = await (options.deadline?.call("reading what lies under the actions' points", read) ?? read);
+      } catch (error) {
+        if (!isStuckCall(error)) throw error;
+        options.onTurn(record);
+        return this.stuck(error);
       }
-      executed = await this.execute(turn, decision);
-    } catch (error) {
-      if (!isStuckCall(error)) throw error;
-      options.onTurn(record);
-      return this.stuck(error);
     }
-    const { results, answer, hitActionLimit } = executed;
+    const { results, answer, hitActionLimit, stuck } = await this.execute(turn, decision);
     this.logResults(turn, results);
     record.actions = results.map((r, idx) => ({
       ...r,
       idx,
       args: turn.actions.find((a) => a.id === r.id)?.args ?? {},
     }));
+    if (stuck) {
+      options.onTurn(record);
+      return this.stuck(stuck);
+    }
     if (decision.kind !== "continue") record.flags = { repetition: decision.kind, condition: decision.condition };
     if (answer !== null) {
       options.onTurn(record);
@@ -493,15 +495,17 @@ class TrialLoop {
   private async execute(
     turn: AgentTurn,
     decision: GuardDecision,
-  ): Promise<{ results: ActionResult[]; answer: string | null; hitActionLimit: boolean }> {
+  ): Promise<{ results: ActionResult[]; answer: string | null; hitActionLimit: boolean; stuck?: StuckCall }> {
     const { executor, task, userSignal } = this.options;
     const results: ActionResult[] = [];
     let answer: string | null = null;
     let hitActionLimit = false;
+    let stuck: StuckCall | undefined;
     for (const action of turn.actions) {
       const skip = (why: string) =>
         results.push({ id: action.id, tool: action.tool, status: "skipped", message: `not run: ${why}`, ms: 0 });
-      if (answer !== null) skip("the trial ended with the answer before this action");
+      if (stuck) skip("umpire was stuck in the action before");
+      else if (answer !== null) skip("the trial ended with the answer before this action");
       else if (action.tool === "answer") answer = String(action.args.content ?? "");
       else if (decision.kind !== "continue") skip(`paused: ${decision.condition}`);
       else if (this.signal.aborted) skip(reasonOf(userSignal.aborted ? userSignal : this.deadline.signal));
@@ -510,14 +514,28 @@ class TrialLoop {
         skip(`the action cap of ${task.limits.actions} was reached`);
       } else {
         this.out.actions += 1;
-        const result = await executor.execute(action, this.signal);
+        const started = performance.now();
+        const result = await executor.execute(action, this.signal).catch((error: unknown) => {
+          // The action hung in a browser call past the deadline: it is recorded, then the loop ends the trial.
+          if (!isStuckCall(error)) throw error;
+          stuck = error;
+          const failed: ActionResult = {
+            id: action.id,
+            tool: action.tool,
+            status: "failed",
+            message: error.message,
+            ms: 0,
+          };
+          failed.ms = performance.now() - started;
+          return failed;
+        });
         const warning = decision.warnings?.get(action.id);
         if (warning) result.message += ` Warning: ${warning}`;
         this.out.timing.executorMs += result.ms;
         results.push(result);
       }
     }
-    return { results, answer, hitActionLimit };
+    return { results, answer, hitActionLimit, ...(stuck ? { stuck } : {}) };
   }
 
   private logResults(turn: AgentTurn, results: readonly ActionResult[]): void {
