@@ -2,9 +2,12 @@
  * The signals that stop a command: Ctrl-C (SIGINT), SIGTERM (docker stop, a CI cancel) and SIGHUP
  * (the terminal closed) all do what Ctrl-C does. The first aborts the command's signal: the
  * trials in flight end `cancelled`, what exists is stored, the run stays resumable. A second one
- * stops at once. The exit code says which signal it was, as a shell does: 130, 143, 129.
+ * stops at once. An action stuck in a browser call is abandoned after a few seconds, so a page that
+ * stopped answering never holds the stop. The exit code says which signal it was, as a shell does:
+ * 130, 143, 129.
  */
 import { EXIT } from "./exit-codes.js";
+import { CANCEL_GRACE_MS } from "../runner/deadline.js";
 
 const EXIT_FOR_SIGNAL = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated, SIGHUP: EXIT.hangup } as const;
 type StopSignal = keyof typeof EXIT_FOR_SIGNAL;
@@ -22,7 +25,8 @@ export function listenForStop(controller: AbortController): StopListener {
       first = signal;
       const how = signal === "SIGINT" ? "interrupted" : `${signal} received`;
       process.stderr.write(
-        `\numpire: ${how}; finishing the current action and storing what exists (Ctrl-C again to stop now)\n`,
+        // A browser call that does not answer is abandoned after CANCEL_GRACE_MS (src/runner/deadline.ts).
+        `\numpire: ${how}; finishing the current action (at most ${CANCEL_GRACE_MS / 1000} s) and storing what exists (Ctrl-C again to stop now)\n`,
       );
       controller.abort(new Error(signal === "SIGINT" ? "cancelled by user" : `cancelled by ${signal}`));
     } else {

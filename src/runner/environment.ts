@@ -26,6 +26,7 @@ import { PageCdpSession } from "./page-cdp.js";
 import { splitTaskMasks } from "./repetition/masks.js";
 import { StarvationWatch, type LoadProbe } from "./starvation.js";
 import { newSeededContext, untouchedContext } from "./trial-context.js";
+import type { TrialDeadline } from "./deadline.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
 export interface Observation {
@@ -85,6 +86,8 @@ export interface TrialEnvironmentOptions {
   onTab?: (tab: TabRecord) => void;
   /** `--trace`: record a Playwright trace of the context, written when it closes (trial-trace.ts). */
   trace?: TraceSpec;
+  /** The trial's call deadline (deadline.ts): every browser call of an observation or input runs under it. */
+  deadline?: TrialDeadline;
 }
 
 /** A tab the agent's page opened. */
@@ -190,6 +193,17 @@ export class TrialEnvironment {
     this.cdp = new PageCdpSession(page);
     this.capture = new ViewportCapture(page, options.task.viewport.deviceScaleFactor, this.cdp);
     this.dialogs.attach(page);
+    this.watchCrash(page);
+  }
+
+  /** `work` under the trial's deadline (deadline.ts), named for the trial log when it hangs. */
+  call<T>(what: string, work: Promise<T>): Promise<T> {
+    return this.options.deadline ? this.options.deadline.call(what, work) : work;
+  }
+
+  /** A page whose renderer died answers nothing again: the calls waiting on it fail now, not at the deadline. */
+  private watchCrash(page: Page): void {
+    page.on("crash", () => this.options.deadline?.fail(`the page's renderer crashed (${page.url()})`));
   }
 
   get page(): Page {
@@ -214,6 +228,7 @@ export class TrialEnvironment {
     this.context.on("page", (page) => {
       const openerUrl = this.active.url();
       this.dialogs.attach(page);
+      this.watchCrash(page);
       this.trackRequests(page);
       const tab: TabRecord = { url: page.url(), openerUrl, openedAt: new Date().toISOString() };
       this.tabs.push(tab);
@@ -412,8 +427,12 @@ export class TrialEnvironment {
       width: Math.round(vp.width * vp.deviceScaleFactor),
       height: Math.round(vp.height * vp.deviceScaleFactor),
     };
-    const backdrop = (await lastPaintedFrame(await this.cdp.get(), size)) ?? this.lastPng;
-    const { png, layout } = await this.painter.paint(backdrop, open, this.page.url());
+    const painted = this.cdp.get().then((session) => lastPaintedFrame(session, size));
+    const backdrop = (await this.call("the page's last painted frame (Page.startScreencast)", painted)) ?? this.lastPng;
+    const { png, layout } = await this.call(
+      "drawing the dialog (the scratch page)",
+      this.painter.paint(backdrop, open, this.page.url()),
+    );
     this.dialogLayout = layout;
     this.publishDialogMarks(layout);
     const { width, height } = pngSize(png);
@@ -485,11 +504,11 @@ export class TrialEnvironment {
       if (!arrived) this.documentWaits.timedOut += 1;
       state = await this.readPage(flush);
     }
-    await this.publishMarks();
+    await this.call("resolving the marks on the page (page.evaluate)", this.publishMarks());
     if (this.dialogLayout && !this.options.target.markSpec(this.options.task))
       this.options.board?.forget(this.options.trialId);
     const shotStarted = performance.now();
-    const png = await this.screenshot();
+    const png = await this.call("capturing the screenshot (Page.captureScreenshot)", this.screenshot());
     this.starvation.capture(performance.now() - shotStarted);
     const { width, height } = pngSize(png);
     const mode = this.options.task.observation;
@@ -505,10 +524,16 @@ export class TrialEnvironment {
     };
     if (mode !== "screenshot") {
       observation.url = this.page.url();
-      observation.title = await this.page.title().catch(() => "");
+      observation.title = await this.call(
+        "reading the page's title",
+        this.page.title().catch(() => ""),
+      );
     }
     if (mode === "screenshot+text") {
-      const text = await this.page.evaluate(() => document.body?.innerText ?? "").catch(() => "");
+      const text = await this.call(
+        "reading the page's text (page.evaluate)",
+        this.page.evaluate(() => document.body?.innerText ?? "").catch(() => ""),
+      );
       observation.text =
         text.length > PAGE_TEXT_LIMIT
           ? `${text.slice(0, PAGE_TEXT_LIMIT)}\n[page text cut at ${PAGE_TEXT_LIMIT} characters]`
@@ -527,7 +552,7 @@ export class TrialEnvironment {
    * because of a navigation") counts as leaving.
    */
   private async readPage(flush: boolean): Promise<{ leaving: boolean; volatile: Box[]; selectorMasks: Box[] }> {
-    return this.page
+    const read = this.page
       .evaluate(
         async ({ flush, leavingGlobal, selectors }) => {
           const w = window as unknown as Record<string, unknown> & {
@@ -558,6 +583,7 @@ export class TrialEnvironment {
         volatile: [],
         selectorMasks: [],
       }));
+    return this.call("reading the page before the capture (page.evaluate)", read);
   }
 
   /**

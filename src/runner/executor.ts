@@ -14,6 +14,7 @@ import type { ActionStatus } from "../vocabulary.js";
 import { article, DIALOG_OPENED, dialogInput } from "./dialogs.js";
 import type { TrialEnvironment } from "./environment.js";
 import { WorkspaceWriteRefused, writeInWorkspace } from "./workspace-write.js";
+import { isStuckCall } from "./deadline.js";
 
 /** Makes the action's result from its status and message (the executor stamps timing and the step). */
 type ResultOf = (status: ActionStatus, message: string, extra?: Partial<ActionResult>) => ActionResult;
@@ -130,6 +131,8 @@ export class Executor {
     } catch (error) {
       // The workspace lives under --out: a full disk there is umpire's fault, never the agent's.
       if (isStorageFault(error)) throw storageError(error, this.options.workspaceDir, "--out");
+      // A browser call past the trial's deadline is umpire stuck, not the agent's action failing: the loop ends the trial.
+      if (isStuckCall(error)) throw error;
       const message = firstLineOf(error);
       return result("failed", `${action.tool} failed: ${message}`);
     }
@@ -201,7 +204,7 @@ export class Executor {
     const page = env.page;
     const args = TOOL_ARGS[tool].parse(rawArgs) as Record<string, any>;
     if (env.dialogs.open) {
-      const answered = await this.toDialog(tool, args);
+      const answered = await env.call("answering the dialog (Page.handleJavaScriptDialog)", this.toDialog(tool, args));
       if (answered)
         return result(
           "success",
@@ -210,13 +213,17 @@ export class Executor {
         );
     }
     // An input whose handler opens a native dialog is not acknowledged until the dialog closes: stop waiting when one opens.
-    const input = (work: Promise<unknown>) => env.dialogs.race(work);
+    // Every input runs under the trial's deadline (deadline.ts): a page whose script never yields never acknowledges it.
+    const input = <T>(work: Promise<T>, what: string) => env.dialogs.race(env.call(what, work));
     switch (tool) {
       case "click":
       case "double_click": {
         // What lies under the point (a consequential control, a cover) is read once, by the repetition guard, before execution.
         const point = this.toCss(args.x, args.y);
-        await input(page.mouse.click(point.x, point.y, { clickCount: tool === "double_click" ? 2 : 1 }));
+        await input(
+          page.mouse.click(point.x, point.y, { clickCount: tool === "double_click" ? 2 : 1 }),
+          `the ${tool === "click" ? "click" : "double-click"} at (${Math.round(point.x)}, ${Math.round(point.y)}) (Input.dispatchMouseEvent)`,
+        );
         return this.afterInput(
           `${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px`,
           signal,
@@ -227,8 +234,9 @@ export class Executor {
         );
       }
       case "write": {
-        await input(env.type(args.content));
-        if (args.press_enter && !env.dialogs.open) await input(page.keyboard.press("Enter"));
+        await input(env.type(args.content), `typing ${args.content.length} characters (Input.dispatchKeyEvent)`);
+        if (args.press_enter && !env.dialogs.open)
+          await input(page.keyboard.press("Enter"), "pressing Enter (Input.dispatchKeyEvent)");
         return this.afterInput(
           `typed ${args.content.length} characters${args.press_enter ? " and pressed Enter" : ""}`,
           signal,
@@ -239,7 +247,7 @@ export class Executor {
         const keys = (args.keys as string[]).map(normalizeKey);
         const unknown = (args.keys as string[]).filter((_, i) => !keys[i]);
         if (unknown.length) return result("rejected", `unknown key ${unknown.map((k) => `"${k}"`).join(", ")}`);
-        await input(page.keyboard.press(keys.join("+")));
+        await input(page.keyboard.press(keys.join("+")), `pressing ${keys.join("+")} (Input.dispatchKeyEvent)`);
         return this.afterInput(`pressed ${keys.join("+")}`, signal, result);
       }
       case "scroll": {
@@ -249,8 +257,8 @@ export class Executor {
         const [dx, dy] = { up: [0, -delta], down: [0, delta], left: [-delta, 0], right: [delta, 0] }[
           args.direction as "up"
         ] as [number, number];
-        await input(page.mouse.move(at.x, at.y));
-        await input(page.mouse.wheel(dx, dy));
+        await input(page.mouse.move(at.x, at.y), "moving the mouse to scroll (Input.dispatchMouseEvent)");
+        await input(page.mouse.wheel(dx, dy), "the scroll wheel (Input.dispatchMouseEvent)");
         await sleep(150, signal); // smooth scrolling finishes before the next capture
         return this.afterInput(`scrolled ${args.direction} by ${args.amount}`, signal, result);
       }
@@ -264,12 +272,12 @@ export class Executor {
       case "navigate": {
         const target = new URL(args.url, page.url()).toString();
         // Leaving a page may ask first (beforeunload): the answer, not the load, comes next.
-        if ((await input(page.goto(target, { waitUntil: "load" }))) === DIALOG_OPENED)
+        if ((await input(page.goto(target, { waitUntil: "load" }), `opening ${target} (page.goto)`)) === DIALOG_OPENED)
           return result("success", dialogOpened(`opening ${target}`, env));
         return result("success", `opened ${page.url()}`);
       }
       case "go_back": {
-        const response = await input(page.goBack({ waitUntil: "load" }));
+        const response = await input(page.goBack({ waitUntil: "load" }), "going back (page.goBack)");
         if (response === DIALOG_OPENED) return result("success", dialogOpened("going back", env));
         return result(
           "success",
@@ -289,8 +297,12 @@ export class Executor {
   /** A GET from the page's origin with the browser context's cookies; the body comes back as the action's output. */
   private async httpGet(path: string, result: ResultOf): Promise<ActionResult> {
     const target = new URL(path, this.options.env.page.url()).toString();
-    const response = await this.options.env.context.request.get(target, { timeout: 10_000, maxRedirects: 0 });
-    const body = await response.text();
+    const { env } = this.options;
+    const response = await env.call(
+      `GET ${target} (http_get)`,
+      env.context.request.get(target, { timeout: 10_000, maxRedirects: 0 }),
+    );
+    const body = await env.call(`reading the body of GET ${target} (http_get)`, response.text());
     const output = body.length > HTTP_OUTPUT_LIMIT ? `${body.slice(0, HTTP_OUTPUT_LIMIT)}\n[cut at 16 KiB]` : body;
     return result(
       response.ok() ? "success" : "failed",
@@ -350,7 +362,10 @@ export class Executor {
         return `nothing scrolled: the ${env.dialogs.open!.record.kind} dialog is open and the page takes no input`;
       case "navigate":
       case "go_back":
-        await env.dialogs.answer(false, "agent", tool === "navigate" ? "left by navigate" : "left by go_back");
+        await env.call(
+          "dismissing the dialog (Page.handleJavaScriptDialog)",
+          env.dialogs.answer(false, "agent", tool === "navigate" ? "left by navigate" : "left by go_back"),
+        );
         return undefined;
       default:
         return undefined;
@@ -364,7 +379,11 @@ export class Executor {
     result: (status: ActionStatus, message: string, extra?: Partial<ActionResult>) => ActionResult,
     extra: Partial<ActionResult> = {},
   ): Promise<ActionResult> {
-    const settled = await this.options.env.settle(this.options.settleMs ?? 2_500, signal);
+    const { env } = this.options;
+    const settled = await env.call(
+      "waiting for the page to settle after the input",
+      env.settle(this.options.settleMs ?? 2_500, signal),
+    );
     if (this.options.env.dialogs.open) return result("success", dialogOpened(sent, this.options.env), extra);
     if (settled) return result("success", `${sent}; input sent (the next screenshot shows its effect, if any)`, extra);
     return result(

@@ -14,6 +14,7 @@ import type { ActionStatus, ReportedUsage, StopReason, TurnOutcome, Usage } from
 import type { TrialLog } from "./trial-log.js";
 import { firstLineOf, isStorageFault } from "../errors.js";
 import type { SpendStop } from "./cost-limit.js";
+import { isStuckCall, type Expiry, type StuckCall, type TrialDeadline } from "./deadline.js";
 
 /** The model side's turn, as the agent session returns it (docs/ARCHITECTURE.md). */
 export interface AgentTurn {
@@ -96,6 +97,11 @@ export interface LoopOptions {
   spendStop?: (usage: Usage, turns: number) => SpendStop | null;
   /** Words naming a native dialog still open, if any: a stop says it was left unanswered. */
   openDialog?: () => string | undefined;
+  /**
+   * The trial's call deadline (deadline.ts): the model's turn and the guard's page read run under it,
+   * and its watchdog ends a loop stuck past the time limit plus grace, whatever it waits for.
+   */
+  deadline?: TrialDeadline;
 }
 
 export interface LoopOutcome {
@@ -140,9 +146,17 @@ export function emptyLoopOutcome(stopReason: StopReason, stopDetail: string): Lo
 
 export async function runLoop(options: LoopOptions): Promise<LoopOutcome> {
   const loop = new TrialLoop(options);
+  const watchdog = options.deadline?.watchdog();
   try {
-    return await loop.run();
+    if (!watchdog) return await loop.run();
+    const running = loop.run();
+    const first = await Promise.race([running, watchdog.expired]);
+    if (!("why" in first)) return first;
+    // Stuck in something no call deadline covered: the loop is abandoned where it stands.
+    running.catch(() => undefined);
+    return loop.abandon(first);
   } finally {
+    watchdog?.dispose();
     loop.dispose();
   }
 }
@@ -166,6 +180,8 @@ class TrialLoop {
   private lastInput = 0;
   private inputGrowth = 0;
   private consecutiveInvalid = 0;
+  /** Set once the watchdog ended the trial: a step still running then may not change the outcome. */
+  private abandoned = false;
 
   constructor(private readonly options: LoopOptions) {
     const { seconds } = options.task.limits;
@@ -186,7 +202,33 @@ class TrialLoop {
     }
   }
 
+  /** The watchdog fired: the outcome so far, stopped by what the trial was stuck in. Later steps change nothing. */
+  abandon(expiry: Expiry): LoopOutcome {
+    const outcome = this.stuckStop(
+      expiry.why === "cancelled" ? "cancelled" : expiry.stuck?.waiter === "agent" ? "agent" : "umpire",
+      expiry.stuck
+        ? `umpire was stuck: ${expiry.stuck.what} did not answer in ${(expiry.stuck.waitedMs / 1000).toFixed(1)} s (the trial's watchdog ended it)`
+        : "umpire was stuck past the trial's time limit plus grace, in no call it tracks (the trial's watchdog ended it)",
+    );
+    this.abandoned = true;
+    return { ...outcome, usage: { ...outcome.usage }, timing: { ...outcome.timing } };
+  }
+
+  /** A call abandoned at its deadline (deadline.ts) ends the trial: error when umpire was stuck, timeout when the agent was. */
+  private stuck(error: StuckCall): LoopOutcome {
+    const who = error.why === "cancelled" ? "cancelled" : error.waiter;
+    return this.stuckStop(who, error.message);
+  }
+
+  private stuckStop(who: "cancelled" | "agent" | "umpire", detail: string): LoopOutcome {
+    if (who === "cancelled" || this.options.userSignal.aborted)
+      return this.stop("cancelled", `${reasonOf(this.options.userSignal)}; ${detail}`);
+    if (who === "agent") return this.stop("timeout", `${reasonOf(this.deadline.signal)}; the model had not answered`);
+    return this.stop("environment_error", detail);
+  }
+
   private stop(reason: StopReason, detail = ""): LoopOutcome {
+    if (this.abandoned) return this.out;
     const dialog = reason === "answered" ? undefined : this.options.openDialog?.();
     if (dialog) detail = detail ? `${detail}; ${dialog}` : dialog;
     this.out.stopReason = reason;
@@ -235,6 +277,7 @@ class TrialLoop {
       return null;
     } catch (error) {
       if (how.rethrowStorage && isStorageFault(error)) throw error;
+      if (isStuckCall(error)) return this.stuck(error);
       if (how.checkAborted && this.signal.aborted) return this.abortedStop();
       return this.stop("environment_error", `could not observe the page: ${firstLineOf(error)}`);
     }
@@ -278,8 +321,10 @@ class TrialLoop {
     const startedAt = new Date().toISOString();
     let turn: AgentTurn;
     try {
-      turn = await options.modelSlot(() => options.session.nextTurn(this.current.observation, this.signal));
+      const request = options.modelSlot(() => options.session.nextTurn(this.current.observation, this.signal));
+      turn = await (options.deadline?.call("the model's turn", request, "agent") ?? request);
     } catch (error) {
+      if (isStuckCall(error)) return this.stuck(error);
       if (this.signal.aborted) return this.abortedStop();
       return this.stop("model_error", firstLineOf(error));
     }
@@ -383,16 +428,28 @@ class TrialLoop {
   private async act(turn: AgentTurn, record: PlayedTurn): Promise<LoopOutcome | null> {
     const { options, out } = this;
     const { log, session, task } = options;
-    const decision: GuardDecision = options.guard
-      ? await options.guard.beforeExecute(this.current.observation, this.current.path, turn.actions)
-      : { kind: "continue" };
-    const { results, answer, hitActionLimit } = await this.execute(turn, decision);
+    let decision: GuardDecision = { kind: "continue" };
+    if (options.guard) {
+      const read = options.guard.beforeExecute(this.current.observation, this.current.path, turn.actions);
+      try {
+        decision = await (options.deadline?.call("reading what lies under the actions' points", read) ?? read);
+      } catch (error) {
+        if (!isStuckCall(error)) throw error;
+        options.onTurn(record);
+        return this.stuck(error);
+      }
+    }
+    const { results, answer, hitActionLimit, stuck } = await this.execute(turn, decision);
     this.logResults(turn, results);
     record.actions = results.map((r, idx) => ({
       ...r,
       idx,
       args: turn.actions.find((a) => a.id === r.id)?.args ?? {},
     }));
+    if (stuck) {
+      options.onTurn(record);
+      return this.stuck(stuck);
+    }
     if (decision.kind !== "continue") record.flags = { repetition: decision.kind, condition: decision.condition };
     if (answer !== null) {
       options.onTurn(record);
@@ -438,15 +495,17 @@ class TrialLoop {
   private async execute(
     turn: AgentTurn,
     decision: GuardDecision,
-  ): Promise<{ results: ActionResult[]; answer: string | null; hitActionLimit: boolean }> {
+  ): Promise<{ results: ActionResult[]; answer: string | null; hitActionLimit: boolean; stuck?: StuckCall }> {
     const { executor, task, userSignal } = this.options;
     const results: ActionResult[] = [];
     let answer: string | null = null;
     let hitActionLimit = false;
+    let stuck: StuckCall | undefined;
     for (const action of turn.actions) {
       const skip = (why: string) =>
         results.push({ id: action.id, tool: action.tool, status: "skipped", message: `not run: ${why}`, ms: 0 });
-      if (answer !== null) skip("the trial ended with the answer before this action");
+      if (stuck) skip("umpire was stuck in the action before");
+      else if (answer !== null) skip("the trial ended with the answer before this action");
       else if (action.tool === "answer") answer = String(action.args.content ?? "");
       else if (decision.kind !== "continue") skip(`paused: ${decision.condition}`);
       else if (this.signal.aborted) skip(reasonOf(userSignal.aborted ? userSignal : this.deadline.signal));
@@ -455,14 +514,28 @@ class TrialLoop {
         skip(`the action cap of ${task.limits.actions} was reached`);
       } else {
         this.out.actions += 1;
-        const result = await executor.execute(action, this.signal);
+        const started = performance.now();
+        const result = await executor.execute(action, this.signal).catch((error: unknown) => {
+          // The action hung in a browser call past the deadline: it is recorded, then the loop ends the trial.
+          if (!isStuckCall(error)) throw error;
+          stuck = error;
+          const failed: ActionResult = {
+            id: action.id,
+            tool: action.tool,
+            status: "failed",
+            message: error.message,
+            ms: 0,
+          };
+          failed.ms = performance.now() - started;
+          return failed;
+        });
         const warning = decision.warnings?.get(action.id);
         if (warning) result.message += ` Warning: ${warning}`;
         this.out.timing.executorMs += result.ms;
         results.push(result);
       }
     }
-    return { results, answer, hitActionLimit };
+    return { results, answer, hitActionLimit, ...(stuck ? { stuck } : {}) };
   }
 
   private logResults(turn: AgentTurn, results: readonly ActionResult[]): void {

@@ -33,6 +33,22 @@ import { withoutForgeable, type Driver } from "./untrusted-checks.js";
 import { pageProbeOf, safeOrigin, storageProbeOf, type PageProbeHandle } from "./check-probes.js";
 import type { TraceMode, Verdict } from "../vocabulary.js";
 import { traceSpecFor } from "./trial-trace.js";
+import { TrialDeadline, withDeadline } from "./deadline.js";
+
+/** How long the checks may wait on the browser at a trial's end (a page that stopped answering fails them, it does not hang). */
+const CHECKS_DEADLINE_MS = 60_000;
+
+/** The checks' deadline: CHECKS_DEADLINE_MS, plus each check's own declared timeout (a command check may take 600 s), plus as much again per custom check. */
+export function checksDeadlineMs(task: Task): number {
+  return task.checks.reduce((ms, check) => {
+    const own = "timeoutSeconds" in check && typeof check.timeoutSeconds === "number" ? check.timeoutSeconds * 1000 : 0;
+    return ms + own + (check.kind === "custom" ? CHECKS_DEADLINE_MS : 0);
+  }, CHECKS_DEADLINE_MS);
+}
+/** The least time opening a trial (the target's reset, the context, the start page) may take before it is abandoned. */
+const OPENING_DEADLINE_MS = 180_000;
+/** How long one teardown step (answering a dialog, closing the context) may take. */
+const TEARDOWN_DEADLINE_MS = 5_000;
 
 export interface TrialSpec {
   id: string;
@@ -106,10 +122,14 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   let guard: RepetitionGuard | undefined;
   let error: string | null = null;
   const blocked = blockedRequestLog(log);
+  // Every browser call of the trial runs under this deadline. Opening (the target's reset, the start page)
+  // is not the trial's time: it gets the loop's limit or OPENING_DEADLINE_MS, whichever is longer.
+  const deadline = new TrialDeadline(deps.signal);
+  deadline.start(Math.max(spec.task.limits.seconds * 1000, OPENING_DEADLINE_MS));
   try {
     // The session first: whether it reads the page's layout report decides whether observations wait for it.
     const session = deps.createSession(spec);
-    env = await TrialEnvironment.open({
+    const opening = TrialEnvironment.open({
       browser: deps.browser,
       task: spec.task,
       trialId: spec.id,
@@ -121,7 +141,13 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       layoutFlush: session.readsPageLayout !== false,
       dialogs: spec.task.dialogs ?? deps.target.dialogs ?? "agent",
       trace: traceSpecFor(deps.trace, folder),
+      deadline,
       ...browserEventLog(log),
+    });
+    // An opening abandoned at the deadline may still finish later: its context is closed then.
+    env = await deadline.call("opening the start page", opening).catch((error: unknown) => {
+      void opening.then((late) => late.close()).catch(() => undefined);
+      throw error;
     });
     const opened = env;
     // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
@@ -137,10 +163,13 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       recordEffect: (type, detail) => deps.target.recordEffect(spec.id, type, detail),
     });
     guard = deps.createGuard?.(spec, opened);
+    // The loop's own time limit starts now, and the calls' deadline with it.
+    deadline.start(spec.task.limits.seconds * 1000);
     loop = await runLoop({
       task: spec.task,
+      deadline,
       observe: async () => {
-        const observation = await opened.observe();
+        const observation = await deadline.around("observing the page", opened.observe());
         lastFrame = { width: observation.width, height: observation.height };
         return observation;
       },
@@ -180,6 +209,7 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     started,
     repetition: guard?.metrics() ?? {},
     blocked,
+    deadline,
   });
 }
 
@@ -201,6 +231,8 @@ export interface TrialEnding {
   blocked: { finish: () => void };
   /** Who drove the browser: a command agent's trials are judged without what it could forge (untrusted-checks.ts). */
   driver?: Driver;
+  /** The trial's call deadline: after a stop, the checks and the teardown wait on the browser only briefly. */
+  deadline?: TrialDeadline;
 }
 
 /**
@@ -215,14 +247,18 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   let error = ending.error;
   const checkStarted = performance.now();
   // A page with a native dialog open answers no check; closing the tab would cancel it, so umpire does.
-  if (env?.dialogs.open) await env.dialogs.answer(false, "umpire", "the trial ended with it open");
-  const judged = await judgeEndState(spec, folder, ending, loop);
+  if (env?.dialogs.open) await bounded(env.dialogs.answer(false, "umpire", "the trial ended with it open"));
+  // A page that stopped answering fails the checks at their deadline instead of holding the trial.
+  const checksMs = ending.deadline?.conclusionMs(checksDeadlineMs(spec.task)) ?? checksDeadlineMs(spec.task);
+  const judged = await withDeadline(judgeEndState(spec, folder, ending, loop), checksMs, "the end-state checks").catch(
+    (e: unknown) => ({ checks: [], probes: undefined, checkError: `checks could not run: ${firstLineOf(e)}` }),
+  );
   const checks = judged.checks;
   const probes = judged.probes;
   if (judged.checkError) error ??= judged.checkError;
   const checkMs = performance.now() - checkStarted;
-  await probes?.close();
-  await env?.close();
+  await bounded(probes?.close());
+  await bounded(env?.close());
   ending.blocked.finish();
   await deps.target.endTrial(spec.id);
   deps.board?.forget(spec.id);
@@ -361,6 +397,11 @@ async function judgeEndState(
   } catch (e) {
     return { checks: [], probes, checkError: `checks could not run: ${firstLineOf(e)}` };
   }
+}
+
+/** A teardown step, given up after TEARDOWN_DEADLINE_MS: a browser that stopped answering must not hold the trial. */
+async function bounded(work: Promise<unknown> | undefined): Promise<void> {
+  if (work) await withDeadline(work, TEARDOWN_DEADLINE_MS, "a teardown step").catch(() => undefined);
 }
 
 /** `--trace retain-on-failure` drops a passed trial's trace; a trace that could not be made is said in the log. */

@@ -2,8 +2,17 @@
  * The real CLI as a child process (`node bin/umpire.js ...`): what a user or CI runs, for what only
  * a process shows — signals, exit codes, stdout and stderr as a user sees them.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess, type ExecFileOptions } from "node:child_process";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+
+/**
+ * Every child a test starts is killed after this long unless it says otherwise: below vitest's
+ * testTimeout (600 s), so a hung `umpire` fails its one test with its output instead of holding
+ * the whole suite (issue 37: a stuck `umpire run` child kept `npm test` waiting for good).
+ * test/unit/child-hang-guards.test.ts fails on a child started without one.
+ */
+export const CHILD_KILL_AFTER_MS = 540_000;
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/umpire.js");
@@ -21,7 +30,7 @@ export interface CliOptions {
   /** Sees stderr (all of it so far) as it arrives, e.g. to kill the child at a chosen moment. */
   onStderr?: (text: string, child: ChildProcess) => void;
   onSpawn?: (child: ChildProcess) => void;
-  /** A hang guard, not a timing assertion: a child still running then is killed (code null). */
+  /** A hang guard, not a timing assertion: a child still running then is killed (code null). Default CHILD_KILL_AFTER_MS. */
   killAfterMs?: number;
 }
 
@@ -38,6 +47,8 @@ export function startCli(args: string[], options: CliOptions = {}): CliChild {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
+    timeout: options.killAfterMs ?? CHILD_KILL_AFTER_MS,
+    killSignal: "SIGKILL",
   });
   options.onSpawn?.(child);
   let stdout = "";
@@ -47,15 +58,30 @@ export function startCli(args: string[], options: CliOptions = {}): CliChild {
     stderr += String(c);
     options.onStderr?.(stderr, child);
   });
-  const guard = options.killAfterMs ? setTimeout(() => child.kill("SIGKILL"), options.killAfterMs) : undefined;
   const done = new Promise<CliResult>((resolveDone, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => {
-      clearTimeout(guard);
       resolveDone({ code, signal, stdout, stderr });
     });
   });
   return { child, stdout: () => stdout, stderr: () => stderr, done };
+}
+
+/**
+ * `promisify(execFile)` with the suite's hang guard: a child still running after `timeout`
+ * (default CHILD_KILL_AFTER_MS) is killed, and the rejection carries its stdout and stderr.
+ */
+export function execChild(
+  file: string,
+  args: string[],
+  options: ExecFileOptions & { maxBuffer?: number } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  return promisify(execFile)(file, args, {
+    timeout: CHILD_KILL_AFTER_MS,
+    killSignal: "SIGKILL",
+    ...options,
+    encoding: "utf8",
+  }) as Promise<{ stdout: string; stderr: string }>;
 }
 
 /** Runs `umpire <args>` to its end. */

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import { CHILD_KILL_AFTER_MS } from "./cli-child.js";
 
 export const REPO_ROOT = join(import.meta.dirname, "../..");
 const BIN = join(REPO_ROOT, "bin/umpire.js");
@@ -27,15 +28,16 @@ export function runCli(
       cwd: options.cwd ?? REPO_ROOT,
       env: { ...process.env, NO_COLOR: "1", ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
+      // The hang guard (CHILD_KILL_AFTER_MS unless given): a child still running then is killed, code null.
+      timeout: options.killAfterMs ?? CHILD_KILL_AFTER_MS,
+      killSignal: "SIGKILL",
     });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
-    const guard = options.killAfterMs ? setTimeout(() => child.kill("SIGKILL"), options.killAfterMs) : undefined;
     child.on("error", reject);
     child.on("close", (code) => {
-      clearTimeout(guard);
       resolve({ code, stdout, stderr });
     });
   });
@@ -51,6 +53,8 @@ export function startCli(
       cwd: REPO_ROOT,
       env: { ...process.env, NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"],
+      timeout: CHILD_KILL_AFTER_MS,
+      killSignal: "SIGKILL",
     });
     let stdout = "";
     let stderr = "";

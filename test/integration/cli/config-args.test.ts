@@ -4,14 +4,13 @@
  * options say which source each value came from; unknown config keys and repeated single-valued
  * options are usage errors; `--version` and `-v`; help shows the real defaults.
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_TEMPERATURE } from "../../../src/agent/config.js";
 import { openStore } from "../../../src/store/open.js";
+import { execChild } from "../../support/cli-child.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const BIN = join(ROOT, "bin/umpire.js");
@@ -27,7 +26,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Runs the CLI in `cwd`; resolves with the exit code and both streams (never rejects). */
 async function umpire(args: string[], cwd = dir): Promise<{ code: number; out: string; err: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
+    const { stdout, stderr } = await execChild(process.execPath, [BIN, ...args], {
       cwd,
       env: { ...process.env, HAI_API_KEY: SECRET, NO_COLOR: "1" },
       maxBuffer: 32 * 1024 * 1024,

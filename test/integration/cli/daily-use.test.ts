@@ -33,16 +33,14 @@ function onTerminal(args: string[]): Promise<CliResult> {
     const child = spawn(
       "python3",
       [join(REPO_ROOT, "test/support/pty-run.py"), process.execPath, join(REPO_ROOT, "bin/umpire.js"), ...args],
-      { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
+      { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], timeout: 400_000, killSignal: "SIGKILL" },
     );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
-    const guard = setTimeout(() => child.kill("SIGKILL"), 400_000);
     child.on("error", reject);
     child.on("close", (code) => {
-      clearTimeout(guard);
       resolve({ code, stdout, stderr });
     });
   });

@@ -7,16 +7,15 @@
  * with the agent-over-defaults precedence;
  * hostile variants refused at config validation; `compare --by agent`; a changed agent flagged.
  */
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lintRequest } from "../../../src/sim/lint.js";
 import { openStore } from "../../../src/store/open.js";
 import { runInProcess } from "../../support/cli-in-process.js";
 import { startRecordingModel, stepReply, type RecordingModel } from "../../support/recording-model.js";
+import { execChild } from "../../support/cli-child.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const BIN = join(ROOT, "bin/umpire.js");
@@ -39,7 +38,7 @@ async function umpire(args: string[], cwd: string): Promise<{ code: number; out:
 /** The same through the built binary in a child process, for the one run that shows the whole path. */
 async function umpireChild(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
+    const { stdout, stderr } = await execChild(process.execPath, [BIN, ...args], {
       cwd,
       env: { ...process.env, ...ENV, NO_COLOR: "1" },
       maxBuffer: 32 * 1024 * 1024,

@@ -7,16 +7,15 @@
  * trial log holds each dialog's opening and answer (by whom, how), the report shows them, and the
  * observation drawn while a dialog was open has the OK button where the executed click landed.
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execChild } from "../../support/cli-child.js";
 
 const ROOT = join(__dirname, "../../..");
-const run = promisify(execFile);
+const run = execChild;
 
 async function umpire(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
   try {

@@ -7,15 +7,14 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PassThrough } from "node:stream";
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import type { CommandIO } from "../../../src/cli/io.js";
 import { readFixtureTask } from "../../support/fixture-tasks.js";
+import { execChild } from "../../support/cli-child.js";
 
 const ROOT = resolve(__dirname, "../../..");
-const run = promisify(execFile);
+const run = execChild;
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 

@@ -2,16 +2,15 @@
  * `umpire show` and `umpire compare` through the real CLI (child process) on a real SQLite store:
  * show has a model column (two models' rows differ), and counts agree with their nouns.
  */
-import { execFile } from "node:child_process";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../../src/store/open.js";
 import { tempDir } from "../../unit/store/fixtures.js";
 import { seedRun } from "../../unit/report/seed.js";
+import { execChild } from "../../support/cli-child.js";
 
 const ROOT = resolve(__dirname, "../../..");
-const run = promisify(execFile);
+const run = execChild;
 let dir: string;
 let cleanup: () => void;
 let runA: string;

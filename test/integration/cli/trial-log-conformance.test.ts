@@ -8,19 +8,18 @@
  * - the stored trial is complete (#12 §3): `show --json` has the answer and the task as it was run,
  *   and the HTML report shows the task's title from the store after the task file is gone.
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTrialLog, TRIAL_LOG_VERSION } from "../../../src/runner/trial-log.js";
 import { readFixtureTask } from "../../support/fixture-tasks.js";
+import { execChild } from "../../support/cli-child.js";
 
 const ROOT = join(__dirname, "../../..");
-const run = promisify(execFile);
+const run = execChild;
 
 async function umpire(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
   try {

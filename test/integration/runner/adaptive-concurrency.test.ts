@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHILD_KILL_AFTER_MS } from "../../support/cli-child.js";
 
 const ROOT = join(__dirname, "../../..");
 let dir: string;
@@ -28,7 +29,13 @@ function umpire(args: string[], env: Record<string, string>): Promise<Result> {
     execFile(
       process.execPath,
       [join(ROOT, "bin/umpire.js"), ...args],
-      { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 64 << 20 },
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        maxBuffer: 64 << 20,
+        timeout: CHILD_KILL_AFTER_MS,
+        killSignal: "SIGKILL",
+      },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
       },

@@ -10,15 +10,14 @@
  * - a reset failure is environment_error (verdict error), never the agent's failure;
  * - a check or a navigation to an origin outside the target is refused.
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../../src/store/open.js";
+import { execChild } from "../../support/cli-child.js";
 
-const run = promisify(execFile);
+const run = execChild;
 const ROOT = resolve(import.meta.dirname, "../../..");
 const APP = join(import.meta.dirname, "app", "app.mjs");
 const SECRET = "s3cret-token-9f2";

@@ -7,15 +7,14 @@
  * cover's mark, declared by selector or by role: "Save stayed covered by newsletter after N
  * attempts". (The backdrop itself carries no name; the dialog it holds does, as on the fixture.)
  */
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../../src/store/open.js";
+import { execChild } from "../../support/cli-child.js";
 
-const run = promisify(execFile);
+const run = execChild;
 const ROOT = resolve(import.meta.dirname, "../../..");
 const APP = join(import.meta.dirname, "app", "app.mjs");
 

@@ -6,16 +6,15 @@
  * `all_cleared`) and on the fixture site (`match_deleted`). A task that forbids effects on a target
  * with no effects source is refused by `validate` and `run`, naming file, line, field and fix.
  */
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../../src/store/open.js";
 import { runInProcess } from "../../support/cli-in-process.js";
+import { execChild } from "../../support/cli-child.js";
 
-const exec = promisify(execFile);
+const exec = execChild;
 const ROOT = resolve(import.meta.dirname, "../../..");
 const APP = join(import.meta.dirname, "app", "reading-list.mjs");
 const dirs: string[] = [];

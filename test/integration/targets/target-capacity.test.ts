@@ -2,15 +2,14 @@
  * `targets.<name>.capacity` through the real CLI: an isolated target with capacity 1 takes one trial
  * at a time even when the run may start three at once; with a capacity of 3 the same trials overlap.
  */
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../../src/store/open.js";
+import { execChild } from "../../support/cli-child.js";
 
-const exec = promisify(execFile);
+const exec = execChild;
 const ROOT = resolve(import.meta.dirname, "../../..");
 const APP = join(import.meta.dirname, "app", "reading-list.mjs");
 const dirs: string[] = [];
