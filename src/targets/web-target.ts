@@ -213,9 +213,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     async recordEffect() {
       // The app keeps its own log (if any); write_note's file is judged by file checks.
     },
-    async endTrial(trialId) {
-      workspaces.delete(trialId);
-    },
+    endTrial: async (trialId) => void workspaces.delete(trialId),
     markSpec(task) {
       return { declared: { ...decl.marks, ...task.marks }, testIdAttribute: decl.testIdAttribute };
     },
