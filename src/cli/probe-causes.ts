@@ -4,8 +4,9 @@
  * one before it left, so a negative that "passed" may have been judged on the gold's work: that is
  * said, not "the checks cannot tell it from the gold path". Two gold trials played at once that fail
  * where each alone passed are blamed on shared state only when they were played cleanly (every step
- * as written, every action a success, no wait that ran out) on a target that does not key its state
- * by the trial id; a stale-picture click or a slow page is not another trial's state.
+ * as written, every action a success, no wait that ran out): a stale-picture click or a slow page is
+ * not another trial's state. A target that keys its browser context by the trial id is still blamed
+ * then (test/integration/targets/instance-pool.test.ts: an app that ignores the namespace).
  */
 import type { TargetDecl } from "../task/target-decl.js";
 import type { ProjectTargets } from "../config/project.js";
@@ -64,12 +65,10 @@ export function blameCarriedState(results: Result[], config: ProjectTargets | un
 }
 
 /** Why an at-once failure is not blamed on the other trial, or null when the evidence points at it. */
-function notInterference(r: Result, decl: TargetDecl | undefined): string | null {
+function notInterference(r: Result): string | null {
   if (r.clockWait) return `a wall-clock wait was involved (${r.clockWait})`;
   if (!r.exercised) return "it was not played as written";
   if (!r.playedClean) return "one of its actions did not succeed";
-  if (decl && keysStateByTrial(decl))
-    return `target ${r.target} keys its state by \${TRIAL_ID}, and nothing shows the other trial's state: a page still changing when its picture was taken is likelier`;
   return null;
 }
 
@@ -78,14 +77,14 @@ function notInterference(r: Result, decl: TargetDecl | undefined): string | null
  * each other's state (the target's declaration at fault, not the task's checks) when the evidence
  * says so; else the probe keeps its own reasons and says why another trial is not blamed.
  */
-export function blameInterference(results: Result[], config: ProjectTargets | undefined): Result[] {
+export function blameInterference(results: Result[]): Result[] {
   return results.map((r) => {
     if (!isAtOnce(r.probe.name) || r.ok || r.verdict !== "failed") return r;
     const alone = results.filter(
       (x) => x.task === r.task && x.probe.name.startsWith("gold/") && !isAtOnce(x.probe.name),
     );
     if (alone.length === 0 || !alone.every((x) => x.ok)) return r;
-    const why = notInterference(r, config?.targets[r.target]);
+    const why = notInterference(r);
     if (why === null) return { ...r, exercised: true, reasons: [INTERFERENCE] };
     return { ...r, reasons: [...r.reasons, `it failed beside another gold trial, but not from its state: ${why}`] };
   });

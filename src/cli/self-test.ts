@@ -212,7 +212,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     const records = (id: string) => log?.forUser(id) ?? [];
     const judged = judgeAll(ends, probes, store, records);
     // Causes in another probe: a target with no per-trial reset, two trials at once (probe-causes.ts).
-    const results = blameInterference(blameCarriedState(judged, options.config), options.config);
+    const results = blameInterference(blameCarriedState(judged, options.config));
     const uncovered = coverageOf(results, store);
     return {
       runId,

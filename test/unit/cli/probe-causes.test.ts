@@ -2,7 +2,7 @@
  * Causes of a probe's outcome that lie in another probe (issue 37, item 6): carried state on a target
  * with no per-trial reset is named as such (probe X started on the state probe Y left), not as checks
  * that cannot tell; two gold trials at once are blamed on each other's state only when they were
- * played cleanly on a target that does not key its state by the trial id.
+ * played cleanly.
  */
 import { describe, expect, it } from "vitest";
 import { blameCarriedState, blameInterference, INTERFERENCE, type ProbeRun } from "../../../src/cli/probe-causes.js";
@@ -82,19 +82,18 @@ describe("two gold trials at once", () => {
     });
 
   it("is interference when played cleanly on a target that shares state", () => {
-    const [, judged] = blameInterference([alone, atOnce({})], config({ isolated: true }));
+    const [, judged] = blameInterference([alone, atOnce({})]);
     expect(judged!.reasons).toEqual([INTERFERENCE]);
   });
 
-  it("is not, after a missed step, a failed action, a wait that ran out, or on a namespaced target", () => {
-    const cases: [Partial<Result>, Record<string, unknown>, RegExp][] = [
-      [{ exercised: false }, { isolated: true }, /not played as written/],
-      [{ playedClean: false }, { isolated: true }, /one of its actions did not succeed/],
-      [{ clockWait: "a settle wait ran out" }, { isolated: true }, /a wall-clock wait was involved/],
-      [{}, { isolated: true, context: { headers: { "x-ns": "${TRIAL_ID}" } } }, /keys its state by \$\{TRIAL_ID\}/],
+  it("is not, after a missed step, a failed action or a wait that ran out", () => {
+    const cases: [Partial<Result>, RegExp][] = [
+      [{ exercised: false }, /not played as written/],
+      [{ playedClean: false }, /one of its actions did not succeed/],
+      [{ clockWait: "a settle wait ran out" }, /a wall-clock wait was involved/],
     ];
-    for (const [over, decl, why] of cases) {
-      const [, judged] = blameInterference([alone, atOnce(over)], config(decl));
+    for (const [over, why] of cases) {
+      const [, judged] = blameInterference([alone, atOnce(over)]);
       expect(judged!.reasons).not.toContain(INTERFERENCE);
       expect(judged!.reasons.at(-1)).toMatch(/^it failed beside another gold trial, but not from its state: /);
       expect(judged!.reasons.at(-1)).toMatch(why);
