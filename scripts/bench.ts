@@ -7,6 +7,7 @@
  *   npm run bench -- --quick               smaller samples (~2-3 min)
  *   npm run bench -- --only step,setup     just those
  *   npm run bench -- --soak                only the soak (500 trials at concurrency 8, ~45 min)
+ *   npm run bench -- --only gold           every bundled gold trajectory at concurrency 1/2/4, quiet and loaded
  *
  * The benchmarks: CLI start-up vs `node -e 0` (startup), per-step harness time vs a bare Playwright
  * loop (step), trial set-up vs a bare newContext + newPage + goto (setup), throughput at concurrency 1/2/4 with 500 ms model latency
@@ -49,6 +50,7 @@ import { benchThroughput, THROUGHPUT_SETS } from "./bench/throughput.js";
 import { startBenchWorld, type BenchWorld } from "./bench/world.js";
 import { benchPool } from "./bench/pool.js";
 import { benchCpuPerTrial, cgroupUnavailable } from "./bench/cpu-per-trial.js";
+import { benchGold } from "./bench/gold.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const MODEL_LATENCY_MS = 500;
@@ -71,6 +73,7 @@ function sizes(quick: boolean) {
     reportTrials: quick ? 200 : 1000,
     /** Runs of 100 trials each: 100,000 trials in full mode. */
     storeRuns: quick ? 100 : 1000,
+    goldRepeats: quick ? 1 : 3,
   };
 }
 
@@ -207,6 +210,22 @@ async function main(args: BenchArgs): Promise<number> {
         args.quick && !args.onlyGiven
           ? { status: "skipped", reason: "not in --quick (ask for it: --only remote)" }
           : await section("remote", () => benchRemoteBrowsers({ concurrency: 4 }));
+    }
+    if (wanted.has("gold")) {
+      // Hundreds of trials (every bundled task, 3 concurrencies, 2 loads): only when asked for by name.
+      results.gold = !args.onlyGiven
+        ? { status: "skipped", reason: "plays every gold trajectory 6 ways: ask for it, --only gold" }
+        : await section("gold", () =>
+            benchGold(
+              ROOT,
+              {
+                repeats: args.goldRepeats ?? size.goldRepeats,
+                concurrencies: [1, 2, 4],
+                loads: ["quiet", "loaded"],
+              },
+              log,
+            ),
+          );
     }
   } finally {
     await world?.close();

@@ -24,6 +24,7 @@ export const BENCH_NAMES = [
   "store",
   "remote",
   "pool",
+  "gold",
 ] as const;
 export type BenchName = (typeof BENCH_NAMES)[number];
 
@@ -45,6 +46,7 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   store: "store queries of history, runs and compare on 100,000 trials written through the store's write path",
   pool: "the TiddlyWiki example (a wiki server from npm, reset by restore + restart) on 1 instance vs 4, its 4 tasks x 2 at 2 s a turn: speed-up, reset per trial, memory per instance",
   remote: "suite wall time through one local browser vs two browser servers (scripts/bench-scale.ts, when present)",
+  gold: "every bundled gold trajectory (tasks/, TodoMVC, TiddlyWiki) N times at concurrency 1, 2, 4, quiet and beside a CPU-bound process per core: failed gold trials (aim 0), error trials and causes (only with --only gold)",
 };
 
 export interface BenchArgs {
@@ -59,6 +61,8 @@ export interface BenchArgs {
   soak: boolean;
   /** `--levels 8,adaptive`: the latency bench's concurrency levels instead of 1/4/8/16/adaptive (a quicker re-measure). */
   levels?: (number | "adaptive")[];
+  /** `--gold-repeats N`: how many times the gold bench plays each gold trajectory per cell (default 3; --quick 1). */
+  goldRepeats?: number;
 }
 
 export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--only name,...] [--out FILE]
@@ -70,6 +74,7 @@ export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--only name,...] 
   --only a,b       run only these benchmarks: ${BENCH_NAMES.join(", ")}
   --out FILE       where to write the JSON results (default results/bench.json; the soak: results/bench-soak.json)
   --levels a,b     the latency benchmark's concurrency levels (default 1,4,8,16,adaptive), e.g. 8,adaptive
+  --gold-repeats N the gold benchmark's plays of each gold trajectory per concurrency and load (default 3; --quick 1)
 
 Benchmarks:
 ${BENCH_NAMES.map((n) => `  ${n.padEnd(11)} ${BENCH_DESCRIPTIONS[n]}`).join("\n")}
@@ -86,6 +91,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       help: { type: "boolean", short: "h", default: false },
       soak: { type: "boolean", default: false },
       levels: { type: "string" },
+      "gold-repeats": { type: "string" },
     },
     allowPositionals: true,
     strict: true,
@@ -109,6 +115,11 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   // Keep the canonical order whatever order they were given in.
   const only = requested.length > 0 ? BENCH_NAMES.filter((n) => requested.includes(n)) : [...BENCH_NAMES];
   const levels = values.levels === undefined ? undefined : parseLevels(values.levels);
+  const goldRepeats = values["gold-repeats"];
+  if (goldRepeats !== undefined && !/^[1-9][0-9]*$/.test(goldRepeats))
+    throw new Error(
+      `--gold-repeats: "${goldRepeats}" is not a count; give a whole number from 1, e.g. --gold-repeats 2`,
+    );
   return {
     quick: values.quick ?? false,
     only,
@@ -117,6 +128,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     help: values.help ?? false,
     soak: values.soak ?? false,
     ...(levels ? { levels } : {}),
+    ...(goldRepeats ? { goldRepeats: Number(goldRepeats) } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ import type { CaptureBench } from "./capture.js";
 import type { LatencyBench } from "./latency-throughput.js";
 import type { SoakBench } from "./soak.js";
 import type { PoolBench } from "./pool.js";
+import { goldLines, type GoldBench } from "./gold.js";
 import type { CpuBench, CpuSide } from "./cpu-per-trial.js";
 
 export type SectionOutcome<T> =
@@ -51,6 +52,8 @@ export interface BenchResults {
   remote?: SectionOutcome<RemoteFigures>;
   /** A stateful app on 1 instance vs N (scripts/bench/pool.ts). */
   pool?: SectionOutcome<PoolBench>;
+  /** Every bundled gold trajectory at concurrency 1/2/4, quiet and loaded (scripts/bench/gold.ts). */
+  gold?: SectionOutcome<GoldBench>;
 }
 
 export type Row = [string, string, string, string, string, string, string];
@@ -104,6 +107,7 @@ const LABELS: Record<BenchName, string> = {
   capture: "Capture per step: CDP fast vs page.screenshot",
   cpu: "CPU per trial (kernel-counted, whole tree)",
   latency: "Throughput, 2 s model latency",
+  gold: "Gold trials that failed (c1/2/4, quiet + loaded)",
 };
 
 /** A CPU-per-trial row; the aim judges the first set (the fixture suite, or the quick run's tasks). */
@@ -374,6 +378,7 @@ export function headlineTable(results: BenchResults): string {
         `reset ${fmt(r.many.resetMsPerTrial, 1)} ms/trial${mem}`,
       ];
     }),
+    rowFor("gold", results.gold, (o) => goldRow(o.result as GoldBench)),
     rowFor("remote", results.remote, (o) => {
       const r = o.result as RemoteFigures;
       return [
@@ -389,6 +394,14 @@ export function headlineTable(results: BenchResults): string {
   ];
   for (const row of rows) if (row) table.push(row);
   return table.toString();
+}
+
+/** The gold row: failed gold trials against the aim of none, with the error trials beside them. */
+export function goldRow(r: GoldBench): Row {
+  const trials = r.cells.reduce((n, c) => n + c.trials, 0);
+  const failed = r.cells.reduce((n, c) => n + c.failed.length, 0);
+  const errors = r.cells.reduce((n, c) => n + Object.values(c.errors).reduce((a, b) => a + b, 0), 0);
+  return [LABELS.gold, `${failed} of ${trials}`, "", "", "0", met(failed === 0), `${errors} error trials`];
 }
 
 /** The path of every model but the reference one: an aim of its own, judged NO when it could not be measured. */
@@ -414,6 +427,7 @@ export function noLayoutWaitRow(step: StepBench): Row {
 /** The lines under the table: where the time goes. */
 export function detailLines(results: BenchResults): string[] {
   const lines: string[] = [];
+  if (results.gold?.status === "ok") lines.push(...goldLines(results.gold.result));
   if (results.store?.status === "ok") {
     const r = results.store.result;
     lines.push(

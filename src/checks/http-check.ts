@@ -9,7 +9,8 @@ import { clip } from "./evidence.js";
 import { judgeJson, parseJson } from "./json-expect.js";
 import { checkMatchers, DEFAULT_NORMALIZE } from "./text-match.js";
 import { CheckUnjudgeableError, type Evidence, type Handler } from "./types.js";
-import { matchersWithVars, targetUrl, withSecrets, withVars } from "./vars.js";
+import { substituteTrialVarsDeep } from "../task/trial-vars.js";
+import { matchersWithVars, targetUrl, trialVars, withSecrets, withVars } from "./vars.js";
 import { messageOf } from "../errors.js";
 
 export type HttpCheckSpec = z.output<typeof HttpCheck>;
@@ -41,7 +42,11 @@ export const httpCheck: Handler<HttpCheckSpec> = {
     }
     let body: string | undefined;
     if (spec.body !== undefined) {
-      body = typeof spec.body === "string" ? withVars(spec.body, ctx) : withVars(JSON.stringify(spec.body), ctx);
+      // Filled in per string, then serialised: a value with a quote or backslash (a Windows workspace) stays JSON.
+      body =
+        typeof spec.body === "string"
+          ? withVars(spec.body, ctx)
+          : JSON.stringify(substituteTrialVarsDeep(spec.body, trialVars(ctx)));
       if (typeof spec.body !== "string") headers["content-type"] ??= "application/json";
     }
     let response: Response;

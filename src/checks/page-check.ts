@@ -13,6 +13,7 @@ import type { PageCheck } from "../task/schema.js";
 import { clip } from "./evidence.js";
 import { describeMatcher, findText } from "./text-match.js";
 import { CheckUnjudgeableError, type CheckContext, type Handler, type Judgement } from "./types.js";
+import { withVars } from "./vars.js";
 import { messageOf } from "../errors.js";
 
 export type PageCheckSpec = z.output<typeof PageCheck>;
@@ -138,11 +139,13 @@ async function watch(
 async function judgePage(spec: PageCheckSpec, ctx: CheckContext): Promise<Judgement> {
   if (!ctx.page)
     throw new CheckUnjudgeableError("no browser page to look at (the trial gave the checks no page probe)");
-  const page = spec.open !== undefined ? await ctx.page.open(spec.open) : await ctx.page.current();
+  // The page is opened at the trial's own URL (`open: /lists/${TRIAL_ID}`), like every request a check sends.
+  const opened = spec.open === undefined ? undefined : withVars(spec.open, ctx);
+  const page = opened !== undefined ? await ctx.page.open(opened) : await ctx.page.current();
   try {
     const { obs, failures, waitedMs } = await watch(page, spec, (url) => ctx.page!.isTaskPage(url));
     // The page as judged, kept for re-judging (a failure to keep it never changes the judgement).
-    await ctx.page.judged?.(pageKey(spec), page).catch(() => undefined);
+    await ctx.page.judged?.(pageKey({ open: opened }), page).catch(() => undefined);
     const evidence = {
       page: pageJudged(spec, ctx.page),
       // Which page was judged, and whether it was one of the task's own (only those can pass).
@@ -173,7 +176,7 @@ async function judgePage(spec: PageCheckSpec, ctx: CheckContext): Promise<Judgem
   }
 }
 
-/** Which page a page check looks at: the trial's as left, or a fresh one at a path (the evidence's key). */
+/** Which page a page check looks at: the trial's as left, or a fresh one at a path as opened (the evidence's key). */
 export function pageKey(spec: Pick<PageCheckSpec, "open">): string {
   return spec.open === undefined ? "current" : `open ${spec.open}`;
 }

@@ -60,6 +60,9 @@ function clockWaitOf(facts: ProbeFacts): string | null {
   return null;
 }
 
+/** What a probe that should fail and passed says of the checks (unless another cause is shown: probe-causes.ts). */
+export const CANNOT_TELL = "the checks cannot tell it from the gold path";
+
 /** Why a verdict differs from what soundness needs. */
 function verdictReasons(facts: ProbeFacts, required: ProbeFacts["checks"]): string[] {
   if (facts.verdict === "error" || facts.verdict === "cancelled") {
@@ -72,7 +75,7 @@ function verdictReasons(facts: ProbeFacts, required: ProbeFacts["checks"]): stri
   }
   // A probe that should fail and passed: every required check let it through.
   const names = required.map((c) => `'${c.name}'`).join(", ") || "none";
-  return [`every required check passed (${names}): the checks cannot tell it from the gold path`];
+  return [`every required check passed (${names}): ${CANNOT_TELL}`];
 }
 
 export function judgeProbe(facts: ProbeFacts): ProbeJudgement {

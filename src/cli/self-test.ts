@@ -20,6 +20,7 @@ import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
 import type { ProjectTargets } from "../config/project.js";
 import { judgeExercise } from "./probe-exercise.js";
+import { AT_ONCE_PROBES, blameCarriedState, blameInterference, INTERFERENCE, type ProbeRun } from "./probe-causes.js";
 import { coverageLine, judgeProbe, uncoveredChecks, type CoverageGap, type ProbeFacts } from "./probe-judgement.js";
 import { executeTrials, startRuntime } from "./suite-runtime.js";
 import { VERSION } from "./version.js";
@@ -51,12 +52,6 @@ export function probesFor(task: Task): Probe[] {
     ),
   ];
 }
-
-/** The two gold trials played at the same moment on a target declared isolated (or pooled). */
-export const AT_ONCE_PROBES = ["gold/at-once-1", "gold/at-once-2"] as const;
-
-/** What an at-once gold trial that failed, where the same gold alone passed, means. */
-export const INTERFERENCE = "two trials at once changed each other's state: declare instances or a context namespace";
 
 /** Whether a task's trials may run at the same moment on its target: declared isolated, or on several instances. */
 export function runsAtOnce(task: Task, config: ProjectTargets | undefined): boolean {
@@ -215,7 +210,9 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     status = executed.status === "interrupted" || store.unfinishedTrials(runId).length > 0 ? "interrupted" : "finished";
     const log = runtime.model?.log;
     const records = (id: string) => log?.forUser(id) ?? [];
-    const results = blameInterference(judgeAll(ends, probes, store, records));
+    const judged = judgeAll(ends, probes, store, records);
+    // Causes in another probe: a target with no per-trial reset, two trials at once (probe-causes.ts).
+    const results = blameInterference(blameCarriedState(judged, options.config));
     const uncovered = coverageOf(results, store);
     return {
       runId,
@@ -236,22 +233,6 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
   }
 }
 
-/**
- * An at-once gold trial that failed where the task's gold trials alone passed: the two trials saw
- * each other's state, which is the target's declaration at fault, not the task's checks.
- */
-const isAtOnce = (name: string) => (AT_ONCE_PROBES as readonly string[]).includes(name);
-
-function blameInterference(results: ProbeResult[]): ProbeResult[] {
-  return results.map((r) => {
-    if (!isAtOnce(r.probe.name) || r.ok || r.verdict !== "failed") return r;
-    const alone = results.filter(
-      (x) => x.task === r.task && x.probe.name.startsWith("gold/") && !isAtOnce(x.probe.name),
-    );
-    return alone.length > 0 && alone.every((x) => x.ok) ? { ...r, exercised: true, reasons: [INTERFERENCE] } : r;
-  });
-}
-
 /** The negative's name of a `negative:<name>` probe, else null. */
 function negativeName(probe: Probe): string | null {
   return probe.trajectory?.startsWith("negatives.") ? probe.trajectory.slice("negatives.".length) : null;
@@ -270,7 +251,7 @@ function judgeAll(
   probes: Map<string, { task: Task; probe: Probe }>,
   store: Store,
   recordsOf: (trialId: string) => RequestRecord[],
-): ProbeResult[] {
+): (ProbeResult & ProbeRun)[] {
   const gathered = ends.map((end) => {
     const { task, probe } = probes.get(end.trial.id)!;
     const stored = store.trial(end.trial.id);
@@ -319,8 +300,18 @@ function judgeAll(
       reasons: judged.reasons,
       clockWait: judged.clockWait,
       ok: judged.ok,
+      target: task.target,
+      startedAt: stored?.startedAt ?? null,
+      endedAt: stored?.endedAt ?? null,
+      playedClean: judged.exercised && lastAttemptOf(actions).every((a) => a.status === "success"),
     };
   });
+}
+
+/** The actions of a trial's last attempt (a retried trial keeps its earlier ones). */
+function lastAttemptOf<A extends { attempt: number }>(actions: readonly A[]): A[] {
+  const last = Math.max(0, ...actions.map((a) => a.attempt));
+  return actions.filter((a) => a.attempt === last);
 }
 
 function coverageOf(results: readonly ProbeResult[], store: Store): CoverageGap[] {
@@ -340,6 +331,7 @@ export function selfTestFindings(
   results: readonly ProbeResult[],
   uncovered: readonly CoverageGap[],
   strict: boolean,
+  concurrency?: number,
 ): string[] {
   const lines: string[] = [];
   for (const r of results.filter((x) => !x.ok)) {
@@ -348,14 +340,20 @@ export function selfTestFindings(
       : `NOT EXERCISED (${r.verdict}, ${r.stopReason})`;
     lines.push(`${r.task} ${r.probe.name}: ${got}`);
     for (const reason of r.reasons) lines.push(`  - ${reason}`);
-    if (r.clockWait) {
-      lines.push(
-        `  - a wall-clock wait was involved: ${r.clockWait}; on a busy machine run the self-test again with --concurrency 1`,
-      );
-    }
+    if (r.clockWait) lines.push(`  - a wall-clock wait was involved: ${r.clockWait}; ${slowAdvice(concurrency)}`);
   }
   for (const gap of uncovered) lines.push(`${strict ? "error" : "warning"}: ${coverageLine(gap)}`);
   return lines;
+}
+
+/** The run summary's closing advice in its saturated-machine warning (src/runner/concurrency-gate.ts). */
+const FEWER_AT_ONCE = / Run again with fewer trials at once \([^)]*\)\.$/;
+
+/** What to do about a wait that ran out: fewer trials at once, unless the run already played one at a time. */
+function slowAdvice(concurrency: number | undefined): string {
+  if (concurrency === 1)
+    return "the self-test already played one trial at a time, so the machine or the app was slow: free the machine, or give the task's limits more time";
+  return "on a busy machine run the self-test again with --concurrency 1";
 }
 
 /** Sound: every probe is what soundness needs, and under --strict every required check failed in some probe. */
@@ -374,8 +372,14 @@ export function selfTestClosing(
   reports: readonly EndpointReport[],
   uncovered: readonly CoverageGap[] = [],
   strict = false,
+  concurrency?: number,
 ): string[] {
-  const warning = describeConcurrency(reports).filter((line) => line.startsWith("warning:"));
+  const warning = describeConcurrency(reports)
+    .filter((line) => line.startsWith("warning:"))
+    // The run summary's advice to run fewer trials at once means nothing to a self-test already at one.
+    .map((line) =>
+      concurrency === 1 ? line.replace(FEWER_AT_ONCE, " The self-test already played one trial at a time.") : line,
+    );
   const bad = results.filter((r) => !r.ok);
   if (isSound(results, uncovered, strict)) return ["every task is sound", ...warning];
   if (bad.length === 0)
@@ -383,10 +387,22 @@ export function selfTestClosing(
   if (bad.every((r) => r.reasons.includes(INTERFERENCE))) {
     return [`some targets are declared isolated and are not: ${INTERFERENCE}`, ...warning];
   }
+  if (bad.every((r) => r.reasons.some((x) => x.includes("has no per-trial reset")))) {
+    return [
+      "some targets have no per-trial reset: a probe started on the state the one before it left (see above)",
+      ...warning,
+    ];
+  }
   const machineMayExplain = warning.length > 0 && bad.every((r) => r.clockWait !== null);
   if (!machineMayExplain) {
     return [
       "some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written",
+      ...warning,
+    ];
+  }
+  if (concurrency === 1) {
+    return [
+      "some tasks are not proven sound, on a saturated machine, though the self-test played one trial at a time: free the machine and run it again before reading their checks as wrong",
       ...warning,
     ];
   }

@@ -43,6 +43,8 @@ export function triedSteps(input: {
   records: readonly RequestRecord[];
   turns: readonly TurnRecord[];
   actions: readonly ActionRecord[];
+  /** The task's tools: a wait the model asked for is refused when they lack it. */
+  tools?: readonly string[];
 }): TriedStep[] {
   // The last record of each turn number is the one the loop acted on (a retried request logs twice).
   const byTurn = new Map<number, RequestRecord>();
@@ -68,14 +70,16 @@ export function triedSteps(input: {
         screenshot: shot,
       };
       if (missing) {
-        const waiting = record.trajectory === "hold";
         const why = describeMissing(missing);
+        if (record.trajectory !== "hold")
+          return { ...base, point: null, broken: true, waited: false, outcome: `NOT PLAYED: ${why}` };
+        const refused = refusedWait(action, input.tools);
         return {
           ...base,
           point: null,
-          broken: !waiting,
-          waited: waiting,
-          outcome: waiting ? `${why}; waited for it (${action?.message ?? "wait"})` : `NOT PLAYED: ${why}`,
+          broken: refused !== null,
+          waited: refused === null,
+          outcome: refused ? `NOT PLAYED: ${why}; ${refused}` : `${why}; waited for it (${action!.message})`,
         };
       }
       if (!action) {
@@ -98,6 +102,19 @@ export function triedSteps(input: {
         outcome: `${shown.status}: ${shown.message}`,
       };
     });
+}
+
+/**
+ * Why the wait the model asked for (holding for a mark not on the page yet) did not happen, or null when
+ * it waited: the task's tools lack `wait` (the proposal is refused before it runs, so no action is stored),
+ * or the wait itself did not succeed.
+ */
+function refusedWait(action: ActionRecord | undefined, tools: readonly string[] | undefined): string | null {
+  if (tools && !tools.includes("wait"))
+    return "the model asked to wait for it, but this task's tools lack wait, so the wait was refused (add wait to the task's tools)";
+  if (!action) return "the model asked to wait for it, and no wait was run (its output was refused)";
+  if (action.status !== "success") return `the model asked to wait for it: ${action.status}: ${action.message}`;
+  return null;
 }
 
 /** ✓ played, … waited for its mark, ✗ broken. */

@@ -53,10 +53,10 @@ export function browserSeed(decl: BrowserContextDecl, options: SeedOptions): Tri
   const fill = (text: string) => substituteTrialVars(text, vars);
   const secretFill = (text: string) => withEnvSecrets(fill(text), env, where);
   const cookies: TargetCookie[] = decl.cookies.map((c) => ({
-    name: c.name,
+    name: fill(c.name),
     value: secretFill(c.value),
     domain: base.hostname,
-    path: c.path,
+    path: fill(c.path),
   }));
   const localStorage: OriginStorage[] = [];
   if (decl.storageState) {

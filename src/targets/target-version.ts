@@ -7,6 +7,7 @@
 import path from "node:path";
 import { runCommand } from "../checks/run-command.js";
 import type { TargetDecl } from "../task/target-decl.js";
+import { substituteTrialVars, type TrialVars } from "../task/trial-vars.js";
 import { messageOf } from "../errors.js";
 
 /** Longest version text kept (a version endpoint that returns a whole page is cut). */
@@ -17,10 +18,11 @@ const tidy = (text: string) => text.trim().replace(/\s+/g, " ").slice(0, MAX_VER
 
 export async function readTargetVersion(
   source: NonNullable<TargetDecl["version"]>,
-  where: { name: string; baseUrl: string; configDir: string; env: NodeJS.ProcessEnv },
+  where: { name: string; baseUrl: string; vars: TrialVars; configDir: string; env: NodeJS.ProcessEnv },
 ): Promise<string> {
   if ("url" in source) {
-    const url = new URL(source.url, `${where.baseUrl}/`).toString();
+    // Read per instance before any trial: its own variables ($PORT, ...) apply, the trial's do not.
+    const url = new URL(substituteTrialVars(source.url, where.vars), `${where.baseUrl}/`).toString();
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) });
       const text = tidy(await res.text());

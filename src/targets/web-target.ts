@@ -157,6 +157,8 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
   const stopAll = () => Promise.all(instances.map((i) => i.app?.stop()));
   const pool = new InstancePool(instances.length, !decl.isolated);
   const reset = (inst: Instance, trial: TrialTarget) => resetInstance(options, inst, trial, restart);
+  // The effects log is read after the trial by its id alone: its ${WORKSPACE} is remembered from the reset.
+  const workspaces = new Map<string, string>();
   const view = (inst: Instance): Target => ({
     name,
     baseUrl: inst.baseUrl,
@@ -173,6 +175,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     dialogs: decl.dialogs,
     async prepareTrial(trial) {
       const started = performance.now();
+      workspaces.set(trial.trialId, trial.workspaceDir);
       try {
         // A copy that died since its last trial, or whose reset failed, starts again first.
         const died = inst.app?.died();
@@ -204,16 +207,13 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     },
     async effects(trialId) {
       if (!decl.effects) return [];
-      return readEffects(
-        options,
-        decl.effects,
-        resolveUrl(decl.effects.url, { ...inst.vars, TRIAL_ID: trialId }, inst.baseUrl),
-      );
+      const vars: TrialVars = { ...inst.vars, TRIAL_ID: trialId, WORKSPACE: workspaces.get(trialId) ?? "" };
+      return readEffects(options, decl.effects, vars, inst.baseUrl);
     },
     async recordEffect() {
       // The app keeps its own log (if any); write_note's file is judged by file checks.
     },
-    async endTrial() {},
+    endTrial: async (trialId) => void workspaces.delete(trialId),
     markSpec(task) {
       return { declared: { ...decl.marks, ...task.marks }, testIdAttribute: decl.testIdAttribute };
     },
@@ -223,6 +223,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
             readTargetVersion(decl.version!, {
               name,
               baseUrl: inst.baseUrl,
+              vars: inst.vars,
               configDir: options.configDir,
               env: options.env,
             }),
@@ -256,15 +257,18 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
 const resolveUrl = (urlOrPath: string, vars: TrialVars, baseUrl: string) =>
   new URL(substituteTrialVars(urlOrPath, vars), `${baseUrl}/`).toString();
 
+/** The trial's effects log: URL and header values with the trial variables filled in (a namespaced app's log is per trial). */
 async function readEffects(
   options: WebTargetOptions,
   effects: NonNullable<TargetDecl["effects"]>,
-  url: string,
+  vars: TrialVars,
+  baseUrl: string,
 ): Promise<Effect[]> {
   const { name } = options;
+  const url = resolveUrl(effects.url, vars, baseUrl);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(effects.headers))
-    headers[k] = withEnvSecrets(v, options.env, `target ${name} effects`);
+    headers[k] = withEnvSecrets(substituteTrialVars(v, vars), options.env, `target ${name} effects`);
   const res = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
   if (!res.ok) throw new Error(`target ${name}: the effects source ${url} answered ${res.status}`);
   const body = (await res.json()) as unknown;

@@ -21,7 +21,7 @@ import { targetCatalog, type TargetCatalog } from "./target-decl.js";
 import { normalizeWorkspacePath, staysInWorkspace } from "./normalize.js";
 import type { DataPath, RuleFinding } from "./problem.js";
 import { didYouMean } from "./suggest.js";
-import { trialVariablesHint, unknownTrialVariables } from "./trial-vars.js";
+import { SECRET_SCOPE, stringsIn, TRIAL_SCOPE, type VariableScope, variableProblems } from "./trial-vars.js";
 import { plainIssues } from "./zod-issues.js";
 import { expectedValuesLeak } from "./leak-rule.js";
 import { userRegexProblem } from "./user-regex.js";
@@ -688,12 +688,29 @@ const customModulesExist: TaskRule = {
     }),
 };
 
-/** `${NAME}` in the start path must be a trial variable: a typo would otherwise reach the browser literally. */
-const startPathVariables: TaskRule = {
-  name: "start-path-variables",
+/** Every text of a task that is sent in a request, with the variables that are filled in there. */
+function requestTexts(task: Task): { text: string; path: DataPath; scope: VariableScope }[] {
+  const out: { text: string; path: DataPath; scope: VariableScope }[] = [
+    { text: task.start.path, path: ["start", "path"], scope: TRIAL_SCOPE },
+  ];
+  task.checks.forEach((check, i) => {
+    if (check.kind === "page" && check.open !== undefined)
+      out.push({ text: check.open, path: ["checks", i, "open"], scope: TRIAL_SCOPE });
+    if (check.kind !== "http") return;
+    out.push({ text: check.url, path: ["checks", i, "url"], scope: TRIAL_SCOPE });
+    for (const [name, value] of Object.entries(check.headers))
+      out.push({ text: value, path: ["checks", i, "headers", name], scope: SECRET_SCOPE });
+    for (const text of stringsIn(check.body)) out.push({ text, path: ["checks", i, "body"], scope: TRIAL_SCOPE });
+  });
+  return out;
+}
+
+/** `${...}` in what a task sends must be filled in there: a typo would otherwise reach the app literally. */
+const requestVariables: TaskRule = {
+  name: "request-variables",
   check: (task) =>
-    unknownTrialVariables(task.start.path).map((name) =>
-      error(["start", "path"], `\${${name}} is not a trial variable`, trialVariablesHint()),
+    requestTexts(task).flatMap(({ text, path, scope }) =>
+      variableProblems(text, scope).map((message) => error(path, message)),
     ),
 };
 
@@ -724,7 +741,7 @@ export const TASK_RULES: readonly TaskRule[] = [
   notDraft,
   knownTarget,
   targetVocabulary,
-  startPathVariables,
+  requestVariables,
   customModulesExist,
   checksConsistent,
   stepsUseAllowedTools,

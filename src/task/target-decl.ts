@@ -8,7 +8,15 @@
  * Task and config files are code: a target's start and reset commands run on this machine.
  */
 import { z } from "zod";
-import { trialVariablesHint, unknownTrialVariables } from "./trial-vars.js";
+import {
+  INSTANCE_SCOPE,
+  PORT_SCOPE,
+  SECRET_SCOPE,
+  stringsIn,
+  TRIAL_SCOPE,
+  type VariableScope,
+  variableProblems,
+} from "./trial-vars.js";
 
 /** Most copies of one app a target may start. */
 export const MAX_INSTANCES = 64;
@@ -48,6 +56,22 @@ export const MarkDecls = z.record(
   MarkDecl,
 );
 
+/**
+ * A text whose `${...}` references are filled in within `scope` (src/task/trial-vars.ts): one that would be
+ * sent as written (a typo, a variable that does not apply there) is caught when the file is read.
+ */
+const withVars = <T extends z.ZodType<string>>(text: T, scope: VariableScope) =>
+  text.superRefine((value, ctx) => {
+    for (const message of variableProblems(value, scope)) ctx.addIssue({ code: "custom", message });
+  });
+
+/** A JSON request body: every string in it is filled in like a URL. */
+const bodyWithVars = (body: z.ZodType) =>
+  body.superRefine((value, ctx) => {
+    for (const text of stringsIn(value))
+      for (const message of variableProblems(text, TRIAL_SCOPE)) ctx.addIssue({ code: "custom", message });
+  });
+
 const command = z
   .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
   .describe("A shell command line, or [program, ...args] run without a shell");
@@ -56,18 +80,16 @@ const HttpReset = z
   .object({
     kind: z.literal("http"),
     method: z.enum(["GET", "POST", "PUT", "DELETE", "PATCH"]).default("POST"),
-    url: z
-      .string()
-      .min(1)
-      .describe("Path on the target (or absolute URL on an allowed origin); ${TRIAL_ID} is replaced"),
+    url: withVars(z.string().min(1), TRIAL_SCOPE).describe(
+      "Path on the target (or absolute URL on an allowed origin); the trial variables (${TRIAL_ID}, ...) are replaced",
+    ),
     headers: z
-      .record(z.string(), z.string())
+      .record(z.string(), withVars(z.string(), SECRET_SCOPE))
       .default({})
-      .describe("Values may name environment variables as ${env:NAME}"),
-    body: z
-      .unknown()
+      .describe("Values take the trial variables and environment variables as ${env:NAME}"),
+    body: bodyWithVars(z.unknown())
       .optional()
-      .describe("JSON body; ${TRIAL_ID}, ${WORKSPACE} and ${TARGET_URL} are replaced in strings"),
+      .describe("JSON body; the trial variables (${TRIAL_ID}, ${WORKSPACE}, ...) are replaced in its strings"),
     timeoutSeconds: z.number().positive().max(300).default(15),
   })
   .strict();
@@ -85,16 +107,12 @@ const CommandReset = z
 const RestoreReset = z
   .object({
     kind: z.literal("restore"),
-    from: z
-      .string()
-      .min(1)
-      .describe("The seed copy (a folder or a file, e.g. a SQLite database), relative to the config file"),
-    to: z
-      .string()
-      .min(1)
-      .describe(
-        "What the app reads and writes, replaced whole by the seed before each trial, relative to the config file; on a pool, ${INSTANCE_DIR}/data gives each instance its own",
-      ),
+    from: withVars(z.string().min(1), INSTANCE_SCOPE).describe(
+      "The seed copy (a folder or a file, e.g. a SQLite database), relative to the config file",
+    ),
+    to: withVars(z.string().min(1), INSTANCE_SCOPE).describe(
+      "What the app reads and writes, replaced whole by the seed before each trial, relative to the config file; on a pool, ${INSTANCE_DIR}/data gives each instance its own",
+    ),
     restart: z
       .boolean()
       .optional()
@@ -116,17 +134,6 @@ export const ResetDecl = z.discriminatedUnion("kind", [
 ]);
 export type ResetDecl = z.infer<typeof ResetDecl>;
 
-/** A text that may hold trial variables: an unknown `${NAME}` is a typo, caught when the file is read. */
-const withTrialVars = (what: string) =>
-  z.string().superRefine((text, ctx) => {
-    for (const name of unknownTrialVariables(text.replace(/\$\{env:[A-Za-z_][A-Za-z0-9_]*\}/g, ""))) {
-      ctx.addIssue({
-        code: "custom",
-        message: `\${${name}} in ${what} is not a trial variable: ${trialVariablesHint()}`,
-      });
-    }
-  });
-
 /**
  * The trial's identity in its browser: what a namespaced (multi-tenant) app needs to keep each trial's
  * state apart, so trials run in parallel. Every value takes the trial variables; headers and cookie
@@ -138,24 +145,27 @@ export const BrowserContextDecl = z
       .array(
         z
           .object({
-            name: z.string().min(1),
-            value: withTrialVars("a cookie value"),
-            path: z.string().startsWith("/").default("/"),
+            name: withVars(z.string().min(1), TRIAL_SCOPE),
+            value: withVars(z.string(), SECRET_SCOPE),
+            path: withVars(z.string().startsWith("/"), TRIAL_SCOPE).default("/"),
           })
           .strict(),
       )
       .default([])
       .describe("Cookies for the target's origin, set before the first page, e.g. {name: tenant, value: ${TRIAL_ID}}"),
     headers: z
-      .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "an HTTP header name"), withTrialVars("a header value"))
+      .record(
+        z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "an HTTP header name"),
+        withVars(z.string(), SECRET_SCOPE),
+      )
       .default({})
       .describe("Extra HTTP headers on every request of the trial's browser, e.g. x-tenant: ${TRIAL_ID}"),
     localStorage: z
-      .record(z.string().min(1), withTrialVars("a localStorage value"))
+      .record(z.string().min(1), withVars(z.string(), TRIAL_SCOPE))
       .default({})
       .describe("localStorage items on the target's origin before the first page's scripts run"),
     sessionStorage: z
-      .record(z.string().min(1), withTrialVars("a sessionStorage value"))
+      .record(z.string().min(1), withVars(z.string(), TRIAL_SCOPE))
       .default({})
       .describe("sessionStorage items on the target's origin, set when absent as each document starts"),
     storageState: z
@@ -169,25 +179,27 @@ export type BrowserContextDecl = z.output<typeof BrowserContextDecl>;
 
 export const TargetDecl = z
   .object({
-    baseUrl: z
-      .string()
-      .regex(/^https?:\/\/[^/]+/, "an http(s) URL, e.g. http://127.0.0.1:3000")
-      .describe(
-        "Where the app answers; ${PORT} is replaced by a free port umpire picks (passed to the start command as PORT)",
-      ),
+    baseUrl: withVars(
+      z.string().regex(/^https?:\/\/[^/]+/, "an http(s) URL, e.g. http://127.0.0.1:3000"),
+      PORT_SCOPE,
+    ).describe(
+      "Where the app answers; ${PORT} is replaced by a free port umpire picks (passed to the start command as PORT)",
+    ),
     start: z
       .object({
         command,
         cwd: z.string().optional().describe("Working directory, relative to the config file"),
         env: z.record(z.string(), z.string()).default({}),
-        readyUrl: z.string().optional().describe("Polled until it answers below 500 (default: baseUrl)"),
+        readyUrl: withVars(z.string(), INSTANCE_SCOPE)
+          .optional()
+          .describe("Polled until it answers below 500 (default: baseUrl)"),
         readyTimeoutSeconds: z.number().positive().max(600).default(60),
       })
       .strict()
       .optional()
       .describe("Starts the app for the run and stops it at the end; its output goes to the run folder"),
     allowedOrigins: z
-      .array(z.string().regex(/^https?:\/\/[^/]+/))
+      .array(withVars(z.string().regex(/^https?:\/\/[^/]+/), PORT_SCOPE))
       .default([])
       .describe("Origins besides baseUrl's the agent's browser may reach"),
     reset: ResetDecl.default({ kind: "none" }).describe(
@@ -201,11 +213,13 @@ export const TargetDecl = z
       .describe("Elements carrying it are marks named by its value"),
     effects: z
       .object({
-        url: z
-          .string()
-          .min(1)
-          .describe("Path or URL returning [{type, at, detail}] for a trial; ${TRIAL_ID} is replaced"),
-        headers: z.record(z.string(), z.string()).default({}),
+        url: withVars(z.string().min(1), TRIAL_SCOPE).describe(
+          "Path or URL returning [{type, at, detail}] for a trial; the trial variables (${TRIAL_ID}, ...) are replaced",
+        ),
+        headers: z
+          .record(z.string(), withVars(z.string(), SECRET_SCOPE))
+          .default({})
+          .describe("Values take the trial variables (e.g. x-namespace: ${TRIAL_ID}) and ${env:NAME} secrets"),
       })
       .strict()
       .optional()
@@ -225,10 +239,9 @@ export const TargetDecl = z
       .union([
         z
           .object({
-            url: z
-              .string()
-              .min(1)
-              .describe("Path on the target (or absolute URL) whose body is the app's version, e.g. /version"),
+            url: withVars(z.string().min(1), INSTANCE_SCOPE).describe(
+              "Path on the target (or absolute URL) whose body is the app's version, e.g. /version",
+            ),
           })
           .strict(),
         z
@@ -268,15 +281,6 @@ export const TargetDecl = z
       });
     }
     if (decl.instances !== 1) poolRules(decl, ctx);
-    if (decl.reset.kind === "restore") {
-      for (const name of unknownTrialVariables(decl.reset.to)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["reset", "to"],
-          message: `\${${name}} is not a trial variable: ${trialVariablesHint()}`,
-        });
-      }
-    }
   });
 /** A pool of instances needs copies umpire can start, each on its own port, each with its own data. */
 function poolRules(decl: { baseUrl: string; start?: unknown; reset: ResetDecl }, ctx: z.RefinementCtx): void {

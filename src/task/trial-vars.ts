@@ -39,14 +39,63 @@ export function substituteTrialVarsDeep(value: unknown, vars: TrialVars): unknow
   return value;
 }
 
-/** The `${NAME}` references in `text` that are not trial variables (for validation: a typo is an error). */
-export function unknownTrialVariables(text: string): string[] {
-  return [...text.matchAll(REFERENCE)].map((m) => m[1]!).filter((name) => !isTrialVariable(name));
+/**
+ * Where a field's `${...}` references are filled in: which trial variables exist there, and whether
+ * `${env:NAME}` secrets are read. A field of a target that is read before any trial (its base URL,
+ * ready URL, version URL) has no trial id; every field sent in a trial's request has them all.
+ */
+export interface VariableScope {
+  vars: readonly TrialVariable[];
+  /** `${env:NAME}` is read from the environment here (header and cookie values). */
+  secrets: boolean;
+  /** Why the other variables do not apply (for the message), e.g. "it is read once per instance, before any trial". */
+  why?: string;
 }
 
-/** The fix a validation error gives for an unknown variable. */
-export function trialVariablesHint(): string {
-  return `use one of ${Object.keys(TRIAL_VARIABLES)
-    .map((n) => `\${${n}}`)
-    .join(", ")} (or \${env:NAME} where secrets are allowed)`;
+const ALL_VARS = Object.keys(TRIAL_VARIABLES) as TrialVariable[];
+/** Every trial variable: a field sent in one trial's request. */
+export const TRIAL_SCOPE: VariableScope = { vars: ALL_VARS, secrets: false };
+/** Every trial variable and `${env:NAME}`: a header or cookie value sent in one trial's request. */
+export const SECRET_SCOPE: VariableScope = { vars: ALL_VARS, secrets: true };
+/** An instance's own variables: a field read when the instance starts, before any trial. */
+export const INSTANCE_SCOPE: VariableScope = {
+  vars: ["PORT", "TARGET_URL", "INSTANCE", "INSTANCE_DIR"],
+  secrets: false,
+  why: "it is read when the app's instance starts, before any trial",
+};
+
+/** The port alone: the base URL and its origins, known before the app starts. */
+export const PORT_SCOPE: VariableScope = {
+  vars: ["PORT"],
+  secrets: false,
+  why: "the base URL and origins are known before the app starts, and umpire picks only the port",
+};
+
+const SECRET_REFERENCE = /^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/;
+const ANY_REFERENCE = /\$\{([^}]*)\}/g;
+
+/** What is wrong with the `${...}` references of `text` in a field of `scope` (empty: all are filled in there). */
+export function variableProblems(text: string, scope: VariableScope): string[] {
+  const problems: string[] = [];
+  const hint = `use ${scope.vars.map((n) => `\${${n}}`).join(", ")}${scope.secrets ? " or ${env:NAME}" : ""}`;
+  for (const [whole, inner] of text.matchAll(ANY_REFERENCE)) {
+    if (SECRET_REFERENCE.test(whole)) {
+      if (!scope.secrets)
+        problems.push(`${whole}: secrets (\${env:NAME}) are read only in header and cookie values, not here`);
+      continue;
+    }
+    const name = inner ?? "";
+    if (!isTrialVariable(name)) problems.push(`${whole} is not a trial variable: ${hint}`);
+    else if (!scope.vars.includes(name))
+      problems.push(`${whole} does not apply here${scope.why ? ` (${scope.why})` : ""}: ${hint}`);
+  }
+  return problems;
+}
+
+/** Every string in a JSON-like value (a request body), for validation. */
+export function stringsIn(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value && typeof value === "object") return Object.values(value).flatMap(stringsIn);
+  return [];
 }

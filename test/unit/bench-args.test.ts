@@ -68,3 +68,22 @@ describe("parseBenchArgs", () => {
     expect(() => parseBenchArgs(["--levels", ","])).toThrow(/--levels needs at least one level/);
   });
 });
+
+describe("the gold benchmark's arguments", () => {
+  it("is a benchmark of its own, last, and --gold-repeats sets how often each gold trajectory is played", () => {
+    expect(BENCH_NAMES.at(-1)).toBe("gold");
+    expect(parseBenchArgs(["--only", "gold", "--gold-repeats", "2"])).toMatchObject({
+      only: ["gold"],
+      onlyGiven: true,
+      goldRepeats: 2,
+    });
+    expect(parseBenchArgs(["--only", "gold"]).goldRepeats).toBeUndefined();
+  });
+
+  it("refuses a --gold-repeats that is not a whole number from 1", () => {
+    for (const bad of ["0", "two", "1.5"])
+      expect(() => parseBenchArgs(["--only", "gold", "--gold-repeats", bad])).toThrow(
+        new RegExp(`^--gold-repeats: "${bad.replace(".", "\\.")}" is not a count`),
+      );
+  });
+});

@@ -130,6 +130,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       records: outcome.records(result.trialId),
       turns: store.turns(result.trialId),
       actions: store.actions(result.trialId),
+      tools: task.tools,
     });
     const folder = values.pictures ? resolve(io.cwd, values.pictures) : join(runDir, `try-${task.id}`);
     mkdirSync(folder, { recursive: true });

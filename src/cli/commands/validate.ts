@@ -136,7 +136,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     const { results, uncovered, runId } = outcome;
     const strict = parsed.values.strict === true;
     const sound = isSound(results, uncovered, strict) && !outcome.interrupted;
-    const closing = selfTestClosing(results, outcome.concurrency, uncovered, strict);
+    const closing = selfTestClosing(results, outcome.concurrency, uncovered, strict, concurrency);
     const warnings = closing.filter((line) => line.startsWith("warning:"));
     const stored = `stored as run ${runId} (tagged self-test): umpire show ${runId}, umpire report ${runId}`;
     if (parsed.values.json) {
@@ -145,7 +145,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       );
       io.stderr.write(`umpire validate: ${stored}\n`);
     } else {
-      const findings = selfTestFindings(results, uncovered, strict);
+      const findings = selfTestFindings(results, uncovered, strict, concurrency);
       io.stdout.write(
         `\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${findings.length ? `\n${findings.map(oneLine).join("\n")}\n\n` : ""}${closing.join("\n")}\n${stored}\n`,
       );

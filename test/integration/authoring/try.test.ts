@@ -2,7 +2,8 @@
  * `umpire try` through the real CLI in a project whose target is the shop app (started by the
  * config's start command): the gold reference gives a line per step naming its mark, a picture per
  * turn at the screenshot's size, and the checks; a negative aiming at a mark the page lacks is
- * reported at that step, with the mark the page had instead.
+ * reported at that step, with the mark the page had instead, and the model's wait for it refused when the
+ * task's tools lack wait.
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,6 +89,11 @@ describe("umpire try", () => {
       /^✗ step 3 of 4 \(click greeet\): NOT PLAYED: mark greeet not found on \/ \(did you mean greet\?\); the page had: name, greet/m,
     );
     expect(result.stdout).toContain("✗ the greeting is on the page:");
+    // The reference model holds for the missing mark with a wait, which this task's tools lack: said so.
+    expect(result.stdout).toMatch(
+      /^✗ step 3 of 4 \(click greeet\): NOT PLAYED: .*; the model asked to wait for it, but this task's tools lack wait, so the wait was refused \(add wait to the task's tools\)$/m,
+    );
+    expect(result.stdout).not.toContain("waited for it");
     const turns = result.stdout.split("\n").filter((l) => /^[✓✗…] step /.test(l));
     const { folder, files } = pictures(result.stdout);
     expect(folder).toBe(join(dir, "shots"));

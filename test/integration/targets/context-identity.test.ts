@@ -164,7 +164,7 @@ reference:
     const config = await runInProcess(["validate", "tasks"], { cwd: bad });
     expect(config.code).not.toBe(0);
     expect(config.stdout + config.stderr).toMatch(
-      /umpire\.config\.yaml[\s\S]*context[\s\S]*x-tenant[\s\S]*\$\{TRIALID\} in a header value is not a trial variable/,
+      /umpire\.config\.yaml[\s\S]*context[\s\S]*x-tenant[\s\S]*\$\{TRIALID\} is not a trial variable/,
     );
     writeFileSync(join(bad, "umpire.config.yaml"), CONFIG);
     const taskFile = await runInProcess(["validate", "tasks"], { cwd: bad });

@@ -5,7 +5,7 @@
  * concurrency gate fed with CPU samples.
  */
 import { describe, expect, it } from "vitest";
-import { selfTestClosing, type ProbeResult } from "../../../src/cli/self-test.js";
+import { selfTestClosing, selfTestFindings, type ProbeResult } from "../../../src/cli/self-test.js";
 import { ConcurrencyGate, type EndpointReport } from "../../../src/runner/concurrency-gate.js";
 
 async function machine(cpuBusy: number): Promise<EndpointReport[]> {
@@ -61,5 +61,18 @@ describe("the self-test's closing lines", () => {
     expect(blamed[0]).toMatch(/^some tasks are unsound/);
     const sound = selfTestClosing([probe(true)], starved);
     expect(sound).toEqual(["every task is sound", expect.stringMatching(/^warning: the machine's CPU was saturated/)]);
+  });
+});
+
+describe("a self-test already at --concurrency 1", () => {
+  it("is never told to run at --concurrency 1", async () => {
+    const starved = await machine(1);
+    const closing = selfTestClosing([probe(true), probe(false)], starved, [], false, 1);
+    expect(closing[0]).toMatch(/though the self-test played one trial at a time/);
+    expect(closing.join("\n")).not.toMatch(/--concurrency 1|fewer trials at once|a lower --concurrency/);
+    const findings = selfTestFindings([probe(false)], [], false, 1);
+    expect(findings.join("\n")).toContain("the self-test already played one trial at a time");
+    expect(findings.join("\n")).not.toContain("--concurrency 1");
+    expect(selfTestFindings([probe(false)], [], false, 2).join("\n")).toContain("--concurrency 1");
   });
 });
