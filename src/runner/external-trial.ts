@@ -7,15 +7,16 @@
  */
 import { traceSpecFor } from "./trial-trace.js";
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Browser } from "playwright";
 import { chromium } from "../browser/playwright.js";
-import { failureLine, firstLineOf } from "../errors.js";
-import { parseAgentResult } from "./agent-events.js";
+import { failureLine, firstLineOf, isStorageFault, storageError } from "../errors.js";
+import { readAgentFile, writeOwnFile } from "./agent-files.js";
+import { MAX_RESULT_BYTES, parseAgentResult } from "./agent-events.js";
 import { StepFollower } from "./agent-steps.js";
-import { sleep, watchCommand, type CommandExit } from "./command-process.js";
+import { openCommandLogs, sleep, watchCommand, type CommandExit } from "./command-process.js";
 import { TrialEnvironment } from "./environment.js";
 import { emptyLoopOutcome, type LoopOutcome, type PlayedTurn } from "./loop.js";
 import { blockedRequestLog, concludeTrial, type TrialDeps, type TrialOutcome, type TrialSpec } from "./trial.js";
@@ -125,6 +126,15 @@ export async function runExternalTrial(
     // Whatever the agent left behind (a process outside the sandbox) no longer reaches the browser the checks use.
     trialBrowser.shutOutAgent();
   } catch (e) {
+    if (isStorageFault(e)) {
+      // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
+      await env?.close().catch(() => undefined);
+      await deps.target.endTrial(spec.id);
+      deps.board?.forget(spec.id);
+      await browser?.close().catch(() => undefined);
+      await trialBrowser?.close().catch(() => undefined);
+      throw e;
+    }
     error = firstLineOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
     loop = emptyLoopOutcome("environment_error", error);
@@ -276,7 +286,7 @@ function writeContract(
     sandbox: agent.sandbox.kind,
     ...(proxy ? { modelBaseUrl: proxy.env.UMPIRE_MODEL_BASE_URL } : {}),
   };
-  writeFileSync(trialFile, `${JSON.stringify(trialInfo, null, 2)}\n`, { mode: 0o600 });
+  writeOwnFile(trialFile, `${JSON.stringify(trialInfo, null, 2)}\n`);
   const contract: Record<string, string> = {
     UMPIRE_TRIAL_FILE: trialFile,
     UMPIRE_TRIAL_ID: spec.id,
@@ -338,10 +348,26 @@ function firstStop() {
 }
 
 async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision): Promise<LoopOutcome> {
+  const { resultFile, eventsFile } = contractFiles(s.agentDir);
+  // Everything umpire writes in the agent's folder exists before the agent does (agent-files.ts).
+  writeOwnFile(eventsFile, "");
+  const logs = openCommandLogs(s.agentDir);
+  try {
+    return await supervise(spec, agent, s, { resultFile, eventsFile, logs });
+  } finally {
+    logs.close();
+  }
+}
+
+async function supervise(
+  spec: TrialSpec,
+  agent: CommandAgentSpec,
+  s: Supervision,
+  files: { resultFile: string; eventsFile: string; logs: ReturnType<typeof openCommandLogs> },
+): Promise<LoopOutcome> {
   const { task } = spec;
   const out = emptyLoopOutcome("answered", "");
-  const { resultFile, eventsFile } = contractFiles(s.agentDir);
-  writeFileSync(eventsFile, "");
+  const { resultFile, eventsFile, logs } = files;
   // With modelProxy: the trial's proxy, reachable from the sandbox in place of the upstream.
   const upstream = agent.modelProxy
     ? { baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null }
@@ -357,7 +383,7 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     await started.egress?.close();
     return cannotStart(out, agent, firstLineOf(started.error));
   }
-  const command = watchCommand(started.child, s.agentDir, agent.sandbox.kind === "bwrap");
+  const command = watchCommand(started.child, logs, agent.sandbox.kind === "bwrap");
   // Follow the events file: validate, merge into the trial log, screenshot after each reported step.
   const steps = new StepFollower(eventsFile, task, out, { env: s.env, log: s.log, onTurn: s.onTurn, stop: stops.stop });
   const deadline = began + task.limits.seconds * 1000;
@@ -382,7 +408,10 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   out.timing.executorMs = performance.now() - began;
   // The final screen, whatever happened.
   await steps.screenshot();
-  const result = readResult(resultFile, out, s, proxy !== undefined);
+  // umpire could not keep the agent's output (a full disk): a storage fault, not a silent gap.
+  const lost = logs.failed();
+  if (lost) throw storageError(lost.error, lost.path, "--out");
+  const result = await readResult(resultFile, out, s, proxy !== undefined);
   await judgeEnding(out, agent, {
     forced: stops.stopped(),
     ended,
@@ -411,14 +440,22 @@ function cannotStart(out: LoopOutcome, agent: CommandAgentSpec, why: string): Lo
   return out;
 }
 
+/** The result file as the agent left it: never through a link or from a pipe (agent-files.ts); null when absent. */
+async function resultOf(resultFile: string): Promise<ReturnType<typeof parseAgentResult> | null> {
+  const got = await readAgentFile(resultFile, 0, MAX_RESULT_BYTES + 1);
+  if (got.status === "missing") return null;
+  if (got.status === "refused") return { ok: false, reason: `the result file was not read: ${got.reason}` };
+  return parseAgentResult(got.bytes.toString("utf8"));
+}
+
 /** The agent's result file, read into the outcome (its answer; its claimed usage unless the proxy measured it). */
-function readResult(
+async function readResult(
   resultFile: string,
   out: LoopOutcome,
   s: Supervision,
   measured: boolean,
-): ReturnType<typeof parseAgentResult> | null {
-  const result = existsSync(resultFile) ? parseAgentResult(readFileSync(resultFile, "utf8")) : null;
+): Promise<ReturnType<typeof parseAgentResult> | null> {
+  const result = await resultOf(resultFile);
   if (result?.ok) {
     out.answer = result.result.answer ?? null;
     if (result.result.usage && !measured) {
