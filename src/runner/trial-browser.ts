@@ -19,13 +19,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { WebSocketServer as WsServerCtor, type WebSocket } from "ws";
 import { CHROMIUM_FLAGS, requireChromium } from "../browser/chromium.js";
+import { processTempDir } from "../browser/scratch.js";
 
 interface CdpMessage {
   id?: number;
@@ -195,7 +194,8 @@ export async function launchTrialBrowser(
   options: { env?: NodeJS.ProcessEnv; downloadsDir?: string } = {},
 ): Promise<TrialBrowser> {
   const chromium = requireChromium(options.env);
-  const profile = mkdtempSync(join(tmpdir(), "umpire-trial-browser-"));
+  // In this process's temp folder: a profile a killed umpire leaves behind is removed by the next one.
+  const profile = processTempDir("trial-browser-");
   const child = spawn(
     chromium.path,
     [
@@ -206,7 +206,9 @@ export async function launchTrialBrowser(
       `--user-data-dir=${profile}`,
       "--disable-features=Translate,MediaRouter",
     ],
-    { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] },
+    // Its own process group: a terminal's Ctrl-C reaches umpire (which cancels the trial and closes
+    // this browser), not the browser under the trial. It ends with umpire anyway: the pipe closes.
+    { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"], detached: true },
   );
   const toBrowser = child.stdio[3] as Writable;
   const fromBrowser = child.stdio[4] as Readable;
