@@ -14,6 +14,7 @@ import type { Browser } from "playwright";
 import { chromium } from "../browser/playwright.js";
 import { failureLine, firstLineOf, isStorageFault, storageError } from "../errors.js";
 import { readAgentFile, writeOwnFile } from "./agent-files.js";
+import { removeAgentExtras, watchAgentFolder } from "./agent-folder-cap.js";
 import { MAX_RESULT_BYTES, parseAgentResult } from "./agent-events.js";
 import { StepFollower } from "./agent-steps.js";
 import { openCommandLogs, sleep, watchCommand, type CommandExit } from "./command-process.js";
@@ -240,6 +241,9 @@ interface Supervision {
   browserGone: () => string | null;
 }
 
+/** The names of the contract's files and umpire's logs in the agent folder: kept when the folder is freed. */
+const CONTRACT_NAMES = new Set(["result.json", "events.jsonl", "trial.json", "stdout.log", "stderr.log"]);
+
 /** The files of the trial's contract with the command, in its agent folder (docs/external-agents.md). */
 function contractFiles(agentDir: string) {
   return {
@@ -387,10 +391,14 @@ async function supervise(
   // Follow the events file: validate, merge into the trial log, screenshot after each reported step.
   const steps = new StepFollower(eventsFile, task, out, { env: s.env, log: s.log, onTurn: s.onTurn, stop: stops.stop });
   const deadline = began + task.limits.seconds * 1000;
+  const folder = watchAgentFolder(s.agentDir);
+  let overFull: string | null = null;
   while (!command.exited()) {
     await Promise.race([command.exit, sleep(POLL_MS)]);
     await steps.drain(false);
+    overFull = await folder.check();
     if (s.signal.aborted) stops.stop("cancelled", "stopped by the user");
+    else if (overFull) stops.stop("agent_crashed", `${overFull}; the agent's process group was ended`);
     else if (s.browserGone())
       stops.stop("environment_error", `${s.browserGone()}; the agent's process group was ended`);
     else if (proxy?.overBudget())
@@ -405,6 +413,7 @@ async function supervise(
   await started.egress?.close();
   await steps.drain(true);
   steps.finish();
+  if (overFull) await freeAgentFolder(s, overFull);
   out.timing.executorMs = performance.now() - began;
   // The final screen, whatever happened.
   await steps.screenshot();
@@ -430,6 +439,16 @@ async function supervise(
     signal: ended.signal,
   });
   return out;
+}
+
+/** After an agent filled its folder past the cap: what it added beyond the contract's files is removed, and said. */
+async function freeAgentFolder(s: Supervision, why: string): Promise<void> {
+  const removed = await removeAgentExtras(s.agentDir, CONTRACT_NAMES);
+  s.log.step("error_event", {
+    error: `${why}: umpire removed the ${removed} entries it added beyond its contract's files, so the run has its space back`,
+    origin: "agent_folder",
+    tool_req: null,
+  });
 }
 
 /** The command never started: the sandbox's failure is the harness's; the command's own program missing is the agent's. */

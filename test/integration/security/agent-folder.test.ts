@@ -5,9 +5,10 @@
  *   to the task's custom check module, which then ran its code in the next `umpire validate`), and
  *   result.json with a link to a valid result, writes nothing outside and is not believed;
  * - an agent that replaces events.jsonl and result.json with named pipes (which froze umpire for
- *   good) does not hang the run: the trial ends agent_crashed with the reason, within seconds.
+ *   good) does not hang the run: the trial ends agent_crashed with the reason, within seconds;
+ * - an agent that writes past the folder's cap (64 MB) is ended, and what it added is removed.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
@@ -39,6 +40,14 @@ const PIPER = `${PRELUDE}
 pipe(process.env.UMPIRE_EVENTS_FILE);
 pipe(process.env.UMPIRE_RESULT_FILE);
 await sleep(1500);
+`;
+
+/** Writes 8 MB files into its folder until it is stopped. */
+const FILLER = `${PRELUDE}
+import { writeFileSync } from "node:fs";
+const block = Buffer.alloc(8 * 1024 * 1024, 120);
+for (let i = 0; i < 40; i++) { writeFileSync(join(dir, "fill-" + i), block); await sleep(100); }
+writeFileSync(process.env.UMPIRE_RESULT_FILE, JSON.stringify({ answer: "filled" }));
 `;
 
 const TASK = {
@@ -81,6 +90,7 @@ writeFileSync(
 );
 writeFileSync(join(dir, "linker.mjs"), LINKER);
 writeFileSync(join(dir, "piper.mjs"), PIPER);
+writeFileSync(join(dir, "filler.mjs"), FILLER);
 const task = join(dir, "save-apple.yaml");
 writeFileSync(task, stringify(TASK));
 const config = join(dir, "umpire.config.yaml");
@@ -103,6 +113,7 @@ writeFileSync(
         env: { VICTIM: victim, FORGED_RESULT: forgedResult, FORGED_EVENTS: forgedEvents },
       },
       piper: { kind: "command", command: [process.execPath, "piper.mjs"] },
+      filler: { kind: "command", command: [process.execPath, "filler.mjs"] },
     },
   }),
 );
@@ -169,5 +180,35 @@ describe("umpire never follows the agent's names in its folder", () => {
     ).toBe(true);
     // Both ended on their own, well inside the task's 60 s limit (a pipe used to hold umpire for good).
     expect(seconds).toBeLessThan(120);
+  }, 300_000);
+
+  it("an agent that fills its folder past the cap is ended, and what it added is removed", async () => {
+    const run = await runCli(
+      [
+        "run",
+        task,
+        "--config",
+        config,
+        "--agent",
+        "filler",
+        "--retries",
+        "0",
+        "--run-id",
+        "filled",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
+      { killAfterMs: 240_000 },
+    );
+    expect(run.code, run.stderr).toBe(1);
+    const [trial] = JSON.parse(run.stdout).trials as TrialJson[];
+    expect([trial!.verdict, trial!.stopReason]).toEqual(["failed", "agent_crashed"]);
+    expect(trial!.stopDetail).toMatch(/the agent's folder holds \d+ MB, more than the cap of 64 MB/);
+    const folder = trialFolder(s.out, "filled", trial!.id);
+    expect(readdirSync(join(folder, "agent")).filter((n) => n.startsWith("fill-"))).toEqual([]);
+    expect(events(folder).some((e) => e.data.origin === "agent_folder")).toBe(true);
   }, 300_000);
 });
