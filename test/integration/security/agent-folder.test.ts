@@ -6,12 +6,16 @@
  *   result.json with a link to a valid result, writes nothing outside and is not believed;
  * - an agent that replaces events.jsonl and result.json with named pipes (which froze umpire for
  *   good) does not hang the run: the trial ends agent_crashed with the reason, within seconds;
- * - an agent that writes past the folder's cap (64 MB) is ended, and what it added is removed.
+ * - an agent that writes past the folder's cap (64 MB) is ended, and what it added is removed;
+ * - an agent that fills `--out` itself (a small tmpfs) makes umpire's next screenshot or evidence
+ *   write a storage fault: exit 4, the run interrupted, no verdict stored (it finished "normally").
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
+import { openStore } from "../../../src/store/open.js";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
 import { events, scratch, trialFolder } from "./support.js";
 
@@ -48,6 +52,16 @@ import { writeFileSync } from "node:fs";
 const block = Buffer.alloc(8 * 1024 * 1024, 120);
 for (let i = 0; i < 40; i++) { writeFileSync(join(dir, "fill-" + i), block); await sleep(100); }
 writeFileSync(process.env.UMPIRE_RESULT_FILE, JSON.stringify({ answer: "filled" }));
+`;
+
+/** Fills the filesystem under its folder, then frees one 4 KB page: umpire's small appends fit, a picture does not. */
+const DISK_FILLER = `${PRELUDE}
+import { writeFileSync } from "node:fs";
+let i = 0;
+try { for (;;) writeFileSync(join(dir, "mb-" + i++), Buffer.alloc(1024 * 1024, 120)); } catch {}
+try { for (;;) writeFileSync(join(dir, "page-" + i++), Buffer.alloc(4096, 120)); } catch {}
+rmSync(join(dir, "page-" + (i - 2)), { force: true });
+writeFileSync(process.env.UMPIRE_RESULT_FILE, JSON.stringify({ answer: "full" }));
 `;
 
 const TASK = {
@@ -91,6 +105,7 @@ writeFileSync(
 writeFileSync(join(dir, "linker.mjs"), LINKER);
 writeFileSync(join(dir, "piper.mjs"), PIPER);
 writeFileSync(join(dir, "filler.mjs"), FILLER);
+writeFileSync(join(dir, "disk-filler.mjs"), DISK_FILLER);
 const task = join(dir, "save-apple.yaml");
 writeFileSync(task, stringify(TASK));
 const config = join(dir, "umpire.config.yaml");
@@ -114,6 +129,7 @@ writeFileSync(
       },
       piper: { kind: "command", command: [process.execPath, "piper.mjs"] },
       filler: { kind: "command", command: [process.execPath, "filler.mjs"] },
+      "disk-filler": { kind: "command", command: [process.execPath, "disk-filler.mjs"] },
     },
   }),
 );
@@ -211,4 +227,54 @@ describe("umpire never follows the agent's names in its folder", () => {
     expect(readdirSync(join(folder, "agent")).filter((n) => n.startsWith("fill-"))).toEqual([]);
     expect(events(folder).some((e) => e.data.origin === "agent_folder")).toBe(true);
   }, 300_000);
+
+  /** A real 24 MB tmpfs as --out (below the folder's cap, so the disk fills first), where this process may mount one. */
+  const small = join(s.dir, "small");
+  mkdirSync(small);
+  let mounted = false;
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", small], { stdio: "ignore" });
+    mounted = true;
+  } catch {
+    console.info("agent-folder: no tmpfs could be mounted; the full --out case is skipped");
+  }
+  afterAll(() => {
+    if (mounted) execFileSync("umount", [small]);
+  });
+
+  it.skipIf(!mounted)(
+    "an agent that fills --out: umpire's next write is a storage fault (exit 4), not a silent gap",
+    async () => {
+      const run = await runCli(
+        [
+          "run",
+          task,
+          "--config",
+          config,
+          "--agent",
+          "disk-filler",
+          "--retries",
+          "0",
+          "--run-id",
+          "disk-full",
+          "--out",
+          join(small, "runs"),
+          "--db",
+          s.db,
+        ],
+        { killAfterMs: 240_000 },
+      );
+    expect(run.stderr).toContain("no space left on the device");
+      expect(run.stderr).toContain("run disk-full was stopped and marked interrupted");
+      expect(run.code, run.stderr).toBe(4);
+      const store = openStore(s.db, { readonly: true });
+      try {
+        expect(store.getRun("disk-full").status).toBe("interrupted");
+        expect(store.trials("disk-full").map((t) => t.verdict)).toEqual([null]);
+      } finally {
+        store.close();
+      }
+    },
+    300_000,
+  );
 });
