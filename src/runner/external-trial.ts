@@ -7,7 +7,7 @@
  */
 import { traceSpecFor } from "./trial-trace.js";
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Browser } from "playwright";
@@ -217,6 +217,7 @@ function sandboxPlan(agent: CommandAgentSpec, s: Supervision, env: Record<string
     agentDir: s.agentDir,
     hide: [
       ...hide,
+      ...dotenvFiles(agent.cwd),
       dirname(s.agentDir),
       dirname(dirname(s.agentDir)),
       dirname(dirname(dirname(s.agentDir))),
@@ -227,6 +228,26 @@ function sandboxPlan(agent: CommandAgentSpec, s: Supervision, env: Record<string
     forwards,
     proxyPort: remote ? SANDBOX_PROXY_PORT : 0,
   };
+}
+
+/** `.env`, `.env.local`, ...: where a project keeps its secrets. */
+const DOTENV = /^\.env(?:\.[\w.-]+)?$/;
+
+/**
+ * The dotenv files in the agent's folder and the folders above it (the project's, beside its config
+ * file): hidden in the sandbox, which otherwise shows the system read-only, the project included.
+ */
+export function dotenvFiles(cwd: string): string[] {
+  const found: string[] = [];
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    try {
+      for (const entry of readdirSync(dir, { withFileTypes: true }))
+        if (DOTENV.test(entry.name) && !entry.isDirectory()) found.push(join(dir, entry.name));
+    } catch {
+      // an unreadable folder shows the agent nothing either
+    }
+    if (dirname(dir) === dir) return found;
+  }
 }
 
 interface Supervision {

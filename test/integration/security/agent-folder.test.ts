@@ -8,7 +8,8 @@
  *   good) does not hang the run: the trial ends agent_crashed with the reason, within seconds;
  * - an agent that writes past the folder's cap (64 MB) is ended, and what it added is removed;
  * - an agent that fills `--out` itself (a small tmpfs) makes umpire's next screenshot or evidence
- *   write a storage fault: exit 4, the run interrupted, no verdict stored (it finished "normally").
+ *   write a storage fault: exit 4, the run interrupted, no verdict stored (it finished "normally");
+ * - the project's dotenv files (beside the config, and above the agent's folder) cannot be read in the sandbox.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -64,6 +65,15 @@ rmSync(join(dir, "page-" + (i - 2)), { force: true });
 writeFileSync(process.env.UMPIRE_RESULT_FILE, JSON.stringify({ answer: "full" }));
 `;
 
+/** Reads the project's dotenv files (its own folder and the one above) and answers with what it read. */
+const DOTENV_READER = `${PRELUDE}
+import { readFileSync, writeFileSync } from "node:fs";
+const read = (f) => { try { return readFileSync(f, "utf8"); } catch (e) { return e.code; } };
+const answer = [read(".env"), read("../.env.local")].join(" | ");
+writeFileSync(process.env.UMPIRE_RESULT_FILE, JSON.stringify({ answer: answer || "(empty)" }));
+`;
+const DOTENV_SECRET = "DOTENV-SECRET-4242";
+
 const TASK = {
   id: "save-apple",
   title: "Save apple",
@@ -106,6 +116,9 @@ writeFileSync(join(dir, "linker.mjs"), LINKER);
 writeFileSync(join(dir, "piper.mjs"), PIPER);
 writeFileSync(join(dir, "filler.mjs"), FILLER);
 writeFileSync(join(dir, "disk-filler.mjs"), DISK_FILLER);
+writeFileSync(join(dir, "dotenv-reader.mjs"), DOTENV_READER);
+writeFileSync(join(dir, ".env"), `API_KEY=${DOTENV_SECRET}\n`);
+writeFileSync(join(s.dir, ".env.local"), `OTHER_KEY=${DOTENV_SECRET}\n`);
 const task = join(dir, "save-apple.yaml");
 writeFileSync(task, stringify(TASK));
 const config = join(dir, "umpire.config.yaml");
@@ -130,6 +143,7 @@ writeFileSync(
       piper: { kind: "command", command: [process.execPath, "piper.mjs"] },
       filler: { kind: "command", command: [process.execPath, "filler.mjs"] },
       "disk-filler": { kind: "command", command: [process.execPath, "disk-filler.mjs"] },
+      "dotenv-reader": { kind: "command", command: [process.execPath, "dotenv-reader.mjs"] },
     },
   }),
 );
@@ -228,6 +242,32 @@ describe("umpire never follows the agent's names in its folder", () => {
     expect(events(folder).some((e) => e.data.origin === "agent_folder")).toBe(true);
   }, 300_000);
 
+  it("the project's dotenv files cannot be read in the sandbox", async () => {
+    const run = await runCli(
+      [
+        "run",
+        task,
+        "--config",
+        config,
+        "--agent",
+        "dotenv-reader",
+        "--run-id",
+        "dotenv",
+        "--out",
+        s.out,
+        "--db",
+        s.db,
+        "--json",
+      ],
+      { killAfterMs: 240_000 },
+    );
+    const [trial] = JSON.parse(run.stdout).trials as TrialJson[];
+    expect(trial!.stopReason, run.stderr).toBe("answered");
+    // Neither reads: each is masked (bubblewrap's mask of a file refuses it: EACCES) or absent.
+    expect(trial!.answer).toMatch(/^(EACCES|ENOENT)? \| (EACCES|ENOENT)?$/);
+    expect(run.stdout + run.stderr).not.toContain(DOTENV_SECRET);
+  }, 300_000);
+
   /** A real 24 MB tmpfs as --out (below the folder's cap, so the disk fills first), where this process may mount one. */
   const small = join(s.dir, "small");
   mkdirSync(small);
@@ -264,7 +304,7 @@ describe("umpire never follows the agent's names in its folder", () => {
         ],
         { killAfterMs: 240_000 },
       );
-    expect(run.stderr).toContain("no space left on the device");
+      expect(run.stderr).toContain("no space left on the device");
       expect(run.stderr).toContain("run disk-full was stopped and marked interrupted");
       expect(run.code, run.stderr).toBe(4);
       const store = openStore(s.db, { readonly: true });
