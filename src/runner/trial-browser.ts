@@ -195,7 +195,7 @@ export async function launchTrialBrowser(
 ): Promise<TrialBrowser> {
   const chromium = requireChromium(options.env);
   // In this process's temp folder: a profile a killed umpire leaves behind is removed by the next one.
-  const profile = processTempDir("trial-browser-");
+  const profile = processTempDir("umpire-trial-browser-");
   const child = spawn(
     chromium.path,
     [

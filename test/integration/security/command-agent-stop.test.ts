@@ -154,7 +154,7 @@ describe("stopping umpire during command-agent trials", () => {
     // The reaper polls every 0.5 s and gives SIGTERM 2 s before SIGKILL.
     await waitFor(() => (alive(app) ? undefined : true), "the target's server to end", 15_000);
     const leftover = join(temp, `umpire-browser-${hostname()}-${pid}`);
-    expect(readdirSync(leftover).some((n) => n.startsWith("trial-browser-"))).toBe(true);
+    expect(readdirSync(leftover).some((n) => n.startsWith("umpire-trial-browser-"))).toBe(true);
 
     writeFileSync(join(dir, "quick"), "");
     const next = await runCli(run("after-kill"), { env, killAfterMs: 300_000 });
