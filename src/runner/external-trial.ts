@@ -134,7 +134,7 @@ export async function runExternalTrial(
       deps.board?.forget(spec.id);
       await browser?.close().catch(() => undefined);
       await trialBrowser?.close().catch(() => undefined);
-      throw e;
+      throw storageError(e, folder, "--out");
     }
     error = firstLineOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
