@@ -308,14 +308,19 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /**
  * Why `value` cannot be the NAME of the variable that holds a key, or null when it can. The
  * message never contains the value: people paste the key itself where its variable's name belongs.
- * A key is told from a name by its usual prefixes (`sk-`, `hf_`, ...) or its shape: long, mixed
- * case and digits, no `_` (variable names are words; keys are random).
+ * A key is told from a name by its shape, not by a prefix: a name is words joined by `_`
+ * (`HAI_API_KEY`, `HF_TOKEN`, `XAI_API_KEY`: the `hf_`/`xai_` of a key's prefix is also a word of a
+ * name, issue #38), a key holds a long random run: a part between `_` of 16 or more characters with
+ * letters and digits, or of 24 or more in mixed case (`hf_AbC...`, `gsk_...`), or anything of 16 or
+ * more characters that is no variable name at all (`sk-...`, `xai-...`).
  */
 export function apiKeyEnvProblem(value: string): string | null {
-  const keyLike =
-    /^(?:sk|pk|rk|hf|gsk|xai|hai|key)[-_]/i.test(value) ||
-    (value.length >= 20 && /[a-z]/.test(value) && /\d/.test(value) && !/_/.test(value)) ||
-    (!VARIABLE_NAME.test(value) && value.length >= 16);
+  const randomRun = (part: string) =>
+    (part.length >= 16 && /[A-Za-z]/.test(part) && /\d/.test(part)) ||
+    (part.length >= 24 && /[a-z]/.test(part) && /[A-Z]/.test(part));
+  const keyLike = VARIABLE_NAME.test(value)
+    ? value.split("_").some(randomRun)
+    : value.length >= 16 || /^(?:sk|pk|rk|hf|gsk|xai|hai|key)-/i.test(value);
   if (keyLike)
     return "looks like a key, not a variable name (its value is not shown): put the key in an environment variable and give that variable's NAME";
   if (!VARIABLE_NAME.test(value)) return "expected the NAME of an environment variable (letters, digits, '_')";

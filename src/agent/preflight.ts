@@ -13,6 +13,11 @@
  *
  * Requests are built as the model client builds them (`splitBaseUrl`): a query string on the base
  * URL (`?api-key=...`) goes after the path, user info becomes Basic auth when no key is given.
+ *
+ * Each request is retried on a transient failure, as the model client retries (retry.ts): a dropped
+ * or refused connection, a timeout, 429, 502, 503, 504; up to PREFLIGHT_RETRIES times with growing
+ * waits. One dropped connection used to refuse the whole run ("other side closed") while the endpoint
+ * was up and answered the next request (issue #38).
  */
 import { splitBaseUrl } from "./client.js";
 import { createEndpointFetch, DEFAULT_CONNECT_TIMEOUT_MS, type FetchFunction } from "./http-fetch.js";
@@ -41,6 +46,37 @@ export interface PreflightOptions {
   connectTimeoutMs?: number;
   /** Limit on each preflight request once connected (default 15 s). */
   timeoutMs?: number;
+  /** Waits before the retries of a transient failure, in ms (default PREFLIGHT_BACKOFF_MS). */
+  backoffMs?: readonly number[];
+}
+
+/** Waits before each retry of a transient failure: three retries, about 3.5 s in all. */
+export const PREFLIGHT_BACKOFF_MS = [500, 1_000, 2_000] as const;
+/** Statuses that say "try again" rather than answer the question. */
+const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
+
+/**
+ * One preflight request with its retries: a thrown transport error or a transient status is tried
+ * again after the next wait; the last attempt's response (or error) is the answer.
+ */
+async function fetchRetrying(
+  doFetch: FetchFunction,
+  url: string,
+  init: Omit<RequestInit, "signal">,
+  timeoutMs: number,
+  backoffMs: readonly number[],
+): Promise<{ res: Response; text: string }> {
+  for (let attempt = 0; ; attempt++) {
+    const last = attempt >= backoffMs.length;
+    try {
+      const res = await doFetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      const text = await res.text();
+      if (last || !TRANSIENT_STATUSES.has(res.status)) return { res, text };
+    } catch (error) {
+      if (last) throw error;
+    }
+    await new Promise((r) => setTimeout(r, backoffMs[attempt]));
+  }
 }
 
 const errorText = (error: unknown) => {
@@ -71,6 +107,8 @@ export async function preflight(target: PreflightTarget, options: PreflightOptio
   if (authorization !== undefined) headers.authorization = authorization;
   const query = endpoint.query ? `?${new URLSearchParams(endpoint.query)}` : "";
   const urlOf = (path: string) => `${endpoint.baseURL}${path}${query}`;
+  const send = (path: string, init: Omit<RequestInit, "signal">) =>
+    fetchRetrying(doFetch, urlOf(path), init, timeoutMs, options.backoffMs ?? PREFLIGHT_BACKOFF_MS);
   const where = `${target.model} at ${target.shownUrl}`;
 
   const unreachable = (error: unknown): PreflightResult => ({
@@ -103,8 +141,7 @@ export async function preflight(target: PreflightTarget, options: PreflightOptio
   /** The ids the list names, when it is a list that lacks the model. */
   let listed: string[] | null = null;
   try {
-    const res = await doFetch(urlOf("/models"), { method: "GET", headers, signal: AbortSignal.timeout(timeoutMs) });
-    const text = await res.text();
+    const { res, text } = await send("/models", { method: "GET", headers });
     listStatus = res.status;
     if (res.status === 401 || res.status === 403) return refused(res.status, text);
     if (res.ok) {
@@ -120,13 +157,11 @@ export async function preflight(target: PreflightTarget, options: PreflightOptio
   const unlisted =
     listed === null ? "" : ` (GET /models does not list it${listed.length === 0 ? ": the list is empty" : ""})`;
   try {
-    const res = await doFetch(urlOf("/chat/completions"), {
+    const { res, text } = await send("/chat/completions", {
       method: "POST",
       headers: { ...headers, "content-type": "application/json" },
       body: JSON.stringify({ model: target.model, messages: [{ role: "user", content: "ping" }], max_tokens: 1 }),
-      signal: AbortSignal.timeout(timeoutMs),
     });
-    const text = await res.text();
     if (res.status === 401 || res.status === 403) return refused(res.status, text);
     if (res.ok)
       return {

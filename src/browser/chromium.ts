@@ -140,8 +140,10 @@ export async function launchChromium(
   try {
     return await chromium.launch({
       headless: true,
-      // umpire stops on SIGTERM and SIGHUP as on Ctrl-C (src/cli/stop-signals.ts): cancel, store, exit.
-      // Playwright's own handlers would close the browser under the trials in flight first.
+      // umpire stops on SIGINT, SIGTERM and SIGHUP alike (src/cli/stop-signals.ts): cancel, store, exit.
+      // Playwright's own handlers would close the browser under the trials in flight first, and its
+      // SIGINT handler then exits the process (130) before a trial is cancelled or stored (issue #38).
+      handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
       executablePath: path,

@@ -1,9 +1,10 @@
 /**
  * A temp folder per umpire process for Chromium's profile (Playwright makes the profile with
- * `mkdtemp(os.tmpdir())`). Named after the host and pid, so a later umpire can tell a leftover of
- * a process that died (kill -9 leaves the profile behind) from a live one, and remove it.
+ * `mkdtemp(os.tmpdir())`), a command agent's trial browser and its sandbox's socket folder. Named
+ * after the host and pid, so a later umpire can tell a leftover of a process that died (kill -9,
+ * or a Ctrl-C that did not finish, leaves them behind) from a live one, and remove it.
  */
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -61,4 +62,9 @@ export function browserScratchDir(): string {
   const dir = claimed;
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   return claimed;
+}
+
+/** A new folder inside this process's temp folder (removed with it, and by the next umpire if this one is killed). */
+export function processTempDir(prefix: string): string {
+  return mkdtempSync(join(browserScratchDir(), prefix));
 }

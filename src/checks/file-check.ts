@@ -23,8 +23,10 @@ export const MAX_READ_BYTES = 1024 * 1024;
 async function readCapped(
   realPath: string,
 ): Promise<{ text: string; bytes: number; truncated: boolean } | "not-a-file"> {
-  // O_NOFOLLOW: the real path was resolved a moment ago; refuse a link swapped in since.
-  const handle = await open(realPath, constants.O_RDONLY | constants.O_NOFOLLOW);
+  // O_NOFOLLOW: the real path was resolved a moment ago; refuse a link swapped in since. O_NONBLOCK:
+  // a named pipe an agent outside the sandbox put there opens at once (then is refused as not a file)
+  // instead of holding the check, and the trial, until something writes to it.
+  const handle = await open(realPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) return "not-a-file";

@@ -134,9 +134,12 @@ export const AgentResultSchema = z
   .strict();
 export type AgentResult = z.infer<typeof AgentResultSchema>;
 
+/** A larger result file is refused (read at most one byte past it). */
+export const MAX_RESULT_BYTES = 100_000;
+
 /** Reads the result file's text; a clear reason when it is not one. */
 export function parseAgentResult(text: string): { ok: true; result: AgentResult } | { ok: false; reason: string } {
-  if (text.length > 100_000) return { ok: false, reason: "the result file is larger than 100 KB" };
+  if (text.length > MAX_RESULT_BYTES) return { ok: false, reason: "the result file is larger than 100 KB" };
   let json: unknown;
   try {
     json = JSON.parse(text);

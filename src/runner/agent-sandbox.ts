@@ -16,6 +16,7 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { processTempDir } from "../browser/scratch.js";
 
 /** Debian's bubblewrap; `UMPIRE_BWRAP` (read by the CLI) names another. */
 export const BWRAP = "/usr/bin/bwrap";
@@ -128,6 +129,13 @@ export interface Egress {
   close(): Promise<void>;
 }
 
+function egressDir(): string {
+  const dir = processTempDir("egress-");
+  if (join(dir, "egress.sock").length < 100) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  return mkdtempSync(join(tmpdir(), "umpire-egress-"));
+}
+
 /**
  * The trial's one way out of the sandbox: each connection names `host:port` on its first line and
  * is tunnelled only when that destination is allowed; anything else is refused and reported.
@@ -136,7 +144,9 @@ export async function openEgress(
   allowed: ReadonlySet<Destination>,
   onRefused: (destination: string) => void,
 ): Promise<Egress> {
-  const dir = mkdtempSync(join(tmpdir(), "umpire-egress-"));
+  // In this process's temp folder (a killed umpire's is removed by the next one), unless the socket's
+  // path would pass the 108 bytes a unix socket's name may have (a long host name).
+  const dir = egressDir();
   chmodSync(dir, 0o700);
   const socket = join(dir, "egress.sock");
   const open = new Set<Socket>();

@@ -4,7 +4,8 @@
  * taken after each reported step, and the steps counted into turns and actions against the task's
  * limits. The lines are untrusted input: a refused one is logged, never fatal.
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { isStorageFault } from "../errors.js";
+import { readAgentFile } from "./agent-files.js";
 import type { TrialEnvironment } from "./environment.js";
 import { MAX_AGENT_EVENTS, LineBuffer, parseAgentEventLine, type AgentEnvelope } from "./agent-events.js";
 import type { LoopOutcome, PlayedTurn } from "./loop.js";
@@ -64,7 +65,9 @@ export class StepFollower {
 
   /** Merges the lines appended since the last call; `final` also takes a last line without its newline. */
   async drain(final: boolean): Promise<void> {
-    for (const line of this.reader.read(final)) {
+    const { lines, refused } = await this.reader.read(final);
+    if (refused) this.logError(`the events file was not read: ${refused}`);
+    for (const line of lines) {
       this.events += 1;
       if (this.events > MAX_AGENT_EVENTS) continue;
       const parsed = parseAgentEventLine(line.text);
@@ -105,8 +108,10 @@ export class StepFollower {
         },
       });
       return { path, width: observation.width, height: observation.height };
-    } catch {
-      return null; // the next step or the end takes one
+    } catch (error) {
+      // A screenshot umpire could not store (a full disk) is a storage fault, never a silent gap.
+      if (isStorageFault(error)) throw error;
+      return null; // the page was mid-navigation or closed: the next step or the end takes one
     }
   }
 
@@ -181,35 +186,34 @@ export class StepFollower {
   }
 }
 
-/** Reads what the agent appended to its events file since the last read, as numbered lines. */
+/** Never more than this much of an events file is read per trial: the rest is left unread. */
+const MAX_EVENTS_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads what the agent appended to its events file since the last read, as numbered lines, never
+ * through a link or from a pipe (agent-files.ts); a refusal is said once.
+ */
 class EventsReader {
   private offset = 0;
   private line = 0;
+  private saidRefusal = false;
   private readonly buffer = new LineBuffer();
   constructor(private readonly file: string) {}
 
-  read(final: boolean): { number: number; text: string }[] {
+  async read(final: boolean): Promise<{ lines: { number: number; text: string }[]; refused?: string }> {
     const lines: string[] = [];
-    let fd: number;
-    try {
-      fd = openSync(this.file, "r");
-    } catch {
-      return [];
-    }
-    try {
-      const chunk = Buffer.alloc(64 * 1024);
-      for (;;) {
-        const n = readSync(fd, chunk, 0, chunk.length, this.offset);
-        if (n <= 0) break;
-        this.offset += n;
-        lines.push(...this.buffer.push(chunk.subarray(0, n).toString("utf8")));
-        // Never more than 8 MB of events per trial: the rest is left unread.
-        if (this.offset > 8 * 1024 * 1024) break;
+    let refused: string | undefined;
+    if (this.offset < MAX_EVENTS_BYTES) {
+      const got = await readAgentFile(this.file, this.offset, MAX_EVENTS_BYTES - this.offset);
+      if (got.status === "read") {
+        this.offset += got.bytes.length;
+        lines.push(...this.buffer.push(got.bytes.toString("utf8")));
+      } else if (got.status === "refused" && !this.saidRefusal) {
+        this.saidRefusal = true;
+        refused = got.reason;
       }
-    } finally {
-      closeSync(fd);
     }
     if (final) lines.push(...this.buffer.flush());
-    return lines.map((text) => ({ number: ++this.line, text }));
+    return { lines: lines.map((text) => ({ number: ++this.line, text })), ...(refused ? { refused } : {}) };
   }
 }

@@ -1,12 +1,13 @@
 /**
  * A command agent's process as umpire watches it: its own process group (so the deadline ends the
  * command and everything it started), stdout and stderr captured into capped files in the trial's
- * agent folder, its exit, and, in the sandbox, whether the sandbox said it was up.
+ * agent folder (opened before the command started: agent-files.ts), its exit, and, in the sandbox,
+ * whether the sandbox said it was up.
  */
 import type { ChildProcess } from "node:child_process";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { OwnLog } from "./agent-files.js";
 import { SANDBOX_READY_FD } from "./agent-sandbox.js";
 import { firstLineOf } from "../errors.js";
 
@@ -35,14 +36,45 @@ export interface WatchedCommand {
   killGroup: () => Promise<void>;
 }
 
-export function watchCommand(child: ChildProcess, agentDir: string, sandboxed: boolean): WatchedCommand {
+/** The command's stdout.log and stderr.log, created before it starts (a link it plants later is not followed). */
+export interface CommandLogs {
+  stdout: OwnLog;
+  stderr: OwnLog;
+  /** The first failed write of either (a full disk), or null. */
+  failed(): { path: string; error: unknown } | null;
+  close(): void;
+}
+
+export function openCommandLogs(agentDir: string): CommandLogs {
+  const stdout = new OwnLog(join(agentDir, "stdout.log"), LOG_CAP);
+  let stderr: OwnLog;
+  try {
+    stderr = new OwnLog(join(agentDir, "stderr.log"), LOG_CAP);
+  } catch (error) {
+    stdout.close();
+    throw error;
+  }
+  return {
+    stdout,
+    stderr,
+    failed: () => {
+      const log = [stdout, stderr].find((l) => l.failed());
+      return log ? { path: log.path, error: log.failed() } : null;
+    },
+    close: () => {
+      stdout.close();
+      stderr.close();
+    },
+  };
+}
+
+export function watchCommand(child: ChildProcess, logs: CommandLogs, sandboxed: boolean): WatchedCommand {
   const sandboxUp = sandboxed ? readySignal(child.stdio[SANDBOX_READY_FD] as Readable | null) : Promise.resolve(true);
   const pgid = child.pid;
-  child.stdout!.on("data", capture(join(agentDir, "stdout.log")));
+  child.stdout!.on("data", (chunk: Buffer) => logs.stdout.append(chunk));
   let stderrTail = "";
-  const stderrSink = capture(join(agentDir, "stderr.log"));
   child.stderr!.on("data", (chunk: Buffer) => {
-    stderrSink(chunk);
+    logs.stderr.append(chunk);
     stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2_000);
   });
   const exit = new Promise<CommandExit>((resolve) => {
@@ -59,18 +91,6 @@ export function watchCommand(child: ChildProcess, agentDir: string, sandboxed: b
     signalGroup(pgid, "SIGKILL");
   };
   return { exit, exited: () => exited, stderrTail: () => stderrTail, sandboxUp, killGroup };
-}
-
-/** Appends chunks to `file` (created empty now) up to LOG_CAP bytes; the rest is dropped. */
-function capture(file: string): (chunk: Buffer) => void {
-  let size = 0;
-  writeFileSync(file, "");
-  return (chunk) => {
-    if (size >= LOG_CAP) return;
-    const part = chunk.subarray(0, LOG_CAP - size);
-    size += part.length;
-    writeFileSync(file, part, { flag: "a" });
-  };
 }
 
 /**

@@ -8,15 +8,17 @@
 import { traceSpecFor } from "./trial-trace.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Browser } from "playwright";
 import { chromium } from "../browser/playwright.js";
-import { failureLine, firstLineOf } from "../errors.js";
-import { parseAgentResult } from "./agent-events.js";
+import { failureLine, firstLineOf, isStorageFault, storageError } from "../errors.js";
+import { readAgentFile, writeOwnFile } from "./agent-files.js";
+import { removeAgentExtras, watchAgentFolder } from "./agent-folder-cap.js";
+import { MAX_RESULT_BYTES, parseAgentResult } from "./agent-events.js";
 import { StepFollower } from "./agent-steps.js";
-import { sleep, watchCommand, type CommandExit } from "./command-process.js";
+import { openCommandLogs, sleep, watchCommand, type CommandExit } from "./command-process.js";
 import { TrialEnvironment } from "./environment.js";
 import { originsForTask } from "../targets/contract.js";
 import { emptyLoopOutcome, type LoopOutcome, type PlayedTurn } from "./loop.js";
@@ -146,6 +148,15 @@ export async function runExternalTrial(
     // Whatever the agent left behind (a process outside the sandbox) no longer reaches the browser the checks use.
     trialBrowser.shutOutAgent();
   } catch (e) {
+    if (isStorageFault(e)) {
+      // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
+      await env?.close().catch(() => undefined);
+      await deps.target.endTrial(spec.id);
+      deps.board?.forget(spec.id);
+      await browser?.close().catch(() => undefined);
+      await trialBrowser?.close().catch(() => undefined);
+      throw storageError(e, folder, "--out");
+    }
     error = firstLineOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
     loop = emptyLoopOutcome("environment_error", error);
@@ -227,6 +238,7 @@ function sandboxPlan(agent: CommandAgentSpec, s: Supervision, env: Record<string
     agentDir: s.agentDir,
     hide: [
       ...hide,
+      ...dotenvFiles(agent.cwd),
       dirname(s.agentDir),
       dirname(dirname(s.agentDir)),
       dirname(dirname(dirname(s.agentDir))),
@@ -240,6 +252,26 @@ function sandboxPlan(agent: CommandAgentSpec, s: Supervision, env: Record<string
   };
 }
 
+/** `.env`, `.env.local`, ...: where a project keeps its secrets. */
+const DOTENV = /^\.env(?:\.[\w.-]+)?$/;
+
+/**
+ * The dotenv files in the agent's folder and the folders above it (the project's, beside its config
+ * file): hidden in the sandbox, which otherwise shows the system read-only, the project included.
+ */
+export function dotenvFiles(cwd: string): string[] {
+  const found: string[] = [];
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    try {
+      for (const entry of readdirSync(dir, { withFileTypes: true }))
+        if (DOTENV.test(entry.name) && !entry.isDirectory()) found.push(join(dir, entry.name));
+    } catch {
+      // an unreadable folder shows the agent nothing either
+    }
+    if (dirname(dir) === dir) return found;
+  }
+}
+
 interface Supervision {
   env: TrialEnvironment;
   log: ReturnType<typeof createTrialLog>;
@@ -251,6 +283,9 @@ interface Supervision {
   /** Why the trial's browser is gone, or null while it runs: the trial cannot go on without it. */
   browserGone: () => string | null;
 }
+
+/** The names of the contract's files and umpire's logs in the agent folder: kept when the folder is freed. */
+const CONTRACT_NAMES = new Set(["result.json", "events.jsonl", "trial.json", "stdout.log", "stderr.log"]);
 
 /** The files of the trial's contract with the command, in its agent folder (docs/external-agents.md). */
 function contractFiles(agentDir: string) {
@@ -298,7 +333,7 @@ function writeContract(
     sandbox: agent.sandbox.kind,
     ...(proxy ? { modelBaseUrl: proxy.env.UMPIRE_MODEL_BASE_URL } : {}),
   };
-  writeFileSync(trialFile, `${JSON.stringify(trialInfo, null, 2)}\n`, { mode: 0o600 });
+  writeOwnFile(trialFile, `${JSON.stringify(trialInfo, null, 2)}\n`);
   const contract: Record<string, string> = {
     UMPIRE_TRIAL_FILE: trialFile,
     UMPIRE_TRIAL_ID: spec.id,
@@ -362,10 +397,26 @@ function firstStop() {
 }
 
 async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision): Promise<LoopOutcome> {
+  const { resultFile, eventsFile } = contractFiles(s.agentDir);
+  // Everything umpire writes in the agent's folder exists before the agent does (agent-files.ts).
+  writeOwnFile(eventsFile, "");
+  const logs = openCommandLogs(s.agentDir);
+  try {
+    return await supervise(spec, agent, s, { resultFile, eventsFile, logs });
+  } finally {
+    logs.close();
+  }
+}
+
+async function supervise(
+  spec: TrialSpec,
+  agent: CommandAgentSpec,
+  s: Supervision,
+  files: { resultFile: string; eventsFile: string; logs: ReturnType<typeof openCommandLogs> },
+): Promise<LoopOutcome> {
   const { task } = spec;
   const out = emptyLoopOutcome("answered", "");
-  const { resultFile, eventsFile } = contractFiles(s.agentDir);
-  writeFileSync(eventsFile, "");
+  const { resultFile, eventsFile, logs } = files;
   // With modelProxy: the trial's proxy, reachable from the sandbox in place of the upstream.
   const upstream = agent.modelProxy
     ? { baseUrl: agent.modelProxy.baseUrl, apiKey: agent.modelProxy.apiKey ?? null }
@@ -383,14 +434,18 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
     await limits?.release();
     return cannotStart(out, agent, firstLineOf(started.error));
   }
-  const command = watchCommand(started.child, s.agentDir, agent.sandbox.kind === "bwrap");
+  const command = watchCommand(started.child, logs, agent.sandbox.kind === "bwrap");
   // Follow the events file: validate, merge into the trial log, screenshot after each reported step.
   const steps = new StepFollower(eventsFile, task, out, { env: s.env, log: s.log, onTurn: s.onTurn, stop: stops.stop });
   const deadline = began + task.limits.seconds * 1000;
+  const folder = watchAgentFolder(s.agentDir);
+  let overFull: string | null = null;
   while (!command.exited()) {
     await Promise.race([command.exit, sleep(POLL_MS)]);
     await steps.drain(false);
+    overFull = await folder.check();
     if (s.signal.aborted) stops.stop("cancelled", "stopped by the user");
+    else if (overFull) stops.stop("agent_crashed", `${overFull}; the agent's process group was ended`);
     else if (s.browserGone())
       stops.stop("environment_error", `${s.browserGone()}; the agent's process group was ended`);
     else if (proxy?.overBudget())
@@ -406,10 +461,14 @@ async function superviseCommand(spec: TrialSpec, agent: CommandAgentSpec, s: Sup
   await limits?.release();
   await steps.drain(true);
   steps.finish();
+  if (overFull) await freeAgentFolder(s, overFull);
   out.timing.executorMs = performance.now() - began;
   // The final screen, whatever happened.
   await steps.screenshot();
-  const result = readResult(resultFile, out, s, proxy !== undefined);
+  // umpire could not keep the agent's output (a full disk): a storage fault, not a silent gap.
+  const lost = logs.failed();
+  if (lost) throw storageError(lost.error, lost.path, "--out");
+  const result = await readResult(resultFile, out, s, proxy !== undefined);
   await judgeEnding(out, agent, {
     forced: stops.stopped(),
     ended,
@@ -444,6 +503,16 @@ function sandboxLimits(spec: TrialSpec, s: Supervision): HeldLimits {
   return limits;
 }
 
+/** After an agent filled its folder past the cap: what it added beyond the contract's files is removed, and said. */
+async function freeAgentFolder(s: Supervision, why: string): Promise<void> {
+  const removed = await removeAgentExtras(s.agentDir, CONTRACT_NAMES);
+  s.log.step("error_event", {
+    error: `${why}: umpire removed the ${removed} entries it added beyond its contract's files, so the run has its space back`,
+    origin: "agent_folder",
+    tool_req: null,
+  });
+}
+
 /** The command never started: the sandbox's failure is the harness's; the command's own program missing is the agent's. */
 function cannotStart(out: LoopOutcome, agent: CommandAgentSpec, why: string): LoopOutcome {
   if (agent.sandbox.kind === "bwrap") return sandboxDidNotStart(out, agent.sandbox.binary, why);
@@ -452,14 +521,22 @@ function cannotStart(out: LoopOutcome, agent: CommandAgentSpec, why: string): Lo
   return out;
 }
 
+/** The result file as the agent left it: never through a link or from a pipe (agent-files.ts); null when absent. */
+async function resultOf(resultFile: string): Promise<ReturnType<typeof parseAgentResult> | null> {
+  const got = await readAgentFile(resultFile, 0, MAX_RESULT_BYTES + 1);
+  if (got.status === "missing") return null;
+  if (got.status === "refused") return { ok: false, reason: `the result file was not read: ${got.reason}` };
+  return parseAgentResult(got.bytes.toString("utf8"));
+}
+
 /** The agent's result file, read into the outcome (its answer; its claimed usage unless the proxy measured it). */
-function readResult(
+async function readResult(
   resultFile: string,
   out: LoopOutcome,
   s: Supervision,
   measured: boolean,
-): ReturnType<typeof parseAgentResult> | null {
-  const result = existsSync(resultFile) ? parseAgentResult(readFileSync(resultFile, "utf8")) : null;
+): Promise<ReturnType<typeof parseAgentResult> | null> {
+  const result = await resultOf(resultFile);
   if (result?.ok) {
     out.answer = result.result.answer ?? null;
     if (result.result.usage && !measured) {

@@ -19,13 +19,13 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, realpathSync, rmSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
-import { tmpdir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { WebSocketServer as WsServerCtor, type WebSocket } from "ws";
 import { CHROMIUM_FLAGS, requireChromium } from "../browser/chromium.js";
+import { processTempDir } from "../browser/scratch.js";
 import { startBrowserProxy, type ProxyRefusal } from "./browser-proxy.js";
 
 interface CdpMessage {
@@ -254,7 +254,8 @@ export async function launchTrialBrowser(
 ): Promise<TrialBrowser> {
   const chromium = requireChromium(options.env);
   const proxy = await startBrowserProxy();
-  const profile = mkdtempSync(join(tmpdir(), "umpire-trial-browser-"));
+  // In this process's temp folder: a profile a killed umpire leaves behind is removed by the next one.
+  const profile = processTempDir("umpire-trial-browser-");
   const child = spawn(
     chromium.path,
     [
@@ -268,7 +269,9 @@ export async function launchTrialBrowser(
       `--proxy-server=${proxy.url}`,
       "--proxy-bypass-list=<-loopback>",
     ],
-    { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] },
+    // Its own process group: a terminal's Ctrl-C reaches umpire (which cancels the trial and closes
+    // this browser), not the browser under the trial. It ends with umpire anyway: the pipe closes.
+    { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"], detached: true },
   );
   const toBrowser = child.stdio[3] as Writable;
   const fromBrowser = child.stdio[4] as Readable;

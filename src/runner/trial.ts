@@ -8,7 +8,7 @@ import { runChecks } from "../checks/registry.js";
 import { summarizeClaim, verdictOf } from "../checks/verdict.js";
 import { judgeForbiddenEffects } from "../checks/forbidden-effects.js";
 import { recordEvidence, type EvidenceRecorder } from "../checks/evidence-recorder.js";
-import { writeTrialEvidence } from "../checks/trial-evidence.js";
+import { EVIDENCE_FILE, writeTrialEvidence } from "../checks/trial-evidence.js";
 import type { CheckResult, Effect } from "../checks/types.js";
 import type { Task } from "../task/schema.js";
 import type { LayoutBoard } from "../targets/layout-board.js";
@@ -27,7 +27,7 @@ import {
 } from "./loop.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "./stop-reason.js";
 import { completionReason, createTrialLog, startedEventData, type TrialLog } from "./trial-log.js";
-import { isStorageFault, firstLineOf } from "../errors.js";
+import { isStorageFault, firstLineOf, storageError } from "../errors.js";
 import { describeStarvation, type StarvedWait } from "./starvation.js";
 import { withoutForgeable, type Driver } from "./untrusted-checks.js";
 import { pageProbeOf, safeOrigin, storageProbeOf, type PageProbeHandle } from "./check-probes.js";
@@ -251,8 +251,19 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   // A page that stopped answering fails the checks at their deadline instead of holding the trial.
   const checksMs = ending.deadline?.conclusionMs(checksDeadlineMs(spec.task)) ?? checksDeadlineMs(spec.task);
   const judged = await withDeadline(judgeEndState(spec, folder, ending, loop), checksMs, "the end-state checks").catch(
-    (e: unknown) => ({ checks: [], probes: undefined, checkError: `checks could not run: ${firstLineOf(e)}` }),
+    (e: unknown): Awaited<ReturnType<typeof judgeEndState>> => ({
+      checks: [],
+      checkError: `checks could not run: ${firstLineOf(e)}`,
+    }),
   );
+  if (judged.storageFault) {
+    // The end state could not be recorded: no verdict (the scheduler leaves the trial for --resume).
+    await judged.probes?.close();
+    await env?.close().catch(() => undefined);
+    await deps.target.endTrial(spec.id);
+    deps.board?.forget(spec.id);
+    throw judged.storageFault;
+  }
   const checks = judged.checks;
   const probes = judged.probes;
   if (judged.checkError) error ??= judged.checkError;
@@ -348,7 +359,7 @@ async function judgeEndState(
   folder: string,
   ending: TrialEnding,
   loop: LoopOutcome,
-): Promise<{ checks: CheckResult[]; probes?: PageProbeHandle; checkError?: string }> {
+): Promise<{ checks: CheckResult[]; probes?: PageProbeHandle; checkError?: string; storageFault?: unknown }> {
   const deps = ending;
   const env = ending.trialEnv;
   const workspaceDir = join(folder, "workspace");
@@ -395,6 +406,7 @@ async function judgeEndState(
     if (forbiddenResult) checks.push(forbiddenResult);
     return { checks, probes };
   } catch (e) {
+    if (isStorageFault(e)) return { checks: [], probes, storageFault: e };
     return { checks: [], probes, checkError: `checks could not run: ${firstLineOf(e)}` };
   }
 }
@@ -412,12 +424,16 @@ async function keepTraceFor(env: TrialEnvironment | undefined, verdict: Verdict,
   if (trace.problem) log.step("error_event", { error: trace.problem, origin: "trace", tool_req: null });
 }
 
-/** Writes the trial's evidence; a failure to keep it is logged by the caller's log, never a verdict. */
+/**
+ * Writes the trial's evidence. A full or read-only disk is a storage fault (the run stops, the trial
+ * is left for --resume): evidence that silently was not kept is a trial nobody can re-judge. Any
+ * other failure to keep it leaves the judgement standing (re-judging says its evidence is missing).
+ */
 async function keepEvidence(folder: string, recorder: EvidenceRecorder, effects: Effect[] | null): Promise<void> {
   try {
     writeTrialEvidence(folder, await recorder.finish({ effects }));
-  } catch {
-    // Re-judging this trial will say its evidence is missing; the judgement itself stands.
+  } catch (error) {
+    if (isStorageFault(error)) throw storageError(error, join(folder, EVIDENCE_FILE), "--out");
   }
 }
 

@@ -4,8 +4,10 @@
  * - page checks judge a fresh load of the page's URL in a browser context the agent never had
  *   (check-probes.ts): not the DOM it may have rewritten, the URL it may have pushState'd to, or
  *   the storage and cookies its script may have written;
- * - storage checks (localStorage, sessionStorage, cookies: all writable by script) are reported,
- *   `observed`, but do not decide;
+ * - storage checks (localStorage, sessionStorage, cookies: all writable by script) cannot decide a
+ *   pass: their pass is reported, `observed`, advisory. Their FAILURE still fails the trial: an
+ *   agent can forge a pass, never a failure (issue #38 §4: an agent that did nothing passed beside
+ *   its own failing storage check while the failure was demoted with the pass);
  * - outside the sandbox, file and custom checks (which read the workspace the agent could write)
  *   likewise; inside it the workspace is not the agent's, so what is there came through the app
  *   or the browser's downloads;
@@ -27,12 +29,12 @@ export function forgeableKinds(driver: Driver): ReadonlySet<string> {
   return new Set(driver.sandboxed ? ["storage"] : ["storage", "file", "custom"]);
 }
 
-/** What a check of a forgeable kind shows for a command agent, and why it does not decide. */
-function whyNotDeciding(kind: string, driver: Driver): string {
+/** Why a check of a forgeable kind cannot prove a pass for a command agent. */
+function whyForgeable(kind: string, driver: Driver): string {
   if (kind === "storage") {
-    return "observed, not deciding: the agent's own script can write localStorage, sessionStorage and cookies, so this shows what the browser held, not that the app wrote it";
+    return "the agent's own script can write localStorage, sessionStorage and cookies, so this shows what the browser held, not that the app wrote it";
   }
-  return `observed, not deciding: ${driver.sandboxed ? "a" : "outside the sandbox, the"} command agent can write the workspace this check reads`;
+  return `${driver.sandboxed ? "a" : "outside the sandbox, the"} command agent can write the workspace this check reads`;
 }
 
 export function withoutForgeable(
@@ -43,20 +45,32 @@ export function withoutForgeable(
   const forgeable = forgeableKinds(driver);
   const demoted = results.map((r) => {
     if (!r.required || !forgeable.has(r.kind)) return r;
-    const why = whyNotDeciding(r.kind, driver);
+    const why = whyForgeable(r.kind, driver);
+    // A failure still decides (it fails the trial); a crash does not (the agent must not turn its failure into an error).
+    if (!r.pass && !r.crashed) {
+      const failing = `observed; its failure still fails the trial, though its pass would not decide: ${why}`;
+      return {
+        ...r,
+        confidence: "observed" as const,
+        reason: `${r.reason} (${failing})`,
+        evidence: { ...r.evidence, forgeable: why },
+      };
+    }
+    const notDeciding = `observed, not deciding: ${why}`;
     return {
       ...r,
       required: false,
       confidence: "observed" as const,
-      reason: `${r.reason} (${why})`,
-      evidence: { ...r.evidence, notDeciding: why },
+      reason: `${r.reason} (${notDeciding})`,
+      evidence: { ...r.evidence, notDeciding },
     };
   });
   const extra: CheckResult[] = [];
-  if (results.some((r) => r.required) && !demoted.some((r) => r.required)) {
+  // A pass needs at least one required check the agent could not have forged.
+  if (results.some((r) => r.required) && !results.some((r) => r.required && !forgeable.has(r.kind))) {
     extra.push(
       undecided(
-        "every required check reads something this agent could have written itself, so none decides; run it in the sandbox or add an effects, http or page check",
+        "every required check reads something this agent could have written itself, so none can decide a pass; run it in the sandbox or add an effects, http or page check",
       ),
     );
   }

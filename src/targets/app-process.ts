@@ -1,12 +1,13 @@
 /**
  * A target's start command: started once per run in its own process group, its output written
  * to a file in the run's folder, ready when its readiness URL answers below 500, stopped (the
- * whole group) when the run ends.
+ * whole group) when the run ends, and by its reaper when umpire is killed (group-reaper.ts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { UmpireError } from "../errors.js";
+import { reapWithUmpire } from "./group-reaper.js";
 
 export interface AppProcess {
   logFile: string;
@@ -82,6 +83,7 @@ export async function startAppProcess(options: StartOptions): Promise<AppProcess
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const reaper = child.pid ? reapWithUmpire(child.pid) : undefined;
   child.stdout!.pipe(log, { end: false });
   child.stderr!.pipe(log, { end: false });
   let exited: { code: number | null; signal: string | null } | undefined;
@@ -107,6 +109,7 @@ export async function startAppProcess(options: StartOptions): Promise<AppProcess
     }
     // The app's own children may outlive it: end the group either way.
     killGroup(child, "SIGKILL");
+    reaper?.stop();
     await new Promise<void>((resolve) => log.end(resolve));
   };
 

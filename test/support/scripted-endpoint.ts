@@ -17,6 +17,8 @@ export interface SeenRequest {
 export interface Answer {
   status?: number;
   json: unknown;
+  /** Close the connection without an answer (a dropped connection: "other side closed"). */
+  drop?: boolean;
 }
 
 export interface ScriptedEndpoint {
@@ -42,7 +44,11 @@ export async function startScriptedEndpoint(answer: (request: SeenRequest) => An
       }
       const seen = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body };
       requests.push(seen);
-      const { status = 200, json } = answer(seen);
+      const { status = 200, json, drop } = answer(seen);
+      if (drop) {
+        req.socket.destroy();
+        return;
+      }
       res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));
     });
   });

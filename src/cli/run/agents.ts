@@ -16,7 +16,7 @@ import { lookupModel } from "../../agent/models.js";
 import { redactCommandAgent, resolveCommandAgent } from "../../config/command-agent.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import { DEFAULT_MODE, OPTIONS as O } from "../../config/options.js";
-import { UmpireError } from "../../errors.js";
+import { firstLineOf, UmpireError } from "../../errors.js";
 import type { SandboxMode } from "../../runner/agent-sandbox.js";
 import type { CommandAgentSpec } from "../../runner/external-trial.js";
 import { withoutUrlCredentials } from "../../safety/secrets.js";
@@ -317,6 +317,14 @@ function commandAgentConfig(name: string, model: string | undefined): AgentConfi
   };
 }
 
+function listingSandbox(sandbox: () => SandboxMode): SandboxMode {
+  try {
+    return sandbox();
+  } catch (error) {
+    return { kind: "none", why: firstLineOf(error) };
+  }
+}
+
 /** The command each command agent's trials run, by the agent's label. */
 export function commandSpecs(
   plans: readonly CommandAgentPlan[],
@@ -325,7 +333,8 @@ export function commandSpecs(
   listing: boolean,
 ): Map<string, CommandAgentSpec> {
   if (plans.length === 0) return new Map();
-  const mode = sandbox();
+  // A listing starts no agent, so a sandbox that cannot start does not refuse it.
+  const mode = listing ? listingSandbox(sandbox) : sandbox();
   const spec = (c: CommandAgentPlan) => {
     const modelProxy = modelProxyWithKey(c.command.name, c.command.modelProxy, env, listing);
     return { ...c.command, sandbox: mode, modelProxy };

@@ -66,6 +66,43 @@ describe("a key where a variable name belongs", () => {
     expect(r.stderr).toContain("--api-key-env: looks like a key, not a variable name");
     expect(r.stderr + r.stdout).not.toContain("pasted0key");
   });
+
+  it("a NAME whose first word is also a key prefix is a name: --api-key-env HAI_API_KEY, apiKeyEnv: HF_TOKEN (issue #38)", {
+    timeout: 120_000,
+  }, async () => {
+    const config = join(dir, "names.config.yaml");
+    writeFileSync(config, "agents:\n  hf:\n    model: reference\n    apiKeyEnv: HF_TOKEN\n");
+    const listed = await runCli([
+      "run",
+      "answer-only-bb042",
+      "--config",
+      config,
+      "--agent",
+      "hf",
+      "--list",
+      "--db",
+      join(dir, "c.db"),
+    ]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const flag = await runCli(
+      [
+        "run",
+        "answer-only-bb042",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+        "--api-key-env",
+        "HAI_API_KEY",
+        "--list",
+        "--db",
+        join(dir, "d.db"),
+      ],
+      { env: { HAI_API_KEY: "a-value-for-the-listing" } },
+    );
+    expect(flag.code, flag.stderr).toBe(0);
+    expect(flag.stderr).not.toContain("looks like a key");
+  });
 });
 
 describe("--run-id", () => {

@@ -3,6 +3,7 @@
  * 127.0.0.1): a routing proxy whose `GET /models` lists nothing, a server that lists only aliases.
  * A model the list does not name is confirmed with the one-token request; only a definite "no such
  * model" refuses the run. Issue 24: a key in the base URL's query string goes after the path.
+ * Issue 38: a transient failure (a dropped connection, 502/503) is retried before anything is refused.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -137,6 +138,69 @@ describe("the preflight against real endpoints", () => {
       );
     } finally {
       await server.close();
+    }
+  });
+
+  it("a dropped first connection is retried: the run goes on (CLI; it refused the run: 'other side closed')", {
+    timeout: 300_000,
+  }, async () => {
+    let seen = 0;
+    const flaky = await startScriptedEndpoint((r) => {
+      seen += 1;
+      if (seen === 1) return { json: null, drop: true };
+      return r.method === "GET"
+        ? { json: { data: [{ id: "holo-m" }] } }
+        : { json: isPing(r) ? completion("p") : answerStep(ANSWER) };
+    });
+    try {
+      const r = await runCli([
+        "run",
+        "answer-only-bb042",
+        "--mode",
+        "structured",
+        "--db",
+        join(dir, "d.db"),
+        "--out",
+        join(dir, "d"),
+        "--base-url",
+        flaky.baseUrl,
+        "--model",
+        "holo-m",
+      ]);
+      expect(r.stderr).not.toContain("cannot reach the model endpoint");
+      expect(r.code, r.stderr).toBe(0);
+      // The dropped GET /models was sent again and answered.
+      expect(flaky.requests.slice(0, 2).map((q) => `${q.method} ${q.url}`)).toEqual([
+        "GET /v1/models",
+        "GET /v1/models",
+      ]);
+    } finally {
+      await flaky.close();
+    }
+  });
+
+  it("502 and 503 are retried before an answer counts; an endpoint that keeps dropping is still refused", async () => {
+    let pings = 0;
+    const busy = await startScriptedEndpoint((r) => {
+      if (r.method === "GET") return { status: 502, json: { error: { message: "bad gateway" } } };
+      pings += 1;
+      return pings < 3 ? { status: 503, json: { error: { message: "warming up" } } } : notFound(r.body?.model);
+    });
+    const dropping = await startScriptedEndpoint(() => ({ json: null, drop: true }));
+    try {
+      const target = { shownUrl: "x", model: "gone", apiKeyEnv: null };
+      const backoffMs = [10, 10, 10];
+      // The definite answer behind two 503s is what counts: the model does not exist.
+      const refused = await preflight({ ...target, baseUrl: busy.baseUrl }, { backoffMs });
+      expect(refused).toMatchObject({ ok: false, problem: "model" });
+      expect(busy.requests.filter((q) => q.method === "GET")).toHaveLength(4);
+      expect(pings).toBe(3);
+      const dead = await preflight({ ...target, baseUrl: dropping.baseUrl }, { backoffMs });
+      expect(dead).toMatchObject({ ok: false, problem: "unreachable" });
+      expect(dropping.requests).toHaveLength(4);
+    } finally {
+      await busy.close();
+      await dropping.close();
     }
   });
 });

@@ -7,9 +7,10 @@
  *   script can write, is reported `observed` and says it does not decide;
  * - each trial records its sandbox in the store and the trial JSON: `bubblewrap`, or `none` with
  *   --no-sandbox (said on stderr, and in `umpire show`);
- * - a bubblewrap that cannot start ends the trial environment_error (verdict error), not agent_crashed.
+ * - a bubblewrap that cannot start ends the trial environment_error (verdict error), not agent_crashed;
+ * - without a bubblewrap at all the run is refused (exit 2, nothing run) unless --no-sandbox (issue #38 §4).
  */
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
@@ -248,4 +249,19 @@ describe("command agents: what their checks judge, and which sandbox held them",
     expect(storedSandboxes("nobwrap")).toEqual(["bubblewrap"]);
     expect(run.code).not.toBe(1);
   }, 420_000);
+
+  it("no bubblewrap at all: the run is refused with the fix (--no-sandbox), no trial runs (it was a warning and exit 0)", async () => {
+    const missing = join(s.dir, "no-such-bwrap");
+    const args = ["run", task, "--config", config, "--agent", "gold", "--out", s.out, "--db", s.db];
+    const run = await runCli([...args, "--run-id", "refused", "--json"], { env: { UMPIRE_BWRAP: missing } });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(
+      `the sandbox for command agents cannot start: ${missing} (UMPIRE_BWRAP) does not exist`,
+    );
+    expect(run.stderr).toContain("pass --no-sandbox to run command agents with this user's files");
+    expect(existsSync(join(s.out, "refused"))).toBe(false);
+    // A listing starts no agent: it is not refused.
+    const list = await runCli([...args, "--list"], { env: { UMPIRE_BWRAP: missing } });
+    expect(list.code, list.stderr).toBe(0);
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readApiKey, redactConfig, resolveAgentConfigs } from "../../../src/agent/config.js";
+import { apiKeyEnvProblem, readApiKey, redactConfig, resolveAgentConfigs } from "../../../src/agent/config.js";
 import { UmpireError } from "../../../src/errors.js";
 import { createPriceBook } from "../../../src/pricing.js";
 
@@ -154,5 +154,38 @@ describe("redactConfig", () => {
       expect(JSON.parse(stored).apiKeyEnv).toBe(config.apiKeyEnv);
     }
     expect(redactConfig(configs[2]).endpoint).toEqual({ kind: "url", baseUrl: "https://example.test/v1" });
+  });
+});
+
+describe("apiKeyEnvProblem: the shape of a value, not a prefix of a name (issue #38)", () => {
+  it("accepts the names people give key variables, those whose first word is also a key prefix included", () => {
+    for (const name of [
+      "HAI_API_KEY",
+      "HF_TOKEN",
+      "XAI_API_KEY",
+      "SK_KEY",
+      "GSK_TOKEN",
+      "OPENAI_API_KEY",
+      "key_2",
+      "MY_H_KEY",
+    ])
+      expect([name, apiKeyEnvProblem(name)]).toEqual([name, null]);
+  });
+
+  it("refuses keys: prefixed or not, a long random run, never repeating them", () => {
+    const keys = [
+      "sk-live-abc123-secret",
+      ["hf", "AbCdEfGhIjKlMnOpQrStUvWxYz012345"].join("_"),
+      ["gsk", "a1b2c3d4e5f6a7b8c9d0e1f2"].join("_"),
+      ["xai", "Zx9Qw8Er7Ty6Ui5Op4As3Df2"].join("-"),
+      "0123456789abcdef0123456789abcdef",
+      "AbCdEfGhIjKlMnOpQrStUvWx",
+    ];
+    for (const key of keys) {
+      const problem = apiKeyEnvProblem(key);
+      expect([key, problem]).toEqual([key, expect.stringContaining("looks like a key")]);
+      expect(problem).not.toContain(key);
+    }
+    expect(apiKeyEnvProblem("my key")).toContain("expected the NAME");
   });
 });

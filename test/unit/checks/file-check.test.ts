@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,6 +61,14 @@ describe("content conditions", () => {
     expect(j.pass).toBe(false);
     expect(j.reason).toMatch(/is not a regular file/);
   });
+
+  it("refuses a named pipe at once instead of waiting for a writer (issue #38: an agent outside the sandbox made one)", async () => {
+    await mkdir(join(ws.dir, "notes"), { recursive: true });
+    execFileSync("mkfifo", [join(ws.dir, "notes", "BB-042.md")]);
+    const j = await judge({ path: "notes/BB-042.md", contains: ["BB-042"] });
+    expect(j.pass).toBe(false);
+    expect(j.reason).toMatch(/is not a regular file/);
+  }, 5_000);
 });
 
 describe("exists: false", () => {
