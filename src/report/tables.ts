@@ -5,7 +5,7 @@
 import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
-import { AGENT_CHANGED, TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
+import { TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
 import { howSure } from "./how-sure.js";
 import {
   NONE,
@@ -95,14 +95,7 @@ export function compareTable(c: Comparison, style: TableStyle): string {
   for (const task of c.tasks) {
     c.groups.forEach((g, i) =>
       rows.push({
-        task:
-          i === 0
-            ? task.key
-            : i === 1 && task.changed
-              ? "(task changed)"
-              : i === 1 && task.changedAgents.length > 0
-                ? "(agent changed)"
-                : "",
+        task: i === 0 ? task.key : i === 1 && task.changed ? "(task changed)" : "",
         group: g.label,
         stats: task.cells[i],
         summary: false,
@@ -113,12 +106,7 @@ export function compareTable(c: Comparison, style: TableStyle): string {
   c.groups.forEach((g, i) =>
     rows.push({ task: i === 0 ? "all tasks" : "", group: g.label, stats: g.summary, summary: true }),
   );
-  const changed = [
-    ...c.tasks.filter((t) => t.changed).map((t) => `${t.key}: ${TASK_CHANGED}`),
-    ...c.tasks
-      .filter((t) => t.changedAgents.length > 0)
-      .map((t) => `${t.key}: ${AGENT_CHANGED} (${t.changedAgents.join(", ")})`),
-  ];
+  const changed = c.tasks.filter((t) => t.changed).map((t) => `${t.key}: ${TASK_CHANGED}`);
   return [renderTable(compareColumns(c.k), rows, style), ...changed].join("\n");
 }
 
@@ -147,7 +135,7 @@ export function pairedText(p: PairedAnalysis, style: TableStyle): string {
       : []),
     ...(p.changedAgents.length > 0
       ? [
-          `  ${label("changed")} ${paint(p.changedAgents.join(", "), "yellow", style.color)}: ${AGENT_CHANGED}; ${p.changedAgentsIncluded ? "paired anyway (--include-changed-agents)" : "left out of this analysis and the regression gate (--include-changed-agents counts them)"}`,
+          `  ${label("agent")} ${paint(p.changedAgents.join(", "), "yellow", style.color)} changed: the change under test, its pairs counted`,
         ]
       : []),
     `  ${label("deltas")} mean cost ${formatDelta(d.meanCostPct)}, cost/success ${formatDelta(d.costPerSuccessPct)}, p50 wall ${formatDelta(d.wallP50Pct)}, p95 wall ${formatDelta(d.wallP95Pct)}, turns ${formatDelta(d.meanTurnsPct)}, actions ${formatDelta(d.meanActionsPct)}`,

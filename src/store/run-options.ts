@@ -83,6 +83,11 @@ export const StoredRunOptionsSchema = z.looseObject({
       prices: z.unknown().optional(),
     })
     .optional(),
+  /**
+   * Per task id, a short hash of each top-level part of the resolved task (src/task/content-hash.ts):
+   * what lets `compare` name what changed in an edited task. Absent in runs stored before issue 36.
+   */
+  taskParts: z.record(z.string(), z.record(z.string(), z.string())).optional(),
   /** Set by a shard (`--shard i/n`). */
   shard: ShardSchema.optional(),
   /** Set by `umpire merge` on the merged run: the shards' common part of `shard` (no index). */

@@ -35,6 +35,7 @@ import type { CommandIO } from "../io.js";
 import { withReadStore } from "../read-store.js";
 import { resolveBaseline } from "../baseline.js";
 import { environmentLines, rejudgedLines } from "../../report/environment-diff.js";
+import { changeLines, sidesOf } from "../../report/agent-changes.js";
 
 const BY: readonly CompareBy[] = ["mode", "model", "tag", "agent"];
 
@@ -53,10 +54,6 @@ const OPTIONS = {
   "fail-on-regression": {
     kind: "boolean",
     help: `exit ${EXIT.failed} when the pass rate drops significantly (McNemar p < 0.05), a\nstable task flips to failing, or cost per success rises too much`,
-  },
-  "include-changed-agents": {
-    kind: "boolean",
-    help: 'pair tasks whose agent (same name) changed between the runs (default: they\nare marked "agent changed" and left out of the paired analysis and the gate)',
   },
   "max-cost-increase": {
     kind: "number",
@@ -85,6 +82,10 @@ export const run = defineCommand({
   name: "compare",
   options: OPTIONS,
   positionals: [{ name: "run", variadic: true }],
+  retired: {
+    "include-changed-agents":
+      "no longer needed: an agent changed under its own name is the change under test, and its pairs always count",
+  },
   description: `Forms:
   umpire compare <runA> <runB> [options]
   umpire compare <run>... --by mode|model|tag|agent [options]
@@ -198,7 +199,6 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       k,
       seed,
       includeChangedTasks: values["include-changed-tasks"] === true,
-      includeChangedAgents: values["include-changed-agents"] === true,
     });
     const verdicts: RegressionVerdict[] = gating
       ? comparison.paired.map((p, i) =>
@@ -236,13 +236,37 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     }
     const divergences = by ? [] : runDivergences(store, comparison, groups, io.cwd);
     const markText = marks.map((m) => `${m}\n`).join("");
+    // Runs compared (not one run split by a dimension): what changed between them, said first.
+    const changes =
+      by === undefined || by === "tag"
+        ? changeLines(
+            comparison,
+            sidesOf(
+              comparison,
+              (id) => store.getRun(id),
+              (label) => groups.find((g) => g.label === label)?.trials ?? [],
+            ),
+            values["include-changed-tasks"] === true,
+          )
+        : [];
     if (values.json)
-      io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null, marks, divergences }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ changes, comparison, regression: verdict ?? null, marks, divergences }, null, 2)}\n`,
+      );
     else if (values.markdown) {
       const divergenceText = divergenceSection(divergences, groups[0]!.label, groups[1]!.label, true);
-      io.stdout.write(compareMarkdown(comparison, verdict) + marks.map((m) => `- ${m}\n`).join("") + divergenceText);
+      const head = changes.map((c) => `- ${c}\n`).join("");
+      io.stdout.write(
+        (head ? `${head}\n` : "") +
+          compareMarkdown(comparison, verdict) +
+          marks.map((m) => `- ${m}\n`).join("") +
+          divergenceText,
+      );
     } else {
-      io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict) + markText);
+      const head = changes.map((c) => `${c}\n`).join("");
+      io.stdout.write(
+        (head ? `${head}\n` : "") + compareText(comparison, terminalStyle(io.stdout, io.env), verdict) + markText,
+      );
       io.stdout.write(divergenceSection(divergences, groups[0]!.label, groups[1]!.label));
       if (by === "mode" || by === "model" || by === "agent") io.stdout.write(sideBySideLinks(store, groups, io.cwd));
     }

@@ -111,7 +111,7 @@ describe("findDivergence", () => {
 });
 
 describe("which trials stand for a flipped task", () => {
-  const row: TaskRow = { key: "t", taskId: "t", cells: [], changed: false, changedAgents: [] };
+  const row: TaskRow = { key: "t", taskId: "t", cells: [], changed: false };
   const trial = (
     seq: number,
     repeat: number,
