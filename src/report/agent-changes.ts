@@ -63,7 +63,8 @@ function leaves(value: unknown, prefix = "", out = new Map<string, string>()): M
 
 function shown(v: unknown): string {
   const text = typeof v === "string" ? v : Array.isArray(v) ? v.map((x) => shown(x)).join(", ") : JSON.stringify(v);
-  if (text.length <= MAX_VALUE) return text;
+  // One line whatever the value: a short multi-line text (a policy) shows its line breaks escaped.
+  if (text.length <= MAX_VALUE) return /\s/.test(text.replace(/ /g, "")) ? JSON.stringify(text) : text;
   return `"${text.slice(0, MAX_VALUE - 10).replace(/\s+/g, " ")}..." (${text.length} chars)`;
 }
 
