@@ -6,6 +6,7 @@ import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
 import { TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
+import { environmentOf, environmentSummary } from "./environment-diff.js";
 import { howSure } from "./how-sure.js";
 import {
   NONE,
@@ -317,7 +318,10 @@ export function trialDetailText(d: TrialDetail, style: TableStyle): string {
 
 /** `umpire show <run>`: the run's header, a table of its trials, then each trial's detail. */
 export function showText(run: RunRecord, details: readonly TrialDetail[], style: TableStyle): string {
-  const header = `run ${paint(run.id, "bold", style.color)}: ${run.status}, started ${formatTime(run.startedAt)}${run.endedAt ? `, ended ${formatTime(run.endedAt)}` : ""} UTC${run.tags.length ? `, tags ${run.tags.join(", ")}` : ""}, umpire ${run.umpireVersion}`;
+  const header = [
+    `run ${paint(run.id, "bold", style.color)}: ${run.status}, started ${formatTime(run.startedAt)}${run.endedAt ? `, ended ${formatTime(run.endedAt)}` : ""} UTC${run.tags.length ? `, tags ${run.tags.join(", ")}` : ""}, umpire ${run.umpireVersion}`,
+    `${paint("environment", "dim", style.color)}: ${environmentSummary(environmentOf(run))}`,
+  ].join("\n");
   const columns: Column<TrialDetail>[] = [
     { head: "#", priority: 60, align: "right", cell: (d) => String(d.trial.seq) },
     { head: "task", priority: 100, cell: (d) => d.trial.taskId },

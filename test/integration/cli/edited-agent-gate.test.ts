@@ -54,6 +54,30 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
+describe("every run's environment is visible (issue 36 item 4)", () => {
+  it("show heads a run with it; show --json gives the run's and each trial's; the report's run header shows it", async () => {
+    const text = await umpire(["show", r1]);
+    expect(text.out.split("\n")[1]).toMatch(
+      /^environment: umpire \d+\.\d+\.\d+, chromium \d+\.\S+ \(local\), playwright \d+\.\S+, node v\d+\S*, \S+ \S+ \S+, fonts /,
+    );
+    const shown = JSON.parse((await umpire(["show", r1, "--json"])).out);
+    const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
+    expect(shown.environment).toMatchObject({
+      umpire: version,
+      chromium: { version: expect.stringMatching(/^\d+\./), endpoint: "local" },
+      playwright: expect.stringMatching(/^\d+\./),
+      node: process.version,
+      os: { platform: process.platform },
+    });
+    expect(shown.trials).toHaveLength(3);
+    for (const t of shown.trials)
+      expect(t.environment).toMatchObject({ target: { name: "fixture" }, viewport: { deviceScaleFactor: 1 } });
+    expect((await umpire(["report", r1, "--out", join(folder, "report-r1")])).code).toBe(0);
+    const index = readFileSync(join(folder, "report-r1/index.html"), "utf8");
+    expect(index).toMatch(/<p class="run-meta" id="run-environment">environment: umpire \d+\.\d+\.\d+, chromium \d+\./);
+  }, 60_000);
+});
+
 describe("the gate judges an agent edited under its own name", () => {
   it("exits 1 naming the flipped tasks, and says first what changed in the agent", async () => {
     const gate = await runCli(["compare", r2, "--baseline", r1, "--fail-on-regression"], { cwd: folder });
