@@ -190,7 +190,17 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
         const target = options.targets.get(trial.task.target);
         const limit = targetSlot(target);
         const gated = () =>
-          withInstance(target, options.signal, (lease) => gate.run(endpointOf(trial), () => runOne(trial, lease)));
+          withInstance(target, options.signal, (lease) =>
+            gate.run(endpointOf(trial), async () => {
+              // Playing from here: the lease was taken before the slot, so it alone would count trials queued.
+              const stopped = lease?.playing?.();
+              try {
+                return await runOne(trial, lease);
+              } finally {
+                stopped?.();
+              }
+            }),
+          );
         return limit ? limit(gated) : gated();
       }),
     );
