@@ -277,7 +277,7 @@ export function metricLines(metrics: Record<string, unknown>): string[] {
 /** One trial's detail lines: stop detail, tokens, timing breakdown, metrics, every check. */
 export function trialDetailText(d: TrialDetail, style: TableStyle): string {
   const t = d.trial;
-  const head = `${paint(`#${t.seq}`, "dim", style.color)} ${oneLine(t.taskId)} · ${t.mode} · ${oneLine(t.model)} · repeat ${t.repeat}: ${paint(t.verdict ?? t.status, verdictColour(t.verdict), style.color)}`;
+  const head = `${paint(`#${t.seq}`, "dim", style.color)} ${oneLine(t.taskId)} · ${t.mode} · ${oneLine(t.model)} · repeat ${t.repeat}: ${paint(t.verdict ?? t.status, verdictColour(t.verdict), style.color)}${t.rejudgedAt ? " (re-judged)" : ""}`;
   const lines = [head];
   if (t.stopReason)
     lines.push(
