@@ -149,6 +149,12 @@ describe("umpire rejudge", () => {
     expect(show.out()).toContain("failed (re-judged)");
     // The trial's own header says so too, as documented.
     expect(show.out()).toMatch(/^#\d+ rejudged-bb042 · .* · repeat 0: failed \(re-judged\)$/m);
+    const report = capture();
+    expect(await main(["report", runs[1]!, "--db", db(), "--out", join(dir, "report")], report.io)).toBe(0);
+    const seq = read((s) => s.trials(runs[1]!)[0]!.seq);
+    expect(readFileSync(join(dir, "report/trials", `${seq}.html`), "utf8")).toMatch(
+      /<h2 class="trial-title">.*<span class="muted">\(re-judged\)<\/span><\/h2>/,
+    );
 
     // compare reads the latest judgement: the first run (not re-judged) passed, the second now fails.
     const compare = capture();
