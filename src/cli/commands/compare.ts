@@ -136,6 +136,58 @@ function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialReco
   return store.trials(runId).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }));
 }
 
+/** The groups the command compares: whole runs (two, or a run and its --baseline), or runs split by --by. */
+function groupsToCompare(
+  store: Store,
+  by: CompareBy | undefined,
+  positionals: readonly string[],
+  baseline: string | undefined,
+  prices: PriceBook,
+): CompareGroupInput[] {
+  let groups: CompareGroupInput[];
+  if (by === "mode" || by === "model" || by === "agent") {
+    const runs = (positionals.length > 0 ? positionals : ["latest"]).map((ref) => store.getRun(ref));
+    groups = groupTrialsBy(
+      runs.flatMap((r) => trialsPriced(store, r.id, prices)),
+      by,
+    );
+  } else if (by === "tag") {
+    const runs = positionals.map((ref) => store.getRun(ref));
+    groups = groupRunsByTag(runs.map((r) => ({ id: r.id, tags: r.tags, trials: trialsPriced(store, r.id, prices) })));
+  } else {
+    let runs = positionals.map((ref) => store.getRun(ref));
+    if (baseline !== undefined) {
+      if (runs.length === 0) runs = [store.getRun("latest")];
+      runs = [
+        resolveBaseline(
+          store,
+          baseline,
+          runs.map((r) => r.id),
+        ),
+        ...runs,
+      ];
+    }
+    if (runs.length < 2)
+      throw new UmpireError(
+        "usage",
+        "compare needs two runs, a --baseline, or --by",
+        "umpire compare <runA> <runB>, or umpire compare <run> --by mode",
+      );
+    groups = runs.map((r) => ({ label: r.id, runIds: [r.id], trials: trialsPriced(store, r.id, prices) }));
+  }
+  const labels = groups.map((g) => g.label);
+  if (new Set(labels).size !== labels.length)
+    throw new UmpireError("usage", `the same run appears twice: ${labels.join(", ")}`, "compare two different runs");
+  if (groups.length < 2) {
+    throw new UmpireError(
+      "usage",
+      `nothing to compare: every trial falls in one group (${labels.join(", ") || "none"})`,
+      by ? `the runs have only one ${by}` : "give two runs",
+    );
+  }
+  return groups;
+}
+
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { values, positionals } = parsed;
   const by = values.by;
@@ -152,48 +204,8 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
   const prices = pricesOf(values, parsed.config);
 
   return withReadStore(values.db, io, (store) => {
-    let groups: CompareGroupInput[];
     const gating = values.baseline !== undefined || values["fail-on-regression"] === true;
-    if (by === "mode" || by === "model" || by === "agent") {
-      const runs = (positionals.length > 0 ? positionals : ["latest"]).map((ref) => store.getRun(ref));
-      groups = groupTrialsBy(
-        runs.flatMap((r) => trialsPriced(store, r.id, prices)),
-        by,
-      );
-    } else if (by === "tag") {
-      const runs = positionals.map((ref) => store.getRun(ref));
-      groups = groupRunsByTag(runs.map((r) => ({ id: r.id, tags: r.tags, trials: trialsPriced(store, r.id, prices) })));
-    } else {
-      let runs = positionals.map((ref) => store.getRun(ref));
-      if (values.baseline !== undefined) {
-        if (runs.length === 0) runs = [store.getRun("latest")];
-        runs = [
-          resolveBaseline(
-            store,
-            values.baseline,
-            runs.map((r) => r.id),
-          ),
-          ...runs,
-        ];
-      }
-      if (runs.length < 2)
-        throw new UmpireError(
-          "usage",
-          "compare needs two runs, a --baseline, or --by",
-          "umpire compare <runA> <runB>, or umpire compare <run> --by mode",
-        );
-      groups = runs.map((r) => ({ label: r.id, runIds: [r.id], trials: trialsPriced(store, r.id, prices) }));
-    }
-    const labels = groups.map((g) => g.label);
-    if (new Set(labels).size !== labels.length)
-      throw new UmpireError("usage", `the same run appears twice: ${labels.join(", ")}`, "compare two different runs");
-    if (groups.length < 2) {
-      throw new UmpireError(
-        "usage",
-        `nothing to compare: every trial falls in one group (${labels.join(", ") || "none"})`,
-        by ? `the runs have only one ${by}` : "give two runs",
-      );
-    }
+    const groups = groupsToCompare(store, by, positionals, values.baseline, prices);
 
     const comparison = compareGroups(groups, by ?? "run", {
       k,
