@@ -91,7 +91,7 @@ function changedParts(base: Side, candidate: Side, taskId: string): string[] | n
   const parts = (side: Side) =>
     [...side.runs]
       .reverse()
-      .map((r) => optionsOf(r)?.taskParts?.[taskId])
+      .map((r) => optionsOf(r)?.taskParts?.find((p) => p.task === taskId)?.parts)
       .find((p) => p !== undefined);
   const [a, b] = [parts(base), parts(candidate)];
   if (!a || !b) return null;

@@ -171,7 +171,7 @@ function storedOptions(ctx: RunContext, selection: Selection, shard: StoredShard
     unnamedAgents: selection.unnamedAgents,
     ...(commandAgents.length ? { commandAgents: commandAgents.map((c) => c.stored) } : {}),
     config: resolvedConfig(ctx),
-    taskParts: Object.fromEntries(selection.tasks.map((t) => [t.id, taskPartHashes(t)])),
+    taskParts: selection.tasks.map((t) => ({ task: t.id, parts: taskPartHashes(t) })),
     ...(shard ? { shard } : {}),
   };
 }
