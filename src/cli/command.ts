@@ -39,6 +39,11 @@ export interface CommandDefinition<S extends Record<string, CommandOption>> {
   passThrough?: { word: string; args: string };
   /** An example invocation, the fix named by a wrong count of positionals or a missing required option. */
   example?: string;
+  /**
+   * Boolean flags this command no longer has, with the one line an old use prints: accepted and
+   * ignored, so a script written for an earlier umpire keeps working and learns why (not in help).
+   */
+  retired?: Record<string, string>;
   run(parsed: ParsedCommand<S>, io: CommandIO, passed: string[] | null): Promise<number>;
 }
 
@@ -110,6 +115,25 @@ function checkRequired(
   }
 }
 
+/** `argv` without the command's retired flags (before `--` or the pass-through word), each noted on stderr once. */
+function withoutRetired(
+  definition: CommandDefinition<Record<string, CommandOption>>,
+  argv: readonly string[],
+  io: CommandIO,
+): string[] {
+  const retired = definition.retired ?? {};
+  const ends = [argv.indexOf("--"), definition.passThrough ? argv.indexOf(definition.passThrough.word) : -1];
+  const end = Math.min(...ends.map((i) => (i < 0 ? argv.length : i)));
+  const noted = new Set<string>();
+  return argv.filter((arg, i) => {
+    const name = arg.startsWith("--") ? arg.slice(2) : "";
+    if (i >= end || !Object.hasOwn(retired, name)) return true;
+    if (!noted.has(name)) io.stderr.write(`umpire ${definition.name}: --${name}: ${retired[name]}\n`);
+    noted.add(name);
+    return false;
+  });
+}
+
 /**
  * A command from its definition: parses `argv` against the options (flags, then the config
  * file's defaults, then built-in defaults), answers `--help`, checks the positionals' count and
@@ -119,7 +143,8 @@ export function defineCommand<const S extends Record<string, CommandOption>>(
   definition: CommandDefinition<S>,
 ): DefinedCommand<S> {
   const loose = definition as unknown as CommandDefinition<Record<string, CommandOption>>;
-  const command: Command = async (argv, io) => {
+  const command: Command = async (given, io) => {
+    const argv = withoutRetired(definition, given, io);
     const split = definition.passThrough ? argv.indexOf(definition.passThrough.word) : -1;
     const parsed = parseCommand(definition.name, split < 0 ? argv : argv.slice(0, split), definition.options, io);
     if (parsed.help) {

@@ -1,6 +1,6 @@
 /**
  * The environment a run ran on (issue 29 item 6), stored with the run so that "a browser upgrade
- * moved my score" can be seen: Chromium's version and binary, Playwright's version, the OS, the
+ * moved my score" can be seen: umpire's own version, Chromium's version and binary, Playwright's version, the OS, the
  * tasks' device scale factors, a fingerprint of the installed fonts (they change how pages lay out
  * and look) and each declared target's version. `compare` names what changed (report/environment-diff.ts).
  */
@@ -12,8 +12,11 @@ import { locateChromium } from "../browser/chromium.js";
 import type { BrowserProvider } from "../runner/browser-pool.js";
 import type { Task } from "../task/schema.js";
 import type { TargetSet } from "../targets/target-set.js";
+import { VERSION } from "./version.js";
 
 export interface RunEnvironment {
+  /** umpire's own version: a harness upgrade can move verdicts too (issue 36). */
+  umpire: string;
   chromium: { version: string | null; binary: string | null; endpoint: string | null };
   playwright: string | null;
   os: { platform: string; release: string; arch: string };
@@ -92,6 +95,7 @@ export async function collectRunEnvironment(options: {
     Promise.all(versioned.map(async (t) => [t.name, await t.version!()] as const)),
   ]);
   return {
+    umpire: VERSION,
     chromium,
     playwright: playwrightVersion(),
     os: { platform: platform(), release: release(), arch: arch() },

@@ -24,6 +24,7 @@ import { AT_ONCE_PROBES, blameCarriedState, blameInterference, INTERFERENCE, typ
 import { coverageLine, judgeProbe, uncoveredChecks, type CoverageGap, type ProbeFacts } from "./probe-judgement.js";
 import { executeTrials, startRuntime } from "./suite-runtime.js";
 import { VERSION } from "./version.js";
+import { collectRunEnvironment } from "./run-environment.js";
 
 /** What one self-test trial is for, and the verdict that makes the task sound. */
 export interface Probe {
@@ -182,6 +183,14 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
   try {
     const stored = { selfTest: true, paths: options.tasks.map((t) => t.file), concurrency: options.concurrency };
     store.createRun({ id: runId, umpireVersion: VERSION, folder: runDir, tags: [SELF_TEST_TAG], options: stored });
+    // A self-test's verdicts depend on the browser and fonts as much as a run's: it stores them too.
+    const environment = await collectRunEnvironment({
+      browsers: runtime.browsers,
+      targets: runtime.targets,
+      tasks: options.tasks,
+      env: options.env,
+    });
+    store.setRunEnvironment(runId, { ...environment });
     store.addTrials(
       runId,
       [...trials, ...pairs.flat()].map((t) => storedPlan(t)),

@@ -13,6 +13,8 @@ import type { Store } from "../store/store.js";
 import type { TrialRecord } from "../store/records.js";
 import { trialId } from "../vocabulary.js";
 import { resolveBaseline } from "./baseline.js";
+import { compareGroups } from "../report/compare.js";
+import { changeLines, sidesOf } from "../report/agent-changes.js";
 
 /** --until-decided adds at most this many times the planned trials unless --max-trials says otherwise. */
 const MAX_TRIALS_PER_PLANNED = 10;
@@ -49,7 +51,8 @@ export interface UntilDecidedValues {
 export interface TaskStanding {
   task: string;
   agent: string;
-  decision: TaskDecision | "not in baseline";
+  /** "task changed": the task's content differs from the baseline's, so no repeat can make it like-for-like. */
+  decision: TaskDecision | "not in baseline" | "task changed";
   base: RepeatCounts;
   candidate: RepeatCounts;
 }
@@ -60,6 +63,8 @@ export interface DecisionSummary {
   added: number;
   spentUsd: number | null;
   stoppedBy: "all decided" | "max trials" | "max cost" | "interrupted";
+  /** What changed between the baseline and this run (an edited agent, an edited task), said first. */
+  changes: string[];
   tasks: TaskStanding[];
 }
 
@@ -93,7 +98,19 @@ function countsBy(trials: readonly TrialRecord[], key: (t: TrialRecord) => strin
   return byKey;
 }
 
-/** Where every task x agent of the run stands against the baseline (same task id; same agent when it ran there too). */
+/** The known content hashes of each task among `trials`. */
+function taskHashes(trials: readonly TrialRecord[]): Map<string, Set<string>> {
+  const byTask = new Map<string, Set<string>>();
+  for (const t of trials)
+    if (t.taskHash) (byTask.get(t.taskId) ?? byTask.set(t.taskId, new Set()).get(t.taskId)!).add(t.taskHash);
+  return byTask;
+}
+
+/**
+ * Where every task x agent of the run stands against the baseline: paired by task id and agent
+ * NAME (an agent edited under its name is the change under test); with one agent on the baseline
+ * side of a task, that one whatever its name. A task whose content changed is left out.
+ */
 export function standings(
   store: Store,
   runId: string,
@@ -109,6 +126,9 @@ export function standings(
     (baseAgents.get(t.taskId) ?? baseAgents.set(t.taskId, new Set()).get(t.taskId)!).add(t.agentLabel);
   const pairs = [...new Map(mine.map((t) => [`${t.taskId}\u0000${t.agentLabel}`, t])).values()];
   const cand = countsBy(mine, (t) => `${t.taskId}\u0000${t.agentLabel}`);
+  const [baseHashes, candHashes] = [taskHashes(theirs), taskHashes(mine)];
+  const changed = (task: string) =>
+    [...(candHashes.get(task) ?? [])].some((h) => baseHashes.has(task) && !baseHashes.get(task)!.has(h));
   const rows = pairs.map((t) => {
     const key = `${t.taskId}\u0000${t.agentLabel}`;
     // One agent on the baseline side for this task: that is the one compared against, whatever its label.
@@ -119,14 +139,17 @@ export function standings(
       base: b ?? { passes: 0, n: 0 },
       candidate: cand.get(key) ?? { passes: 0, n: 0 },
       known: b !== undefined,
+      taskChanged: changed(t.taskId),
     };
   });
-  const family = Math.max(1, rows.filter((r) => r.known).length);
-  return rows.map(({ known, ...r }) => ({
+  const family = Math.max(1, rows.filter((r) => r.known && !r.taskChanged).length);
+  return rows.map(({ known, taskChanged, ...r }) => ({
     ...r,
-    decision: known
-      ? decideTask(r.base, r.candidate, { ...DEFAULT_DECISION, alpha, tasks: family })
-      : "not in baseline",
+    decision: !known
+      ? "not in baseline"
+      : taskChanged
+        ? "task changed"
+        : decideTask(r.base, r.candidate, { ...DEFAULT_DECISION, alpha, tasks: family }),
   }));
 }
 
@@ -201,8 +224,20 @@ export async function addRepeatsUntilDecided(ctx: UntilDecidedContext): Promise<
     added,
     spentUsd: spent(ctx.store, ctx.runId, ctx.prices),
     stoppedBy,
+    changes: changesAgainst(ctx.store, ctx.baselineId, ctx.runId),
     tasks: standings(ctx.store, ctx.runId, ctx.baselineId),
   };
+}
+
+/** The lines `compare` would say first about these two runs (src/report/agent-changes.ts). */
+function changesAgainst(store: Store, baselineId: string, runId: string): string[] {
+  const groups = [baselineId, runId].map((id) => ({ label: id, runIds: [id], trials: store.trials(id) }));
+  const comparison = compareGroups(groups, "run");
+  const side = (label: string) => groups.find((g) => g.label === label)?.trials ?? [];
+  return changeLines(
+    comparison,
+    sidesOf(comparison, (id) => store.getRun(id), side),
+  );
 }
 
 const ratio = (c: RepeatCounts) => `${c.passes}/${c.n}`;
@@ -235,7 +270,10 @@ export function decisionText(s: DecisionSummary): string {
   const cost = s.spentUsd === null ? "unknown cost" : `$${s.spentUsd.toFixed(4)} spent by the run`;
   return [
     `until decided against ${s.baseline}: ${s.added} trials added in ${s.rounds} rounds, ${cost}; stopped: ${s.stoppedBy}`,
-    ...(["worse", "better", "no change", "undecidable", "undecided", "not in baseline"] as const).flatMap(line),
+    ...s.changes.map((c) => `  ${c}`),
+    ...(
+      ["worse", "better", "no change", "undecidable", "undecided", "not in baseline", "task changed"] as const
+    ).flatMap(line),
     ...(s.tasks.some((t) => t.decision !== "undecidable" && same(t)) ? [SAME_NOTE] : []),
     "",
   ].join("\n");

@@ -12,10 +12,12 @@
  * `includeChangedTasks` is set. Trials stored without a hash (before schema 3) count as unknown, never
  * as changed.
  *
- * Changed agents: when an agent of the same name ran with two different definitions (stored
- * hashes differ) on the two sides, its trials are not like-for-like. The row is marked, listed as
- * changed, and left out of the paired analysis (and so out of the regression gate) unless
- * `includeChangedAgents` is set. Trials stored without a hash count as unknown, never as changed.
+ * Changed agents: trials pair by task and agent NAME (label). An agent of the same name that ran
+ * with another definition on the candidate side (stored hashes differ) is the change under test,
+ * not a reason to drop its pairs (issue 36): editing an agent under its own name and running again
+ * is the normal way to change one. Its label is listed (`changedAgents`) so that callers can say
+ * what changed at the top (src/report/agent-changes.ts). Trials stored without a hash count as
+ * unknown, never as changed.
  */
 import { summarizeGroup, summarizeTrials, type ReportTrial, type TrialSetStats } from "./aggregate.js";
 import type { CostPerSuccess } from "./cost.js";
@@ -23,9 +25,6 @@ import { detectableDrop, type Detectable } from "./power.js";
 import { bootstrapPassRateDiff, mcnemarExact, pairRepeats, type PairedCounts } from "./stats.js";
 
 export type CompareBy = "run" | "mode" | "model" | "tag" | "agent";
-
-/** The words shown beside a row whose agent's definition differs between the compared groups. */
-export const AGENT_CHANGED = "agent changed; not a like-for-like comparison";
 
 export interface CompareGroupInput {
   label: string;
@@ -40,8 +39,6 @@ export interface CompareOptions {
   bootstrapIterations?: number;
   /** Pair tasks whose content changed between the sides as if they had not (default false). */
   includeChangedTasks?: boolean;
-  /** Pair rows whose agent (same name) changed between the sides as if it had not (default false). */
-  includeChangedAgents?: boolean;
 }
 
 /** The words shown beside a task whose content differs between the compared groups. */
@@ -57,8 +54,6 @@ export interface TaskRow {
   cells: (TrialSetStats | null)[];
   /** True when the task's stored content hash is not the same in every group (see TASK_CHANGED). */
   changed: boolean;
-  /** The agents (by label) of this row whose definition is not the same in every group (see AGENT_CHANGED). */
-  changedAgents: string[];
 }
 
 export interface TaskCounts {
@@ -74,10 +69,11 @@ export interface PairedAnalysis {
   changedTasks: string[];
   /** Whether those were paired anyway (`includeChangedTasks`); otherwise they are left out below. */
   changedTasksIncluded: boolean;
-  /** Rows whose agent (same name) has another definition on the candidate side. */
+  /**
+   * Agents (by label) with another definition on the candidate side than on the base side: the
+   * change under test. Their pairs are counted like any other.
+   */
   changedAgents: string[];
-  /** Whether those were paired anyway (`includeChangedAgents`); otherwise they are left out below. */
-  changedAgentsIncluded: boolean;
   /** Tasks with counted trials on both sides. */
   tasks: number;
   /** Repeats paired one to one (same task, same position in repeat order); a task the same every repeat on both sides counts once. */
@@ -187,14 +183,20 @@ function contentDiffers(trials: readonly ReportTrial[]): boolean {
   return new Set(trials.map((t) => t.taskHash).filter((h): h is string => typeof h === "string")).size > 1;
 }
 
-/** The agent labels among `trials` that carry more than one known definition hash. */
-function changedAgentsIn(trials: readonly ReportTrial[]): string[] {
-  const hashes = new Map<string, Set<string>>();
-  for (const t of trials) {
-    if (typeof t.agentHash !== "string") continue;
-    (hashes.get(t.agentLabel) ?? hashes.set(t.agentLabel, new Set()).get(t.agentLabel)!).add(t.agentHash);
-  }
-  return [...hashes].filter(([, set]) => set.size > 1).map(([label]) => label);
+/** The agent labels whose known definition hashes on the candidate side are not those of the base side. */
+function changedAgentsBetween(base: readonly ReportTrial[], candidate: readonly ReportTrial[]): string[] {
+  const hashes = (trials: readonly ReportTrial[]) => {
+    const byLabel = new Map<string, Set<string>>();
+    for (const t of trials) {
+      if (typeof t.agentHash !== "string") continue;
+      (byLabel.get(t.agentLabel) ?? byLabel.set(t.agentLabel, new Set()).get(t.agentLabel)!).add(t.agentHash);
+    }
+    return byLabel;
+  };
+  const [before, after] = [hashes(base), hashes(candidate)];
+  return [...after]
+    .filter(([label, set]) => before.has(label) && [...set].some((h) => !before.get(label)!.has(h)))
+    .map(([label]) => label);
 }
 
 const counts = (key: string, c: TrialSetStats | null): TaskCounts | null =>
@@ -228,16 +230,11 @@ function pairGroups(
   const flaky: PairedAnalysis["flaky"] = [];
   const stableRegressions: PairedAnalysis["stableRegressions"] = [];
   const changedTasks: string[] = [];
-  const changedAgents: string[] = [];
   for (const row of rows) {
     const bothSides = [...(byKey[0].get(row.key) ?? []), ...(byKey[j].get(row.key) ?? [])];
     if (contentDiffers(bothSides)) {
       changedTasks.push(row.key);
       if (!opts.includeChangedTasks) continue;
-    }
-    if (changedAgentsIn(bothSides).length > 0) {
-      changedAgents.push(row.key);
-      if (!opts.includeChangedAgents) continue;
     }
     const base = row.cells[0];
     const cand = row.cells[j];
@@ -277,8 +274,7 @@ function pairGroups(
     candidate: groups[j].label,
     changedTasks,
     changedTasksIncluded: opts.includeChangedTasks === true,
-    changedAgents,
-    changedAgentsIncluded: opts.includeChangedAgents === true,
+    changedAgents: changedAgentsBetween(groups[0].trials, groups[j].trials),
     tasks: tasksCounts.length,
     trialPairs,
     countedOnce,
@@ -365,7 +361,6 @@ export function compareGroups(
         return ts ? summarizeTrials(ts, k) : null;
       }),
       changed: contentDiffers(byKey.flatMap((m) => m.get(key) ?? [])),
-      changedAgents: changedAgentsIn(byKey.flatMap((m) => m.get(key) ?? [])),
     };
   });
   const summaries = groups.map((g, i) =>

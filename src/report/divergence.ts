@@ -140,15 +140,46 @@ export function describeTurn(turn: TrajectoryTurn | null, ended = "no turn (the 
   return parts.length > 0 ? parts.join(", then ") : "no action";
 }
 
+/** Arguments said in their own words by `describeAction`; every other one is said as `name value`. */
+const WORDED = new Set(["element", "x", "y", "content", "keys", "direction"]);
+
+const argsOf = (action: Pick<ActionRecord, "args">): Record<string, unknown> =>
+  (action.args && typeof action.args === "object" ? action.args : {}) as Record<string, unknown>;
+
 function describeAction(action: Pick<ActionRecord, "tool" | "args">): string {
-  const args = (action.args && typeof action.args === "object" ? action.args : {}) as Record<string, unknown>;
+  const args = argsOf(action);
   const words: string[] = [action.tool];
   if (typeof args.element === "string") words.push(`'${short(args.element, 60)}'`);
   if (typeof args.x === "number" && typeof args.y === "number") words.push(`at (${args.x}, ${args.y})`);
   if (typeof args.content === "string") words.push(quote(args.content));
   if (Array.isArray(args.keys)) words.push(args.keys.map(String).join("+"));
   if (typeof args.direction === "string") words.push(args.direction);
+  // The other arguments by name (an http_get's path, a note's name): often they are the whole story.
+  for (const [name, value] of Object.entries(args)) {
+    if (WORDED.has(name) || value === null || value === false || typeof value === "object") continue;
+    words.push(`${name} ${typeof value === "string" ? short(value, 60) : String(value)}`);
+  }
   return words.join(" ");
+}
+
+/**
+ * The arguments that differ between two turns' actions of the same tool, by name ("path"; a
+ * click's x and y as "point"); empty when the tools differ or nothing does.
+ */
+export function differingArgs(base: TrajectoryTurn | null, candidate: TrajectoryTurn | null): string[] {
+  if (!base || !candidate) return [];
+  const names = new Set<string>();
+  base.actions.forEach((a, i) => {
+    const b = candidate.actions[i];
+    if (!b || b.tool !== a.tool) return;
+    const [x, y] = [argsOf(a), argsOf(b)];
+    for (const name of new Set([...Object.keys(x), ...Object.keys(y)])) {
+      // An element's description is wording, not the action (the signature ignores it too).
+      if (name === "element" || JSON.stringify(x[name]) === JSON.stringify(y[name])) continue;
+      names.add(name === "x" || name === "y" ? "point" : name);
+    }
+  });
+  return [...names];
 }
 
 function quote(text: string): string {
@@ -173,7 +204,9 @@ export function divergenceLine(d: Divergence): string {
   const [c] = d.candidateTurns;
   const when = d.cause === "screens" ? "(the pages had already parted)" : "before";
   const screens = d.similarity === null ? "" : `; screens ${percent(d.similarity)} alike ${when}`;
-  const actions = `baseline ${describeTurn(b)}, candidate ${describeTurn(c)}`;
+  const differ = differingArgs(b ?? null, c ?? null);
+  const which = differ.length ? ` (${differ.join(", ")} differ${differ.length === 1 ? "s" : ""})` : "";
+  const actions = `baseline ${describeTurn(b)}, candidate ${describeTurn(c)}${which}`;
   return `${head}: diverged at turn ${d.turn}: ${actions}${screens} ${pair}`;
 }
 

@@ -3,7 +3,7 @@
  * summary rows, each paired analysis as a list, and the regression verdict when gating.
  */
 import type { TrialSetStats } from "./aggregate.js";
-import { AGENT_CHANGED, TASK_CHANGED, type Comparison, type PairedAnalysis } from "./compare.js";
+import { TASK_CHANGED, type Comparison, type PairedAnalysis } from "./compare.js";
 import { countedOnceText, howSure, OVER_REPEATS, OVER_TASKS } from "./how-sure.js";
 import {
   NONE,
@@ -92,9 +92,7 @@ function pairedMarkdown(p: PairedAnalysis): string {
         ]
       : []),
     ...(p.changedAgents.length > 0
-      ? [
-          `- changed agents: ${list(p.changedAgents)}: ${AGENT_CHANGED}${p.changedAgentsIncluded ? " (paired anyway)" : " (left out of this analysis and the gate)"}`,
-        ]
+      ? [`- agent changed: ${list(p.changedAgents)}: the change under test, its pairs counted`]
       : []),
     `- deltas: mean cost ${formatDelta(d.meanCostPct)}, cost/success ${formatDelta(d.costPerSuccessPct)}, p50 wall ${formatDelta(d.wallP50Pct)}, p95 wall ${formatDelta(d.wallP95Pct)}, turns ${formatDelta(d.meanTurnsPct)}, actions ${formatDelta(d.meanActionsPct)}`,
   ].join("\n");

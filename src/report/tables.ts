@@ -5,7 +5,8 @@
 import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
-import { AGENT_CHANGED, TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
+import { TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
+import { environmentOf, environmentSummary } from "./environment-diff.js";
 import { countedOnceText, howSure, OVER_REPEATS, OVER_TASKS } from "./how-sure.js";
 import {
   NONE,
@@ -95,14 +96,7 @@ export function compareTable(c: Comparison, style: TableStyle): string {
   for (const task of c.tasks) {
     c.groups.forEach((g, i) =>
       rows.push({
-        task:
-          i === 0
-            ? task.key
-            : i === 1 && task.changed
-              ? "(task changed)"
-              : i === 1 && task.changedAgents.length > 0
-                ? "(agent changed)"
-                : "",
+        task: i === 0 ? task.key : i === 1 && task.changed ? "(task changed)" : "",
         group: g.label,
         stats: task.cells[i],
         summary: false,
@@ -113,12 +107,7 @@ export function compareTable(c: Comparison, style: TableStyle): string {
   c.groups.forEach((g, i) =>
     rows.push({ task: i === 0 ? "all tasks" : "", group: g.label, stats: g.summary, summary: true }),
   );
-  const changed = [
-    ...c.tasks.filter((t) => t.changed).map((t) => `${t.key}: ${TASK_CHANGED}`),
-    ...c.tasks
-      .filter((t) => t.changedAgents.length > 0)
-      .map((t) => `${t.key}: ${AGENT_CHANGED} (${t.changedAgents.join(", ")})`),
-  ];
+  const changed = c.tasks.filter((t) => t.changed).map((t) => `${t.key}: ${TASK_CHANGED}`);
   return [renderTable(compareColumns(c.k), rows, style), ...changed].join("\n");
 }
 
@@ -147,7 +136,7 @@ export function pairedText(p: PairedAnalysis, style: TableStyle): string {
       : []),
     ...(p.changedAgents.length > 0
       ? [
-          `  ${label("changed")} ${paint(p.changedAgents.join(", "), "yellow", style.color)}: ${AGENT_CHANGED}; ${p.changedAgentsIncluded ? "paired anyway (--include-changed-agents)" : "left out of this analysis and the regression gate (--include-changed-agents counts them)"}`,
+          `  ${label("agent")} ${paint(p.changedAgents.join(", "), "yellow", style.color)} changed: the change under test, its pairs counted`,
         ]
       : []),
     `  ${label("deltas")} mean cost ${formatDelta(d.meanCostPct)}, cost/success ${formatDelta(d.costPerSuccessPct)}, p50 wall ${formatDelta(d.wallP50Pct)}, p95 wall ${formatDelta(d.wallP95Pct)}, turns ${formatDelta(d.meanTurnsPct)}, actions ${formatDelta(d.meanActionsPct)}`,
@@ -290,7 +279,7 @@ export function metricLines(metrics: Record<string, unknown>): string[] {
 /** One trial's detail lines: stop detail, tokens, timing breakdown, metrics, every check. */
 export function trialDetailText(d: TrialDetail, style: TableStyle): string {
   const t = d.trial;
-  const head = `${paint(`#${t.seq}`, "dim", style.color)} ${oneLine(t.taskId)} · ${t.mode} · ${oneLine(t.model)} · repeat ${t.repeat}: ${paint(t.verdict ?? t.status, verdictColour(t.verdict), style.color)}`;
+  const head = `${paint(`#${t.seq}`, "dim", style.color)} ${oneLine(t.taskId)} · ${t.mode} · ${oneLine(t.model)} · repeat ${t.repeat}: ${paint(t.verdict ?? t.status, verdictColour(t.verdict), style.color)}${t.rejudgedAt ? " (re-judged)" : ""}`;
   const lines = [head];
   if (t.stopReason)
     lines.push(
@@ -331,7 +320,10 @@ export function trialDetailText(d: TrialDetail, style: TableStyle): string {
 
 /** `umpire show <run>`: the run's header, a table of its trials, then each trial's detail. */
 export function showText(run: RunRecord, details: readonly TrialDetail[], style: TableStyle): string {
-  const header = `run ${paint(run.id, "bold", style.color)}: ${run.status}, started ${formatTime(run.startedAt)}${run.endedAt ? `, ended ${formatTime(run.endedAt)}` : ""} UTC${run.tags.length ? `, tags ${run.tags.join(", ")}` : ""}, umpire ${run.umpireVersion}`;
+  const header = [
+    `run ${paint(run.id, "bold", style.color)}: ${run.status}, started ${formatTime(run.startedAt)}${run.endedAt ? `, ended ${formatTime(run.endedAt)}` : ""} UTC${run.tags.length ? `, tags ${run.tags.join(", ")}` : ""}, umpire ${run.umpireVersion}`,
+    `${paint("environment", "dim", style.color)}: ${environmentSummary(environmentOf(run))}`,
+  ].join("\n");
   const columns: Column<TrialDetail>[] = [
     { head: "#", priority: 60, align: "right", cell: (d) => String(d.trial.seq) },
     { head: "task", priority: 100, cell: (d) => d.trial.taskId },

@@ -3,6 +3,7 @@
  * read one format. Costs are numbers in USD or null when unknown (never 0 for unknown).
  */
 import type { CheckRecord, RunRecord, TrialRecord } from "../store/records.js";
+import { environmentOf } from "./environment-diff.js";
 
 export interface TrialJson {
   id: string;
@@ -115,6 +116,8 @@ export interface RunJson {
   endedAt: string | null;
   tags: string[];
   umpireVersion: string;
+  /** What the run ran on (browser, Playwright, Node, OS, fonts, targets, umpire); null when not recorded. */
+  environment: Record<string, unknown> | null;
   trials: TrialJson[];
 }
 
@@ -127,6 +130,7 @@ export function runToJson(run: RunRecord, trials: TrialJson[]): RunJson {
     endedAt: run.endedAt,
     tags: run.tags,
     umpireVersion: run.umpireVersion,
+    environment: environmentOf(run) ?? null,
     trials,
   };
 }

@@ -190,7 +190,9 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
         const target = options.targets.get(trial.task.target);
         const limit = targetSlot(target);
         const gated = () =>
-          withInstance(target, options.signal, (lease) => gate.run(endpointOf(trial), () => runOne(trial, lease)));
+          withInstance(target, options.signal, (lease) =>
+            gate.run(endpointOf(trial), () => playing(lease, () => runOne(trial, lease))),
+          );
         return limit ? limit(gated) : gated();
       }),
     );
@@ -248,6 +250,19 @@ async function withInstance(
     await fn(lease);
   } finally {
     lease.release();
+  }
+}
+
+/**
+ * Runs `fn` as the trial playing on its instance: the lease was taken before the trial's run slot,
+ * so leases alone would count trials still queued as running (the pool's "peak N at once").
+ */
+async function playing<T>(lease: InstanceLease | undefined, fn: () => Promise<T>): Promise<T> {
+  const stopped = lease?.playing?.();
+  try {
+    return await fn();
+  } finally {
+    stopped?.();
   }
 }
 

@@ -83,6 +83,13 @@ export const StoredRunOptionsSchema = z.looseObject({
       prices: z.unknown().optional(),
     })
     .optional(),
+  /**
+   * Per task, a short hash of each top-level part of the resolved task (src/task/content-hash.ts):
+   * what lets `compare` name what changed in an edited task. Absent in runs stored before issue 36.
+   * A list, not a map by task id: the store redacts values under secret-looking names, and a task
+   * id may look like one (`cookie-escape-note-bb042`).
+   */
+  taskParts: z.array(z.looseObject({ task: z.string(), parts: z.record(z.string(), z.string()) })).optional(),
   /** Set by a shard (`--shard i/n`). */
   shard: ShardSchema.optional(),
   /** Set by `umpire merge` on the merged run: the shards' common part of `shard` (no index). */

@@ -62,6 +62,8 @@ export interface InstanceLease {
   instance: number;
   /** How long the trial waited for a free instance. */
   waitedMs: number;
+  /** The trial starts playing (it got its run slot); the returned function says it stopped. For the pool's "peak at once". */
+  playing?(): () => void;
   release(): void;
 }
 

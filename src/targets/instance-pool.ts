@@ -14,7 +14,10 @@ export interface PoolReport {
   sizedBy?: string;
   /** Trials leased (attempts share their trial's lease). */
   trials: number;
-  /** Most trials running on the target at once. */
+  /**
+   * Most trials PLAYING on the target at once (between `playing()` and its end): a lease is taken
+   * before the trial's concurrency slot, so leases held can far exceed the trials running (issue 36).
+   */
   peak: number;
   /** Summed wait for an instance, over all leases. */
   waitedMs: number;
@@ -28,6 +31,8 @@ export interface PoolReport {
 export interface PoolLease {
   instance: number;
   waitedMs: number;
+  /** The trial starts playing on its instance (it got its run slot); call the returned function when it stops. */
+  playing(): () => void;
   release(): void;
 }
 
@@ -42,7 +47,7 @@ export class InstancePool {
   private readonly queue: Waiter[] = [];
   /** Signals the pool listens to: one listener each, however many trials wait on it. */
   private readonly watched = new WeakSet<AbortSignal>();
-  private running = 0;
+  private playingNow = 0;
   private readonly stats = { trials: 0, peak: 0, waitedMs: 0, resets: 0, resetMs: 0 };
 
   constructor(
@@ -58,18 +63,24 @@ export class InstancePool {
     const asked = performance.now();
     const index = await this.take(signal);
     const waitedMs = performance.now() - asked;
-    this.running += 1;
     this.stats.trials += 1;
     this.stats.waitedMs += waitedMs;
-    this.stats.peak = Math.max(this.stats.peak, this.running);
     let released = false;
     return {
       instance: index,
       waitedMs,
+      playing: () => {
+        this.playingNow += 1;
+        this.stats.peak = Math.max(this.stats.peak, this.playingNow);
+        let stopped = false;
+        return () => {
+          if (!stopped) this.playingNow -= 1;
+          stopped = true;
+        };
+      },
       release: () => {
         if (released) return;
         released = true;
-        this.running -= 1;
         this.active[index]! -= 1;
         const next = this.exclusive ? this.queue.shift() : undefined;
         if (next) {

@@ -241,6 +241,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
         target: view(instances[lease.instance]!),
         instance: lease.instance,
         waitedMs: lease.waitedMs,
+        playing: lease.playing,
         release: lease.release,
       };
     },

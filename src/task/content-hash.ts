@@ -11,3 +11,17 @@ export function taskContentHash(task: Task): string {
   const { file: _file, ...content } = task;
   return definitionHash(content);
 }
+
+/**
+ * A short hash of each top-level part of the resolved task (instruction, checks, reference, ...),
+ * stored with a run so that `compare` can say WHAT changed in a task whose content hash differs
+ * ("task x changed: instruction, checks") without storing the task itself.
+ */
+export function taskPartHashes(task: Task): Record<string, string> {
+  const { file: _file, ...content } = task;
+  return Object.fromEntries(
+    Object.entries(content)
+      .filter(([, v]) => v !== undefined)
+      .map(([part, v]) => [part, definitionHash(v).slice("sha256:".length, "sha256:".length + 12)]),
+  );
+}

@@ -36,6 +36,7 @@ import type { CommandIO } from "../io.js";
 import { withReadStore } from "../read-store.js";
 import { resolveBaseline } from "../baseline.js";
 import { environmentLines, rejudgedLines } from "../../report/environment-diff.js";
+import { changeLines, sidesOf } from "../../report/agent-changes.js";
 
 const BY: readonly CompareBy[] = ["mode", "model", "tag", "agent"];
 
@@ -54,10 +55,6 @@ const OPTIONS = {
   "fail-on-regression": {
     kind: "boolean",
     help: `exit ${EXIT.failed} when the pass rate drops significantly (McNemar p < 0.05), a\nstable task flips to failing, or cost per success rises too much`,
-  },
-  "include-changed-agents": {
-    kind: "boolean",
-    help: 'pair tasks whose agent (same name) changed between the runs (default: they\nare marked "agent changed" and left out of the paired analysis and the gate)',
   },
   "max-cost-increase": {
     kind: "number",
@@ -86,6 +83,10 @@ export const run = defineCommand({
   name: "compare",
   options: OPTIONS,
   positionals: [{ name: "run", variadic: true }],
+  retired: {
+    "include-changed-agents":
+      "no longer needed: an agent changed under its own name is the change under test, and its pairs always count",
+  },
   description: `Forms:
   umpire compare <runA> <runB> [options]
   umpire compare <run>... --by mode|model|tag|agent [options]
@@ -136,6 +137,58 @@ function trialsPriced(store: Store, runId: string, prices: PriceBook): TrialReco
   return store.trials(runId).map((t) => ({ ...t, costUsd: reportedCost(t, prices) }));
 }
 
+/** The groups the command compares: whole runs (two, or a run and its --baseline), or runs split by --by. */
+function groupsToCompare(
+  store: Store,
+  by: CompareBy | undefined,
+  positionals: readonly string[],
+  baseline: string | undefined,
+  prices: PriceBook,
+): CompareGroupInput[] {
+  let groups: CompareGroupInput[];
+  if (by === "mode" || by === "model" || by === "agent") {
+    const runs = (positionals.length > 0 ? positionals : ["latest"]).map((ref) => store.getRun(ref));
+    groups = groupTrialsBy(
+      runs.flatMap((r) => trialsPriced(store, r.id, prices)),
+      by,
+    );
+  } else if (by === "tag") {
+    const runs = positionals.map((ref) => store.getRun(ref));
+    groups = groupRunsByTag(runs.map((r) => ({ id: r.id, tags: r.tags, trials: trialsPriced(store, r.id, prices) })));
+  } else {
+    let runs = positionals.map((ref) => store.getRun(ref));
+    if (baseline !== undefined) {
+      if (runs.length === 0) runs = [store.getRun("latest")];
+      runs = [
+        resolveBaseline(
+          store,
+          baseline,
+          runs.map((r) => r.id),
+        ),
+        ...runs,
+      ];
+    }
+    if (runs.length < 2)
+      throw new UmpireError(
+        "usage",
+        "compare needs two runs, a --baseline, or --by",
+        "umpire compare <runA> <runB>, or umpire compare <run> --by mode",
+      );
+    groups = runs.map((r) => ({ label: r.id, runIds: [r.id], trials: trialsPriced(store, r.id, prices) }));
+  }
+  const labels = groups.map((g) => g.label);
+  if (new Set(labels).size !== labels.length)
+    throw new UmpireError("usage", `the same run appears twice: ${labels.join(", ")}`, "compare two different runs");
+  if (groups.length < 2) {
+    throw new UmpireError(
+      "usage",
+      `nothing to compare: every trial falls in one group (${labels.join(", ") || "none"})`,
+      by ? `the runs have only one ${by}` : "give two runs",
+    );
+  }
+  return groups;
+}
+
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { values, positionals } = parsed;
   const by = values.by;
@@ -152,54 +205,13 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
   const prices = pricesOf(values, parsed.config);
 
   return withReadStore(values.db, io, (store) => {
-    let groups: CompareGroupInput[];
     const gating = values.baseline !== undefined || values["fail-on-regression"] === true;
-    if (by === "mode" || by === "model" || by === "agent") {
-      const runs = (positionals.length > 0 ? positionals : ["latest"]).map((ref) => store.getRun(ref));
-      groups = groupTrialsBy(
-        runs.flatMap((r) => trialsPriced(store, r.id, prices)),
-        by,
-      );
-    } else if (by === "tag") {
-      const runs = positionals.map((ref) => store.getRun(ref));
-      groups = groupRunsByTag(runs.map((r) => ({ id: r.id, tags: r.tags, trials: trialsPriced(store, r.id, prices) })));
-    } else {
-      let runs = positionals.map((ref) => store.getRun(ref));
-      if (values.baseline !== undefined) {
-        if (runs.length === 0) runs = [store.getRun("latest")];
-        runs = [
-          resolveBaseline(
-            store,
-            values.baseline,
-            runs.map((r) => r.id),
-          ),
-          ...runs,
-        ];
-      }
-      if (runs.length < 2)
-        throw new UmpireError(
-          "usage",
-          "compare needs two runs, a --baseline, or --by",
-          "umpire compare <runA> <runB>, or umpire compare <run> --by mode",
-        );
-      groups = runs.map((r) => ({ label: r.id, runIds: [r.id], trials: trialsPriced(store, r.id, prices) }));
-    }
-    const labels = groups.map((g) => g.label);
-    if (new Set(labels).size !== labels.length)
-      throw new UmpireError("usage", `the same run appears twice: ${labels.join(", ")}`, "compare two different runs");
-    if (groups.length < 2) {
-      throw new UmpireError(
-        "usage",
-        `nothing to compare: every trial falls in one group (${labels.join(", ") || "none"})`,
-        by ? `the runs have only one ${by}` : "give two runs",
-      );
-    }
+    const groups = groupsToCompare(store, by, positionals, values.baseline, prices);
 
     const comparison = compareGroups(groups, by ?? "run", {
       k,
       seed,
       includeChangedTasks: values["include-changed-tasks"] === true,
-      includeChangedAgents: values["include-changed-agents"] === true,
     });
     const verdicts: RegressionVerdict[] = gating
       ? comparison.paired.map((p, i) =>
@@ -238,13 +250,37 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     }
     const divergences = by ? [] : runDivergences(store, comparison, groups, io.cwd);
     const markText = marks.map((m) => `${m}\n`).join("");
+    // Runs compared (not one run split by a dimension): what changed between them, said first.
+    const changes =
+      by === undefined || by === "tag"
+        ? changeLines(
+            comparison,
+            sidesOf(
+              comparison,
+              (id) => store.getRun(id),
+              (label) => groups.find((g) => g.label === label)?.trials ?? [],
+            ),
+            values["include-changed-tasks"] === true,
+          )
+        : [];
     if (values.json)
-      io.stdout.write(`${JSON.stringify({ comparison, regression: verdict ?? null, marks, divergences }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ changes, comparison, regression: verdict ?? null, marks, divergences }, null, 2)}\n`,
+      );
     else if (values.markdown) {
       const divergenceText = divergenceSection(divergences, groups[0]!.label, groups[1]!.label, true);
-      io.stdout.write(compareMarkdown(comparison, verdict) + marks.map((m) => `- ${m}\n`).join("") + divergenceText);
+      const head = changes.map((c) => `- ${c}\n`).join("");
+      io.stdout.write(
+        (head ? `${head}\n` : "") +
+          compareMarkdown(comparison, verdict) +
+          marks.map((m) => `- ${m}\n`).join("") +
+          divergenceText,
+      );
     } else {
-      io.stdout.write(compareText(comparison, terminalStyle(io.stdout, io.env), verdict) + markText);
+      const head = changes.map((c) => `${c}\n`).join("");
+      io.stdout.write(
+        (head ? `${head}\n` : "") + compareText(comparison, terminalStyle(io.stdout, io.env), verdict) + markText,
+      );
       io.stdout.write(divergenceSection(divergences, groups[0]!.label, groups[1]!.label));
       if (by === "mode" || by === "model" || by === "agent") io.stdout.write(sideBySideLinks(store, groups, io.cwd));
     }

@@ -49,7 +49,7 @@ trial never read) are named and keep their earlier result.`,
   run: execute,
 });
 
-interface TrialRejudged {
+export interface TrialRejudged {
   trial: string;
   task: string;
   before: Verdict | null;
@@ -130,6 +130,41 @@ async function rejudgeOne(
   return { ...base, after: verdict, liveChecks: judged.liveChecks };
 }
 
+/**
+ * The checks that needed a live app, one line per kind and reason (not one per check and trial:
+ * a run of custom checks said the same thing three times a trial): how many, in how many trials,
+ * which checks by name, and whether they kept their earlier result.
+ */
+export function liveCheckLines(results: readonly TrialRejudged[]): string[] {
+  const groups = new Map<
+    string,
+    { kind: string; why: string; kept: boolean; names: Set<string>; trials: Set<string>; n: number }
+  >();
+  for (const r of results)
+    for (const live of r.liveChecks) {
+      const key = `${live.kind}\u0000${live.why}\u0000${live.kept}`;
+      const g =
+        groups.get(key) ??
+        groups
+          .set(key, { kind: live.kind, why: live.why, kept: live.kept, names: new Set(), trials: new Set(), n: 0 })
+          .get(key)!;
+      g.names.add(live.name);
+      g.trials.add(r.trial);
+      g.n += 1;
+    }
+  return [...groups.values()].map((g) => {
+    const names = [...g.names];
+    const listed =
+      names
+        .slice(0, 3)
+        .map((n) => `"${n}"`)
+        .join(", ") + (names.length > 3 ? `, and ${names.length - 3} more` : "");
+    const count = `${g.n} ${g.kind} check${g.n === 1 ? "" : "s"} in ${g.trials.size} trial${g.trials.size === 1 ? "" : "s"}`;
+    const result = g.kept ? `kept ${g.n === 1 ? "its" : "their"} earlier result${g.n === 1 ? "" : "s"}` : "not judged";
+    return `needs a live app: ${count} (${listed}): ${g.why}; ${result}`;
+  });
+}
+
 function describe(results: readonly TrialRejudged[], runId: string): string {
   const lines: string[] = [];
   for (const r of results) {
@@ -139,12 +174,9 @@ function describe(results: readonly TrialRejudged[], runId: string): string {
     }
     const change = r.before === r.after ? `${r.after} (unchanged)` : `${r.before} -> ${r.after}`;
     lines.push(`${r.trial}  ${r.task}: ${change}`);
-    for (const live of r.liveChecks) {
-      lines.push(
-        `  needs a live app: "${live.name}" (${live.kind}): ${live.why}; ${live.kept ? "kept its earlier result" : "not judged"}`,
-      );
-    }
   }
+  const live = liveCheckLines(results);
+  if (live.length > 0) lines.push("", ...live);
   const done = results.filter((r) => !r.skipped);
   const changed = done.filter((r) => r.before !== r.after).length;
   lines.push(

@@ -13,6 +13,8 @@ import { withReadStore } from "../read-store.js";
 import { resolveBaseline } from "../baseline.js";
 import { divergencesBetween } from "../divergence-tools.js";
 import type { Store } from "../../store/store.js";
+import { compareGroups } from "../../report/compare.js";
+import { changeLines, sidesOf } from "../../report/agent-changes.js";
 
 const OPTIONS = {
   out: {
@@ -74,7 +76,18 @@ function baselineDivergence(store: Store, runRef: string, baselineRef: string, c
       `--baseline ${baselineRef} is the reported run itself`,
       "give an earlier run as --baseline",
     );
-  return { baseRun: base.id, items: divergencesBetween(store, base, candidate, cwd) };
+  // Paired as `compare` pairs them (task and agent name); what changed between the runs heads the page.
+  const groups = [base, candidate].map((r) => ({ label: r.id, runIds: [r.id], trials: store.trials(r.id) }));
+  const comparison = compareGroups(groups, "run");
+  const changes = changeLines(
+    comparison,
+    sidesOf(
+      comparison,
+      (id) => store.getRun(id),
+      (label) => groups.find((g) => g.label === label)?.trials ?? [],
+    ),
+  );
+  return { baseRun: base.id, changes, items: divergencesBetween(store, base, candidate, cwd, comparison) };
 }
 
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {

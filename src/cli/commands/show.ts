@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { UmpireError } from "../../errors.js";
-import type { TurnRecord } from "../../store/records.js";
+import type { RunRecord, TrialRecord, TurnRecord } from "../../store/records.js";
 import { reportedCost } from "../../report/cost.js";
 import { costOfUsage } from "../../pricing.js";
 import { junitXml } from "../../report/junit.js";
@@ -18,6 +18,29 @@ import { runSummaryLine } from "../../report/run-summary.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
 import { withReadStore } from "../read-store.js";
+import { readTrialEvidence } from "../../checks/trial-evidence.js";
+
+/**
+ * What of the environment can differ from trial to trial inside one run: the target it ran against
+ * (and that target's version as the run recorded it), its viewport and scale factor (per task), and
+ * for a command agent the sandbox it ran in. Read from the trial's stored evidence; null without it.
+ */
+function trialEnvironment(run: RunRecord, trial: TrialRecord, cwd: string): Record<string, unknown> | null {
+  if (!run.folder || !trial.folder) return null;
+  let evidence: ReturnType<typeof readTrialEvidence> = null;
+  try {
+    evidence = readTrialEvidence(resolve(cwd, run.folder, trial.folder));
+  } catch {
+    return null; // unreadable evidence: unknown, never guessed
+  }
+  if (!evidence) return null;
+  const versions = (run.environment?.targets ?? {}) as Record<string, unknown>;
+  return {
+    target: { name: evidence.target.name, version: versions[evidence.target.name] ?? null },
+    viewport: evidence.viewport,
+    ...(trial.sandbox ? { sandbox: trial.sandbox } : {}),
+  };
+}
 
 const OPTIONS = {
   turns: {
@@ -43,7 +66,9 @@ export const run = defineCommand({
   example: "umpire show <run>",
   description: `Shows one run (default: the latest; a unique prefix of its id is enough): per trial the verdict,
 stop reason and detail, claimed/verified, turns, actions, tokens, cost, wall time and where it went,
-repetition metrics, and every check with its pass, confidence and reason.`,
+repetition metrics, and every check with its pass, confidence and reason. The run's environment
+(umpire, browser, Playwright, Node, OS, fonts, target versions) heads it; --json also gives each
+trial's (its target, viewport and sandbox).`,
   run: execute,
 });
 
@@ -80,6 +105,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
         );
       const trials = details.map((d) => ({
         ...trialToJson(d.trial, d.checks),
+        environment: trialEnvironment(runRecord, d.trial, io.cwd),
         ...(d.turns ? { turnLog: d.turns, actionLog: d.actions } : {}),
       }));
       io.stdout.write(`${JSON.stringify(runToJson(runRecord, trials), null, 2)}\n`);

@@ -4,6 +4,7 @@
  * unfinished trials. `--list` prints the plan and ends the run here.
  */
 import { redactConfig } from "../../agent/config.js";
+import { taskPartHashes } from "../../task/content-hash.js";
 import { planTrials, storedPlan, type PlannedTrial } from "../../runner/plan.js";
 import { assignShards, shardLabel } from "../../runner/shards.js";
 import { UmpireError } from "../../errors.js";
@@ -170,6 +171,7 @@ function storedOptions(ctx: RunContext, selection: Selection, shard: StoredShard
     unnamedAgents: selection.unnamedAgents,
     ...(commandAgents.length ? { commandAgents: commandAgents.map((c) => c.stored) } : {}),
     config: resolvedConfig(ctx),
+    taskParts: selection.tasks.map((t) => ({ task: t.id, parts: taskPartHashes(t) })),
     ...(shard ? { shard } : {}),
   };
 }

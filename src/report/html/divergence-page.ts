@@ -18,6 +18,8 @@ export { DIVERGENCE_PAGE };
 export interface DivergencePageInput {
   baseRun: string;
   candidateRun: string;
+  /** What changed between the runs (src/report/agent-changes.ts): an edited agent, an edited task. */
+  changes: readonly string[];
   divergences: readonly Divergence[];
   /** Places a screenshot (absolute path) in the report and returns its href (null when missing). */
   place: (path: string) => string | null;
@@ -70,6 +72,7 @@ export function divergencePageHtml(input: DivergencePageInput): string {
   const body = html`<nav class="crumbs"><a href="${INDEX_PAGE}">← all trials</a></nav>
 <h1>Where the flipped tasks diverged
 <span class="muted">baseline ${input.baseRun} → candidate ${input.candidateRun}</span></h1>
+${input.changes.length ? html`<ul class="changes">${input.changes.map((c) => html`<li>${c}</li>`)}</ul>` : ""}
 <p class="muted">For each task that passed in every repeat on one side and in none on the other: the
 baseline's and the candidate's first trial of the verdict that flipped, walked turn by turn; the first
 turn whose screens were less than 90% alike or whose actions differed by action signature, and the turn

@@ -6,6 +6,7 @@
  * stays fast at thousands of rows.
  */
 import type { RunRecord, TrialRecord } from "../../store/records.js";
+import { environmentOf, environmentSummary } from "../environment-diff.js";
 import { summarizeTrials, type TrialSetStats } from "../aggregate.js";
 import {
   formatCostPerSuccess,
@@ -206,6 +207,7 @@ export function overviewHtml(input: OverviewInput): string {
       ? html` · <a id="divergence-link" href="${DIVERGENCE_PAGE}">where flipped tasks diverged from ${input.divergenceAgainst}</a>`
       : ""
   }</p>
+<p class="run-meta" id="run-environment">environment: ${environmentSummary(environmentOf(run))}</p>
 </header>
 ${summaryHtml(trials)}
 ${matrixHtml(trials, input.tasks)}

@@ -51,7 +51,7 @@ export function trialSummaryHtml(view: TrialView, root: Root): Raw {
     ["started · ended", `${formatTime(t.startedAt)} · ${formatTime(t.endedAt)}`],
   ];
   return html`<div class="trial-summary">
-<h2 class="trial-title"><a href="${trialPageHref(t.seq, root)}">${trialLabel(t)}</a> ${verdictBadge(t.verdict)}</h2>
+<h2 class="trial-title"><a href="${trialPageHref(t.seq, root)}">${trialLabel(t)}</a> ${verdictBadge(t.verdict)}${t.rejudgedAt ? html` <span class="muted">(re-judged)</span>` : ""}</h2>
 ${view.task.title ? html`<p class="task-title">${view.task.title}</p>` : ""}
 ${stopLine(t)}
 <dl class="facts">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
@@ -162,5 +162,10 @@ ${view.turns.length ? turnIndexHtml(view) : html`<p class="muted">no turns recor
 ${turnsHtml(view, root)}
 ${stopLine(t)}
 </section>`;
-  return pageHtml({ title: `${trialLabel(t)} — ${t.verdict ?? "not run"}`, root, body, bodyClass: "page-trial" });
+  return pageHtml({
+    title: `${trialLabel(t)} — ${t.verdict ?? "not run"}${t.rejudgedAt ? " (re-judged)" : ""}`,
+    root,
+    body,
+    bodyClass: "page-trial",
+  });
 }

@@ -46,7 +46,7 @@ export interface ReportOptions {
   /** Runs per task and agent on the history page; default 20. */
   historyRuns?: number;
   /** `--baseline`: where this run's flipped tasks diverged from the baseline's (divergence.html). */
-  divergence?: { baseRun: string; items: readonly Divergence[] };
+  divergence?: { baseRun: string; items: readonly Divergence[]; changes?: readonly string[] };
 }
 
 const HISTORY_PAGE_RUNS = 20;
@@ -237,12 +237,13 @@ export function writeRunReport(store: Store, runRef: string, options: ReportOpti
   writeFileSync(join(dir, COMPARE_PAGE), comparePageHtml(run.id, trials));
   const indexPath = join(dir, INDEX_PAGE);
   if (options.divergence) {
-    const { baseRun, items } = options.divergence;
+    const { baseRun, items, changes } = options.divergence;
     writeFileSync(
       join(dir, DIVERGENCE_PAGE),
       divergencePageHtml({
         baseRun,
         candidateRun: run.id,
+        changes: changes ?? [],
         divergences: items,
         place: (path) => files.screenshot(path),
       }),

@@ -119,7 +119,7 @@ describe("umpire rejudge", () => {
     expect(await main(["rejudge", runs[1]!, "--db", db()], c.io), c.err()).toBe(0);
     expect(c.out()).toContain(`${before.trial.id}  rejudged-bb042: passed -> failed`);
     expect(c.out()).toMatch(
-      /needs a live app: "the answer states both scores and the result" \(custom\): a custom check's code may read the live app; kept its earlier result/,
+      /^needs a live app: 1 custom check in 1 trial \("the answer states both scores and the result"\): a custom check's code may read the live app; kept its earlier result$/m,
     );
     expect(c.out()).toMatch(/no model turn made/);
 
@@ -147,6 +147,14 @@ describe("umpire rejudge", () => {
     const show = capture();
     await main(["show", runs[1]!, "--db", db()], show.io);
     expect(show.out()).toContain("failed (re-judged)");
+    // The trial's own header says so too, as documented.
+    expect(show.out()).toMatch(/^#\d+ rejudged-bb042 · .* · repeat 0: failed \(re-judged\)$/m);
+    const report = capture();
+    expect(await main(["report", runs[1]!, "--db", db(), "--out", join(dir, "report")], report.io)).toBe(0);
+    const seq = read((s) => s.trials(runs[1]!)[0]!.seq);
+    expect(readFileSync(join(dir, "report/trials", `${seq}.html`), "utf8")).toMatch(
+      /<h2 class="trial-title">.*<span class="muted">\(re-judged\)<\/span><\/h2>/,
+    );
 
     // compare reads the latest judgement: the first run (not re-judged) passed, the second now fails.
     const compare = capture();
@@ -168,10 +176,10 @@ describe("umpire rejudge", () => {
     const c = capture();
     expect(await main(["rejudge", runs[0]!, "--db", db(), "--task", "rejudged-bb042"], c.io), c.err()).toBe(0);
     expect(c.out()).toMatch(
-      /needs a live app: "the API still has the match" \(http\): no stored response for GET \S+\/api\/matches\/BB-024; kept its earlier result/,
+      /^needs a live app: 1 http check in 1 trial \("the API still has the match"\): no stored response for GET \S+\/api\/matches\/BB-024; kept its earlier result$/m,
     );
     expect(c.out()).toMatch(
-      /needs a live app: "the other scorecard" \(page\): no stored page for open \/match\/BB-024; not judged/,
+      /^needs a live app: 1 page check in 1 trial \("the other scorecard"\): no stored page for open \/match\/BB-024; not judged$/m,
     );
     // Not judged is not the agent's failure: the verdict is error (the page check on the stored scorecard still passes).
     expect(c.out()).toContain(": passed -> error");

@@ -205,6 +205,13 @@ describe("validate --self-test proves the checks, not only the trajectories", ()
     expect(await main(["show", runId!], shown.io)).toBe(0);
     expect(shown.out()).toContain("typo-bb042");
     expect(shown.out()).toContain("fails-on-bb042");
+    // A self-test's run stores its environment too (issue 36).
+    const json = io(dir);
+    expect(await main(["show", runId!, "--json"], json.io)).toBe(0);
+    expect(JSON.parse(json.out()).environment).toMatchObject({
+      umpire: expect.stringMatching(/^\d+\./),
+      chromium: { version: expect.stringMatching(/^\d+\./) },
+    });
     // Its probes are no evaluation: `latest` skips the run, and --resume refuses it.
     expect(await main(["show"], io(dir).io)).toBe(2);
     const resumed = io(dir);

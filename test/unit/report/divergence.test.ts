@@ -61,7 +61,7 @@ describe("findDivergence", () => {
     expect(d.baseTurns[0]!.idx).toBe(2);
     expect(d.candidateTurns[1]!.idx).toBe(3);
     expect(divergenceLine(d)).toMatch(
-      /^task t flipped pass->fail: diverged at turn 2: baseline click 'a button' at \(360, 250\), candidate click 'a button' at \(360, 300\); screens 100% alike before/,
+      /^task t flipped pass->fail: diverged at turn 2: baseline click 'a button' at \(360, 250\), candidate click 'a button' at \(360, 300\) \(point differs\); screens 100% alike before/,
     );
     const markdown = divergenceSection([d], "A", "B", true);
     expect(markdown).toContain(
@@ -110,8 +110,31 @@ describe("findDivergence", () => {
   });
 });
 
+describe("naming the argument that differs (issue 36)", () => {
+  const get = (path: string) => ({ tool: "http_get", args: { path }, status: "success" as const });
+  it("says every argument of a tool by name, and names the ones that differ between the two turns", () => {
+    const base = side("A/1", "passed", [turn(1, "home", get("/api/matches/BB-042"))]);
+    const cand = side("B/1", "failed", [turn(1, "home", get("/api/matches/BB-024"))]);
+    const d = findDivergence("api", "pass->fail", base, cand, tools());
+    expect(d).toMatchObject({ turn: 1, cause: "actions" });
+    expect(divergenceLine(d)).toMatch(
+      /diverged at turn 1: baseline http_get path \/api\/matches\/BB-042, candidate http_get path \/api\/matches\/BB-024 \(path differs\);/,
+    );
+    const note = (name: string, content: string) => ({
+      tool: "write_note",
+      args: { name, content },
+      status: "success" as const,
+    });
+    const write = { tool: "write", args: { content: "BB-042", press_enter: false }, status: "success" as const };
+    expect(describeTurn(turn(2, "x", write))).toBe('write "BB-042"');
+    expect(describeTurn(turn(2, "x", note("BB-042.md", "match: BB-042")))).toBe(
+      'write_note "match: BB-042" name BB-042.md',
+    );
+  });
+});
+
 describe("which trials stand for a flipped task", () => {
-  const row: TaskRow = { key: "t", taskId: "t", cells: [], changed: false, changedAgents: [] };
+  const row: TaskRow = { key: "t", taskId: "t", cells: [], changed: false };
   const trial = (
     seq: number,
     repeat: number,

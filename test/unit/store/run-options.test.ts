@@ -92,3 +92,18 @@ describe("stored run options", () => {
     expect(mergedRunOptions({ id: "r2", options: { paths: ["p"] } })).toEqual({ paths: ["p"] });
   });
 });
+
+describe("per-task part hashes (issue 36)", () => {
+  it("survive the store's redaction whatever the task's id: a task named like a secret keeps its parts", () => {
+    const file = join(dir, "umpire.db");
+    const store = openStore(file);
+    const parts = { instruction: "31ddfec2b895", checks: "b1de80b346c0" };
+    const taskParts = [
+      { task: "cookie-escape-note-bb042", parts },
+      { task: "api-note-bb042", parts },
+    ];
+    const id = store.createRun({ umpireVersion: "0.2.0", options: { taskParts } }).id;
+    expect(runOptionsOf(store.getRun(id)).taskParts).toEqual(taskParts);
+    store.close();
+  });
+});

@@ -15,11 +15,14 @@ describe("instance pool", () => {
     const pool = new InstancePool(2, true);
     const a = await pool.lease();
     const b = await pool.lease();
+    a.playing();
+    const bStopped = b.playing();
     expect(new Set([a.instance, b.instance])).toEqual(new Set([0, 1]));
     let third: number | undefined;
     const waiting = pool.lease().then((l) => (third = l.instance));
     await Promise.resolve();
     expect(third).toBeUndefined();
+    bStopped();
     b.release();
     await waiting;
     expect(third).toBe(b.instance);
@@ -30,7 +33,25 @@ describe("instance pool", () => {
     const pool = new InstancePool(2, false);
     const leases = await Promise.all([pool.lease(), pool.lease(), pool.lease()]);
     expect(leases.map((l) => l.instance)).toEqual([0, 1, 0]);
+    for (const l of leases) l.playing();
     expect(pool.report().peak).toBe(3);
+  });
+
+  it("peak counts trials playing, not leases held by trials still waiting for their run slot (issue 36)", async () => {
+    const pool = new InstancePool(2, false);
+    const leases = await Promise.all(Array.from({ length: 18 }, () => pool.lease()));
+    const play = (l: (typeof leases)[number]) => {
+      const stop = l.playing();
+      stop();
+      stop(); // a second stop counts once
+      l.release();
+    };
+    // --concurrency 2: two at a time play, the other 16 hold their lease in line.
+    const [first, second, ...rest] = leases;
+    const stops = [first!.playing(), second!.playing()];
+    for (const s of stops) s();
+    rest.forEach(play);
+    expect(pool.report()).toMatchObject({ trials: 18, peak: 2 });
   });
 
   it("a trial waiting for an instance when the run stops is refused, and holds nothing", async () => {
