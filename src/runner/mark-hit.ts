@@ -79,5 +79,6 @@ export function missedMark(mark: string | null | undefined, message: string): st
   if (!mark) return null;
   const hits = marksHit(message);
   if (hits === null || hits.includes(mark)) return null;
-  return `${MISSED} ${mark}: ${message}`;
+  // The executor's own "; it missed its mark m" is said once, up front.
+  return `${MISSED} ${mark}: ${message.replace(`; it ${MISSED} ${mark}`, "")}`;
 }
