@@ -218,9 +218,10 @@ export class Executor {
         // What lies under the point (a consequential control, a cover) is read once, by the repetition guard, before execution.
         const point = this.toCss(args.x, args.y);
         // For a model that aims at marks: which ones the click lands on, read before it changes the page (mark-hit.ts).
-        const hit = env.options.layoutFlush !== false ? await readMarkHit(page, point) : null;
+        const aimed = aimedMark(args.element);
+        const hit = env.options.layoutFlush !== false ? await readMarkHit(page, point, aimed) : null;
         await input(page.mouse.click(point.x, point.y, { clickCount: tool === "double_click" ? 2 : 1 }));
-        const onto = hit ? hitClause(hit, aimedMark(args.element)) : "";
+        const onto = hit ? hitClause(hit, aimed) : "";
         return this.afterInput(
           `${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px${onto}`,
           signal,

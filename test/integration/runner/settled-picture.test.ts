@@ -6,8 +6,9 @@
  * - a tray that slides in 500 px over 700 ms and a modal that fades and drops in over 600 ms: the gold
  *   clicks on the field and the button inside them land only if the picture waited for the motion;
  * - every page runs an infinite spinner, which no observation waits for;
- * - a button under a transparent veil: the gold click aimed at it lands on the veil, and the step
- *   says it "missed its mark" (✗), in `try`'s lines and in the trial log.
+ * - a button under a transparent veil: the click aimed at it lands on the veil, as the picture shows
+ *   (played as written); a button that lets clicks through to the card behind: the click aimed at it
+ *   lands on the card, and the step says it "missed its mark" (✗), in `try`'s lines and the trial log.
  * The trial log says what each observation waited for (observation_event metadata.settle).
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -55,7 +56,7 @@ task(
   "Saved name: Ada",
 );
 task("modal", "/modal", ["{ tool: click, target: delete }", "{ tool: click, target: confirm }"], "Deleted record 7");
-task("covered", "/covered", ["{ tool: click, target: buy }"], "Bought");
+task("covered", "/covered", ["{ tool: click, target: buy }", "{ tool: click, target: pay }"], "Bought");
 
 interface LoggedEvent {
   type: string;
@@ -120,10 +121,12 @@ describe("the picture is the page at rest (#37)", () => {
   it("a click aimed at a mark that lands on another element: missed its mark, in try and the trial log", async () => {
     const { result, steps } = await tryGold("covered");
     expect(result.code, result.stderr + result.stdout).toBe(1);
-    expect(steps[0]).toMatch(
-      /^✗ step 1 of 2 \(click buy\) on mark buy at \(\d+, \d+\) of 1000: missed its mark buy: click sent at .* onto mark veil/,
+    expect(steps[0]).toMatch(/^✓ step 1 of 3 \(click buy\) on mark buy .* onto mark veil, which covers its mark buy;/);
+    expect(steps[1]).toMatch(
+      /^✗ step 2 of 3 \(click pay\) on mark pay at \(\d+, \d+\) of 1000: missed its mark pay: click sent at .* onto no mark \(under the point: div/,
     );
+    expect(result.stdout).toMatch(/not exercised: step 2 of 3 \(click pay\): the click missed its mark pay/);
     const results = trialLog("covered").filter((e) => e.data.kind === "tool_result");
-    expect(JSON.stringify(results[0])).toContain("it missed its mark buy");
+    expect(JSON.stringify(results[1])).toContain("it missed its mark pay");
   });
 });

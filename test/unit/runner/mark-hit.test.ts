@@ -13,6 +13,9 @@ describe("mark hits", () => {
     expect(hitClause({ marks: ["tray"], under: "div#tray" }, "name-field")).toBe(
       " onto mark tray; it missed its mark name-field",
     );
+    expect(hitClause({ marks: ["veil"], under: "div.veil", covered: "buy" }, "buy")).toBe(
+      " onto mark veil, which covers its mark buy",
+    );
     expect(hitClause({ marks: [], under: 'p "Delete record 7?"' }, null)).toBe(
       ' onto no mark (under the point: p "Delete record 7?")',
     );
@@ -35,6 +38,13 @@ describe("mark hits", () => {
     expect(marksHit(`${base}${hitClause({ marks: [], under: "div" }, null)}; input sent`)).toEqual([]);
     expect(marksHit(`${base}; input sent`)).toBeNull();
     expect(missedMark("b", `${base} onto mark a (inside b); input sent`)).toBeNull();
+    // Landed on the cover of a mark the picture showed covered: played as written.
+    expect(
+      missedMark("buy", `${base}${hitClause({ marks: ["veil"], under: "div", covered: "buy" }, "buy")}; input sent`),
+    ).toBeNull();
+    expect(
+      missedMark("buy", `${base}${hitClause({ marks: [], under: "div", covered: "buy" }, "buy")}; input sent`),
+    ).toBeNull();
     expect(missedMark("z", `${base}; input sent`)).toBeNull();
     expect(missedMark(undefined, `${base} onto mark a; input sent`)).toBeNull();
     expect(missedMark("z", `${base} onto mark a; it missed its mark z; input sent`)).toBe(
