@@ -55,10 +55,12 @@ export async function readMarkHit(
           typeof top.className === "string" && top.className.trim() ? `.${top.className.trim().split(/\s+/)[0]}` : "";
         const text = (top.textContent ?? "").trim().replace(/\s+/g, " ").slice(0, 30);
         const under = `${top.tagName.toLowerCase()}${id}${cls}${text ? ` "${text}"` : ""}`;
-        // Not hit, but beneath what was: covered (the hit-test stack holds every element at the point).
-        const beneath = (el: Element) => (geometry ? geometry.markOf(el) : el.getAttribute("data-mark")) === aimed;
-        const covered = aimed && !marks.includes(aimed) && document.elementsFromPoint(x, y).some(beneath);
-        return covered ? { marks, under, covered: aimed } : { marks, under };
+        // Not hit, but its box holds the point: something lies over it (boxes, not the hit-test stack,
+        // which skips the inert page under a modal).
+        const el = aimed && !marks.includes(aimed) && geometry ? geometry.markElement(aimed) : null;
+        const r = el?.getBoundingClientRect();
+        const covered = r && r.width > 0 && r.height > 0 && x >= r.left && x <= r.right && y >= r.top && y <= r.bottom;
+        return covered && aimed ? { marks, under, covered: aimed } : { marks, under };
       },
       { ...point, aimed },
     )

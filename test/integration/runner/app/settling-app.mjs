@@ -7,7 +7,7 @@
 // - /modal: "Delete" fades a modal in over 600 ms while it drops 80 px into place; a click aimed at
 //   "Confirm" mid-fade lands above it.
 // - /covered: "Buy" sits under a transparent veil: any click on it lands on the veil (as the picture
-//   shows it covered); "Pay" lets clicks through (pointer-events: none) to the card behind it.
+//   shows it covered); "Pay" is a plain button (the test moves it between the picture and the click).
 // Every page has a spinner (an infinite animation), which no observation may wait for.
 import { createServer } from "node:http";
 
@@ -85,7 +85,7 @@ const pages = {
   "/covered": page(
     "Covered",
     `<p style="margin: 100px 0 0 100px"><button data-testid="buy">Buy</button></p><div class="veil" data-testid="veil"></div>
-<div style="margin: 200px 0 0 100px; padding: 20px; width: 200px; background: #eee"><button data-testid="pay" style="pointer-events: none">Pay</button></div>
+<div style="margin: 200px 0 0 100px; padding: 20px; width: 200px; background: #eee"><button data-testid="pay" id="pay">Pay</button></div>
 <script>
   document.querySelector("[data-testid=buy]").onclick = () => (document.getElementById("status").textContent = "Bought");
 </script>`,
