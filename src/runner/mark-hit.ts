@@ -53,7 +53,12 @@ export async function readMarkHit(
         const id = top.id ? `#${top.id}` : "";
         const cls =
           typeof top.className === "string" && top.className.trim() ? `.${top.className.trim().split(/\s+/)[0]}` : "";
-        const text = (top.textContent ?? "").trim().replace(/\s+/g, " ").slice(0, 30);
+        // Page text, into a message the model and a terminal read: short, one line, no control characters.
+        const text = (top.textContent ?? "")
+          .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
+          .trim()
+          .replace(/\s+/g, " ")
+          .slice(0, 30);
         const under = `${top.tagName.toLowerCase()}${id}${cls}${text ? ` "${text}"` : ""}`;
         // Not hit, but its box holds the point: something lies over it (boxes, not the hit-test stack,
         // which skips the inert page under a modal).
