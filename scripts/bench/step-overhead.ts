@@ -219,7 +219,7 @@ export async function benchStepOverhead(
   const follow = (replay: ReplayAction[]): ReplayAction[] => {
     if (replay.map((r) => r.action.tool).join() !== warm.replay.map((r) => r.action.tool).join()) {
       throw new Error(
-        `the trial of ${task.id} took other actions than the warm-up; the gold trajectory should not vary`,
+        `the trial of ${task.id} took other actions than the warm-up; the gold trajectory should not vary: ${replay.map((r) => r.action.tool).join()} vs ${warm.replay.map((r) => r.action.tool).join()}`,
       );
     }
     return replay.map((r, i) => (expected[i] !== undefined ? { ...r, expectPath: expected[i] } : r));

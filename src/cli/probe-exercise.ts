@@ -8,6 +8,7 @@
 import type { RequestRecord } from "../sim/log.js";
 import type { ActionRecord } from "../store/records.js";
 import { closest } from "../task/suggest.js";
+import { missedMark } from "../runner/mark-hit.js";
 
 /** One step of the trajectory a probe plays (a gold or negative step of the task). */
 export interface ProbeStep {
@@ -115,6 +116,13 @@ export function judgeExercise(input: ExerciseInput): Exercise {
         !(a.status === "skipped" && GUARD_PAUSE.test(a.message)) &&
         !INPUT_SENT.test(a.message),
     );
+    // A click that landed off the step's mark (the page moved under it, a cover) did not play the step.
+    const missed = bad ? null : firstMiss(step?.target, mine);
+    if (missed) {
+      if (!reported.has(i)) problems.push(`${stepLabel(input.steps, i)}: the click ${missed}`);
+      reported.add(i);
+      continue;
+    }
     if (step?.tool === "answer" || (mine.length > 0 && !bad)) {
       played.add(i);
       if (step?.target) marksPlayed.add(step.target);
@@ -135,4 +143,13 @@ export function judgeExercise(input: ExerciseInput): Exercise {
     problems.push(`${stepLabel(input.steps, firstUnplayed)} was skipped`);
   }
   return { exercised: problems.length === 0, problems, marksPlayed: [...marksPlayed], marksMissing: [...marksMissing] };
+}
+
+/** The first of a step's actions whose click missed the step's mark, said as `missedMark` says it. */
+function firstMiss(mark: string | undefined, actions: readonly ActionRecord[]): string | null {
+  for (const a of actions) {
+    const missed = missedMark(mark, a.message);
+    if (missed) return missed;
+  }
+  return null;
 }

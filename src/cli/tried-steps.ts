@@ -7,6 +7,7 @@
 import type { ReferenceStep } from "../task/schema.js";
 import type { RequestRecord } from "../sim/log.js";
 import type { ActionRecord, TurnRecord } from "../store/records.js";
+import { missedMark } from "../runner/mark-hit.js";
 import { describeMissing, lastAttempt, stepLabel } from "./probe-exercise.js";
 
 export interface TriedStep {
@@ -94,12 +95,14 @@ export function triedSteps(input: {
       }
       const bad = actions.find((a) => a.status !== "success");
       const shown = bad ?? action;
+      // A click that landed off the step's mark did not do what the step says, whatever its status.
+      const missed = bad ? null : missedMark(planned?.target, action.message);
       return {
         ...base,
         point: pointOf(action.args),
-        broken: Boolean(bad),
+        broken: Boolean(bad) || missed !== null,
         waited: false,
-        outcome: `${shown.status}: ${shown.message}`,
+        outcome: missed ?? `${shown.status}: ${shown.message}`,
       };
     });
 }
@@ -122,7 +125,7 @@ export function triedStepSymbol(s: TriedStep): string {
   return s.broken ? "✗" : s.waited ? "…" : "✓";
 }
 
-/** `step 2 of 4 (click greet): clicked at (512, 88): success: clicked ...`. */
+/** `step 2 of 4 (click greet) on mark greet at (512, 88) of 1000: success: click sent ...` (or `: missed its mark greet: ...`). */
 export function triedStepLine(s: TriedStep): string {
   const at = s.point ? ` at (${s.point.x}, ${s.point.y}) of 1000` : "";
   const mark = s.mark && s.point ? ` on mark ${s.mark}${at}` : at;

@@ -23,6 +23,15 @@ import { ViewportCapture } from "./fast-capture.js";
 import { typeText } from "./fast-typing.js";
 import { ARRIVAL_WAIT_MS, LEAVING_GLOBAL, NavigationWatch, navigationWatchScript } from "./navigation-watch.js";
 import { PageCdpSession } from "./page-cdp.js";
+import {
+  ANIMATION_WAIT_MS,
+  FIRST_SETTLE_MS,
+  pageSettleScript,
+  sameMarks,
+  type AnimationWait,
+  type SettleOutcome,
+  type SettleWindow,
+} from "./page-settle.js";
 import { splitTaskMasks } from "./repetition/masks.js";
 import { StarvationWatch, type LoadProbe } from "./starvation.js";
 import { newSeededContext, untouchedContext } from "./trial-context.js";
@@ -45,6 +54,8 @@ export interface Observation {
   volatile: Box[];
   /** The boxes of the task's selector masks as the page stood at the capture (CSS px, viewport-relative). */
   selectorMasks: Box[];
+  /** What the observation waited for before the capture (page-settle.ts); absent for a dialog's picture. */
+  settle?: SettleOutcome;
 }
 
 export interface Box {
@@ -110,6 +121,18 @@ export interface BlockedRequest {
 }
 
 const PAGE_TEXT_LIMIT = 4_000;
+/** How many times an observation retakes its picture when the marks moved during the capture. */
+const PAIR_ATTEMPTS = 2;
+/** A page read that waited for nothing (no settle script in the page). */
+const STILL: AnimationWait = { animations: 0, unfinished: 0, ignored: 0, layout: "not checked", waitedMs: 0 };
+
+/** The one page evaluation before a capture (readPage). */
+interface PageRead {
+  leaving: boolean;
+  volatile: Box[];
+  selectorMasks: Box[];
+  settle?: AnimationWait;
+}
 /** How Playwright says that a page evaluation's document was replaced while it ran. */
 const SWAPPED_DOCUMENT = /context was destroyed|navigation/i;
 
@@ -173,6 +196,10 @@ export class TrialEnvironment {
   private lastPng: Buffer | undefined;
   /** The Playwright trace being recorded (`--trace`), written by close(). */
   trace: TrialTrace | undefined;
+  /** Whether the layout moved across the last frame the settle wait saw (page-settle.ts): the observation then waits for it to stand still. */
+  private moving = false;
+  /** Whether the first observation (the start page's) was taken. */
+  private observed = false;
 
   private constructor(
     readonly options: TrialEnvironmentOptions,
@@ -270,7 +297,8 @@ export class TrialEnvironment {
     try {
       // Once per document, before the page's own scripts: the in-page geometry (marks, covered controls)
       // and the mark of a document the agent's input is leaving (the observation then waits for the next).
-      await context.addInitScript({ content: pageGeometryScript() + navigationWatchScript() });
+      // And the settle wait each observation makes before its capture (page-settle.ts).
+      await context.addInitScript({ content: pageGeometryScript() + navigationWatchScript() + pageSettleScript() });
       // Before the first page, so the trace shows the start page loading.
       const trace = options.trace ? new TrialTrace(options.trace) : undefined;
       await trace?.start(context);
@@ -388,12 +416,20 @@ export class TrialEnvironment {
     return settled;
   }
 
-  /** One rendered frame of the page shown (a document that goes away or a dialog that opens ends it). */
+  /**
+   * One rendered frame of the page shown (a document that goes away or a dialog that opens ends it),
+   * noting whether the layout moved across it: the next observation then waits for it to stand still.
+   */
   private async nextFrame(): Promise<void> {
-    const frame = this.page.evaluate(
-      () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))),
-    );
-    await this.dialogs.race(Promise.race([frame, new Promise((r) => setTimeout(r, 250))])).catch(() => undefined);
+    const frame = this.page.evaluate(() => {
+      const settle = (window as unknown as SettleWindow).__umpireSettle;
+      if (settle) return settle.frameMoved();
+      return new Promise<boolean>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(false), 0)));
+    });
+    const moved = await this.dialogs
+      .race(Promise.race([frame, new Promise<boolean>((r) => setTimeout(() => r(false), 250))]))
+      .catch(() => false);
+    this.moving = moved === true;
   }
 
   /**
@@ -493,8 +529,11 @@ export class TrialEnvironment {
   /** The observation of the page itself (no dialog open). */
   private async observePage(started: number, capturedAt: string): Promise<Observation> {
     const flush = this.options.layoutFlush !== false;
+    // The start page was opened with `load`: what it fetches after that (its list) is awaited here, as an input's is.
+    const requests = this.observed ? undefined : await this.startPageRequests();
+    this.observed = true;
     const mark = this.navigation.mark();
-    let state = await this.readPage(flush);
+    let state = await this.readPage(flush, requests !== undefined || this.moving);
     if (state.leaving) {
       // The input asked for another document: show that one, not the one it left.
       this.documentWaits.waited += 1;
@@ -502,14 +541,15 @@ export class TrialEnvironment {
       const arrived = await this.navigation.arrival(mark, ARRIVAL_WAIT_MS);
       ended(!arrived);
       if (!arrived) this.documentWaits.timedOut += 1;
-      state = await this.readPage(flush);
+      state = await this.readPage(flush, true);
     }
     await this.call("resolving the marks on the page (page.evaluate)", this.publishMarks());
     if (this.dialogLayout && !this.options.target.markSpec(this.options.task))
       this.options.board?.forget(this.options.trialId);
     const shotStarted = performance.now();
-    const png = await this.call("capturing the screenshot (Page.captureScreenshot)", this.screenshot());
+    let png = await this.call("capturing the screenshot (Page.captureScreenshot)", this.screenshot());
     this.starvation.capture(performance.now() - shotStarted);
+    const retaken = flush ? await this.pairMarksWithPicture((shot) => (png = shot)) : 0;
     const { width, height } = pngSize(png);
     const mode = this.options.task.observation;
     const observation: Observation = {
@@ -522,6 +562,12 @@ export class TrialEnvironment {
       volatile: state.volatile,
       selectorMasks: state.selectorMasks,
     };
+    if (state.settle || requests || retaken)
+      observation.settle = {
+        ...(state.settle ?? STILL),
+        ...(requests ? { requests } : {}),
+        ...(retaken ? { retaken } : {}),
+      };
     if (mode !== "screenshot") {
       observation.url = this.page.url();
       observation.title = await this.call(
@@ -551,14 +597,19 @@ export class TrialEnvironment {
    * whose document went away under it (Playwright: "Execution context was destroyed, most likely
    * because of a navigation") counts as leaving.
    */
-  private async readPage(flush: boolean): Promise<{ leaving: boolean; volatile: Box[]; selectorMasks: Box[] }> {
+  private async readPage(flush: boolean, stable: boolean): Promise<PageRead> {
     const read = this.page
       .evaluate(
-        async ({ flush, leavingGlobal, selectors }) => {
-          const w = window as unknown as Record<string, unknown> & {
-            __umpireLayoutFlush?: () => Promise<unknown>;
-            navigation?: { transition: unknown };
-          };
+        async ({ flush, leavingGlobal, selectors, capMs, stable }) => {
+          const w = window as unknown as Record<string, unknown> &
+            SettleWindow & {
+              __umpireLayoutFlush?: () => Promise<unknown>;
+              navigation?: { transition: unknown };
+            };
+          // An intercepted (same-document) navigation still running has a transition: nothing is being left.
+          const leaving = w[leavingGlobal] === true && !w.navigation?.transition;
+          // Animations finished (and the layout still, when it was seen moving) before anything is measured.
+          const settle = !leaving && w.__umpireSettle ? await w.__umpireSettle.wait(capMs, stable) : undefined;
           if (flush && w.__umpireLayoutFlush)
             await Promise.race([w.__umpireLayoutFlush(), new Promise((r) => setTimeout(r, 2_000))]);
           const box = (el: Element) => {
@@ -573,10 +624,9 @@ export class TrialEnvironment {
               return []; // a selector this page's engine refuses masks nothing here
             }
           });
-          // An intercepted (same-document) navigation still running has a transition: nothing is being left.
-          return { leaving: w[leavingGlobal] === true && !w.navigation?.transition, volatile, selectorMasks };
+          return { leaving, volatile, selectorMasks, settle };
         },
-        { flush, leavingGlobal: LEAVING_GLOBAL, selectors: this.maskSelectors },
+        { flush, leavingGlobal: LEAVING_GLOBAL, selectors: this.maskSelectors, capMs: ANIMATION_WAIT_MS, stable },
       )
       .catch((error: unknown) => ({
         leaving: !this.page.isClosed() && SWAPPED_DOCUMENT.test(String(error)),
@@ -605,7 +655,32 @@ export class TrialEnvironment {
 
   /** Waits for the page's latest layout report (if the page has the hook); the observation's own first step. */
   async flushLayout(): Promise<void> {
-    await this.readPage(true);
+    await this.readPage(true, false);
+  }
+
+  /** The first observation's wait for the start page's requests in flight (bounded, like an input's settle). */
+  private async startPageRequests(): Promise<{ waitedMs: number; settled: boolean }> {
+    const started = performance.now();
+    const settled = await this.settle(FIRST_SETTLE_MS);
+    return { waitedMs: Math.round(performance.now() - started), settled };
+  }
+
+  /**
+   * The marks the model grounds on and the picture it is sent are of one moment: the marks are read
+   * again after the capture, and when they moved meanwhile (a response that arrived, a late layout),
+   * both are taken again (at most PAIR_ATTEMPTS times). Returns how many times the picture was retaken.
+   */
+  private async pairMarksWithPicture(use: (png: Buffer) => void): Promise<number> {
+    const spec = this.options.target.markSpec(this.options.task);
+    if (!spec || !this.lastLayout) return 0;
+    for (let retaken = 0; retaken < PAIR_ATTEMPTS; retaken++) {
+      const now = await this.call("reading the marks after the capture (page.evaluate)", resolveMarks(this.page, spec));
+      if (sameMarks(this.lastLayout, now)) return retaken;
+      this.lastLayout = now;
+      this.options.board?.publish(this.options.trialId, now);
+      use(await this.call("capturing the screenshot again (Page.captureScreenshot)", this.screenshot()));
+    }
+    return PAIR_ATTEMPTS;
   }
 
   /** Resolves the target's marks on the page as the screenshot will show it, for the reference model. */

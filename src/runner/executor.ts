@@ -13,6 +13,7 @@ import type { Task } from "../task/schema.js";
 import type { ActionStatus } from "../vocabulary.js";
 import { article, DIALOG_OPENED, dialogInput } from "./dialogs.js";
 import type { TrialEnvironment } from "./environment.js";
+import { aimedMark, hitClause, readMarkHit } from "./mark-hit.js";
 import { WorkspaceWriteRefused, writeInWorkspace } from "./workspace-write.js";
 import { isStuckCall } from "./deadline.js";
 
@@ -220,12 +221,19 @@ export class Executor {
       case "double_click": {
         // What lies under the point (a consequential control, a cover) is read once, by the repetition guard, before execution.
         const point = this.toCss(args.x, args.y);
+        // For a model that aims at marks: which ones the click lands on, read before it changes the page (mark-hit.ts).
+        const aimed = aimedMark(args.element);
+        const hit =
+          env.options.layoutFlush !== false
+            ? await env.call("reading what lies under the click (page.evaluate)", readMarkHit(page, point, aimed))
+            : null;
         await input(
           page.mouse.click(point.x, point.y, { clickCount: tool === "double_click" ? 2 : 1 }),
           `the ${tool === "click" ? "click" : "double-click"} at (${Math.round(point.x)}, ${Math.round(point.y)}) (Input.dispatchMouseEvent)`,
         );
+        const onto = hit ? hitClause(hit, aimed) : "";
         return this.afterInput(
-          `${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px`,
+          `${tool === "click" ? "click" : "double-click"} sent at (${Math.round(point.x)}, ${Math.round(point.y)}) CSS px${onto}`,
           signal,
           result,
           {

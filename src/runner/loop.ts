@@ -262,6 +262,8 @@ class TrialLoop {
         image_size: [observation.width, observation.height],
         captured_at: observation.capturedAt,
         capture_ms: Math.round(observation.captureMs),
+        // What the capture waited for: the start page's requests, animations, a moving layout (page-settle.ts).
+        ...(observation.settle ? { settle: observation.settle } : {}),
       },
     });
     return { observation, path };

@@ -65,6 +65,8 @@ export interface PageGeometry {
   rememberMark(el: Element, name: string): void;
   /** The element's mark name: remembered, else its data-mark (the fixture's pages); null when none. */
   markOf(el: Element): string | null;
+  /** The element a mark name names: the one remembered under it, else the first with that data-mark. */
+  markElement(name: string): Element | null;
   pointInfo(x: number, y: number): PointInfo;
 }
 
@@ -79,6 +81,7 @@ export interface GeometryWindow {
 function pageGeometry(): PageGeometry {
   const round = (n: number): number => Math.round(n * 100) / 100;
   let names = new WeakMap<Element, string>();
+  let elements = new Map<string, Element>();
   const isHidden = (el: Element): boolean =>
     typeof el.checkVisibility === "function"
       ? !el.checkVisibility({ visibilityProperty: true, opacityProperty: true })
@@ -148,11 +151,17 @@ function pageGeometry(): PageGeometry {
     }),
     forgetMarks: () => {
       names = new WeakMap();
+      elements = new Map();
     },
     rememberMark: (el, name) => {
       if (!names.has(el)) names.set(el, name);
+      if (!elements.has(name)) elements.set(name, el);
     },
     markOf,
+    markElement: (name) =>
+      elements.get(name) ??
+      Array.from(document.querySelectorAll("[data-mark]")).find((el) => el.getAttribute("data-mark") === name) ??
+      null,
     pointInfo: (px, py) => {
       const top = document.elementFromPoint(px, py);
       const effect = top?.closest("[data-effect]")?.getAttribute("data-effect") ?? null;

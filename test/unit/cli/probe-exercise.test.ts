@@ -154,4 +154,38 @@ describe("judgeExercise", () => {
     });
     expect(result.exercised).toBe(true);
   });
+
+  it("a click that landed off its step's mark did not play the step (the probe is not exercised)", () => {
+    const steps: ProbeStep[] = [{ tool: "click", target: "name-field" }, { tool: "answer" }];
+    const records = [record(0, { step: 0 }), record(1, { step: 1, tool: "answer" })];
+    const missed =
+      "click sent at (1080, 60) CSS px onto mark tray; it missed its mark name-field; input sent (the next screenshot shows its effect, if any)";
+    const judged = judgeExercise({
+      trajectory: TRAJECTORY,
+      steps,
+      records,
+      actions: [action(0, "success", missed)],
+      stopReason: "answered",
+      stopDetail: "",
+    });
+    expect(judged.exercised).toBe(false);
+    expect(judged.problems).toEqual([
+      `step 1 of 2 (click name-field): the click missed its mark name-field: click sent at (1080, 60) CSS px onto mark tray; input sent (the next screenshot shows its effect, if any)`,
+    ]);
+    // Landed on the mark, or inside it: played.
+    for (const message of [
+      "click sent at (1, 2) CSS px onto mark name-field; input sent",
+      "click sent at (1, 2) CSS px onto mark label (inside form, name-field); input sent",
+    ]) {
+      const hit = judgeExercise({
+        trajectory: TRAJECTORY,
+        steps,
+        records,
+        actions: [action(0, "success", message)],
+        stopReason: "answered",
+        stopDetail: "",
+      });
+      expect(hit.exercised, message).toBe(true);
+    }
+  });
 });
