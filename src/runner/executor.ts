@@ -221,10 +221,11 @@ export class Executor {
       case "double_click": {
         // What lies under the point (a consequential control, a cover) is read once, by the repetition guard, before execution.
         const point = this.toCss(args.x, args.y);
-        // For a model that aims at marks: which ones the click lands on, read before it changes the page (mark-hit.ts).
+        // A click addressed to a mark (the reference model's gold and negative steps): which marks it lands on,
+        // read before it changes the page (mark-hit.ts). Other clicks read nothing more: one evaluation a turn.
         const aimed = aimedMark(args.element);
         const hit =
-          env.options.layoutFlush !== false
+          aimed !== null && env.options.layoutFlush !== false
             ? await env.call("reading what lies under the click (page.evaluate)", readMarkHit(page, point, aimed))
             : null;
         await input(

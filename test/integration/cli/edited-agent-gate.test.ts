@@ -37,7 +37,7 @@ async function runId(args: string[] = []): Promise<string> {
   return JSON.parse(r.out).runId as string;
 }
 /** The task names the gate's "stable task ... now fails" lines give. */
-const regressedTasks = (out: string) => [...out.matchAll(/stable task (\S+) now fails/g)].map((m) => m[1]).sort();
+const regressedTasks = (out: string) => [...out.matchAll(/stable task (\S+) now fails:/g)].map((m) => m[1]).sort();
 
 let r1: string;
 let r2: string;

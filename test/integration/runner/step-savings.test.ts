@@ -194,7 +194,9 @@ describe("selector masks", () => {
     try {
       const counted = countEvaluations(env.page);
       const observation = await env.observe();
-      expect(counted.calls).toHaveLength(1);
+      // The first observation also waits a frame after the start page's requests (issue 37): a
+      // requestAnimationFrame that reads nothing of the page. The masks come with the one page read.
+      expect(counted.calls.filter((c) => !c.includes("requestAnimationFrame"))).toHaveLength(1);
       const expected = await Promise.all(
         ["[data-mark=clock]", "[data-mark=note-save]"].map(async (selector) => {
           const r = (await env.page.locator(selector).boundingBox())!;
