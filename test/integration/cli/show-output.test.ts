@@ -48,7 +48,8 @@ describe("show and compare wording", () => {
   it("show has a model column", async () => {
     const a = await umpire(["show", runA]);
     const b = await umpire(["show", runB]);
-    expect(a.split("\n")[2]).toMatch(/│ model\s+│/);
+    // The table's header row: the first with a cell border (the run and its environment lines come before it).
+    expect(a.split("\n").find((l) => l.startsWith("│"))).toMatch(/│ model\s+│/);
     const row = (text: string) => text.split("\n").find((l) => l.includes("save-bb042") && l.includes("│"))!;
     expect(row(a)).toContain("holo3-1-35b-a3b");
     expect(row(b)).toContain("holo3-122b-a10b");
