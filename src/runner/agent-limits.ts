@@ -7,11 +7,26 @@
  * umpire's own with both controllers), the sandbox runs in a fresh one per trial: the kernel counts
  * every process and every page of the sandbox, whatever its uid. Otherwise `prlimit` sets
  * RLIMIT_NPROC and RLIMIT_DATA on the sandbox's first process, which its children inherit: weaker
- * (RLIMIT_NPROC counts every process of the user umpire runs as, so umpire adds the ones it already
- * has, and it does not apply to root at all; RLIMIT_DATA bounds each process, not their sum), and
- * said so in the trial log (`unenforced`).
+ * (RLIMIT_DATA bounds each process, not their sum; RLIMIT_NPROC counts every process of a uid).
+ * The kernel never applies RLIMIT_NPROC to root, and under root the sandbox's uid is root outside
+ * its namespace; so under root the sandbox is started as a uid of its own (`setpriv` before
+ * bubblewrap), one per trial that nothing else on the machine uses, and the count is the trial's
+ * alone. Where even that cannot be had (the agent's files are not readable by other users, or
+ * bubblewrap cannot make its namespaces as an unprivileged user), the trial log says the process
+ * bound does not hold (`unenforced`) rather than claim it.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { randomInt } from "node:crypto";
+import {
+  existsSync,
+  lchownSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 
 export interface AgentLimits {
@@ -29,6 +44,12 @@ export interface HeldLimits extends AgentLimits {
   how: "cgroup-v1" | "cgroup-v2" | "prlimit";
   /** The cgroup folders the sandbox runs in (empty for prlimit). */
   cgroups: string[];
+  /**
+   * The uid (and gid) the sandbox runs as outside its namespace, when umpire (root, no cgroup) gives
+   * it one of its own so that RLIMIT_NPROC counts; null when it runs as umpire's user. The caller
+   * hands it the trial's agent folder and socket (`giveToSandboxUid`).
+   */
+  uid: number | null;
   /** A bound that does not hold here, and why (prlimit's process bound under root), or null. */
   unenforced: string | null;
   /** The program and argv that start `argv` under the limits. */
@@ -160,16 +181,33 @@ function removeStaleCgroups(parents: string[]): void {
   }
 }
 
+export interface LimitOptions {
+  /** Try cgroups first (default). `UMPIRE_AGENT_LIMITS=prlimit` turns them off, to test the fallback. */
+  cgroups?: boolean;
+  /** Paths the sandbox's uid must reach under the own-uid fallback (its command's folder, node, the init script). */
+  reach?: readonly string[];
+  /** The bubblewrap the sandbox runs (probed once as an unprivileged uid under the own-uid fallback). */
+  bwrap?: string;
+}
+
 /**
- * Makes the trial's limits: a cgroup where one can be made, prlimit otherwise. `name` is unique per
- * trial attempt (a folder name: letters, digits, `-`, `_`, `.`).
+ * Makes the trial's limits: a cgroup where one can be made, prlimit otherwise (as a uid of the
+ * sandbox's own under root). `name` is unique per trial attempt (a folder name: letters, digits, `-`, `_`, `.`).
  */
-export function holdAgentLimits(name: string, limits: AgentLimits = DEFAULT_AGENT_LIMITS): HeldLimits {
+export function holdAgentLimits(
+  name: string,
+  limits: AgentLimits = DEFAULT_AGENT_LIMITS,
+  options: LimitOptions = {},
+): HeldLimits {
   const safe = `umpire-${name.replace(/[^A-Za-z0-9._-]/g, "_")}`.slice(0, 200);
-  for (const [how, make] of [
-    ["cgroup-v1", cgroupV1],
-    ["cgroup-v2", cgroupV2],
-  ] as const) {
+  const makers =
+    options.cgroups === false
+      ? []
+      : ([
+          ["cgroup-v1", cgroupV1],
+          ["cgroup-v2", cgroupV2],
+        ] as const);
+  for (const [how, make] of makers) {
     let cgroups: string[];
     try {
       cgroups = make(safe, limits);
@@ -177,47 +215,205 @@ export function holdAgentLimits(name: string, limits: AgentLimits = DEFAULT_AGEN
       continue;
     }
     removeStaleCgroups(cgroups.map((dir) => dirname(dir)));
-    const procs = cgroups.map((dir) => join(dir, "cgroup.procs"));
-    return {
-      ...limits,
-      how,
-      cgroups,
-      unenforced: null,
-      // The shell joins the cgroups first and then becomes the sandbox: nothing runs outside them.
-      wrap: (program, argv) => ({
-        program: "/bin/sh",
-        argv: [
-          "-c",
-          `for f in ${procs.map((_, i) => `"$${i + 1}"`).join(" ")}; do echo $$ > "$f" || exit 125; done; shift ${procs.length}; exec "$@"`,
-          "umpire-limits",
-          ...procs,
-          program,
-          ...argv,
-        ],
-      }),
-      async release() {
-        for (let attempt = 0; attempt < 20 && cgroups.some((dir) => existsSync(dir)); attempt++) {
-          removeAll(cgroups);
-          if (cgroups.some((dir) => existsSync(dir))) await new Promise((r) => setTimeout(r, 100));
-        }
-      },
-    };
+    return inCgroups(how, cgroups, limits);
   }
-  const nproc = ownProcessCount() + limits.pids;
-  // The kernel never applies RLIMIT_NPROC to uid 0's processes, capabilities or not, and under root the
-  // sandbox's uid maps to 0 outside its namespace: said in the trial log rather than claimed.
-  const root = process.getuid?.() === 0;
+  return process.getuid?.() === 0
+    ? underOwnUid(limits, options)
+    : underPrlimit(limits, ownProcessCount() + limits.pids);
+}
+
+function inCgroups(how: "cgroup-v1" | "cgroup-v2", cgroups: string[], limits: AgentLimits): HeldLimits {
+  const procs = cgroups.map((dir) => join(dir, "cgroup.procs"));
   return {
+    ...limits,
+    how,
+    cgroups,
+    uid: null,
+    unenforced: null,
+    // The shell joins the cgroups first and then becomes the sandbox: nothing runs outside them.
+    wrap: (program, argv) => ({
+      program: "/bin/sh",
+      argv: [
+        "-c",
+        `for f in ${procs.map((_, i) => `"$${i + 1}"`).join(" ")}; do echo $$ > "$f" || exit 125; done; shift ${procs.length}; exec "$@"`,
+        "umpire-limits",
+        ...procs,
+        program,
+        ...argv,
+      ],
+    }),
+    async release() {
+      for (let attempt = 0; attempt < 20 && cgroups.some((dir) => existsSync(dir)); attempt++) {
+        removeAll(cgroups);
+        if (cgroups.some((dir) => existsSync(dir))) await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+  };
+}
+
+/** prlimit on the sandbox's first process (inherited by its children); `nproc` counts every process of its uid. */
+function underPrlimit(limits: AgentLimits, nproc: number, uid: number | null = null, unenforced: string | null = null) {
+  const held: HeldLimits = {
     ...limits,
     how: "prlimit",
     cgroups: [],
-    unenforced: root
-      ? "pids: RLIMIT_NPROC does not apply to root's processes (the sandbox's uid is root outside its namespace); only a cgroup bounds them"
-      : null,
-    wrap: (program, argv) => ({
-      program: "prlimit",
-      argv: [`--nproc=${nproc}`, `--data=${limits.memoryBytes}`, "--", program, ...argv],
-    }),
-    release: async () => undefined,
+    uid,
+    unenforced,
+    wrap: (program, argv) => {
+      // setpriv drops every capability and takes the trial's uid; the exec that follows clears the saved root uid.
+      const asUid =
+        uid === null
+          ? []
+          : [
+              "setpriv",
+              `--reuid=${uid}`,
+              `--regid=${uid}`,
+              "--clear-groups",
+              "--inh-caps=-all",
+              "--bounding-set=-all",
+              "--",
+            ];
+      return {
+        program: "prlimit",
+        argv: [`--nproc=${nproc}`, `--data=${limits.memoryBytes}`, "--", ...asUid, program, ...argv],
+      };
+    },
+    release: async () => {
+      if (uid !== null) uidsInUse.delete(uid);
+    },
   };
+  return held;
+}
+
+/** The uids this process has handed to sandboxes that still run. */
+const uidsInUse = new Set<number>();
+/** Sandbox uids are drawn from here: far above any account a system makes (65534 is nobody, 2^31 - 1 is the top). */
+const UID_FLOOR = 0x70000000;
+const UID_SPAN = 0x0f000000;
+
+/** Under root without a cgroup: prlimit as a uid no other process has, so RLIMIT_NPROC counts the trial alone. */
+function underOwnUid(limits: AgentLimits, options: LimitOptions): HeldLimits {
+  const rootNote =
+    "pids: RLIMIT_NPROC does not apply to root's processes (the sandbox's uid is root outside its namespace); only a cgroup or a uid of its own bounds them";
+  const blocked = unreachable(options.reach ?? []);
+  if (blocked) return underPrlimit(limits, limits.pids, null, `${rootNote}, and ${blocked}`);
+  if (!commandExists("setpriv"))
+    return underPrlimit(limits, limits.pids, null, `${rootNote}, and setpriv (util-linux) is not installed`);
+  const uid = freeUid();
+  const userns = unprivilegedBwrap(options.bwrap ?? "/usr/bin/bwrap", uid);
+  if (userns) return underPrlimit(limits, limits.pids, null, `${rootNote}, and ${userns}`);
+  uidsInUse.add(uid);
+  return underPrlimit(limits, limits.pids, uid);
+}
+
+/** Why a uid that is not umpire's cannot reach one of `paths` (a folder on the way without `x` for others), or null. */
+function unreachable(paths: readonly string[]): string | null {
+  for (const path of paths) {
+    const blocked = blockedOnTheWay(path);
+    if (blocked) return blocked;
+    try {
+      if ((statSync(path).mode & 0o004) === 0) return `${path} is not readable by other users`;
+    } catch {
+      return `${path} does not exist`;
+    }
+  }
+  return null;
+}
+
+/** Why another user cannot get to `path` (a folder above it they may not enter), or null. */
+export function blockedOnTheWay(path: string): string | null {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    try {
+      if ((statSync(dir).mode & 0o001) === 0)
+        return `${path} is not reachable by other users (${dir} has no x permission for others)`;
+    } catch {
+      return `${path} is not reachable (${dir} cannot be read)`;
+    }
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+function commandExists(name: string): boolean {
+  return spawnSync(name, ["--version"], { stdio: "ignore", timeout: 10_000 }).status === 0;
+}
+
+/** A uid no process on the machine has now and no sandbox of this process holds. */
+function freeUid(): number {
+  const taken = uidsOfProcesses();
+  for (;;) {
+    const uid = UID_FLOOR + randomInt(UID_SPAN);
+    if (!taken.has(uid) && !uidsInUse.has(uid)) return uid;
+  }
+}
+
+function uidsOfProcesses(): Set<number> {
+  const uids = new Set<number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const m = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, "utf8"));
+      if (m) uids.add(Number(m[1]));
+    } catch {
+      // Gone since the listing.
+    }
+  }
+  return uids;
+}
+
+const bwrapAsUser = new Map<string, string | null>();
+/** Whether bubblewrap makes its namespaces when started as an unprivileged uid (probed once); why not, or null. */
+function unprivilegedBwrap(bwrap: string, uid: number): string | null {
+  if (!bwrapAsUser.has(bwrap)) {
+    const r = spawnSync(
+      "setpriv",
+      [
+        `--reuid=${uid}`,
+        `--regid=${uid}`,
+        "--clear-groups",
+        "--",
+        bwrap,
+        "--ro-bind",
+        "/",
+        "/",
+        "--unshare-user",
+      ].concat(["--uid", "65534", "--gid", "65534", "--cap-drop", "ALL", "--unshare-pid", "--unshare-net", "true"]),
+      { encoding: "utf8", timeout: 20_000 },
+    );
+    bwrapAsUser.set(
+      bwrap,
+      r.status === 0
+        ? null
+        : `bubblewrap cannot make its namespaces as an unprivileged user: ${(r.stderr || r.error?.message || `exit ${r.status}`).trim().slice(0, 200)}`,
+    );
+  }
+  return bwrapAsUser.get(bwrap) ?? null;
+}
+
+/**
+ * Under the own-uid fallback: the agent's folder, the files of the contract it reads and writes, and
+ * its socket folder become the sandbox uid's (before the agent starts, so no name is its yet).
+ */
+export function giveToSandboxUid(uid: number, paths: readonly string[]): void {
+  for (const path of paths) lchownSync(path, uid, uid);
+}
+
+/** After the trial: the agent's folder and what is in it are umpire's user's again (never through a link). */
+export function takeBackFromSandboxUid(dir: string): void {
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  for (const path of [dir, ...safeList(dir).map((name) => join(dir, name))]) {
+    try {
+      lchownSync(path, uid, gid);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }

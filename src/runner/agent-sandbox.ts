@@ -20,7 +20,8 @@ import { processTempDir } from "../browser/scratch.js";
 
 /** Debian's bubblewrap; `UMPIRE_BWRAP` (read by the CLI) names another. */
 export const BWRAP = "/usr/bin/bwrap";
-const INIT_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), "sandbox-init.mjs");
+/** The sandbox's first program (bound read-only inside). */
+export const INIT_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), "sandbox-init.mjs");
 /**
  * The file descriptor on which the sandbox's first program says it is up, before the agent's
  * command starts. A sandbox that exits without saying so never started: the harness's failure.

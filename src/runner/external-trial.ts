@@ -29,13 +29,21 @@ import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.
 
 import {
   agentEnvironment,
+  INIT_SCRIPT,
   openEgress,
   sandboxArgv,
   sandboxIdentity,
   type Egress,
   type SandboxMode,
 } from "./agent-sandbox.js";
-import { holdAgentLimits, type HeldLimits } from "./agent-limits.js";
+import {
+  blockedOnTheWay,
+  DEFAULT_AGENT_LIMITS,
+  giveToSandboxUid,
+  holdAgentLimits,
+  takeBackFromSandboxUid,
+  type HeldLimits,
+} from "./agent-limits.js";
 
 /** The command agent as the runner needs it (resolved from the config file's `agents:`). */
 export interface CommandAgentSpec {
@@ -363,7 +371,14 @@ async function startCommand(
   try {
     if (agent.sandbox.kind === "bwrap") {
       egress = await openSandboxEgress(reach, s);
-      const argv = sandboxArgv(sandboxPlan(reach, s, childEnv, egress));
+      if (limits?.uid != null) {
+        const { trialFile, eventsFile } = contractFiles(s.agentDir);
+        giveToSandboxUid(limits.uid, [s.agentDir, trialFile, eventsFile, dirname(egress.socket), egress.socket]);
+      }
+      const plan = sandboxPlan(reach, s, childEnv, egress);
+      // As a uid of its own, bubblewrap cannot even get to a place it was to hide behind a folder closed to others: nor can the agent.
+      if (limits?.uid != null) plan.hide = plan.hide.filter((path) => blockedOnTheWay(path) === null);
+      const argv = sandboxArgv(plan);
       const stdio = ["ignore", "pipe", "pipe", "pipe"] as const; // fd 3 = SANDBOX_READY_FD
       const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
       const run = limits ? limits.wrap(agent.sandbox.binary, argv) : { program: agent.sandbox.binary, argv };
@@ -426,12 +441,13 @@ async function supervise(
   const childEnv = writeContract(spec, agent, s, proxy);
   const stops = firstStop();
   const began = performance.now();
-  const limits = agent.sandbox.kind === "bwrap" ? sandboxLimits(spec, s) : undefined;
+  const limits = agent.sandbox.kind === "bwrap" ? sandboxLimits(spec, agent, s) : undefined;
   const started = await startCommand(agent, reach, s, childEnv, limits);
   if (!started.child) {
     await proxy?.finish(out, null);
     await started.egress?.close();
     await limits?.release();
+    if (limits?.uid != null) takeBackFromSandboxUid(s.agentDir);
     return cannotStart(out, agent, firstLineOf(started.error));
   }
   const command = watchCommand(started.child, logs, agent.sandbox.kind === "bwrap");
@@ -459,6 +475,7 @@ async function supervise(
   const ended = await command.exit;
   await started.egress?.close();
   await limits?.release();
+  if (limits?.uid != null) takeBackFromSandboxUid(s.agentDir);
   await steps.drain(true);
   steps.finish();
   if (overFull) await freeAgentFolder(s, overFull);
@@ -490,14 +507,20 @@ async function supervise(
 }
 
 /** The trial's process and memory bounds for its sandbox, made now and written in the trial log. */
-function sandboxLimits(spec: TrialSpec, s: Supervision): HeldLimits {
-  const limits = holdAgentLimits(`${spec.id}-${randomBytes(4).toString("hex")}`);
+function sandboxLimits(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision): HeldLimits {
+  const limits = holdAgentLimits(`${spec.id}-${randomBytes(4).toString("hex")}`, DEFAULT_AGENT_LIMITS, {
+    // UMPIRE_AGENT_LIMITS=prlimit skips the cgroups (to see the fallback hold on a machine that has them).
+    cgroups: process.env.UMPIRE_AGENT_LIMITS !== "prlimit",
+    reach: [agent.cwd, INIT_SCRIPT, process.execPath, dirname(s.agentDir)],
+    bwrap: agent.sandbox.kind === "bwrap" ? agent.sandbox.binary : undefined,
+  });
   s.log.step("flow_event", {
     flow: "sandbox_limits",
     origin: "sandbox",
     pids: limits.pids,
     memory_bytes: limits.memoryBytes,
     enforced_by: limits.how,
+    ...(limits.uid !== null ? { uid: limits.uid } : {}),
     ...(limits.unenforced ? { unenforced: limits.unenforced } : {}),
   });
   return limits;

@@ -3,7 +3,8 @@
  * be made, else prlimit. Real processes, no sandbox needed: the wrapper alone must bound what it starts.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmdirSync, utimesSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, utimesSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { holdAgentLimits } from "../../../src/runner/agent-limits.js";
@@ -13,6 +14,8 @@ const FORK = `const { spawn } = require("node:child_process"); let n = 0; const 
 for (let i = 0; i < 200; i++) { try { const c = spawn("sleep", ["10"]); c.on("error", () => {}); if (!c.pid) break; kids.push(c); n++; } catch { break; } }
 console.log(n); for (const c of kids) c.kill("SIGKILL");`;
 
+const ALLOC = `const held = []; let mb = 0; try { while (mb < 1024) { held.push(Buffer.alloc(32 << 20, 1)); mb += 32; } console.log("done", mb); } catch { console.log("failed at", mb); }`;
+
 describe("a command agent's bounds", () => {
   it("bounds the processes a wrapped command may start, and removes its cgroups afterwards", async () => {
     const limits = holdAgentLimits(`unit-${process.pid}`, { pids: 40, memoryBytes: 512 * 1024 * 1024 });
@@ -20,16 +23,54 @@ describe("a command agent's bounds", () => {
       const run = limits.wrap(process.execPath, ["-e", FORK]);
       const r = spawnSync(run.program, run.argv, { encoding: "utf8", timeout: 60_000 });
       expect(r.status, r.stderr).toBe(0);
-      // prlimit counts every process of this user, so only the cgroup bound is exact; under root
-      // prlimit bounds no process at all, and says so.
+      // prlimit counts every process of this user, so only the cgroup bound is exact.
       if (limits.how !== "prlimit") expect(Number(r.stdout.trim())).toBeLessThan(40);
-      else if (process.getuid?.() === 0) expect(limits.unenforced).toMatch(/^pids: RLIMIT_NPROC does not apply/);
       else expect(Number(r.stdout.trim())).toBeLessThan(200);
+      expect(limits.unenforced).toBeNull();
     } finally {
       await limits.release();
     }
     for (const dir of limits.cgroups) expect(existsSync(dir)).toBe(false);
   }, 90_000);
+
+  it("without a cgroup (UMPIRE_AGENT_LIMITS=prlimit), under root: prlimit as a uid of the sandbox's own bounds processes and memory", async () => {
+    const limits = holdAgentLimits(
+      `unit-uid-${process.pid}`,
+      { pids: 40, memoryBytes: 256 * 1024 * 1024 },
+      { cgroups: false, reach: [process.execPath] },
+    );
+    try {
+      expect(limits.how).toBe("prlimit");
+      if (process.getuid?.() !== 0) {
+        expect(limits.uid).toBeNull();
+        return;
+      }
+      expect(limits.unenforced).toBeNull();
+      expect(limits.uid).toBeGreaterThanOrEqual(0x70000000);
+      const run = limits.wrap(process.execPath, ["-e", `${FORK}; console.log(process.getuid())`]);
+      const r = spawnSync(run.program, run.argv, { encoding: "utf8", timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(0);
+      const [forked, uid] = r.stdout.trim().split("\n").map(Number);
+      expect(forked).toBeLessThan(40);
+      expect(uid).toBe(limits.uid);
+      const mem = limits.wrap(process.execPath, ["--max-old-space-size=4096", "-e", ALLOC]);
+      expect(spawnSync(mem.program, mem.argv, { encoding: "utf8", timeout: 60_000 }).stdout).not.toContain("done 1024");
+    } finally {
+      await limits.release();
+    }
+  }, 90_000);
+
+  it("under root, a command folder other users cannot reach leaves the process bound unenforced, and says why", () => {
+    if (process.getuid?.() !== 0) return;
+    const closed = mkdtempSync(join(tmpdir(), "umpire-closed-"));
+    try {
+      const limits = holdAgentLimits(`unit-closed-${process.pid}`, undefined, { cgroups: false, reach: [closed] });
+      expect(limits.uid).toBeNull();
+      expect(limits.unenforced).toMatch(/^pids: RLIMIT_NPROC does not apply .* is not readable by other users/);
+    } finally {
+      rmSync(closed, { recursive: true, force: true });
+    }
+  });
 
   it("removes an empty trial cgroup a killed run left (older than ten minutes), not a fresh one", async () => {
     const probe = holdAgentLimits(`unit-probe-${process.pid}`);
@@ -52,8 +93,7 @@ describe("a command agent's bounds", () => {
   it("bounds memory: an allocation past the bound does not complete", async () => {
     const limits = holdAgentLimits(`unit-mem-${process.pid}`, { pids: 40, memoryBytes: 256 * 1024 * 1024 });
     try {
-      const alloc = `const held = []; let mb = 0; try { while (mb < 1024) { held.push(Buffer.alloc(32 << 20, 1)); mb += 32; } console.log("done", mb); } catch { console.log("failed at", mb); }`;
-      const run = limits.wrap(process.execPath, ["--max-old-space-size=4096", "-e", alloc]);
+      const run = limits.wrap(process.execPath, ["--max-old-space-size=4096", "-e", ALLOC]);
       const r = spawnSync(run.program, run.argv, { encoding: "utf8", timeout: 60_000 });
       expect(r.stdout).not.toContain("done 1024");
     } finally {
