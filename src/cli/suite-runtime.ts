@@ -6,6 +6,7 @@
 import type { TraceMode } from "../vocabulary.js";
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createAgentSession } from "../agent/session.js";
 import { readApiKey, redactConfig, type AgentConfig } from "../agent/config.js";
 import { REFERENCE_MODEL_ID } from "../agent/models.js";
@@ -33,6 +34,8 @@ import type { Task } from "../task/schema.js";
 import type { ProjectTargets } from "../config/project.js";
 import { LayoutBoard } from "../targets/layout-board.js";
 import { startTargets, type TargetSet } from "../targets/target-set.js";
+import { endLeftoverApps } from "../targets/app-records.js";
+import { removeDeadBrowserFolders } from "../browser/scratch.js";
 import { exposeSite, type ExposedSite } from "./fixtures-exposure.js";
 import type { ReferenceTuning } from "./reference-tuning.js";
 
@@ -72,7 +75,15 @@ export interface RuntimeOptions {
   signal?: AbortSignal;
 }
 
+/** What a killed umpire left on this host: its targets' app servers and its temp folder, ended and removed, and said. */
+async function clearLeftovers(onNotice: (message: string) => void): Promise<void> {
+  for (const line of await endLeftoverApps()) onNotice(line);
+  for (const name of removeDeadBrowserFolders())
+    onNotice(`removed ${join(tmpdir(), name)}, the temp folder of an umpire that was killed`);
+}
+
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  await clearLeftovers(options.onNotice ?? (() => undefined));
   const fixtures = await startFixtureSite({ port: 0, controlPort: 0 });
   let model: ReferenceModel | undefined;
   let exposed: ExposedSite | undefined;

@@ -15,6 +15,7 @@
  */
 import type { Browser } from "playwright";
 import { chromium } from "../browser/playwright.js";
+import { processTempDir } from "../browser/scratch.js";
 import { UmpireError, firstLineOf } from "../errors.js";
 
 export type EndpointProtocol = "playwright" | "cdp";
@@ -95,7 +96,8 @@ export function labelOf(url: URL): string {
 export async function connectEndpoint(endpoint: BrowserEndpoint, timeoutMs: number): Promise<Browser> {
   const attempt =
     endpoint.protocol === "cdp"
-      ? chromium.connectOverCDP(endpoint.connectUrl, { timeout: timeoutMs })
+      ? // Its artifacts folder in this process's temp folder (a killed umpire's is removed by the next one).
+        chromium.connectOverCDP(endpoint.connectUrl, { timeout: timeoutMs, artifactsDir: processTempDir("artifacts-") })
       : chromium.connect(endpoint.connectUrl, { timeout: timeoutMs });
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {

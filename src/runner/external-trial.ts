@@ -8,11 +8,12 @@
 import { traceSpecFor } from "./trial-trace.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Browser } from "playwright";
 import { chromium } from "../browser/playwright.js";
+import { processTempDir } from "../browser/scratch.js";
 import { failureLine, firstLineOf, isStorageFault, storageError } from "../errors.js";
 import { readAgentFile, writeOwnFile } from "./agent-files.js";
 import { removeAgentExtras, watchAgentFolder } from "./agent-folder-cap.js";
@@ -98,7 +99,7 @@ export async function runExternalTrial(
   });
   const blocked = blockedRequestLog(log);
   let trialBrowser: TrialBrowser | undefined;
-  let browser: Browser | undefined;
+  let [browser, artifacts]: [Browser | undefined, string | undefined] = [undefined, undefined];
   let env: TrialEnvironment | undefined;
   let loop: LoopOutcome;
   let error: string | null = null;
@@ -125,7 +126,9 @@ export async function runExternalTrial(
         frameUrl: "",
       }),
     );
-    browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint);
+    // Playwright's artifacts in this process's temp folder (a killed umpire's goes with it), not /tmp/playwright-artifacts-*.
+    artifacts = processTempDir("artifacts-");
+    browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint, { artifactsDir: artifacts });
     env = await TrialEnvironment.open({
       browser,
       task: spec.task,
@@ -187,6 +190,7 @@ export async function runExternalTrial(
   } finally {
     await browser?.close().catch(() => undefined);
     await trialBrowser?.close().catch(() => undefined);
+    if (artifacts) rmSync(artifacts, { recursive: true, force: true });
   }
 }
 

@@ -1,12 +1,14 @@
 /**
  * A target's start command: started once per run in its own process group, its output written
  * to a file in the run's folder, ready when its readiness URL answers below 500, stopped (the
- * whole group) when the run ends, and by its reaper when umpire is killed (group-reaper.ts).
+ * whole group) when the run ends, by its reaper when umpire is killed (group-reaper.ts), and by
+ * the next run when the reaper died too (app-records.ts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { UmpireError } from "../errors.js";
+import { recordApp } from "./app-records.js";
 import { reapWithUmpire } from "./group-reaper.js";
 
 export interface AppProcess {
@@ -84,6 +86,8 @@ export async function startAppProcess(options: StartOptions): Promise<AppProcess
     stdio: ["ignore", "pipe", "pipe"],
   });
   const reaper = child.pid ? reapWithUmpire(child.pid) : undefined;
+  // Should the reaper die with umpire, the next run finds the group by this record (app-records.ts).
+  const forget = child.pid ? recordApp(child.pid, options.name) : () => undefined;
   child.stdout!.pipe(log, { end: false });
   child.stderr!.pipe(log, { end: false });
   let exited: { code: number | null; signal: string | null } | undefined;
@@ -110,6 +114,7 @@ export async function startAppProcess(options: StartOptions): Promise<AppProcess
     // The app's own children may outlive it: end the group either way.
     killGroup(child, "SIGKILL");
     reaper?.stop();
+    forget();
     await new Promise<void>((resolve) => log.end(resolve));
   };
 

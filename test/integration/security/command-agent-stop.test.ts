@@ -5,9 +5,11 @@
  *   the run interrupted and resumable, this process's temp folder removed (Playwright's own SIGINT
  *   handler used to exit at once);
  * - a SIGKILLed umpire does not leave its target's server running (the group's reaper ends it), and
- *   the next run removes the temp folder (trial browser profile, sandbox socket) the killed one left.
+ *   the next run removes the temp folder (trial browser profile, sandbox socket) the killed one left;
+ * - when the reaper is killed too, the next run ends the server by the record the killed run kept
+ *   (app-records.ts), says so, and leaves no `playwright-artifacts-*` folder behind either.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
@@ -161,4 +163,52 @@ describe("stopping umpire during command-agent trials", () => {
     expect(next.code, next.stderr).toBe(0);
     expect(existsSync(leftover)).toBe(false);
   }, 420_000);
+
+  it("SIGKILL of umpire and its reaper: the next run ends the server the killed run left, says so, and removes its temp folder", async () => {
+    rmSync(join(dir, "quick"), { force: true });
+    const cli = startCli(run("killed-all"), { env, killAfterMs: 300_000 });
+    await agentsRunning("killed-all", 1, cli);
+    const app = Number(readFileSync(pidFile("killed-all"), "utf8"));
+    const pid = cli.child.pid!;
+    // What an OOM kill or a cleanup of the whole session does: the reaper goes first, then umpire.
+    const reapers = reapersOf(pid);
+    expect(reapers.length).toBeGreaterThan(0);
+    for (const reaper of reapers) process.kill(reaper, "SIGKILL");
+    cli.child.kill("SIGKILL");
+    await cli.done;
+    await new Promise((r) => setTimeout(r, 4_000));
+    expect(alive(app)).toBe(true);
+    const leftover = join(temp, `umpire-browser-${hostname()}-${pid}`);
+    expect(existsSync(leftover)).toBe(true);
+
+    writeFileSync(join(dir, "quick"), "");
+    const next = await runCli(run("after-kill-all"), { env, killAfterMs: 300_000 });
+    expect(next.code, next.stderr).toBe(0);
+    expect(alive(app)).toBe(false);
+    expect(next.stderr).toMatch(
+      new RegExp(
+        `umpire: ended target app's app \\(process group ${app}, 1 processes\\), left running by umpire ${pid}, which was killed`,
+      ),
+    );
+    expect(next.stderr).toContain(`removed ${leftover}, the temp folder of an umpire that was killed`);
+    expect(existsSync(leftover)).toBe(false);
+    // Playwright's own folders live in umpire's temp folder now, so none is left in the temp folder itself.
+    expect(readdirSync(temp).filter((n) => n.startsWith("playwright-"))).toEqual([]);
+    expect(readdirSync(join(temp, `umpire-apps-${process.getuid?.() ?? 0}`))).toEqual([]);
+  }, 420_000);
 });
+
+/** The reapers umpire `pid` started (`/bin/sh -c ... umpire-reaper <pid> <group>`). */
+function reapersOf(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const argv = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0");
+        return argv.includes("umpire-reaper") && argv[argv.indexOf("umpire-reaper") + 1] === String(pid);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
