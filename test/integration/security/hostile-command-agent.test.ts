@@ -19,6 +19,8 @@ const s = scratch("hostile");
 afterAll(() => s.cleanup());
 const AGENT = join(REPO_ROOT, "test/fixtures/hostile-agent/agent.mjs");
 const KEY = "sk-umpire-own-key-must-not-leak";
+/** A file outside every trial that the hostile agent links umpire's logs to: it must stay as it is. */
+const OUTSIDE = "outside the trial; umpire writes nothing here\n";
 
 function config(mode: string, name = mode): { file: string; steal: string } {
   const dir = join(s.dir, name);
@@ -46,7 +48,9 @@ const answerOf = (log: ReturnType<typeof events>) =>
  * Issue 38: the hostile agent and the TypeScript example agent (a gold agent that really does the
  * task) run at once. The hostile one also tries issue 38's routes (HOSTILE_PATHS): root in the
  * sandbox, host files through the browser, page WebSockets to a local port (page, isolated world,
- * worker), the sibling's fixture session by its trial id, and a fork and an allocation past any bound.
+ * worker), the sibling's fixture session by its trial id, umpire's logs swapped for links to a file
+ * outside and its events file for a named pipe, the sandbox's egress asked for an undeclared port,
+ * and a fork and an allocation past any bound.
  */
 function issue38Config(name: string): {
   file: string;
@@ -103,7 +107,10 @@ describe("a hostile command agent through the real CLI", () => {
       if (mode !== "cgroup") chmodSync(s.dir, 0o755);
       const { file, steal, storeDir, db, key, bait } = issue38Config(mode);
       const config = parse(readFileSync(file, "utf8"));
+      const outside = join(s.dir, `outside-${mode}.txt`);
+      writeFileSync(outside, OUTSIDE);
       config.agents.hostile.env.HOSTILE_PATHS = JSON.stringify({
+        outside,
         db,
         key,
         storeDir,
@@ -239,6 +246,17 @@ describe("a hostile command agent through the real CLI", () => {
       );
       expect(blocked.some((b) => b.url === `127.0.0.1:${baitPort}` && b.method === "CONNECT")).toBe(true);
       // The session cookie is out of the page's reach, and the sibling's trial id opens nothing.
+      // Issue 38 §1: umpire's logs swapped for links to a file outside: nothing written there; the events
+      // file swapped for a named pipe: refused with the reason, logged once, and the run did not freeze.
+      expect(seen.linkLogs).toBe("linked");
+      expect(seen.pipeEvents).toMatch(/^ran/);
+      expect(readFileSync(outside, "utf8")).toBe(OUTSIDE);
+      const output = log.filter((e) => e.type === "AgentEvent" && e.data.origin === "external_agent_output");
+      expect(JSON.stringify(output)).toContain("it is a named pipe, not a regular file");
+      // The sandbox's own way out refuses a destination the config does not name, and logs it.
+      expect(seen.egressBait).toMatch(/^no: umpire's sandbox does not let the agent reach 127\.0\.0\.1:/);
+      const sandboxGuard = guardEvents(log, "sandbox_guard").map((e) => e.data.error as string);
+      expect(sandboxGuard.some((e) => e.includes(`127.0.0.1:${baitPort}`))).toBe(true);
       expect(seen.cookieVisible).not.toContain("umpire_session");
       expect(seen.siblingDelete).toBe(401);
 
