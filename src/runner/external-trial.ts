@@ -13,7 +13,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Browser } from "playwright";
 import { chromium } from "../browser/playwright.js";
-import { processTempDir } from "../browser/scratch.js";
+import { browserScratchDir, processTempDir } from "../browser/scratch.js";
 import { failureLine, firstLineOf, isStorageFault, storageError } from "../errors.js";
 import { readAgentFile, writeOwnFile } from "./agent-files.js";
 import { removeAgentExtras, watchAgentFolder } from "./agent-folder-cap.js";
@@ -515,7 +515,8 @@ function sandboxLimits(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision)
   const limits = holdAgentLimits(`${spec.id}-${randomBytes(4).toString("hex")}`, DEFAULT_AGENT_LIMITS, {
     // UMPIRE_AGENT_LIMITS=prlimit skips the cgroups (to see the fallback hold on a machine that has them).
     cgroups: process.env.UMPIRE_AGENT_LIMITS !== "prlimit",
-    reach: [agent.cwd, INIT_SCRIPT, process.execPath, dirname(s.agentDir)],
+    // What bubblewrap binds, as that uid: the agent's folder, node, the init script, the trial folder, the socket's folder.
+    reach: [agent.cwd, INIT_SCRIPT, process.execPath, dirname(s.agentDir), browserScratchDir()],
     bwrap: agent.sandbox.kind === "bwrap" ? agent.sandbox.binary : undefined,
   });
   s.log.step("flow_event", {
