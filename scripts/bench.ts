@@ -221,7 +221,8 @@ async function main(args: BenchArgs): Promise<number> {
               {
                 repeats: args.goldRepeats ?? size.goldRepeats,
                 concurrencies: [1, 2, 4],
-                loads: ["quiet", "loaded"],
+                loads: args.goldLoads ?? ["quiet", "loaded"],
+                ...(args.goldProjects ? { projects: args.goldProjects } : {}),
               },
               log,
             ),

@@ -46,7 +46,7 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   store: "store queries of history, runs and compare on 100,000 trials written through the store's write path",
   pool: "the TiddlyWiki example (a wiki server from npm, reset by restore + restart) on 1 instance vs 4, its 4 tasks x 2 at 2 s a turn: speed-up, reset per trial, memory per instance",
   remote: "suite wall time through one local browser vs two browser servers (scripts/bench-scale.ts, when present)",
-  gold: "every bundled gold trajectory (tasks/, TodoMVC, TiddlyWiki) N times at concurrency 1, 2, 4, quiet and beside a CPU-bound process per core: failed gold trials (aim 0), error trials and causes (only with --only gold)",
+  gold: "every bundled gold trajectory (tasks/, TodoMVC, TiddlyWiki, the settling example) N times at concurrency 1, 2, 4, quiet and beside a CPU-bound process per core: failed gold trials (aim 0), error trials and causes (only with --only gold)",
 };
 
 export interface BenchArgs {
@@ -63,7 +63,14 @@ export interface BenchArgs {
   levels?: (number | "adaptive")[];
   /** `--gold-repeats N`: how many times the gold bench plays each gold trajectory per cell (default 3; --quick 1). */
   goldRepeats?: number;
+  /** `--gold-loads quiet|loaded|both`: which loads the gold bench plays (default both), so each can be run apart. */
+  goldLoads?: ("quiet" | "loaded")[];
+  /** `--gold-projects a,b`: only these of the gold bench's projects (default all). */
+  goldProjects?: string[];
 }
+
+/** The gold bench's projects by name (scripts/bench/gold.ts GOLD_PROJECTS holds their folders). */
+export const GOLD_PROJECT_NAMES = ["fixture", "todomvc", "tiddlywiki", "settling"] as const;
 
 export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--only name,...] [--out FILE]
        npm run bench -- --soak [--quick] [--out FILE]
@@ -75,6 +82,8 @@ export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--only name,...] 
   --out FILE       where to write the JSON results (default results/bench.json; the soak: results/bench-soak.json)
   --levels a,b     the latency benchmark's concurrency levels (default 1,4,8,16,adaptive), e.g. 8,adaptive
   --gold-repeats N the gold benchmark's plays of each gold trajectory per concurrency and load (default 3; --quick 1)
+  --gold-loads L   the gold benchmark's loads: quiet, loaded (beside a CPU-bound process per core) or both (default)
+  --gold-projects a,b  only these gold projects: ${GOLD_PROJECT_NAMES.join(", ")} (default all)
 
 Benchmarks:
 ${BENCH_NAMES.map((n) => `  ${n.padEnd(11)} ${BENCH_DESCRIPTIONS[n]}`).join("\n")}
@@ -92,6 +101,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       soak: { type: "boolean", default: false },
       levels: { type: "string" },
       "gold-repeats": { type: "string" },
+      "gold-loads": { type: "string" },
+      "gold-projects": { type: "string" },
     },
     allowPositionals: true,
     strict: true,
@@ -120,6 +131,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     throw new Error(
       `--gold-repeats: "${goldRepeats}" is not a count; give a whole number from 1, e.g. --gold-repeats 2`,
     );
+  const goldLoads = values["gold-loads"] === undefined ? undefined : parseGoldLoads(values["gold-loads"]);
+  const goldProjects = values["gold-projects"] === undefined ? undefined : parseGoldProjects(values["gold-projects"]);
   return {
     quick: values.quick ?? false,
     only,
@@ -129,7 +142,28 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     soak: values.soak ?? false,
     ...(levels ? { levels } : {}),
     ...(goldRepeats ? { goldRepeats: Number(goldRepeats) } : {}),
+    ...(goldLoads ? { goldLoads } : {}),
+    ...(goldProjects ? { goldProjects } : {}),
   };
+}
+
+function parseGoldLoads(text: string): ("quiet" | "loaded")[] {
+  if (text === "both") return ["quiet", "loaded"];
+  if (text === "quiet" || text === "loaded") return [text];
+  throw new Error(`--gold-loads: "${text}" is not a load; give quiet, loaded or both`);
+}
+
+function parseGoldProjects(text: string): string[] {
+  const names = text
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
+  const unknown = names.filter((n) => !(GOLD_PROJECT_NAMES as readonly string[]).includes(n));
+  if (names.length === 0 || unknown.length > 0)
+    throw new Error(
+      `--gold-projects: ${names.length === 0 ? "no project named" : `unknown project ${unknown.map((n) => `"${n}"`).join(", ")}`}; choose from ${GOLD_PROJECT_NAMES.join(", ")}`,
+    );
+  return names;
 }
 
 function parseLevels(text: string): (number | "adaptive")[] {

@@ -1,6 +1,7 @@
 /**
  * Gold trials never fail (issue 37, item 7): every bundled task's and example's gold trajectory (the
- * fixture suite in tasks/, examples/todomvc, examples/tiddlywiki) played N times at concurrency 1, 2
+ * fixture suite in tasks/, examples/todomvc, examples/tiddlywiki, examples/settling: the pages of items
+ * 1-4, a list fetched after load, a sliding tray, a fading modal, a native confirm) played N times at concurrency 1, 2
  * and 4, on a quiet machine and beside as many CPU-bound processes as cores. A gold trial that fails is
  * umpire's defect until shown otherwise: the section reports each failed gold trial (the aim: 0), each
  * `error` trial and its cause. It plays them through the self-test's own code (`runSelfTest` with the
@@ -23,6 +24,7 @@ export const GOLD_PROJECTS = [
   { name: "fixture", dir: ".", tasks: "tasks" },
   { name: "todomvc", dir: "examples/todomvc", tasks: "tasks" },
   { name: "tiddlywiki", dir: "examples/tiddlywiki", tasks: "tasks" },
+  { name: "settling", dir: "examples/settling", tasks: "tasks" },
 ] as const;
 
 export type GoldLoad = "quiet" | "loaded";

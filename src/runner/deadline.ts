@@ -9,7 +9,8 @@
  * `TrialDeadline.call`: it is abandoned (rejected with `StuckCall`, naming the call) once the
  * trial's time limit plus `TRIAL_GRACE_MS` has passed, or `CANCEL_GRACE_MS` after the user
  * stopped the run. `watchdog()` is the backstop for whatever is not wrapped: it fires a little
- * later and tells the loop to end with what is in flight.
+ * later and tells the loop to end with what is in flight. So that it can name even what no call
+ * covers, the loop labels its steps with `during` (a label only: nothing is abandoned by it).
  */
 
 /** Past the trial's time limit, how long a call in flight may still take before it is abandoned. */
@@ -73,8 +74,8 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
 /** What the watchdog says when it fires: the call the trial was stuck in (if any), and why it fired. */
 export interface Expiry {
   why: "limit" | "cancelled";
-  /** The innermost call in flight when it fired. */
-  stuck?: { what: string; waiter: Waiter; waitedMs: number };
+  /** The innermost call in flight when it fired; `untracked` when only a step label (`during`) was. */
+  stuck?: { what: string; waiter: Waiter; waitedMs: number; untracked?: boolean };
 }
 
 interface InFlight {
@@ -94,6 +95,8 @@ export class TrialDeadline {
   private broken: string | undefined;
   private seq = 0;
   private readonly inflight = new Map<number, InFlight>();
+  /** Steps labelled by `during`: named by the watchdog when no tracked call is in flight. */
+  private readonly steps = new Map<number, { what: string; since: number }>();
   private readonly rearm = new Set<() => void>();
 
   constructor(
@@ -156,6 +159,17 @@ export class TrialDeadline {
     return this.track(what, work, "umpire", true);
   }
 
+  /**
+   * Labels `work` for the watchdog without a deadline of its own: when the trial is stuck in
+   * something no `call` covers (the backstop's case), the watchdog names this step instead of
+   * saying "no call it tracks". The work is never abandoned by it.
+   */
+  during<T>(what: string, work: Promise<T>): Promise<T> {
+    const id = ++this.seq;
+    this.steps.set(id, { what, since: Date.now() });
+    return work.finally(() => this.steps.delete(id));
+  }
+
   private track<T>(what: string, work: Promise<T>, waiter: Waiter, wrapper: boolean): Promise<T> {
     if (this.broken !== undefined) {
       work.catch(() => undefined);
@@ -212,11 +226,7 @@ export class TrialDeadline {
         timer = setTimeout(() => {
           this.rearm.delete(arm);
           const [why] = this.expiryWords();
-          const stuck = this.innermost();
-          resolve({
-            why: why === "cancelled" ? "cancelled" : "limit",
-            ...(stuck ? { stuck: { what: stuck.what, waiter: stuck.waiter, waitedMs: Date.now() - stuck.since } } : {}),
-          });
+          resolve({ why: why === "cancelled" ? "cancelled" : "limit", ...this.stuckWhere() });
         }, ms + WATCHDOG_LAG_MS);
       };
       this.rearm.add(arm);
@@ -235,6 +245,15 @@ export class TrialDeadline {
   conclusionMs(normalMs: number): number {
     if (this.cancelledAt === undefined) return normalMs;
     return Math.max(500, this.cancelledAt + this.cancelGraceMs - Date.now());
+  }
+
+  /** What the watchdog names: the innermost tracked call, else the latest labelled step (untracked). */
+  private stuckWhere(): Pick<Expiry, "stuck"> {
+    const call = this.innermost();
+    if (call) return { stuck: { what: call.what, waiter: call.waiter, waitedMs: Date.now() - call.since } };
+    const step = [...this.steps.values()].at(-1);
+    if (!step) return {};
+    return { stuck: { what: step.what, waiter: "umpire", waitedMs: Date.now() - step.since, untracked: true } };
   }
 
   /** The call started last among those still in flight, wrappers only when nothing else is. */

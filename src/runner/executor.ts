@@ -16,6 +16,7 @@ import type { TrialEnvironment } from "./environment.js";
 import { aimedMark, hitClause, readMarkHit } from "./mark-hit.js";
 import { WorkspaceWriteRefused, writeInWorkspace } from "./workspace-write.js";
 import { isStuckCall } from "./deadline.js";
+import { unwrappedHang } from "./test-fault.js";
 
 /** Makes the action's result from its status and message (the executor stamps timing and the step). */
 type ResultOf = (status: ActionStatus, message: string, extra?: Partial<ActionResult>) => ActionResult;
@@ -127,6 +128,8 @@ export class Executor {
     const check = this.validate(action);
     if (check) return result("rejected", check);
     if (signal.aborted) return result("skipped", `not run: ${reasonOf(signal)}`);
+    // Test-only (test-fault.ts): a hang no deadline covers, so a test can prove the watchdog ends it.
+    await unwrappedHang(action.tool);
     try {
       return await this.perform(action.tool, action.args, signal, result);
     } catch (error) {

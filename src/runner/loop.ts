@@ -207,7 +207,7 @@ class TrialLoop {
     const outcome = this.stuckStop(
       expiry.why === "cancelled" ? "cancelled" : expiry.stuck?.waiter === "agent" ? "agent" : "umpire",
       expiry.stuck
-        ? `umpire was stuck: ${expiry.stuck.what} did not answer in ${(expiry.stuck.waitedMs / 1000).toFixed(1)} s (the trial's watchdog ended it)`
+        ? `umpire was stuck: ${expiry.stuck.what} did not answer in ${(expiry.stuck.waitedMs / 1000).toFixed(1)} s (${expiry.stuck.untracked ? "in no call a deadline covers; " : ""}the trial's watchdog ended it)`
         : "umpire was stuck past the trial's time limit plus grace, in no call it tracks (the trial's watchdog ended it)",
     );
     this.abandoned = true;
@@ -517,7 +517,10 @@ class TrialLoop {
       } else {
         this.out.actions += 1;
         const started = performance.now();
-        const result = await executor.execute(action, this.signal).catch((error: unknown) => {
+        const running = executor.execute(action, this.signal);
+        // Labelled for the watchdog: a hang in no covered call is still named by its action.
+        const what = `executing ${action.tool} (action ${this.out.actions} of the trial)`;
+        const result = await (this.options.deadline?.during(what, running) ?? running).catch((error: unknown) => {
           // The action hung in a browser call past the deadline: it is recorded, then the loop ends the trial.
           if (!isStuckCall(error)) throw error;
           stuck = error;

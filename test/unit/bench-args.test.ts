@@ -86,4 +86,14 @@ describe("the gold benchmark's arguments", () => {
         new RegExp(`^--gold-repeats: "${bad.replace(".", "\\.")}" is not a count`),
       );
   });
+
+  it("--gold-loads runs quiet and loaded apart, and --gold-projects picks projects; both refuse what they do not know", () => {
+    expect(parseBenchArgs(["--only", "gold", "--gold-loads", "loaded"]).goldLoads).toEqual(["loaded"]);
+    expect(parseBenchArgs(["--only", "gold", "--gold-loads", "quiet"]).goldLoads).toEqual(["quiet"]);
+    expect(parseBenchArgs(["--only", "gold", "--gold-loads", "both"]).goldLoads).toEqual(["quiet", "loaded"]);
+    expect(parseBenchArgs(["--only", "gold"]).goldLoads).toBeUndefined();
+    expect(() => parseBenchArgs(["--gold-loads", "busy"])).toThrow(/--gold-loads: "busy" is not a load/);
+    expect(parseBenchArgs(["--gold-projects", "settling, todomvc"]).goldProjects).toEqual(["settling", "todomvc"]);
+    expect(() => parseBenchArgs(["--gold-projects", "nodered"])).toThrow(/unknown project "nodered"; choose from/);
+  });
 });

@@ -5,7 +5,8 @@
  * headline row judges the aim.
  */
 import { describe, expect, it } from "vitest";
-import { goldCell, goldLines, type GoldBench } from "../../scripts/bench/gold.js";
+import { GOLD_PROJECT_NAMES } from "../../scripts/bench/args.js";
+import { GOLD_PROJECTS, goldCell, goldLines, type GoldBench } from "../../scripts/bench/gold.js";
 import { goldRow, headlineTable } from "../../scripts/bench/summary.js";
 import type { ProbeResult } from "../../src/cli/self-test.js";
 
@@ -36,6 +37,11 @@ function result(verdict: string, over: Partial<ProbeResult> = {}): ProbeResult {
 const where = { project: "todomvc", concurrency: 2, load: "loaded" as const, wallMs: 41_000, coresBusy: 2 };
 
 describe("the gold benchmark", () => {
+  it("--gold-projects knows exactly the projects it plays, the settling example among them", () => {
+    expect(GOLD_PROJECTS.map((p) => p.name)).toEqual([...GOLD_PROJECT_NAMES]);
+    expect(GOLD_PROJECTS).toContainEqual({ name: "settling", dir: "examples/settling", tasks: "tasks" });
+  });
+
   it("counts a cell's trials as passed, failed and errors by cause", () => {
     const cell = goldCell(where, [
       result("passed"),

@@ -95,4 +95,17 @@ describe("TrialDeadline", () => {
     watch.dispose();
     expect(expiry.why).toBe("limit");
   });
+
+  it("the watchdog names a step labelled with during when no tracked call is in flight, as untracked", async () => {
+    const deadline = new TrialDeadline(undefined, 10, 10);
+    deadline.start(10);
+    const watch = deadline.watchdog();
+    // A label is not a deadline: the hang it names is never abandoned by it.
+    let settled = false;
+    void deadline.during("executing click (action 1 of the trial)", never()).finally(() => (settled = true));
+    const expiry = await watch.expired;
+    watch.dispose();
+    expect(settled).toBe(false);
+    expect(expiry.stuck).toMatchObject({ what: "executing click (action 1 of the trial)", untracked: true });
+  });
 });
