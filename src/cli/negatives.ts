@@ -24,6 +24,8 @@ export interface TaskNegatives {
   /** The gold passed in both modes: without it, no mutation's verdict means anything. */
   goldPassed: boolean;
   goldProblems: string[];
+  /** The do-nothing probe (answering at once): the checks it failed catch an agent that does nothing. */
+  answerNow: ProbeResult | null;
   caught: MutationVerdict[];
   gaps: MutationVerdict[];
   notPlayed: MutationVerdict[];
@@ -75,6 +77,7 @@ export async function runNegatives(options: NegativesOptions): Promise<{ runId: 
     return {
       task,
       goldPassed: gold.length > 0 && gold.every((r) => r.ok),
+      answerNow: mine.find((r) => r.probe.name === "answer-now") ?? null,
       goldProblems: gold.filter((r) => !r.ok).flatMap((r) => r.reasons.map((reason) => `${r.probe.name}: ${reason}`)),
       caught: verdicts.filter((v) => v.result.exercised && v.result.verdict === "failed"),
       gaps: verdicts.filter((v) => v.result.exercised && v.result.verdict === "passed"),

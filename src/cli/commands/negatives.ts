@@ -17,7 +17,7 @@ import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
-import { negativesReport, runNegatives, writeNegatives } from "../negatives.js";
+import { negativesReport, runNegatives, writeNegatives, type TaskNegatives } from "../negatives.js";
 
 export const NEGATIVES_OPTIONS = {
   "dry-run": { kind: "boolean", help: "report what the checks catch and miss; write nothing into the task files" },
@@ -48,6 +48,8 @@ export interface NegativesRun {
   out: string;
   concurrency: number;
   write: boolean;
+  /** Told every task's sorted mutations (import marks each check with the probes that failed it). */
+  onTasks?: (tasks: TaskNegatives[]) => void;
 }
 
 /** Runs and reports the negatives of these tasks; shared with `umpire import playwright --negatives`. */
@@ -77,6 +79,7 @@ export async function negativesFor(run: NegativesRun, io: CommandIO): Promise<nu
     const written = writeNegatives(t, io.cwd);
     if (written.length) io.stdout.write(`  wrote ${written.join(", ")} into ${t.task.file}\n`);
   }
+  run.onTasks?.(outcome.tasks);
   io.stdout.write(`probes stored as run ${outcome.runId} (tagged self-test): umpire show ${outcome.runId}\n`);
   if (io.signal.aborted) return EXIT.interrupted;
   return outcome.tasks.every((t) => t.goldPassed) ? EXIT.ok : EXIT.failed;
