@@ -6,7 +6,7 @@
  * target; a mark equal to one the target already declares takes that mark's name.
  */
 import path from "node:path";
-import { parseDocument, type Document } from "yaml";
+import { isMap, parseDocument, type Document } from "yaml";
 import type { MarkDecl, TargetDeclInput } from "../task/target-decl.js";
 import type { MarkDeclaration } from "./locator.js";
 import { slug } from "./locator.js";
@@ -195,10 +195,13 @@ export function planMarks(
 
 /** The config file's text with the target (when new) and its new marks added; comments and order kept. */
 export function mergeConfig(text: string, plan: TargetPlan, marks: Record<string, MarkDeclaration>): string {
-  const doc: Document = parseDocument(text || "targets: {}\n");
-  if (!doc.has("targets")) doc.set("targets", doc.createNode({}));
+  const doc: Document = parseDocument(text || "targets:\n");
+  const targets = doc.get("targets");
+  // An empty `targets: {}` (or `targets:`) becomes a block map as the rest of a config is written.
+  if (!isMap(targets) || targets.items.length === 0) doc.set("targets", doc.createNode({}, { flow: false }));
   if (!plan.reused) doc.setIn(["targets", plan.name], doc.createNode(plan.decl));
   for (const [name, decl] of Object.entries(marks))
     doc.setIn(["targets", plan.name, "marks", name], doc.createNode(decl, { flow: true }));
-  return doc.toString();
+  // No line width: a long command or comment the user wrote is not folded onto two lines.
+  return doc.toString({ lineWidth: 0 });
 }

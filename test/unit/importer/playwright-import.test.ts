@@ -381,6 +381,9 @@ describe("the target and its shared marks", () => {
     expect(merged).toContain("# the api");
     expect(merged).not.toContain("app-2");
     expect(merged).toMatch(/^ {2}app:\n {4}baseUrl: /m);
+    // A config whose targets are `{}` gets them in block style, as the rest of the file.
+    const fresh = mergeConfig("# mine\ntargets: {}\n", first, {});
+    expect(fresh).toMatch(/^targets:\n {2}app:\n {4}baseUrl: http:\/\/127\.0\.0\.1:\$\{PORT\}\n/m);
   });
 
   it("shares a mark two tests use on the target, and takes the target's own name for a mark it declares", () => {
