@@ -27,6 +27,8 @@ export interface TaskNegatives {
   /** The do-nothing probe (answering at once): the checks it failed catch an agent that does nothing. */
   answerNow: ProbeResult | null;
   caught: MutationVerdict[];
+  /** Mutation name -> the task's own negative that plays the same steps (nothing new to write). */
+  existing: Map<string, string>;
   gaps: MutationVerdict[];
   notPlayed: MutationVerdict[];
 }
@@ -44,6 +46,19 @@ export interface NegativesOptions {
 
 function knownMarks(task: Task, config: ProjectTargets): string[] {
   return [...Object.keys(config.targets[task.target]?.marks ?? {}), ...Object.keys(task.marks)];
+}
+
+/** The mutations whose steps are one of the task's negatives already, by that negative's name. */
+function sameAsNegatives(task: Task, mutations: readonly Mutation[]): Map<string, string> {
+  const bySteps = new Map(
+    Object.entries(task.negatives).map(([name, steps]) => [JSON.stringify(steps.map(plainStep)), name]),
+  );
+  return new Map(
+    mutations.flatMap((m) => {
+      const name = bySteps.get(JSON.stringify(m.steps.map(plainStep)));
+      return name === undefined ? [] : [[m.name, name] as [string, string]];
+    }),
+  );
 }
 
 export async function runNegatives(options: NegativesOptions): Promise<{ runId: string; tasks: TaskNegatives[] }> {
@@ -77,6 +92,7 @@ export async function runNegatives(options: NegativesOptions): Promise<{ runId: 
     return {
       task,
       goldPassed: gold.length > 0 && gold.every((r) => r.ok),
+      existing: sameAsNegatives(task, mutations.get(task.id)!),
       answerNow: mine.find((r) => r.probe.name === "answer-now") ?? null,
       goldProblems: gold.filter((r) => !r.ok).flatMap((r) => r.reasons.map((reason) => `${r.probe.name}: ${reason}`)),
       caught: verdicts.filter((v) => v.result.exercised && v.result.verdict === "failed"),
@@ -100,12 +116,19 @@ export function negativesReport(t: TaskNegatives): string[] {
     return lines;
   }
   for (const { mutation, result } of t.caught) {
+    const failed = result.failedChecks.map((c) => `'${c}'`).join(", ");
+    const same = t.existing.get(mutation.name);
     lines.push(
-      `  kept ${mutation.name}: ${mutation.what} failed ${result.failedChecks.map((c) => `'${c}'`).join(", ")}`,
+      same === undefined
+        ? `  kept ${mutation.name}: ${mutation.what} failed ${failed}`
+        : `  already a negative: ${mutation.what} is the task's negative '${same}' (failed ${failed}); nothing to write`,
     );
   }
   for (const { mutation } of t.gaps) {
-    lines.push(`  check gap: ${mutation.what} passed every check: the checks do not see ${mutation.unseen}`);
+    const same = t.existing.get(mutation.name);
+    lines.push(
+      `  check gap: ${mutation.what} passed every check: the checks do not see ${mutation.unseen}${same === undefined ? "" : ` (it is the task's negative '${same}', which the self-test will report)`}`,
+    );
   }
   for (const { mutation, result } of t.notPlayed) {
     const why = result.reasons[0] ?? `${result.verdict} (${result.stopReason})`;
@@ -131,6 +154,7 @@ export function writeNegatives(t: TaskNegatives, cwd: string): string[] {
   );
   const written: string[] = [];
   for (const { mutation, result } of t.caught) {
+    if (t.existing.has(mutation.name)) continue;
     const plain = mutation.steps.map(plainStep);
     if (have.has(JSON.stringify(plain))) continue;
     const steps = new YAMLSeq();
