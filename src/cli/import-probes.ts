@@ -17,7 +17,8 @@ import { oneLine } from "../safety/terminal.js";
 import { openStore } from "../store/open.js";
 import { CheckSpec, type Task } from "../task/schema.js";
 import type { CommandIO } from "./io.js";
-import type { TaskNegatives } from "./negatives.js";
+import { pageMarksCheck, readPageMarks, type TaskNegatives } from "./negatives.js";
+import type { PageMark } from "./page-marks-check.js";
 import { probesFor, runSelfTest } from "./self-test.js";
 
 const SNAPSHOT_MODULE = fileURLToPath(
@@ -34,7 +35,7 @@ export interface StateProbeRun {
   concurrency: number;
 }
 
-function withSnapshot(task: Task, dir: string, urls: readonly string[]): Task {
+function withSnapshot(task: Task, dir: string, urls: readonly string[], config: ProjectTargets): Task {
   const snapshot = CheckSpec.parse({
     kind: "custom",
     name: "umpire import: state snapshot",
@@ -43,7 +44,8 @@ function withSnapshot(task: Task, dir: string, urls: readonly string[]): Task {
     export: "snapshot",
     options: { dir, urls: [...urls] },
   });
-  return { ...task, checks: [...task.checks, snapshot], negatives: {}, negativeFailsOn: undefined };
+  const checks = [...task.checks, snapshot, pageMarksCheck(task, config, dir)];
+  return { ...task, checks, negatives: {}, negativeFailsOn: undefined };
 }
 
 function readSnapshot(dir: string, trialId: string): StateSnapshot | null {
@@ -51,14 +53,21 @@ function readSnapshot(dir: string, trialId: string): StateSnapshot | null {
   return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as StateSnapshot) : null;
 }
 
+export interface StateFindings {
+  /** Per task: checks on what the gold changed (absent: the gold did not pass in both modes). */
+  checks: Map<string, StateCheck[]>;
+  /** Per task: the controls on the page the gold left, for the mutations to aim at. */
+  pageMarks: Map<string, PageMark[]>;
+}
+
 /** Plays gold (both modes) and answer-now with a state snapshot; returns per task the checks on what the gold changed. */
-export async function deriveStateChecks(run: StateProbeRun, io: CommandIO): Promise<Map<string, StateCheck[]>> {
+export async function deriveStateChecks(run: StateProbeRun, io: CommandIO): Promise<StateFindings> {
   const dir = mkdtempSync(join(tmpdir(), "umpire-state-"));
   const store = openStore(resolve(io.cwd, run.db));
   io.stderr.write(`umpire import: reading the app's state before and after the gold of ${run.tasks.length} task(s)\n`);
   try {
     const outcome = await runSelfTest({
-      tasks: run.tasks.map((t) => withSnapshot(t, dir, run.stateUrls.get(t.id) ?? [])),
+      tasks: run.tasks.map((t) => withSnapshot(t, dir, run.stateUrls.get(t.id) ?? [], run.project)),
       config: run.project,
       store,
       outDir: resolve(io.cwd, run.out),
@@ -70,8 +79,11 @@ export async function deriveStateChecks(run: StateProbeRun, io: CommandIO): Prom
         io.stderr.write(`${oneLine(`  ${end.trial.task.id} [${end.trial.agent.label}]: ${end.verdict}`)}\n`),
     });
     const derived = new Map<string, StateCheck[]>();
+    const pageMarks = new Map<string, PageMark[]>();
     for (const task of run.tasks) {
       const mine = outcome.results.filter((r) => r.task === task.id);
+      const structured = mine.find((r) => r.probe.name === "gold/structured");
+      if (structured) pageMarks.set(task.id, readPageMarks(dir, structured.trialId));
       const before = mine.find((r) => r.probe.name === "answer-now");
       const golds = mine.filter((r) => r.probe.name.startsWith("gold/") && r.verdict === "passed");
       const beforeSnap = before ? readSnapshot(dir, before.trialId) : null;
@@ -80,7 +92,7 @@ export async function deriveStateChecks(run: StateProbeRun, io: CommandIO): Prom
       if (!beforeSnap || afterSnaps.length < 2) continue;
       derived.set(task.id, stateChecks(beforeSnap, afterSnaps));
     }
-    return derived;
+    return { checks: derived, pageMarks };
   } finally {
     store.close();
     rmSync(dir, { recursive: true, force: true });

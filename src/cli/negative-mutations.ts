@@ -10,6 +10,7 @@
  * - type a near-miss of the last text written (its last character dropped).
  */
 import type { ReferenceStep, Task } from "../task/schema.js";
+import type { MarkDecl } from "../task/target-decl.js";
 
 export interface Mutation {
   /** A negative's name: `mutation-drop-step-5`. */
@@ -19,6 +20,8 @@ export interface Mutation {
   what: string;
   /** What no check sees when the mutation passes: "what clicking save does". */
   unseen: string;
+  /** Marks its steps aim at that the task does not declare: controls found on the gold's page. */
+  marks?: Record<string, MarkDecl>;
 }
 
 const CHANGES = new Set(["click", "double_click", "write", "press", "navigate", "go_back", "write_note"]);

@@ -219,7 +219,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO, pas
   if (io.signal.aborted) return EXIT.interrupted;
   io.stdout.write("\n");
   for (const task of loaded.tasks) {
-    const checks = derived.get(task.id);
+    const checks = derived.checks.get(task.id);
     if (checks === undefined) continue;
     addStateChecks(resolve(io.cwd, task.file), checks);
     const what = checks.map((c) => (c.kind === "http" ? `GET ${c.url}` : `${c.area} ${JSON.stringify(c.key)}`));
@@ -233,6 +233,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO, pas
     {
       ...probing,
       tasks: loaded.tasks,
+      pageMarks: derived.pageMarks,
       write: true,
       onTasks: (tasks) => {
         for (const t of tasks.filter((x) => x.goldPassed)) {

@@ -14,6 +14,7 @@ import { openStore } from "../../store/open.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import type { ParsedCommand } from "../args.js";
+import type { PageMark } from "../page-marks-check.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
@@ -48,6 +49,8 @@ export interface NegativesRun {
   out: string;
   concurrency: number;
   write: boolean;
+  /** The controls on each gold's page, when the caller surveyed them already (import). */
+  pageMarks?: ReadonlyMap<string, readonly PageMark[]>;
   /** Told every task's sorted mutations (import marks each check with the probes that failed it). */
   onTasks?: (tasks: TaskNegatives[]) => void;
 }
@@ -66,6 +69,7 @@ export async function negativesFor(run: NegativesRun, io: CommandIO): Promise<nu
       store,
       outDir: resolve(io.cwd, run.out),
       concurrency: run.concurrency,
+      pageMarks: run.pageMarks,
       signal: io.signal,
       env: io.env,
       onProbe: (line) => io.stderr.write(`${oneLine(line)}\n`),
