@@ -60,8 +60,11 @@ after 'playwright' are passed to it) with umpire's reporter added, and writes on
 passing test: gold steps from its actions, marks from its locators, page checks from its final
 expects, effects or http checks from the network calls it awaited that umpire.config.yaml's
 import.requests maps (the others get a TODO with the line to add), the target from its
-baseURL/webServer merged into umpire.config.yaml. Each task is marked draft: true until a person
-has reviewed it (docs/from-playwright.md).`,
+baseURL/webServer merged into umpire.config.yaml (its port as \${PORT}, a beforeEach request.post
+as the reset). Then it plays the drafts (unless --no-probes): checks on the state the gold changed
+(storage, the test's GET URLs), answer-now and the gold's mutations, keeping the caught ones and
+marking each check with the wrong trajectories shown to fail it. Each task is marked draft: true
+until a person has reviewed it (docs/from-playwright.md).`,
   run: execute,
 });
 

@@ -36,7 +36,8 @@ export const run = defineCommand({
   options: NEGATIVES_OPTIONS,
   positionals: [{ name: "tasks", variadic: true }],
   description: `Derives known-wrong trajectories from each task's gold (drop the last state-changing step, stop
-before the last click, aim a click at a sibling mark, type a near-miss value), plays them on the
+before the last click, aim a click at a sibling mark or a control on the gold's page, click both,
+type a near-miss value), plays them on the
 reference model as the self-test plays negatives, writes the ones a required check catches into the
 task's negatives, and names the ones no check catches as check gaps. Drafts are accepted.`,
   run: execute,
