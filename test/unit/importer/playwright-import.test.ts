@@ -13,7 +13,7 @@ import { aimOf, checkSelectorOf, parseLocator, type MarkDeclaration } from "../.
 import type { RecordedStep, RecordedTest, Recording } from "../../../src/importer/recording.js";
 import { declaredMatches, mergeConfig, planMarks, planTarget } from "../../../src/importer/target-merge.js";
 import { renderTask } from "../../../src/importer/task-writer.js";
-import { checksOf, translateTest, type TranslateContext } from "../../../src/importer/translate.js";
+import { checksOf, resetOf, translateTest, type TranslateContext } from "../../../src/importer/translate.js";
 import { loadTasks } from "../../../src/task/loader.js";
 
 const aim = (locator: string, action = "click", testIds: [string, string] = ["data-testid", "data-testid"]) =>
@@ -95,6 +95,37 @@ const expectStep = (matcher: string, params: Record<string, unknown>, line = 1, 
 });
 
 describe("a recorded test as a draft task", () => {
+  it("reads the before hook's request.post as the reset and the test's GETs as state URLs, replaying neither", () => {
+    const hook: RecordedStep = {
+      category: "hook",
+      title: "beforeEach hook",
+      params: {},
+      steps: [api("POST", { url: "/__reset", method: "POST" }), api("Navigate", { url: "http://127.0.0.1:4000/" })],
+    };
+    const test: RecordedTest = {
+      title: "clears the list",
+      titlePath: ["clears the list"],
+      file: "t.spec.ts",
+      line: 3,
+      project: "",
+      status: "passed",
+      steps: [
+        hook,
+        api("Click", { locator: "getByTestId('clear')" }),
+        api("GET", { url: "http://127.0.0.1:4000/api/books", method: "GET" }),
+      ],
+    };
+    const task = translateTest(test, ctx(), "clears-the-list");
+    expect(task.reset).toEqual({ method: "POST", url: "/__reset" });
+    expect(resetOf(test, "http://127.0.0.1:4000")).toEqual({ method: "POST", url: "/__reset" });
+    expect(task.stateUrls).toEqual(["/api/books"]);
+    expect(task.reference).toEqual([
+      { tool: "click", target: "clear" },
+      { tool: "answer", args: { content: "Done" } },
+    ]);
+    expect(task.todo.filter((t) => /POST|GET/.test(t))).toEqual([]);
+  });
+
   it("turns actions into umpire's tools and the final expects into page checks", () => {
     const test: RecordedTest = {
       title: "saves a note",
