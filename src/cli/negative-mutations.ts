@@ -5,10 +5,12 @@
  *
  * - drop the last state-changing step;
  * - stop before the last click ahead of that step (the save, the submit), answering at once;
- * - aim the last click that has a sibling mark (first-toggle / second-toggle) at the sibling;
+ * - aim the last click that has a sibling mark (first-toggle / second-toggle) at the sibling, and
+ *   click the sibling as well (the agent that toggles both);
  * - type a near-miss of the last text written (its last character dropped).
  */
 import type { ReferenceStep, Task } from "../task/schema.js";
+import type { MarkDecl } from "../task/target-decl.js";
 
 export interface Mutation {
   /** A negative's name: `mutation-drop-step-5`. */
@@ -18,6 +20,8 @@ export interface Mutation {
   what: string;
   /** What no check sees when the mutation passes: "what clicking save does". */
   unseen: string;
+  /** Marks its steps aim at that the task does not declare: controls found on the gold's page. */
+  marks?: Record<string, MarkDecl>;
 }
 
 const CHANGES = new Set(["click", "double_click", "write", "press", "navigate", "go_back", "write_note"]);
@@ -99,6 +103,13 @@ export function deriveMutations(task: Task, knownMarks: readonly string[]): Muta
       steps,
       what: `aiming ${label(i)} at ${sibling}`,
       unseen: `whether ${step.target} or ${sibling} was clicked`,
+    });
+    // The agent that does both (toggles both todos, ticks every box): right once, wrong once.
+    out.push({
+      name: `mutation-both-${i + 1}`,
+      steps: [...gold.slice(0, i + 1), { ...step, target: sibling, args: {} }, ...gold.slice(i + 1)],
+      what: `clicking ${sibling} as well as ${step.target} at ${label(i)}`,
+      unseen: `whether ${sibling} was left alone`,
     });
     break;
   }

@@ -5,14 +5,17 @@
  * that passed every check is a check gap, said in words; one the reference model could not play
  * proves nothing and is dropped with its reason.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { YAMLSeq, isMap, parseDocument } from "yaml";
 import type { ProjectTargets } from "../config/project.js";
 import type { Store } from "../store/store.js";
-import type { ReferenceStep, Task } from "../task/schema.js";
+import { CheckSpec, type ReferenceStep, type Task } from "../task/schema.js";
 import { deriveMutations, type Mutation } from "./negative-mutations.js";
-import { runSelfTest, type ProbeResult } from "./self-test.js";
+import type { PageMark } from "./page-marks-check.js";
+import { probesFor, runSelfTest, type ProbeResult } from "./self-test.js";
 
 export interface MutationVerdict {
   mutation: Mutation;
@@ -24,12 +27,18 @@ export interface TaskNegatives {
   /** The gold passed in both modes: without it, no mutation's verdict means anything. */
   goldPassed: boolean;
   goldProblems: string[];
+  /** The do-nothing probe (answering at once): the checks it failed catch an agent that does nothing. */
+  answerNow: ProbeResult | null;
   caught: MutationVerdict[];
+  /** Mutation name -> the task's own negative that plays the same steps (nothing new to write). */
+  existing: Map<string, string>;
   gaps: MutationVerdict[];
   notPlayed: MutationVerdict[];
 }
 
 export interface NegativesOptions {
+  /** The controls on each task's gold page (import surveys them already); surveyed here when absent. */
+  pageMarks?: ReadonlyMap<string, readonly PageMark[]>;
   tasks: Task[];
   config: ProjectTargets;
   store: Store;
@@ -44,13 +53,41 @@ function knownMarks(task: Task, config: ProjectTargets): string[] {
   return [...Object.keys(config.targets[task.target]?.marks ?? {}), ...Object.keys(task.marks)];
 }
 
+/** The mutations whose steps are one of the task's negatives already, by that negative's name. */
+function sameAsNegatives(task: Task, mutations: readonly Mutation[]): Map<string, string> {
+  const bySteps = new Map(
+    Object.entries(task.negatives).map(([name, steps]) => [JSON.stringify(steps.map(plainStep)), name]),
+  );
+  return new Map(
+    mutations.flatMap((m) => {
+      const name = bySteps.get(JSON.stringify(m.steps.map(plainStep)));
+      return name === undefined ? [] : [[m.name, name] as [string, string]];
+    }),
+  );
+}
+
+/** The task's mutations, among its declared marks and the controls on its gold's page (declared for the probe). */
+function mutationsOf(task: Task, config: ProjectTargets, onPage: readonly PageMark[]): Mutation[] {
+  const known = knownMarks(task, config);
+  const found = onPage.filter((m) => !known.includes(m.name));
+  const declare = new Map(found.flatMap((m) => (m.decl ? [[m.name, m.decl] as const] : [])));
+  return deriveMutations(task, [...known, ...found.map((m) => m.name)]).map((m) => {
+    const marks = Object.fromEntries(
+      m.steps.flatMap((s) => (s.target && declare.has(s.target) ? [[s.target, declare.get(s.target)!]] : [])),
+    );
+    return Object.keys(marks).length ? { ...m, marks } : m;
+  });
+}
+
 export async function runNegatives(options: NegativesOptions): Promise<{ runId: string; tasks: TaskNegatives[] }> {
+  const onPage = options.pageMarks ?? (await surveyPageMarks(options));
   const mutations = new Map(
-    options.tasks.map((task) => [task.id, deriveMutations(task, knownMarks(task, options.config))]),
+    options.tasks.map((task) => [task.id, mutationsOf(task, options.config, onPage.get(task.id) ?? [])]),
   );
   // The task as written, its own negatives set aside: the probes are gold, answer-now and the mutations.
   const probed = options.tasks.map((task) => ({
     ...task,
+    marks: Object.assign({}, task.marks, ...mutations.get(task.id)!.map((m) => m.marks ?? {})),
     negatives: Object.fromEntries(mutations.get(task.id)!.map((m) => [m.name, m.steps])),
     negativeFailsOn: undefined,
   }));
@@ -75,6 +112,8 @@ export async function runNegatives(options: NegativesOptions): Promise<{ runId: 
     return {
       task,
       goldPassed: gold.length > 0 && gold.every((r) => r.ok),
+      existing: sameAsNegatives(task, mutations.get(task.id)!),
+      answerNow: mine.find((r) => r.probe.name === "answer-now") ?? null,
       goldProblems: gold.filter((r) => !r.ok).flatMap((r) => r.reasons.map((reason) => `${r.probe.name}: ${reason}`)),
       caught: verdicts.filter((v) => v.result.exercised && v.result.verdict === "failed"),
       gaps: verdicts.filter((v) => v.result.exercised && v.result.verdict === "passed"),
@@ -97,12 +136,19 @@ export function negativesReport(t: TaskNegatives): string[] {
     return lines;
   }
   for (const { mutation, result } of t.caught) {
+    const failed = result.failedChecks.map((c) => `'${c}'`).join(", ");
+    const same = t.existing.get(mutation.name);
     lines.push(
-      `  kept ${mutation.name}: ${mutation.what} failed ${result.failedChecks.map((c) => `'${c}'`).join(", ")}`,
+      same === undefined
+        ? `  kept ${mutation.name}: ${mutation.what} failed ${failed}`
+        : `  already a negative: ${mutation.what} is the task's negative '${same}' (failed ${failed}); nothing to write`,
     );
   }
   for (const { mutation } of t.gaps) {
-    lines.push(`  check gap: ${mutation.what} passed every check: the checks do not see ${mutation.unseen}`);
+    const same = t.existing.get(mutation.name);
+    lines.push(
+      `  check gap: ${mutation.what} passed every check: the checks do not see ${mutation.unseen}${same === undefined ? "" : ` (it is the task's negative '${same}', which the self-test will report)`}`,
+    );
   }
   for (const { mutation, result } of t.notPlayed) {
     const why = result.reasons[0] ?? `${result.verdict} (${result.stopReason})`;
@@ -128,14 +174,70 @@ export function writeNegatives(t: TaskNegatives, cwd: string): string[] {
   );
   const written: string[] = [];
   for (const { mutation, result } of t.caught) {
+    if (t.existing.has(mutation.name)) continue;
     const plain = mutation.steps.map(plainStep);
     if (have.has(JSON.stringify(plain))) continue;
     const steps = new YAMLSeq();
     for (const s of plain) steps.items.push(doc.createNode(s, { flow: true }));
     steps.commentBefore = ` ${mutation.what}: fails ${result.failedChecks.map((c) => `'${c}'`).join(", ")} (umpire negatives)`;
     doc.setIn(["negatives", mutation.name], steps);
+    // A control found on the page, aimed at: declared in the task so the negative plays as written.
+    for (const [name, decl] of Object.entries(mutation.marks ?? {}))
+      if (!doc.hasIn(["marks", name])) doc.setIn(["marks", name], doc.createNode(decl, { flow: true }));
     written.push(mutation.name);
   }
   if (written.length) writeFileSync(file, doc.toString({ lineWidth: 0 }));
   return written;
+}
+
+const PAGE_MARKS_MODULE = fileURLToPath(
+  new URL(`./page-marks-check.${import.meta.url.endsWith(".ts") ? "ts" : "js"}`, import.meta.url),
+);
+
+/** The advisory check that lists the controls of the page a gold left (page-marks-check.ts). */
+export function pageMarksCheck(task: Task, config: ProjectTargets, dir: string): Task["checks"][number] {
+  return CheckSpec.parse({
+    kind: "custom",
+    name: "umpire negatives: the page's controls",
+    required: false,
+    module: PAGE_MARKS_MODULE,
+    export: "pageMarks",
+    options: { dir, testIdAttribute: config.targets[task.target]?.testIdAttribute ?? "data-testid" },
+  });
+}
+
+/** The controls a trial's page-marks check wrote, or none. */
+export function readPageMarks(dir: string, trialId: string): PageMark[] {
+  const file = join(dir, `${trialId}.marks.json`);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as PageMark[]) : [];
+}
+
+/** Plays each gold once (structured) to list the controls on the page it leaves. */
+async function surveyPageMarks(options: NegativesOptions): Promise<Map<string, PageMark[]>> {
+  const dir = mkdtempSync(join(tmpdir(), "umpire-marks-"));
+  try {
+    const outcome = await runSelfTest({
+      tasks: options.tasks.map((t) => ({
+        ...t,
+        checks: [...t.checks, pageMarksCheck(t, options.config, dir)],
+        negatives: {},
+        negativeFailsOn: undefined,
+      })),
+      config: options.config,
+      store: options.store,
+      outDir: options.outDir,
+      concurrency: options.concurrency,
+      signal: options.signal,
+      env: options.env,
+      probes: (task) => probesFor({ ...task, negatives: {} }).filter((p) => p.name === "gold/structured"),
+    });
+    return new Map(
+      options.tasks.map((t) => {
+        const gold = outcome.results.find((r) => r.task === t.id && r.probe.name === "gold/structured");
+        return [t.id, gold ? readPageMarks(dir, gold.trialId) : []];
+      }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -6,11 +6,12 @@
  * target; a mark equal to one the target already declares takes that mark's name.
  */
 import path from "node:path";
-import { parseDocument, type Document } from "yaml";
+import { isMap, parseDocument, type Document } from "yaml";
 import type { MarkDecl, TargetDeclInput } from "../task/target-decl.js";
 import type { MarkDeclaration } from "./locator.js";
 import { slug } from "./locator.js";
-import type { Recording } from "./recording.js";
+import type { RecordedWebServer, Recording } from "./recording.js";
+import type { ApiCall } from "./translate.js";
 
 export interface TargetPlan {
   name: string;
@@ -44,17 +45,68 @@ export function declaredMatches(decl: TargetDeclInput, baseURL: string, webServe
   return pattern.test(noSlash(baseURL)) && webServerCommand !== null && commandOf(decl) === webServerCommand;
 }
 
+/**
+ * The webServer with its port as `${PORT}` wherever the port it was given appears (the URL, the
+ * command, `env`): umpire then picks a free port per run, as it must for a pool or a parallel run.
+ * A server whose port appears nowhere but the URL is taken to listen there whatever it is told.
+ */
+export function portAsVariable(
+  baseURL: string,
+  server: RecordedWebServer | null,
+): { baseUrl: string; command?: string; env?: Record<string, string>; readyUrl?: string } {
+  let port = "";
+  try {
+    port = new URL(baseURL).port;
+  } catch {
+    // Not a URL: kept as written.
+  }
+  const env = { ...(server?.env ?? {}) };
+  const inEnv = Object.entries(env).filter(([, v]) => v === port);
+  const wordPort = new RegExp(`(?<![\\d])${port}(?![\\d])`, "g");
+  const inCommand = port !== "" && server !== null && new RegExp(wordPort.source).test(server.command);
+  if (!port || !server || (inEnv.length === 0 && !inCommand)) {
+    return { baseUrl: noSlash(baseURL), command: server?.command, env: server?.env, readyUrl: server?.url };
+  }
+  // PORT is what umpire sets itself; another variable that carried the port now reads it.
+  for (const [name] of inEnv) {
+    if (name === "PORT") delete env[name];
+    else env[name] = "${PORT}";
+  }
+  const withPort = (text: string) => text.replace(new RegExp(`:${port}(?![\\d])`), ":${PORT}");
+  return {
+    baseUrl: withPort(noSlash(baseURL)),
+    command: server.command.replace(wordPort, "${PORT}"),
+    env,
+    ...(server.url
+      ? { readyUrl: sameOrigin(server.url, baseURL) ? new URL(server.url).pathname : withPort(server.url) }
+      : {}),
+  };
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
 export function planTarget(
   recording: Recording,
   declared: Declared,
   umpireDir: string,
   fallbackName: string,
+  reset: ApiCall | null = null,
 ): TargetPlan {
   const project = recording.projects.find((p) => p.baseURL) ?? recording.projects[0];
   const baseURL = project?.baseURL ?? recording.webServer?.url ?? "";
   const playwrightTestId = project?.testIdAttribute ?? "data-testid";
-  const found = Object.entries(declared).find(([, decl]) =>
-    declaredMatches(decl, baseURL, recording.webServer?.command ?? null),
+  const server = recording.webServer;
+  const ported = portAsVariable(baseURL, server);
+  const found = Object.entries(declared).find(
+    ([, decl]) =>
+      declaredMatches(decl, baseURL, server?.command ?? null) ||
+      (ported.command !== undefined && declaredMatches(decl, baseURL, ported.command)),
   );
   if (found) {
     const [name, decl] = found;
@@ -68,22 +120,22 @@ export function planTarget(
   let name = slug(fallbackName).replace(/[^a-z0-9-]/g, "") || "app";
   if (name === "fixture") name = "fixture-app";
   for (let n = 2; Object.hasOwn(declared, name); n++) name = `${slug(fallbackName)}-${n}`;
-  const server = recording.webServer;
   const configDir = recording.configFile ? path.dirname(recording.configFile) : recording.rootDir;
   const cwd = server ? path.relative(umpireDir, server.cwd ?? configDir) : "";
   const decl: TargetDeclInput = {
-    baseUrl: noSlash(baseURL),
+    baseUrl: ported.baseUrl,
     ...(server
       ? {
           start: {
-            command: server.command,
+            command: ported.command ?? server.command,
             ...(cwd ? { cwd } : {}),
-            ...(server.env && Object.keys(server.env).length ? { env: server.env } : {}),
-            ...(server.url ? { readyUrl: server.url } : {}),
+            ...(ported.env && Object.keys(ported.env).length ? { env: ported.env } : {}),
+            ...(ported.readyUrl ? { readyUrl: ported.readyUrl } : {}),
           },
         }
       : {}),
-    reset: { kind: "none" },
+    // The suite's beforeEach reset (`request.post("/__reset")`) is what every trial needs before it too.
+    reset: reset ? { kind: "http", method: reset.method as "POST", url: reset.url } : { kind: "none" },
     ...(playwrightTestId !== "data-testid" ? { testIdAttribute: playwrightTestId } : {}),
     isolated: false,
   };
@@ -143,10 +195,13 @@ export function planMarks(
 
 /** The config file's text with the target (when new) and its new marks added; comments and order kept. */
 export function mergeConfig(text: string, plan: TargetPlan, marks: Record<string, MarkDeclaration>): string {
-  const doc: Document = parseDocument(text || "targets: {}\n");
-  if (!doc.has("targets")) doc.set("targets", doc.createNode({}));
+  const doc: Document = parseDocument(text || "targets:\n");
+  const targets = doc.get("targets");
+  // An empty `targets: {}` (or `targets:`) becomes a block map as the rest of a config is written.
+  if (!isMap(targets) || targets.items.length === 0) doc.set("targets", doc.createNode({}, { flow: false }));
   if (!plan.reused) doc.setIn(["targets", plan.name], doc.createNode(plan.decl));
   for (const [name, decl] of Object.entries(marks))
     doc.setIn(["targets", plan.name, "marks", name], doc.createNode(decl, { flow: true }));
-  return doc.toString();
+  // No line width: a long command or comment the user wrote is not folded onto two lines.
+  return doc.toString({ lineWidth: 0 });
 }

@@ -48,6 +48,16 @@ export interface DraftTask {
   todo: string[];
   /** Network calls the test awaited that no `import.requests` mapping names, with the lines to add. */
   unmapped: AwaitedUnmapped[];
+  /** The HTTP call a `beforeEach` hook made before the test (`request.post("/__reset")`): the target's reset. */
+  reset: ApiCall | null;
+  /** Paths the test read with GET through the `request` fixture: where the app's state can be read back. */
+  stateUrls: string[];
+}
+
+/** A call through Playwright's `request` fixture (APIRequestContext). */
+export interface ApiCall {
+  method: string;
+  url: string;
 }
 
 export interface TranslateContext {
@@ -341,8 +351,33 @@ function ordinal(n: number): string {
   return `${n}${suffix}`;
 }
 
+function apiCallOf(step: RecordedStep, baseURL: string): ApiCall | null {
+  const { method, url } = step.params;
+  if (step.category !== "pw:api" || typeof method !== "string" || typeof url !== "string") return null;
+  return { method: method.toUpperCase(), url: pathOf(url, baseURL) };
+}
+
+/** The API calls of the test: a state-changing one in a before hook resets; GETs read state back. */
+function apiCallsOf(test: RecordedTest, baseURL: string): { reset: ApiCall | null; reads: string[] } {
+  const hooks = test.steps.filter((s) => s.category === "hook");
+  const inHooks = flatSteps(hooks).flatMap((s) => apiCallOf(s, baseURL) ?? []);
+  const reset = inHooks.find((c) => c.method !== "GET" && c.method !== "HEAD") ?? null;
+  const reads = flatSteps(test.steps).flatMap((s) => {
+    const call = apiCallOf(s, baseURL);
+    return call?.method === "GET" ? [call.url] : [];
+  });
+  return { reset, reads: [...new Set(reads)] };
+}
+
+/** The reset a test's before hooks made through the `request` fixture, if any. */
+export function resetOf(test: RecordedTest, baseURL: string): ApiCall | null {
+  return apiCallsOf(test, baseURL).reset;
+}
+
 export function translateTest(test: RecordedTest, ctx: TranslateContext, id: string): DraftTask {
-  const steps = flatSteps(test.steps);
+  const api = apiCallsOf(test, ctx.baseURL);
+  // API calls change nothing on the page a gold replays: the reset becomes the target's, GETs read state.
+  const steps = flatSteps(test.steps).filter((s) => apiCallOf(s, ctx.baseURL) === null);
   const b: Builder = {
     reference: [],
     marks: new Map(),
@@ -397,6 +432,8 @@ export function translateTest(test: RecordedTest, ctx: TranslateContext, id: str
     checks,
     todo: b.todo,
     unmapped: awaited.unmapped,
+    reset: api.reset,
+    stateUrls: api.reads,
   };
 }
 

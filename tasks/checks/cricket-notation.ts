@@ -11,7 +11,7 @@
  * wickets" with N = 10 - wickets it lost when it passes the target (169/4 chasing 168/6: won by
  * 6 wickets); the side batting first wins "by N runs" when the chase falls short.
  */
-import { normalizeDashes, normalizeText, NUMBER_WORD_SOURCE, parseNumberToken } from "../../src/checks/custom-api.js";
+import { normalizeDashes, normalizeText, NUMBER_WORD_SOURCE, parseNumberToken } from "umpire/checks";
 
 export interface Score {
   runs: number;

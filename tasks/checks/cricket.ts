@@ -34,7 +34,7 @@ import {
   type NormalizeOptions,
   type OptionProblem,
   type TextMatcher,
-} from "../../src/checks/custom-api.js";
+} from "umpire/checks";
 import { parseResult, readCricketAnswer } from "./cricket-notation.js";
 import { fieldKey, fieldValueEquals, readFields } from "./note-fields.js";
 

@@ -5,7 +5,7 @@
  * '_', '-' and spaces treated alike ("Match ID" = "match_id"). Used by the fixture suite's note
  * check (./cricket.ts) through umpire's public check API only.
  */
-import { normalizeText, type NormalizeOptions } from "../../src/checks/custom-api.js";
+import { normalizeText, type NormalizeOptions } from "umpire/checks";
 
 /** Canonical form of a field key: lower case, separators collapsed to one space. */
 export function fieldKey(key: string): string {

@@ -14,6 +14,8 @@ import { clauseLoadsModule } from "../support/source-imports.js";
 
 const root = resolve(__dirname, "../..");
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  name: string;
+  exports: Exports;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
@@ -91,6 +93,11 @@ function importProblem(
 ): string | null {
   if (spec.startsWith("node:") || isBuiltin(spec)) return null;
   const [name, subpath] = splitSpecifier(spec);
+  // The package by its own name (the fixture suite's checks: `umpire/checks`), through its own exports.
+  if (name === manifest.name)
+    return exportsAllow(manifest.exports, subpath)
+      ? null
+      : `imports ${spec}, but umpire's own package.json "exports" does not publish ${subpath}`;
   if (!(name in allowed)) return `imports ${spec}, but ${name} is not a direct dependency in package.json`;
   if (!exportsAllow(exportsFor(name), subpath))
     return `imports ${spec}, but ${name}'s package.json "exports" does not publish ${subpath}`;

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { availableParallelism, tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { locateChromium } from "../../browser/chromium.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { loadConfig } from "../../config/loader.js";
 import { projectTargets } from "../../config/project.js";
@@ -16,7 +17,7 @@ import { UmpireError } from "../../errors.js";
 import { RECORDING_FILE_ENV, type Recording } from "../../importer/recording.js";
 import { planMarks, planTarget, mergeConfig, type TargetPlan } from "../../importer/target-merge.js";
 import { renderTask } from "../../importer/task-writer.js";
-import { taskIdOf, translateTest, type DraftTask, type TranslateContext } from "../../importer/translate.js";
+import { resetOf, taskIdOf, translateTest, type DraftTask, type TranslateContext } from "../../importer/translate.js";
 import { oneLine } from "../../safety/terminal.js";
 import { formatProblems } from "../../task/format-problems.js";
 import { loadTasksAsync } from "../../task/loader.js";
@@ -25,13 +26,18 @@ import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
 import { schemaReference } from "../schema-reference.js";
+import { addStateChecks, deriveStateChecks, markChecks } from "../import-probes.js";
 import { negativesFor, NEGATIVES_OPTIONS } from "./negatives.js";
 
 const OPTIONS = {
   "tasks-dir": { kind: "string", arg: "DIR", default: "tasks/imported", help: "where the draft tasks are written" },
   negatives: {
     kind: "boolean",
-    help: "then derive mutation negatives of each written task and keep the ones the checks\ncatch (as umpire negatives does)",
+    help: "derive mutation negatives of each written task and keep the ones the checks catch\n(as umpire negatives does): the default, kept for scripts that pass it",
+  },
+  "no-probes": {
+    kind: "boolean",
+    help: "write the drafts only: play no probe, add no check from the state the gold changed,\nderive no negatives",
   },
   concurrency: NEGATIVES_OPTIONS.concurrency,
   db: NEGATIVES_OPTIONS.db,
@@ -54,8 +60,11 @@ after 'playwright' are passed to it) with umpire's reporter added, and writes on
 passing test: gold steps from its actions, marks from its locators, page checks from its final
 expects, effects or http checks from the network calls it awaited that umpire.config.yaml's
 import.requests maps (the others get a TODO with the line to add), the target from its
-baseURL/webServer merged into umpire.config.yaml. Each task is marked draft: true until a person
-has reviewed it (docs/from-playwright.md).`,
+baseURL/webServer merged into umpire.config.yaml (its port as \${PORT}, a beforeEach request.post
+as the reset). Then it plays the drafts (unless --no-probes): checks on the state the gold changed
+(storage, the test's GET URLs), answer-now and the gold's mutations, keeping the caught ones and
+marking each check with the wrong trajectories shown to fail it. Each task is marked draft: true
+until a person has reviewed it (docs/from-playwright.md).`,
   run: execute,
 });
 
@@ -71,11 +80,26 @@ export function playwrightArgs(userArgs: readonly string[]): string[] {
   return ["test", ...args];
 }
 
+/**
+ * The Playwright run's environment: the recording file, and the Chromium umpire resolved as
+ * UMPIRE_CHROMIUM (a config reads it as `launchOptions.executablePath`, as examples/todomvc's does),
+ * so a machine with only its distribution's Chromium imports as it runs umpire.
+ */
+export function playwrightEnv(env: NodeJS.ProcessEnv, recordingFile: string): NodeJS.ProcessEnv {
+  let chromium: string | undefined;
+  try {
+    chromium = env.UMPIRE_CHROMIUM || locateChromium(env)?.path;
+  } catch {
+    chromium = undefined;
+  }
+  return { ...env, [RECORDING_FILE_ENV]: recordingFile, ...(chromium ? { UMPIRE_CHROMIUM: chromium } : {}) };
+}
+
 function runPlaywright(args: string[], io: CommandIO, recordingFile: string): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn("npx", ["--no-install", "playwright", ...args], {
       cwd: io.cwd,
-      env: { ...io.env, [RECORDING_FILE_ENV]: recordingFile },
+      env: playwrightEnv(io.env, recordingFile),
       stdio: ["ignore", "pipe", "pipe"],
     });
     // Playwright's own output is progress: it goes to stderr, stdout carries umpire's summary.
@@ -154,12 +178,21 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO, pas
   }
 
   const declared = (parsed.config.data.targets ?? {}) as Parameters<typeof planTarget>[1];
-  const target = planTarget(recording, declared, dirname(configFile), basename(io.cwd));
+  const baseURL = (recording.projects.find((p) => p.baseURL) ?? recording.projects[0])?.baseURL ?? "";
+  const reset = recording.tests.map((t) => resetOf(t, baseURL)).find((r) => r !== null) ?? null;
+  const target = planTarget(recording, declared, dirname(configFile), basename(io.cwd), reset);
   const requests = {
     mappings: parsed.config.data.import?.requests ?? {},
     effectsSource: (declared[target.name] ?? target.decl)?.effects !== undefined,
   };
-  const written = writeTasks(recording, target, requests, configFile, resolve(io.cwd, parsed.values["tasks-dir"]), io);
+  const { written, stateUrls } = writeTasks(
+    recording,
+    target,
+    requests,
+    configFile,
+    resolve(io.cwd, parsed.values["tasks-dir"]),
+    io,
+  );
   if (written.length === 0) {
     io.stdout.write(
       "nothing imported: no test passed (see Playwright's output above), or every task file is finished already\n",
@@ -169,27 +202,57 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO, pas
 
   // The config as merged, read and validated again: what the written tasks will run on.
   const project = projectTargets(loadConfig({ cwd: io.cwd, file: configFile }), [], io.cwd);
-  const loaded = await loadTasksAsync(
-    written,
-    { cwd: io.cwd, targets: project.targets, allowDrafts: true },
-    CUSTOM_CHECK_RULES,
-  );
+  const load = () =>
+    loadTasksAsync(written, { cwd: io.cwd, targets: project.targets, allowDrafts: true }, CUSTOM_CHECK_RULES);
+  let loaded = await load();
   if (loaded.problems.length) io.stdout.write(`\n${formatProblems(loaded.problems)}\n`);
-  io.stdout.write(
-    `\nnext: read each file (its TODO lines), then npx umpire validate --self-test --allow-drafts ${relative(io.cwd, resolve(io.cwd, parsed.values["tasks-dir"]))}\n`,
-  );
-  if (!parsed.values.negatives) return loaded.problems.some((p) => p.severity === "error") ? EXIT.usage : EXIT.ok;
-  return negativesFor(
+  const next = `npx umpire validate --self-test --allow-drafts ${relative(io.cwd, resolve(io.cwd, parsed.values["tasks-dir"]))}`;
+  const failedToLoad = loaded.problems.some((p) => p.severity === "error");
+  if (parsed.values["no-probes"] || failedToLoad || loaded.tasks.length === 0) {
+    io.stdout.write(`\nnext: read each file (its TODO lines), then ${next}\n`);
+    return failedToLoad ? EXIT.usage : EXIT.ok;
+  }
+  const probing = {
+    project,
+    db: parsed.values.db,
+    out: parsed.values.out,
+    concurrency: parsed.values.concurrency ?? availableParallelism(),
+  };
+  const derived = await deriveStateChecks({ ...probing, tasks: loaded.tasks, stateUrls }, io);
+  if (io.signal.aborted) return EXIT.interrupted;
+  io.stdout.write("\n");
+  for (const task of loaded.tasks) {
+    const checks = derived.checks.get(task.id);
+    if (checks === undefined) continue;
+    addStateChecks(resolve(io.cwd, task.file), checks);
+    const what = checks.map((c) => (c.kind === "http" ? `GET ${c.url}` : `${c.area} ${JSON.stringify(c.key)}`));
+    io.stdout.write(
+      `${task.file}: ${checks.length ? `${checks.length} check(s) from the state the gold changed (${what.join(", ")})` : "the gold changed no state umpire can read (storage, the test's GET URLs)"}\n`,
+    );
+  }
+  loaded = await load();
+  const marked: string[] = [];
+  const code = await negativesFor(
     {
+      ...probing,
       tasks: loaded.tasks,
-      project,
-      db: parsed.values.db,
-      out: parsed.values.out,
-      concurrency: parsed.values.concurrency ?? availableParallelism(),
+      pageMarks: derived.pageMarks,
       write: true,
+      onTasks: (tasks) => {
+        for (const t of tasks.filter((x) => x.goldPassed)) {
+          const { shown, unshown } = markChecks(t, io.cwd);
+          marked.push(
+            `${t.task.id}: ${shown} of ${shown + unshown.length} checks shown to fail a wrong trajectory${unshown.length ? ` (not: ${unshown.map((u) => `'${u}'`).join(", ")})` : ""}`,
+          );
+        }
+      },
     },
     io,
   );
+  io.stdout.write(
+    `${marked.map((m) => `${oneLine(m)}\n`).join("")}\nnext: read each file (its TODO lines), then ${next}\n`,
+  );
+  return code;
 }
 
 interface RequestMappings {
@@ -204,7 +267,7 @@ function writeTasks(
   configFile: string,
   tasksDir: string,
   io: CommandIO,
-): string[] {
+): { written: string[]; stateUrls: Map<string, string[]> } {
   const project = recording.projects.find((p) => p.baseURL) ?? recording.projects[0];
   const ctx: TranslateContext = {
     baseURL: project?.baseURL ?? "",
@@ -259,7 +322,7 @@ function writeTasks(
   io.stdout.write(
     `${relative(io.cwd, configFile)}: ${what}${added.length ? `; shared marks added: ${added.join(", ")}` : ""}\n`,
   );
-  return written;
+  return { written, stateUrls: new Map(drafts.map((d) => [d.id, d.stateUrls])) };
 }
 
 /** The awaited calls no import.requests mapping names, once each across the tests, for a suite of hundreds. */

@@ -14,10 +14,11 @@ import { openStore } from "../../store/open.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import type { ParsedCommand } from "../args.js";
+import type { PageMark } from "../page-marks-check.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
-import { negativesReport, runNegatives, writeNegatives } from "../negatives.js";
+import { negativesReport, runNegatives, writeNegatives, type TaskNegatives } from "../negatives.js";
 
 export const NEGATIVES_OPTIONS = {
   "dry-run": { kind: "boolean", help: "report what the checks catch and miss; write nothing into the task files" },
@@ -35,7 +36,8 @@ export const run = defineCommand({
   options: NEGATIVES_OPTIONS,
   positionals: [{ name: "tasks", variadic: true }],
   description: `Derives known-wrong trajectories from each task's gold (drop the last state-changing step, stop
-before the last click, aim a click at a sibling mark, type a near-miss value), plays them on the
+before the last click, aim a click at a sibling mark or a control on the gold's page, click both,
+type a near-miss value), plays them on the
 reference model as the self-test plays negatives, writes the ones a required check catches into the
 task's negatives, and names the ones no check catches as check gaps. Drafts are accepted.`,
   run: execute,
@@ -48,6 +50,10 @@ export interface NegativesRun {
   out: string;
   concurrency: number;
   write: boolean;
+  /** The controls on each gold's page, when the caller surveyed them already (import). */
+  pageMarks?: ReadonlyMap<string, readonly PageMark[]>;
+  /** Told every task's sorted mutations (import marks each check with the probes that failed it). */
+  onTasks?: (tasks: TaskNegatives[]) => void;
 }
 
 /** Runs and reports the negatives of these tasks; shared with `umpire import playwright --negatives`. */
@@ -64,6 +70,7 @@ export async function negativesFor(run: NegativesRun, io: CommandIO): Promise<nu
       store,
       outDir: resolve(io.cwd, run.out),
       concurrency: run.concurrency,
+      pageMarks: run.pageMarks,
       signal: io.signal,
       env: io.env,
       onProbe: (line) => io.stderr.write(`${oneLine(line)}\n`),
@@ -77,6 +84,7 @@ export async function negativesFor(run: NegativesRun, io: CommandIO): Promise<nu
     const written = writeNegatives(t, io.cwd);
     if (written.length) io.stdout.write(`  wrote ${written.join(", ")} into ${t.task.file}\n`);
   }
+  run.onTasks?.(outcome.tasks);
   io.stdout.write(`probes stored as run ${outcome.runId} (tagged self-test): umpire show ${outcome.runId}\n`);
   if (io.signal.aborted) return EXIT.interrupted;
   return outcome.tasks.every((t) => t.goldPassed) ? EXIT.ok : EXIT.failed;

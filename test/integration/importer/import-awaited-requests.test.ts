@@ -58,7 +58,7 @@ function suggested(draft: string, call: RegExp, kind: "effects" | "http", fill: 
 
 describe("umpire import playwright: awaited network calls", () => {
   it("become the effects or http check import.requests maps them to; the drafts self-test sound and those checks fail without the request", async () => {
-    const first = await umpire(["import", "playwright"]);
+    const first = await umpire(["import", "--no-probes", "playwright"]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain("wrote tasks/imported/saves-an-item.yaml: 4 gold steps, 2 checks\n");
     expect(first.stdout).toContain("wrote tasks/imported/saves-two-items.yaml: 4 gold steps, 2 checks, 2 TODO");
@@ -79,7 +79,7 @@ describe("umpire import playwright: awaited network calls", () => {
     const httpLine = suggested(draft, /\/api\\\/items\$\//, "http", ["/api/PATH", '"/api/items?trial=${TRIAL_ID}"']);
     appendFileSync(join(dir, "umpire.config.yaml"), `    ${effectsLine}\n    ${httpLine}\n`);
 
-    const again = await umpire(["import", "playwright", "--grep", "two items"]);
+    const again = await umpire(["import", "--no-probes", "playwright", "--grep", "two items"]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain("wrote tasks/imported/saves-two-items.yaml: 4 gold steps, 4 checks\n");
     const mapped = task("saves-two-items").checks.filter((c) => c.kind !== "page");

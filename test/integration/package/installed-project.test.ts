@@ -3,7 +3,8 @@
  * checkout, `npm install -D <tarball>` offline in an empty project, then `npx umpire init`,
  * `validate`, `validate --self-test` and `run` there, on a one-page app umpire starts itself, with
  * a custom check in TypeScript importing the public API by package name (`umpire/checks`).
- * One deliberate slow test: it proves the package, not a feature. A second one runs docs/your-app.md
+ * One deliberate slow test: it proves the package, not a feature (and that the bundled fixture
+ * suite, shipped in it, self-tests from node_modules/umpire/tasks). A second one runs docs/your-app.md
  * as written: every file block it marks is written, every command block it marks is run in order in
  * a project of its own (from the same tarball, packed once), and each command must exit 0.
  *
@@ -273,6 +274,18 @@ describe("umpire installed from its packed tarball into another project", () => 
     expect(run.code, run.out).toBe(0);
     expect(run.out).toContain("2/2 passed, 0 failed, 0 errors");
     expect(existsSync(join(project, "results/umpire.db"))).toBe(true);
+
+    // The bundled fixture suite ships in the package and runs from it: its checks (TypeScript,
+    // compiled at load) import umpire/checks, which resolves inside the installed package.
+    const bundled = await npx([
+      "validate",
+      "--self-test",
+      "--concurrency",
+      "1",
+      "node_modules/umpire/tasks/answer-only-bb042.yaml",
+    ]);
+    expect(bundled.code, bundled.out).toBe(0);
+    expect(bundled.out).toContain("every task is sound");
   }, 1_800_000);
 });
 

@@ -7,7 +7,7 @@ const step = (tool: string, target?: string, args: Record<string, unknown> = {})
   ({ tool, ...(target ? { target } : {}), args }) as Task["reference"][number];
 
 describe("mutations of the gold", () => {
-  it("drops the last change, stops before the save, aims at a sibling and types a near miss", () => {
+  it("drops the last change, stops before the save, aims at a sibling, clicks both and types a near miss", () => {
     const gold = [
       step("click", "first-toggle"),
       step("click", "name"),
@@ -27,10 +27,13 @@ describe("mutations of the gold", () => {
       ["mutation-drop-step-5", "dropping step 5 (click about)"],
       ["mutation-stop-before-4", "stopping before step 4 (click save)"],
       ["mutation-sibling-4", "aiming step 4 (click save) at save-draft"],
+      ["mutation-both-4", "clicking save-draft as well as save at step 4 (click save)"],
       ["mutation-near-miss-3", 'typing "Ad" instead of "Ada" at step 3'],
     ]);
     expect(mutations[1]!.steps.map((s) => s.tool)).toEqual(["click", "click", "write", "answer"]);
     expect(mutations[2]!.steps[3]).toEqual({ tool: "click", target: "save-draft", args: {} });
+    // Both: the gold's click, then the sibling's, then the rest of the gold.
+    expect(mutations[3]!.steps.slice(3, 6).map((s) => s.target)).toEqual(["save", "save-draft", "about"]);
     expect(mutations.every((m) => m.steps[m.steps.length - 1]!.tool === "answer")).toBe(true);
   });
 

@@ -13,7 +13,7 @@ import { aimOf, checkSelectorOf, parseLocator, type MarkDeclaration } from "../.
 import type { RecordedStep, RecordedTest, Recording } from "../../../src/importer/recording.js";
 import { declaredMatches, mergeConfig, planMarks, planTarget } from "../../../src/importer/target-merge.js";
 import { renderTask } from "../../../src/importer/task-writer.js";
-import { checksOf, translateTest, type TranslateContext } from "../../../src/importer/translate.js";
+import { checksOf, resetOf, translateTest, type TranslateContext } from "../../../src/importer/translate.js";
 import { loadTasks } from "../../../src/task/loader.js";
 
 const aim = (locator: string, action = "click", testIds: [string, string] = ["data-testid", "data-testid"]) =>
@@ -95,6 +95,37 @@ const expectStep = (matcher: string, params: Record<string, unknown>, line = 1, 
 });
 
 describe("a recorded test as a draft task", () => {
+  it("reads the before hook's request.post as the reset and the test's GETs as state URLs, replaying neither", () => {
+    const hook: RecordedStep = {
+      category: "hook",
+      title: "beforeEach hook",
+      params: {},
+      steps: [api("POST", { url: "/__reset", method: "POST" }), api("Navigate", { url: "http://127.0.0.1:4000/" })],
+    };
+    const test: RecordedTest = {
+      title: "clears the list",
+      titlePath: ["clears the list"],
+      file: "t.spec.ts",
+      line: 3,
+      project: "",
+      status: "passed",
+      steps: [
+        hook,
+        api("Click", { locator: "getByTestId('clear')" }),
+        api("GET", { url: "http://127.0.0.1:4000/api/books", method: "GET" }),
+      ],
+    };
+    const task = translateTest(test, ctx(), "clears-the-list");
+    expect(task.reset).toEqual({ method: "POST", url: "/__reset" });
+    expect(resetOf(test, "http://127.0.0.1:4000")).toEqual({ method: "POST", url: "/__reset" });
+    expect(task.stateUrls).toEqual(["/api/books"]);
+    expect(task.reference).toEqual([
+      { tool: "click", target: "clear" },
+      { tool: "answer", args: { content: "Done" } },
+    ]);
+    expect(task.todo.filter((t) => /POST|GET/.test(t))).toEqual([]);
+  });
+
   it("turns actions into umpire's tools and the final expects into page checks", () => {
     const test: RecordedTest = {
       title: "saves a note",
@@ -320,20 +351,70 @@ describe("the target and its shared marks", () => {
     ).toBe(false);
   });
 
-  it("declares a new target from the webServer, and writes it without losing the file's comments", () => {
+  it("declares a new target from the webServer, its port as ${PORT}, and writes it without losing the file's comments", () => {
     const plan = planTarget(recording(), {}, "/app", "shop");
+    // The port the suite gave the server (PORT=4000) is umpire's to pick: PORT is what it sets itself.
     expect(plan).toMatchObject({
       name: "shop",
       reused: false,
       decl: {
-        baseUrl: "http://127.0.0.1:4000",
-        start: { command: "npm start", readyUrl: "http://127.0.0.1:4000/health" },
+        baseUrl: "http://127.0.0.1:${PORT}",
+        start: { command: "npm start", readyUrl: "/health" },
+        reset: { kind: "none" },
       },
     });
+    expect(plan.decl?.start?.env).toBeUndefined();
     const text = mergeConfig("# ours\nprices: {}\n", plan, { "save-button": { role: "button", name: "Save" } });
     expect(text).toContain("# ours");
-    expect(text).toMatch(/shop:\n\s+baseUrl: http:\/\/127.0.0.1:4000/);
+    expect(text).toMatch(/shop:\n\s+baseUrl: http:\/\/127.0.0.1:\$\{PORT\}/);
     expect(text).toContain("save-button: { role: button, name: Save }");
+  });
+
+  it("writes a port in the command or another variable as ${PORT}, and leaves a server that takes none as it is", () => {
+    const inCommand = planTarget(
+      recording({
+        webServer: { command: "vite --port 5173", env: { API_PORT: "5173" } },
+        projects: [{ name: "c", baseURL: "http://localhost:5173/" }],
+      }),
+      {},
+      "/app",
+      "web",
+    );
+    expect(inCommand.decl).toMatchObject({
+      baseUrl: "http://localhost:${PORT}",
+      start: { command: "vite --port ${PORT}", env: { API_PORT: "${PORT}" } },
+    });
+    const fixed = planTarget(recording({ webServer: { command: "npm start" } }), {}, "/app", "web");
+    expect(fixed.decl?.baseUrl).toBe("http://127.0.0.1:4000");
+  });
+
+  it("takes the suite's beforeEach HTTP reset as the target's reset", () => {
+    const plan = planTarget(recording(), {}, "/app", "shop", { method: "POST", url: "/__reset" });
+    expect(plan.decl?.reset).toEqual({ kind: "http", method: "POST", url: "/__reset" });
+  });
+
+  it("reuses the target a first import declared: a second import adds no app-2, and keeps block style and comments", () => {
+    const first = planTarget(recording(), {}, "/app", "app");
+    const text = mergeConfig("# ours\ntargets:\n  # the api\n  api:\n    baseUrl: http://127.0.0.1:9000\n", first, {});
+    const declared = parse(text).targets;
+    // The next run of the suite may get another port: the ${PORT} target with the same command is it.
+    const again = planTarget(
+      recording({
+        projects: [{ name: "chromium", baseURL: "http://127.0.0.1:4100" }],
+        webServer: { command: "npm start", env: { PORT: "4100" } },
+      }),
+      declared,
+      "/app",
+      "app",
+    );
+    expect(again).toMatchObject({ name: "app", reused: true });
+    const merged = mergeConfig(text, again, { "save-button": { role: "button", name: "Save" } });
+    expect(merged).toContain("# the api");
+    expect(merged).not.toContain("app-2");
+    expect(merged).toMatch(/^ {2}app:\n {4}baseUrl: /m);
+    // A config whose targets are `{}` gets them in block style, as the rest of the file.
+    const fresh = mergeConfig("# mine\ntargets: {}\n", first, {});
+    expect(fresh).toMatch(/^targets:\n {2}app:\n {4}baseUrl: http:\/\/127\.0\.0\.1:\$\{PORT\}\n/m);
   });
 
   it("shares a mark two tests use on the target, and takes the target's own name for a mark it declares", () => {
