@@ -15,27 +15,19 @@ const MAX_INSTRUCTION = 4_000;
 
 /** The instruction the page gives; throws (an environment error of the trial) when none comes in time. */
 export async function readInstruction(page: Page, from: InstructionFrom): Promise<string> {
-  const source: { selector?: string; expression?: string } =
-    from.selector !== undefined ? { selector: from.selector } : { expression: from.expression ?? "" };
+  // The value as text: a string, or an object's `utterance` (MiniWoB++'s getUtterance() may return either).
+  const asText =
+    "(v) => { if (v && typeof v === 'object' && 'utterance' in v) v = v.utterance; return typeof v === 'string' ? v.replace(/\\s+/g, ' ').trim() : ''; }";
+  const read =
+    from.selector !== undefined
+      ? `(() => { const el = document.querySelector(${JSON.stringify(from.selector)}); return el ? (el.innerText ?? el.textContent) : ''; })()`
+      : // The task file's own expression (never model output); one that throws (a script not loaded yet) is polled again.
+        `(${from.expression})`;
   const handle = await page
-    .waitForFunction(
-      (src) => {
-        let value: unknown;
-        if (src.selector !== undefined) {
-          const el = document.querySelector(src.selector);
-          value = el instanceof HTMLElement ? el.innerText : (el?.textContent ?? "");
-        } else {
-          // The task file's own expression (never model output), evaluated as the page would.
-          value = (0, eval)(src.expression ?? "");
-        }
-        if (value && typeof value === "object" && "utterance" in value)
-          value = (value as { utterance: unknown }).utterance;
-        const text = typeof value === "string" ? value.replace(/\s+/g, " ").trim() : "";
-        return text || false;
-      },
-      source,
-      { timeout: from.timeoutSeconds * 1000, polling: 50 },
-    )
+    .waitForFunction(`(${asText})((() => { try { return ${read}; } catch { return ''; } })()) || false`, undefined, {
+      timeout: from.timeoutSeconds * 1000,
+      polling: 50,
+    })
     .catch((e: unknown) => {
       const what = from.selector !== undefined ? `the text of ${from.selector}` : `the expression ${from.expression}`;
       throw new Error(
