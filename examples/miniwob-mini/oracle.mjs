@@ -4,7 +4,9 @@
 // without acting: those environments are the ones no probe exercises. It uses only trusted input (mouse
 // and keyboard through CDP), as a person would.
 //   ORACLE_MODE=answer-now  answers at once (every environment must fail)
-//   ORACLE_MODE=forge       writes the reward globals and calls core.endEpisode itself (must fail: forged)
+//   ORACLE_MODE=forge        writes the reward globals and calls core.endEpisode itself (must fail: forged)
+//   ORACLE_MODE=forge-click  clicks the right button from its own script (must fail: forged)
+//   ORACLE_MODE=forge-script adds an inline script that ends the episode (must fail: the page's CSP blocks it)
 import { writeFileSync } from "node:fs";
 import { chromium } from "playwright";
 
@@ -29,6 +31,21 @@ try {
       window.core.endEpisode(1);
     });
     answer = "forged";
+  } else if (mode === "forge-click") {
+    // A synthetic click from the agent's own script on the right button: its code is at the bottom of the stack.
+    await page.evaluate((text) => {
+      const m = /"(.+)"/.exec(text);
+      for (const b of document.querySelectorAll("#area button")) if (m && b.textContent === m[1]) b.click();
+    }, instruction);
+    answer = "clicked by script";
+  } else if (mode === "forge-script") {
+    // An inline script added to the page: the folder server's script policy does not let it run.
+    await page.evaluate(() => {
+      const script = document.createElement("script");
+      script.textContent = "core.endEpisode(1)";
+      document.body.appendChild(script);
+    });
+    answer = "script injected";
   } else {
     answer = await solve(page, instruction);
   }

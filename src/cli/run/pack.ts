@@ -104,7 +104,10 @@ export function packNotice(selected: SelectedPack): string[] {
   const lines = [
     `pack miniwob: ${pack.tasks.length} environments from ${pack.htmlDir}; BrowserGym's settings: viewport ${s.viewport.width}x${s.viewport.height} at ${s.viewport.deviceScaleFactor}x, ${s.turns} turns, episode ${s.episodeMaxMs} ms, human display removed, pass = ${s.pass}; seeds derived from (environment, repeat, --pack-seed ${pack.seedBase})`,
   ];
-  for (const { name, why } of pack.notRunnable) lines.push(`pack miniwob: ${name} does not run: ${why}`);
+  // One line for the environments missing from the folder (a partial or older checkout can lack dozens).
+  const missing = pack.notRunnable.map((n) => n.name);
+  if (missing.length > 0)
+    lines.push(`pack miniwob: ${missing.length} environment(s) do not run, not in the folder: ${missing.join(", ")}`);
   for (const { name, why } of pack.caveats) lines.push(`pack miniwob: ${name} runs but ${why}`);
   return lines;
 }
