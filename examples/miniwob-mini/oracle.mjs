@@ -59,7 +59,7 @@ async function solve(page, text) {
   if (m) {
     await page
       .locator("#area button", { hasText: m[1] })
-      .filter({ hasText: new RegExp(`^${escape(m[1])}$`) })
+      .filter({ hasText: new RegExp(`^${escapeRe(m[1])}$`) })
       .first()
       .click();
     return `clicked ${m[1]}`;
@@ -76,7 +76,7 @@ async function solve(page, text) {
     const wanted = m[1] === "nothing" ? [] : m[1].split(/,\s*/);
     for (const label of wanted)
       await page
-        .locator("#area label", { hasText: new RegExp(`^\\s*${escape(label)}\\s*$`) })
+        .locator("#area label", { hasText: new RegExp(`^\\s*${escapeRe(label)}\\s*$`) })
         .first()
         .click();
     await page.locator("#area button", { hasText: "Submit" }).first().click();
@@ -85,6 +85,6 @@ async function solve(page, text) {
   return "no probe for this environment";
 }
 
-function escape(s) {
+function escapeRe(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
