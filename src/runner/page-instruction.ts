@@ -7,6 +7,7 @@
 import type { Page } from "playwright";
 import type { Task } from "../task/schema.js";
 import { oneLine } from "../safety/terminal.js";
+import { firstLineOf } from "../errors.js";
 
 type InstructionFrom = NonNullable<Task["instructionFrom"]>;
 
@@ -31,7 +32,7 @@ export async function readInstruction(page: Page, from: InstructionFrom): Promis
     .catch((e: unknown) => {
       const what = from.selector !== undefined ? `the text of ${from.selector}` : `the expression ${from.expression}`;
       throw new Error(
-        `the start page gave no instruction within ${from.timeoutSeconds}s (instructionFrom: ${what}): ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`,
+        `the start page gave no instruction within ${from.timeoutSeconds}s (instructionFrom: ${what}): ${firstLineOf(e)}`,
       );
     });
   const text = String(await handle.jsonValue());
