@@ -43,6 +43,13 @@ export function readStoredRun(store: Store, ref: string, flag: string): StoredRu
 
 /** `--resume RUN`: the run's own tasks and agents (today's flags on top of its unnamed agent's options). */
 async function selectResumed(ctx: RunContext, ref: string): Promise<Selection> {
+  if (ctx.values.pack) {
+    throw new UmpireError(
+      "usage",
+      "--pack does not go with --resume yet",
+      "run the environments left with --pack miniwob --last-failed (or --pack-tasks)",
+    );
+  }
   if (ctx.values.agent?.length) {
     throw new UmpireError(
       "usage",
