@@ -62,6 +62,9 @@ describe("the MiniWoB++ pack on umpire's test pack", () => {
     const run = await runPack("oracle", ["oracle"], ["--repeat", "2"]);
     expect(run.stderr).toContain("pack miniwob: 4 environments");
     expect(run.stderr).toContain("drag-box runs but needs a drag");
+    // The run ends with the published table's shape: per environment, and overall with its interval.
+    expect(run.stderr).toMatch(/^click-button\s+oracle\s+2\/2 100% \(34–100%\)$/m);
+    expect(run.stderr).toMatch(/^all environments\s+oracle\s+6\/8 75% \(41–93%\)$/m);
     const by = (task: string) => run.trials.filter((t) => t.task === `miniwob-${task}`);
     for (const task of ["click-button", "enter-text", "click-checkboxes"]) {
       for (const trial of by(task)) {
