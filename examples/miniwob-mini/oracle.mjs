@@ -6,6 +6,7 @@
 //   ORACLE_MODE=answer-now  answers at once (every environment must fail)
 //   ORACLE_MODE=forge        writes the reward globals and calls core.endEpisode itself (must fail: forged)
 //   ORACLE_MODE=forge-click  clicks the right button from its own script (must fail: forged)
+//   ORACLE_MODE=reload       reloads the page, then solves the replayed episode (must fail: one episode per trial)
 //   ORACLE_MODE=forge-script adds an inline script that ends the episode (must fail: the page's CSP blocks it)
 import { writeFileSync } from "node:fs";
 import { chromium } from "playwright";
@@ -46,6 +47,11 @@ try {
       document.body.appendChild(script);
     });
     answer = "script injected";
+  } else if (mode === "reload") {
+    // Reloads (the same seeded episode in a fresh document), then solves it: one episode per trial, so it must fail.
+    await page.reload();
+    await page.waitForFunction(() => window.__umpireEpisode?.().started);
+    answer = await solve(page, instruction);
   } else {
     answer = await solve(page, instruction);
   }

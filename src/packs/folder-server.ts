@@ -73,7 +73,10 @@ function fileFor(root: string, urlPath: string): string | null {
   }
 }
 
-export async function serveFolder(folder: string): Promise<FolderServer> {
+/** Told of every HTML page about to be served (its URL path and the request's Cookie header); false refuses it (403). */
+export type DocumentGate = (path: string, cookie: string | undefined) => boolean;
+
+export async function serveFolder(folder: string, gate?: DocumentGate): Promise<FolderServer> {
   const root = realpathSync(folder);
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -84,6 +87,10 @@ export async function serveFolder(folder: string): Promise<FolderServer> {
     }
     const type = TYPES[extname(file).toLowerCase()] ?? "application/octet-stream";
     if (type.startsWith("text/html")) {
+      if (gate && !gate(path, req.headers.cookie)) {
+        res.writeHead(403, { "content-type": "text/plain" }).end("not a page of a running trial");
+        return;
+      }
       readFile(file, "utf8").then(
         (html) =>
           res

@@ -10,6 +10,7 @@
  *   recorded with the trial, so the same repeat of the same environment replays the same episode.
  * umpire ships none of MiniWoB's files: it serves the user's folder (folder-server.ts).
  */
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UmpireError } from "../errors.js";
@@ -129,7 +130,11 @@ export function miniwobTask(name: string, split: MiniwobSplit, htmlDir: string):
     start: { path: `/miniwob/${name}.html` },
     tools: [...TOOLS],
     limits: { turns: MINIWOB_SETTINGS.turns, actions: 60, seconds: MINIWOB_SETTINGS.trialSeconds },
-    checks: [{ kind: "episode", name: "episode reward > 0", above: 0 }],
+    checks: [
+      { kind: "episode", name: "episode reward > 0", above: 0 },
+      // A reload would replay the same seeded episode in a fresh document: one episode per trial.
+      { kind: "effects", name: "the environment's page loaded once", require: [{ type: PAGE_LOADED, count: 1 }] },
+    ],
     // The benchmark has no gold trajectory (its episodes are random per seed): answering at once is the one step known to be wrong.
     reference: [{ tool: "answer", args: { content: "done" } }],
     tags: ["miniwob", `split:${split}`, ...(NEEDS_DRAG.test(name) ? ["needs-drag"] : [])],
@@ -151,19 +156,40 @@ export function episodeSeed(taskId: string, repeat: number, base = 0): number {
   return hash % 1_000_000;
 }
 
-/** The pack's target: the folder served on 127.0.0.1, each trial's document seeded and captured. */
+/** The effect the pack's server logs each time it serves a trial an environment's page. */
+export const PAGE_LOADED = "environment_page_loaded";
+const TRIAL_COOKIE = "umpire_pack_trial";
+
+/**
+ * The pack's target: the folder served on 127.0.0.1, each trial's document seeded and captured.
+ * Each trial gets a random httpOnly cookie; an environment's page is served only with a live trial's
+ * cookie and each serving is logged as that trial's effect, so a reload (the same seeded episode
+ * again, in a fresh document) is seen by the effects check.
+ */
 export async function startMiniwobTarget(pack: Pick<MiniwobPack, "htmlDir" | "seedBase">): Promise<Target> {
-  const server = await serveFolder(pack.htmlDir);
+  const loads = new Map<string, { trialId: string; at: string[] }>();
+  const byTrial = new Map<string, string>();
+  const server = await serveFolder(pack.htmlDir, (path, cookie) => {
+    if (!path.startsWith("/miniwob/")) return true;
+    const token = /(?:^|;\s*)umpire_pack_trial=([0-9a-f]+)/.exec(cookie ?? "")?.[1];
+    const trial = token ? loads.get(token) : undefined;
+    trial?.at.push(new Date().toISOString());
+    return trial !== undefined;
+  });
   const origin = server.url;
   return {
     name: MINIWOB_PACK,
     baseUrl: origin,
     origins: [origin],
     isolated: true,
-    hasEffects: false,
-    effectsSource: null,
+    hasEffects: true,
+    effectsSource: `the pack's folder server at ${origin} (pages served per trial)`,
     fixture: false,
     async prepareTrial(trial) {
+      const token = randomBytes(24).toString("hex");
+      loads.set(token, { trialId: trial.trialId, at: [] });
+      byTrial.set(trial.trialId, token);
+      const cookie = { name: TRIAL_COOKIE, value: token, domain: "127.0.0.1", path: "/", httpOnly: true };
       const seed = episodeSeed(trial.task.id, trial.repeat ?? 1, pack.seedBase);
       const capture = episodeCaptureScript({
         seed,
@@ -171,11 +197,17 @@ export async function startMiniwobTarget(pack: Pick<MiniwobPack, "htmlDir" | "se
         origin,
         removeDisplay: MINIWOB_SETTINGS.removeDisplay,
       });
-      return { cookies: [], initScripts: [capture], facts: { seed } };
+      return { cookies: [cookie], initScripts: [capture], facts: { seed } };
     },
-    effects: async () => [],
+    effects: async (trialId) => {
+      const at = loads.get(byTrial.get(trialId) ?? "")?.at ?? [];
+      return at.map((when) => ({ type: PAGE_LOADED, at: when, detail: {} }));
+    },
     recordEffect: async () => undefined,
-    endTrial: async () => undefined,
+    endTrial: async (trialId) => {
+      loads.delete(byTrial.get(trialId) ?? "");
+      byTrial.delete(trialId);
+    },
     markSpec: () => ({ declared: {}, testIdAttribute: "data-testid" }),
     close: () => server.close(),
   };

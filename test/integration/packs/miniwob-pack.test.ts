@@ -3,7 +3,7 @@
  * page protocol (examples/miniwob-mini/html: never MiniWoB's files). The pack's self-test:
  * answer-now fails every environment; the scripted oracle (a command agent reading the DOM) passes
  * the kinds it knows and leaves the one no probe exercises (drag-box) unpassed; an agent that writes
- * the reward itself (globals, a script's click, an injected script) fails as forged. Each repeat's
+ * the reward itself (globals, a script's click, an injected script) fails as forged, and one that reloads the page to replay the episode fails too. Each repeat's
  * seed and instruction are stored with the trial, and the same repeat replays the same episode.
  */
 import { join } from "node:path";
@@ -98,8 +98,8 @@ describe("the MiniWoB++ pack on umpire's test pack", () => {
   }, 300_000);
 
   it("answer-now fails every environment, and every forged reward fails as forged or absent", async () => {
-    const run = await runPack("negatives", ["answer-now", "forger", "forge-click", "forge-script"]);
-    expect(run.trials).toHaveLength(16);
+    const run = await runPack("negatives", ["answer-now", "forger", "forge-click", "forge-script", "reload"]);
+    expect(run.trials).toHaveLength(20);
     for (const trial of run.trials) expect(trial.verdict, `${trial.task} ${trial.agent}`).toBe("failed");
     const reasons = (agent: string) => run.trials.filter((t) => t.agent === agent).map((t) => t.checks[0]!.reason);
     for (const reason of reasons("answer-now")) expect(reason).toContain("the episode did not finish");
@@ -111,6 +111,10 @@ describe("the MiniWoB++ pack on umpire's test pack", () => {
         run.trials.filter((t) => t.agent === "forge-click").findIndex((t) => t.task === "miniwob-click-button")
       ],
     ).toMatch(/forged/);
+    // A reload replays the same seeded episode in a fresh document: the server saw the page twice.
+    for (const trial of run.trials.filter((t) => t.agent === "reload" && t.task !== "miniwob-drag-box")) {
+      expect(trial.checks.find((c) => c.kind === "effects")?.reason).toContain("happened 2 times, expected exactly 1");
+    }
     // An injected inline script never runs (the page's script policy), so no episode ends.
     for (const reason of reasons("forge-script")) expect(reason).toContain("the episode did not finish");
   }, 300_000);

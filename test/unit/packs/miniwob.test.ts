@@ -33,7 +33,10 @@ describe("the MiniWoB++ pack", () => {
     expect(task.viewport).toEqual(MINIWOB_SETTINGS.viewport);
     expect(task.limits.turns).toBe(10);
     expect(task.instructionFrom?.expression).toContain("core.getUtterance()");
-    expect(task.checks).toEqual([expect.objectContaining({ kind: "episode", above: 0 })]);
+    expect(task.checks).toEqual([
+      expect.objectContaining({ kind: "episode", above: 0 }),
+      expect.objectContaining({ kind: "effects", require: [{ type: "environment_page_loaded", count: 1 }] }),
+    ]);
     expect(task.start.path).toBe("/miniwob/click-button.html");
     expect(task.tags).toContain("split:test");
   });
