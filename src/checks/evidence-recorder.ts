@@ -158,6 +158,15 @@ export function recordEvidence(
           page: {
             ...probe,
             judged: (key: string, page: Page) => keepPage(evidence, key, page, (url) => probe.isTaskPage(url)),
+            ...(probe.episode
+              ? {
+                  episode: async () => {
+                    const record = (await probe.episode?.()) ?? null;
+                    evidence.episode = record;
+                    return record;
+                  },
+                }
+              : {}),
           },
         }
       : {}),

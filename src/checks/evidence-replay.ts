@@ -79,6 +79,8 @@ export function replayEvidence(evidence: TrialEvidence, options: ReplayOptions):
   const page: PageProbe = {
     current: () => (current ??= load(storedPage("current"))),
     open: async (path) => load(storedPage(`open ${path}`)),
+    episode: async () =>
+      evidence.episode !== undefined ? evidence.episode : miss("no stored episode record (no episode check read it)"),
     isTaskPage: (url) => Object.values(evidence.pages).some((p) => p.url === url && p.taskPage),
   };
   const storage: StorageProbe = {

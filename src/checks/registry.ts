@@ -12,6 +12,7 @@ import { pageCheck } from "./page-check.js";
 import { httpCheck } from "./http-check.js";
 import { storageCheck } from "./storage-check.js";
 import { commandCheck } from "./command-check.js";
+import { episodeCheck } from "./episode-check.js";
 import { customCheck, customCheckName, type CustomJudgement } from "./custom-check.js";
 import type { Confidence } from "../vocabulary.js";
 import type { CheckContext, CheckResult, Handler } from "./types.js";
@@ -28,6 +29,7 @@ export const HANDLERS: Handlers = {
   storage: storageCheck,
   command: commandCheck,
   custom: customCheck,
+  episode: episodeCheck,
 };
 
 /** The confidence a kind's results carry: verified (file, effects), observed (page), claimed (answer). */

@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scrubDeep } from "../safety/secrets.js";
-import type { Effect } from "./types.js";
+import type { Effect, EpisodeRecord } from "./types.js";
 import type { CommandOutcome } from "./run-command.js";
 
 /** Bumped when a field changes meaning; a newer file is refused by name. */
@@ -67,6 +67,8 @@ export interface TrialEvidence {
   http: Record<string, HttpEvidence>;
   /** By command key (`commandKey`). */
   commands: Record<string, CommandEvidence>;
+  /** The episode capture's record, when an episode check read it. */
+  episode?: EpisodeRecord | null;
 }
 
 /** The identity of an http request: method, URL and (hashed, never kept) body. */

@@ -24,8 +24,31 @@ export interface Effect {
  * - With `judgedIn` set (a command agent's trial), both are fresh loads in another context, which
  *   `judgedIn` describes for the evidence; that context's owner closes its pages.
  */
+/**
+ * What an episode capture (a benchmark pack's init script, installed before the page's own scripts)
+ * recorded in the trial's page: the first finished episode, and the writes it refused. Read by the
+ * `episode` check through `PageProbe.episode`.
+ */
+export interface EpisodeRecord {
+  /** Whether an episode finished (the environment set its done flag). */
+  done: boolean;
+  /** The first finished episode's reward without time penalty; null when none finished. */
+  rawReward: number | null;
+  /** The same reward with the environment's time penalty; null when none finished. */
+  reward: number | null;
+  /** The environment's reason, when it gave one ("timed out"). */
+  reason: string | null;
+  /** Writes of the reward globals that the page's own code did not make (an agent's script), up to 20. */
+  refused: { name: string; value: string; stack: string }[];
+}
+
 export interface PageProbe {
   current(): Promise<Page>;
+  /**
+   * The episode capture's record in the trial's OWN page (never a fresh load: the episode lives in that
+   * document); null when the page has no capture. Absent on probes that cannot read it.
+   */
+  episode?(): Promise<EpisodeRecord | null>;
   open(path: string): Promise<Page>;
   /** Where the pages are loaded when it is not the trial's own context (evidence). */
   judgedIn?: string;

@@ -3,6 +3,7 @@
  * (when a config uses it), the browser provider and the price book; and one function that
  * plans, stores and executes trials. Shared by `umpire run` and `umpire validate --self-test`.
  */
+import type { Target } from "../targets/contract.js";
 import type { TraceMode } from "../vocabulary.js";
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
@@ -67,6 +68,8 @@ export interface RuntimeOptions {
   onNotice?: (message: string) => void;
   /** The project's config file (its targets); default: none, only the fixture. */
   config?: ProjectTargets;
+  /** Targets umpire starts itself (a benchmark pack's), by name. */
+  builtInTargets?: Readonly<Record<string, () => Promise<Target>>>;
   /** Where target start commands write their output (the run's folder). */
   logDir?: string;
   /** The run's concurrency (its ceiling when adaptive): `instances: auto` never starts more copies. */
@@ -100,6 +103,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       env: options.env ?? process.env,
       concurrency: options.concurrency,
       fixtures: { siteUrl: exposed?.url ?? fixtures.siteUrl, client: fixtures.client },
+      ...(options.builtInTargets ? { builtIn: options.builtInTargets } : {}),
       signal: options.signal,
     });
     if (options.agents.some((a) => a.endpoint.kind === "embedded")) {

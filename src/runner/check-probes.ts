@@ -9,7 +9,8 @@
  * context holds only what the target seeds for this trial, so what it shows is what the app serves.
  */
 import type { BrowserContext, Page } from "playwright";
-import type { PageProbe, StorageProbe } from "../checks/types.js";
+import { EPISODE_READER } from "../checks/episode-check.js";
+import type { EpisodeRecord, PageProbe, StorageProbe } from "../checks/types.js";
 import type { TrialEnvironment } from "./environment.js";
 
 export interface PageProbeHandle {
@@ -45,6 +46,8 @@ export function pageProbeOf(
       return untouched && env.isAllowedUrl(url) ? load(await judgedIn(), url) : env.page;
     },
     isTaskPage: (url: string) => env.isAllowedUrl(url),
+    // The episode lives in the trial's own document, whoever drove it; its capture, not a fresh load, is what makes it unforgeable.
+    episode: () => readEpisode(env.page),
     open: async (pathOrUrl: string) => {
       const url = new URL(pathOrUrl, `${target.baseUrl}/`).toString();
       // A page check may open any URL on an allowed origin of the trial's target, never another.
@@ -59,6 +62,14 @@ export function pageProbeOf(
       if (fresh) await (await fresh.catch(() => undefined))?.close().catch(() => undefined);
     },
   };
+}
+
+/** The episode capture's record in `page` (null without a capture), read through umpire's own page access. */
+async function readEpisode(page: Page): Promise<EpisodeRecord | null> {
+  return page.evaluate((reader) => {
+    const read = (window as unknown as Record<string, unknown>)[reader];
+    return typeof read === "function" ? (read() as EpisodeRecord) : null;
+  }, EPISODE_READER);
 }
 
 /** The storage probe: the trial's own context, where the agent's pages kept their state. */

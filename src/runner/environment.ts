@@ -35,6 +35,7 @@ import {
 import { splitTaskMasks } from "./repetition/masks.js";
 import { StarvationWatch, type LoadProbe } from "./starvation.js";
 import { newSeededContext, untouchedContext } from "./trial-context.js";
+import { readInstruction } from "./page-instruction.js";
 import type { TrialDeadline } from "./deadline.js";
 
 /** What the agent is shown each turn, plus what the runner keeps about it. */
@@ -78,6 +79,8 @@ export interface TrialEnvironmentOptions {
   board?: LayoutBoard;
   /** Milliseconds to wait for navigation and loads. */
   navigationTimeoutMs?: number;
+  /** The trial's repeat number (from 1): a target that seeds its episodes draws the seed from it. */
+  repeat?: number;
   /** Told of every request the guard refused, as it happens (the trial log keeps them as evidence). */
   onBlockedRequest?: (blocked: BlockedRequest) => void;
   /**
@@ -171,6 +174,10 @@ export class TrialEnvironment {
   readonly starvation: StarvationWatch;
   /** How long the target's reset took before this trial (ms). */
   resetMs: number | undefined;
+  /** The instruction read from the start page (`instructionFrom`); undefined when the task states its own. */
+  instruction: string | undefined;
+  /** What the target decided for this trial (e.g. its episode seed), stored with the trial. */
+  facts: Record<string, unknown> | undefined;
   /** The marks as last resolved (targets other than the fixture). */
   lastLayout: ResolvedLayout | undefined;
   /** The page's requests in flight, but its top document's (a navigation is the navigation watch's to wait for). */
@@ -290,7 +297,7 @@ export class TrialEnvironment {
         `the start page ${start} is not on an allowed origin of the task (${[...allowed].join(", ") || "none"})`,
       );
     }
-    const seed = await target.prepareTrial({ trialId, workspaceDir, task });
+    const seed = await target.prepareTrial({ trialId, workspaceDir, task, repeat: options.repeat ?? 1 });
     const context = await newSeededContext(browser, task, seed);
     // Until the environment is handed over, nobody else can close the context: close it here
     // when the start page (or anything before it) fails, or it stays open in the shared browser.
@@ -299,17 +306,21 @@ export class TrialEnvironment {
       // and the mark of a document the agent's input is leaving (the observation then waits for the next).
       // And the settle wait each observation makes before its capture (page-settle.ts).
       await context.addInitScript({ content: pageGeometryScript() + navigationWatchScript() + pageSettleScript() });
+      // The target's own, after umpire's and still before the page's scripts (an episode capture, a seed).
+      for (const content of seed.initScripts ?? []) await context.addInitScript({ content });
       // Before the first page, so the trace shows the start page loading.
       const trace = options.trace ? new TrialTrace(options.trace) : undefined;
       await trace?.start(context);
       const page = await context.newPage();
       const env = new TrialEnvironment(options, context, page, start, seed);
       env.resetMs = seed.resetMs;
+      env.facts = seed.facts;
       env.trace = trace;
       await env.guard();
       env.watchTabs();
       page.setDefaultTimeout(options.navigationTimeoutMs ?? 15_000);
       await page.goto(start, { waitUntil: "load" });
+      if (task.instructionFrom) env.instruction = await readInstruction(page, task.instructionFrom);
       return env;
     } catch (error) {
       await context.close().catch(() => undefined);

@@ -23,7 +23,15 @@ import { openCommandLogs, sleep, watchCommand, type CommandExit } from "./comman
 import { TrialEnvironment } from "./environment.js";
 import { originsForTask } from "../targets/contract.js";
 import { emptyLoopOutcome, type LoopOutcome, type PlayedTurn } from "./loop.js";
-import { blockedRequestLog, concludeTrial, type TrialDeps, type TrialOutcome, type TrialSpec } from "./trial.js";
+import {
+  blockedRequestLog,
+  concludeTrial,
+  logEnvironmentFacts,
+  withPageInstruction,
+  type TrialDeps,
+  type TrialOutcome,
+  type TrialSpec,
+} from "./trial.js";
 import { createTrialLog } from "./trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
 import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.js";
@@ -139,14 +147,16 @@ export async function runExternalTrial(
       board: deps.board,
       onBlockedRequest: blocked.record,
       trace: traceSpecFor(deps.trace, folder),
+      repeat: spec.repeat,
     });
+    logEnvironmentFacts(log, env);
     const cdp = await browser.newBrowserCDPSession();
     const { browserContextIds } = (await cdp.send("Target.getBrowserContexts")) as { browserContextIds: string[] };
     await cdp.detach().catch(() => undefined);
     // The trial's browser holds exactly one context of umpire's making: the guarded one.
     trialBrowser.setTrialContext(browserContextIds[0]!);
     const gone = trialBrowser.gone;
-    loop = await superviseCommand(spec, agent, {
+    loop = await superviseCommand(withPageInstruction(spec, env), agent, {
       env,
       log,
       agentDir,

@@ -101,6 +101,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
             repetition: outcome.repetition,
             evidence: loop.evidence,
             ...(outcome.browserEvents ?? {}),
+            ...(outcome.fromEnvironment ? { fromEnvironment: outcome.fromEnvironment } : {}),
             ...targetMetrics(outcome),
             ...(loop.measured ? { modelProxy: storedMeasurement(loop.measured) } : {}),
           },

@@ -98,6 +98,8 @@ export interface TrialOutcome {
   resetMs?: number;
   /** The instance of a pooled target the trial ran on, and how long it waited for it. */
   placement?: { instance: number; waitedMs: number };
+  /** What the environment gave this trial: the instruction read from the page (`instructionFrom`), the target's facts (an episode seed). */
+  fromEnvironment?: Record<string, unknown>;
   /** The native dialogs and new tabs of the trial (stored with its metrics, shown in the report). */
   browserEvents?: { dialogs: DialogRecord[]; tabs: TabRecord[] };
 }
@@ -128,7 +130,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   deadline.start(Math.max(spec.task.limits.seconds * 1000, OPENING_DEADLINE_MS));
   try {
     // The session first: whether it reads the page's layout report decides whether observations wait for it.
-    const session = deps.createSession(spec);
+    // A task whose instruction comes from the page gets its session once the page has given it.
+    let session = spec.task.instructionFrom ? undefined : deps.createSession(spec);
     const opening = TrialEnvironment.open({
       browser: deps.browser,
       task: spec.task,
@@ -138,7 +141,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       fixtureSiteUrl: deps.fixtureSiteUrl,
       board: deps.board,
       onBlockedRequest: blocked.record,
-      layoutFlush: session.readsPageLayout !== false,
+      layoutFlush: session?.readsPageLayout !== false,
+      repeat: spec.repeat,
       dialogs: spec.task.dialogs ?? deps.target.dialogs ?? "agent",
       trace: traceSpecFor(deps.trace, folder),
       deadline,
@@ -150,6 +154,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       throw error;
     });
     const opened = env;
+    session ??= deps.createSession(withPageInstruction(spec, opened));
+    logEnvironmentFacts(log, opened);
     // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
     let lastFrame = {
       width: spec.task.viewport.width * spec.task.viewport.deviceScaleFactor,
@@ -343,6 +349,11 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
     error,
     repetition,
     ...(env?.resetMs !== undefined ? { resetMs: env.resetMs } : {}),
+    ...(env && (env.instruction !== undefined || env.facts)
+      ? {
+          fromEnvironment: { ...(env.instruction !== undefined ? { instruction: env.instruction } : {}), ...env.facts },
+        }
+      : {}),
     ...(env && (env.dialogs.records.length || env.tabs.length)
       ? { browserEvents: { dialogs: env.dialogs.records, tabs: env.tabs } }
       : {}),
@@ -409,6 +420,22 @@ async function judgeEndState(
     if (isStorageFault(e)) return { checks: [], probes, storageFault: e };
     return { checks: [], probes, checkError: `checks could not run: ${firstLineOf(e)}` };
   }
+}
+
+/** The trial as the agent gets it: with the instruction the start page gave, when the task reads it from there. */
+export function withPageInstruction(spec: TrialSpec, env: TrialEnvironment): TrialSpec {
+  return env.instruction === undefined ? spec : { ...spec, task: { ...spec.task, instruction: env.instruction } };
+}
+
+/** The instruction the page gave and the target's facts (a seed) are part of the trial's record: a step event says them. */
+export function logEnvironmentFacts(log: TrialLog, env: TrialEnvironment): void {
+  if (env.instruction === undefined && !env.facts) return;
+  log.step("flow_event", {
+    flow: "environment",
+    origin: "target",
+    ...(env.instruction !== undefined ? { instruction: env.instruction } : {}),
+    ...(env.facts ? { facts: env.facts } : {}),
+  });
 }
 
 /** A teardown step, given up after TEARDOWN_DEADLINE_MS: a browser that stopped answering must not hold the trial. */

@@ -14,6 +14,8 @@ export interface TrialTarget {
   trialId: string;
   workspaceDir: string;
   task: Task;
+  /** The trial's repeat number (from 1); a target that seeds episodes derives the seed from it (replayable). */
+  repeat?: number;
 }
 
 export interface TargetCookie {
@@ -44,6 +46,10 @@ export interface TrialBrowserSeed {
   headers?: Record<string, string>;
   localStorage?: OriginStorage[];
   sessionStorage?: OriginStorage[];
+  /** Scripts run in every document of the trial before the page's own (a benchmark's episode capture). */
+  initScripts?: string[];
+  /** What the target decided for this trial (e.g. `{seed}`): said in the trial log and stored with the trial. */
+  facts?: Record<string, unknown>;
 }
 
 /** The trial variables (src/task/trial-vars.ts) of one trial on a target. */

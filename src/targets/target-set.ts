@@ -27,6 +27,8 @@ export interface StartTargetsOptions {
   /** The run's concurrency (its ceiling when adaptive), for `instances: auto`. */
   concurrency?: number;
   fixtures?: { siteUrl: string; client: FixtureControlClient };
+  /** Targets umpire starts itself by name (a benchmark pack's folder server): used before the config's. */
+  builtIn?: Readonly<Record<string, () => Promise<Target>>>;
   signal?: AbortSignal;
 }
 
@@ -37,6 +39,11 @@ export async function startTargets(options: StartTargetsOptions): Promise<Target
   const needed = [...new Set(options.tasks.map((t) => t.target))].filter((n) => n !== FIXTURE_TARGET);
   try {
     for (const name of needed) {
+      const own = options.builtIn?.[name];
+      if (own) {
+        map.set(name, await own());
+        continue;
+      }
       const decl = options.declared[name];
       if (!decl)
         throw new UmpireError(

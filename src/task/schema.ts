@@ -230,6 +230,19 @@ export const CustomCheck = z
   })
   .strict();
 
+/**
+ * The reward an environment's episode reported, as umpire captured it in the page before the page's own
+ * scripts ran (a benchmark pack's capture, e.g. MiniWoB++'s WOB_* globals; src/packs/). A write the page's
+ * own code did not make (an agent's script) is refused by the capture and fails the check.
+ */
+export const EpisodeCheck = z
+  .object({
+    kind: z.literal("episode"),
+    ...checkCommon,
+    above: z.number().default(0).describe("Pass when the episode's raw reward is above this (BrowserGym: 0)"),
+  })
+  .strict();
+
 export const CheckSpec = z.discriminatedUnion("kind", [
   FileCheck,
   PageCheck,
@@ -239,6 +252,7 @@ export const CheckSpec = z.discriminatedUnion("kind", [
   StorageCheck,
   CommandCheck,
   CustomCheck,
+  EpisodeCheck,
 ]);
 export type CheckSpec = z.infer<typeof CheckSpec>;
 export type CheckKind = CheckSpec["kind"];
@@ -284,6 +298,25 @@ export const TaskFileSchema = z
     id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lower-case letters, digits and '-'"),
     title: z.string().min(1),
     instruction: z.string().min(10),
+    instructionFrom: z
+      .object({
+        selector: z.string().min(1).optional().describe("The visible text of this element is the instruction"),
+        expression: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("A JavaScript expression evaluated in the start page; its text value is the instruction"),
+        timeoutSeconds: z.number().positive().max(120).default(10).describe("How long to wait for non-empty text"),
+      })
+      .strict()
+      .refine(
+        (v) => (v.selector === undefined) !== (v.expression === undefined),
+        "give exactly one of selector, expression",
+      )
+      .optional()
+      .describe(
+        "The instruction comes from the environment: read from the start page once it has loaded (the agent gets that text; `instruction` describes the kind of task). Stored with each trial",
+      ),
     givens: z
       .array(z.string())
       .default([])

@@ -45,6 +45,12 @@ export const TASK_FIELDS: Record<string, string> = {
   title: "test/integration/cli/daily-use.test.ts > title matches count for --grep",
   instruction:
     "test/unit/agent/schema-and-prompt.test.ts > structured: task verbatim, coordinates, and the schema block appended exactly",
+  "instructionFrom.selector":
+    "test/integration/runner/instruction-from.test.ts > selector: the element's visible text once the page writes it, white space folded",
+  "instructionFrom.expression":
+    "test/integration/runner/instruction-from.test.ts > expression: its value (an object's utterance too), polled while it throws or is empty",
+  "instructionFrom.timeoutSeconds":
+    "test/integration/runner/instruction-from.test.ts > timeoutSeconds: no text in time is an error naming the source and the wait",
   "givens[]": "test/unit/task/rules.test.ts > a given exempts its value from the leak rule",
   target: `${ANY_APP} > is started by its command, reset over HTTP, and grounded by selector, role and test id at DPR 1 and 2`,
   "start.path":
@@ -153,6 +159,9 @@ export const TASK_FIELDS: Record<string, string> = {
   ...json("command"),
 
   ...common("custom"),
+  ...common("episode"),
+  "checks[kind=episode].above":
+    "test/unit/checks/episode-check.test.ts > passes a raw reward above 0 by default and names it; above sets the bar",
   "checks[kind=custom].module": `${ANY_APP} > custom checks judge through the public API`,
   "checks[kind=custom].export": `${ANY_APP} > custom checks judge through the public API`,
   "checks[kind=custom].options.*": `${ANY_APP} > custom checks judge through the public API`,

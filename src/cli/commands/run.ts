@@ -10,6 +10,7 @@ import { registerSecret, registerUrlSecrets } from "../../safety/secrets.js";
 import { defineCommand } from "../command.js";
 import { exitCodesHelp } from "../exit-codes.js";
 import { executeRun } from "../run/run.js";
+import { PACK_OPTIONS } from "../run/pack.js";
 import { storageFaultInRun, type RunStage } from "../storage-fault.js";
 import { UNTIL_DECIDED_OPTIONS } from "../until-decided.js";
 
@@ -84,6 +85,7 @@ const OUTPUT_OPTIONS = {
 const OPTIONS = {
   ...MODEL_OPTIONS,
   ...SELECT_OPTIONS,
+  ...PACK_OPTIONS,
   ...RUN_OPTIONS,
   ...SCALE_OPTIONS,
   ...REPETITION_OPTIONS,
@@ -93,6 +95,7 @@ const OPTIONS = {
 const HELP_SECTIONS = {
   model: MODEL_OPTIONS,
   "choosing what runs (--tag labels a run; --task-tag selects tasks)": SELECT_OPTIONS,
+  "benchmark packs (docs/benchmarks.md)": PACK_OPTIONS,
   run: RUN_OPTIONS,
   "scale out (docs/scale-out.md)": SCALE_OPTIONS,
   repetition: REPETITION_OPTIONS,

@@ -29,10 +29,12 @@ import type { Runtime } from "../suite-runtime.js";
 import { DEFAULT_ADAPTIVE_MAX } from "../../config/options.js";
 import type { DecisionSummary, UntilDecidedValues } from "../until-decided.js";
 import type { AgentValues, CommandAgentPlan } from "./agents.js";
+import type { PackValues, SelectedPack } from "./pack.js";
 
 /** The options of `umpire run` as parsed (flag, config file or built-in default). */
 export type RunValues = AgentValues &
   TaskFilter &
+  PackValues &
   UntilDecidedValues & {
     agent?: string[];
     "no-preflight"?: boolean;
@@ -218,6 +220,8 @@ export interface Selection {
   failed?: FailedPairs;
   /** `--resume`: the run being resumed, with its stored plan's repeat count. */
   resumed?: { id: string; folder: string | null; repeat: number };
+  /** `--pack`: the benchmark whose environments are the tasks, and its target. */
+  pack?: SelectedPack;
 }
 
 /** What the plan phase decided: the run, its folder and the trials to run now. */

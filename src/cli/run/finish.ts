@@ -3,6 +3,7 @@
  * planned trial has a judged verdict), writes the summary, the reporters' outputs and the HTML
  * report, and gives the exit code.
  */
+import { benchmarkTable } from "../../report/benchmark-table.js";
 import { writeRunReport } from "../../report/html/writer.js";
 import { runExitCode, type VerdictCounts } from "../exit-codes.js";
 import { writeRunOutputs } from "../reporters.js";
@@ -37,6 +38,9 @@ export const finishPhase: Phase<RunContext> = {
     const others = { ...outputs, reporters: outputs.reporters.filter((r) => !(r.name === "json" && !r.file)) };
     for (const note of writeRunOutputs(others, store, runId, prices, io)) notes.write(`${note}\n`);
     if (outcome.decided) notes.write(decisionText(outcome.decided));
+    // A benchmark pack's run ends with the table its papers print: success per environment and overall, with intervals.
+    const pack = ctx.selection?.pack;
+    if (pack) for (const line of benchmarkTable(store.trials(runId), `${pack.name}-`)) notes.write(`${line}\n`);
     const { stoppedEarly } = outcome;
     if (stoppedEarly) {
       io.stderr.write(

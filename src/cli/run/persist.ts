@@ -19,7 +19,7 @@ export const persistPhase: Phase<RunContext> = {
   title: "persist",
   async setup(ctx) {
     const { values, settings, io } = ctx;
-    const { tasks, agents, project } = fromPhase(ctx.selection, "select");
+    const { tasks, agents, project, pack } = fromPhase(ctx.selection, "select");
     const plan = fromPhase(ctx.plan, "plan");
     const store = fromPhase(ctx.store, "select");
     // Before any browser starts: a dead or misconfigured endpoint stops the run here, in seconds.
@@ -38,6 +38,7 @@ export const persistPhase: Phase<RunContext> = {
         if (!values.quiet) io.stderr.write(`umpire: ${message}\n`);
       },
       config: project,
+      ...(pack ? { builtInTargets: pack.targets } : {}),
       logDir: plan.runDir,
       concurrency: settings.adaptiveMax ?? settings.concurrency,
       env: io.env,

@@ -17,6 +17,7 @@ import { untilDecidedBaseline } from "../until-decided.js";
 import { chooseAgents, restoreAgents, type AgentRequest, type StoredRun } from "./agents.js";
 import { fromPhase, type RunContext, type Selection } from "./context.js";
 import type { Phase } from "./phases.js";
+import { packNotice, selectPack } from "./pack.js";
 
 export const selectPhase: Phase<RunContext> = {
   title: "select",
@@ -42,6 +43,13 @@ export function readStoredRun(store: Store, ref: string, flag: string): StoredRu
 
 /** `--resume RUN`: the run's own tasks and agents (today's flags on top of its unnamed agent's options). */
 async function selectResumed(ctx: RunContext, ref: string): Promise<Selection> {
+  if (ctx.values.pack) {
+    throw new UmpireError(
+      "usage",
+      "--pack does not go with --resume yet",
+      "run the environments left with --pack miniwob --last-failed (or --pack-tasks)",
+    );
+  }
   if (ctx.values.agent?.length) {
     throw new UmpireError(
       "usage",
@@ -72,12 +80,15 @@ async function selectNew(ctx: RunContext): Promise<Selection> {
   const paths = positionals.length || !earlier ? positionals : earlier.options.paths;
   const project = projectTargets(ctx.config, paths, io.cwd);
   const loadOptions = { cwd: io.cwd, targets: project.targets, allowDrafts: runAllowsDrafts(values, ctx.sources) };
-  const allTasks = await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES);
+  // A benchmark pack's environments are the tasks (its checkout, not task files).
+  const pack = selectPack(values, positionals, io.env);
+  if (pack && !values.quiet) for (const line of packNotice(pack)) io.stderr.write(`umpire: ${line}\n`);
+  const allTasks = pack ? pack.pack.tasks : await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES);
   const tasks = filterTasks(allTasks, values);
   if (tasks.length === 0) throw nothingSelected(allTasks, values);
   const restore = earlier && !values.agent?.length;
   const agents = restore ? restoreAgents(earlier, "--last-failed", agentRequest(ctx)) : chooseAgents(agentRequest(ctx));
-  return { tasks, project, paths, ...agents, ...(failed ? { failed } : {}) };
+  return { tasks, project, paths, ...agents, ...(failed ? { failed } : {}), ...(pack ? { pack } : {}) };
 }
 
 function agentRequest(ctx: RunContext): AgentRequest {

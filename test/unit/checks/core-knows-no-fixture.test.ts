@@ -33,6 +33,7 @@ describe("the core knows no fixture checks", () => {
       "command",
       "custom",
       "effects",
+      "episode",
       "file",
       "http",
       "page",

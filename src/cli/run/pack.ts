@@ -1,0 +1,113 @@
+/**
+ * `umpire run --pack miniwob`: a public benchmark run from the user's own checkout instead of task
+ * files (src/packs/). The pack's tasks replace the task paths; the run's other options (agents,
+ * --repeat, --grep, --task-tag, outputs) apply as to any suite. What of the selection cannot run,
+ * and BrowserGym's settings the numbers follow, are said before the first trial.
+ */
+import type { OptionSpec } from "../../config/option.js";
+import { UmpireError } from "../../errors.js";
+import {
+  loadMiniwobPack,
+  MINIWOB_PACK,
+  MINIWOB_SETTINGS,
+  type MiniwobPack,
+  startMiniwobTarget,
+} from "../../packs/miniwob.js";
+import type { Target } from "../../targets/contract.js";
+
+export const PACK_OPTIONS = {
+  pack: {
+    kind: "enum",
+    arg: "NAME",
+    values: [MINIWOB_PACK],
+    help: "run a public benchmark from your own checkout instead of task files (docs/benchmarks.md)",
+  },
+  "pack-dir": {
+    kind: "string",
+    arg: "DIR",
+    defaultText: "$MINIWOB_DIR",
+    help: "the benchmark's folder: a MiniWoB++ checkout's miniwob/html",
+  },
+  "pack-tasks": {
+    kind: "string",
+    arg: "LIST",
+    multiple: true,
+    help: "only these environments (comma-separated or repeated), e.g. click-button,enter-text",
+  },
+  "pack-split": {
+    kind: "enum",
+    arg: "S",
+    values: ["all", "train", "test"],
+    default: "all",
+    help: "BrowserGym's split of the environments",
+  },
+  "pack-seed": {
+    kind: "int",
+    arg: "N",
+    min: 0,
+    max: 1_000_000,
+    default: 0,
+    help: "added to every episode's seed: another set of episodes, each still replayable",
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+export interface PackValues {
+  pack?: string;
+  "pack-dir"?: string;
+  "pack-tasks"?: string[];
+  "pack-split"?: string;
+  "pack-seed"?: number;
+}
+
+/** A pack chosen for a run: its tasks, what does not run, and how its target starts. */
+export interface SelectedPack {
+  name: string;
+  pack: MiniwobPack;
+  targets: Record<string, () => Promise<Target>>;
+}
+
+/** The pack `values` ask for, or undefined without --pack. */
+export function selectPack(
+  values: PackValues,
+  positionals: readonly string[],
+  env: NodeJS.ProcessEnv,
+): SelectedPack | undefined {
+  const asked = ["pack-dir", "pack-tasks"].filter((k) => values[k as keyof PackValues] !== undefined);
+  if (!values.pack) {
+    if (asked.length) throw new UmpireError("usage", `--${asked[0]} needs --pack`, "umpire run --pack miniwob ...");
+    return undefined;
+  }
+  if (positionals.length > 0) {
+    throw new UmpireError("usage", "--pack does not go with task paths", "run the pack and your own tasks as two runs");
+  }
+  const dir = values["pack-dir"] ?? env.MINIWOB_DIR;
+  if (!dir) {
+    throw new UmpireError(
+      "usage",
+      "--pack miniwob needs the benchmark's folder",
+      "git clone https://github.com/Farama-Foundation/miniwob-plusplus, then --pack-dir <clone>/miniwob/html or MINIWOB_DIR=...",
+    );
+  }
+  const tasks = (values["pack-tasks"] ?? [])
+    .flatMap((t) => t.split(","))
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const split = (values["pack-split"] ?? "all") as "all" | "train" | "test";
+  const pack = loadMiniwobPack({ dir, tasks, split, seed: values["pack-seed"] ?? 0 });
+  return { name: MINIWOB_PACK, pack, targets: { [MINIWOB_PACK]: () => startMiniwobTarget(pack) } };
+}
+
+/** The lines said before the run: the settings the numbers follow, and every environment that does not run or cannot pass. */
+export function packNotice(selected: SelectedPack): string[] {
+  const { pack } = selected;
+  const s = MINIWOB_SETTINGS;
+  const lines = [
+    `pack miniwob: ${pack.tasks.length} environments from ${pack.htmlDir}; BrowserGym's settings: viewport ${s.viewport.width}x${s.viewport.height} at ${s.viewport.deviceScaleFactor}x, ${s.turns} turns, episode ${s.episodeMaxMs} ms, human display removed, pass = ${s.pass}; seeds derived from (environment, repeat, --pack-seed ${pack.seedBase})`,
+  ];
+  // One line for the environments missing from the folder (a partial or older checkout can lack dozens).
+  const missing = pack.notRunnable.map((n) => n.name);
+  if (missing.length > 0)
+    lines.push(`pack miniwob: ${missing.length} environment(s) do not run, not in the folder: ${missing.join(", ")}`);
+  for (const { name, why } of pack.caveats) lines.push(`pack miniwob: ${name} runs but ${why}`);
+  return lines;
+}
