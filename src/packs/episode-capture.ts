@@ -18,8 +18,8 @@
  *   `core.EPISODE_MAX_TIME`, `core.startEpisodeReal()`; the human display (reward bar, timer, click
  *   canvas, START cover, the utterance in #query) is hidden, as BrowserGym removes it.
  * - `window.__umpireEpisode()` (read-only) returns a copy of the record.
- * What it cannot stop: an agent that can turn off the page's CSP (CDP Page.setBypassCSP) and reload
- * could inject a script served as the page's own; docs/benchmarks.md says so.
+ * What it relies on: the page's CSP stays on (umpire's CDP relay refuses Page.setBypassCSP to command
+ * agents, src/runner/trial-browser.ts) and a reload fails the trial (the pack's effects check).
  */
 import { EPISODE_READER } from "../checks/episode-check.js";
 

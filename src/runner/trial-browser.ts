@@ -108,6 +108,8 @@ const AGENT_METHODS: ReadonlySet<string> = new Set([
 /** Methods of allowed domains that are still refused, and why. */
 const REFUSED_IN_ALLOWED_DOMAINS: Readonly<Record<string, string>> = {
   "Page.crash": "umpire owns the trial's browser",
+  // A page's policy is the application's: a benchmark pack's reward capture relies on it (src/packs/).
+  "Page.setBypassCSP": "the page's content security policy is the application's",
   "Page.setDownloadBehavior": "", // rewritten, see downloadRewrite
 };
 /** Reasons for the refusals an agent is most likely to meet (the error it receives says so). */

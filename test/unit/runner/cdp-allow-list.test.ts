@@ -29,6 +29,7 @@ describe("refusalOf", () => {
     expect(refusalOf("Target.sendMessageToTarget", { message: "{}" })).toMatch(/flatten/);
     expect(refusalOf("Target.attachToTarget", { targetId: "x" })).toMatch(/flattened sessions/);
     expect(refusalOf("Network.setCookie", {})).toMatch(/cookies/);
+    expect(refusalOf("Page.setBypassCSP", { enabled: true })).toMatch(/content security policy/);
     expect(refusalOf("Fetch.enable", {})).toMatch(/Fetch is not a domain/);
     expect(refusalOf("SystemInfo.getProcessInfo", {})).toMatch(/not a domain umpire relays/);
   });
