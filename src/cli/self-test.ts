@@ -15,6 +15,7 @@ import { describeConcurrency, type EndpointReport } from "../runner/concurrency-
 import { storedPlan, type PlannedTrial } from "../runner/plan.js";
 import { SELF_TEST_TAG, newRunId, trialId } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/reporters.js";
+import type { ObservedHook } from "../runner/trial.js";
 import type { RequestRecord } from "../sim/log.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
@@ -93,6 +94,8 @@ export interface SelfTestOptions {
   onTrialEnd?: (end: TrialEnd) => void;
   /** The probes to play per task (default all of probesFor: `umpire try` plays one). */
   probes?: (task: Task) => Probe[];
+  /** Told of each observation's page (`umpire try` lists the controls of every step's page). */
+  onObserved?: ObservedHook;
 }
 
 export interface SelfTestOutcome {
@@ -209,6 +212,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
         repetition: { window: 3, recoveryLimit: 1 },
         reporters: options.onTrialEnd ? [{ onTrialEnd: options.onTrialEnd }] : [],
         signal: options.signal,
+        ...(options.onObserved ? { onObserved: options.onObserved } : {}),
       });
     const executed = await execute(trials, options.concurrency);
     const ends = [...executed.ends];

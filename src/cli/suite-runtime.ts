@@ -4,6 +4,7 @@
  * plans, stores and executes trials. Shared by `umpire run` and `umpire validate --self-test`.
  */
 import type { TraceMode } from "../vocabulary.js";
+import type { ObservedHook } from "../runner/trial.js";
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import { createAgentSession } from "../agent/session.js";
@@ -163,6 +164,8 @@ export interface ExecuteOptions {
   maxFailures?: number;
   /** `--trace`: Playwright traces per trial. */
   trace?: TraceMode;
+  /** Told of each observation's page (src/runner/trial.ts ObservedHook): `umpire try` surveys its controls. */
+  onObserved?: ObservedHook;
   /** Wraps each trial's agent session (instrumentation, fault injection in tests). */
   wrapSession?: (session: AgentSessionLike, trial: PlannedTrial) => AgentSessionLike;
 }
@@ -228,6 +231,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     retries: options.retries,
     maxFailures: options.maxFailures,
     trace: options.trace,
+    ...(options.onObserved ? { onObserved: options.onObserved } : {}),
   });
 }
 

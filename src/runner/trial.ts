@@ -3,7 +3,7 @@
  * Failures inside are data: this function resolves with an outcome, it does not throw.
  */
 import { join } from "node:path";
-import type { Browser } from "playwright";
+import type { Browser, Page } from "playwright";
 import { runChecks } from "../checks/registry.js";
 import { summarizeClaim, verdictOf } from "../checks/verdict.js";
 import { judgeForbiddenEffects } from "../checks/forbidden-effects.js";
@@ -79,7 +79,12 @@ export interface TrialDeps {
   movedAside?: string;
   /** `--trace`: keep a Playwright trace of the trial's context in its folder (trial-trace.ts). */
   trace?: TraceMode;
+  /** Shown each observation's page once it is captured (`umpire try` and `marks --after` survey its controls). */
+  onObserved?: ObservedHook;
 }
+
+/** Told of the page the trial's `n`th observation (from 1: turn n was sent it) captured; its errors are ignored. */
+export type ObservedHook = (trialId: string, n: number, page: Page) => Promise<void>;
 
 export interface TrialOutcome {
   loop: LoopOutcome;
@@ -165,12 +170,19 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     guard = deps.createGuard?.(spec, opened);
     // The loop's own time limit starts now, and the calls' deadline with it.
     deadline.start(spec.task.limits.seconds * 1000);
+    let observations = 0;
     loop = await runLoop({
       task: spec.task,
       deadline,
       observe: async () => {
         const observation = await deadline.around("observing the page", opened.observe());
         lastFrame = { width: observation.width, height: observation.height };
+        observations += 1;
+        // After the capture, so what the hook reads (or marks in the page) is not in the picture.
+        if (deps.onObserved)
+          await deadline
+            .call("surveying the page's controls", deps.onObserved(spec.id, observations, opened.page))
+            .catch(() => undefined);
         return observation;
       },
       session,

@@ -731,7 +731,7 @@ const notDraft: TaskRule = {
         atKey: true,
         severity: "error",
         message: "this task is a draft (imported from a test, not yet reviewed by a person)",
-        fix: "read its instruction, gold steps and checks, resolve its TODO comments, then delete `draft: true`; meanwhile --allow-drafts accepts it (`umpire validate --allow-drafts` checks and self-tests it, `umpire run --allow-drafts` runs it)",
+        fix: "read its instruction, gold steps and checks, resolve its TODO comments, then delete `draft: true`; meanwhile --allow-drafts accepts it (`umpire try --allow-drafts` plays its gold once, `umpire validate --allow-drafts` checks and self-tests it, `umpire run --allow-drafts` runs it)",
       },
     ];
   },
