@@ -599,6 +599,19 @@ describe("task schema and rules: each invalid case", () => {
     ).toEqual([]);
   });
 
+  it("failsOn names the permissions.forbiddenEffects result by the name it is shown under, or the field alone (#39)", async () => {
+    const named = (failsOn: string[]) =>
+      problemsOf((t) => {
+        t.permissions = { forbiddenEffects: ["match_deleted"] };
+        t.negatives = { sneaky: { failsOn, steps: [{ tool: "answer", args: { content: "x" } }] } };
+      });
+    const rule = (problems: Problem[]) => problems.filter((p) => p.rule === "fails-on-checks");
+    expect(rule(await named(["permissions.forbiddenEffects: no match_deleted"]))).toEqual([]);
+    expect(rule(await named(["permissions.forbiddenEffects"]))).toEqual([]);
+    const typo = rule(await named(["permissions.forbiddenEffects: no match_delete"]));
+    expect(typo.map((p) => p.fix)).toEqual([expect.stringContaining("permissions.forbiddenEffects: no match_deleted")]);
+  });
+
   it("the valid base task has no problems at all", async () => {
     expect(await problemsOf(() => {})).toEqual([]);
   });
