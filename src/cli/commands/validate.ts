@@ -10,7 +10,7 @@ import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
-import { loadTasksAsync, type LoadResult } from "../../task/loader.js";
+import { loadTasksAsync, noTaskFiles, type LoadResult } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
@@ -78,6 +78,8 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     { cwd: io.cwd, targets: project.targets, allowDrafts: parsed.values["allow-drafts"] === true },
     CUSTOM_CHECK_RULES,
   );
+  // Nothing to validate is no pass: a CI step that validated an empty folder must not go green.
+  if (result.files.length === 0 && result.problems.length === 0) throw noTaskFiles("validate", result.searched);
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
 

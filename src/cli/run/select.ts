@@ -54,7 +54,7 @@ async function selectResumed(ctx: RunContext, ref: string): Promise<Selection> {
   const project = projectTargets(ctx.config, paths, ctx.io.cwd);
   const allowDrafts = runAllowsDrafts(ctx.values, ctx.sources, stored.options);
   const loadOptions = { cwd: ctx.io.cwd, targets: project.targets, allowDrafts };
-  const tasks = await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES);
+  const tasks = await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES, "run");
   const agents = restoreAgents(stored, "--resume", agentRequest(ctx));
   const resumed = { id: stored.id, folder: stored.folder, repeat: stored.options.repeat };
   return { tasks, project, paths, ...agents, resumed };
@@ -72,7 +72,7 @@ async function selectNew(ctx: RunContext): Promise<Selection> {
   const paths = positionals.length || !earlier ? positionals : earlier.options.paths;
   const project = projectTargets(ctx.config, paths, io.cwd);
   const loadOptions = { cwd: io.cwd, targets: project.targets, allowDrafts: runAllowsDrafts(values, ctx.sources) };
-  const allTasks = await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES);
+  const allTasks = await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES, "run");
   const tasks = filterTasks(allTasks, values);
   if (tasks.length === 0) throw nothingSelected(allTasks, values);
   const restore = earlier && !values.agent?.length;

@@ -1,5 +1,5 @@
 /** `umpire validate` through the real CLI entry, with a fake io that captures output. */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -68,6 +68,25 @@ describe("umpire validate", () => {
     expect(await main(["validate"], io)).toBe(2);
     expect(err()).toMatch(/^umpire: cannot read the task folder tasks/);
     expect(err()).not.toMatch(/\n\s+at /);
+  });
+
+  it("finds tasks in subfolders (tasks/imported/); none at all is exit 2 naming where it looked, for validate and run --list (#39)", async () => {
+    const project = mkdtempSync(join(tmpdir(), "umpire-subfolders-"));
+    mkdirSync(join(project, "tasks", "imported"), { recursive: true });
+    const { io: emptyIo, out: emptyOut, err: emptyErr } = fakeIO(project);
+    expect(await main(["validate"], emptyIo)).toBe(2);
+    expect(emptyOut()).toBe("");
+    expect(emptyErr()).toContain("validate: no task files (*.yaml) in tasks/, tasks/imported/, subfolders included");
+    const { io: listIo, err: listErr } = fakeIO(project);
+    expect(await main(["run", "--list", "--db", join(project, "none.db")], listIo)).toBe(2);
+    expect(listErr()).toContain("run: no task files (*.yaml) in tasks/, tasks/imported/, subfolders included");
+    expect(listErr()).not.toContain("selects none");
+
+    writeFileSync(join(project, "tasks", "imported", "sub-task.yaml"), JSON.stringify(validTask("sub-task")));
+    const { io, out } = fakeIO(project);
+    expect(await main(["validate"], io)).toBe(0);
+    expect(out()).toContain("sub-task");
+    expect(out()).toContain("1 of 1 task file valid");
   });
 
   it("--json prints the tasks and problems as JSON", async () => {
