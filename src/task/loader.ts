@@ -7,6 +7,7 @@
  * with schema errors reports those (and `known-tools`, which reads the raw data) first.
  */
 import fs from "node:fs";
+import type { z } from "zod";
 import path from "node:path";
 import { UmpireError, messageOf } from "../errors.js";
 import { formatProblems } from "./format-problems.js";
@@ -156,6 +157,8 @@ interface FileOutcome {
   entry: LoadedFile;
   problems: Problem[];
   source?: YamlSource;
+  /** A file the schema refused: the task read without the refused values, which the module rules judge too. */
+  rest?: Task;
 }
 
 function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
@@ -205,11 +208,56 @@ function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
     for (const issue of plainIssues(parsed.error.issues, TaskFileSchema, data)) {
       if (!reported.has(dottedPath(issue.path))) add({ ...issue, severity: "error" }, "schema");
     }
-    return { entry: { file, id: rawId, valid: false }, problems, source };
+    // The rules still judge the rest: one pass shows every problem of the file, schema and semantic.
+    const parsedRest = parseWithout(data, parsed.error.issues);
+    const rest = parsedRest ? normalizeTask(parsedRest, file) : undefined;
+    if (rest) {
+      const shown = new Set(problems.map((p) => p.path));
+      for (const rule of TASK_RULES)
+        for (const finding of rule.check(rest, ctx)) if (!shown.has(dottedPath(finding.path))) add(finding, rule.name);
+    }
+    return { entry: { file, id: rawId, valid: false }, problems, source, ...(rest ? { rest } : {}) };
   }
   const task = normalizeTask(parsed.data, file);
   for (const rule of TASK_RULES) for (const finding of rule.check(task, ctx)) add(finding, rule.name);
   return { entry: { file, id: task.id, task, valid: true }, problems, source };
+}
+
+type SchemaIssue = { path: PropertyKey[]; code?: string; keys?: string[] };
+
+/**
+ * The task as the schema reads it once each value it refused is left out (an unknown key, a wrong
+ * optional value), so the rules can judge everything else in the same pass; null when what is left
+ * still does not parse (a required field is wrong), after a few rounds.
+ */
+function parseWithout(data: object, issues: readonly SchemaIssue[]): z.output<typeof TaskFileSchema> | null {
+  const patched: unknown = structuredClone(data);
+  let left = issues;
+  for (let round = 0; round < 4; round++) {
+    // Deepest and last first, so removing an array's item does not move one still to remove.
+    const paths = left.flatMap((i) =>
+      i.code === "unrecognized_keys" && i.keys ? i.keys.map((k) => [...i.path, k]) : [i.path],
+    );
+    for (const path of paths.sort((a, b) => String(b.at(-1)).localeCompare(String(a.at(-1)), "en", { numeric: true })))
+      removeAt(patched, path);
+    const again = TaskFileSchema.safeParse(patched);
+    if (again.success) return again.data;
+    left = again.error.issues;
+    if (left.every((i) => i.path.length === 0)) return null;
+  }
+  return null;
+}
+
+function removeAt(value: unknown, path: readonly PropertyKey[]): void {
+  if (path.length === 0) return;
+  let parent: unknown = value;
+  for (const key of path.slice(0, -1)) {
+    if (parent === null || typeof parent !== "object") return;
+    parent = (parent as Record<PropertyKey, unknown>)[key];
+  }
+  const last = path.at(-1)!;
+  if (Array.isArray(parent) && typeof last === "number") parent.splice(last, 1);
+  else if (parent !== null && typeof parent === "object") delete (parent as Record<PropertyKey, unknown>)[last];
 }
 
 /** A rule's finding placed in its file and line: every rule's findings (schema, task, module, ids) go through here. */
@@ -245,7 +293,7 @@ export async function loadTasksAsync(
 ): Promise<LoadResult> {
   const { outcomes, argumentProblems, searched } = readAll(paths, options);
   for (const outcome of outcomes) {
-    const task = outcome.entry.task;
+    const task = outcome.entry.task ?? outcome.rest;
     if (!task) continue;
     for (const rule of moduleRules)
       for (const finding of await rule.check(task))

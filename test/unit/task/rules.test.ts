@@ -657,4 +657,18 @@ describe("task schema and rules: each invalid case", () => {
     });
     expect(problems.map((p) => p.path).sort()).toEqual(["checks[0].kind", "limits.turns", "titel", "tools[6]"]);
   });
+
+  it("reports a file's schema and semantic problems in one pass (#39)", async () => {
+    const problems = await problemsOf((t) => {
+      t.titel = "typo";
+      t.limits = { turns: "x" };
+      t.negatives = {
+        sneaky: { failsOn: ["no such check"], steps: [{ tool: "navigate", args: { url: "/" } }] },
+      };
+    });
+    const by = (rule: string) => problems.filter((p) => p.rule === rule).map((p) => p.path);
+    expect(by("schema").sort()).toEqual(["limits.turns", "titel"]);
+    expect(by("fails-on-checks")).toEqual(["negatives.sneaky.failsOn[0]"]);
+    expect(by("steps-use-allowed-tools")).toEqual(["negatives.sneaky.steps[0].tool"]);
+  });
 });
