@@ -107,6 +107,12 @@ export interface TrialOutcome {
   browserEvents?: { dialogs: DialogRecord[]; tabs: TabRecord[] };
 }
 
+/** Where this trial's effects were read: the URL requested for it (its trial id filled in), or null without a source. */
+function effectsSource(target: Target, trialId: string): string | null {
+  if (!target.hasEffects) return null;
+  return target.effectsSourceFor?.(trialId) ?? target.effectsSource;
+}
+
 export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps): Promise<TrialOutcome> {
   const started = performance.now();
   const log = createTrialLog(folder);
@@ -402,7 +408,7 @@ async function judgeEndState(
       },
       {
         viewport: spec.task.viewport,
-        effectsSource: deps.target.hasEffects ? deps.target.effectsSource : null,
+        effectsSource: effectsSource(deps.target, spec.id),
         lastPage: () => env?.page,
       },
     );
@@ -410,11 +416,7 @@ async function judgeEndState(
     // The end state the checks read, kept so `umpire rejudge` can judge it again without a model turn.
     await keepEvidence(folder, recorder, needsEffects && deps.target.hasEffects ? effects : null);
     if (deps.driver) checks = withoutForgeable(checks, deps.driver, loop.stopReason === "agent_crashed");
-    const forbiddenResult = judgeForbiddenEffects(
-      forbidden,
-      effects,
-      deps.target.hasEffects ? deps.target.effectsSource : null,
-    );
+    const forbiddenResult = judgeForbiddenEffects(forbidden, effects, effectsSource(deps.target, spec.id));
     if (forbiddenResult) checks.push(forbiddenResult);
     return { checks, probes };
   } catch (e) {

@@ -48,8 +48,8 @@ export function freePort(): Promise<number> {
 }
 
 /** A declared URL as a person reads it: made absolute, ${TRIAL_ID} left as written (URL() would escape it). */
-function describeUrl(urlOrPath: string, baseUrl: string, port: string): string {
-  const url = substituteTrialVars(urlOrPath, { PORT: port, TARGET_URL: baseUrl });
+function describeUrl(urlOrPath: string, baseUrl: string, vars: TrialVars): string {
+  const url = substituteTrialVars(urlOrPath, { ...vars, TARGET_URL: baseUrl });
   return url.startsWith("/") ? `${baseUrl}${url}` : url;
 }
 
@@ -167,10 +167,14 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     isolated: decl.isolated,
     capacity: decl.capacity,
     hasEffects: decl.effects !== undefined,
-    // The trial id stays a placeholder: the source is the same for every trial of the target.
+    // Here the trial id stays a placeholder (the source of every trial); effectsSourceFor names one trial's request.
     effectsSource: decl.effects
-      ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, inst.baseUrl, inst.vars.PORT ?? "")}`
+      ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, inst.baseUrl, { PORT: inst.vars.PORT ?? "" })}`
       : null,
+    effectsSourceFor: (trialId: string) =>
+      decl.effects
+        ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, inst.baseUrl, { ...inst.vars, TRIAL_ID: trialId, WORKSPACE: workspaces.get(trialId) ?? "" })}`
+        : null,
     fixture: false,
     dialogs: decl.dialogs,
     async prepareTrial(trial) {
