@@ -91,7 +91,8 @@ export interface SelfTestOptions {
   concurrency: number;
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;
-  onTrialEnd?: (end: TrialEnd) => void;
+  /** Told of each trial's end, with the probe it played (the at-once pair's are named apart from the gold's). */
+  onTrialEnd?: (end: TrialEnd, probe: string) => void;
   /** The probes to play per task (default all of probesFor: `umpire try` plays one). */
   probes?: (task: Task) => Probe[];
   /** Told of each observation's page (`umpire try` lists the controls of every step's page). */
@@ -210,7 +211,9 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
         concurrency,
         modelConcurrency: concurrency,
         repetition: { window: 3, recoveryLimit: 1 },
-        reporters: options.onTrialEnd ? [{ onTrialEnd: options.onTrialEnd }] : [],
+        reporters: options.onTrialEnd
+          ? [{ onTrialEnd: (end: TrialEnd) => options.onTrialEnd!(end, probes.get(end.trial.id)?.probe.name ?? "") }]
+          : [],
         signal: options.signal,
         ...(options.onObserved ? { onObserved: options.onObserved } : {}),
       });

@@ -127,9 +127,9 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
         concurrency,
         signal: io.signal,
         env: io.env,
-        onTrialEnd: (end) =>
+        onTrialEnd: (end, probe) =>
           io.stderr.write(
-            `  ${oneLine(end.trial.task.id)} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason}${end.verdict === "passed" ? "" : `: ${oneLine(end.stopLine)}`})\n`,
+            `  ${oneLine(end.trial.task.id)} ${probe} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason}${end.verdict === "passed" ? "" : `: ${oneLine(end.stopLine)}`})\n`,
           ),
       });
     } finally {
