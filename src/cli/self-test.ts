@@ -95,6 +95,8 @@ export interface SelfTestOptions {
   onTrialEnd?: (end: TrialEnd, probe: string) => void;
   /** The probes to play per task (default all of probesFor: `umpire try` plays one). */
   probes?: (task: Task) => Probe[];
+  /** Told of what the run goes on despite (a target's readyUrl answered 4xx). */
+  onNotice?: (message: string) => void;
   /** Told of each observation's page (`umpire try` lists the controls of every step's page). */
   onObserved?: ObservedHook;
 }
@@ -182,6 +184,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     concurrency: Math.max(2, options.concurrency),
     env: options.env,
     signal: options.signal,
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
   });
   let status: "finished" | "interrupted" = "interrupted";
   try {

@@ -93,6 +93,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       concurrency: options.concurrency,
       fixtures: { siteUrl: exposed?.url ?? fixtures.siteUrl, client: fixtures.client },
       signal: options.signal,
+      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     });
     if (options.agents.some((a) => a.endpoint.kind === "embedded")) {
       // umpire's own requests must follow the Holo conventions: the embedded model runs strict.

@@ -28,6 +28,8 @@ export interface StartTargetsOptions {
   concurrency?: number;
   fixtures?: { siteUrl: string; client: FixtureControlClient };
   signal?: AbortSignal;
+  /** Told of a target's start that goes on with a doubt (web-target.ts). */
+  onNotice?: (message: string) => void;
 }
 
 /** Starts the targets the tasks name (each once); a target that does not start stops the others. */
@@ -54,6 +56,7 @@ export async function startTargets(options: StartTargetsOptions): Promise<Target
           env: options.env,
           concurrency: options.concurrency,
           signal: options.signal,
+          ...(options.onNotice ? { onNotice: options.onNotice } : {}),
         }),
       );
     }

@@ -32,6 +32,8 @@ export interface WebTargetOptions {
   /** The run's concurrency (its ceiling when adaptive): what `instances: auto` never exceeds. */
   concurrency?: number;
   signal?: AbortSignal;
+  /** Told of a start that goes on with a doubt (readyUrl answered 4xx: app-process.ts). */
+  onNotice?: (message: string) => void;
 }
 
 /** A free TCP port on loopback, for baseUrl's ${PORT}. */
@@ -88,6 +90,7 @@ async function launchInstance(options: WebTargetOptions, inst: Instance, pooled:
     readyTimeoutMs: start.readyTimeoutSeconds * 1000,
     logFile: path.join(options.logDir, pooled ? `target-${name}-${inst.index}.log` : `target-${name}.log`),
     signal: options.signal,
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
   });
 }
 

@@ -94,7 +94,15 @@ async function pageToOpen(
     );
   }
   const configDir = configFile ? dirname(resolve(io.cwd, configFile)) : io.cwd;
-  const target = await startWebTarget({ name, decl, configDir, logDir, env: io.env, signal: io.signal });
+  const target = await startWebTarget({
+    name,
+    decl,
+    configDir,
+    logDir,
+    env: io.env,
+    signal: io.signal,
+    onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
+  });
   return {
     url: new URL(String(values.path), `${target.baseUrl}/`).toString(),
     target,

@@ -133,6 +133,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       signal: io.signal,
       env: io.env,
       probes: () => [probe],
+      onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
       onObserved: async (_trial, n, page) => {
         surveyed.set(n, await pageControls(page, { testIdAttribute }));
       },

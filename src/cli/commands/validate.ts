@@ -127,6 +127,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
         concurrency,
         signal: io.signal,
         env: io.env,
+        onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
         onTrialEnd: (end, probe) =>
           io.stderr.write(
             `  ${oneLine(end.trial.task.id)} ${probe} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason}${end.verdict === "passed" ? "" : `: ${oneLine(end.stopLine)}`})\n`,

@@ -144,6 +144,19 @@ describe("umpire marks", () => {
     expect(result.stdout).toMatch(/\/about\.html: 1 controls/);
     expect(result.stdout).toContain('back: { role: link, name: "Back", exact: true }');
     expect(result.stdout).toContain(`screenshot: ${join(dir, "marks.png")}`);
+    // A readyUrl that answers 4xx counts as ready (any answer below 500), and is said to be doubtful (#39).
+    writeFileSync(
+      join(dir, "umpire.config.yaml"),
+      `targets:\n  shop:\n    baseUrl: http://127.0.0.1:\${PORT}\n    start:\n      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(SHOP_SERVER)}]\n      readyUrl: /not-there.html\n    isolated: false\n`,
+    );
+    const doubtful = await runCli(["marks", "--target", "shop", "--path", "/about.html"], {
+      cwd: dir,
+      killAfterMs: 120_000,
+    });
+    expect(doubtful.code, doubtful.stderr).toBe(0);
+    expect(doubtful.stderr).toMatch(
+      /target shop: start\.readyUrl http:\/\/127\.0\.0\.1:\d+\/not-there\.html answered 404; umpire counts any answer below 500 as ready/,
+    );
     const wrong = await runCli(["marks", "--target", "shoop"], { cwd: dir, killAfterMs: 60_000 });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain("declares no target of that name");
