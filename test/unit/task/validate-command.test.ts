@@ -89,6 +89,23 @@ describe("umpire validate", () => {
     expect(out()).toContain("1 of 1 task file valid");
   });
 
+  it("checks that a restore reset's from: exists, relative to the config file (#39)", async () => {
+    const project = mkdtempSync(join(tmpdir(), "umpire-restore-from-"));
+    mkdirSync(join(project, "tasks"));
+    writeFileSync(join(project, "tasks", "sample-task.yaml"), JSON.stringify(validTask("sample-task")));
+    const config = (from: string) =>
+      `targets:\n  app:\n    baseUrl: http://127.0.0.1:\${PORT}\n    start: { command: npm start }\n    reset: { kind: restore, from: ${from}, to: ./data }\n`;
+    writeFileSync(join(project, "umpire.config.yaml"), config("./seed/data"));
+    const { io, out } = fakeIO(project);
+    expect(await main(["validate"], io)).toBe(2);
+    expect(out()).toContain(
+      `umpire.config.yaml: targets.app.reset.from: the restore reset's seed ./seed/data does not exist (${join(project, "seed", "data")})`,
+    );
+    mkdirSync(join(project, "seed", "data"), { recursive: true });
+    const { io: fixedIo, out: fixedOut } = fakeIO(project);
+    expect(await main(["validate"], fixedIo), fixedOut()).toBe(0);
+  });
+
   it("--json prints the tasks and problems as JSON", async () => {
     temp.write("json/sample-task.yaml", validTask());
     temp.write("json/bad-task.yaml", { ...validTask("bad-task"), intsruction: "x" });
