@@ -7,6 +7,7 @@ import { CUSTOM_CHECK_RULES } from "../../../src/checks/custom-rules.js";
 import { loadTasks, loadTasksAsync } from "../../../src/task/loader.js";
 import type { Problem } from "../../../src/task/problem.js";
 import { FIXTURE_CHECKS, tempTasks, validTask } from "./helpers.js";
+import { TargetsSection } from "../../../src/task/target-decl.js";
 
 const temp = tempTasks();
 afterAll(() => temp.cleanup());
@@ -610,6 +611,36 @@ describe("task schema and rules: each invalid case", () => {
     expect(rule(await named(["permissions.forbiddenEffects"]))).toEqual([]);
     const typo = rule(await named(["permissions.forbiddenEffects: no match_delete"]));
     expect(typo.map((p) => p.fix)).toEqual([expect.stringContaining("permissions.forbiddenEffects: no match_deleted")]);
+  });
+
+  it("warns on a step target one typo from a declared mark; any other undeclared name is a test id (#39)", async () => {
+    const targets = TargetsSection.parse({
+      app: { baseUrl: "http://127.0.0.1:3000", marks: { "save-button": { selector: "#save" } } },
+    });
+    const steps = (target: string) => [
+      { tool: "click", target },
+      { tool: "answer", args: { content: "done" } },
+    ];
+    const load = async (target: string) => {
+      const id = `case-${++counter}`;
+      const task = { ...validTask(id), target: "app", checks: [{ kind: "answer", contains: ["done"] }], givens: [] };
+      task.reference = steps(target);
+      task.negatives = {};
+      temp.write(`${id}.yaml`, task);
+      const loaded = await loadTasksAsync([`${id}.yaml`], { cwd: temp.dir, targets }, CUSTOM_CHECK_RULES);
+      return loaded.problems.filter((p) => p.rule === "step-targets-declared");
+    };
+    expect(await load("save-buton")).toEqual([
+      expect.objectContaining({
+        severity: "warning",
+        path: "reference[0].target",
+        message:
+          "save-buton is no declared mark of target app, so it must be a test id on the page (umpire marks lists them)",
+        fix: "did you mean 'save-button'?",
+      }),
+    ]);
+    expect(await load("save-button")).toEqual([]);
+    expect(await load("greeting")).toEqual([]);
   });
 
   it("the valid base task has no problems at all", async () => {
