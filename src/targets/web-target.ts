@@ -55,6 +55,16 @@ function describeUrl(urlOrPath: string, baseUrl: string, vars: TrialVars): strin
   return url.startsWith("/") ? `${baseUrl}${url}` : url;
 }
 
+/** `target X's effects source GET <url>`, the URL filled in with `vars`; null without a source. */
+function effectsSourceOf(name: string, decl: TargetDecl, baseUrl: string, vars: TrialVars): string | null {
+  return decl.effects ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, baseUrl, vars)}` : null;
+}
+
+/** One trial's variables on an instance: its own, the trial id, and the workspace remembered from its reset. */
+function trialVars(inst: Instance, workspaces: ReadonlyMap<string, string>, id: string): TrialVars {
+  return { ...inst.vars, TRIAL_ID: id, WORKSPACE: workspaces.get(id) ?? "" };
+}
+
 /** One copy of the app: its port, URL, folder, process, and why it must be restarted before its next trial. */
 interface Instance {
   index: number;
@@ -170,14 +180,10 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     isolated: decl.isolated,
     capacity: decl.capacity,
     hasEffects: decl.effects !== undefined,
-    // Here the trial id stays a placeholder (the source of every trial); effectsSourceFor names one trial's request.
-    effectsSource: decl.effects
-      ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, inst.baseUrl, { PORT: inst.vars.PORT ?? "" })}`
-      : null,
+    // Here the trial id stays a placeholder; effectsSourceFor names one trial's request.
+    effectsSource: effectsSourceOf(name, decl, inst.baseUrl, { PORT: inst.vars.PORT ?? "" }),
     effectsSourceFor: (trialId: string) =>
-      decl.effects
-        ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, inst.baseUrl, { ...inst.vars, TRIAL_ID: trialId, WORKSPACE: workspaces.get(trialId) ?? "" })}`
-        : null,
+      effectsSourceOf(name, decl, inst.baseUrl, trialVars(inst, workspaces, trialId)),
     fixture: false,
     dialogs: decl.dialogs,
     async prepareTrial(trial) {
@@ -214,8 +220,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     },
     async effects(trialId) {
       if (!decl.effects) return [];
-      const vars: TrialVars = { ...inst.vars, TRIAL_ID: trialId, WORKSPACE: workspaces.get(trialId) ?? "" };
-      return readEffects(options, decl.effects, vars, inst.baseUrl);
+      return readEffects(options, decl.effects, trialVars(inst, workspaces, trialId), inst.baseUrl);
     },
     async recordEffect() {
       // The app keeps its own log (if any); write_note's file is judged by file checks.

@@ -623,7 +623,12 @@ describe("task schema and rules: each invalid case", () => {
     ];
     const load = async (target: string) => {
       const id = `case-${++counter}`;
-      const task = { ...validTask(id), target: "app", checks: [{ kind: "answer", contains: ["done"] }], givens: [] };
+      const task: Record<string, unknown> = {
+        ...validTask(id),
+        target: "app",
+        checks: [{ kind: "answer", contains: ["done"] }],
+        givens: [],
+      };
       task.reference = steps(target);
       task.negatives = {};
       temp.write(`${id}.yaml`, task);
