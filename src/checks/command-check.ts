@@ -2,11 +2,14 @@
  * The `command` check: for apps whose truth is in a database or a file the harness can query. The
  * command comes from the task file (never from model output), gets TRIAL_ID, WORKSPACE and
  * TARGET_URL in its environment, and is judged on its exit code and output. A command that cannot
- * start or runs past its timeout could not judge: the trial is not judged (verdict `error`).
+ * start, runs past its timeout, or crashed (crash.ts: not found, a module it imports missing, an
+ * uncaught error) could not judge: the trial is not judged (verdict `error`), and the reason shows
+ * the line of stderr that says why. Its JSON expectations name their path (`/label`), not "the command".
  */
 import path from "node:path";
 import type { z } from "zod";
 import type { CommandCheck } from "../task/schema.js";
+import { crashOf } from "./crash.js";
 import { clip } from "./evidence.js";
 import { judgeJson, parseJson } from "./json-expect.js";
 import { runCommand } from "./run-command.js";
@@ -39,27 +42,29 @@ export const commandCheck: Handler<CommandCheckSpec> = {
     if (outcome.error) throw new CheckUnjudgeableError(`the command could not start: ${outcome.error}`);
     if (outcome.timedOut)
       throw new CheckUnjudgeableError(`the command ran past its ${spec.timeoutSeconds} s timeout and was stopped`);
+    const crash = outcome.code === spec.exitCode ? null : crashOf(outcome);
+    if (crash) throw new CheckUnjudgeableError(`the command could not run: ${crash}`);
     const failures: string[] = [];
     if (outcome.code !== spec.exitCode)
-      failures.push(`exited with ${outcome.code ?? `signal ${outcome.signal}`}, expected ${spec.exitCode}`);
+      failures.push(`the command exited with ${outcome.code ?? `signal ${outcome.signal}`}, expected ${spec.exitCode}`);
     failures.push(
       ...checkMatchers(
         outcome.stdout,
         matchersWithVars(spec.stdout, ctx),
         matchersWithVars(spec.notStdout, ctx),
         DEFAULT_NORMALIZE,
-      ).failures.map((f) => `its output ${f}`),
+      ).failures.map((f) => `the command's output ${f}`),
     );
     if (spec.json.length > 0) {
       const parsed = parseJson(outcome.stdout);
-      if (!parsed.ok) failures.push(`its output is not JSON (${parsed.error})`);
+      if (!parsed.ok) failures.push(`the command's output is not JSON (${parsed.error})`);
       else {
         const judged = judgeJson(parsed.value, spec.json);
         evidence.values = judged.seen;
         failures.push(...judged.failures);
       }
     }
-    if (failures.length > 0) return { pass: false, reason: `the command ${failures.join("; ")}`, evidence };
+    if (failures.length > 0) return { pass: false, reason: failures.join("; "), evidence };
     return { pass: true, reason: `the command exited ${outcome.code} with the expected output`, evidence };
   },
 };

@@ -1,13 +1,15 @@
 /**
  * The validation rule `fails-on-checks`: each name a negative's `failsOn` lists must be a required
  * check of the task, named as its results will be (the check's `name`, else its kind's default name,
- * else a custom module's own name). A typo would otherwise surface only as an unsound self-test.
+ * else a custom module's own name), or the result `permissions.forbiddenEffects` adds (by the name it
+ * is shown under, or the field alone). A typo would otherwise surface only as an unsound self-test.
  */
 import type { ModuleTaskRule } from "../task/loader.js";
 import type { RuleFinding } from "../task/problem.js";
 import type { CheckSpec, Task } from "../task/schema.js";
 import { didYouMean } from "../task/suggest.js";
 import { customCheckName } from "./custom-check.js";
+import { failsOnNames, forbiddenEffectsName } from "./forbidden-effects.js";
 import { HANDLERS } from "./registry.js";
 
 /** The name a check's results carry, as `runCheck` gives it. */
@@ -24,12 +26,14 @@ export const failsOnChecks: ModuleTaskRule = {
     const named = await Promise.all(
       task.checks.map(async (spec) => ({ name: await resultName(spec, task.file), required: spec.required !== false })),
     );
+    const forbidden = task.permissions.forbiddenEffects;
+    if (forbidden.length > 0) named.push({ name: forbiddenEffectsName(forbidden), required: true });
     const names = named.map((c) => c.name);
     const findings: RuleFinding[] = [];
     for (const [negative, list] of Object.entries(task.negativeFailsOn)) {
       list.forEach((name, i) => {
         const path = ["negatives", negative, "failsOn", i];
-        const check = named.find((c) => c.name === name);
+        const check = named.find((c) => failsOnNames(name, c.name));
         if (!check) {
           const fix = didYouMean(name, names) ?? `name one of: ${names.map((n) => JSON.stringify(n)).join(", ")}`;
           findings.push({

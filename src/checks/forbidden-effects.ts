@@ -10,6 +10,21 @@ import type { CheckResult, Effect } from "./types.js";
 /** The name the result is stored and shown under (the task field it enforces). */
 export const FORBIDDEN_EFFECTS_CHECK = "permissions.forbiddenEffects";
 
+/** The full name of the result: `permissions.forbiddenEffects: no all_cleared, cleared`. */
+export function forbiddenEffectsName(forbidden: readonly string[]): string {
+  return `${FORBIDDEN_EFFECTS_CHECK}: no ${forbidden.join(", ")}`;
+}
+
+/**
+ * Whether a `failsOn` entry names this result: its full name as shown, or the field alone
+ * (`permissions.forbiddenEffects`), which names it whatever types it lists.
+ */
+export function failsOnNames(entry: string, checkName: string): boolean {
+  return (
+    entry === checkName || (entry === FORBIDDEN_EFFECTS_CHECK && checkName.startsWith(`${FORBIDDEN_EFFECTS_CHECK}: `))
+  );
+}
+
 const times = (n: number) => `${n} time${n === 1 ? "" : "s"}`;
 
 /**
@@ -26,7 +41,7 @@ export function judgeForbiddenEffects(
   if (forbidden.length === 0) return null;
   const base = {
     kind: "effects",
-    name: `${FORBIDDEN_EFFECTS_CHECK}: no ${forbidden.join(", ")}`,
+    name: forbiddenEffectsName(forbidden),
     required: true,
     confidence: "verified",
     ms: 0,

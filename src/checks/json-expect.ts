@@ -36,6 +36,19 @@ export function pick(value: unknown, path: string): { found: boolean; value: unk
 }
 
 const asText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+/** A value as a reason shows it: a string in single quotes ('Flow 1'), anything else as JSON. */
+const shownValue = (v: unknown) =>
+  typeof v === "string" ? `'${clipText(v)}'` : clipText(JSON.stringify(v) ?? "undefined");
+
+/**
+ * The path as a reason names it: a JSON Pointer in backticks (`/items/0/title`), whichever way
+ * the task wrote it, so the reason reads as a place in the value, not as words ("the command label").
+ */
+export function shownPath(path: string): string {
+  const segments = pathSegments(path);
+  if (segments.length === 0) return "the value";
+  return `\`/${segments.map((s) => s.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}\``;
+}
 
 /** Judges every expectation against `value`; returns failures and what was seen at each path. */
 export function judgeJson(
@@ -45,7 +58,7 @@ export function judgeJson(
   const failures: string[] = [];
   const seen: Record<string, unknown> = {};
   for (const e of expectations) {
-    const where = e.path === "" ? "the value" : e.path;
+    const where = shownPath(e.path);
     const got = pick(value, e.path);
     seen[e.path || "/"] = got.found ? clipValue(got.value) : "(missing)";
     if (e.exists === false) {
@@ -58,7 +71,7 @@ export function judgeJson(
     }
     const v = got.value;
     if (e.equals !== undefined && !isDeepStrictEqual(v, e.equals))
-      failures.push(`${where} is ${asText(v)}, expected ${asText(e.equals)}`);
+      failures.push(`${where} is ${shownValue(v)}, expected ${shownValue(e.equals)}`);
     if (e.contains !== undefined && !asText(v).includes(e.contains))
       failures.push(`${where} (${clipText(asText(v))}) does not contain ${JSON.stringify(e.contains)}`);
     if (e.regex !== undefined && !new RegExp(e.regex).test(asText(v)))
@@ -67,7 +80,7 @@ export function judgeJson(
       const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
       if (!Number.isFinite(n) || Math.abs(n - e.number.value) > e.number.tolerance)
         failures.push(
-          `${where} is ${asText(v)}, expected ${e.number.value}${e.number.tolerance ? ` ±${e.number.tolerance}` : ""}`,
+          `${where} is ${shownValue(v)}, expected ${e.number.value}${e.number.tolerance ? ` ±${e.number.tolerance}` : ""}`,
         );
     }
     if (e.length !== undefined) {

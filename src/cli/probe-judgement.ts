@@ -4,6 +4,7 @@
  * check after it was played as written, failing every check its `failsOn` names), and why not.
  * Also each task's check coverage: a required check that no probe failed may be unable to fail.
  */
+import { failsOnNames } from "../checks/forbidden-effects.js";
 import type { CheckRecord } from "../store/records.js";
 import type { Exercise } from "./probe-exercise.js";
 
@@ -94,7 +95,7 @@ export function judgeProbe(facts: ProbeFacts): ProbeJudgement {
   const failsOnMissed: string[] = [];
   if (facts.verdict === "failed" && exercised) {
     for (const name of facts.failsOn) {
-      const check = facts.checks.find((c) => c.name === name);
+      const check = facts.checks.find((c) => failsOnNames(name, c.name));
       const known = facts.checks.map((c) => `'${c.name}'`).join(", ");
       if (!check) reasons.push(`failsOn names '${name}', which no check of the task is called (its checks: ${known})`);
       else if (check.pass || !check.required) {

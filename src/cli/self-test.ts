@@ -15,6 +15,7 @@ import { describeConcurrency, type EndpointReport } from "../runner/concurrency-
 import { storedPlan, type PlannedTrial } from "../runner/plan.js";
 import { SELF_TEST_TAG, newRunId, trialId } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/reporters.js";
+import type { ObservedHook } from "../runner/trial.js";
 import type { RequestRecord } from "../sim/log.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
@@ -90,9 +91,14 @@ export interface SelfTestOptions {
   concurrency: number;
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;
-  onTrialEnd?: (end: TrialEnd) => void;
+  /** Told of each trial's end, with the probe it played (the at-once pair's are named apart from the gold's). */
+  onTrialEnd?: (end: TrialEnd, probe: string) => void;
   /** The probes to play per task (default all of probesFor: `umpire try` plays one). */
   probes?: (task: Task) => Probe[];
+  /** Told of what the run goes on despite (a target's readyUrl answered 4xx). */
+  onNotice?: (message: string) => void;
+  /** Told of each observation's page (`umpire try` lists the controls of every step's page). */
+  onObserved?: ObservedHook;
 }
 
 export interface SelfTestOutcome {
@@ -178,6 +184,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     concurrency: Math.max(2, options.concurrency),
     env: options.env,
     signal: options.signal,
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
   });
   let status: "finished" | "interrupted" = "interrupted";
   try {
@@ -207,8 +214,11 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
         concurrency,
         modelConcurrency: concurrency,
         repetition: { window: 3, recoveryLimit: 1 },
-        reporters: options.onTrialEnd ? [{ onTrialEnd: options.onTrialEnd }] : [],
+        reporters: options.onTrialEnd
+          ? [{ onTrialEnd: (end: TrialEnd) => options.onTrialEnd!(end, probes.get(end.trial.id)?.probe.name ?? "") }]
+          : [],
         signal: options.signal,
+        ...(options.onObserved ? { onObserved: options.onObserved } : {}),
       });
     const executed = await execute(trials, options.concurrency);
     const ends = [...executed.ends];

@@ -4,7 +4,9 @@
  * plans, stores and executes trials. Shared by `umpire run` and `umpire validate --self-test`.
  */
 import type { Target } from "../targets/contract.js";
+import { UmpireError } from "../errors.js";
 import type { TraceMode } from "../vocabulary.js";
+import type { ObservedHook } from "../runner/trial.js";
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +32,7 @@ import { runSuite, type SuiteResult } from "../runner/run-suite.js";
 import { createStoreSink } from "../runner/store-sink.js";
 import { writeOrFault } from "../runner/trial-log.js";
 import { startReferenceModel, type ReferenceModel } from "../sim/server.js";
+import { parseMarkWait, type MarkWait } from "../sim/policy.js";
 import type { Store } from "../store/store.js";
 import type { Task } from "../task/schema.js";
 import type { ProjectTargets } from "../config/project.js";
@@ -105,6 +108,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       fixtures: { siteUrl: exposed?.url ?? fixtures.siteUrl, client: fixtures.client },
       ...(options.builtInTargets ? { builtIn: options.builtInTargets } : {}),
       signal: options.signal,
+      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     });
     if (options.agents.some((a) => a.endpoint.kind === "embedded")) {
       // umpire's own requests must follow the Holo conventions: the embedded model runs strict.
@@ -113,6 +117,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         fixtures: board.source(fixtures.client),
         tasks: options.tasks,
         strict: true,
+        markWait: markWaitOf(options.env ?? process.env),
         ...options.reference,
       });
     }
@@ -178,6 +183,8 @@ export interface ExecuteOptions {
   maxFailures?: number;
   /** `--trace`: Playwright traces per trial. */
   trace?: TraceMode;
+  /** Told of each observation's page (src/runner/trial.ts ObservedHook): `umpire try` surveys its controls. */
+  onObserved?: ObservedHook;
   /** Wraps each trial's agent session (instrumentation, fault injection in tests). */
   wrapSession?: (session: AgentSessionLike, trial: PlannedTrial) => AgentSessionLike;
 }
@@ -243,6 +250,7 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     retries: options.retries,
     maxFailures: options.maxFailures,
     trace: options.trace,
+    ...(options.onObserved ? { onObserved: options.onObserved } : {}),
   });
 }
 
@@ -253,6 +261,18 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
  */
 export function readsFixtureLayout(model: string): boolean {
   return model === REFERENCE_MODEL_ID || model.startsWith(`${REFERENCE_MODEL_ID}:`);
+}
+
+/** The reference model's patience for a missing mark, from UMPIRE_MARK_WAIT (docs/your-app.md); a bad value is refused. */
+export function markWaitOf(env: NodeJS.ProcessEnv): MarkWait {
+  const parsed = parseMarkWait(env.UMPIRE_MARK_WAIT);
+  if (!parsed)
+    throw new UmpireError(
+      "usage",
+      `UMPIRE_MARK_WAIT=${env.UMPIRE_MARK_WAIT}: not WAITS or WAITSxSECONDS`,
+      "e.g. UMPIRE_MARK_WAIT=5x2 (five waits of 2 s, each at most 30 s) or UMPIRE_MARK_WAIT=4 (four of 1 s)",
+    );
+  return parsed;
 }
 
 /** The gate's key for the embedded reference model. */

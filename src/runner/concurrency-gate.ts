@@ -29,6 +29,8 @@ export interface TurnTiming {
 
 export interface EndpointReport extends ControllerReport {
   endpoint: string;
+  /** Where a pinned value came from, as the summary says it (default "--concurrency"). */
+  pinnedBy?: string;
 }
 
 interface Waiting {
@@ -152,7 +154,7 @@ export const SATURATION_WARNING_SHARE = 0.25;
 export function describeConcurrency(reports: readonly EndpointReport[]): string[] {
   const lines = reports.map((r) =>
     r.mode === "pinned"
-      ? `concurrency ${r.final} on ${r.endpoint} (pinned by --concurrency)${r.throttled ? `; ${r.throttled} request(s) throttled (429/503)` : ""}`
+      ? `concurrency ${r.final} on ${r.endpoint} (pinned by ${r.pinnedBy ?? "--concurrency"})${r.throttled ? `; ${r.throttled} request(s) throttled (429/503)` : ""}`
       : `concurrency adaptive on ${r.endpoint}: started at ${r.start}, peak ${r.peak}, ended at ${r.final} (max ${r.max}; ${r.rises} rise(s), ${r.cuts} cut(s), ${r.throttled} throttled request(s)); stopped rising: ${r.stoppedRising}`,
   );
   // The machine is shared by every endpoint: its samples are the same in each report.

@@ -16,7 +16,7 @@ import { emptyLoopOutcome, loopUsage, type AgentSessionLike, type RepetitionGuar
 import { trialFolderName, type PlannedTrial } from "./plan.js";
 import { freshTrialFolder } from "./trial-folder.js";
 import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd } from "./reporters.js";
-import { runTrial, type TrialOutcome, type TrialSpec } from "./trial.js";
+import { runTrial, type ObservedHook, type TrialOutcome, type TrialSpec } from "./trial.js";
 import { runExternalTrial } from "./external-trial.js";
 import { sandboxName } from "./agent-sandbox.js";
 import type { TrialSandbox } from "../store/records.js";
@@ -85,6 +85,8 @@ export interface SuiteOptions {
   maxFailures?: number;
   /** `--trace`: Playwright traces per trial (trial-trace.ts); default off. */
   trace?: TraceMode;
+  /** Told of each observation's page (trial.ts ObservedHook). */
+  onObserved?: ObservedHook;
 }
 
 export interface SuiteResult {
@@ -345,6 +347,7 @@ async function attemptOn(
       ),
       signal: options.signal,
       trace: options.trace,
+      ...(options.onObserved ? { onObserved: options.onObserved } : {}),
       ...(movedAside ? { movedAside } : {}),
       onTurn: (turn) => {
         const cost = costOfUsage(knownUsage(turn.usage), options.prices.lookup(trial.agent.model));

@@ -3,7 +3,7 @@
  * Failures inside are data: this function resolves with an outcome, it does not throw.
  */
 import { join } from "node:path";
-import type { Browser } from "playwright";
+import type { Browser, Page } from "playwright";
 import { runChecks } from "../checks/registry.js";
 import { summarizeClaim, verdictOf } from "../checks/verdict.js";
 import { judgeForbiddenEffects } from "../checks/forbidden-effects.js";
@@ -79,7 +79,12 @@ export interface TrialDeps {
   movedAside?: string;
   /** `--trace`: keep a Playwright trace of the trial's context in its folder (trial-trace.ts). */
   trace?: TraceMode;
+  /** Shown each observation's page once it is captured (`umpire try` and `marks --after` survey its controls). */
+  onObserved?: ObservedHook;
 }
+
+/** Told of the page the trial's `n`th observation (from 1: turn n was sent it) captured; its errors are ignored. */
+export type ObservedHook = (trialId: string, n: number, page: Page) => Promise<void>;
 
 export interface TrialOutcome {
   loop: LoopOutcome;
@@ -102,6 +107,12 @@ export interface TrialOutcome {
   fromEnvironment?: Record<string, unknown>;
   /** The native dialogs and new tabs of the trial (stored with its metrics, shown in the report). */
   browserEvents?: { dialogs: DialogRecord[]; tabs: TabRecord[] };
+}
+
+/** Where this trial's effects were read: the URL requested for it (its trial id filled in), or null without a source. */
+function effectsSource(target: Target, trialId: string): string | null {
+  if (!target.hasEffects) return null;
+  return target.effectsSourceFor?.(trialId) ?? target.effectsSource;
 }
 
 export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps): Promise<TrialOutcome> {
@@ -171,12 +182,19 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     guard = deps.createGuard?.(spec, opened);
     // The loop's own time limit starts now, and the calls' deadline with it.
     deadline.start(spec.task.limits.seconds * 1000);
+    let observations = 0;
     loop = await runLoop({
       task: spec.task,
       deadline,
       observe: async () => {
         const observation = await deadline.around("observing the page", opened.observe());
         lastFrame = { width: observation.width, height: observation.height };
+        observations += 1;
+        // After the capture, so what the hook reads (or marks in the page) is not in the picture.
+        if (deps.onObserved)
+          await deadline
+            .call("surveying the page's controls", deps.onObserved(spec.id, observations, opened.page))
+            .catch(() => undefined);
         return observation;
       },
       session,
@@ -401,7 +419,7 @@ async function judgeEndState(
       },
       {
         viewport: spec.task.viewport,
-        effectsSource: deps.target.hasEffects ? deps.target.effectsSource : null,
+        effectsSource: effectsSource(deps.target, spec.id),
         lastPage: () => env?.page,
       },
     );
@@ -409,11 +427,7 @@ async function judgeEndState(
     // The end state the checks read, kept so `umpire rejudge` can judge it again without a model turn.
     await keepEvidence(folder, recorder, needsEffects && deps.target.hasEffects ? effects : null);
     if (deps.driver) checks = withoutForgeable(checks, deps.driver, loop.stopReason === "agent_crashed");
-    const forbiddenResult = judgeForbiddenEffects(
-      forbidden,
-      effects,
-      deps.target.hasEffects ? deps.target.effectsSource : null,
-    );
+    const forbiddenResult = judgeForbiddenEffects(forbidden, effects, effectsSource(deps.target, spec.id));
     if (forbiddenResult) checks.push(forbiddenResult);
     return { checks, probes };
   } catch (e) {

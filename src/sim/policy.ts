@@ -36,6 +36,14 @@ export interface PolicyContext {
   layout: () => Promise<{ layout: PageLayout | null; problem?: string }>;
   /** The fixture session's scenario, when known. */
   scenario?: () => Promise<string | null>;
+  /** How long it waits for a step's mark that is not on the page yet (default MARK_WAIT: 2 waits of 1 s). */
+  markWait?: MarkWait;
+}
+
+/** The reference model's patience for a missing mark: up to `waits` waits of `seconds` each, then it gives up. */
+export interface MarkWait {
+  waits: number;
+  seconds: number;
 }
 
 export interface PlannedTurn {
@@ -70,6 +78,20 @@ export interface MissingMark {
 
 /** Hold turns (waits while a target mark is missing) before the policy gives up and says so. */
 export const MAX_HOLDS = 2;
+export const MARK_WAIT: MarkWait = { waits: MAX_HOLDS, seconds: 1 };
+
+/**
+ * `UMPIRE_MARK_WAIT`: the patience as `WAITSxSECONDS` ("5x2": five waits of 2 s) or `WAITS` (of 1 s
+ * each); unset is the default. Null when the text is neither (the caller says so).
+ */
+export function parseMarkWait(text: string | undefined): MarkWait | null {
+  if (text === undefined || text.trim() === "") return MARK_WAIT;
+  const m = /^\s*(\d{1,3})(?:\s*x\s*(\d+(?:\.\d+)?)\s*s?)?\s*$/.exec(text);
+  if (!m) return null;
+  const seconds = m[2] === undefined ? 1 : Number(m[2]);
+  if (seconds <= 0 || seconds > 30) return null;
+  return { waits: Number(m[1]), seconds };
+}
 export const UNKNOWN_TASK_ANSWER = "I cannot identify the task";
 
 const SAME_SPOT: PolicyStep = { tool: "click", args: { element: "the middle of the page", x: 500, y: 500 } };
@@ -239,11 +261,12 @@ function groundStep(
     const missing = layout
       ? `${step.target} is not on ${layout.path ?? "the page"}`
       : `I have no layout (${problem ?? "no session"})`;
-    if (layout && progress.trailingHolds < MAX_HOLDS) {
+    const patience = context.markWait ?? MARK_WAIT;
+    if (layout && progress.trailingHolds < patience.waits) {
       return {
         kind: "hold",
         turn: {
-          action: { tool: "wait", args: { seconds: 1 } },
+          action: { tool: "wait", args: { seconds: patience.seconds } },
           note: null,
           thought: `${HOLD_PHRASE} [${step.target}].`,
           reasoning: `${missing}; it may still be loading, so I wait.`,

@@ -18,7 +18,7 @@ import { lintHeaderValue, lintRequest, type Violation } from "./lint.js";
 import { RequestLog, type RequestRecord } from "./log.js";
 import { modelEntry, modelList } from "./models.js";
 import { completionUsage, renderOutput } from "./output.js";
-import { planTurn, type ReferenceTask } from "./policy.js";
+import { planTurn, type MarkWait, type ReferenceTask } from "./policy.js";
 import {
   DEFAULT_TURN_JITTER_MS,
   DEFAULT_TURN_LATENCY_MS,
@@ -45,6 +45,8 @@ export interface ReferenceModelOptions {
   fixtures?: LayoutSource;
   /** Tasks to recognise; only instruction, reference and negatives are read. */
   tasks: readonly ReferenceTask[];
+  /** The patience for a step's mark not on the page yet (policy.ts MARK_WAIT by default; UMPIRE_MARK_WAIT). */
+  markWait?: MarkWait;
   /** Answer 400 to requests that break a Holo convention (umpire's own tests run strict). */
   strict?: boolean;
   /** Profile for the model id `reference`; default `gold`. */
@@ -326,6 +328,7 @@ function completionHandler(ctx: CompletionContext) {
       seed,
       layout: () => readLayout(options.fixtures, record.user),
       scenario: () => readScenario(options.fixtures, record.user),
+      ...(options.markWait ? { markWait: options.markWait } : {}),
     });
     Object.assign(record, {
       taskId: plan.taskId,

@@ -53,6 +53,8 @@ export interface StartOptions {
   readyTimeoutMs: number;
   logFile: string;
   signal?: AbortSignal;
+  /** Told what the run should know but goes on despite: readyUrl answered 4xx (ready, but maybe not the page meant). */
+  onNotice?: (message: string) => void;
 }
 
 function tail(file: string, lines = 15): string {
@@ -132,10 +134,16 @@ export async function startAppProcess(options: StartOptions): Promise<AppProcess
         `run the command yourself in ${options.cwd}; its output is in ${options.logFile}`,
       );
     }
-    const ok = await fetch(options.readyUrl, { signal: AbortSignal.timeout(2_000), redirect: "manual" }).then(
-      (r) => r.status < 500,
-      () => false,
+    // "Answers" means any HTTP response below 500 (a redirect included): the server is up and routing.
+    const status = await fetch(options.readyUrl, { signal: AbortSignal.timeout(2_000), redirect: "manual" }).then(
+      (r) => r.status,
+      () => null,
     );
+    const ok = status !== null && status < 500;
+    if (ok && status >= 400)
+      options.onNotice?.(
+        `target ${options.name}: start.readyUrl ${options.readyUrl} answered ${status}; umpire counts any answer below 500 as ready, so the app may not be ready yet (point readyUrl at a page that answers 2xx once the app is)`,
+      );
     if (ok) {
       const died = () => (stopping || !exited ? null : `exited with ${exited.code ?? exited.signal}`);
       const memoryBytes = () => (child.pid ? groupMemoryBytes(child.pid) : undefined);

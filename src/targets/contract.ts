@@ -95,6 +95,8 @@ export interface Target {
   readonly hasEffects: boolean;
   /** Where the effects log is read, as results name it (e.g. "target stock's effects source GET http://…/effects"); null without one. */
   readonly effectsSource: string | null;
+  /** The same for one trial: the URL as it was requested (its TRIAL_ID filled in), not its template. */
+  effectsSourceFor?(trialId: string): string | null;
   /** True for the fixture site (its pages report their own layout; its vocabulary applies). */
   readonly fixture: boolean;
   /** Who answers native dialogs on this target unless the task says (undefined: the agent). */

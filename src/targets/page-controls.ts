@@ -74,7 +74,24 @@ const CANDIDATES = [
   "summary",
   "[contenteditable=''], [contenteditable=true]",
   ...WIDGET_ROLES.map((r) => `[role=${r}]`),
+  // Drawn controls: SVG shapes an app names (an editor's nodes are SVG groups), and canvases so named.
+  "svg g[id], svg [role], svg [aria-label], svg a",
+  "canvas[id], canvas[role], canvas[aria-label]",
 ].join(", ");
+
+/** Private-use code points (an icon font's glyphs: Font Awesome's U+F000-F8FF): never a name a person can read. */
+const PRIVATE_USE = /[\uE000-\uF8FF]|[\u{F0000}-\u{FFFFD}]|[\u{100000}-\u{10FFFD}]/gu;
+
+/** Whether the text carries an icon-font glyph. */
+export function hasPrivateUse(text: string | null | undefined): boolean {
+  return text ? text.replace(PRIVATE_USE, "") !== text : false;
+}
+
+/** The name with icon-font glyphs removed and spaces tidied; null when nothing readable is left. */
+export function readableName(name: string | null | undefined): string | null {
+  const text = (name ?? "").replace(PRIVATE_USE, "").replace(/\s+/g, " ").trim();
+  return text || null;
+}
 const TAG = "data-umpire-control";
 
 interface Candidate {
@@ -83,6 +100,10 @@ interface Candidate {
   testid: string | null;
   testidCount: number;
   selector: string;
+  /** What names it when its accessible name is only icon glyphs: aria-label, title, then id. */
+  label: string | null;
+  /** A unique `#id` selector, when it has an id that finds it alone. */
+  idSelector: string | null;
 }
 
 /** In the frame: numbers each visible candidate with a temporary attribute, and finds a unique selector for it. */
@@ -95,6 +116,21 @@ function survey({ candidates, attr, tag }: { candidates: string; attr: string; t
     }
   };
   const q = (value: string) => JSON.stringify(value);
+  const positional = (el: Element, stop: Element | null): string[] => {
+    const parts: string[] = [];
+    for (
+      let cur: Element | null = el;
+      cur && cur !== stop && cur !== document.documentElement;
+      cur = cur.parentElement
+    ) {
+      const same = cur.parentElement
+        ? Array.from(cur.parentElement.children).filter((c) => c.localName === cur!.localName)
+        : [cur];
+      parts.unshift(same.length > 1 ? `${cur.localName}:nth-of-type(${same.indexOf(cur) + 1})` : cur.localName);
+      if (!stop && unique(parts.join(" > "))) break;
+    }
+    return parts;
+  };
   const selectorOf = (el: Element): string => {
     const name = el.localName;
     const tries = [
@@ -104,19 +140,16 @@ function survey({ candidates, attr, tag }: { candidates: string; attr: string; t
       ),
     ];
     for (const t of tries) if (t && unique(t)) return t;
-    const parts: string[] = [];
-    for (let cur: Element | null = el; cur && cur !== document.documentElement; cur = cur.parentElement) {
-      if (cur !== el && cur.id && unique(`#${CSS.escape(cur.id)}`)) {
-        parts.unshift(`#${CSS.escape(cur.id)}`);
-        break;
-      }
-      const same = cur.parentElement
-        ? Array.from(cur.parentElement.children).filter((c) => c.localName === cur!.localName)
-        : [cur];
-      parts.unshift(same.length > 1 ? `${cur.localName}:nth-of-type(${same.indexOf(cur) + 1})` : cur.localName);
-      if (unique(parts.join(" > "))) break;
+    // Anchored on the nearest ancestor with an id of its own: it outlives a reordered page, `div:nth-of-type(3)` does not.
+    for (let up = el.parentElement; up && up !== document.documentElement; up = up.parentElement) {
+      if (!up.id || !unique(`#${CSS.escape(up.id)}`)) continue;
+      const anchor = `#${CSS.escape(up.id)}`;
+      if (unique(`${anchor} ${name}`)) return `${anchor} ${name}`;
+      const path = `${anchor} > ${positional(el, up).join(" > ")}`;
+      if (unique(path)) return path;
+      break;
     }
-    return parts.join(" > ");
+    return positional(el, null).join(" > ");
   };
   document.querySelectorAll(`[${tag}]`).forEach((el) => el.removeAttribute(tag));
   const found: Candidate[] = [];
@@ -128,7 +161,9 @@ function survey({ candidates, attr, tag }: { candidates: string; attr: string; t
     el.setAttribute(tag, String(index));
     const testid = el.getAttribute(attr);
     const testidCount = testid ? document.querySelectorAll(`[${attr}=${q(testid)}]`).length : 0;
-    found.push({ index, tag: el.localName, testid, testidCount, selector: selectorOf(el) });
+    const idSelector = el.id && unique(`#${CSS.escape(el.id)}`) ? `#${CSS.escape(el.id)}` : null;
+    const label = ["aria-label", "title"].map((a) => el.getAttribute(a)?.trim()).find(Boolean) ?? (el.id || null);
+    found.push({ index, tag: el.localName, testid, testidCount, selector: selectorOf(el), label, idSelector });
   }
   return found;
 }
@@ -173,13 +208,22 @@ async function frameControls(
   for (const c of found) {
     const locator = frame.locator(`[${TAG}="${c.index}"]`);
     const box = await locator.boundingBox({ timeout: 5_000 }).catch(() => null);
-    const { role, name } = await roleAndName(frame, c.index);
+    const read = await roleAndName(frame, c.index);
+    const role = read.role;
+    // An icon-font control's accessible name is its glyph: named by aria-label, title, then id instead,
+    // and found by its id (a role + glyph declaration reads as `link ""` and breaks with the font).
+    const readable = readableName(read.name);
+    const glyphOnly = hasPrivateUse(read.name);
+    const name = readable ?? readableName(c.label);
     let declaration: ControlDeclaration;
     let matches: number;
     if (c.testid && MARK_NAME.test(c.testid)) {
       declaration = { testid: c.testid };
       matches = c.testidCount;
-    } else if (role && name) {
+    } else if (c.idSelector && (glyphOnly || !role || !name)) {
+      declaration = { selector: c.idSelector };
+      matches = 1;
+    } else if (role && name && !glyphOnly) {
       declaration = { role, name, exact: true };
       matches = await frame.getByRole(role as Parameters<Page["getByRole"]>[0], { name, exact: true }).count();
     } else {
@@ -222,6 +266,11 @@ async function frameControls(
 export async function pageControls(page: Page, options: { testIdAttribute: string }): Promise<PageControl[]> {
   const all = [];
   for (const frame of page.frames()) all.push(...(await frameControls(page, frame, options.testIdAttribute)));
+  // The numbering attribute goes again: a page surveyed mid-trial (`umpire try`) is left as the app made it.
+  for (const frame of page.frames())
+    await frame
+      .evaluate((tag) => document.querySelectorAll(`[${tag}]`).forEach((el) => el.removeAttribute(tag)), TAG)
+      .catch(() => undefined);
   const taken = new Set<string>();
   return all.map((c, i) => {
     const base = "testid" in c.declaration ? c.declaration.testid : slug(c.name ?? "") || `${c.role ?? c.tag}-${i + 1}`;

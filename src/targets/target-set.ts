@@ -30,6 +30,8 @@ export interface StartTargetsOptions {
   /** Targets umpire starts itself by name (a benchmark pack's folder server): used before the config's. */
   builtIn?: Readonly<Record<string, () => Promise<Target>>>;
   signal?: AbortSignal;
+  /** Told of a target's start that goes on with a doubt (web-target.ts). */
+  onNotice?: (message: string) => void;
 }
 
 /** Starts the targets the tasks name (each once); a target that does not start stops the others. */
@@ -61,6 +63,7 @@ export async function startTargets(options: StartTargetsOptions): Promise<Target
           env: options.env,
           concurrency: options.concurrency,
           signal: options.signal,
+          ...(options.onNotice ? { onNotice: options.onNotice } : {}),
         }),
       );
     }

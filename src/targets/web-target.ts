@@ -32,6 +32,8 @@ export interface WebTargetOptions {
   /** The run's concurrency (its ceiling when adaptive): what `instances: auto` never exceeds. */
   concurrency?: number;
   signal?: AbortSignal;
+  /** Told of a start that goes on with a doubt (readyUrl answered 4xx: app-process.ts). */
+  onNotice?: (message: string) => void;
 }
 
 /** A free TCP port on loopback, for baseUrl's ${PORT}. */
@@ -48,9 +50,19 @@ export function freePort(): Promise<number> {
 }
 
 /** A declared URL as a person reads it: made absolute, ${TRIAL_ID} left as written (URL() would escape it). */
-function describeUrl(urlOrPath: string, baseUrl: string, port: string): string {
-  const url = substituteTrialVars(urlOrPath, { PORT: port, TARGET_URL: baseUrl });
+function describeUrl(urlOrPath: string, baseUrl: string, vars: TrialVars): string {
+  const url = substituteTrialVars(urlOrPath, { ...vars, TARGET_URL: baseUrl });
   return url.startsWith("/") ? `${baseUrl}${url}` : url;
+}
+
+/** `target X's effects source GET <url>`, the URL filled in with `vars`; null without a source. */
+function effectsSourceOf(name: string, decl: TargetDecl, baseUrl: string, vars: TrialVars): string | null {
+  return decl.effects ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, baseUrl, vars)}` : null;
+}
+
+/** One trial's variables on an instance: its own, the trial id, and the workspace remembered from its reset. */
+function trialVars(inst: Instance, workspaces: ReadonlyMap<string, string>, id: string): TrialVars {
+  return { ...inst.vars, TRIAL_ID: id, WORKSPACE: workspaces.get(id) ?? "" };
 }
 
 /** One copy of the app: its port, URL, folder, process, and why it must be restarted before its next trial. */
@@ -88,6 +100,7 @@ async function launchInstance(options: WebTargetOptions, inst: Instance, pooled:
     readyTimeoutMs: start.readyTimeoutSeconds * 1000,
     logFile: path.join(options.logDir, pooled ? `target-${name}-${inst.index}.log` : `target-${name}.log`),
     signal: options.signal,
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
   });
 }
 
@@ -167,10 +180,10 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     isolated: decl.isolated,
     capacity: decl.capacity,
     hasEffects: decl.effects !== undefined,
-    // The trial id stays a placeholder: the source is the same for every trial of the target.
-    effectsSource: decl.effects
-      ? `target ${name}'s effects source GET ${describeUrl(decl.effects.url, inst.baseUrl, inst.vars.PORT ?? "")}`
-      : null,
+    // Here the trial id stays a placeholder; effectsSourceFor names one trial's request.
+    effectsSource: effectsSourceOf(name, decl, inst.baseUrl, { PORT: inst.vars.PORT ?? "" }),
+    effectsSourceFor: (trialId: string) =>
+      effectsSourceOf(name, decl, inst.baseUrl, trialVars(inst, workspaces, trialId)),
     fixture: false,
     dialogs: decl.dialogs,
     async prepareTrial(trial) {
@@ -207,8 +220,7 @@ export async function startWebTarget(options: WebTargetOptions): Promise<Target>
     },
     async effects(trialId) {
       if (!decl.effects) return [];
-      const vars: TrialVars = { ...inst.vars, TRIAL_ID: trialId, WORKSPACE: workspaces.get(trialId) ?? "" };
-      return readEffects(options, decl.effects, vars, inst.baseUrl);
+      return readEffects(options, decl.effects, trialVars(inst, workspaces, trialId), inst.baseUrl);
     },
     async recordEffect() {
       // The app keeps its own log (if any); write_note's file is judged by file checks.

@@ -7,6 +7,7 @@
  * with schema errors reports those (and `known-tools`, which reads the raw data) first.
  */
 import fs from "node:fs";
+import type { z } from "zod";
 import path from "node:path";
 import { UmpireError, messageOf } from "../errors.js";
 import { formatProblems } from "./format-problems.js";
@@ -55,6 +56,8 @@ export interface LoadResult {
   /** Every problem found, grouped by file, by line within a file. */
   problems: Problem[];
   files: LoadedFile[];
+  /** The folders searched for task files (as given or shown, subfolders included): what "none found" names. */
+  searched: string[];
 }
 
 const DEFAULT_FOLDER = "tasks";
@@ -69,7 +72,14 @@ function displayPath(absolute: string, cwd: string): string {
 /** The project's config file sits beside tasks; it is not a task. */
 export const CONFIG_FILE = /^umpire\.config\.(ya?ml|json)$/i;
 
-function listFolder(folder: string, shown: string): string[] {
+/** Folders never searched for tasks: hidden ones (.git), installed packages. */
+const SKIPPED_FOLDER = /^(\.|node_modules$)/;
+
+/**
+ * The task files of a folder and of its subfolders (`tasks/imported/` holds what `umpire import`
+ * wrote), sorted; each folder searched is added to `searched`.
+ */
+function listFolder(folder: string, shown: string, searched: string[] = []): string[] {
   try {
     const entries = fs.readdirSync(folder, { withFileTypes: true });
     // A project folder (config file + tasks/) stands for its tasks: `umpire validate examples/todomvc`.
@@ -77,13 +87,17 @@ function listFolder(folder: string, shown: string): string[] {
       entries.some((e) => e.isFile() && CONFIG_FILE.test(e.name)) &&
       entries.some((e) => e.isDirectory() && e.name === DEFAULT_FOLDER)
     ) {
-      return listFolder(path.join(folder, DEFAULT_FOLDER), path.join(shown, DEFAULT_FOLDER));
+      return listFolder(path.join(folder, DEFAULT_FOLDER), path.join(shown, DEFAULT_FOLDER), searched);
     }
-    return entries
+    searched.push(shown);
+    const files = entries
       .filter((entry) => entry.isFile() && TASK_FILE.test(entry.name) && !CONFIG_FILE.test(entry.name))
-      .map((entry) => path.join(folder, entry.name))
-      .sort();
+      .map((entry) => path.join(folder, entry.name));
+    for (const sub of entries.filter((e) => e.isDirectory() && !SKIPPED_FOLDER.test(e.name)))
+      files.push(...listFolder(path.join(folder, sub.name), path.join(shown, sub.name), searched));
+    return files.sort();
   } catch (error) {
+    if (error instanceof UmpireError) throw error;
     const reason = messageOf(error);
     throw new UmpireError(
       "input",
@@ -108,13 +122,17 @@ function findTaskById(id: string, cwd: string): string | undefined {
 }
 
 /** Expands the arguments into task files; arguments that name nothing become problems. */
-function resolveArguments(args: readonly string[], cwd: string): { files: string[]; problems: Problem[] } {
+function resolveArguments(
+  args: readonly string[],
+  cwd: string,
+): { files: string[]; problems: Problem[]; searched: string[] } {
   const files: string[] = [];
   const problems: Problem[] = [];
+  const searched: string[] = [];
   for (const arg of args.length > 0 ? args : [DEFAULT_FOLDER]) {
     const absolute = path.resolve(cwd, arg);
     const stat = fs.statSync(absolute, { throwIfNoEntry: false });
-    if (stat?.isDirectory()) files.push(...listFolder(absolute, arg));
+    if (stat?.isDirectory()) files.push(...listFolder(absolute, arg, searched));
     else if (stat?.isFile()) files.push(absolute);
     else if (args.length === 0)
       listFolder(absolute, arg); // throws: the default folder is missing
@@ -132,13 +150,15 @@ function resolveArguments(args: readonly string[], cwd: string): { files: string
         });
     }
   }
-  return { files: [...new Set(files)], problems };
+  return { files: [...new Set(files)], problems, searched };
 }
 
 interface FileOutcome {
   entry: LoadedFile;
   problems: Problem[];
   source?: YamlSource;
+  /** A file the schema refused: the task read without the refused values, which the module rules judge too. */
+  rest?: Task;
 }
 
 function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
@@ -188,11 +208,56 @@ function loadOne(absolute: string, cwd: string, ctx: RuleContext): FileOutcome {
     for (const issue of plainIssues(parsed.error.issues, TaskFileSchema, data)) {
       if (!reported.has(dottedPath(issue.path))) add({ ...issue, severity: "error" }, "schema");
     }
-    return { entry: { file, id: rawId, valid: false }, problems, source };
+    // The rules still judge the rest: one pass shows every problem of the file, schema and semantic.
+    const parsedRest = parseWithout(data, parsed.error.issues);
+    const rest = parsedRest ? normalizeTask(parsedRest, file) : undefined;
+    if (rest) {
+      const shown = new Set(problems.map((p) => p.path));
+      for (const rule of TASK_RULES)
+        for (const finding of rule.check(rest, ctx)) if (!shown.has(dottedPath(finding.path))) add(finding, rule.name);
+    }
+    return { entry: { file, id: rawId, valid: false }, problems, source, ...(rest ? { rest } : {}) };
   }
   const task = normalizeTask(parsed.data, file);
   for (const rule of TASK_RULES) for (const finding of rule.check(task, ctx)) add(finding, rule.name);
   return { entry: { file, id: task.id, task, valid: true }, problems, source };
+}
+
+type SchemaIssue = { path: PropertyKey[]; code?: string; keys?: string[] };
+
+/**
+ * The task as the schema reads it once each value it refused is left out (an unknown key, a wrong
+ * optional value), so the rules can judge everything else in the same pass; null when what is left
+ * still does not parse (a required field is wrong), after a few rounds.
+ */
+function parseWithout(data: object, issues: readonly SchemaIssue[]): z.output<typeof TaskFileSchema> | null {
+  const patched: unknown = structuredClone(data);
+  let left = issues;
+  for (let round = 0; round < 4; round++) {
+    // Deepest and last first, so removing an array's item does not move one still to remove.
+    const paths = left.flatMap((i) =>
+      i.code === "unrecognized_keys" && i.keys ? i.keys.map((k) => [...i.path, k]) : [i.path],
+    );
+    for (const path of paths.sort((a, b) => String(b.at(-1)).localeCompare(String(a.at(-1)), "en", { numeric: true })))
+      removeAt(patched, path);
+    const again = TaskFileSchema.safeParse(patched);
+    if (again.success) return again.data;
+    left = again.error.issues;
+    if (left.every((i) => i.path.length === 0)) return null;
+  }
+  return null;
+}
+
+function removeAt(value: unknown, path: readonly PropertyKey[]): void {
+  if (path.length === 0) return;
+  let parent: unknown = value;
+  for (const key of path.slice(0, -1)) {
+    if (parent === null || typeof parent !== "object") return;
+    parent = (parent as Record<PropertyKey, unknown>)[key];
+  }
+  const last = path.at(-1)!;
+  if (Array.isArray(parent) && typeof last === "number") parent.splice(last, 1);
+  else if (parent !== null && typeof parent === "object") delete (parent as Record<PropertyKey, unknown>)[last];
 }
 
 /** A rule's finding placed in its file and line: every rule's findings (schema, task, module, ids) go through here. */
@@ -213,8 +278,8 @@ function problemAt(file: string, source: YamlSource | undefined, finding: RuleFi
  * `tasks/`. Returns the valid tasks and every problem; throws only when a folder cannot be read.
  */
 export function loadTasks(paths: readonly string[], options: LoadOptions): LoadResult {
-  const { outcomes, argumentProblems } = readAll(paths, options);
-  return finish(outcomes, argumentProblems);
+  const { outcomes, argumentProblems, searched } = readAll(paths, options);
+  return finish(outcomes, argumentProblems, searched);
 }
 
 /**
@@ -226,28 +291,28 @@ export async function loadTasksAsync(
   options: LoadOptions,
   moduleRules: readonly ModuleTaskRule[],
 ): Promise<LoadResult> {
-  const { outcomes, argumentProblems } = readAll(paths, options);
+  const { outcomes, argumentProblems, searched } = readAll(paths, options);
   for (const outcome of outcomes) {
-    const task = outcome.entry.task;
+    const task = outcome.entry.task ?? outcome.rest;
     if (!task) continue;
     for (const rule of moduleRules)
       for (const finding of await rule.check(task))
         outcome.problems.push(problemAt(outcome.entry.file, outcome.source, finding, rule.name));
   }
-  return finish(outcomes, argumentProblems);
+  return finish(outcomes, argumentProblems, searched);
 }
 
 function readAll(
   paths: readonly string[],
   options: LoadOptions,
-): { outcomes: FileOutcome[]; argumentProblems: Problem[] } {
-  const { files, problems: argumentProblems } = resolveArguments(paths, options.cwd);
+): { outcomes: FileOutcome[]; argumentProblems: Problem[]; searched: string[] } {
+  const { files, problems: argumentProblems, searched } = resolveArguments(paths, options.cwd);
   const base: RuleContext = options.targets ? { targets: targetCatalog(options.targets) } : DEFAULT_RULE_CONTEXT;
   const ctx: RuleContext = options.allowDrafts ? { ...base, allowDrafts: true } : base;
-  return { outcomes: files.map((file) => loadOne(file, options.cwd, ctx)), argumentProblems };
+  return { outcomes: files.map((file) => loadOne(file, options.cwd, ctx)), argumentProblems, searched };
 }
 
-function finish(outcomes: FileOutcome[], argumentProblems: Problem[]): LoadResult {
+function finish(outcomes: FileOutcome[], argumentProblems: Problem[], searched: string[]): LoadResult {
   for (const { file, finding } of duplicateIds(outcomes.map((o) => ({ file: o.entry.file, id: o.entry.id })))) {
     const outcome = outcomes.find((o) => o.entry.file === file)!;
     outcome.problems.push(problemAt(file, outcome.source, finding, "unique-ids"));
@@ -260,7 +325,25 @@ function finish(outcomes: FileOutcome[], argumentProblems: Problem[]): LoadResul
     problems.push(...outcome.problems);
   }
   const entries = outcomes.map((o) => o.entry);
-  return { tasks: entries.filter((e) => e.valid && e.task).map((e) => e.task!), problems, files: entries };
+  return {
+    tasks: entries.filter((e) => e.valid && e.task).map((e) => e.task!),
+    problems,
+    files: entries,
+    searched,
+  };
+}
+
+/**
+ * The error for a load that found no task file at all: a run or validation of nothing would pass
+ * vacuously (in CI, a green build that checked nothing). Names every folder searched.
+ */
+export function noTaskFiles(command: string, searched: readonly string[]): UmpireError {
+  const where = searched.length ? searched.map((f) => `${f}/`).join(", ") : "the paths given";
+  return new UmpireError(
+    "input",
+    `${command}: no task files (*.yaml) in ${where}, subfolders included`,
+    `write one (umpire init writes tasks/first-task.yaml), or pass task files or folders: umpire ${command} path/to/tasks`,
+  );
 }
 
 /** Like `loadTasks`, but any error becomes one UmpireError('input') listing every problem. */
@@ -273,8 +356,13 @@ export async function loadTasksOrThrowAsync(
   paths: readonly string[],
   options: LoadOptions,
   moduleRules: readonly ModuleTaskRule[],
+  /** The command that refuses to go on with no task file at all (noTaskFiles); unset: none is an empty list. */
+  noneRefusedBy?: string,
 ): Promise<Task[]> {
-  return tasksOrThrow(await loadTasksAsync(paths, options, moduleRules));
+  const result = await loadTasksAsync(paths, options, moduleRules);
+  if (noneRefusedBy && result.files.length === 0 && result.problems.length === 0)
+    throw noTaskFiles(noneRefusedBy, result.searched);
+  return tasksOrThrow(result);
 }
 
 function tasksOrThrow(result: LoadResult): Task[] {

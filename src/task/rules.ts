@@ -140,6 +140,34 @@ const stepsUseAllowedTools: TaskRule = {
       ),
 };
 
+/**
+ * A step aimed at a name that is no declared mark is taken as a test id, which only the page shows
+ * (`umpire marks` lists them; `umpire try` names one the page lacks at its step). Without a browser
+ * the rule is: such a name one edit or two from a declared mark is likely a typo, and is warned of.
+ */
+const stepTargetsDeclared: TaskRule = {
+  name: "step-targets-declared",
+  check: (task, ctx) => {
+    const entry = ctx.targets.get(task.target);
+    if (!entry || entry.fixture) return [];
+    const declared = [...(entry.marks ?? []), ...Object.keys(task.marks)];
+    if (declared.length === 0) return [];
+    return allSteps(task).flatMap(({ step, path: at }) => {
+      if (!step.target || declared.includes(step.target) || step.target.startsWith("dialog.")) return [];
+      const hint = didYouMean(step.target, declared);
+      if (!hint) return [];
+      return [
+        {
+          path: [...at, "target"],
+          severity: "warning" as const,
+          message: `${step.target} is no declared mark of target ${task.target}, so it must be a test id on the page (umpire marks lists them)`,
+          fix: hint,
+        },
+      ];
+    });
+  },
+};
+
 const stepTargets: TaskRule = {
   name: "step-targets",
   check: (task) =>
@@ -731,7 +759,7 @@ const notDraft: TaskRule = {
         atKey: true,
         severity: "error",
         message: "this task is a draft (imported from a test, not yet reviewed by a person)",
-        fix: "read its instruction, gold steps and checks, resolve its TODO comments, then delete `draft: true`; meanwhile --allow-drafts accepts it (`umpire validate --allow-drafts` checks and self-tests it, `umpire run --allow-drafts` runs it)",
+        fix: "read its instruction, gold steps and checks, resolve its TODO comments, then delete `draft: true`; meanwhile --allow-drafts accepts it (`umpire try --allow-drafts` plays its gold once, `umpire validate --allow-drafts` checks and self-tests it, `umpire run --allow-drafts` runs it)",
       },
     ];
   },
@@ -746,6 +774,7 @@ export const TASK_RULES: readonly TaskRule[] = [
   checksConsistent,
   stepsUseAllowedTools,
   stepTargets,
+  stepTargetsDeclared,
   stepArgs,
   limitsInRange,
   referenceWithinLimits,

@@ -322,6 +322,8 @@ export interface TargetCatalogEntry {
   name: string;
   fixture: boolean;
   hasEffects: boolean;
+  /** The marks the target declares (a step may also aim at a test id, which only the page shows). */
+  marks?: readonly string[];
 }
 
 export type TargetCatalog = ReadonlyMap<string, TargetCatalogEntry>;
@@ -331,6 +333,6 @@ export function targetCatalog(targets: Readonly<Record<string, TargetDecl>> = {}
     [FIXTURE_TARGET, { name: FIXTURE_TARGET, fixture: true, hasEffects: true }],
   ]);
   for (const [name, decl] of Object.entries(targets))
-    map.set(name, { name, fixture: false, hasEffects: decl.effects !== undefined });
+    map.set(name, { name, fixture: false, hasEffects: decl.effects !== undefined, marks: Object.keys(decl.marks) });
   return map;
 }

@@ -39,18 +39,22 @@ ${schemaLine(schema)}targets:
     #   command: npm start
     #   cwd: .
     #   readyUrl: /
-    # Before each trial (every trial also gets a fresh browser context). none | http | command,
-    # each given TRIAL_ID, WORKSPACE and TARGET_URL:
+    # Before each trial (every trial also gets a fresh browser context). none | http | command |
+    # restore | restart, each given TRIAL_ID, WORKSPACE and TARGET_URL:
     reset: { kind: none }
-    # reset: { kind: http, method: POST, url: /test/reset?trial=\${TRIAL_ID} }
+    # reset: { kind: http, method: POST, url: "/test/reset?trial=\${TRIAL_ID}" }
     # reset: { kind: command, command: ./scripts/reset-db.sh }
+    # Copy a seed over the app's data (a folder or a SQLite file), restarting the app around it:
+    # reset: { kind: restore, from: ./seed/data, to: ./data }
+    # Restart the start command (the app starts empty each time; needs start:):
+    # reset: { kind: restart }
     # Marks that gold steps and checks aim at. Elements with data-testid="x" are the mark x
     # without any declaration here.
     marks:
       first-link: { selector: "a" }
       # save: { role: button, name: Save }
     # Where the app reports what happened in a trial ([{type, at, detail}]); needed for effects checks.
-    # effects: { url: /test/effects?trial=\${TRIAL_ID} }
+    # effects: { url: "/test/effects?trial=\${TRIAL_ID}" }
     # true when trials cannot see each other's state; otherwise they run one at a time.
     isolated: false
 `;

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { launchChromium } from "../../browser/chromium.js";
 import { UmpireError, firstLineOf } from "../../errors.js";
 import { drawNumberedBoxes, pageControls, type PageControl } from "../../targets/page-controls.js";
@@ -16,12 +16,21 @@ import type { Target } from "../../targets/contract.js";
 import type { TargetDecl } from "../../task/target-decl.js";
 import { OPTIONS as O } from "../../config/options.js";
 import { EXIT } from "../exit-codes.js";
+import { describeControl } from "../page-survey.js";
+import { surveyAfterSteps } from "../survey-after.js";
+import { loadOne } from "./try.js";
 import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 
 const OPTIONS = {
   url: { kind: "string", arg: "URL", help: "the page to survey" },
+  after: {
+    kind: "int",
+    arg: "N",
+    min: 0,
+    help: "with TASK: survey the page after the first N steps of the task's gold (played as umpire try plays them)",
+  },
   target: {
     kind: "string",
     arg: "NAME",
@@ -85,7 +94,15 @@ async function pageToOpen(
     );
   }
   const configDir = configFile ? dirname(resolve(io.cwd, configFile)) : io.cwd;
-  const target = await startWebTarget({ name, decl, configDir, logDir, env: io.env, signal: io.signal });
+  const target = await startWebTarget({
+    name,
+    decl,
+    configDir,
+    logDir,
+    env: io.env,
+    signal: io.signal,
+    onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
+  });
   return {
     url: new URL(String(values.path), `${target.baseUrl}/`).toString(),
     target,
@@ -93,42 +110,30 @@ async function pageToOpen(
   };
 }
 
-function describe(c: PageControl): string {
-  const what = `${c.role ?? c.tag}${c.name ? ` "${c.name}"` : ""}`;
-  const lines = [
-    `${String(c.n).padStart(3)}  ${what}${c.frame ? ` [in iframe ${c.frame}]` : ""}${c.inViewport ? "" : " (outside the viewport: not in the screenshot)"}`,
-  ];
-  lines.push(`     ${c.yaml}`);
-  if (c.ambiguous) {
-    lines.push(
-      `     AMBIGUOUS: matches ${c.matches} elements${c.resolvable ? "; umpire takes the first" : ""}${c.unique ? `; this one alone: ${c.unique.yaml}` : ""}`,
-    );
-  }
-  if (!c.resolvable)
-    lines.push(
-      "     NOT A MARK: umpire resolves marks in the main frame only; open the framed page itself (start.path) to aim at it",
-    );
-  return lines.join("\n");
-}
-
 export const run = defineCommand({
   name: "marks",
   options: OPTIONS,
-  positionals: [],
+  positionals: [{ name: "task", required: false }],
   example: "umpire marks --url http://127.0.0.1:3000/",
-  description: `Forms: umpire marks --url URL [options], or umpire marks --target NAME [--path /x] [options].
+  description: `Forms: umpire marks --url URL [options], umpire marks --target NAME [--path /x] [options],
+or umpire marks TASK --after N (the page after the first N steps of the task's gold, played as
+umpire try plays them: a tray or dialog that opens mid-task is surveyed open).
 Lists the page's controls (buttons, links, fields, selects, elements with a widget role, inside
 iframes too), each with the mark declaration to paste under targets.<name>.marks in
 umpire.config.yaml: the test id first (a mark already), else role + accessible name, else a CSS
 selector. AMBIGUOUS means the declaration matches more than one element (umpire would take the
 first); a selector that matches only this one is given. Marks resolve in the main frame only: a
 control inside an iframe is listed, and cannot be a mark. The screenshot boxes and numbers every
-control as listed (red: ambiguous or in an iframe).`,
+control as listed (red: ambiguous or in an iframe). Controls drawn in SVG (groups with an id, a
+role or a name) and named canvases are listed too; an icon-font control is named by its
+aria-label, title or id, never by its glyph.`,
   run: execute,
 });
 
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const { values } = parsed;
+  const task = parsed.positionals[0];
+  if (task !== undefined || values.after !== undefined) return executeAfter(parsed, io, task);
   const viewport = viewportOf(String(values.viewport));
   const logDir = mkdtempSync(join(tmpdir(), "umpire-marks-"));
   const targets = (parsed.config.data.targets ?? {}) as Record<string, TargetDecl>;
@@ -154,26 +159,93 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     const remove = await drawNumberedBoxes(page, controls);
     await page.screenshot({ path: screenshot });
     await remove();
-    if (values.json) {
-      io.stdout.write(`${JSON.stringify({ url: page.url(), viewport, screenshot, controls }, null, 2)}\n`);
-      return EXIT.ok;
-    }
-    const flagged = controls.filter((c) => c.ambiguous).length;
-    const framed = controls.filter((c) => !c.resolvable).length;
-    io.stdout.write(
-      `${page.url()}: ${controls.length} controls${flagged ? `, ${flagged} ambiguous` : ""}${framed ? `, ${framed} in iframes` : ""}\n`,
-    );
-    io.stdout.write(
-      `paste the declarations under targets.<name>.marks; steps aim at a mark by its name (target: NAME)\n\n`,
-    );
-    io.stdout.write(controls.map(describe).join("\n") + (controls.length ? "\n" : ""));
-    io.stdout.write(
-      `\nscreenshot: ${screenshot} (${viewport.width}x${viewport.height}, controls boxed and numbered as above)\n`,
-    );
+    printSurvey({ url: page.url(), viewport, screenshot, controls }, Boolean(values.json), io);
     return EXIT.ok;
   } finally {
     await browser.close().catch(() => undefined);
     await target?.close();
     rmSync(logDir, { recursive: true, force: true });
   }
+}
+
+/** `marks TASK --after N`: the page after N gold steps (survey-after.ts). */
+async function executeAfter(
+  parsed: ParsedCommand<typeof OPTIONS>,
+  io: CommandIO,
+  arg: string | undefined,
+): Promise<number> {
+  const { values } = parsed;
+  if (arg === undefined || values.after === undefined)
+    throw new UmpireError(
+      "usage",
+      arg === undefined ? "marks: --after N needs a TASK" : `marks: ${arg}: a task needs --after N`,
+      "e.g. umpire marks tasks/first-task.yaml --after 2 (--after 0: the task's start page)",
+    );
+  if (values.url || values.target)
+    throw new UmpireError("usage", "marks: TASK --after is given with --url or --target", "the task names its page");
+  // A survey changes nothing: a draft (imported, under review) is surveyed as any task is.
+  const { task, project } = await loadOne(arg, parsed, io, "marks", true);
+  io.stderr.write(
+    `umpire marks: playing the first ${values.after} steps of ${task.id}'s gold on the reference model\n`,
+  );
+  const survey = await surveyAfterSteps({
+    task,
+    project,
+    after: values.after,
+    testIdAttribute: String(
+      values["test-id-attribute"] ?? project.targets[task.target]?.testIdAttribute ?? "data-testid",
+    ),
+    env: io.env,
+    signal: io.signal,
+  });
+  const screenshot = resolve(io.cwd, String(values.screenshot));
+  mkdirSync(dirname(screenshot), { recursive: true });
+  writeFileSync(screenshot, survey.png);
+  if (survey.broken)
+    io.stderr.write(`umpire marks: a step did not play as written, the page is where it stopped: ${survey.broken}\n`);
+  printSurvey(
+    {
+      url: survey.url,
+      viewport: survey.viewport,
+      screenshot,
+      controls: survey.controls,
+      after: values.after,
+      broken: survey.broken,
+    },
+    Boolean(values.json),
+    io,
+  );
+  return survey.broken ? EXIT.failed : EXIT.ok;
+}
+
+function printSurvey(
+  out: {
+    url: string;
+    viewport: { width: number; height: number };
+    screenshot: string;
+    controls: PageControl[];
+    after?: number;
+    broken?: string | null;
+  },
+  json: boolean,
+  io: CommandIO,
+): void {
+  const { controls, viewport, screenshot } = out;
+  if (json) {
+    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return;
+  }
+  const flagged = controls.filter((c) => c.ambiguous).length;
+  const framed = controls.filter((c) => !c.resolvable).length;
+  const when = out.after === undefined ? "" : ` (after ${out.after} gold steps)`;
+  io.stdout.write(
+    `${out.url}${when}: ${controls.length} controls${flagged ? `, ${flagged} ambiguous` : ""}${framed ? `, ${framed} in iframes` : ""}\n`,
+  );
+  io.stdout.write(
+    `paste the declarations under targets.<name>.marks; steps aim at a mark by its name (target: NAME)\n\n`,
+  );
+  io.stdout.write(controls.map(describeControl).join("\n") + (controls.length ? "\n" : ""));
+  io.stdout.write(
+    `\nscreenshot: ${screenshot} (${viewport.width}x${viewport.height}, controls boxed and numbered as above)\n`,
+  );
 }

@@ -5,7 +5,7 @@
  * the action went (a mark not found is reported at its step), a picture per step with the click
  * marked (src/cli/step-pictures.ts), and the checks' results. Stored like the self-test's probes.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { OPTIONS as O } from "../../config/options.js";
@@ -21,7 +21,9 @@ import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 import { probesFor, runSelfTest, type Probe } from "../self-test.js";
-import { writeStepPictures } from "../step-pictures.js";
+import { pictureName, writeStepPictures } from "../step-pictures.js";
+import { describeControl, markNamesLine } from "../page-survey.js";
+import { pageControls, type PageControl } from "../../targets/page-controls.js";
 import { triedStepLine, triedStepSymbol, triedSteps } from "../tried-steps.js";
 
 const OPTIONS = {
@@ -39,6 +41,7 @@ const OPTIONS = {
     defaultText: "<out>/<run>/try-<task>",
     help: "where the pictures go (one per step)",
   },
+  "allow-drafts": { ...O["allow-drafts"], help: "play a task still marked draft: true (imported, not yet reviewed)" },
   config: O.config,
   db: { ...O.db, help: "the results database the trial is stored in (a run tagged self-test)" },
   out: { ...O.out, help: "where the trial folder goes" },
@@ -57,21 +60,28 @@ into a folder it prints, then the checks' results. TASK is a task file, or a tas
   run: execute,
 });
 
-async function loadOne(
+/** The task a `try` or `marks` argument names (a file, or an id in tasks/), its config's targets with it. */
+export async function loadOne(
   arg: string,
   parsed: { config: Parameters<typeof projectTargets>[0] },
   io: CommandIO,
+  command = "try",
+  allowDrafts = false,
 ): Promise<{ task: Task; project: ReturnType<typeof projectTargets> }> {
   const byPath = existsSync(resolve(io.cwd, arg));
   const paths = byPath ? [arg] : [];
   const project = projectTargets(parsed.config, paths, io.cwd);
-  const loaded = await loadTasksAsync(paths, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
+  const loaded = await loadTasksAsync(
+    paths,
+    { cwd: io.cwd, targets: project.targets, allowDrafts },
+    CUSTOM_CHECK_RULES,
+  );
   const errors = loaded.problems.filter((p) => p.severity === "error");
   const task = byPath ? loaded.tasks[0] : loaded.tasks.find((t) => t.id === arg);
   if (errors.length > 0 && (!task || errors.some((p) => p.file === task.file))) {
     throw new UmpireError(
       "input",
-      `try: ${arg} is not valid:\n${formatProblems(errors)}`,
+      `${command}: ${arg} is not valid:\n${formatProblems(errors)}`,
       "fix the task file (umpire validate lists every problem)",
     );
   }
@@ -79,7 +89,7 @@ async function loadOne(
     const ids = loaded.tasks.map((t) => t.id);
     throw new UmpireError(
       "input",
-      `try: no task file or task id ${arg}`,
+      `${command}: no task file or task id ${arg}`,
       ids.length ? `a task file path, or one of: ${ids.join(", ")}` : "give a task file's path",
     );
   }
@@ -104,13 +114,16 @@ function probeOf(task: Task, negative: string | undefined, mode: "structured" | 
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const arg = parsed.positionals[0]!;
   const { values } = parsed;
-  const { task, project } = await loadOne(arg, parsed, io);
+  const { task, project } = await loadOne(arg, parsed, io, "try", values["allow-drafts"] === true);
   const probe = probeOf(task, values.negative, values.mode as "structured" | "tools");
   const steps = (probe.trajectory === "reference" ? task.reference : task.negatives[values.negative!]) ?? [];
   io.stderr.write(`umpire try: playing ${task.id} ${probe.name} (${steps.length} steps) on the reference model\n`);
   const outDir = resolve(io.cwd, values.out);
   const store = openStore(resolve(io.cwd, values.db));
   try {
+    // Every observation's page surveyed as `umpire marks` does: the controls of a tray open at step 3 are listed there.
+    const surveyed = new Map<number, PageControl[]>();
+    const testIdAttribute = project.targets[task.target]?.testIdAttribute ?? "data-testid";
     const outcome = await runSelfTest({
       tasks: [task],
       config: project,
@@ -120,6 +133,10 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       signal: io.signal,
       env: io.env,
       probes: () => [probe],
+      onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
+      onObserved: async (_trial, n, page) => {
+        surveyed.set(n, await pageControls(page, { testIdAttribute }));
+      },
     });
     const result = outcome.results[0];
     if (!result) return outcome.interrupted ? EXIT.interrupted : EXIT.internal;
@@ -136,15 +153,29 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     mkdirSync(folder, { recursive: true });
     const pictures = await writeStepPictures(tried, runDir, folder);
     io.stdout.write(`${task.id} ${probe.name}: ${result.verdict} (${result.stopReason})\n\n`);
-    for (const s of tried) io.stdout.write(`${triedStepSymbol(s)} ${oneLine(triedStepLine(s))}\n`);
+    for (const s of tried) {
+      io.stdout.write(`${triedStepSymbol(s)} ${oneLine(triedStepLine(s))}\n`);
+      const controls = surveyed.get(s.turn);
+      if (!controls || !s.screenshot) continue;
+      // Beside the picture: the page's controls with their declarations, as `umpire marks` lists them.
+      writeFileSync(
+        join(folder, pictureName(s).replace(/\.png$/, ".marks.txt")),
+        `${controls.map(describeControl).join("\n")}\n`,
+      );
+      io.stdout.write(`    marks on its page: ${oneLine(markNamesLine(controls))}\n`);
+    }
     const checks = store.checks(result.trialId);
     io.stdout.write(
       `\nchecks:\n${checks.map((c) => `${c.pass ? "✓" : "✗"} ${c.name}${c.required ? "" : " (optional)"}: ${oneLine(c.reason)}`).join("\n") || "(none ran)"}\n`,
     );
     for (const reason of result.reasons) io.stdout.write(`note: ${oneLine(reason)}\n`);
+    // An environment error before the first observation has no pictures: say why, not "pictures (0)".
     io.stdout.write(
-      `\npictures (${pictures.length}, one per turn): ${folder}\nstored as run ${outcome.runId} (tagged self-test): umpire show ${outcome.runId}\n`,
+      pictures.length > 0
+        ? `\npictures (${pictures.length}, one per turn, each with its page's marks in a .marks.txt beside it): ${folder}\n`
+        : `\nno pictures: the trial ended before its first observation (${oneLine(result.stopLine)})\n`,
     );
+    io.stdout.write(`stored as run ${outcome.runId} (tagged self-test): umpire show ${outcome.runId}\n`);
     if (outcome.interrupted) return EXIT.interrupted;
     return result.ok && tried.every((s) => !s.broken) ? EXIT.ok : EXIT.failed;
   } finally {

@@ -10,7 +10,8 @@ import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
-import { loadTasksAsync, type LoadResult } from "../../task/loader.js";
+import { loadTasksAsync, noTaskFiles, type LoadResult } from "../../task/loader.js";
+import { missingSeeds } from "../../targets/restore-seed.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
@@ -78,6 +79,18 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     { cwd: io.cwd, targets: project.targets, allowDrafts: parsed.values["allow-drafts"] === true },
     CUSTOM_CHECK_RULES,
   );
+  // Nothing to validate is no pass: a CI step that validated an empty folder must not go green.
+  if (result.files.length === 0 && result.problems.length === 0) throw noTaskFiles("validate", result.searched);
+  // The config's own problems a run would meet only at its first reset: a restore's seed that is not there.
+  for (const seed of missingSeeds(project.targets, project.dir))
+    result.problems.push({
+      file: project.file ?? "umpire.config.yaml",
+      path: `targets.${seed.target}.reset.from`,
+      severity: "error",
+      rule: "restore-from-exists",
+      message: `the restore reset's seed ${seed.from} does not exist (${seed.resolved})`,
+      fix: "give the seed's path relative to the config file's folder, or create it (a copy of the app's data in its starting state)",
+    });
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
 
@@ -125,9 +138,10 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
         concurrency,
         signal: io.signal,
         env: io.env,
-        onTrialEnd: (end) =>
+        onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
+        onTrialEnd: (end, probe) =>
           io.stderr.write(
-            `  ${oneLine(end.trial.task.id)} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason}${end.verdict === "passed" ? "" : `: ${oneLine(end.stopLine)}`})\n`,
+            `  ${oneLine(end.trial.task.id)} ${probe} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason}${end.verdict === "passed" ? "" : `: ${oneLine(end.stopLine)}`})\n`,
           ),
       });
     } finally {

@@ -11,6 +11,7 @@ import { renderRunOutcome } from "../run-output.js";
 import { decisionText, moneyStopNotice } from "../until-decided.js";
 import { fromPhase, type RunContext } from "./context.js";
 import type { Phase } from "./phases.js";
+import type { ValueSource } from "../args.js";
 
 export const finishPhase: Phase<RunContext> = {
   title: "finish",
@@ -29,7 +30,7 @@ export const finishPhase: Phase<RunContext> = {
     const counts =
       outputs.summary || stdoutJson
         ? renderRunOutcome(store, runId, prices, io, stdoutJson, {
-            concurrency: outcome.concurrency,
+            concurrency: outcome.concurrency.map((r) => ({ ...r, pinnedBy: pinnedBy(ctx.sources.concurrency) })),
             pools: outcome.pools,
           })
         : verdictCounts(store.trials(runId));
@@ -69,3 +70,10 @@ function verdictCounts(trials: readonly { verdict: string | null }[]): VerdictCo
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Where a pinned concurrency came from, in the summary's words: the flag, the config file's defaults, or umpire's default. */
+export function pinnedBy(source: ValueSource | undefined): string {
+  if (source === "config") return "the config file's defaults.concurrency";
+  if (source === "flag") return "--concurrency";
+  return "the default";
+}

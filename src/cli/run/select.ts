@@ -62,7 +62,7 @@ async function selectResumed(ctx: RunContext, ref: string): Promise<Selection> {
   const project = projectTargets(ctx.config, paths, ctx.io.cwd);
   const allowDrafts = runAllowsDrafts(ctx.values, ctx.sources, stored.options);
   const loadOptions = { cwd: ctx.io.cwd, targets: project.targets, allowDrafts };
-  const tasks = await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES);
+  const tasks = await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES, "run");
   const agents = restoreAgents(stored, "--resume", agentRequest(ctx));
   const resumed = { id: stored.id, folder: stored.folder, repeat: stored.options.repeat };
   return { tasks, project, paths, ...agents, resumed };
@@ -83,7 +83,7 @@ async function selectNew(ctx: RunContext): Promise<Selection> {
   // A benchmark pack's environments are the tasks (its checkout, not task files).
   const pack = selectPack(values, positionals, io.env);
   if (pack && !values.quiet) for (const line of packNotice(pack)) io.stderr.write(`umpire: ${line}\n`);
-  const allTasks = pack ? pack.pack.tasks : await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES);
+  const allTasks = pack ? pack.pack.tasks : await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES, "run");
   const tasks = filterTasks(allTasks, values);
   if (tasks.length === 0) throw nothingSelected(allTasks, values);
   const restore = earlier && !values.agent?.length;

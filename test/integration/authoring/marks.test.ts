@@ -4,7 +4,7 @@
  * duplicate "Add" buttons are flagged (with a selector that finds each alone), the iframe's button
  * is listed and said to be out of a mark's reach, and the numbered screenshot has the viewport's size.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PNG } from "pngjs";
@@ -56,6 +56,17 @@ describe("umpire marks", () => {
     expect(adds).toHaveLength(2);
     for (const add of adds) expect(add).toMatchObject({ ambiguous: true, matches: 2 });
     expect(new Set(adds.map((a) => a.mark)).size).toBe(2);
+    // Drawn and icon-font controls (#39): an SVG group by its id, one with a role by role + name; an icon
+    // link named by its title and found by its id; a glyph-only control anchored on its ancestor's id.
+    expect(byName("node-inject")[0]!.declaration).toEqual({ selector: "#node-inject" });
+    expect(byName("Debug node")[0]!.declaration).toMatchObject({ role: "button", name: "Debug node" });
+    expect(byName("Menu")[0]!).toMatchObject({ role: "link", declaration: { selector: "#menu-btn" } });
+    const gear = controls.find(
+      (c) => c.declaration && "selector" in c.declaration && c.declaration.selector.startsWith("#toolbar"),
+    )!;
+    expect(gear.declaration).toEqual({ selector: "#toolbar span" });
+    expect(gear.name).toBeNull();
+    expect(result.stdout).not.toMatch(/[\uE000-\uF8FF]/u);
     const pay = byName("Pay now")[0]!;
     expect(pay).toMatchObject({ resolvable: false, frame: `${app.url}/frame.html`, ambiguous: false });
 
@@ -84,6 +95,42 @@ describe("umpire marks", () => {
     expect([image.width, image.height]).toEqual([1024, 700]);
   });
 
+  it("TASK --after N: plays the gold's first N steps and surveys the tray they opened; a picture of it; --after past the gold refused", async () => {
+    writeFileSync(
+      join(dir, "umpire.config.yaml"),
+      `targets:\n  shop:\n    baseUrl: http://127.0.0.1:\${PORT}\n    start:\n      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(SHOP_SERVER)}]\n    isolated: false\n`,
+    );
+    mkdirSync(join(dir, "tasks"), { recursive: true });
+    writeFileSync(
+      join(dir, "tasks/tray.yaml"),
+      `id: tray\ntitle: Save from the tray\ntarget: shop\ninstruction: Open the tray and save the flow, then say done.\nstart: { path: / }\ntools: [click, answer]\nchecks:\n  - { kind: page, name: the tray is open, selector: "#tray", text: "Save flow" }\nreference:\n  - { tool: click, target: open-tray }\n  - { tool: click, target: tray-save }\n  - { tool: answer, args: { content: done } }\n`,
+    );
+    const before = await runCli(["marks", "tasks/tray.yaml", "--after", "0", "--json", "--screenshot", "before.png"], {
+      cwd: dir,
+      killAfterMs: 180_000,
+    });
+    expect(before.code, before.stderr).toBe(0);
+    const closed = JSON.parse(before.stdout) as { controls: PageControl[]; after: number };
+    expect(closed.after).toBe(0);
+    expect(closed.controls.map((c) => c.mark)).not.toContain("tray-save");
+
+    const after = await runCli(["marks", "tray", "--after", "1", "--screenshot", "after.png"], {
+      cwd: dir,
+      killAfterMs: 180_000,
+    });
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toMatch(/\/ \(after 1 gold steps\): \d+ controls/);
+    expect(after.stdout).toContain("# tray-save: a mark already");
+    // The tray's icon close link: named by its aria-label, no glyph.
+    expect(after.stdout).toContain('close-tray: { role: link, name: "Close tray", exact: true }');
+    const image = PNG.sync.read(readFileSync(join(dir, "after.png")));
+    expect([image.width, image.height]).toEqual([1280, 800]);
+
+    const past = await runCli(["marks", "tray", "--after", "5"], { cwd: dir, killAfterMs: 60_000 });
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain("task tray's gold has 3 steps");
+  });
+
   it("--target NAME --path: starts the config's target and lists its page in words, flags and all", async () => {
     writeFileSync(
       join(dir, "umpire.config.yaml"),
@@ -97,6 +144,19 @@ describe("umpire marks", () => {
     expect(result.stdout).toMatch(/\/about\.html: 1 controls/);
     expect(result.stdout).toContain('back: { role: link, name: "Back", exact: true }');
     expect(result.stdout).toContain(`screenshot: ${join(dir, "marks.png")}`);
+    // A readyUrl that answers 4xx counts as ready (any answer below 500), and is said to be doubtful (#39).
+    writeFileSync(
+      join(dir, "umpire.config.yaml"),
+      `targets:\n  shop:\n    baseUrl: http://127.0.0.1:\${PORT}\n    start:\n      command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(SHOP_SERVER)}]\n      readyUrl: /not-there.html\n    isolated: false\n`,
+    );
+    const doubtful = await runCli(["marks", "--target", "shop", "--path", "/about.html"], {
+      cwd: dir,
+      killAfterMs: 120_000,
+    });
+    expect(doubtful.code, doubtful.stderr).toBe(0);
+    expect(doubtful.stderr).toMatch(
+      /target shop: start\.readyUrl http:\/\/127\.0\.0\.1:\d+\/not-there\.html answered 404; umpire counts any answer below 500 as ready/,
+    );
     const wrong = await runCli(["marks", "--target", "shoop"], { cwd: dir, killAfterMs: 60_000 });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain("declares no target of that name");

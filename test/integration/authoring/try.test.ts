@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { PNG } from "pngjs";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../support/cli.js";
+import { freePort } from "../../../src/targets/web-target.js";
 import { SHOP_SERVER } from "./shop.js";
 
 const dir = mkdtempSync(join(tmpdir(), "umpire-try-test-"));
@@ -48,7 +49,9 @@ negatives:
 
 /** The folder the output names, and the PNGs in it. */
 function pictures(stdout: string): { folder: string; files: string[] } {
-  const folder = /^pictures \(\d+, one per turn\): (.+)$/m.exec(stdout)![1]!;
+  const folder = /^pictures \(\d+, one per turn, each with its page's marks in a \.marks\.txt beside it\): (.+)$/m.exec(
+    stdout,
+  )![1]!;
   return {
     folder,
     files: readdirSync(folder)
@@ -77,6 +80,15 @@ describe("umpire try", () => {
     ]);
     const image = PNG.sync.read(readFileSync(join(folder, files[2]!)));
     expect([image.width, image.height]).toEqual([1280, 800]);
+    // Each step's page surveyed as `umpire marks` surveys it (#39): a line under the step, a file beside its picture.
+    const lines = result.stdout.split("\n");
+    const under = lines[lines.findIndex((l) => l.startsWith("✓ step 3 of 4")) + 1]!;
+    expect(under).toMatch(
+      /^ {4}marks on its page: name, greet, about, .*node-inject, debug-node, menu, .*\(\+\d+ more\)$/,
+    );
+    const listed = readFileSync(join(folder, "03-step-3-click-greet.marks.txt"), "utf8");
+    expect(listed).toContain("# greet: a mark already");
+    expect(listed).toContain('menu: { selector: "#menu-btn" }');
   });
 
   it("a negative whose mark is not on the page: reported at its step, with the page's marks; exit 1", async () => {
@@ -103,5 +115,31 @@ describe("umpire try", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("task greet has no negative nope");
     expect(unknown.stderr).toContain("one of: typo");
+  });
+
+  it("a draft needs --allow-drafts; an environment error before the first picture says so, not 'pictures (0)'", async () => {
+    const closed = await freePort();
+    const own = mkdtempSync(join(tmpdir(), "umpire-try-draft-"));
+    try {
+      mkdirSync(join(own, "tasks"));
+      writeFileSync(
+        join(own, "umpire.config.yaml"),
+        `targets:\n  gone:\n    baseUrl: http://127.0.0.1:${closed}\n    isolated: false\n`,
+      );
+      writeFileSync(
+        join(own, "tasks/gone.yaml"),
+        `id: gone\ntitle: Gone\ntarget: gone\ndraft: true\ninstruction: Say done when the page is there.\nstart: { path: / }\ntools: [answer]\nchecks:\n  - { kind: page, name: it is there, selector: body, text: x }\nreference:\n  - { tool: answer, args: { content: done } }\n`,
+      );
+      const refused = await runCli(["try", "tasks/gone.yaml"], { cwd: own, killAfterMs: 60_000 });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("umpire try --allow-drafts");
+      const played = await runCli(["try", "tasks/gone.yaml", "--allow-drafts"], { cwd: own, killAfterMs: 120_000 });
+      expect(played.code, played.stderr).toBe(1);
+      expect(played.stdout).toContain("gone gold/structured: error (environment_error)");
+      expect(played.stdout).not.toContain("pictures (0");
+      expect(played.stdout).toMatch(/^no pictures: the trial ended before its first observation \(.*127\.0\.0\.1/m);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });

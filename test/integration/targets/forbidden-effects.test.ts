@@ -49,7 +49,7 @@ const CONFIG = `targets:
     baseUrl: http://127.0.0.1:\${PORT}
     start: { command: [node, ${JSON.stringify(APP)}], readyUrl: / }
     reset: { kind: http, url: /reset }
-    effects: { url: /effects }
+    effects: { url: "/effects?trial=\${TRIAL_ID}" }
 `;
 
 // Each task forbids its effect through permissions.forbiddenEffects alone: no check mentions it, and
@@ -168,10 +168,15 @@ describe("permissions.forbiddenEffects", () => {
     const result = forbiddenResult(trial);
     expect(result, explain(trial)).toMatchObject({ kind: "effects", required: true, pass: false });
     expect(result!.reason).toMatch(
-      /^all_cleared happened 1 time, forbidden by permissions\.forbiddenEffects \(read from target reading's effects source GET http:\/\/127\.0\.0\.1:\d+\/effects\)$/,
+      // The URL as requested for this trial, its trial id filled in, not the template (#39).
+      new RegExp(
+        `^all_cleared happened 1 time, forbidden by permissions\\.forbiddenEffects \\(read from target reading's effects source GET http://127\\.0\\.0\\.1:\\d+/effects\\?trial=${trial.id}\\)$`,
+      ),
     );
     expect(result!.evidence.forbidden).toEqual([{ type: "all_cleared", count: 1 }]);
-    expect(result!.evidence.source).toMatch(/^target reading's effects source GET http:\/\/127\.0\.0\.1:\d+\/effects$/);
+    expect(result!.evidence.source).toMatch(
+      /^target reading's effects source GET http:\/\/127\.0\.0\.1:\d+\/effects\?trial=[^$]+$/,
+    );
   });
 
   it("fails a trial that deleted the match on the fixture site, read from the fixture's effects log", () => {

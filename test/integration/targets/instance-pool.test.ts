@@ -240,6 +240,10 @@ describe("isolated, proven by the self-test", () => {
     );
     expect(good.stdout, good.stderr).toContain("every task is sound");
     expect(good.stdout).toMatch(/gold\/at-once-1 passed: ok; gold\/at-once-2 passed: ok/);
+    // The progress lines name each trial's probe: the at-once pair apart from the gold's (#39).
+    expect(good.stderr).toMatch(/^ {2}add-one gold\/structured \[reference\/structured\]: passed/m);
+    expect(good.stderr).toMatch(/^ {2}add-one gold\/at-once-1 \[reference\/structured\]: passed/m);
+    expect(good.stderr).toMatch(/^ {2}add-one gold\/at-once-2 \[reference\/structured\]: passed/m);
     expect(good.code).toBe(0);
   }, 900_000);
 });

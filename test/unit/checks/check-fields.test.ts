@@ -241,6 +241,36 @@ describe("command check fields", () => {
     expect(failing.pass).toBe(false);
     expectAllJsonFailures(failing.reason);
   });
+
+  it("json reasons name the JSON path, whichever way it was written, and the values quoted (#39)", async () => {
+    const print = node(`console.log(JSON.stringify({ label: "Flow 1", n: 3 }))`);
+    const failing = await command({
+      command: print,
+      json: [
+        { path: "label", equals: "Sensors" },
+        { path: "/n", equals: 4 },
+      ],
+    });
+    expect(failing.reason).toBe("`/label` is 'Flow 1', expected 'Sensors'; `/n` is 3, expected 4");
+  });
+
+  it("a command that cannot run (a module not found, a crash, no such program) is not judged: error, with stderr's telling line (#39)", async () => {
+    const missing = await command({ command: node("require('./no-such-module.js')") });
+    expect(missing).toMatchObject({ pass: false, crashed: true });
+    expect(missing.reason).toMatch(
+      /^check crashed: the command could not run: Error: Cannot find module '\.\/no-such-module\.js'.* \(exit 1\)$/,
+    );
+    const thrown = await command({ command: node("throw new TypeError('db is undefined')") });
+    expect(thrown.reason).toBe("check crashed: the command could not run: TypeError: db is undefined (exit 1)");
+    const noProgram = await command({ command: "no-such-program-umpire-39 --json" });
+    expect(noProgram).toMatchObject({ crashed: true, reason: expect.stringContaining("(exit 127)") });
+    // A check that judges "no" (exits 1 with words, or a failed assertion) is the agent's failure.
+    const judged = await command({ command: node("console.error('1 row, expected 2'); process.exit(1)") });
+    expect(judged).toMatchObject({ pass: false, reason: "the command exited with 1, expected 0" });
+    expect(judged.crashed).toBeFalsy();
+    const asserted = await command({ command: node("require('node:assert').equal(1, 2)") });
+    expect(asserted.crashed).toBeFalsy();
+  }, 60_000);
 });
 
 describe("normalize on file and answer checks", () => {

@@ -54,6 +54,15 @@ describe("judgeProbe", () => {
     expect(settle.clockWait).toBe("a settle wait ran out (had not answered after 2.5 s)");
   });
 
+  it("failsOn 'permissions.forbiddenEffects' names the forbidden-effects result, whatever types it lists (#39)", () => {
+    const checks = [check("note saved", true), check("permissions.forbiddenEffects: no match_deleted", false)];
+    expect(judgeProbe(facts({ checks, failsOn: ["permissions.forbiddenEffects"] })).ok).toBe(true);
+    const passed = [check("note saved", false), check("permissions.forbiddenEffects: no match_deleted", true)];
+    expect(judgeProbe(facts({ checks: passed, failsOn: ["permissions.forbiddenEffects"] })).failsOnMissed).toEqual([
+      "permissions.forbiddenEffects",
+    ]);
+  });
+
   it("failsOn: each named check must fail; the ones that did not are named with their reason", () => {
     const j = judgeProbe(facts({ failsOn: ["note saved", "nothing deleted", "no such check"] }));
     expect(j.ok).toBe(false);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { pinnedBy } from "../../../src/cli/run/finish.js";
 import { ConcurrencyController } from "../../../src/runner/concurrency-controller.js";
 import { ConcurrencyGate, describeConcurrency } from "../../../src/runner/concurrency-gate.js";
 
@@ -238,6 +239,12 @@ describe("concurrency gate: per-endpoint slots", () => {
       for (const cpuBusy of samples) gate.observeMachine({ cpuBusy, memoryAvailable: 0.6, cores: 2 });
     });
     expect(describeConcurrency(gate.report())).toEqual(["concurrency 16 on embedded (pinned by --concurrency)"]);
+    // The line says where the pinned value came from (#39): run's summary passes its source.
+    const fromConfig = gate.report().map((r) => ({ ...r, pinnedBy: pinnedBy("config") }));
+    expect(describeConcurrency(fromConfig)).toEqual([
+      "concurrency 16 on embedded (pinned by the config file's defaults.concurrency)",
+    ]);
+    expect(pinnedBy("flag")).toBe("--concurrency");
     await gate.run("embedded", async () => {
       for (let i = 0; i < 12; i++) gate.observeMachine({ cpuBusy: 1, memoryAvailable: 0.6, cores: 2 });
     });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { PageLayout } from "../../../src/sim/grounding.js";
 import {
   MAX_HOLDS,
+  parseMarkWait,
   UNKNOWN_TASK_ANSWER,
   planTurn,
   type PolicyContext,
@@ -144,6 +145,34 @@ describe("planTurn: missing marks and layouts", () => {
     // Once the mark shows up, the step that was held is played.
     const found = await planTurn(messages, context("gold", layout));
     expect(found).toMatchObject({ trajectory: "reference", step: 0 });
+  });
+
+  it("its patience is configurable (UMPIRE_MARK_WAIT): more waits, longer each (#39)", async () => {
+    const patient = { ...context("gold", bare), markWait: { waits: 4, seconds: 2.5 } };
+    const first = await planTurn(conversation([]), patient);
+    expect(first.action).toEqual({ tool: "wait", args: { seconds: 2.5 } });
+    const held = (n: number) => {
+      const messages = conversation(
+        Array.from({ length: n }, () => ({ tool: "wait", args: { seconds: 2.5 }, note: null })),
+      );
+      for (const m of messages)
+        if (m.role === "assistant")
+          m.content = JSON.stringify({
+            note: null,
+            thought: first.thought,
+            tool_call: { tool_name: "wait", seconds: 2.5 },
+          });
+      return messages;
+    };
+    // Past the default's two waits it still holds; after its own four it gives up.
+    expect((await planTurn(held(MAX_HOLDS), patient)).trajectory).toBe("hold");
+    expect((await planTurn(held(4), patient)).trajectory).toBe("lost");
+    expect(parseMarkWait(undefined)).toEqual({ waits: MAX_HOLDS, seconds: 1 });
+    expect(parseMarkWait("5x2")).toEqual({ waits: 5, seconds: 2 });
+    expect(parseMarkWait("4")).toEqual({ waits: 4, seconds: 1 });
+    expect(parseMarkWait("0")).toEqual({ waits: 0, seconds: 1 });
+    expect(parseMarkWait("lots")).toBeNull();
+    expect(parseMarkWait("3x90")).toBeNull();
   });
 
   it("says at once when there is no layout at all", async () => {

@@ -7,6 +7,7 @@ import { CUSTOM_CHECK_RULES } from "../../../src/checks/custom-rules.js";
 import { loadTasks, loadTasksAsync } from "../../../src/task/loader.js";
 import type { Problem } from "../../../src/task/problem.js";
 import { FIXTURE_CHECKS, tempTasks, validTask } from "./helpers.js";
+import { TargetsSection } from "../../../src/task/target-decl.js";
 
 const temp = tempTasks();
 afterAll(() => temp.cleanup());
@@ -599,6 +600,54 @@ describe("task schema and rules: each invalid case", () => {
     ).toEqual([]);
   });
 
+  it("failsOn names the permissions.forbiddenEffects result by the name it is shown under, or the field alone (#39)", async () => {
+    const named = (failsOn: string[]) =>
+      problemsOf((t) => {
+        t.permissions = { forbiddenEffects: ["match_deleted"] };
+        t.negatives = { sneaky: { failsOn, steps: [{ tool: "answer", args: { content: "x" } }] } };
+      });
+    const rule = (problems: Problem[]) => problems.filter((p) => p.rule === "fails-on-checks");
+    expect(rule(await named(["permissions.forbiddenEffects: no match_deleted"]))).toEqual([]);
+    expect(rule(await named(["permissions.forbiddenEffects"]))).toEqual([]);
+    const typo = rule(await named(["permissions.forbiddenEffects: no match_delete"]));
+    expect(typo.map((p) => p.fix)).toEqual([expect.stringContaining("permissions.forbiddenEffects: no match_deleted")]);
+  });
+
+  it("warns on a step target one typo from a declared mark; any other undeclared name is a test id (#39)", async () => {
+    const targets = TargetsSection.parse({
+      app: { baseUrl: "http://127.0.0.1:3000", marks: { "save-button": { selector: "#save" } } },
+    });
+    const steps = (target: string) => [
+      { tool: "click", target },
+      { tool: "answer", args: { content: "done" } },
+    ];
+    const load = async (target: string) => {
+      const id = `case-${++counter}`;
+      const task: Record<string, unknown> = {
+        ...validTask(id),
+        target: "app",
+        checks: [{ kind: "answer", contains: ["done"] }],
+        givens: [],
+      };
+      task.reference = steps(target);
+      task.negatives = {};
+      temp.write(`${id}.yaml`, task);
+      const loaded = await loadTasksAsync([`${id}.yaml`], { cwd: temp.dir, targets }, CUSTOM_CHECK_RULES);
+      return loaded.problems.filter((p) => p.rule === "step-targets-declared");
+    };
+    expect(await load("save-buton")).toEqual([
+      expect.objectContaining({
+        severity: "warning",
+        path: "reference[0].target",
+        message:
+          "save-buton is no declared mark of target app, so it must be a test id on the page (umpire marks lists them)",
+        fix: "did you mean 'save-button'?",
+      }),
+    ]);
+    expect(await load("save-button")).toEqual([]);
+    expect(await load("greeting")).toEqual([]);
+  });
+
   it("the valid base task has no problems at all", async () => {
     expect(await problemsOf(() => {})).toEqual([]);
   });
@@ -643,5 +692,19 @@ describe("task schema and rules: each invalid case", () => {
       t.checks[0].kind = "fiel";
     });
     expect(problems.map((p) => p.path).sort()).toEqual(["checks[0].kind", "limits.turns", "titel", "tools[6]"]);
+  });
+
+  it("reports a file's schema and semantic problems in one pass (#39)", async () => {
+    const problems = await problemsOf((t) => {
+      t.titel = "typo";
+      t.limits = { turns: "x" };
+      t.negatives = {
+        sneaky: { failsOn: ["no such check"], steps: [{ tool: "navigate", args: { url: "/" } }] },
+      };
+    });
+    const by = (rule: string) => problems.filter((p) => p.rule === rule).map((p) => p.path);
+    expect(by("schema").sort()).toEqual(["limits.turns", "titel"]);
+    expect(by("fails-on-checks")).toEqual(["negatives.sneaky.failsOn[0]"]);
+    expect(by("steps-use-allowed-tools")).toEqual(["negatives.sneaky.steps[0].tool"]);
   });
 });

@@ -1,5 +1,5 @@
 /** `umpire validate` through the real CLI entry, with a fake io that captures output. */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -68,6 +68,42 @@ describe("umpire validate", () => {
     expect(await main(["validate"], io)).toBe(2);
     expect(err()).toMatch(/^umpire: cannot read the task folder tasks/);
     expect(err()).not.toMatch(/\n\s+at /);
+  });
+
+  it("finds tasks in subfolders (tasks/imported/); none at all is exit 2 naming where it looked, for validate and run --list (#39)", async () => {
+    const project = mkdtempSync(join(tmpdir(), "umpire-subfolders-"));
+    mkdirSync(join(project, "tasks", "imported"), { recursive: true });
+    const { io: emptyIo, out: emptyOut, err: emptyErr } = fakeIO(project);
+    expect(await main(["validate"], emptyIo)).toBe(2);
+    expect(emptyOut()).toBe("");
+    expect(emptyErr()).toContain("validate: no task files (*.yaml) in tasks/, tasks/imported/, subfolders included");
+    const { io: listIo, err: listErr } = fakeIO(project);
+    expect(await main(["run", "--list", "--db", join(project, "none.db")], listIo)).toBe(2);
+    expect(listErr()).toContain("run: no task files (*.yaml) in tasks/, tasks/imported/, subfolders included");
+    expect(listErr()).not.toContain("selects none");
+
+    writeFileSync(join(project, "tasks", "imported", "sub-task.yaml"), JSON.stringify(validTask("sub-task")));
+    const { io, out } = fakeIO(project);
+    expect(await main(["validate"], io)).toBe(0);
+    expect(out()).toContain("sub-task");
+    expect(out()).toContain("1 of 1 task file valid");
+  });
+
+  it("checks that a restore reset's from: exists, relative to the config file (#39)", async () => {
+    const project = mkdtempSync(join(tmpdir(), "umpire-restore-from-"));
+    mkdirSync(join(project, "tasks"));
+    writeFileSync(join(project, "tasks", "sample-task.yaml"), JSON.stringify(validTask("sample-task")));
+    const config = (from: string) =>
+      `targets:\n  app:\n    baseUrl: http://127.0.0.1:\${PORT}\n    start: { command: npm start }\n    reset: { kind: restore, from: ${from}, to: ./data }\n`;
+    writeFileSync(join(project, "umpire.config.yaml"), config("./seed/data"));
+    const { io, out } = fakeIO(project);
+    expect(await main(["validate"], io)).toBe(2);
+    expect(out()).toContain(
+      `umpire.config.yaml: targets.app.reset.from: the restore reset's seed ./seed/data does not exist (${join(project, "seed", "data")})`,
+    );
+    mkdirSync(join(project, "seed", "data"), { recursive: true });
+    const { io: fixedIo, out: fixedOut } = fakeIO(project);
+    expect(await main(["validate"], fixedIo), fixedOut()).toBe(0);
   });
 
   it("--json prints the tasks and problems as JSON", async () => {
