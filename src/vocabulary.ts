@@ -32,8 +32,12 @@ export type ActionStatus = (typeof ACTION_STATUSES)[number];
 export const TURN_OUTCOMES = ["actions", "invalid", "refused", "truncated", "error"] as const;
 export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
 
-/** The Holo output protocols: JSON structured outputs, or native function calling. */
-export const OUTPUT_MODES = ["structured", "tools"] as const;
+/**
+ * The protocols umpire's own loop speaks (src/agent/protocols/registry.ts has one module each):
+ * Holo's JSON structured outputs and native function calling, and each other family's own
+ * computer-use protocol.
+ */
+export const OUTPUT_MODES = ["structured", "tools", "qwen2.5-vl", "qwen3-vl"] as const;
 export type OutputMode = (typeof OUTPUT_MODES)[number];
 
 /**

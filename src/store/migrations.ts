@@ -236,6 +236,20 @@ function retireArtifactsTable(db: Database.Database): void {
  * `--by mode` gets a group of its own. Rows already stored are corrected from the run's own
  * record: a trial whose agent label is a command agent listed in its run's options.
  */
+/**
+ * Issue 41: the other families' protocols (`qwen2.5-vl`, `qwen3-vl`) are trial modes too. The list
+ * is written out, not read from OUTPUT_MODES: a migration states what it did at its version,
+ * whatever later code adds.
+ */
+function allowFamilyModes(db: Database.Database): void {
+  rebuildTable(db, "trials", (sql) =>
+    sql.replace(
+      /mode IN \('structured', 'tools', 'external'\)/,
+      "mode IN ('structured', 'tools', 'external', 'qwen2.5-vl', 'qwen3-vl')",
+    ),
+  );
+}
+
 function allowExternalMode(db: Database.Database): void {
   rebuildTable(db, "trials", (sql) =>
     sql.replace(/mode IN \('structured', 'tools'\)/, "mode IN ('structured', 'tools', 'external')"),
@@ -366,6 +380,15 @@ CREATE INDEX IF NOT EXISTS trials_by_run_summary ON trials (run_id, status, verd
     umpireVersion: "0.2.0",
     description: "trials: the sandbox a command agent ran in",
     sql: TRIALS_SANDBOX,
+  },
+  // Issue 41: trial modes of the other model families' protocols. Self-contained: renumber freely.
+  {
+    version: 11,
+    umpireVersion: "0.2.0",
+    description: "trial modes of the other families' protocols (qwen2.5-vl, qwen3-vl)",
+    sql: "",
+    run: allowFamilyModes,
+    rebuildsTables: true,
   },
 ];
 
