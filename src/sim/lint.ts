@@ -4,7 +4,10 @@
  * Pure: usable on a recorded request (`umpire lint request.json`) as well as by the reference
  * model, which runs it on every request it receives.
  */
+import { COMPUTER_USE, computerUseTool, type QwenVersion } from "../agent/protocols/qwen-tool.js";
+import { QWEN25_FACTOR, QWEN25_MAX_PIXELS, QWEN25_MIN_PIXELS, smartResize } from "../agent/protocols/smart-resize.js";
 import { decodeDataUri, sniffImageFormat } from "./image.js";
+import { lastScreenshotFrame } from "./policy.js";
 import { imagesOf, isObservation, isRecord, messagesOf, requestMode, textOf, type WireMessage } from "./request.js";
 
 export interface Violation {
@@ -38,6 +41,10 @@ export const LINT_RULES = {
     "Screenshots and their evicted placeholders stay inside `<observation>` ... `</observation>`; old observations are stripped, never dropped.",
   "no-reasoning-in-history":
     "Assistant messages in history carry no `reasoning`/`reasoning_content` and no `<think>` text.",
+  "qwen-computer-use":
+    "Qwen protocols: `tools` holds the `computer_use` function exactly as the version's cookbook defines it (description and parameters), no `tool_choice`, no Holo fields.",
+  "qwen-screen":
+    "Qwen protocols: the declared resolution is the coordinate space: Qwen2.5-VL's is smart_resize (factor 28) of the last screenshot, Qwen3-VL's 1000x1000.",
   "image-decodes": "Every image is a base64 PNG, JPEG or WebP data URI whose bytes match its type.",
   "auth-header": "An Authorization header, when sent, has the form `Bearer <key>`.",
 } as const;
@@ -70,8 +77,10 @@ export function lintRequest(body: unknown, headers?: RequestHeaders): Violation[
     report("body-shape", "messages", "every message must be an object with a string `role`");
 
   lintExtraBody(body, report);
-  lintThinking(body, report);
   const mode = requestMode(body);
+  const qwen = mode === "qwen2.5-vl" ? "2.5" : mode === "qwen3-vl" ? "3" : null;
+  // Thinking on and reasoning_effort are H's request fields; Qwen's protocol sends neither.
+  if (!qwen) lintThinking(body, report);
   if (isRecord(body.structured_outputs) && Array.isArray(body.tools) && body.tools.length > 0) {
     report(
       "no-structured-with-tools",
@@ -82,6 +91,10 @@ export function lintRequest(body: unknown, headers?: RequestHeaders): Violation[
   if (mode === "plain") lintNoOutputFormat(messages, report);
   if (mode === "structured") lintStructured(body, messages, report);
   if (mode === "tools") lintTools(body, messages, report);
+  if (qwen) {
+    lintQwen(body, messages, qwen, report);
+    lintToolCallIds(messages, report);
+  }
   lintImages(messages, report);
   lintObservations(messages, report);
   lintHistoryReasoning(messages, report);
@@ -229,6 +242,11 @@ function lintTools(body: Record<string, unknown>, messages: WireMessage[], repor
         `the system prompt contains a tool-format example (${JSON.stringify(example[0])}); the model renders calls from \`tools\` alone`,
       );
   });
+  lintToolCallIds(messages, report);
+}
+
+/** Every `tool` message answers an earlier call by id, once; every call is answered; no results as user text. */
+function lintToolCallIds(messages: WireMessage[], report: Report): void {
   const issued = new Set<string>();
   const answered = new Set<string>();
   let pending: { id: string; path: string }[] = [];
@@ -268,6 +286,53 @@ function lintTools(body: Record<string, unknown>, messages: WireMessage[], repor
     }
   });
   flushPending();
+}
+
+/** Qwen: the cookbook's computer_use function, declaring the version's screen; no Holo fields, no tool_choice. */
+function lintQwen(body: Record<string, unknown>, messages: WireMessage[], version: QwenVersion, report: Report): void {
+  const tools = body.tools as unknown[];
+  const index = tools.findIndex((t) => isRecord(t) && isRecord(t.function) && t.function.name === COMPUTER_USE);
+  const fn = (tools[index] as { function: Record<string, unknown> }).function;
+  const path = `tools[${index}].function`;
+  const frame = lastScreenshotFrame(messages);
+  const screen =
+    version === "3" || !frame
+      ? { width: 1000, height: 1000 }
+      : smartResize(frame, QWEN25_FACTOR, QWEN25_MIN_PIXELS, QWEN25_MAX_PIXELS);
+  const expected = computerUseTool(version, screen).function;
+  if (canonicalJson(fn.parameters) !== canonicalJson(expected.parameters)) {
+    report(
+      "qwen-computer-use",
+      `${path}.parameters`,
+      `the parameters differ from Qwen${version}-VL's documented computer_use`,
+    );
+  }
+  const declared =
+    typeof fn.description === "string" ? /The screen's resolution is (\d+)x(\d+)\./.exec(fn.description) : null;
+  if (!declared) {
+    report("qwen-screen", `${path}.description`, "the description declares no screen resolution");
+  } else if (Number(declared[1]) !== screen.width || Number(declared[2]) !== screen.height) {
+    const why =
+      version === "3"
+        ? "Qwen3-VL answers in thousandths"
+        : `smart_resize of the last ${frame?.width}x${frame?.height} screenshot`;
+    report(
+      "qwen-screen",
+      `${path}.description`,
+      `the declared screen is ${declared[1]}x${declared[2]}; ${why} gives ${screen.width}x${screen.height}`,
+    );
+  } else if (fn.description !== expected.description) {
+    report(
+      "qwen-computer-use",
+      `${path}.description`,
+      `the description differs from Qwen${version}-VL's documented computer_use`,
+    );
+  }
+  if (body.tool_choice !== undefined) report("qwen-computer-use", "tool_choice", "the cookbook sends no tool_choice");
+  for (const field of ["chat_template_kwargs", "reasoning_effort", "structured_outputs"] as const) {
+    if (body[field] !== undefined)
+      report("qwen-computer-use", field, `\`${field}\` is a Holo field, not part of Qwen's protocol`);
+  }
 }
 
 function lintImages(messages: WireMessage[], report: Report): void {

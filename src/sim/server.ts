@@ -18,7 +18,7 @@ import { lintHeaderValue, lintRequest, type Violation } from "./lint.js";
 import { RequestLog, type RequestRecord } from "./log.js";
 import { modelEntry, modelList } from "./models.js";
 import { completionUsage, renderOutput } from "./output.js";
-import { planTurn, type ReferenceTask } from "./policy.js";
+import { lastScreenshotFrame, planTurn, type ReferenceTask } from "./policy.js";
 import {
   DEFAULT_TURN_JITTER_MS,
   DEFAULT_TURN_LATENCY_MS,
@@ -333,8 +333,10 @@ function completionHandler(ctx: CompletionContext) {
       trajectory: plan.trajectory,
       ...(plan.missing ? { missing: plan.missing } : {}),
     });
-    const output = renderOutput(plan, { mode, profile, seed, maxTokens });
-    record.tool = output.toolCalls[0]?.name ?? (mode !== "tools" && output.kind === "action" ? plan.action.tool : null);
+    const output = renderOutput(plan, { mode, profile, seed, maxTokens, frame: lastScreenshotFrame(messages) });
+    record.tool =
+      output.toolCalls[0]?.name ??
+      ((mode === "structured" || mode === "plain") && output.kind === "action" ? plan.action.tool : null);
     const { completionTokens, reasoningTokens } = completionUsage(output);
     const usage = makeUsage(promptTokens(body, messages), completionTokens, reasoningTokens);
     const meta = completionMeta(String(body.model));
