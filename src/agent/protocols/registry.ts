@@ -7,11 +7,13 @@
 import { OUTPUT_MODES } from "../../vocabulary.js";
 import { holoStructured } from "./holo-structured.js";
 import { holoTools } from "./holo-tools.js";
+import { openaiComputer } from "./openai-computer.js";
 import type { Protocol, ProtocolName } from "./protocol.js";
 
 export const PROTOCOLS: Readonly<Record<ProtocolName, Protocol>> = {
   structured: holoStructured,
   tools: holoTools,
+  "openai-computer": openaiComputer,
 };
 
 /** The protocol of a name. */
