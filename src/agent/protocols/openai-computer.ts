@@ -17,15 +17,15 @@
  * - Coordinates are pixels of the screenshot the model saw; umpire's executor takes [0, 1000]
  *   relative to that same image, so x is sent as round(x / width * 1000).
  */
-import type { ProposedAction, ToolName } from "../../toolbox/tools.js";
-import { validateToolCall, type InvalidKind } from "../action-validation.js";
+import type { ToolName } from "../../toolbox/tools.js";
 import type { ChatMessage, Observation } from "../history.js";
-import { actionId, type CallSlot, type InvalidProposal, type ParsedReply } from "../parse.js";
+import type { CallSlot, ParsedReply } from "../parse.js";
 import type { ModelReply } from "../reply.js";
 import { toolParametersSchema } from "../step-schema.js";
 import { TOOL_DESCRIPTIONS } from "../../toolbox/tools.js";
 import type { Protocol, ProtocolConversation, ProtocolSetup } from "./protocol.js";
 import { imageSize } from "./image-size.js";
+import { ReplySlots, unsuccessful, type Mapped } from "./slots.js";
 
 /** umpire's tools that the computer tool itself covers (they are not offered as functions). */
 const COMPUTER_TOOLS: ReadonlySet<ToolName> = new Set(["click", "double_click", "write", "press", "scroll", "wait"]);
@@ -38,9 +38,6 @@ type Item = Record<string, unknown>;
 export function isPreviewModel(model: string): boolean {
   return model.startsWith("computer-use-preview");
 }
-
-/** What one computer action becomes: an umpire tool call, or why it cannot be one. */
-export type Mapped = { tool: ToolName; args: Record<string, unknown> } | { refuse: string };
 
 /** Maps one OpenAI computer action onto umpire's tools, in the frame of the screenshot the model saw. */
 export function mapComputerAction(action: Item, frame: { width: number; height: number }): Mapped {
@@ -152,74 +149,37 @@ class OpenAIComputerConversation implements ProtocolConversation {
   read(reply: ModelReply, turn: number): ParsedReply {
     const output = outputItems(reply.raw);
     for (const item of output) this.input.push(item);
-    const actions: ProposedAction[] = [];
-    const invalid: InvalidProposal[] = [];
-    const slots: CallSlot[] = [];
+    const r = new ReplySlots(this.setup.trialId, turn, this.setup.offered);
     const checks: string[] = [];
-    let rejected: string | null = null;
-    const add = (tool: string, mapped: Mapped | { invalid: { kind: InvalidKind; message: string } }) => {
-      const id = actionId(this.setup.trialId, turn, slots.length + 1);
-      let problem: { kind: InvalidKind; message: string } | null =
-        "refuse" in mapped
-          ? { kind: "unknown_tool", message: `not run: ${mapped.refuse}` }
-          : "invalid" in mapped
-            ? mapped.invalid
-            : null;
-      if (!problem && "tool" in mapped) {
-        const checked = validateToolCall(id, mapped.tool, mapped.args, this.setup.offered);
-        if (!checked.ok) problem = { kind: checked.kind, message: checked.message };
-        else if (rejected !== null) {
-          problem = {
-            kind: "skipped",
-            message: `not run: action ${rejected} before it in the same reply was rejected`,
-          };
-        } else actions.push(checked.action);
-      }
-      if (problem) {
-        rejected ??= id;
-        invalid.push({ id, tool, kind: problem.kind, message: problem.message });
-      }
-      slots.push({ id, tool, valid: problem === null, inAssistantMessage: true });
-      return id;
-    };
     for (const item of output) {
       if (item.type === "computer_call") {
         const list = Array.isArray(item.actions) ? (item.actions as Item[]) : item.action ? [item.action as Item] : [];
         const pending = Array.isArray(item.pending_safety_checks) ? (item.pending_safety_checks as Item[]) : [];
         for (const c of pending) checks.push(`${String(c.code ?? "check")}: ${String(c.message ?? "")}`.trim());
         this.pendingCall = { callId: String(item.call_id), checks: pending.map((c) => ({ ...c })) };
-        for (const action of list) add(String(action.type), mapComputerAction(action, this.frame));
+        for (const action of list) r.add(String(action.type), mapComputerAction(action, this.frame));
       } else if (item.type === "function_call") {
-        let args: unknown;
-        try {
-          args = String(item.arguments ?? "").trim() === "" ? {} : JSON.parse(String(item.arguments));
-        } catch {
-          args = undefined;
-        }
         const name = String(item.name);
+        const args = parseArguments(item.arguments);
         const id =
           args === undefined
-            ? add(name, { invalid: { kind: "invalid_json", message: `${name}: the arguments are not valid JSON` } })
-            : add(name, { tool: name as ToolName, args: args as Record<string, unknown> });
+            ? r.add(name, { invalid: { kind: "invalid_json", message: `${name}: the arguments are not valid JSON` } })
+            : r.add(name, { tool: name as ToolName, args });
         this.pendingFunctions.set(id, String(item.call_id));
       }
     }
     const text = reply.content?.trim() || null;
-    const base = { note: text, thought: reply.reasoning, leakedReasoning: null, assistant: null };
-    if (checks.length > 0)
-      base.note = [text, `safety checks acknowledged: ${checks.join("; ")}`].filter(Boolean).join("\n");
-    if (slots.length === 0) {
+    const note =
+      checks.length > 0 ? [text, `safety checks acknowledged: ${checks.join("; ")}`].filter(Boolean).join("\n") : text;
+    const base = { note, thought: reply.reasoning, leakedReasoning: null, assistant: null };
+    if (r.slots.length === 0) {
       if (reply.refusal) return { ...base, outcome: "refused", actions: [], invalid: [], slots: [] };
       // The model ends by answering in a message: that is its final answer, when the task takes one.
       if (text !== null && this.setup.offered.includes("answer"))
-        add("answer", { tool: "answer", args: { content: text } });
-      else {
-        const id = actionId(this.setup.trialId, turn, 1);
-        const message = text === null ? "your reply was empty; use the computer tool" : "your reply called no tool";
-        invalid.push({ id, kind: text === null ? "empty_output" : "no_tool_call", message });
-        slots.push({ id, tool: "none", valid: false, inAssistantMessage: false });
-      }
+        r.add("answer", { tool: "answer", args: { content: text } });
+      else r.nothing(text, "use the computer tool");
     }
+    const { actions, invalid, slots } = r;
     return { ...base, outcome: actions.length > 0 ? "actions" : "invalid", actions, invalid, slots };
   }
 
@@ -288,6 +248,21 @@ function screenshotUrl(observation: Observation): string | null {
   if (!observation.screenshot) return null;
   const { data, mimeType = "image/png" } = observation.screenshot;
   return `data:${mimeType};base64,${typeof data === "string" ? data : Buffer.from(data).toString("base64")}`;
+}
+
+/** A function call's arguments, or undefined when they are not a JSON object ("" is {}). */
+export function parseArguments(raw: unknown): Record<string, unknown> | undefined {
+  if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) return raw as Record<string, unknown>;
+  const text = String(raw ?? "").trim();
+  if (text === "") return {};
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function outputItems(raw: unknown): Item[] {
