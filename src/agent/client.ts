@@ -10,11 +10,12 @@
 import OpenAI from "openai";
 import type { RetryPolicy } from "./config.js";
 import type { ModelReply } from "./reply.js";
-import { replyFromCompletion } from "./reply.js";
+import { replyFromCompletion, replyFromResponse } from "./reply.js";
 import { abortReason, classifyFailure, retryDelayMs, sleep, type FailureKind, type ModelFailure } from "./retry.js";
 import { createEndpointFetch, type FetchFunction } from "./http-fetch.js";
 import { StreamAccumulator } from "./stream.js";
 import { ERROR_BODY_LIMIT, capText } from "../safety/limits.js";
+import type { ProtocolApi } from "./protocols/protocol.js";
 
 /** The SDK's base URL (no user info, no query), the query as default parameters, and user info as Basic auth. */
 export function splitBaseUrl(raw: string): { baseURL: string; query?: Record<string, string>; basicAuth?: string } {
@@ -43,6 +44,8 @@ export interface ModelClientOptions {
   fetch?: FetchFunction;
   /** Jitter source, injectable for tests. */
   random?: () => number;
+  /** Which API the requests go to (the protocol's); default Chat Completions. */
+  api?: ProtocolApi;
 }
 
 /** One failed attempt, for the trial log. `waitMs` is the backoff before the next attempt, null for the last. */
@@ -158,10 +161,13 @@ export class ModelClient {
     let ttftMs: number | null = null;
     this.lastErrorBody = undefined;
     // The body is plain data with H's extra top-level fields; the SDK serialises it as given.
-    const create = this.sdk.chat.completions.create.bind(this.sdk.chat.completions) as (
-      body: unknown,
-      options: typeof requestOptions,
-    ) => Promise<unknown>;
+    const responses = this.options.api === "responses";
+    const create = (
+      responses
+        ? this.sdk.responses.create.bind(this.sdk.responses)
+        : this.sdk.chat.completions.create.bind(this.sdk.chat.completions)
+    ) as (body: unknown, options: typeof requestOptions) => Promise<unknown>;
+    const read = responses ? replyFromResponse : replyFromCompletion;
 
     const timeoutFailure = (): AttemptResult => ({
       ok: false,
@@ -178,7 +184,7 @@ export class ModelClient {
 
     try {
       if (body.stream !== true) {
-        return { ok: true, reply: replyFromCompletion(await create(body, requestOptions)), ttftMs: null };
+        return { ok: true, reply: read(await create(body, requestOptions)), ttftMs: null };
       }
       const stream = (await create(body, requestOptions)) as AsyncIterable<unknown>;
       accumulator = new StreamAccumulator();

@@ -10,6 +10,8 @@ export interface ModelReply extends RawReply {
   finishReason: string | null;
   /** The server's `usage` object as sent (read by usage.ts), or undefined. */
   usage: unknown;
+  /** The whole response, for protocols that read their own items (Responses API output, Messages content). */
+  raw?: unknown;
 }
 
 /** The first string among `values` that is not empty. */
@@ -44,5 +46,50 @@ function toolCallFrom(raw: unknown): RawToolCall {
     name: firstText(fn.name),
     // Some servers send arguments as an object rather than a JSON string.
     arguments: typeof args === "string" ? args : args === undefined || args === null ? "" : JSON.stringify(args),
+  };
+}
+
+/**
+ * Reads a Responses API body (`POST /responses`). The computer and function calls stay in `raw`
+ * for the protocol; the finish reason is told in Chat Completions words, so the session's cut-off
+ * and content-filter rules hold: `incomplete` for `max_output_tokens` is `length`.
+ */
+export function replyFromResponse(response: unknown): ModelReply {
+  const body = (response ?? {}) as Record<string, unknown>;
+  const output = Array.isArray(body.output) ? (body.output as Record<string, unknown>[]) : [];
+  const texts: string[] = [];
+  const refusals: string[] = [];
+  const reasoning: string[] = [];
+  for (const item of output) {
+    if (item?.type === "message" && Array.isArray(item.content)) {
+      for (const part of item.content as Record<string, unknown>[]) {
+        if (part?.type === "output_text" && typeof part.text === "string") texts.push(part.text);
+        if (part?.type === "refusal" && typeof part.refusal === "string") refusals.push(part.refusal);
+      }
+    }
+    if (item?.type === "reasoning" && Array.isArray(item.summary)) {
+      for (const part of item.summary as Record<string, unknown>[])
+        if (typeof part?.text === "string") reasoning.push(part.text);
+    }
+  }
+  const incomplete = (body.incomplete_details as { reason?: unknown } | null | undefined)?.reason;
+  const finishReason =
+    body.status === "incomplete"
+      ? incomplete === "max_output_tokens"
+        ? "length"
+        : incomplete === "content_filter"
+          ? "content_filter"
+          : String(incomplete ?? "incomplete")
+      : typeof body.status === "string"
+        ? body.status
+        : null;
+  return {
+    content: texts.join("\n") || null,
+    reasoning: reasoning.join("\n") || null,
+    refusal: refusals.join("\n") || null,
+    toolCalls: [],
+    finishReason,
+    usage: body.usage,
+    raw: body,
   };
 }

@@ -149,6 +149,7 @@ class Session implements AgentSession {
     });
     this.client = new ModelClient({
       baseUrl,
+      api: PROTOCOLS[config.mode].api,
       ...(options.apiKey !== undefined && config.apiKeyEnv !== null && { apiKey: options.apiKey }),
       requestTimeoutMs: config.requestTimeoutMs,
       retry: config.retry,

@@ -173,6 +173,15 @@ export function rebuildTable(db: Database.Database, table: string, edit: (create
   for (const index of indexes) db.exec(index.sql);
 }
 
+/**
+ * Trial mode: any protocol name (issue 41). Each model family's protocol is a mode, and a CHECK
+ * listing them would need a table rebuild per protocol; the names are checked in code
+ * (`TRIAL_MODES`, src/vocabulary.ts) before a row is written, so the store asks only for a name.
+ */
+function allowAnyProtocolMode(db: Database.Database): void {
+  rebuildTable(db, "trials", (sql) => sql.replace(/mode IN \('structured', 'tools', 'external'\)/, "length(mode) > 0"));
+}
+
 /** Verdict `cancelled` (issue 12): a trial stopped by the user is not a failure, and --resume runs it again. */
 function allowCancelledVerdict(db: Database.Database): void {
   rebuildTable(db, "trials", (sql) =>
@@ -236,20 +245,6 @@ function retireArtifactsTable(db: Database.Database): void {
  * `--by mode` gets a group of its own. Rows already stored are corrected from the run's own
  * record: a trial whose agent label is a command agent listed in its run's options.
  */
-/**
- * Issue 41: the other families' protocols (`qwen2.5-vl`, `qwen3-vl`) are trial modes too. The list
- * is written out, not read from OUTPUT_MODES: a migration states what it did at its version,
- * whatever later code adds.
- */
-function allowFamilyModes(db: Database.Database): void {
-  rebuildTable(db, "trials", (sql) =>
-    sql.replace(
-      /mode IN \('structured', 'tools', 'external'\)/,
-      "mode IN ('structured', 'tools', 'external', 'qwen2.5-vl', 'qwen3-vl')",
-    ),
-  );
-}
-
 function allowExternalMode(db: Database.Database): void {
   rebuildTable(db, "trials", (sql) =>
     sql.replace(/mode IN \('structured', 'tools'\)/, "mode IN ('structured', 'tools', 'external')"),
@@ -381,13 +376,13 @@ CREATE INDEX IF NOT EXISTS trials_by_run_summary ON trials (run_id, status, verd
     description: "trials: the sandbox a command agent ran in",
     sql: TRIALS_SANDBOX,
   },
-  // Issue 41: trial modes of the other model families' protocols. Self-contained: renumber freely.
+  // Issue 41: a trial's mode is any protocol's name. Self-contained: renumber freely.
   {
     version: 11,
     umpireVersion: "0.2.0",
-    description: "trial modes of the other families' protocols (qwen2.5-vl, qwen3-vl)",
+    description: "trial mode: any protocol name (the registry in src/agent/protocols/ decides)",
     sql: "",
-    run: allowFamilyModes,
+    run: allowAnyProtocolMode,
     rebuildsTables: true,
   },
 ];

@@ -20,8 +20,12 @@ import type { ModelReply } from "../reply.js";
 /** A protocol's name: what `--mode`, `agents.<name>.mode` and a stored trial's `mode` say. */
 export type ProtocolName = OutputMode;
 
-/** Which HTTP API a protocol's requests go to (the session's client picks the SDK call from it). */
-export type ProtocolApi = "chat-completions";
+/**
+ * Which HTTP API a protocol's requests go to (the session's client picks the SDK call from it):
+ * `chat-completions` (POST /chat/completions), `responses` (OpenAI's POST /responses). The reply
+ * reaches the protocol as a `ModelReply` whose `raw` is the whole response body.
+ */
+export type ProtocolApi = "chat-completions" | "responses";
 
 /** What a protocol is told when a trial's conversation starts. */
 export interface ProtocolSetup {

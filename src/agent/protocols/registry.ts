@@ -7,12 +7,14 @@
 import { OUTPUT_MODES } from "../../vocabulary.js";
 import { holoStructured } from "./holo-structured.js";
 import { holoTools } from "./holo-tools.js";
+import { openaiComputer } from "./openai-computer.js";
 import type { Protocol, ProtocolName } from "./protocol.js";
 import { qwen25, qwen3 } from "./qwen.js";
 
 export const PROTOCOLS: Readonly<Record<ProtocolName, Protocol>> = {
   structured: holoStructured,
   tools: holoTools,
+  "openai-computer": openaiComputer,
   "qwen2.5-vl": qwen25,
   "qwen3-vl": qwen3,
 };

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { OPTIONS as O } from "../../config/options.js";
-import { OUTPUT_MODES, type OutputMode } from "../../vocabulary.js";
+import { HOLO_MODES } from "../../vocabulary.js";
 import { projectTargets } from "../../config/project.js";
 import { UmpireError } from "../../errors.js";
 import { oneLine } from "../../safety/terminal.js";
@@ -30,7 +30,7 @@ const OPTIONS = {
   mode: {
     kind: "enum",
     arg: "M",
-    values: OUTPUT_MODES,
+    values: HOLO_MODES,
     default: "structured",
     help: "the output mode the reference model plays in",
   },
@@ -87,13 +87,9 @@ async function loadOne(
   return { task, project };
 }
 
-function probeOf(task: Task, negative: string | undefined, mode: OutputMode): Probe {
+function probeOf(task: Task, negative: string | undefined, mode: (typeof HOLO_MODES)[number]): Probe {
   const all = probesFor(task);
-  if (negative === undefined) {
-    // The self-test plays gold in Holo's two protocols; `try` plays it in whichever protocol is asked.
-    const gold = all.find((p) => p.name === "gold/structured")!;
-    return { ...gold, name: `gold/${mode}`, mode };
-  }
+  if (negative === undefined) return all.find((p) => p.name === `gold/${mode}`)!;
   const found = all.find((p) => p.name === `negative:${negative}`);
   if (!found) {
     const names = Object.keys(task.negatives);
@@ -110,7 +106,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
   const arg = parsed.positionals[0]!;
   const { values } = parsed;
   const { task, project } = await loadOne(arg, parsed, io);
-  const probe = probeOf(task, values.negative, values.mode as OutputMode);
+  const probe = probeOf(task, values.negative, values.mode as (typeof HOLO_MODES)[number]);
   const steps = (probe.trajectory === "reference" ? task.reference : task.negatives[values.negative!]) ?? [];
   io.stderr.write(`umpire try: playing ${task.id} ${probe.name} (${steps.length} steps) on the reference model\n`);
   const outDir = resolve(io.cwd, values.out);
