@@ -10,6 +10,7 @@ import { holoTools } from "./holo-tools.js";
 import { openaiComputer } from "./openai-computer.js";
 import type { Protocol, ProtocolName } from "./protocol.js";
 import { qwen25, qwen3 } from "./qwen.js";
+import { uiTars } from "./ui-tars.js";
 
 export const PROTOCOLS: Readonly<Record<ProtocolName, Protocol>> = {
   structured: holoStructured,
@@ -17,6 +18,7 @@ export const PROTOCOLS: Readonly<Record<ProtocolName, Protocol>> = {
   "openai-computer": openaiComputer,
   "qwen2.5-vl": qwen25,
   "qwen3-vl": qwen3,
+  "ui-tars": uiTars,
 };
 
 /** The protocol of a name. */
