@@ -6,6 +6,7 @@
  */
 import { COMPUTER_USE, computerUseTool, type QwenVersion } from "../agent/protocols/qwen-tool.js";
 import { QWEN25_FACTOR, QWEN25_MAX_PIXELS, QWEN25_MIN_PIXELS, smartResize } from "../agent/protocols/smart-resize.js";
+import { uiTarsPrompt } from "../agent/protocols/ui-tars-prompt.js";
 import { decodeDataUri, sniffImageFormat } from "./image.js";
 import { lastScreenshotFrame } from "./policy.js";
 import { imagesOf, isObservation, isRecord, messagesOf, requestMode, textOf, type WireMessage } from "./request.js";
@@ -45,6 +46,8 @@ export const LINT_RULES = {
     "Qwen protocols: `tools` holds the `computer_use` function exactly as the version's cookbook defines it (description and parameters), no `tool_choice`, no Holo fields.",
   "qwen-screen":
     "Qwen protocols: the declared resolution is the coordinate space: Qwen2.5-VL's is smart_resize (factor 28) of the last screenshot, Qwen3-VL's 1000x1000.",
+  "ui-tars-prompt":
+    "UI-TARS: the first user message is the repository's computer-use prompt with the instruction filled in; no `tools`, no response format, no Holo fields.",
   "image-decodes": "Every image is a base64 PNG, JPEG or WebP data URI whose bytes match its type.",
   "auth-header": "An Authorization header, when sent, has the form `Bearer <key>`.",
 } as const;
@@ -80,7 +83,8 @@ export function lintRequest(body: unknown, headers?: RequestHeaders): Violation[
   const mode = requestMode(body);
   const qwen = mode === "qwen2.5-vl" ? "2.5" : mode === "qwen3-vl" ? "3" : null;
   // Thinking on and reasoning_effort are H's request fields; Qwen's protocol sends neither.
-  if (!qwen) lintThinking(body, report);
+  if (!qwen && mode !== "ui-tars") lintThinking(body, report);
+  if (mode === "ui-tars") lintUiTars(body, messages, report);
   if (isRecord(body.structured_outputs) && Array.isArray(body.tools) && body.tools.length > 0) {
     report(
       "no-structured-with-tools",
@@ -332,6 +336,25 @@ function lintQwen(body: Record<string, unknown>, messages: WireMessage[], versio
   for (const field of ["chat_template_kwargs", "reasoning_effort", "structured_outputs"] as const) {
     if (body[field] !== undefined)
       report("qwen-computer-use", field, `\`${field}\` is a Holo field, not part of Qwen's protocol`);
+  }
+}
+
+/** UI-TARS: the prompt verbatim (only the instruction differs), and nothing of the other protocols' fields. */
+function lintUiTars(body: Record<string, unknown>, messages: WireMessage[], report: Report): void {
+  const index = messages.findIndex((m) => m.role === "user");
+  const text = textOf(messages[index]!.content);
+  const marker = "## User Instruction\n";
+  // The template ends "{instruction}\n" (a Python triple-quoted string closed on its own line).
+  const instruction = text.slice(text.indexOf(marker) + marker.length).replace(/\n$/, "");
+  if (!text.includes(marker) || text !== uiTarsPrompt(instruction)) {
+    report(
+      "ui-tars-prompt",
+      `messages[${index}].content`,
+      "the first user message is not UI-TARS' computer-use prompt as published",
+    );
+  }
+  for (const field of ["tool_choice", "chat_template_kwargs", "reasoning_effort", "response_format"] as const) {
+    if (body[field] !== undefined) report("ui-tars-prompt", field, `\`${field}\` is not part of UI-TARS' protocol`);
   }
 }
 

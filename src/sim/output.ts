@@ -10,6 +10,7 @@ import type { Size } from "../agent/protocols/smart-resize.js";
 import type { PlannedTurn } from "./policy.js";
 import { malformedKind, type MalformedKind, type ProfileName } from "./profiles.js";
 import { qwenCalls, qwenScreen, qwenVersionOf } from "./qwen.js";
+import { uiTarsAction, uiTarsMalformed, uiTarsScreen, uiTarsText } from "./ui-tars.js";
 import type { RequestMode } from "./request.js";
 import { estimateTokens } from "./usage.js";
 
@@ -57,9 +58,32 @@ export function renderOutput(plan: PlannedTurn, options: RenderOptions): Assista
   const qwen = qwenVersionOf(mode);
   if (profile === "malformed") {
     const kind = malformedKind(options.seed, plan.progress.turn);
+    if (mode === "ui-tars") {
+      const planned = plan.action.tool === "click" ? plan.action.args : null;
+      const content = uiTarsMalformed(kind, planned, uiTarsScreen(options.frame ?? null), plan.reasoning);
+      return {
+        content,
+        refusal: null,
+        reasoning: plan.reasoning,
+        toolCalls: [],
+        finishReason: "stop",
+        kind: `malformed:${kind}`,
+      };
+    }
     return qwen ? malformedQwen(plan, qwen, kind, options.frame ?? null) : malformed(plan, mode, kind);
   }
-  const output = qwen ? wellFormedQwen(plan, qwen, options.frame ?? null) : wellFormed(plan, mode);
+  const output = qwen
+    ? wellFormedQwen(plan, qwen, options.frame ?? null)
+    : mode === "ui-tars"
+      ? {
+          content: uiTarsText(plan.thought, uiTarsAction(plan.action, uiTarsScreen(options.frame ?? null))),
+          refusal: null,
+          reasoning: plan.reasoning,
+          toolCalls: [],
+          finishReason: "stop" as const,
+          kind: "action",
+        }
+      : wellFormed(plan, mode);
   if (profile === "truncate") return cutShort(output, "truncated");
   if (
     options.maxTokens !== undefined &&

@@ -12,7 +12,7 @@ export interface WireMessage {
   [key: string]: unknown;
 }
 
-export type RequestMode = "structured" | "tools" | "qwen2.5-vl" | "qwen3-vl" | "plain";
+export type RequestMode = "structured" | "tools" | "qwen2.5-vl" | "qwen3-vl" | "ui-tars" | "plain";
 
 export interface ImageRef {
   messageIndex: number;
@@ -69,6 +69,10 @@ export function requestMode(body: unknown): RequestMode {
     return Array.isArray(actions) && actions.includes("answer") ? "qwen3-vl" : "qwen2.5-vl";
   }
   if (isRecord(body.structured_outputs)) return "structured";
+  // UI-TARS sends neither: its computer-use prompt opens the first user message.
+  const first = messagesOf(body).find((m) => m.role === "user");
+  const text = first ? textOf(first.content) : "";
+  if (text.startsWith("You are a GUI agent.") && text.includes("## Action Space")) return "ui-tars";
   return "plain";
 }
 

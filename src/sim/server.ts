@@ -336,7 +336,9 @@ function completionHandler(ctx: CompletionContext) {
     const output = renderOutput(plan, { mode, profile, seed, maxTokens, frame: lastScreenshotFrame(messages) });
     record.tool =
       output.toolCalls[0]?.name ??
-      ((mode === "structured" || mode === "plain") && output.kind === "action" ? plan.action.tool : null);
+      ((mode === "structured" || mode === "plain" || mode === "ui-tars") && output.kind === "action"
+        ? plan.action.tool
+        : null);
     const { completionTokens, reasoningTokens } = completionUsage(output);
     const usage = makeUsage(promptTokens(body, messages), completionTokens, reasoningTokens);
     const meta = completionMeta(String(body.model));
