@@ -94,7 +94,9 @@ const UNSUPPORTED: Record<string, string> = {
 function point(box: string | undefined, screen: Size, action: string) {
   if (box === undefined)
     return { ok: false as const, kind: "missing_fields" as const, message: `${action}: the point is missing` };
+  // vLLM drops special tokens by default; a server that keeps them sends <|box_start|>(x,y)<|box_end|>.
   const numbers = box
+    .replace(/<\|box_(?:start|end)\|>/g, "")
     .replace(/[()[\]]/g, "")
     .split(",")
     .map((n) => Number(n.trim()));

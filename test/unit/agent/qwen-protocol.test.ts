@@ -128,7 +128,7 @@ describe("computer_use actions onto umpire's tools", () => {
 describe("a click lands where the model aimed on the image it saw", () => {
   // The model saw the smart-resized image; umpire sent the original screenshot (viewport x DPR).
   for (const dpr of [1, 2]) {
-    it(`Qwen2.5-VL pixels at DPR ${dpr}: within one CSS pixel of the aimed point`, () => {
+    it(`Qwen2.5-VL pixels at DPR ${dpr}: within 0.64 CSS px + half a device pixel of the aimed point`, () => {
       const frame = { width: 1280 * dpr, height: 800 * dpr };
       const seen = q25(frame.width, frame.height);
       let worst = 0;
@@ -143,8 +143,9 @@ describe("a click lands where the model aimed on the image it saw", () => {
           worst = Math.max(worst, Math.abs(css.x - meantX), Math.abs(css.y - meantY));
         }
       }
-      // umpire's executor takes thousandths: 1280 CSS px / 1000 = 0.64 px per step at worst, plus pixel rounding.
-      expect(worst).toBeLessThanOrEqual(1);
+      // umpire's executor takes thousandths: half a step (0.64 CSS px on a 1280 px page) plus the
+      // device pixel's rounding (0.5 / DPR) bounds the error; measured 1.07 px at DPR 1, 0.85 at DPR 2.
+      expect(worst).toBeLessThanOrEqual(0.64 + 0.5 / dpr + 1e-9);
     });
   }
 

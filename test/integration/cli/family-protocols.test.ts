@@ -1,9 +1,9 @@
 /**
- * Qwen computer use end to end (#41): `umpire run` through the real openai SDK over real HTTP to
+ * Qwen and UI-TARS computer use end to end (#41): `umpire run` through the real openai SDK over real HTTP to
  * the embedded reference model (strict: a request breaking the Qwen lint is answered 400, so the
- * trial would error), real Chromium, one fixture task in Qwen2.5-VL's and Qwen3-VL's protocols at
- * DPR 1 and 2. The task passes only if every click, said in the version's coordinates (pixels of
- * the smart-resized image, or thousandths), landed on its element.
+ * trial would error), real Chromium, one fixture task in Qwen2.5-VL's, Qwen3-VL's and UI-TARS-1.5's
+ * protocols at DPR 1 and 2. The task passes only if every click, said in the family's coordinates
+ * (pixels of the smart-resized image, or thousandths), landed on its element.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,9 +40,9 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
   return { code, out, err };
 }
 
-describe("Qwen computer use through umpire run", () => {
-  for (const mode of ["qwen2.5-vl", "qwen3-vl"] as const) {
-    it(`${mode}: the task passes at DPR 1 and 2, every action said as a computer_use call`, async () => {
+describe("Qwen and UI-TARS computer use through umpire run", () => {
+  for (const mode of ["qwen2.5-vl", "qwen3-vl", "ui-tars"] as const) {
+    it(`${mode}: the task passes at DPR 1 and 2, every click said in the family\'s own words`, async () => {
       const files = writeTasks();
       const db = `${mode}.db`;
       const r = await run(["run", ...files, "--mode", mode, "--db", db, "--out", "runs", "--json"]);
@@ -56,8 +56,9 @@ describe("Qwen computer use through umpire run", () => {
         for (const t of trials) {
           const clicks = store.actions(t.id).filter((a) => a.tool === "click");
           expect(clicks.length).toBeGreaterThan(0);
-          // The model's own words: computer_use left_click at its coordinate, not umpire's thousandths.
-          for (const c of clicks) expect(JSON.stringify(c.args)).toMatch(/computer_use left_click at \(\d+, \d+\)/);
+          // The model's own words: its click at its own coordinate, not umpire's thousandths.
+          const said = mode === "ui-tars" ? /click at \(\d+,\d+\)/ : /computer_use left_click at \(\d+, \d+\)/;
+          for (const c of clicks) expect(JSON.stringify(c.args)).toMatch(said);
         }
       } finally {
         store.close();
