@@ -38,7 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-function agent(mode: "qwen2.5-vl" | "qwen3-vl", model: string, trialId: string) {
+function agent(mode: "qwen2.5-vl" | "qwen3-vl" | "ui-tars", model: string, trialId: string) {
   const [config] = resolveAgentConfigs({ model, mode, env: {}, retry: FAST_RETRY });
   return createAgentSession({
     config: config!,
@@ -127,3 +127,51 @@ for (const mode of ["qwen2.5-vl", "qwen3-vl"] as const) {
     });
   });
 }
+
+describe("ui-tars fault profiles", () => {
+  it("gold clicks are umpire's thousandths at DPR 1 and 2; refuse, truncate and flaky HTTP as for every protocol", async () => {
+    for (const dpr of [1, 2]) {
+      const first = await agent("ui-tars", "reference", `uitars-gold-${dpr}`).nextTurn(observation(dpr));
+      expect(first.actions[0]).toMatchObject({ tool: "click", args: { x: 400, y: 300 } });
+      expect(first.content).toMatch(/^Thought: .*\nAction: click\(point='<point>\d+ \d+<\/point>'\)$/s);
+    }
+    expect((await agent("ui-tars", "reference:refuse", "uitars-refuse").nextTurn(observation(1))).outcome).toBe(
+      "refused",
+    );
+    expect((await agent("ui-tars", "reference:truncate", "uitars-cut").nextTurn(observation(1))).outcome).toBe(
+      "truncated",
+    );
+    const flaky = agent("ui-tars", "reference:flaky-http", "uitars-flaky");
+    for (let turn = 0; turn < 3; turn++) {
+      expect((await flaky.nextTurn(observation(1))).outcome).toBe("actions");
+      flaky.addResults([]);
+    }
+  });
+
+  it("every malformed output is refused, never run; the lint passes umpire's request and flags a changed prompt", async () => {
+    const a = agent("ui-tars", "reference:malformed", "uitars-malformed");
+    const kinds = new Set<string>();
+    for (let turn = 0; turn < MALFORMED_KINDS.length; turn++) {
+      const t = await a.nextTurn(observation(1));
+      expect(t.outcome, `turn ${turn}`).toBe("invalid");
+      kinds.add(t.invalid[0]!.kind);
+      a.addResults([]);
+    }
+    expect(kinds).toEqual(
+      new Set([
+        "invalid_json",
+        "unknown_tool",
+        "missing_fields",
+        "unsupported_action",
+        "wrong_type",
+        "out_of_range",
+        "empty_output",
+      ]),
+    );
+    const body = server.log.forUser("uitars-malformed").at(-1)!.body as { messages: { content: unknown }[] };
+    expect(lintRequest(body)).toEqual([]);
+    const changed = structuredClone(body);
+    changed.messages[1]!.content = [{ type: "text", text: "You are a GUI agent.\n## Action Space\nclick(x, y)" }];
+    expect(lintRequest(changed).map((v) => v.rule)).toContain("ui-tars-prompt");
+  });
+});
