@@ -81,7 +81,7 @@ describe("config file", () => {
     const problems = problemsOf("defaults:\n  repeat: 0\n  mode: bot\n  temperature: hot\n  concurrency: 2.5\n");
     expect(problems.map((p) => `${p.line} ${p.path}: ${p.message}${p.fix ? ` (${p.fix})` : ""}`)).toEqual([
       "2 defaults.repeat: must be at least 1, got the number 0",
-      "3 defaults.mode: expected one of structured, tools, openai-computer, both, got text \"bot\" (did you mean 'both'?)",
+      "3 defaults.mode: expected one of structured, tools, openai-computer, anthropic-computer, both, got text \"bot\" (did you mean 'both'?)",
       '4 defaults.temperature: expected a number, got text "hot"',
       "5 defaults.concurrency: expected a whole number, got the number 2.5",
     ]);
