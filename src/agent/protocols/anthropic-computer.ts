@@ -152,6 +152,8 @@ class AnthropicComputerConversation implements ProtocolConversation {
       ],
       messages,
       temperature: Math.min(1, config.temperature),
+      // The trial id, as the reference model reads the fixture session from it (`user` elsewhere).
+      metadata: { user_id: this.setup.trialId },
       betas: [this.version.beta],
     };
   }
