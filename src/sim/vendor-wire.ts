@@ -43,16 +43,25 @@ export function chatFromResponses(body: Item): ChatView {
     messages.push(observation(url));
   };
   for (const item of input) {
+    if (item.type !== "reasoning" && item.type !== "message" && item.type !== "computer_call" && item.type !== "function_call") {
+      const last = messages[messages.length - 1];
+      if (last) delete last.open;
+    }
     if (item.role === "user" && Array.isArray(item.content)) {
       for (const part of item.content as Item[]) {
         if (part.type === "input_text") messages.push({ role: "user", content: String(part.text) });
         if (part.type === "input_image") seeImage(String(part.image_url));
       }
-    } else if (item.type === "message" && Array.isArray(item.content)) {
-      const text = (item.content as Item[]).map((p) => String(p.text ?? "")).join("");
-      messages.push({ role: "assistant", content: text });
-    } else if (item.type === "computer_call" || item.type === "function_call") {
-      messages.push({ role: "assistant", content: null, tool_calls: [{ id: String(item.call_id), type: "function" }] });
+    } else if (item.type === "message" || item.type === "computer_call" || item.type === "function_call") {
+      // One reply's output items are one assistant turn (the policy counts turns, not items).
+      const last = messages[messages.length - 1];
+      const turn: WireMessage = last?.role === "assistant" && last.open === true ? last : { role: "assistant", content: null, open: true };
+      if (turn !== last) messages.push(turn);
+      if (item.type === "message" && Array.isArray(item.content)) {
+        turn.content = `${String(turn.content ?? "")}${(item.content as Item[]).map((p) => String(p.text ?? "")).join("")}`;
+      } else {
+        turn.tool_calls = [...((turn.tool_calls as unknown[]) ?? []), { id: String(item.call_id), type: "function" }];
+      }
     } else if (item.type === "computer_call_output") {
       const output = item.output as Item | undefined;
       if (output && typeof output.image_url === "string") seeImage(output.image_url);
@@ -60,6 +69,7 @@ export function chatFromResponses(body: Item): ChatView {
       messages.push({ role: "tool", tool_call_id: String(item.call_id), content: String(item.output) });
     }
   }
+  for (const m of messages) delete m.open;
   const tools = Array.isArray(body.tools) ? (body.tools as Item[]) : [];
   return {
     messages,
