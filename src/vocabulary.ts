@@ -36,7 +36,15 @@ export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
  * The protocols umpire's loop speaks (src/agent/protocols/registry.ts has one entry per name): Holo's
  * JSON structured outputs and native function calling, then each vendor family's computer-use protocol.
  */
-export const OUTPUT_MODES = ["structured", "tools", "openai-computer", "qwen2.5-vl", "qwen3-vl", "ui-tars"] as const;
+export const OUTPUT_MODES = [
+  "structured",
+  "tools",
+  "openai-computer",
+  "anthropic-computer",
+  "qwen2.5-vl",
+  "qwen3-vl",
+  "ui-tars",
+] as const;
 /** The Holo protocols, which `--mode both` means. */
 export const HOLO_MODES = ["structured", "tools"] as const;
 export type OutputMode = (typeof OUTPUT_MODES)[number];

@@ -93,3 +93,31 @@ export function replyFromResponse(response: unknown): ModelReply {
     raw: body,
   };
 }
+
+/** Anthropic's stop reasons in Chat Completions words (the session's cut-off and refusal rules). */
+const STOP_REASONS: Record<string, string> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  tool_use: "tool_calls",
+  max_tokens: "length",
+  model_context_window_exceeded: "length",
+  refusal: "content_filter",
+};
+
+/** Reads a Messages API body: text and thinking blocks; tool_use blocks stay in `raw` for the protocol. */
+export function replyFromMessage(message: unknown): ModelReply {
+  const body = (message ?? {}) as Record<string, unknown>;
+  const content = Array.isArray(body.content) ? (body.content as Record<string, unknown>[]) : [];
+  const text = content.filter((b) => b?.type === "text").map((b) => String(b.text ?? ""));
+  const thinking = content.filter((b) => b?.type === "thinking").map((b) => String(b.thinking ?? ""));
+  const stop = typeof body.stop_reason === "string" ? body.stop_reason : null;
+  return {
+    content: text.join("\n") || null,
+    reasoning: thinking.join("\n") || null,
+    refusal: stop === "refusal" ? text.join("\n") || "the model refused (stop_reason: refusal)" : null,
+    toolCalls: [],
+    finishReason: stop === null ? null : (STOP_REASONS[stop] ?? stop),
+    usage: body.usage,
+    raw: body,
+  };
+}

@@ -50,6 +50,23 @@ export const LINT_RULES = {
     "UI-TARS: the first user message is the repository's computer-use prompt with the instruction filled in; no `tools`, no response format, no Holo fields.",
   "image-decodes": "Every image is a base64 PNG, JPEG or WebP data URI whose bytes match its type.",
   "auth-header": "An Authorization header, when sent, has the form `Bearer <key>`.",
+  // OpenAI computer use (Responses API; vendor-lint.ts)
+  "openai-computer-tool":
+    'OpenAI: `tools` holds one computer tool, `{type: "computer"}`, or `computer_use_preview` with integer display_width/display_height and an environment.',
+  "openai-preview-truncation": 'OpenAI: a `computer_use_preview` request sends `truncation: "auto"`.',
+  "openai-call-outputs":
+    "OpenAI: every computer_call in `input` is answered by one computer_call_output with its call_id and a computer_screenshot image, and no output answers an unknown call.",
+  "openai-safety-acknowledged":
+    "OpenAI: every pending safety check of a computer_call is acknowledged in its computer_call_output.",
+  // Anthropic computer use (Messages API; vendor-lint.ts)
+  "anthropic-computer-tool":
+    "Anthropic: one computer tool (`computer_YYYYMMDD`, name `computer`, integer display_width_px/height_px) and its beta in `anthropic-beta`.",
+  "anthropic-screenshot-scaling":
+    "Anthropic: every screenshot is within 1568 px on its long edge and 1.15 megapixels, and the newest one has the declared display size.",
+  "anthropic-tool-results":
+    "Anthropic: every tool_use is answered by a tool_result with its id at the start of the next user message.",
+  "anthropic-alternation": "Anthropic: messages start with `user` and alternate user / assistant.",
+  "anthropic-cache-breakpoints": "Anthropic: at most 4 blocks carry `cache_control`.",
 } as const;
 export type LintRule = keyof typeof LINT_RULES;
 

@@ -22,10 +22,11 @@ export type ProtocolName = OutputMode;
 
 /**
  * Which HTTP API a protocol's requests go to (the session's client picks the SDK call from it):
- * `chat-completions` (POST /chat/completions), `responses` (OpenAI's POST /responses). The reply
- * reaches the protocol as a `ModelReply` whose `raw` is the whole response body.
+ * `chat-completions` (POST /chat/completions), `responses` (OpenAI's POST /responses), `messages`
+ * (Anthropic's POST /v1/messages, through `@anthropic-ai/sdk`). The reply reaches the protocol as a
+ * `ModelReply` whose `raw` is the whole response body.
  */
-export type ProtocolApi = "chat-completions" | "responses";
+export type ProtocolApi = "chat-completions" | "responses" | "messages";
 
 /** What a protocol is told when a trial's conversation starts. */
 export interface ProtocolSetup {

@@ -7,6 +7,7 @@
 import { OUTPUT_MODES } from "../../vocabulary.js";
 import { holoStructured } from "./holo-structured.js";
 import { holoTools } from "./holo-tools.js";
+import { anthropicComputer } from "./anthropic-computer.js";
 import { openaiComputer } from "./openai-computer.js";
 import type { Protocol, ProtocolName } from "./protocol.js";
 import { qwen25, qwen3 } from "./qwen.js";
@@ -16,6 +17,7 @@ export const PROTOCOLS: Readonly<Record<ProtocolName, Protocol>> = {
   structured: holoStructured,
   tools: holoTools,
   "openai-computer": openaiComputer,
+  "anthropic-computer": anthropicComputer,
   "qwen2.5-vl": qwen25,
   "qwen3-vl": qwen3,
   "ui-tars": uiTars,

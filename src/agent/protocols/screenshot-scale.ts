@@ -11,11 +11,22 @@ import { imageSize } from "./image-size.js";
 export const MAX_LONG_EDGE = 1568;
 export const MAX_PIXELS = 1_150_000;
 
-/** The size a `width` x `height` screenshot is sent at (never larger than it was). */
+/**
+ * The size a `width` x `height` screenshot is sent at (never larger than it was): the largest within
+ * both limits with exactly the screenshot's aspect ratio (a multiple of width:height in lowest terms,
+ * when one fits), so a pixel of the sent picture stands for the same fraction of the page on both axes.
+ */
 export function scaledSize(width: number, height: number): { width: number; height: number; factor: number } {
   const factor = Math.min(1, MAX_LONG_EDGE / Math.max(width, height), Math.sqrt(MAX_PIXELS / (width * height)));
   if (factor === 1) return { width, height, factor };
+  const g = gcd(width, height);
+  const k = Math.floor((width * factor) / (width / g));
+  if (k >= 1 && (width / g) * k >= 64) return { width: (width / g) * k, height: (height / g) * k, factor: k / g };
   return { width: Math.floor(width * factor), height: Math.floor(height * factor), factor };
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
 
 /**
