@@ -88,3 +88,14 @@ export function lookupModel(id: string): ModelInfo {
     functionCalling: null,
   };
 }
+
+/**
+ * The protocol a known vendor model id speaks natively, or null (Holo and unknown ids keep Holo's
+ * modes): OpenAI's computer-use models (`computer-use-preview*`, gpt-5.4 and later) and Anthropic's
+ * Claude models. Used when no mode was chosen; the agent's label then names the protocol.
+ */
+export function nativeProtocolOf(model: string): "openai-computer" | "anthropic-computer" | null {
+  if (/^computer-use-preview|^gpt-5\.(?:[4-9]|\d{2})|^gpt-(?:[6-9]|\d{2})/.test(model)) return "openai-computer";
+  if (/^claude-/.test(model)) return "anthropic-computer";
+  return null;
+}

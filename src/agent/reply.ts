@@ -95,7 +95,7 @@ export function replyFromResponse(response: unknown): ModelReply {
 }
 
 /** Anthropic's stop reasons in Chat Completions words (the session's cut-off and refusal rules). */
-const MESSAGES_STOP_REASONS: Record<string, string> = {
+const MESSAGE_STOP_WORDS: Record<string, string> = {
   end_turn: "stop",
   stop_sequence: "stop",
   tool_use: "tool_calls",
@@ -116,7 +116,7 @@ export function replyFromMessage(message: unknown): ModelReply {
     reasoning: thinking.join("\n") || null,
     refusal: stop === "refusal" ? text.join("\n") || "the model refused (stop_reason: refusal)" : null,
     toolCalls: [],
-    finishReason: stop === null ? null : (MESSAGES_STOP_REASONS[stop] ?? stop),
+    finishReason: stop === null ? null : (MESSAGE_STOP_WORDS[stop] ?? stop),
     usage: body.usage,
     raw: body,
   };

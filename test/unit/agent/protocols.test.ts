@@ -56,3 +56,15 @@ describe("the protocol registry", () => {
     expect(t).not.toHaveProperty("structured_outputs");
   });
 });
+
+describe("a vendor model's own protocol", () => {
+  it("is inferred from known model ids, never for Holo or unknown ones", async () => {
+    const { nativeProtocolOf } = await import("../../../src/agent/models.js");
+    expect(nativeProtocolOf("gpt-5.4")).toBe("openai-computer");
+    expect(nativeProtocolOf("computer-use-preview-2025-03-11")).toBe("openai-computer");
+    expect(nativeProtocolOf("claude-opus-4-5")).toBe("anthropic-computer");
+    expect(nativeProtocolOf("gpt-4o")).toBeNull();
+    expect(nativeProtocolOf("holo3-1-35b-a3b")).toBeNull();
+    expect(nativeProtocolOf("reference")).toBeNull();
+  });
+});
