@@ -66,5 +66,10 @@ describe("a vendor model's own protocol", () => {
     expect(nativeProtocolOf("gpt-4o")).toBeNull();
     expect(nativeProtocolOf("holo3-1-35b-a3b")).toBeNull();
     expect(nativeProtocolOf("reference")).toBeNull();
+    expect(nativeProtocolOf("ByteDance-Seed/UI-TARS-1.5-7B")).toBe("ui-tars");
+    expect(nativeProtocolOf("bytedance-research/UI-TARS-7B-DPO")).toBeNull(); // 1.0: thousandths, not spoken
+    expect(nativeProtocolOf("Qwen/Qwen2.5-VL-72B-Instruct")).toBe("qwen2.5-vl");
+    expect(nativeProtocolOf("qwen3-vl-235b-a22b-instruct")).toBe("qwen3-vl");
+    expect(nativeProtocolOf("Qwen/Qwen2.5-72B-Instruct")).toBeNull();
   });
 });
