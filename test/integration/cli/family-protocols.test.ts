@@ -42,7 +42,7 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
 
 describe("Qwen and UI-TARS computer use through umpire run", () => {
   for (const mode of ["qwen2.5-vl", "qwen3-vl", "ui-tars"] as const) {
-    it(`${mode}: the task passes at DPR 1 and 2, every click said in the family\'s own words`, async () => {
+    it(`${mode}: the task passes at DPR 1 and 2, every click said in the family's own words`, async () => {
       const files = writeTasks();
       const db = `${mode}.db`;
       const r = await run(["run", ...files, "--mode", mode, "--db", db, "--out", "runs", "--json"]);
