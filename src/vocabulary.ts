@@ -32,8 +32,21 @@ export type ActionStatus = (typeof ACTION_STATUSES)[number];
 export const TURN_OUTCOMES = ["actions", "invalid", "refused", "truncated", "error"] as const;
 export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
 
-/** The Holo output protocols: JSON structured outputs, or native function calling. */
-export const OUTPUT_MODES = ["structured", "tools"] as const;
+/**
+ * The protocols umpire's loop speaks (src/agent/protocols/registry.ts has one entry per name): Holo's
+ * JSON structured outputs and native function calling, then each vendor family's computer-use protocol.
+ */
+export const OUTPUT_MODES = [
+  "structured",
+  "tools",
+  "openai-computer",
+  "anthropic-computer",
+  "qwen2.5-vl",
+  "qwen3-vl",
+  "ui-tars",
+] as const;
+/** The Holo protocols, which `--mode both` means. */
+export const HOLO_MODES = ["structured", "tools"] as const;
 export type OutputMode = (typeof OUTPUT_MODES)[number];
 
 /**

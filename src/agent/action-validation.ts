@@ -13,7 +13,11 @@
 import type { z } from "zod";
 import { TOOL_ARGS, isToolName, type ProposedAction, type ToolName } from "../toolbox/tools.js";
 
-/** Every way a proposal can be wrong. `skipped`: valid, but after a rejected call in the same reply. */
+/**
+ * Every way a proposal can be wrong. `unsupported_action`: an action of a family's vocabulary with
+ * no umpire equivalent (a right-click, a drag), refused rather than approximated. `skipped`: valid,
+ * but after a rejected call in the same reply.
+ */
 export const INVALID_KINDS = [
   "empty_output",
   "invalid_json",
@@ -27,6 +31,7 @@ export const INVALID_KINDS = [
   "wrong_type",
   "out_of_range",
   "invalid_value",
+  "unsupported_action",
   "skipped",
 ] as const;
 export type InvalidKind = (typeof INVALID_KINDS)[number];

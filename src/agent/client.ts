@@ -10,11 +10,12 @@
 import OpenAI from "openai";
 import type { RetryPolicy } from "./config.js";
 import type { ModelReply } from "./reply.js";
-import { replyFromCompletion } from "./reply.js";
+import { replyFromCompletion, replyFromMessage, replyFromResponse } from "./reply.js";
 import { abortReason, classifyFailure, retryDelayMs, sleep, type FailureKind, type ModelFailure } from "./retry.js";
 import { createEndpointFetch, type FetchFunction } from "./http-fetch.js";
 import { StreamAccumulator } from "./stream.js";
 import { ERROR_BODY_LIMIT, capText } from "../safety/limits.js";
+import type { ProtocolApi } from "./protocols/protocol.js";
 
 /** The SDK's base URL (no user info, no query), the query as default parameters, and user info as Basic auth. */
 export function splitBaseUrl(raw: string): { baseURL: string; query?: Record<string, string>; basicAuth?: string } {
@@ -43,6 +44,8 @@ export interface ModelClientOptions {
   fetch?: FetchFunction;
   /** Jitter source, injectable for tests. */
   random?: () => number;
+  /** Which API the requests go to (the protocol's); default Chat Completions. */
+  api?: ProtocolApi;
 }
 
 /** One failed attempt, for the trial log. `waitMs` is the backoff before the next attempt, null for the last. */
@@ -73,6 +76,9 @@ type AttemptResult =
 
 export class ModelClient {
   private readonly sdk: OpenAI;
+  /** Anthropic's SDK, loaded on first use: only Messages API protocols need it. */
+  private anthropicSdk: Promise<{ beta: { messages: { create: (...args: never[]) => unknown } } }> | null = null;
+  private readonly recordingFetch: FetchFunction;
   /** Body of the latest non-2xx response (see classifyFailure for why it is kept). */
   private lastErrorBody: string | undefined;
 
@@ -90,6 +96,7 @@ export class ModelClient {
         headers: response.headers,
       });
     };
+    this.recordingFetch = recordingFetch;
     const endpoint = splitBaseUrl(options.baseUrl);
     this.sdk = new OpenAI({
       baseURL: endpoint.baseURL,
@@ -107,6 +114,22 @@ export class ModelClient {
       fetch: recordingFetch,
       logLevel: "off",
     });
+  }
+
+  /** The Anthropic client, with the same fetch, timeout and no retries of its own. */
+  private anthropic() {
+    this.anthropicSdk ??= import("@anthropic-ai/sdk").then(({ default: Anthropic }) => {
+      const endpoint = splitBaseUrl(this.options.baseUrl);
+      return new Anthropic({
+        baseURL: endpoint.baseURL,
+        apiKey: this.options.apiKey ?? "no-key",
+        maxRetries: 0,
+        timeout: this.options.requestTimeoutMs,
+        fetch: this.recordingFetch,
+        logLevel: "off",
+      }) as never;
+    });
+    return this.anthropicSdk;
   }
 
   /**
@@ -158,10 +181,18 @@ export class ModelClient {
     let ttftMs: number | null = null;
     this.lastErrorBody = undefined;
     // The body is plain data with H's extra top-level fields; the SDK serialises it as given.
-    const create = this.sdk.chat.completions.create.bind(this.sdk.chat.completions) as (
-      body: unknown,
-      options: typeof requestOptions,
-    ) => Promise<unknown>;
+    const api = this.options.api ?? "chat-completions";
+    const anthropic = api === "messages" ? await this.anthropic() : null;
+    const create = (
+      anthropic
+        ? anthropic.beta.messages.create.bind(anthropic.beta.messages)
+        : api === "responses"
+          ? this.sdk.responses.create.bind(this.sdk.responses)
+          : this.sdk.chat.completions.create.bind(this.sdk.chat.completions)
+    ) as (body: unknown, options: typeof requestOptions) => Promise<unknown>;
+    const read = { "chat-completions": replyFromCompletion, responses: replyFromResponse, messages: replyFromMessage }[
+      api
+    ];
 
     const timeoutFailure = (): AttemptResult => ({
       ok: false,
@@ -178,7 +209,7 @@ export class ModelClient {
 
     try {
       if (body.stream !== true) {
-        return { ok: true, reply: replyFromCompletion(await create(body, requestOptions)), ttftMs: null };
+        return { ok: true, reply: read(await create(body, requestOptions)), ttftMs: null };
       }
       const stream = (await create(body, requestOptions)) as AsyncIterable<unknown>;
       accumulator = new StreamAccumulator();

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { UmpireError } from "../errors.js";
-import { OUTPUT_MODES, type OutputMode } from "../vocabulary.js";
+import { HOLO_MODES, OUTPUT_MODES, type OutputMode } from "../vocabulary.js";
 import { TOOL_NAMES, type ToolName } from "../toolbox/tools.js";
 import { definitionHash } from "../definition-hash.js";
 import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET } from "./history.js";
@@ -207,9 +207,13 @@ export function withoutCredentials(baseUrl: string): string {
 
 function parseModes(mode: string | undefined): OutputMode[] {
   const m = mode ?? "structured";
-  if (m === "both") return ["structured", "tools"];
+  if (m === "both") return [...HOLO_MODES];
   if ((OUTPUT_MODES as readonly string[]).includes(m)) return [m as OutputMode];
-  throw new UmpireError("usage", `--mode: unknown mode '${m}'`, "Use --mode structured, --mode tools or --mode both.");
+  throw new UmpireError(
+    "usage",
+    `--mode: unknown mode '${m}'`,
+    `Use --mode ${[...OUTPUT_MODES, "both"].join(", --mode ")}.`,
+  );
 }
 
 function resolveEndpoint(

@@ -5,10 +5,9 @@
  * - observations are always `user` messages: `<observation>\n`, the screenshot, `\n</observation>`;
  * - at most the last IMAGE_BUDGET screenshots stay; older ones become the text
  *   `[screenshot evicted]` in place, so the `<observation>` wrapper survives;
- * - structured mode: results are `user` messages `<tool_output tool="...">\n...\n</tool_output>`;
- * - tools mode: results are `tool` messages with the matching `tool_call_id`.
+ * - how a result goes back is the protocol's (protocols/holo-structured.ts, protocols/holo-tools.ts).
  */
-import type { ActionStatus, OutputMode } from "../vocabulary.js";
+import type { ActionStatus } from "../vocabulary.js";
 
 /** Screenshots kept in context by default; more degrades accuracy (H's docs). */
 export const DEFAULT_IMAGE_BUDGET = 3;
@@ -105,17 +104,7 @@ export function resultText(result: Pick<ToolResult, "status" | "output">): strin
   return STATUS_PREFIX[result.status] + result.output;
 }
 
-/** One tool result in the mode's layout. `tool` is the tool name (structured wrapper attribute). */
-export function resultMessage(mode: OutputMode, id: string, tool: string, text: string): ChatMessage {
-  if (mode === "tools") return { role: "tool", tool_call_id: id, content: text };
-  return { role: "user", content: `<tool_output tool="${escapeAttribute(tool)}">\n${text}\n</tool_output>` };
-}
-
 /** A plain user text message (reflection prompts, format corrections). */
 export function userTextMessage(text: string): ChatMessage {
   return { role: "user", content: text };
-}
-
-function escapeAttribute(value: string): string {
-  return value.replace(/[&"<>]/g, (c) => ({ "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;" })[c] as string);
 }

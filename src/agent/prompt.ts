@@ -2,14 +2,11 @@
  * The system prompt: the agent's role, the task verbatim inside `<task>...</task>`, how to act,
  * and the [0, 1000] coordinate convention.
  *
- * Structured mode appends the step schema under `<output_format>`, exactly as H's "Structured
- * outputs" page does (the model was trained with the schema visible in both the prompt and
- * `structured_outputs`). Function-calling mode puts NO tool-format example in the prompt: the
- * model renders calls in its own native format from `tools` alone, and a conflicting example
- * degrades quality (H's "Agent loop" page).
+ * The protocol writes the last paragraph (how to reply, where memory lives) and may append a
+ * block after it: Holo structured appends the step schema under `<output_format>`, exactly as H's
+ * "Structured outputs" page does; Holo tools appends nothing (protocols/holo-*.ts say why).
  */
 import type { ToolName } from "../toolbox/tools.js";
-import type { OutputMode } from "../vocabulary.js";
 import { DEFAULT_IMAGE_BUDGET } from "./history.js";
 import type { JsonSchema } from "./step-schema.js";
 
@@ -17,9 +14,10 @@ export interface SystemPromptInput {
   /** The task instruction, inserted verbatim. */
   instruction: string;
   tools: readonly ToolName[];
-  mode: OutputMode;
-  /** Structured mode: the step schema (the same object sent in `structured_outputs.json`). */
-  stepSchema?: JsonSchema;
+  /** The protocol's last paragraph: how to reply and where the model keeps what it needs later. */
+  replyFormat: readonly string[];
+  /** What the protocol appends after it (Holo structured: the `<output_format>` block), else nothing. */
+  suffix?: string;
   /** Screenshots kept in context, as the history keeps them (default DEFAULT_IMAGE_BUDGET). */
   imageBudget?: number;
   /**
@@ -31,7 +29,7 @@ export interface SystemPromptInput {
   policy?: string;
 }
 
-/** Builds the system message text. Throws if structured mode is asked for without its schema. */
+/** Builds the system message text. */
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const budget = input.imageBudget ?? DEFAULT_IMAGE_BUDGET;
   const lines = [
@@ -53,11 +51,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
       "corner and (1000, 1000) its bottom-right corner, whatever its size in pixels.",
     ...(input.policy !== undefined ? ["", input.policy.trim()] : defaultPolicy(input.tools)),
   ];
-  lines.push("", ...memoryGuidance(input.mode));
-  const prompt = lines.join("\n");
-  if (input.mode === "tools") return prompt;
-  if (!input.stepSchema) throw new Error("buildSystemPrompt: structured mode needs the step schema");
-  return prompt + outputFormatBlock(input.stepSchema);
+  lines.push("", ...input.replyFormat);
+  return lines.join("\n") + (input.suffix ?? "");
 }
 
 /** umpire's own policy lines, used when the agent brings none. */
@@ -79,21 +74,4 @@ function defaultPolicy(tools: readonly ToolName[]): string[] {
 /** The `<output_format>` block appended in structured mode (H's exact layout). */
 export function outputFormatBlock(schema: JsonSchema): string {
   return `\n\n<output_format>\n\`\`\`json\n${JSON.stringify(schema)}\n\`\`\`\n</output_format>`;
-}
-
-function memoryGuidance(mode: OutputMode): string[] {
-  if (mode === "structured") {
-    return [
-      "Reply with one JSON object in the format below, with three fields:",
-      "- note: your only memory between turns. Write in it anything from the current screen you will need " +
-        "later (ids, URLs, values). null when there is nothing new.",
-      "- thought: a one-line plan for this action.",
-      "- tool_call: the one action to take now.",
-    ];
-  }
-  return [
-    "Your reasoning and old screenshots are not kept between turns. Write any fact you will need later " +
-      "(ids, URLs, values) in the text of your reply, next to your tool call.",
-    "You may call several tools in one reply; they run in the order given, and each result comes back to you.",
-  ];
 }

@@ -10,6 +10,8 @@ export interface ModelReply extends RawReply {
   finishReason: string | null;
   /** The server's `usage` object as sent (read by usage.ts), or undefined. */
   usage: unknown;
+  /** The whole response, for protocols that read their own items (Responses API output, Messages content). */
+  raw?: unknown;
 }
 
 /** The first string among `values` that is not empty. */
@@ -44,5 +46,78 @@ function toolCallFrom(raw: unknown): RawToolCall {
     name: firstText(fn.name),
     // Some servers send arguments as an object rather than a JSON string.
     arguments: typeof args === "string" ? args : args === undefined || args === null ? "" : JSON.stringify(args),
+  };
+}
+
+/**
+ * Reads a Responses API body (`POST /responses`). The computer and function calls stay in `raw`
+ * for the protocol; the finish reason is told in Chat Completions words, so the session's cut-off
+ * and content-filter rules hold: `incomplete` for `max_output_tokens` is `length`.
+ */
+export function replyFromResponse(response: unknown): ModelReply {
+  const body = (response ?? {}) as Record<string, unknown>;
+  const output = Array.isArray(body.output) ? (body.output as Record<string, unknown>[]) : [];
+  const texts: string[] = [];
+  const refusals: string[] = [];
+  const reasoning: string[] = [];
+  for (const item of output) {
+    if (item?.type === "message" && Array.isArray(item.content)) {
+      for (const part of item.content as Record<string, unknown>[]) {
+        if (part?.type === "output_text" && typeof part.text === "string") texts.push(part.text);
+        if (part?.type === "refusal" && typeof part.refusal === "string") refusals.push(part.refusal);
+      }
+    }
+    if (item?.type === "reasoning" && Array.isArray(item.summary)) {
+      for (const part of item.summary as Record<string, unknown>[])
+        if (typeof part?.text === "string") reasoning.push(part.text);
+    }
+  }
+  const incomplete = (body.incomplete_details as { reason?: unknown } | null | undefined)?.reason;
+  const finishReason =
+    body.status === "incomplete"
+      ? incomplete === "max_output_tokens"
+        ? "length"
+        : incomplete === "content_filter"
+          ? "content_filter"
+          : String(incomplete ?? "incomplete")
+      : typeof body.status === "string"
+        ? body.status
+        : null;
+  return {
+    content: texts.join("\n") || null,
+    reasoning: reasoning.join("\n") || null,
+    refusal: refusals.join("\n") || null,
+    toolCalls: [],
+    finishReason,
+    usage: body.usage,
+    raw: body,
+  };
+}
+
+/** Anthropic's stop reasons in Chat Completions words (the session's cut-off and refusal rules). */
+const MESSAGE_STOP_WORDS: Record<string, string> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  tool_use: "tool_calls",
+  max_tokens: "length",
+  model_context_window_exceeded: "length",
+  refusal: "content_filter",
+};
+
+/** Reads a Messages API body: text and thinking blocks; tool_use blocks stay in `raw` for the protocol. */
+export function replyFromMessage(message: unknown): ModelReply {
+  const body = (message ?? {}) as Record<string, unknown>;
+  const content = Array.isArray(body.content) ? (body.content as Record<string, unknown>[]) : [];
+  const text = content.filter((b) => b?.type === "text").map((b) => String(b.text ?? ""));
+  const thinking = content.filter((b) => b?.type === "thinking").map((b) => String(b.thinking ?? ""));
+  const stop = typeof body.stop_reason === "string" ? body.stop_reason : null;
+  return {
+    content: text.join("\n") || null,
+    reasoning: thinking.join("\n") || null,
+    refusal: stop === "refusal" ? text.join("\n") || "the model refused (stop_reason: refusal)" : null,
+    toolCalls: [],
+    finishReason: stop === null ? null : (MESSAGE_STOP_WORDS[stop] ?? stop),
+    usage: body.usage,
+    raw: body,
   };
 }

@@ -5,20 +5,17 @@
  * TOP-LEVEL keys of this object: the openai SDK serialises the body as given, so they land at
  * the top level of the JSON. (Python's `extra_body=` is a client-side merge; a literal
  * `"extra_body"` key in the JSON is silently ignored by the API, so it is never written.)
- * `tools` + `tool_choice: "required"` appear only in tools mode and never together with
- * `structured_outputs`.
+ * The protocol's own output fields (`structured_outputs`, or `tools` + `tool_choice`; never both)
+ * come from the protocol module and are written after the common ones, before the stream options.
  */
 import type { AgentConfig } from "./config.js";
 import type { ChatMessage } from "./history.js";
-import type { FunctionTool, JsonSchema } from "./step-schema.js";
 
 export interface RequestInput {
   config: AgentConfig;
   messages: ChatMessage[];
-  /** Structured mode: the step schema. */
-  stepSchema: JsonSchema | null;
-  /** Tools mode: the function declarations. */
-  functionTools: FunctionTool[] | null;
+  /** The protocol's output fields, in the order they are written. */
+  outputFields: Record<string, unknown>;
   /** Sent as `user`: the reference model reads the fixture session id from it. */
   trialId: string;
 }
@@ -34,15 +31,8 @@ export function buildRequestBody(input: RequestInput): Record<string, unknown> {
     reasoning_effort: config.reasoningEffort,
     chat_template_kwargs: { enable_thinking: true },
     user: input.trialId,
+    ...input.outputFields,
   };
-  if (config.mode === "structured") {
-    if (!input.stepSchema) throw new Error("buildRequestBody: structured mode needs the step schema");
-    body.structured_outputs = { json: input.stepSchema };
-  } else {
-    if (!input.functionTools) throw new Error("buildRequestBody: tools mode needs the function declarations");
-    body.tools = input.functionTools;
-    body.tool_choice = "required";
-  }
   if (config.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };

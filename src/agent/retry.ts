@@ -40,6 +40,23 @@ export interface ModelFailure {
  * `{"message": ...}` or `{"detail": ...}` (vLLM, FastAPI) would otherwise lose their message.
  */
 export function classifyFailure(error: unknown, errorBody?: string): ModelFailure {
+  // Anthropic's SDK has its own error classes of the same shape (status, headers; connection errors by name).
+  const name = (error as { constructor?: { name?: string } } | null)?.constructor?.name;
+  if (!(error instanceof APIError) && typeof (error as { status?: unknown } | null)?.status === "number") {
+    const status = (error as { status: number }).status;
+    const message = serverMessage(errorBody) ?? messageOf(error);
+    const headers = (error as { headers?: Pick<Headers, "get"> }).headers;
+    const retryAfterMs = parseRetryAfter(headers && typeof headers.get === "function" ? headers : undefined);
+    if (status === 429) return { kind: "rate_limited", status, message, retryable: true, retryAfterMs };
+    if (status >= 500) return { kind: "server_error", status, message, retryable: true, retryAfterMs };
+    if (status === 404 && /model/i.test(errorBody ?? ""))
+      return { kind: "model_not_found", status, message, retryable: false, retryAfterMs: null };
+    if (status === 401 || status === 403)
+      return { kind: "auth", status, message, retryable: false, retryAfterMs: null };
+    return { kind: "client_error", status, message, retryable: false, retryAfterMs: null };
+  }
+  if (name === "APIConnectionTimeoutError")
+    return { kind: "timeout", message: "the request timed out", retryable: true, retryAfterMs: null };
   if (error instanceof APIError && typeof error.status === "number") {
     const status = error.status;
     const message = serverMessage(errorBody) ?? error.message;

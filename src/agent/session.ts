@@ -1,11 +1,11 @@
 /**
  * One trial's conversation with the model (ARCHITECTURE.md, "Agent (model side) contract").
  *
- * Per turn: push the `<observation>`, evict all but the agent's image budget of screenshots (3 by default), call the model,
- * read reasoning from its own channel (never put back into history), parse and validate, and
- * push only the parsed output as the assistant message. After execution `addResults()` answers
- * every call of the turn in order, in the mode's layout, merging the session's own rejections
- * of invalid proposals with the executor's results.
+ * Per turn: the protocol (`protocols/`, chosen by `config.mode`) adds the observation and keeps
+ * the image budget, the session calls the model, the protocol reads the reply (reasoning from its
+ * own channel, never put back into history) and keeps only the parsed output. After execution
+ * `addResults()` answers every call of the turn in order, in the protocol's layout, merging the
+ * session's own rejections of invalid proposals with the executor's results.
  *
  * Outcomes: `actions` (at least one valid action), `invalid` (none), `refused`, `truncated`
  * (`finish_reason: "length"`, or a stream that ended without a finish reason: a cut-off, never
@@ -18,49 +18,14 @@ import type { InvalidKind } from "./action-validation.js";
 import { ModelClient, type AttemptFailure } from "./client.js";
 import type { FetchFunction } from "./http-fetch.js";
 import type { AgentConfig } from "./config.js";
-import {
-  evictOldImages,
-  observationMessage,
-  resultMessage,
-  resultText,
-  userTextMessage,
-  type ChatMessage,
-  type Observation,
-  type ToolResult,
-} from "./history.js";
-import { parseReply, type CallSlot, type InvalidProposal, type RawToolCall } from "./parse.js";
-import { buildSystemPrompt } from "./prompt.js";
-import { buildRequestBody } from "./request.js";
+import { resultText, type ChatMessage, type Observation, type ToolResult } from "./history.js";
+import type { CallSlot, InvalidProposal, RawToolCall } from "./parse.js";
+import type { ProtocolConversation } from "./protocols/protocol.js";
+import { PROTOCOLS } from "./protocols/registry.js";
 import type { FailureKind } from "./retry.js";
-import {
-  buildFunctionTools,
-  buildStepSchema,
-  offeredTools,
-  type FunctionTool,
-  type JsonSchema,
-} from "./step-schema.js";
+import { offeredTools } from "./step-schema.js";
 import { readUsage } from "./usage.js";
 import type { ReportedUsage, TurnOutcome } from "../vocabulary.js";
-import { FIELD_LIMIT, capDeep, capText } from "../safety/limits.js";
-
-/** A generous per-screenshot allowance for the pre-send estimate (a 1280x800 image is ~1.3k tokens). */
-const IMAGE_TOKEN_ESTIMATE = 2_000;
-
-/**
- * The assistant message as it goes back to the model: a 10 MB note is not echoed whole on every
- * turn. Structured steps keep their JSON shape with each long field cut; text is cut as text.
- */
-function capAssistant(message: ChatMessage): ChatMessage {
-  const content = (message as { content?: unknown }).content;
-  if (typeof content !== "string" || content.length <= FIELD_LIMIT) return message;
-  let capped: string;
-  try {
-    capped = JSON.stringify(capDeep(JSON.parse(content), FIELD_LIMIT).value);
-  } catch {
-    capped = capText(content, FIELD_LIMIT);
-  }
-  return { ...message, content: capped } as ChatMessage;
-}
 
 export interface TurnError {
   /** The stop reason the runner records. */
@@ -137,11 +102,9 @@ interface PendingTurn {
 
 class Session implements AgentSession {
   readonly config: AgentConfig;
-  private readonly history: ChatMessage[];
+  private readonly conversation: ProtocolConversation;
   private readonly client: ModelClient;
   private readonly offered: ToolName[];
-  private readonly stepSchema: JsonSchema | null;
-  private readonly functionTools: FunctionTool[] | null;
   private turnNumber = 0;
   private pending: PendingTurn | null = null;
   private inFlight = false;
@@ -178,19 +141,15 @@ class Session implements AgentSession {
         `Export ${config.apiKeyEnv}=<your key>.`,
       );
     }
-    this.stepSchema = config.mode === "structured" ? buildStepSchema(this.offered) : null;
-    this.functionTools = config.mode === "tools" ? buildFunctionTools(this.offered) : null;
-    const system = buildSystemPrompt({
+    this.conversation = PROTOCOLS[config.mode].open({
+      config,
       instruction: options.instruction,
-      tools: this.offered,
-      mode: config.mode,
-      ...(this.stepSchema && { stepSchema: this.stepSchema }),
-      ...(config.imageBudget !== undefined && { imageBudget: config.imageBudget }),
-      ...(config.policy !== undefined && { policy: config.policy }),
+      offered: this.offered,
+      trialId: options.trialId,
     });
-    this.history = [{ role: "system", content: system }];
     this.client = new ModelClient({
       baseUrl,
+      api: PROTOCOLS[config.mode].api,
       ...(options.apiKey !== undefined && config.apiKeyEnv !== null && { apiKey: options.apiKey }),
       requestTimeoutMs: config.requestTimeoutMs,
       retry: config.retry,
@@ -212,16 +171,8 @@ class Session implements AgentSession {
   private async runTurn(observation: Observation, signal?: AbortSignal): Promise<Turn> {
     this.flushPending();
     const turn = ++this.turnNumber;
-    this.history.push(observationMessage(observation));
-    evictOldImages(this.history, this.config.imageBudget);
-    const body = buildRequestBody({
-      config: this.config,
-      messages: this.history,
-      stepSchema: this.stepSchema,
-      functionTools: this.functionTools,
-      trialId: this.options.trialId,
-    });
-    const call = await this.client.complete(body, signal);
+    this.conversation.observe(observation);
+    const call = await this.client.complete(this.conversation.request(), signal);
     const reply = call.ok ? call.reply : call.partial;
     const base: Turn = {
       turn,
@@ -256,13 +207,7 @@ class Session implements AgentSession {
     const cutOff = call.reply.finishReason === "length" || (this.config.stream && call.reply.finishReason === null);
     if (cutOff) return { ...base, outcome: "truncated" };
 
-    const parsed = parseReply(call.reply, {
-      mode: this.config.mode,
-      trialId: this.options.trialId,
-      turn,
-      offered: this.offered,
-    });
-    if (parsed.assistant) this.history.push(capAssistant(parsed.assistant));
+    const parsed = this.conversation.read(call.reply, turn);
     const reasoning =
       [base.reasoning, parsed.leakedReasoning].filter((r): r is string => r !== null).join("\n") || null;
     const outcome =
@@ -293,33 +238,16 @@ class Session implements AgentSession {
 
   addUserText(text: string): void {
     this.flushPending();
-    this.history.push(userTextMessage(text));
+    this.conversation.addUserText(text);
   }
 
-  /**
-   * Input tokens the next request would take with `observation` added, estimated before sending
-   * (about 4 characters a token for text, a fixed allowance per image): the loop uses it while the
-   * server has not reported usage, so a 20 MB instruction is refused instead of sent.
-   */
+  /** Input tokens the next request would take with `observation` added (before any usage is reported). */
   estimateInputTokens(observation: Observation): number {
-    let chars = 0;
-    let images = 0;
-    for (const message of [...this.history, observationMessage(observation)]) {
-      const content = (message as { content?: unknown }).content;
-      if (typeof content === "string") chars += content.length;
-      else if (Array.isArray(content)) {
-        for (const part of content as { type?: string; text?: string }[]) {
-          if (part.type === "image_url") images += 1;
-          else if (typeof part.text === "string") chars += part.text.length;
-        }
-      }
-    }
-    images = Math.min(images, 3); // all but the last 3 are evicted before sending
-    return Math.ceil(chars / 4) + images * IMAGE_TOKEN_ESTIMATE;
+    return this.conversation.estimateInputTokens(observation);
   }
 
   messages(): ChatMessage[] {
-    return structuredClone(this.history);
+    return this.conversation.messages();
   }
 
   /** Answers a turn the caller did not answer (every valid call reported as not run). */
@@ -337,12 +265,7 @@ class Session implements AgentSession {
       } else {
         text = resultText(results.get(slot.id) ?? { status: "skipped", output: "the action was not run" });
       }
-      if (this.config.mode === "structured" || slot.inAssistantMessage) {
-        this.history.push(resultMessage(this.config.mode, slot.id, slot.tool, text));
-      } else {
-        // Tools mode without a call to answer: no tool_call_id exists, so a user message.
-        this.history.push(userTextMessage(text));
-      }
+      this.conversation.answer(slot, text);
     }
   }
 }

@@ -10,6 +10,21 @@ import { UNKNOWN_USAGE, type ReportedUsage } from "../vocabulary.js";
 export function readUsage(usage: unknown): ReportedUsage {
   if (usage === null || typeof usage !== "object") return { ...UNKNOWN_USAGE };
   const u = usage as Record<string, unknown>;
+  // Responses API (`input_tokens`, `output_tokens`, `*_tokens_details`) and Anthropic's Messages
+  // API (`input_tokens` + cache reads and writes, `output_tokens`) name their fields otherwise.
+  if ("input_tokens" in u || "output_tokens" in u) {
+    const cacheRead = count(u.cache_read_input_tokens);
+    const cacheWrite = count(u.cache_creation_input_tokens);
+    const input = count(u.input_tokens);
+    const anthropic = cacheRead !== null || cacheWrite !== null;
+    return {
+      // Anthropic's input_tokens excludes the cached part; the total is what was read.
+      inputTokens: anthropic && input !== null ? input + (cacheRead ?? 0) + (cacheWrite ?? 0) : input,
+      outputTokens: count(u.output_tokens),
+      reasoningTokens: count(field(u.output_tokens_details, "reasoning_tokens")),
+      cachedTokens: anthropic ? cacheRead : count(field(u.input_tokens_details, "cached_tokens")),
+    };
+  }
   return {
     inputTokens: count(u.prompt_tokens),
     outputTokens: count(u.completion_tokens),

@@ -8,6 +8,7 @@
  * the run's flags (`--model`/`--mode` make an unnamed agent of their own).
  */
 import { resolveAgentConfigs, type AgentConfig } from "../agent/config.js";
+import { nativeProtocolOf } from "../agent/models.js";
 import type { ModelAgentDefinition } from "../config/agents.js";
 import type { LoadedConfig } from "../config/loader.js";
 import { UmpireError, isUmpireError } from "../errors.js";
@@ -95,7 +96,8 @@ function resolveModelAgent(
       model: def.model,
       baseUrl: def.baseUrl,
       apiKeyEnv: def.apiKeyEnv,
-      mode: def.mode ?? "structured",
+      // No mode: a vendor's model speaks its own protocol (the agent's label says which), others Holo structured.
+      mode: def.mode ?? nativeProtocolOf(def.model) ?? "structured",
       temperature: pick("temperature", def.temperature as number | undefined),
       reasoningEffort: pick("reasoning-effort", def.reasoningEffort as string | undefined),
       maxTokens: pick("max-tokens", def.maxTokens as number | undefined),

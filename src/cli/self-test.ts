@@ -13,7 +13,7 @@ import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
 import { describeConcurrency, type EndpointReport } from "../runner/concurrency-gate.js";
 import { storedPlan, type PlannedTrial } from "../runner/plan.js";
-import { SELF_TEST_TAG, newRunId, trialId } from "../vocabulary.js";
+import { SELF_TEST_TAG, newRunId, trialId, type OutputMode } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/reporters.js";
 import type { ObservedHook } from "../runner/trial.js";
 import type { RequestRecord } from "../sim/log.js";
@@ -32,7 +32,7 @@ export interface Probe {
   /** "gold/structured", "gold/tools", "answer-now", "negative:wrong-record". */
   name: string;
   model: string;
-  mode: "structured" | "tools";
+  mode: OutputMode;
   expect: "passed" | "failed";
   /** The trajectory the model plays, as its log names it; null for answer-now. */
   trajectory: string | null;

@@ -7,11 +7,20 @@
  */
 // agent/config.js, not the agent index: the index loads the model client (openai, undici) at start-up.
 import { DEFAULT_API_KEY_ENV, DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, REASONING_EFFORTS } from "../agent/config.js";
+import { protocolList } from "../agent/protocols/registry.js";
 import type { OptionSpec } from "./option.js";
-import { TRACE_MODES } from "../vocabulary.js";
+import { OUTPUT_MODES, TRACE_MODES } from "../vocabulary.js";
 
-/** `--mode`: one of the output modes, or both (every mode the model supports). */
-export const MODE_CHOICES = ["structured", "tools", "both"] as const;
+/** `--mode`: one of the protocols (src/agent/protocols/registry.ts), or both (every Holo mode the model supports). */
+export const MODE_CHOICES = [...OUTPUT_MODES, "both"] as const;
+
+/** One help line per protocol, from the registry, then what `both` means. */
+function modeHelp(): string {
+  const width = Math.max(...MODE_CHOICES.map((m) => m.length));
+  const lines = protocolList().map((p) => `${p.name.padEnd(width)}  ${p.summary}`);
+  lines.push(`${"both".padEnd(width)}  every Holo protocol the model has (structured only without function calling)`);
+  return lines.join("\n");
+}
 export const DEFAULT_MODE = "both";
 
 export const DEFAULT_DB = "results/umpire.db";
@@ -41,7 +50,7 @@ export const OPTIONS = {
     values: MODE_CHOICES,
     default: DEFAULT_MODE,
     config: true,
-    help: "structured | tools | both; both = every mode the model has\n(structured only for a model without function calling)",
+    help: modeHelp(),
   },
   "api-key-env": {
     kind: "string",

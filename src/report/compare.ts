@@ -23,6 +23,7 @@ import { summarizeGroup, summarizeTrials, type ReportTrial, type TrialSetStats }
 import type { CostPerSuccess } from "./cost.js";
 import { detectableDrop, type Detectable } from "./power.js";
 import { bootstrapPassRateDiff, mcnemarExact, pairRepeats, type PairedCounts } from "./stats.js";
+import { TRIAL_MODES } from "../vocabulary.js";
 
 export type CompareBy = "run" | "mode" | "model" | "tag" | "agent";
 
@@ -120,8 +121,8 @@ export interface Comparison {
   paired: PairedAnalysis[];
 }
 
-/** Known modes first in this order; anything else keeps first appearance. */
-const MODE_ORDER = ["structured", "tools", "external"];
+/** Known modes first, in the protocol registry's order (TRIAL_MODES); anything else keeps first appearance. */
+const MODE_ORDER: readonly string[] = TRIAL_MODES;
 
 /** Splits one run's (or several runs') trials into groups by mode or model, in a stable order. */
 export function groupTrialsBy(trials: readonly ReportTrial[], by: "mode" | "model" | "agent"): CompareGroupInput[] {

@@ -4,7 +4,11 @@
  * Pure: usable on a recorded request (`umpire lint request.json`) as well as by the reference
  * model, which runs it on every request it receives.
  */
+import { COMPUTER_USE, computerUseTool, type QwenVersion } from "../agent/protocols/qwen-tool.js";
+import { QWEN25_FACTOR, QWEN25_MAX_PIXELS, QWEN25_MIN_PIXELS, smartResize } from "../agent/protocols/smart-resize.js";
+import { uiTarsPrompt } from "../agent/protocols/ui-tars-prompt.js";
 import { decodeDataUri, sniffImageFormat } from "./image.js";
+import { lastScreenshotFrame } from "./policy.js";
 import { imagesOf, isObservation, isRecord, messagesOf, requestMode, textOf, type WireMessage } from "./request.js";
 
 export interface Violation {
@@ -38,8 +42,31 @@ export const LINT_RULES = {
     "Screenshots and their evicted placeholders stay inside `<observation>` ... `</observation>`; old observations are stripped, never dropped.",
   "no-reasoning-in-history":
     "Assistant messages in history carry no `reasoning`/`reasoning_content` and no `<think>` text.",
+  "qwen-computer-use":
+    "Qwen protocols: `tools` holds the `computer_use` function exactly as the version's cookbook defines it (description and parameters), no `tool_choice`, no Holo fields.",
+  "qwen-screen":
+    "Qwen protocols: the declared resolution is the coordinate space: Qwen2.5-VL's is smart_resize (factor 28) of the last screenshot, Qwen3-VL's 1000x1000.",
+  "ui-tars-prompt":
+    "UI-TARS: the first user message is the repository's computer-use prompt with the instruction filled in; no `tools`, no response format, no Holo fields.",
   "image-decodes": "Every image is a base64 PNG, JPEG or WebP data URI whose bytes match its type.",
   "auth-header": "An Authorization header, when sent, has the form `Bearer <key>`.",
+  // OpenAI computer use (Responses API; vendor-lint.ts)
+  "openai-computer-tool":
+    'OpenAI: `tools` holds one computer tool, `{type: "computer"}`, or `computer_use_preview` with integer display_width/display_height and an environment.',
+  "openai-preview-truncation": 'OpenAI: a `computer_use_preview` request sends `truncation: "auto"`.',
+  "openai-call-outputs":
+    "OpenAI: every computer_call in `input` is answered by one computer_call_output with its call_id and a computer_screenshot image, and no output answers an unknown call.",
+  "openai-safety-acknowledged":
+    "OpenAI: every pending safety check of a computer_call is acknowledged in its computer_call_output.",
+  // Anthropic computer use (Messages API; vendor-lint.ts)
+  "anthropic-computer-tool":
+    "Anthropic: one computer tool (`computer_YYYYMMDD`, name `computer`, integer display_width_px/height_px) and its beta in `anthropic-beta`.",
+  "anthropic-screenshot-scaling":
+    "Anthropic: every screenshot is within 1568 px on its long edge and 1.15 megapixels, and the newest one has the declared display size.",
+  "anthropic-tool-results":
+    "Anthropic: every tool_use is answered by a tool_result with its id at the start of the next user message.",
+  "anthropic-alternation": "Anthropic: messages start with `user` and alternate user / assistant.",
+  "anthropic-cache-breakpoints": "Anthropic: at most 4 blocks carry `cache_control`.",
 } as const;
 export type LintRule = keyof typeof LINT_RULES;
 
@@ -70,8 +97,11 @@ export function lintRequest(body: unknown, headers?: RequestHeaders): Violation[
     report("body-shape", "messages", "every message must be an object with a string `role`");
 
   lintExtraBody(body, report);
-  lintThinking(body, report);
   const mode = requestMode(body);
+  const qwen = mode === "qwen2.5-vl" ? "2.5" : mode === "qwen3-vl" ? "3" : null;
+  // Thinking on and reasoning_effort are H's request fields; Qwen's protocol sends neither.
+  if (!qwen && mode !== "ui-tars") lintThinking(body, report);
+  if (mode === "ui-tars") lintUiTars(body, messages, report);
   if (isRecord(body.structured_outputs) && Array.isArray(body.tools) && body.tools.length > 0) {
     report(
       "no-structured-with-tools",
@@ -82,6 +112,10 @@ export function lintRequest(body: unknown, headers?: RequestHeaders): Violation[
   if (mode === "plain") lintNoOutputFormat(messages, report);
   if (mode === "structured") lintStructured(body, messages, report);
   if (mode === "tools") lintTools(body, messages, report);
+  if (qwen) {
+    lintQwen(body, messages, qwen, report);
+    lintToolCallIds(messages, report);
+  }
   lintImages(messages, report);
   lintObservations(messages, report);
   lintHistoryReasoning(messages, report);
@@ -229,6 +263,11 @@ function lintTools(body: Record<string, unknown>, messages: WireMessage[], repor
         `the system prompt contains a tool-format example (${JSON.stringify(example[0])}); the model renders calls from \`tools\` alone`,
       );
   });
+  lintToolCallIds(messages, report);
+}
+
+/** Every `tool` message answers an earlier call by id, once; every call is answered; no results as user text. */
+function lintToolCallIds(messages: WireMessage[], report: Report): void {
   const issued = new Set<string>();
   const answered = new Set<string>();
   let pending: { id: string; path: string }[] = [];
@@ -268,6 +307,72 @@ function lintTools(body: Record<string, unknown>, messages: WireMessage[], repor
     }
   });
   flushPending();
+}
+
+/** Qwen: the cookbook's computer_use function, declaring the version's screen; no Holo fields, no tool_choice. */
+function lintQwen(body: Record<string, unknown>, messages: WireMessage[], version: QwenVersion, report: Report): void {
+  const tools = body.tools as unknown[];
+  const index = tools.findIndex((t) => isRecord(t) && isRecord(t.function) && t.function.name === COMPUTER_USE);
+  const fn = (tools[index] as { function: Record<string, unknown> }).function;
+  const path = `tools[${index}].function`;
+  const frame = lastScreenshotFrame(messages);
+  const screen =
+    version === "3" || !frame
+      ? { width: 1000, height: 1000 }
+      : smartResize(frame, QWEN25_FACTOR, QWEN25_MIN_PIXELS, QWEN25_MAX_PIXELS);
+  const expected = computerUseTool(version, screen).function;
+  if (canonicalJson(fn.parameters) !== canonicalJson(expected.parameters)) {
+    report(
+      "qwen-computer-use",
+      `${path}.parameters`,
+      `the parameters differ from Qwen${version}-VL's documented computer_use`,
+    );
+  }
+  const declared =
+    typeof fn.description === "string" ? /The screen's resolution is (\d+)x(\d+)\./.exec(fn.description) : null;
+  if (!declared) {
+    report("qwen-screen", `${path}.description`, "the description declares no screen resolution");
+  } else if (Number(declared[1]) !== screen.width || Number(declared[2]) !== screen.height) {
+    const why =
+      version === "3"
+        ? "Qwen3-VL answers in thousandths"
+        : `smart_resize of the last ${frame?.width}x${frame?.height} screenshot`;
+    report(
+      "qwen-screen",
+      `${path}.description`,
+      `the declared screen is ${declared[1]}x${declared[2]}; ${why} gives ${screen.width}x${screen.height}`,
+    );
+  } else if (fn.description !== expected.description) {
+    report(
+      "qwen-computer-use",
+      `${path}.description`,
+      `the description differs from Qwen${version}-VL's documented computer_use`,
+    );
+  }
+  if (body.tool_choice !== undefined) report("qwen-computer-use", "tool_choice", "the cookbook sends no tool_choice");
+  for (const field of ["chat_template_kwargs", "reasoning_effort", "structured_outputs"] as const) {
+    if (body[field] !== undefined)
+      report("qwen-computer-use", field, `\`${field}\` is a Holo field, not part of Qwen's protocol`);
+  }
+}
+
+/** UI-TARS: the prompt verbatim (only the instruction differs), and nothing of the other protocols' fields. */
+function lintUiTars(body: Record<string, unknown>, messages: WireMessage[], report: Report): void {
+  const index = messages.findIndex((m) => m.role === "user");
+  const text = textOf(messages[index]!.content);
+  const marker = "## User Instruction\n";
+  // The template ends "{instruction}\n" (a Python triple-quoted string closed on its own line).
+  const instruction = text.slice(text.indexOf(marker) + marker.length).replace(/\n$/, "");
+  if (!text.includes(marker) || text !== uiTarsPrompt(instruction)) {
+    report(
+      "ui-tars-prompt",
+      `messages[${index}].content`,
+      "the first user message is not UI-TARS' computer-use prompt as published",
+    );
+  }
+  for (const field of ["tool_choice", "chat_template_kwargs", "reasoning_effort", "response_format"] as const) {
+    if (body[field] !== undefined) report("ui-tars-prompt", field, `\`${field}\` is not part of UI-TARS' protocol`);
+  }
 }
 
 function lintImages(messages: WireMessage[], report: Report): void {

@@ -5,8 +5,12 @@
  * Tools mode: one `tool_calls` entry, with the note (the facts to keep) in `content`.
  */
 import { randomBytes } from "node:crypto";
+import type { QwenVersion } from "../agent/protocols/qwen-tool.js";
+import type { Size } from "../agent/protocols/smart-resize.js";
 import type { PlannedTurn } from "./policy.js";
 import { malformedKind, type MalformedKind, type ProfileName } from "./profiles.js";
+import { qwenCalls, qwenScreen, qwenVersionOf } from "./qwen.js";
+import { uiTarsAction, uiTarsMalformed, uiTarsScreen, uiTarsText } from "./ui-tars.js";
 import type { RequestMode } from "./request.js";
 import { estimateTokens } from "./usage.js";
 
@@ -34,6 +38,8 @@ export interface RenderOptions {
   seed: number;
   /** `max_completion_tokens` / `max_tokens` of the request, if any. */
   maxTokens?: number;
+  /** Pixel size of the last screenshot (Qwen2.5-VL's coordinates are on its smart-resized frame). */
+  frame?: { width: number; height: number } | null;
 }
 
 /** The assistant output for a planned turn under a profile. */
@@ -49,8 +55,35 @@ export function renderOutput(plan: PlannedTurn, options: RenderOptions): Assista
       kind: "refusal",
     };
   }
-  if (profile === "malformed") return malformed(plan, mode, malformedKind(options.seed, plan.progress.turn));
-  const output = wellFormed(plan, mode);
+  const qwen = qwenVersionOf(mode);
+  if (profile === "malformed") {
+    const kind = malformedKind(options.seed, plan.progress.turn);
+    if (mode === "ui-tars") {
+      const planned = plan.action.tool === "click" ? plan.action.args : null;
+      const content = uiTarsMalformed(kind, planned, uiTarsScreen(options.frame ?? null), plan.reasoning);
+      return {
+        content,
+        refusal: null,
+        reasoning: plan.reasoning,
+        toolCalls: [],
+        finishReason: "stop",
+        kind: `malformed:${kind}`,
+      };
+    }
+    return qwen ? malformedQwen(plan, qwen, kind, options.frame ?? null) : malformed(plan, mode, kind);
+  }
+  const output = qwen
+    ? wellFormedQwen(plan, qwen, options.frame ?? null)
+    : mode === "ui-tars"
+      ? {
+          content: uiTarsText(plan.thought, uiTarsAction(plan.action, uiTarsScreen(options.frame ?? null))),
+          refusal: null,
+          reasoning: plan.reasoning,
+          toolCalls: [],
+          finishReason: "stop" as const,
+          kind: "action",
+        }
+      : wellFormed(plan, mode);
   if (profile === "truncate") return cutShort(output, "truncated");
   if (
     options.maxTokens !== undefined &&
@@ -81,6 +114,73 @@ function wellFormed(plan: PlannedTurn, mode: RequestMode): AssistantOutput {
     finishReason: "stop",
     kind: "action",
   };
+}
+
+/** Qwen: the action as `computer_use` call(s) in the version's screen, the note (or thought) as content. */
+function wellFormedQwen(plan: PlannedTurn, version: QwenVersion, frame: Size | null): AssistantOutput {
+  const calls = qwenCalls(plan.action, version, qwenScreen(version, frame));
+  return {
+    content: plan.note ?? plan.thought,
+    refusal: null,
+    reasoning: plan.reasoning,
+    toolCalls: calls.map((c) => ({ id: newCallId(), name: c.name, arguments: JSON.stringify(c.arguments) })),
+    finishReason: "tool_calls",
+    kind: "action",
+  };
+}
+
+/**
+ * One kind of invalid Qwen output, on the planned click (else the middle of the screen): each is
+ * something umpire must refuse, never run. `<think>` left in the content is reasoning to Qwen, not
+ * a fault, so that kind carries no call at all.
+ */
+function malformedQwen(
+  plan: PlannedTurn,
+  version: QwenVersion,
+  kind: MalformedKind,
+  frame: Size | null,
+): AssistantOutput {
+  const screen = qwenScreen(version, frame);
+  const planned = plan.action.tool === "click" ? plan.action.args : { x: 500, y: 500 };
+  const [x, y] = qwenCalls({ tool: "click", args: planned }, version, screen)[0]!.arguments.coordinate as number[];
+  let name = "computer_use";
+  let args: Record<string, unknown> = { action: "left_click", coordinate: [x, y] };
+  const base: AssistantOutput = {
+    content: plan.note,
+    refusal: null,
+    reasoning: plan.reasoning,
+    toolCalls: [],
+    finishReason: "tool_calls",
+    kind: `malformed:${kind}`,
+  };
+  switch (kind) {
+    case "empty-content":
+      return { ...base, content: "", finishReason: "stop" };
+    case "think-in-content":
+      return { ...base, content: `<think>${plan.reasoning}</think>`, finishReason: "stop" };
+    case "unknown-tool":
+      name = "teleport";
+      break;
+    case "missing-field":
+      args = { action: "left_click" };
+      break;
+    case "extra-field":
+      args = { action: "right_click", coordinate: [x, y] };
+      break;
+    case "wrong-type":
+      args = { action: "left_click", coordinate: `${x}, ${y}` };
+      break;
+    case "coordinate-out-of-range":
+      args = { action: "left_click", coordinate: [screen.width + 500, y] };
+      break;
+    case "xy-as-list":
+      args = { action: "left_click", coordinate: [[x, y]] };
+      break;
+    default:
+      break;
+  }
+  const text = kind === "invalid-json" ? singleQuoted(JSON.stringify(args)) : JSON.stringify(args);
+  return { ...base, toolCalls: [{ id: newCallId(), name, arguments: text }] };
 }
 
 function structuredStep(note: string | null, thought: string, toolCall: Record<string, unknown>) {

@@ -12,7 +12,7 @@ export interface WireMessage {
   [key: string]: unknown;
 }
 
-export type RequestMode = "structured" | "tools" | "plain";
+export type RequestMode = "structured" | "tools" | "qwen2.5-vl" | "qwen3-vl" | "ui-tars" | "plain";
 
 export interface ImageRef {
   messageIndex: number;
@@ -54,11 +54,25 @@ export function imagesOf(messages: readonly WireMessage[]): ImageRef[] {
   return images;
 }
 
-/** Structured mode carries `structured_outputs`, tools mode carries `tools`; tools wins when both are sent. */
+/**
+ * Structured mode carries `structured_outputs`, tools mode carries `tools`; tools wins when both are
+ * sent. A `tools` list holding Qwen's `computer_use` function is Qwen's protocol (its version told by
+ * the action list: only Qwen3-VL's has `answer`).
+ */
 export function requestMode(body: unknown): RequestMode {
   if (!isRecord(body)) return "plain";
-  if (Array.isArray(body.tools) && body.tools.length > 0) return "tools";
+  if (Array.isArray(body.tools) && body.tools.length > 0) {
+    const qwen = body.tools.find((t) => isRecord(t) && isRecord(t.function) && t.function.name === "computer_use");
+    if (!qwen) return "tools";
+    const actions = (qwen.function as { parameters?: { properties?: { action?: { enum?: unknown } } } }).parameters
+      ?.properties?.action?.enum;
+    return Array.isArray(actions) && actions.includes("answer") ? "qwen3-vl" : "qwen2.5-vl";
+  }
   if (isRecord(body.structured_outputs)) return "structured";
+  // UI-TARS sends neither: its computer-use prompt opens the first user message.
+  const first = messagesOf(body).find((m) => m.role === "user");
+  const text = first ? textOf(first.content) : "";
+  if (text.startsWith("You are a GUI agent.") && text.includes("## Action Space")) return "ui-tars";
   return "plain";
 }
 

@@ -18,7 +18,7 @@ import { lintHeaderValue, lintRequest, type Violation } from "./lint.js";
 import { RequestLog, type RequestRecord } from "./log.js";
 import { modelEntry, modelList } from "./models.js";
 import { completionUsage, renderOutput } from "./output.js";
-import { planTurn, type MarkWait, type ReferenceTask } from "./policy.js";
+import { lastScreenshotFrame, planTurn, type MarkWait, type ReferenceTask } from "./policy.js";
 import {
   DEFAULT_TURN_JITTER_MS,
   DEFAULT_TURN_LATENCY_MS,
@@ -35,6 +35,8 @@ import { isRecord, messagesOf, requestMode } from "./request.js";
 import { promptTokens } from "./usage.js";
 import { completionBody, completionChunks, completionMeta, errorBody, makeUsage, sseEvent, SSE_DONE } from "./wire.js";
 import { messageOf } from "../errors.js";
+import { lintVendorRequest } from "./vendor-lint.js";
+import { chatFromMessages, chatFromResponses, messagesBody, responsesBody, type Vendor } from "./vendor-wire.js";
 
 export interface ReferenceModelOptions {
   /** 0 (the default) picks a free port. */
@@ -122,6 +124,11 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
   });
 
   app.post("/v1/chat/completions", completionHandler({ options, log, attempts, closing, defaultProfile, limiter }));
+  // The vendors' computer-use protocols (vendor-wire.ts). Anthropic's SDK appends /v1/messages to
+  // its base URL, so umpire's base URL (ending in /v1) reaches it as /v1/v1/messages.
+  const vendorContext = { options, log, closing, defaultProfile };
+  app.post("/v1/responses", vendorHandler("openai", vendorContext));
+  app.post(["/v1/messages", "/v1/v1/messages"], vendorHandler("anthropic", vendorContext));
 
   app.use((req, res) => {
     res
@@ -336,8 +343,12 @@ function completionHandler(ctx: CompletionContext) {
       trajectory: plan.trajectory,
       ...(plan.missing ? { missing: plan.missing } : {}),
     });
-    const output = renderOutput(plan, { mode, profile, seed, maxTokens });
-    record.tool = output.toolCalls[0]?.name ?? (mode !== "tools" && output.kind === "action" ? plan.action.tool : null);
+    const output = renderOutput(plan, { mode, profile, seed, maxTokens, frame: lastScreenshotFrame(messages) });
+    record.tool =
+      output.toolCalls[0]?.name ??
+      ((mode === "structured" || mode === "plain" || mode === "ui-tars") && output.kind === "action"
+        ? plan.action.tool
+        : null);
     const { completionTokens, reasoningTokens } = completionUsage(output);
     const usage = makeUsage(promptTokens(body, messages), completionTokens, reasoningTokens);
     const meta = completionMeta(String(body.model));
@@ -359,6 +370,107 @@ function completionHandler(ctx: CompletionContext) {
     res.status(200).setHeader("content-type", "text/event-stream; charset=utf-8");
     res.setHeader("cache-control", "no-cache");
     res.end(events.join(""));
+  };
+}
+
+interface VendorContext {
+  options: ReferenceModelOptions;
+  log: RequestLog;
+  closing: AbortController;
+  defaultProfile: ProfileName;
+}
+
+/**
+ * A vendor protocol's request: read as the Holo tools-mode conversation it is equivalent to, decided
+ * by the same policy and profile, answered in the vendor's own shape. The lint checks it against
+ * the vendor's documented rules (vendor-lint.ts).
+ */
+function vendorHandler(vendor: Vendor, ctx: VendorContext) {
+  const { options, log, closing, defaultProfile } = ctx;
+  return async (req: Request, res: Response) => {
+    const started = performance.now();
+    const body: unknown = req.body;
+    const record = newRecord(req, body);
+    const violations = lintVendorRequest(vendor, body, req.headers);
+    record.lint = violations;
+    res.setHeader("x-umpire-lint", lintHeaderValue(violations));
+    const finish = (status: number, outcome: string) =>
+      log.add({ ...record, status, outcome, serverMs: performance.now() - started });
+    const parsedModel = isRecord(body) ? parseReferenceModel(body.model, defaultProfile) : null;
+    if (!isRecord(body) || !parsedModel?.profile) {
+      res
+        .status(404)
+        .json(
+          errorBody(
+            `The model '${String(isRecord(body) ? body.model : "")}' does not exist`,
+            "invalid_request_error",
+            "model_not_found",
+          ),
+        );
+      return void finish(404, "model_not_found");
+    }
+    if (options.strict && violations.length > 0) {
+      const summary = violations.map((v) => `${v.rule} at ${v.path}: ${v.message}`).join("; ");
+      res
+        .status(400)
+        .json(
+          errorBody(
+            `The request breaks ${vendor}'s documented rules: ${summary}`,
+            "invalid_request_error",
+            "umpire_lint",
+            { violations },
+          ),
+        );
+      return void finish(400, "lint");
+    }
+    const view = vendor === "openai" ? chatFromResponses(body) : chatFromMessages(body);
+    record.user = view.user;
+    const profile = parsedModel.profile;
+    const seed = options.seed ?? 0;
+    const progress = readProgress(view.messages);
+    record.turn = progress.turn;
+    const plan = await planTurn(view.messages, {
+      tasks: options.tasks,
+      profile,
+      negative: parsedModel.negative,
+      seed,
+      layout: () => readLayout(options.fixtures, view.user),
+      scenario: () => readScenario(options.fixtures, view.user),
+    });
+    Object.assign(record, {
+      profile,
+      mode: vendor,
+      taskId: plan.taskId,
+      step: plan.step,
+      trajectory: plan.trajectory,
+      ...(plan.missing ? { missing: plan.missing } : {}),
+    });
+    const maxTokens = [body.max_output_tokens, body.max_tokens].find(
+      (v): v is number => typeof v === "number" && v > 0,
+    );
+    const output = renderOutput(plan, { mode: "tools", profile, seed, maxTokens });
+    record.tool = output.toolCalls[0]?.name ?? null;
+    const { completionTokens } = completionUsage(output);
+    const prompt = promptTokens({ messages: view.messages }, view.messages);
+    await profileLatency(profile, options, seed, view.user, progress.turn, closing.signal);
+    const model = String(body.model);
+    const reply =
+      vendor === "openai"
+        ? responsesBody(output, view.frame, model, {
+            input_tokens: prompt,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: completionTokens,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: prompt + completionTokens,
+          })
+        : messagesBody(output, view.frame, model, {
+            input_tokens: prompt,
+            cache_read_input_tokens: 0,
+            cache_creation_input_tokens: 0,
+            output_tokens: completionTokens,
+          });
+    res.status(200).json(reply);
+    finish(200, output.kind);
   };
 }
 

@@ -173,6 +173,15 @@ export function rebuildTable(db: Database.Database, table: string, edit: (create
   for (const index of indexes) db.exec(index.sql);
 }
 
+/**
+ * Trial mode: any protocol name (issue 41). Each model family's protocol is a mode, and a CHECK
+ * listing them would need a table rebuild per protocol; the names are checked in code
+ * (`TRIAL_MODES`, src/vocabulary.ts) before a row is written, so the store asks only for a name.
+ */
+function allowAnyProtocolMode(db: Database.Database): void {
+  rebuildTable(db, "trials", (sql) => sql.replace(/mode IN \('structured', 'tools', 'external'\)/, "length(mode) > 0"));
+}
+
 /** Verdict `cancelled` (issue 12): a trial stopped by the user is not a failure, and --resume runs it again. */
 function allowCancelledVerdict(db: Database.Database): void {
   rebuildTable(db, "trials", (sql) =>
@@ -366,6 +375,15 @@ CREATE INDEX IF NOT EXISTS trials_by_run_summary ON trials (run_id, status, verd
     umpireVersion: "0.2.0",
     description: "trials: the sandbox a command agent ran in",
     sql: TRIALS_SANDBOX,
+  },
+  // Issue 41: a trial's mode is any protocol's name. Self-contained: renumber freely.
+  {
+    version: 11,
+    umpireVersion: "0.2.0",
+    description: "trial mode: any protocol name (the registry in src/agent/protocols/ decides)",
+    sql: "",
+    run: allowAnyProtocolMode,
+    rebuildsTables: true,
   },
 ];
 

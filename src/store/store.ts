@@ -11,7 +11,7 @@
 import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 import { UmpireError, storageError } from "../errors.js";
-import { newRunId, trialId } from "../vocabulary.js";
+import { TRIAL_MODES, newRunId, trialId } from "../vocabulary.js";
 import { historyRows, type HistoryFilter, type HistoryTrialRow } from "./history-query.js";
 import { schemaVersionOf } from "./migrations.js";
 import type {
@@ -172,6 +172,9 @@ export class Store {
    */
   addTrials(runId: string, planned: readonly TrialInput[]): TrialRecord[] {
     this.getRun(runId);
+    // The table takes any name since schema 11; the names are the protocol registry's.
+    const stray = planned.find((p) => !(TRIAL_MODES as readonly string[]).includes(p.mode));
+    if (stray) throw new Error(`trial mode '${stray.mode}' is not a protocol's name (${TRIAL_MODES.join(", ")})`);
     const ids = this.db.transaction(() =>
       planned.map((p) => {
         const id = p.id ?? trialId(runId, p.seq);

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { OPTIONS as O } from "../../config/options.js";
+import { HOLO_MODES } from "../../vocabulary.js";
 import { projectTargets } from "../../config/project.js";
 import { UmpireError } from "../../errors.js";
 import { oneLine } from "../../safety/terminal.js";
@@ -31,7 +32,7 @@ const OPTIONS = {
   mode: {
     kind: "enum",
     arg: "M",
-    values: ["structured", "tools"],
+    values: HOLO_MODES,
     default: "structured",
     help: "the output mode the reference model plays in",
   },
@@ -96,7 +97,7 @@ export async function loadOne(
   return { task, project };
 }
 
-function probeOf(task: Task, negative: string | undefined, mode: "structured" | "tools"): Probe {
+function probeOf(task: Task, negative: string | undefined, mode: (typeof HOLO_MODES)[number]): Probe {
   const all = probesFor(task);
   if (negative === undefined) return all.find((p) => p.name === `gold/${mode}`)!;
   const found = all.find((p) => p.name === `negative:${negative}`);
@@ -115,7 +116,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
   const arg = parsed.positionals[0]!;
   const { values } = parsed;
   const { task, project } = await loadOne(arg, parsed, io, "try", values["allow-drafts"] === true);
-  const probe = probeOf(task, values.negative, values.mode as "structured" | "tools");
+  const probe = probeOf(task, values.negative, values.mode as (typeof HOLO_MODES)[number]);
   const steps = (probe.trajectory === "reference" ? task.reference : task.negatives[values.negative!]) ?? [];
   io.stderr.write(`umpire try: playing ${task.id} ${probe.name} (${steps.length} steps) on the reference model\n`);
   const outDir = resolve(io.cwd, values.out);

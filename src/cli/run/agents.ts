@@ -12,7 +12,7 @@ import {
   resolveAgentConfigs,
   type AgentConfig,
 } from "../../agent/config.js";
-import { lookupModel } from "../../agent/models.js";
+import { lookupModel, nativeProtocolOf } from "../../agent/models.js";
 import { redactCommandAgent, resolveCommandAgent } from "../../config/command-agent.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import { DEFAULT_MODE, OPTIONS as O } from "../../config/options.js";
@@ -104,7 +104,10 @@ export function resolveAgents(
         maxTokens: values["max-tokens"],
         stream: values.stream ?? false,
         env,
-        mode: defaulted && lookupModel(model).functionCalling === false ? "structured" : mode,
+        // No mode chosen: a vendor's model speaks its own protocol (its label says which).
+        mode: defaulted
+          ? (nativeProtocolOf(model) ?? (lookupModel(model).functionCalling === false ? "structured" : mode))
+          : mode,
       }),
     );
   }

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { validateToolCall } from "../../../src/agent/action-validation.js";
-import { looksLikeRefusal, parseReply, splitThink, type ParseContext } from "../../../src/agent/parse.js";
+import { looksLikeRefusal, splitThink, type ParseContext } from "../../../src/agent/parse.js";
+import { parseStructured } from "../../../src/agent/protocols/holo-structured.js";
+import { parseToolCalls } from "../../../src/agent/protocols/holo-tools.js";
 
-const structured: ParseContext = { mode: "structured", trialId: "tr", turn: 4, offered: ["click", "write", "answer"] };
-const tools: ParseContext = { ...structured, mode: "tools" };
+const structured: ParseContext = { trialId: "tr", turn: 4, offered: ["click", "write", "answer"] };
+const tools: ParseContext = structured;
 const reply = (
   content: string | null,
   toolCalls: Array<{ id: string | null; name: string | null; arguments: string }> = [],
@@ -49,9 +51,12 @@ describe("validateToolCall", () => {
   });
 });
 
-describe("parseReply, structured", () => {
+describe("parseStructured", () => {
   it("assigns the stable id and rebuilds the parsed step for history", () => {
-    const parsed = parseReply(reply('{"thought":"go","tool_call":{"tool_name":"write","content":"x"}}'), structured);
+    const parsed = parseStructured(
+      reply('{"thought":"go","tool_call":{"tool_name":"write","content":"x"}}'),
+      structured,
+    );
     expect(parsed.outcome).toBe("actions");
     expect(parsed.actions[0].id).toBe("tr-t4-a1");
     expect(parsed.assistant).toEqual({
@@ -65,13 +70,13 @@ describe("parseReply, structured", () => {
   });
 
   it("does not put unparseable output into history", () => {
-    const parsed = parseReply(reply("click the box"), structured);
+    const parsed = parseStructured(reply("click the box"), structured);
     expect(parsed.invalid[0].kind).toBe("invalid_json");
     expect(parsed.assistant).toBeNull();
   });
 
   it("treats a note of the wrong type as wrong_type", () => {
-    const parsed = parseReply(
+    const parsed = parseStructured(
       reply('{"note":5,"thought":"t","tool_call":{"tool_name":"answer","content":"x"}}'),
       structured,
     );
@@ -79,13 +84,13 @@ describe("parseReply, structured", () => {
   });
 
   it("reads message.refusal as refused", () => {
-    expect(parseReply({ content: null, refusal: "No.", toolCalls: [] }, structured).outcome).toBe("refused");
+    expect(parseStructured({ content: null, refusal: "No.", toolCalls: [] }, structured).outcome).toBe("refused");
   });
 });
 
-describe("parseReply, tools", () => {
+describe("parseToolCalls", () => {
   it("replaces duplicate or missing call ids with umpire's ids", () => {
-    const parsed = parseReply(
+    const parsed = parseToolCalls(
       reply(null, [
         { id: "same", name: "click", arguments: '{"element":"a","x":1,"y":1}' },
         { id: "same", name: "click", arguments: '{"element":"b","x":2,"y":2}' },
@@ -97,7 +102,7 @@ describe("parseReply, tools", () => {
   });
 
   it("rejects every call of a reply whose content leaked <think>", () => {
-    const parsed = parseReply(
+    const parsed = parseToolCalls(
       reply("<think>plan</think>Going.", [{ id: "c", name: "answer", arguments: '{"content":"x"}' }]),
       tools,
     );
@@ -108,7 +113,7 @@ describe("parseReply, tools", () => {
   });
 
   it("an unknown tool is unknown_tool", () => {
-    const parsed = parseReply(reply(null, [{ id: "c", name: "fly", arguments: "{}" }]), tools);
+    const parsed = parseToolCalls(reply(null, [{ id: "c", name: "fly", arguments: "{}" }]), tools);
     expect(parsed.invalid[0]).toMatchObject({ kind: "unknown_tool", tool: "fly" });
   });
 });

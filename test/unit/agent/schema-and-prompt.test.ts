@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { buildSystemPrompt, outputFormatBlock } from "../../../src/agent/prompt.js";
+import { outputFormatBlock } from "../../../src/agent/prompt.js";
+import { structuredSystemPrompt } from "../../../src/agent/protocols/holo-structured.js";
+import { toolsSystemPrompt } from "../../../src/agent/protocols/holo-tools.js";
 import { buildFunctionTools, buildStepSchema, toolParametersSchema } from "../../../src/agent/step-schema.js";
 
 describe("step schema", () => {
@@ -86,12 +88,7 @@ describe("system prompt", () => {
 
   it("structured: task verbatim, coordinates, and the schema block appended exactly", () => {
     const schema = buildStepSchema(["click", "answer"]);
-    const prompt = buildSystemPrompt({
-      instruction,
-      tools: ["click", "answer"],
-      mode: "structured",
-      stepSchema: schema,
-    });
+    const prompt = structuredSystemPrompt({ instruction, tools: ["click", "answer"] });
     expect(prompt).toContain(`<task>\n${instruction}\n</task>`);
     expect(prompt).toContain("integers in [0, 1000]");
     expect(prompt.endsWith(outputFormatBlock(schema))).toBe(true);
@@ -102,14 +99,14 @@ describe("system prompt", () => {
   });
 
   it("tools: no schema, no format example", () => {
-    const prompt = buildSystemPrompt({ instruction, tools: ["click", "answer"], mode: "tools" });
+    const prompt = toolsSystemPrompt({ instruction, tools: ["click", "answer"] });
     expect(prompt).toContain(`<task>\n${instruction}\n</task>`);
     expect(prompt).not.toContain("output_format");
     expect(prompt).not.toMatch(/[{}]/);
   });
 
   it("mentions answer only when the task offers it", () => {
-    expect(buildSystemPrompt({ instruction, tools: ["click"], mode: "tools" })).not.toContain("`answer`");
-    expect(buildSystemPrompt({ instruction, tools: ["click", "answer"], mode: "tools" })).toContain("`answer`");
+    expect(toolsSystemPrompt({ instruction, tools: ["click"] })).not.toContain("`answer`");
+    expect(toolsSystemPrompt({ instruction, tools: ["click", "answer"] })).toContain("`answer`");
   });
 });

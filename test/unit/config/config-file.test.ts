@@ -12,6 +12,7 @@ import { CONFIG_SECTIONS } from "../../../src/config/schema.js";
 import { configKey } from "../../../src/config/option.js";
 import { configurableOptions } from "../../../src/config/options.js";
 import { loadConfig, validateConfigText } from "../../../src/config/loader.js";
+import { OUTPUT_MODES } from "../../../src/vocabulary.js";
 
 let dir: string;
 beforeEach(() => {
@@ -81,7 +82,8 @@ describe("config file", () => {
     const problems = problemsOf("defaults:\n  repeat: 0\n  mode: bot\n  temperature: hot\n  concurrency: 2.5\n");
     expect(problems.map((p) => `${p.line} ${p.path}: ${p.message}${p.fix ? ` (${p.fix})` : ""}`)).toEqual([
       "2 defaults.repeat: must be at least 1, got the number 0",
-      "3 defaults.mode: expected one of structured, tools, both, got text \"bot\" (did you mean 'both'?)",
+      // Every protocol's name, then both: the choices come from the registry's names (OUTPUT_MODES).
+      `3 defaults.mode: expected one of ${[...OUTPUT_MODES, "both"].join(", ")}, got text "bot" (did you mean 'both'?)`,
       '4 defaults.temperature: expected a number, got text "hot"',
       "5 defaults.concurrency: expected a whole number, got the number 2.5",
     ]);

@@ -335,7 +335,7 @@ describe("schema 8: trials of agents of kind command are stored as mode external
     expect(store.checks(done!.id)).toHaveLength(1);
     const [added] = store.addTrials(run.id, [planned(2, { agentLabel: "py-agent", mode: "external" })]);
     expect(store.trial(added!.id)!.mode).toBe("external");
-    expect(() => store.addTrials(run.id, [planned(3, { mode: "other" as never })])).toThrow(/CHECK constraint/);
+    expect(() => store.addTrials(run.id, [planned(3, { mode: "other" as never })])).toThrow(/not a protocol's name/);
     store.close();
   });
 });

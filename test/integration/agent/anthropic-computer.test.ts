@@ -1,0 +1,143 @@
+/**
+ * Anthropic computer use through the real `@anthropic-ai/sdk` against a real HTTP server: the
+ * computer tool in its current version with the beta header, tool_use answered by tool_result with
+ * the screenshot, screenshots scaled as Anthropic recommends and Claude's pixels mapped against the
+ * scaled picture (DPR 1 and 2), refused actions, prompt caching, usage with cache reads, stop reasons.
+ */
+import { PNG } from "pngjs";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resolveAgentConfigs } from "../../../src/agent/config.js";
+import { createAgentSession } from "../../../src/agent/session.js";
+import { scaledSize } from "../../../src/agent/protocols/screenshot-scale.js";
+import { startRecordingModel, type RecordingModel } from "../../support/recording-model.js";
+import { FAST_RETRY, INSTRUCTION } from "./harness.js";
+
+function png(width: number, height: number): Buffer {
+  return PNG.sync.write(new PNG({ width, height }));
+}
+
+let server: RecordingModel;
+beforeAll(async () => {
+  server = await startRecordingModel();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.requests.length = 0;
+});
+
+function claude(model = "claude-opus-4-5") {
+  const [config] = resolveAgentConfigs({
+    model,
+    baseUrl: server.baseUrl,
+    mode: "anthropic-computer",
+    env: {},
+    retry: FAST_RETRY,
+  });
+  return createAgentSession({
+    config: config!,
+    instruction: INSTRUCTION,
+    tools: ["click", "write", "press", "scroll", "wait", "write_note", "answer"],
+    trialId: "trial-an",
+    baseUrl: server.baseUrl,
+  });
+}
+
+const usage = { input_tokens: 300, cache_read_input_tokens: 2000, cache_creation_input_tokens: 100, output_tokens: 80 };
+function message(content: unknown[], stop_reason = "tool_use") {
+  return {
+    kind: "json" as const,
+    body: { id: "msg_1", type: "message", role: "assistant", model: "claude-opus-4-5", content, stop_reason, usage },
+  };
+}
+
+describe("Anthropic computer use", () => {
+  it("declares the current computer tool, maps a click exactly, answers tool_use with tool_result and the screenshot", async () => {
+    const s = claude();
+    server.enqueue(
+      message([
+        { type: "text", text: "I will open the match." },
+        { type: "tool_use", id: "toolu_1", name: "computer", input: { action: "left_click", coordinate: [640, 400] } },
+        { type: "tool_use", id: "toolu_2", name: "computer", input: { action: "right_click", coordinate: [1, 1] } },
+      ]),
+    );
+    const turn = await s.nextTurn({ screenshot: { data: png(1280, 800) } });
+    const req = server.requests[0]!;
+    expect(req.path).toMatch(/\/messages$/);
+    expect(req.headers["anthropic-beta"]).toContain("computer-use-2025-11-24");
+    expect(req.body.tools[0]).toEqual({
+      type: "computer_20251124",
+      name: "computer",
+      display_width_px: 1280,
+      display_height_px: 800,
+    });
+    expect(req.body.tools[1]).toMatchObject({ name: "write_note", input_schema: { type: "object" } });
+    expect(req.body.system[0].cache_control).toEqual({ type: "ephemeral" });
+    const first = req.body.messages[0];
+    expect(first.role).toBe("user");
+    expect(first.content.at(-1).cache_control).toEqual({ type: "ephemeral" });
+    expect(first.content.map((b: { type: string }) => b.type)).toEqual(["text", "image"]);
+
+    expect(turn.actions.map((a) => [a.tool, a.args.x, a.args.y])).toEqual([["click", 500, 500]]);
+    expect(turn.invalid[0]).toMatchObject({ tool: "right_click", kind: "unknown_tool" });
+    expect(turn.usage).toEqual({ inputTokens: 2400, outputTokens: 80, reasoningTokens: null, cachedTokens: 2000 });
+
+    s.addResults([{ id: turn.actions[0]!.id, status: "success", output: "Clicked at (640, 400)" }]);
+    server.enqueue(message([{ type: "text", text: "BB-042 ended 2-1." }], "end_turn"));
+    const second = await s.nextTurn({ screenshot: { data: png(1280, 800) } });
+    const messages = server.requests[1]!.body.messages;
+    expect(messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    const results = messages[2].content;
+    expect(results[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_1" });
+    expect(results[1]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_2" });
+    expect(JSON.stringify(results[1])).toContain("Rejected: not run: the computer action 'right_click'");
+    expect(results[1].content.at(-1).type).toBe("image");
+    expect(second.actions).toEqual([
+      expect.objectContaining({ tool: "answer", args: { content: "BB-042 ended 2-1." } }),
+    ]);
+  });
+
+  it("scales a DPR 2 screenshot as recommended, declares the scaled size and maps Claude's pixels against it", async () => {
+    const s = claude("claude-sonnet-4-20250514");
+    const scaled = scaledSize(2560, 1600);
+    expect(scaled.width * scaled.height).toBeLessThanOrEqual(1_150_000);
+    server.enqueue(
+      message([
+        {
+          type: "tool_use",
+          id: "toolu_3",
+          name: "computer",
+          input: { action: "left_click", coordinate: [scaled.width / 2, scaled.height / 4] },
+        },
+      ]),
+    );
+    const turn = await s.nextTurn({ screenshot: { data: png(2560, 1600) } });
+    const req = server.requests[0]!;
+    expect(req.headers["anthropic-beta"]).toContain("computer-use-2025-01-24");
+    expect(req.body.tools[0]).toMatchObject({
+      type: "computer_20250124",
+      display_width_px: scaled.width,
+      display_height_px: scaled.height,
+    });
+    const sent = Buffer.from(req.body.messages[0].content[1].source.data, "base64");
+    expect([sent.readUInt32BE(16), sent.readUInt32BE(20)]).toEqual([scaled.width, scaled.height]);
+    expect(turn.actions[0]!.args).toMatchObject({ x: 500, y: 250 });
+  });
+
+  it("max_tokens is a cut-off, a refusal is refused, a 429 is retried", async () => {
+    const s = claude();
+    server.enqueue(
+      {
+        kind: "json",
+        status: 429,
+        body: { type: "error", error: { type: "rate_limit_error", message: "slow down" } },
+        headers: { "retry-after": "0" },
+      },
+      message([{ type: "text", text: "Let me" }], "max_tokens"),
+    );
+    const cut = await s.nextTurn({ screenshot: { data: png(1280, 800) } });
+    expect(cut.outcome).toBe("truncated");
+    expect(cut.failures[0]).toMatchObject({ kind: "rate_limited", status: 429 });
+    server.enqueue(message([], "refusal"));
+    expect((await s.nextTurn({ screenshot: { data: png(1280, 800) } })).outcome).toBe("refused");
+  });
+});
