@@ -5,7 +5,7 @@
  * `optimizeForSpeed` through CDP (src/runner/fast-capture.ts; same pixels, tested in
  * test/integration/runner/fast-capture.test.ts). Reports medians and the PNG sizes.
  */
-import { ViewportCapture } from "../../src/runner/fast-capture.js";
+import { ViewportCapture } from "../../src/runner/page/fast-capture.js";
 import { median, ratio, round } from "./stats.js";
 import type { BenchWorld } from "./world.js";
 

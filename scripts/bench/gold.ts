@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CUSTOM_CHECK_RULES } from "../../src/checks/custom-rules.js";
-import { probesFor, runSelfTest, type ProbeResult } from "../../src/cli/self-test.js";
+import { probesFor, runSelfTest, type ProbeResult } from "../../src/authoring/self-test.js";
 import { loadConfig } from "../../src/config/loader.js";
 import { projectTargets } from "../../src/config/project.js";
 import { openStore } from "../../src/store/open.js";

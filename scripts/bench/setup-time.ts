@@ -13,7 +13,7 @@ import { mkdir } from "node:fs/promises";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { allowedOrigins, TrialEnvironment } from "../../src/runner/environment.js";
+import { allowedOrigins, TrialEnvironment } from "../../src/runner/trial/environment.js";
 import type { Task } from "../../src/task/schema.js";
 import { median, ratio, round, summarize, type Summary } from "./stats.js";
 import type { BenchWorld } from "./world.js";

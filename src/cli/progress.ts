@@ -11,10 +11,10 @@
  * - `dot`: one character per finished trial.
  * Timers are unref'd and cleared at the run's end: a view never keeps the process alive.
  */
-import type { PlayedTurn as TurnRecord } from "../runner/loop.js";
+import type { PlayedTurn as TurnRecord } from "../runner/trial/loop.js";
 import { oneLine } from "../safety/terminal.js";
-import type { PlannedTrial } from "../runner/plan.js";
-import type { Reporter, TrialEnd } from "../runner/reporters.js";
+import type { PlannedTrial } from "../runner/schedule/trial-plan.js";
+import type { Reporter, TrialEnd } from "../runner/schedule/run-hooks.js";
 
 export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 

@@ -7,7 +7,7 @@
  * 130, 143, 129.
  */
 import { EXIT } from "./exit-codes.js";
-import { CANCEL_GRACE_MS } from "../runner/deadline.js";
+import { CANCEL_GRACE_MS } from "../runner/trial/deadline.js";
 
 const EXIT_FOR_SIGNAL = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated, SIGHUP: EXIT.hangup } as const;
 type StopSignal = keyof typeof EXIT_FOR_SIGNAL;

@@ -32,9 +32,9 @@ const HOMES: Record<string, string> = {
   newRunId: "src/vocabulary.ts",
   trialId: "src/vocabulary.ts",
   // Shapes that used to share a name: the runner's plan and the store's row; the loop's turn and the store's row.
-  PlannedTrial: "src/runner/plan.ts",
+  PlannedTrial: "src/runner/schedule/trial-plan.ts",
   TrialInput: "src/store/records.ts",
-  PlayedTurn: "src/runner/loop.ts",
+  PlayedTurn: "src/runner/trial/loop.ts",
   TurnRecord: "src/store/records.ts",
   // One price list, one cost function (the agent's model catalog holds no prices).
   ModelPrice: "src/pricing.ts",

@@ -17,7 +17,7 @@ import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
-import { negativesReport, runNegatives, writeNegatives } from "../negatives.js";
+import { negativesReport, runNegatives, writeNegatives } from "../../authoring/negatives.js";
 
 export const NEGATIVES_OPTIONS = {
   "dry-run": { kind: "boolean", help: "report what the checks catch and miss; write nothing into the task files" },

@@ -10,8 +10,8 @@ import { registerSecret, registerUrlSecrets } from "../../safety/secrets.js";
 import { defineCommand } from "../command.js";
 import { exitCodesHelp } from "../exit-codes.js";
 import { executeRun } from "../run/run.js";
-import { storageFaultInRun, type RunStage } from "../storage-fault.js";
-import { UNTIL_DECIDED_OPTIONS } from "../until-decided.js";
+import { storageFaultInRun, type RunStage } from "../run/storage-fault.js";
+import { UNTIL_DECIDED_OPTIONS } from "../run/until-decided.js";
 
 const MODEL_OPTIONS = {
   agent: {

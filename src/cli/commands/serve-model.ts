@@ -13,7 +13,7 @@ import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
-import { rateTuning } from "../reference-tuning.js";
+import { rateTuning } from "../../runtime/reference-tuning.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type CommandIO } from "../io.js";
 

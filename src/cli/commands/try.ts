@@ -20,9 +20,9 @@ import { EXIT } from "../exit-codes.js";
 import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
-import { probesFor, runSelfTest, type Probe } from "../self-test.js";
-import { writeStepPictures } from "../step-pictures.js";
-import { triedStepLine, triedStepSymbol, triedSteps } from "../tried-steps.js";
+import { probesFor, runSelfTest, type Probe } from "../../authoring/self-test.js";
+import { writeStepPictures } from "../../authoring/step-pictures.js";
+import { triedStepLine, triedStepSymbol, triedSteps } from "../../authoring/tried-steps.js";
 
 const OPTIONS = {
   negative: { kind: "string", arg: "NAME", help: "play this negative instead of the gold reference" },

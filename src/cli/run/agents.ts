@@ -17,13 +17,13 @@ import { redactCommandAgent, resolveCommandAgent } from "../../config/command-ag
 import type { LoadedConfig } from "../../config/loader.js";
 import { DEFAULT_MODE, OPTIONS as O } from "../../config/options.js";
 import { firstLineOf, UmpireError } from "../../errors.js";
-import type { SandboxMode } from "../../runner/agent-sandbox.js";
-import type { CommandAgentSpec } from "../../runner/external-trial.js";
+import type { SandboxMode } from "../../runner/external/agent-sandbox.js";
+import type { CommandAgentSpec } from "../../runner/external/external-trial.js";
 import { withoutUrlCredentials } from "../../safety/secrets.js";
 import type { StoredAgentOptions, StoredRunOptions } from "../../store/run-options.js";
-import { finalizeAgents, resolveNamedAgents, type RunAgentValues, type RunLoopDefaults } from "../agents.js";
+import { finalizeAgents, resolveNamedAgents, type RunAgentValues, type RunLoopDefaults } from "./named-agents.js";
 import type { ValueSource } from "../args.js";
-import { modelProxyWithKey } from "../model-proxy-key.js";
+import { modelProxyWithKey } from "./model-proxy-key.js";
 
 /** The agent options as resolved (flag, config or default), with where each came from. */
 export type AgentValues = {

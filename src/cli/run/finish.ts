@@ -6,8 +6,8 @@
 import { writeRunReport } from "../../report/html/writer.js";
 import { runExitCode, type VerdictCounts } from "../exit-codes.js";
 import { writeRunOutputs } from "../reporters.js";
-import { renderRunOutcome } from "../run-output.js";
-import { decisionText, moneyStopNotice } from "../until-decided.js";
+import { renderRunOutcome } from "./run-output.js";
+import { decisionText, moneyStopNotice } from "./until-decided.js";
 import { fromPhase, type RunContext } from "./context.js";
 import type { Phase } from "./phases.js";
 

@@ -9,9 +9,9 @@ import { describeChromium, locateChromium } from "../../browser/chromium.js";
 import { UmpireError } from "../../errors.js";
 import { oneLine } from "../../safety/terminal.js";
 import type { CommandIO } from "../io.js";
-import { referenceTuningFromEnv } from "../reference-tuning.js";
-import { collectRunEnvironment } from "../run-environment.js";
-import { startRuntime } from "../suite-runtime.js";
+import { referenceTuningFromEnv } from "../../runtime/reference-tuning.js";
+import { collectRunEnvironment } from "../../runtime/run-environment.js";
+import { startRuntime } from "../../runtime/suite-runtime.js";
 import { fromPhase, type RunContext } from "./context.js";
 import type { Phase } from "./phases.js";
 

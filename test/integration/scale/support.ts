@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/config.js";
 import { CHROMIUM_FLAGS, requireChromium } from "../../../src/browser/chromium.js";
-import { executeTrials, type Runtime } from "../../../src/cli/suite-runtime.js";
+import { executeTrials, type Runtime } from "../../../src/runtime/suite-runtime.js";
 import { createPriceBook } from "../../../src/pricing.js";
-import type { BrowserLease, BrowserProvider } from "../../../src/runner/browser-pool.js";
-import { planTrials, type PlannedTrial } from "../../../src/runner/plan.js";
-import type { Reporter } from "../../../src/runner/reporters.js";
-import type { SuiteResult } from "../../../src/runner/run-suite.js";
+import type { BrowserLease, BrowserProvider } from "../../../src/runner/schedule/browser-pool.js";
+import { planTrials, type PlannedTrial } from "../../../src/runner/schedule/trial-plan.js";
+import type { Reporter } from "../../../src/runner/schedule/run-hooks.js";
+import type { SuiteResult } from "../../../src/runner/schedule/run-suite.js";
 import type { Store } from "../../../src/store/store.js";
 import type { Task } from "../../../src/task/schema.js";
 

@@ -4,7 +4,7 @@
  * The CLI's effect is shown in test/integration/importer/import-awaited-requests.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { runAllowsDrafts } from "../../../src/cli/run-drafts.js";
+import { runAllowsDrafts } from "../../../src/cli/run/run-drafts.js";
 
 const startedWithDrafts = { config: { file: null, options: { "allow-drafts": { value: true, source: "flag" } } } };
 const startedWithout = { config: { file: null, options: {} } };

@@ -5,7 +5,7 @@
  * watchdog fires with what was in flight. Limits are tens of milliseconds; no assertion is on time.
  */
 import { describe, expect, it } from "vitest";
-import { type StuckCall, TrialDeadline, isStuckCall, withDeadline } from "../../../src/runner/deadline.js";
+import { type StuckCall, TrialDeadline, isStuckCall, withDeadline } from "../../../src/runner/trial/deadline.js";
 
 const never = <T = never>() => new Promise<T>(() => undefined);
 

@@ -7,8 +7,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startModelProxy, type ModelCall } from "../../../src/runner/model-proxy.js";
-import { measuredCost, measuredUsage } from "../../../src/runner/model-measure.js";
+import { startModelProxy, type ModelCall } from "../../../src/runner/external/model-proxy.js";
+import { measuredCost, measuredUsage } from "../../../src/runner/external/model-measure.js";
 import { clearSecrets, registerSecret } from "../../../src/safety/secrets.js";
 
 const KEY = "sk-upstream-secret-0123456789";
