@@ -12,7 +12,8 @@ import type { ProjectTargets } from "../config/project.js";
 import type { Store } from "../store/store.js";
 import type { ReferenceStep, Task } from "../task/schema.js";
 import { deriveMutations, type Mutation } from "./negative-mutations.js";
-import { runSelfTest, type ProbeResult } from "./self-test.js";
+import type { ProbeResult } from "./probes.js";
+import { runSelfTest } from "./self-test.js";
 
 export interface MutationVerdict {
   mutation: Mutation;

@@ -11,7 +11,7 @@
 import type { TargetDecl } from "../task/target-decl.js";
 import type { ProjectTargets } from "../config/project.js";
 import { CANNOT_TELL } from "./probe-judgement.js";
-import type { ProbeResult } from "./self-test.js";
+import type { ProbeResult } from "./probes.js";
 
 /** The two gold trials played at the same moment on a target declared isolated (or pooled). */
 export const AT_ONCE_PROBES = ["gold/at-once-1", "gold/at-once-2"] as const;

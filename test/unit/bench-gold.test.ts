@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { goldCell, goldLines, type GoldBench } from "../../scripts/bench/gold.js";
 import { goldRow, headlineTable } from "../../scripts/bench/summary.js";
-import type { ProbeResult } from "../../src/authoring/self-test.js";
+import type { ProbeResult } from "../../src/authoring/probes.js";
 
 function result(verdict: string, over: Partial<ProbeResult> = {}): ProbeResult {
   return {

@@ -20,7 +20,8 @@ import { EXIT } from "../exit-codes.js";
 import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
-import { probesFor, runSelfTest, type Probe } from "../../authoring/self-test.js";
+import { probesFor, type Probe } from "../../authoring/probes.js";
+import { runSelfTest } from "../../authoring/self-test.js";
 import { writeStepPictures } from "../../authoring/step-pictures.js";
 import { triedStepLine, triedStepSymbol, triedSteps } from "../../authoring/tried-steps.js";
 

@@ -18,7 +18,7 @@ import type { LoadedConfig } from "../../config/loader.js";
 import { DEFAULT_MODE, OPTIONS as O } from "../../config/options.js";
 import { firstLineOf, UmpireError } from "../../errors.js";
 import type { SandboxMode } from "../../runner/external/agent-sandbox.js";
-import type { CommandAgentSpec } from "../../runner/external/external-trial.js";
+import type { CommandAgentSpec } from "../../runner/external/command-agent.js";
 import { withoutUrlCredentials } from "../../safety/secrets.js";
 import type { StoredAgentOptions, StoredRunOptions } from "../../store/run-options.js";
 import { finalizeAgents, resolveNamedAgents, type RunAgentValues, type RunLoopDefaults } from "./named-agents.js";

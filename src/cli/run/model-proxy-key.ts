@@ -5,7 +5,7 @@
  */
 import { UmpireError } from "../../errors.js";
 import { registerSecret } from "../../safety/secrets.js";
-import type { CommandAgentSpec } from "../../runner/external/external-trial.js";
+import type { CommandAgentSpec } from "../../runner/external/command-agent.js";
 
 type ProxySpec = NonNullable<CommandAgentSpec["modelProxy"]>;
 

@@ -27,34 +27,9 @@ import { createTrialLog } from "../trial/trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
 import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.js";
 
-import {
-  agentEnvironment,
-  openEgress,
-  sandboxArgv,
-  sandboxIdentity,
-  type Egress,
-  type SandboxMode,
-} from "./agent-sandbox.js";
+import { agentEnvironment, openEgress, sandboxArgv, sandboxIdentity, type Egress } from "./agent-sandbox.js";
 import { holdAgentLimits, type HeldLimits } from "./agent-limits.js";
-
-/** The command agent as the runner needs it (resolved from the config file's `agents:`). */
-export interface CommandAgentSpec {
-  name: string;
-  /** argv: the program and its arguments; no shell. */
-  command: string[];
-  /** Absolute working folder. */
-  cwd: string;
-  /** Extra environment variables for the command (values never stored). */
-  env: Record<string, string>;
-  /** Names of umpire's environment variables the command also gets (never a key umpire holds). */
-  passEnv: string[];
-  /** Origins the agent's own code may reach from the sandbox (its model endpoints). */
-  network: string[];
-  /** How the command is contained: bubblewrap, or none (and why). */
-  sandbox: SandboxMode;
-  /** `modelProxy`: its model calls go through umpire (the CLI reads `apiKey` from `apiKeyEnv`); null: its own. */
-  modelProxy?: { baseUrl: string; apiKeyEnv: string | null; apiKey?: string | null } | null;
-}
+import type { CommandAgentSpec } from "./command-agent.js";
 
 /** How often umpire reads the events file and checks the deadline while the command runs. */
 const POLL_MS = 200;

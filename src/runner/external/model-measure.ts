@@ -6,14 +6,7 @@
 import { costOfUsage, type ModelPrice } from "../../pricing.js";
 import { knownUsage, type Usage } from "../../vocabulary.js";
 import type { LoopOutcome } from "../trial/loop.js";
-import type { ModelCall } from "./model-proxy.js";
-
-/** Stored with the trial (metrics.modelProxy): the calls umpire measured, and the requests it refused. */
-export interface MeasuredModelUse {
-  source: "measured";
-  calls: ModelCall[];
-  refused: number;
-}
+import type { MeasuredModelUse, ModelCall } from "../trial/measured-use.js";
 
 /** A call that bills tokens: a chat completion the upstream answered with success. */
 const billed = (call: ModelCall) => call.route === "chat/completions" && call.status >= 200 && call.status < 300;

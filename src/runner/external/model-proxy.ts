@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import { readUsage } from "../../agent/usage.js";
 import { scrub } from "../../safety/secrets.js";
 import { UNKNOWN_USAGE, type ReportedUsage } from "../../vocabulary.js";
+import type { ModelCall } from "../trial/measured-use.js";
 import { messageOf } from "../../errors.js";
 
 /** The upstream a proxy forwards to: its base URL (ending where `/chat/completions` begins) and key. */
@@ -24,25 +25,6 @@ export interface ModelUpstream {
   baseUrl: string;
   /** Sent as `Authorization: Bearer <apiKey>`; null sends none. */
   apiKey: string | null;
-}
-
-/** One model call as the proxy measured it. */
-export interface ModelCall {
-  /** `chat/completions`, `models`, `models/<id>`. */
-  route: string;
-  /** The model the agent asked for (null for listings). */
-  model: string | null;
-  stream: boolean;
-  /** The upstream's HTTP status, or 502 when it could not be reached. */
-  status: number;
-  /** Tokens from the response's `usage`; every field null when it said nothing. */
-  usage: ReportedUsage;
-  /** From the request's arrival to the response's last byte. */
-  ms: number;
-  /** From the request's arrival to the response's first body byte (streamed calls only). */
-  ttftMs: number | null;
-  /** Why the call failed, when it did (upstream unreachable, body too large). */
-  error?: string;
 }
 
 export interface ModelProxy {

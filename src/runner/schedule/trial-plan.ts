@@ -8,7 +8,7 @@ import { trialId } from "../../vocabulary.js";
 import { taskContentHash } from "../../task/content-hash.js";
 import { agentDefinitionHash } from "../../agent/config.js";
 import type { TrialInput as StoredPlan } from "../../store/records.js";
-import type { CommandAgentSpec } from "../external/external-trial.js";
+import type { CommandAgentSpec } from "../external/command-agent.js";
 
 /** One trial of the run's plan. It carries its agent config itself (model, mode, endpoint, limits): nothing looks it up again by label. */
 export interface PlannedTrial {

@@ -5,7 +5,7 @@
  * with room reserved for the response; one deadline covers model and browser waits; a user
  * cancellation lets the current action finish and skips the rest, saying why.
  */
-import type { MeasuredModelUse } from "../external/model-measure.js";
+import type { MeasuredModelUse } from "./measured-use.js";
 import type { ProposedAction } from "../../toolbox/tools.js";
 import type { Task } from "../../task/schema.js";
 import type { Observation } from "./environment.js";

@@ -11,7 +11,7 @@ import {
   INTERFERENCE,
   type ProbeRun,
 } from "../../../src/authoring/probe-causes.js";
-import type { ProbeResult } from "../../../src/authoring/self-test.js";
+import type { ProbeResult } from "../../../src/authoring/probes.js";
 import type { ProjectTargets } from "../../../src/config/project.js";
 import { TargetDecl } from "../../../src/task/target-decl.js";
 

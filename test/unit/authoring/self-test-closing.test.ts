@@ -5,7 +5,8 @@
  * concurrency gate fed with CPU samples.
  */
 import { describe, expect, it } from "vitest";
-import { selfTestClosing, selfTestFindings, type ProbeResult } from "../../../src/authoring/self-test.js";
+import type { ProbeResult } from "../../../src/authoring/probes.js";
+import { selfTestClosing, selfTestFindings } from "../../../src/authoring/self-test.js";
 import { ConcurrencyGate, type EndpointReport } from "../../../src/runner/schedule/concurrency-gate.js";
 
 async function machine(cpuBusy: number): Promise<EndpointReport[]> {

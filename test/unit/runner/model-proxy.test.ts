@@ -7,7 +7,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startModelProxy, type ModelCall } from "../../../src/runner/external/model-proxy.js";
+import { startModelProxy } from "../../../src/runner/external/model-proxy.js";
+import type { ModelCall } from "../../../src/runner/trial/measured-use.js";
 import { measuredCost, measuredUsage } from "../../../src/runner/external/model-measure.js";
 import { clearSecrets, registerSecret } from "../../../src/safety/secrets.js";
 
