@@ -18,7 +18,7 @@ import { createPriceBook } from "../../src/pricing.js";
 import { createLocalBrowserProvider } from "../../src/runner/schedule/browser-pool.js";
 import type { AgentSessionLike } from "../../src/runner/trial/loop.js";
 import { planTrials, type PlannedTrial } from "../../src/runner/schedule/trial-plan.js";
-import type { Reporter } from "../../src/runner/schedule/run-hooks.js";
+import type { RunHooks } from "../../src/runner/schedule/run-hooks.js";
 import type { SuiteResult } from "../../src/runner/schedule/run-suite.js";
 import { startReferenceModel } from "../../src/sim/server.js";
 import { openStore } from "../../src/store/open.js";
@@ -35,7 +35,7 @@ export interface BenchRunOptions {
   repeat?: number;
   concurrency: number;
   wrapSession?: (session: AgentSessionLike, trial: PlannedTrial) => AgentSessionLike;
-  reporters?: Reporter[];
+  reporters?: RunHooks[];
   /** Adaptive concurrency (as when --concurrency is not given), at most this many trials; `concurrency` is where it starts. */
   adaptiveMax?: number;
 }

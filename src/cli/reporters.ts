@@ -24,7 +24,7 @@ import { writeRunReport } from "../report/html/writer.js";
 import { junitXml } from "../report/junit.js";
 import { runSummaryMarkdown } from "../report/run-summary.js";
 import { runToJson, trialToJson, type RunJson } from "../report/trial-json.js";
-import type { Reporter as RunHooks } from "../runner/schedule/run-hooks.js";
+import type { RunHooks } from "../runner/schedule/run-hooks.js";
 import type { CheckRecord, RunRecord, TrialRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { didYouMean } from "../task/suggest.js";

@@ -22,7 +22,7 @@ import {
 import type { AgentSessionLike } from "../runner/trial/loop.js";
 import type { RunSpend } from "../runner/trial/cost-limit.js";
 import type { PlannedTrial } from "../runner/schedule/trial-plan.js";
-import type { Reporter, ReporterFailure } from "../runner/schedule/run-hooks.js";
+import type { RunHooks, ReporterFailure } from "../runner/schedule/run-hooks.js";
 import { createRepetitionGuard, type RepetitionSettings } from "../runner/trial/repetition-guard.js";
 import { runSuite, type SuiteResult } from "../runner/schedule/run-suite.js";
 import { createStoreSink } from "../runner/schedule/store-sink.js";
@@ -152,7 +152,7 @@ export interface ExecuteOptions {
   adaptiveMax?: number;
   modelConcurrency: number;
   repetition: RepetitionSettings;
-  reporters: Reporter[];
+  reporters: RunHooks[];
   /** A reporter hook threw (the run goes on). */
   onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;

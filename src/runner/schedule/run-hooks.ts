@@ -19,7 +19,8 @@ export interface TrialEnd {
   retried: boolean;
 }
 
-export interface Reporter {
+/** A run's live hooks, which reporters implement (the CLI's `Reporter` adds `onStoredRun`). */
+export interface RunHooks {
   onRunBegin?(info: { runId: string; trials: PlannedTrial[] }): void;
   onTrialBegin?(trial: PlannedTrial): void;
   onStep?(trial: PlannedTrial, turn: PlayedTurn): void;
@@ -29,7 +30,7 @@ export interface Reporter {
 
 /** A reporter hook that threw: which hook, and the error. */
 export interface ReporterFailure {
-  hook: keyof Reporter;
+  hook: keyof RunHooks;
   error: unknown;
 }
 
@@ -38,10 +39,10 @@ export interface ReporterFailure {
  * to `onError`, which is required so that no caller can swallow a broken reporter by default.
  */
 export function multiplexReporters(
-  reporters: Reporter[],
+  reporters: RunHooks[],
   onError: (failure: ReporterFailure) => void,
-): Required<Reporter> {
-  const call = <K extends keyof Reporter>(hook: K, ...args: Parameters<NonNullable<Reporter[K]>>) => {
+): Required<RunHooks> {
+  const call = <K extends keyof RunHooks>(hook: K, ...args: Parameters<NonNullable<RunHooks[K]>>) => {
     for (const reporter of reporters) {
       try {
         (reporter[hook] as ((...a: unknown[]) => void) | undefined)?.apply(reporter, args);

@@ -21,7 +21,7 @@ import {
 } from "../trial/loop.js";
 import { trialFolderName, type PlannedTrial } from "./trial-plan.js";
 import { freshTrialFolder } from "../trial/trial-folder.js";
-import { multiplexReporters, type Reporter, type ReporterFailure, type TrialEnd } from "./run-hooks.js";
+import { multiplexReporters, type RunHooks, type ReporterFailure, type TrialEnd } from "./run-hooks.js";
 import { runTrial, type TrialOutcome, type TrialSpec } from "../trial/trial.js";
 import { runExternalTrial } from "../external/external-trial.js";
 import { sandboxName } from "../external/agent-sandbox.js";
@@ -73,7 +73,7 @@ export interface SuiteOptions {
   /** `--max-cost`: the run's spend, shared across trials (and --until-decided's rounds). */
   runSpend?: RunSpend;
   store: SuiteStore;
-  reporters?: Reporter[];
+  reporters?: RunHooks[];
   /** A reporter hook threw. The run goes on; the failure is also counted in the result. */
   onReporterError?: (failure: ReporterFailure) => void;
   signal: AbortSignal;

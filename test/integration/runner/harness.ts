@@ -10,7 +10,7 @@ import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/config
 import { executeTrials, startRuntime, type Runtime } from "../../../src/runtime/suite-runtime.js";
 import { createPriceBook } from "../../../src/pricing.js";
 import { planTrials, storedPlan, type PlannedTrial } from "../../../src/runner/schedule/trial-plan.js";
-import type { Reporter } from "../../../src/runner/schedule/run-hooks.js";
+import type { RunHooks } from "../../../src/runner/schedule/run-hooks.js";
 import type { AgentSessionLike } from "../../../src/runner/trial/loop.js";
 import type { SuiteResult } from "../../../src/runner/schedule/run-suite.js";
 import { openStore } from "../../../src/store/open.js";
@@ -36,7 +36,7 @@ export interface RunOptions {
   mode?: "structured" | "tools" | "both";
   repeat?: number;
   signal?: AbortSignal;
-  reporters?: Reporter[];
+  reporters?: RunHooks[];
   runId?: string;
   /** Only these planned trials (by seq) are executed; all are stored as planned. */
   only?: (trial: PlannedTrial) => boolean;

@@ -14,7 +14,7 @@ import { executeTrials, type Runtime } from "../../../src/runtime/suite-runtime.
 import { createPriceBook } from "../../../src/pricing.js";
 import type { BrowserLease, BrowserProvider } from "../../../src/runner/schedule/browser-pool.js";
 import { planTrials, type PlannedTrial } from "../../../src/runner/schedule/trial-plan.js";
-import type { Reporter } from "../../../src/runner/schedule/run-hooks.js";
+import type { RunHooks } from "../../../src/runner/schedule/run-hooks.js";
 import type { SuiteResult } from "../../../src/runner/schedule/run-suite.js";
 import type { Store } from "../../../src/store/store.js";
 import type { Task } from "../../../src/task/schema.js";
@@ -157,7 +157,7 @@ export async function runThrough(options: {
   tasks: Task[];
   agents: AgentConfig[];
   concurrency?: number;
-  reporters?: Reporter[];
+  reporters?: RunHooks[];
 }): Promise<{ result: SuiteResult; trials: PlannedTrial[] }> {
   const { runtime, store, runId, agents } = options;
   const trials = planTrials(runId, options.tasks, agents, 1);
