@@ -5,7 +5,7 @@
  * beforehand, so both show the same page). Samples alternate between the two.
  *
  * To say where umpire's extra time goes, a third variant repeats TrialEnvironment.open's steps
- * one by one with a timer around each. It mirrors src/runner/environment.ts and must follow it
+ * one by one with a timer around each. It mirrors src/runner/trial/environment.ts and must follow it
  * when that changes; its total is printed beside the real one as a check.
  */
 import { fixtureTarget } from "../../src/targets/fixture-target.js";

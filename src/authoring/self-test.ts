@@ -303,7 +303,7 @@ export function selfTestFindings(
   return lines;
 }
 
-/** The run summary's closing advice in its saturated-machine warning (src/runner/concurrency-gate.ts). */
+/** The run summary's closing advice in its saturated-machine warning (src/runner/schedule/concurrency-gate.ts). */
 const FEWER_AT_ONCE = / Run again with fewer trials at once \([^)]*\)\.$/;
 
 /** What to do about a wait that ran out: fewer trials at once, unless the run already played one at a time. */

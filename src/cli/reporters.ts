@@ -6,7 +6,7 @@
  * ("Reporters") documents the interface and a custom reporter.
  *
  * A reporter has two kinds of hooks: the run's live hooks (`onRunBegin` ... `onRunEnd`, called
- * while `umpire run` happens, isolated by src/runner/reporters.ts' multiplexer) and `onStoredRun`,
+ * while `umpire run` happens, isolated by src/runner/schedule/run-hooks.ts' multiplexer) and `onStoredRun`,
  * called once the run is stored (the end of `umpire run`; `umpire show` calls only this one).
  * - `list`, `dot`: the terminal's progress (stderr while a run happens, then the summary on stdout);
  * - `json`, `junit`, `markdown`: written from the stored run, to FILE, or to stdout when no file

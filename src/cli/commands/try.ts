@@ -1,9 +1,9 @@
 /**
  * `umpire try TASK [--negative NAME]`: plays the task's gold `reference` (or one negative) once on
- * the reference model, exactly as `validate --self-test` plays that probe (src/cli/self-test.ts),
+ * the reference model, exactly as `validate --self-test` plays that probe (src/authoring/self-test.ts),
  * and shows the author where each step went: a line per step naming the mark it aimed at and how
  * the action went (a mark not found is reported at its step), a picture per step with the click
- * marked (src/cli/step-pictures.ts), and the checks' results. Stored like the self-test's probes.
+ * marked (src/authoring/step-pictures.ts), and the checks' results. Stored like the self-test's probes.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";

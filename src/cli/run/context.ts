@@ -122,7 +122,7 @@ export async function runSettings({ values, config, io }: RunRequest): Promise<R
       "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin",
     );
   }
-  // Not pinned: each model endpoint's concurrency adapts (src/runner/concurrency-controller.ts) up to this ceiling.
+  // Not pinned: each model endpoint's concurrency adapts (src/runner/schedule/concurrency-controller.ts) up to this ceiling.
   const adaptiveMax =
     values.concurrency === undefined
       ? (values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX))

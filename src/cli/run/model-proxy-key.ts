@@ -1,7 +1,7 @@
 /**
  * The key of a command agent's `modelProxy`, read from umpire's environment (the CLI is the only layer
  * that reads it) and registered for scrubbing before anything can echo it. The agent never gets it:
- * umpire's model proxy adds it to each call it forwards (src/runner/model-proxy.ts).
+ * umpire's model proxy adds it to each call it forwards (src/runner/external/model-proxy.ts).
  */
 import { UmpireError } from "../../errors.js";
 import { registerSecret } from "../../safety/secrets.js";

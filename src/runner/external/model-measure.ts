@@ -1,5 +1,5 @@
 /**
- * What a trial's model proxy measured (src/runner/model-proxy.ts), as the trial's usage, model time and
+ * What a trial's model proxy measured (src/runner/external/model-proxy.ts), as the trial's usage, model time and
  * cost. These replace whatever the agent reports about itself: the store marks the trial's usage
  * `measured` (metrics.modelProxy), and a usage in its result file is logged as its claim, not stored.
  */

@@ -51,7 +51,7 @@ export type GuardDecision =
   | { kind: "pause"; condition: string; message: string }
   | { kind: "stuck"; condition: string; report: string; evidence: string[] };
 
-/** Repetition detection, seen from the loop (src/runner/repetition-guard.ts adapts the detector). */
+/** Repetition detection, seen from the loop (src/runner/trial/repetition-guard.ts adapts the detector). */
 export interface RepetitionGuard {
   beforeExecute(observation: Observation, screenshotPath: string, actions: ProposedAction[]): Promise<GuardDecision>;
   metrics(): Record<string, number>;
@@ -93,7 +93,7 @@ export interface LoopOptions {
   modelSlot: <T>(fn: () => Promise<T>) => Promise<T>;
   guard?: RepetitionGuard;
   onTurn: (turn: PlayedTurn) => void;
-  /** Money limits (src/runner/cost-limit.ts), asked before each request with the trial's usage so far. */
+  /** Money limits (src/runner/trial/cost-limit.ts), asked before each request with the trial's usage so far. */
   spendStop?: (usage: Usage, turns: number) => SpendStop | null;
   /** Words naming a native dialog still open, if any: a stop says it was left unanswered. */
   openDialog?: () => string | undefined;

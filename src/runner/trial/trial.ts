@@ -71,7 +71,7 @@ export interface TrialDeps {
   modelSlot: <T>(fn: () => Promise<T>) => Promise<T>;
   maxInvalidOutputs: number;
   responseReserve: number;
-  /** Money limits, asked before each request (src/runner/cost-limit.ts). */
+  /** Money limits, asked before each request (src/runner/trial/cost-limit.ts). */
   spendStop?: LoopOptions["spendStop"];
   signal: AbortSignal;
   onTurn: (turn: PlayedTurn) => void;

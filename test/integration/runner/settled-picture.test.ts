@@ -10,7 +10,7 @@
  *   (played as written, as the fixture's "keeps clicking the covered Save" negatives are);
  * - a button moved between the picture and the click (through the real executor): the click's result
  *   says it "missed its mark", which `try` and the self-test read (test/unit/runner/mark-hit.test.ts,
- *   test/unit/cli/probe-exercise.test.ts).
+ *   test/unit/authoring/probe-exercise.test.ts).
  * The trial log says what each observation waited for (observation_event metadata.settle).
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";

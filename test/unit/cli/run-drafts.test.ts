@@ -1,5 +1,5 @@
 /**
- * `umpire run`'s choice to accept draft tasks (src/cli/run-drafts.ts): only with --allow-drafts (flag or
+ * `umpire run`'s choice to accept draft tasks (src/cli/run/run-drafts.ts): only with --allow-drafts (flag or
  * config), and a resumed run keeps the choice it was started with unless today's flag overrules it.
  * The CLI's effect is shown in test/integration/importer/import-awaited-requests.test.ts.
  */

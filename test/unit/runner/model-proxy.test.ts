@@ -1,5 +1,5 @@
 /**
- * The model proxy (src/runner/model-proxy.ts) against a real upstream HTTP server that does what a hostile
+ * The model proxy (src/runner/external/model-proxy.ts) against a real upstream HTTP server that does what a hostile
  * or careless endpoint may do: echo the Authorization header it got back to the caller, split a stream's
  * events across chunks. The agent never reads the key; streamed usage is measured; a path without the
  * trial's token, a route the proxy does not forward and a dead upstream are refused or answered, never hung.
