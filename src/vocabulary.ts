@@ -78,6 +78,19 @@ export type TraceMode = (typeof TRACE_MODES)[number];
 /** The trace's file name in the trial folder: the runner writes it, the report links it. */
 export const TRACE_FILE = "trace.zip";
 
+/**
+ * How many trials a run plays at once, decided once from the options and handed as this one value
+ * to the concurrency gate, the target pools and the store: pinned to `trials` (`--concurrency N`),
+ * or adaptive per model endpoint, the embedded model's endpoint starting at `start`, all endpoints
+ * together never above `max` (`--max-concurrency`).
+ */
+export type ConcurrencyPolicy = { mode: "pinned"; trials: number } | { mode: "adaptive"; start: number; max: number };
+
+/** The most trials a policy ever runs at once: the run-wide cap, and what pools and browsers are sized to. */
+export function concurrencyCeiling(policy: ConcurrencyPolicy): number {
+  return policy.mode === "pinned" ? policy.trials : policy.max;
+}
+
 /** Token counts as the model server reported them. See docs/reporting.md for what each includes. */
 export interface Usage {
   /** prompt_tokens: every input token, cached ones included. */

@@ -135,8 +135,9 @@ export async function startBenchWorld(options: {
         trials,
         env: {},
         prices: createPriceBook(),
-        concurrency: run.concurrency,
-        ...(run.adaptiveMax ? { adaptiveMax: run.adaptiveMax } : {}),
+        concurrency: run.adaptiveMax
+          ? { mode: "adaptive", start: run.concurrency, max: run.adaptiveMax }
+          : { mode: "pinned", trials: run.concurrency },
         modelConcurrency: run.adaptiveMax ?? run.concurrency,
         repetition: { window: 3, recoveryLimit: 1 },
         reporters: run.reporters ?? [],

@@ -123,13 +123,17 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     agents: configs,
     config: options.config,
     logDir: runDir,
-    concurrency: Math.max(2, options.concurrency),
+    concurrency: { mode: "pinned", trials: Math.max(2, options.concurrency) },
     env: options.env,
     signal: options.signal,
   });
   let status: "finished" | "interrupted" = "interrupted";
   try {
-    const stored = { selfTest: true, paths: options.tasks.map((t) => t.file), concurrency: options.concurrency };
+    const stored = {
+      selfTest: true,
+      paths: options.tasks.map((t) => t.file),
+      concurrency: { mode: "pinned" as const, trials: options.concurrency },
+    };
     store.createRun({ id: runId, umpireVersion: VERSION, folder: runDir, tags: [SELF_TEST_TAG], options: stored });
     // A self-test's verdicts depend on the browser and fonts as much as a run's: it stores them too.
     const environment = await collectRunEnvironment({
@@ -152,7 +156,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
         trials: batch,
         env: options.env,
         prices: createPriceBook(),
-        concurrency,
+        concurrency: { mode: "pinned", trials: concurrency },
         modelConcurrency: concurrency,
         repetition: { window: 3, recoveryLimit: 1 },
         reporters: options.onTrialEnd ? [{ onTrialEnd: options.onTrialEnd }] : [],

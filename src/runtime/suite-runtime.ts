@@ -3,13 +3,13 @@
  * (when a config uses it), the browser provider and the price book; and one function that
  * plans, stores and executes trials. Shared by `umpire run` and `umpire validate --self-test`.
  */
-import type { TraceMode } from "../vocabulary.js";
+import type { ConcurrencyPolicy, TraceMode } from "../vocabulary.js";
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import { createAgentSession } from "../agent/session.js";
 import { readApiKey, redactConfig, type AgentConfig } from "../agent/config.js";
 import { REFERENCE_MODEL_ID } from "../agent/models.js";
-import { ConcurrencyGate } from "../runner/schedule/concurrency-gate.js";
+import { ConcurrencyGate, policyGate } from "../runner/schedule/concurrency-gate.js";
 import { createMachineSampler } from "../runner/schedule/machine-load.js";
 import { startFixtureSite, type FixtureSite } from "../../fixtures-site/fixture-site.js";
 import type { PriceBook } from "../pricing.js";
@@ -66,8 +66,8 @@ export interface RuntimeOptions {
   config?: ProjectTargets;
   /** Where target start commands write their output (the run's folder). */
   logDir?: string;
-  /** The run's concurrency (its ceiling when adaptive): `instances: auto` never starts more copies. */
-  concurrency?: number;
+  /** The run's concurrency policy: `instances: auto` never starts more copies than its ceiling. */
+  concurrency?: ConcurrencyPolicy;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
 }
@@ -146,10 +146,8 @@ export interface ExecuteOptions {
   prices: PriceBook;
   /** `--max-cost`: the run's spend, checked before each request. */
   runSpend?: RunSpend;
-  /** Trials at once; with `adaptiveMax`, where the embedded model's endpoint starts. */
-  concurrency: number;
-  /** Set when --concurrency was not given: adaptive per endpoint, at most this many trials in all. */
-  adaptiveMax?: number;
+  /** Trials at once: pinned, or adaptive per endpoint (the embedded model's starting at the policy's start). */
+  concurrency: ConcurrencyPolicy;
   modelConcurrency: number;
   repetition: RepetitionSettings;
   reporters: RunHooks[];
@@ -173,21 +171,17 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
   // An external agent's model calls are its own business: each command agent is its own gate key.
   const endpointOf = (trial: PlannedTrial) =>
     trial.command ? `command agent ${trial.agent.label}` : endpointKey(trial.agent);
-  const adaptiveMax = options.adaptiveMax;
   // Pinned runs sample the machine too: nothing moves, but the summary warns when the CPU was saturated.
   const gate = new ConcurrencyGate({
-    globalMax: adaptiveMax ?? options.concurrency,
+    // The embedded model answers at once, so the machine is the bound: it starts where a pinned run would.
+    ...policyGate(options.concurrency, (key, start) => (key === EMBEDDED_ENDPOINT ? start : REMOTE_START)),
     sampler: createMachineSampler(),
-    settingsFor: adaptiveMax
-      ? // The embedded model answers at once, so the machine is the bound: start where a pinned run would.
-        (key) => ({ start: key === EMBEDDED_ENDPOINT ? options.concurrency : REMOTE_START, max: adaptiveMax })
-      : () => ({ start: options.concurrency, max: options.concurrency, pinned: true }),
   });
   return runSuite({
     runId: options.runId,
     trials: options.trials,
     runDir: resolve(options.runDir),
-    concurrency: adaptiveMax ?? options.concurrency,
+    concurrency: options.concurrency,
     gate,
     endpointOf,
     modelConcurrency: options.modelConcurrency,

@@ -31,6 +31,9 @@ const HOMES: Record<string, string> = {
   knownUsage: "src/vocabulary.ts",
   newRunId: "src/vocabulary.ts",
   trialId: "src/vocabulary.ts",
+  // One concurrency policy, decided once per run (issue 40), not re-derived from a count and a ceiling.
+  ConcurrencyPolicy: "src/vocabulary.ts",
+  concurrencyCeiling: "src/vocabulary.ts",
   // Shapes that used to share a name: the runner's plan and the store's row; the loop's turn and the store's row.
   PlannedTrial: "src/runner/schedule/trial-plan.ts",
   TrialInput: "src/store/records.ts",

@@ -17,7 +17,7 @@ import { parseShard, shardFromEnv, type ShardSource } from "../../runner/schedul
 import type { Store } from "../../store/store.js";
 import type { PoolReport } from "../../targets/instance-pool.js";
 import type { Task } from "../../task/schema.js";
-import type { TraceMode } from "../../vocabulary.js";
+import { concurrencyCeiling, type ConcurrencyPolicy, type TraceMode } from "../../vocabulary.js";
 import { pricesOf, type ValueSource } from "../args.js";
 import { commandSandbox } from "./command-sandbox.js";
 import type { CommandIO } from "../io.js";
@@ -84,9 +84,8 @@ const DEFAULT_MAX_INVALID_OUTPUTS = 3;
 /** What the options mean for the run, worked out once before anything is opened. */
 export interface RunSettings {
   endpoints: string[];
-  concurrency: number;
-  /** Not pinned: each model endpoint's concurrency adapts up to this ceiling. */
-  adaptiveMax: number | undefined;
+  /** Decided here once; the gate, the target pools and the stored run all take this one value. */
+  concurrency: ConcurrencyPolicy;
   modelConcurrency: number;
   repetition: { window: number; recoveryLimit: number };
   loopDefaults: { repetitionWindow: number; recoveryLimit: number; maxInvalidOutputs: number };
@@ -112,9 +111,6 @@ export async function runSettings({ values, config, io }: RunRequest): Promise<R
   // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts: with local browsers
   // half the cores, since a trial on the instant embedded model keeps about a core busy (it rises while the CPU allows).
   const embeddedStart = Math.max(1, Math.floor(availableParallelism() / 2));
-  const concurrency =
-    values.concurrency ??
-    (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : embeddedStart);
   if (values.concurrency !== undefined && values["max-concurrency"] !== undefined) {
     throw new UmpireError(
       "usage",
@@ -122,11 +118,15 @@ export async function runSettings({ values, config, io }: RunRequest): Promise<R
       "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin",
     );
   }
-  // Not pinned: each model endpoint's concurrency adapts (src/runner/schedule/concurrency-controller.ts) up to this ceiling.
-  const adaptiveMax =
-    values.concurrency === undefined
-      ? (values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX))
-      : undefined;
+  // Not pinned: each model endpoint's concurrency adapts (src/runner/schedule/concurrency-controller.ts) up to a ceiling.
+  const concurrency: ConcurrencyPolicy =
+    values.concurrency !== undefined
+      ? { mode: "pinned", trials: values.concurrency }
+      : {
+          mode: "adaptive",
+          start: endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : embeddedStart,
+          max: values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX),
+        };
   const repetition = { window: values["repetition-window"], recoveryLimit: values["recovery-limit"] };
   const prices = pricesOf(values, config);
   const dbPath = resolve(io.cwd, values.db);
@@ -157,8 +157,7 @@ export async function runSettings({ values, config, io }: RunRequest): Promise<R
   return {
     endpoints,
     concurrency,
-    adaptiveMax,
-    modelConcurrency: values["model-concurrency"] ?? adaptiveMax ?? concurrency,
+    modelConcurrency: values["model-concurrency"] ?? concurrencyCeiling(concurrency),
     repetition,
     loopDefaults: {
       repetitionWindow: repetition.window,

@@ -75,7 +75,6 @@ async function executePlan(ctx: RunContext): Promise<Outcome> {
       env: io.env,
       prices: settings.prices,
       concurrency: settings.concurrency,
-      adaptiveMax: settings.adaptiveMax,
       modelConcurrency: settings.modelConcurrency,
       repetition: settings.repetition,
       reporters,

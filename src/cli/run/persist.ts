@@ -39,7 +39,7 @@ export const persistPhase: Phase<RunContext> = {
       },
       config: project,
       logDir: plan.runDir,
-      concurrency: settings.adaptiveMax ?? settings.concurrency,
+      concurrency: settings.concurrency,
       env: io.env,
       signal: io.signal,
     });

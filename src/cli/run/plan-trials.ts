@@ -165,7 +165,7 @@ function storedOptions(ctx: RunContext, selection: Selection, shard: StoredShard
         }
       : {}),
     repeat: values.repeat,
-    concurrency: settings.adaptiveMax ? `adaptive (max ${settings.adaptiveMax})` : settings.concurrency,
+    concurrency: settings.concurrency,
     agents: agents.map(redactConfig),
     agentNames: agents.flatMap((a) => (a.name !== undefined ? [a.name] : [])),
     unnamedAgents: selection.unnamedAgents,

@@ -8,6 +8,7 @@
  */
 import { ConcurrencyController, type ControllerReport, type ControllerSettings } from "./concurrency-controller.js";
 import type { MachineSampler } from "./machine-load.js";
+import type { ConcurrencyPolicy } from "../../vocabulary.js";
 
 export interface GateOptions {
   /** Settings of the controller for an endpoint key. */
@@ -19,6 +20,22 @@ export interface GateOptions {
   sampleMs?: number;
   /** The clock (tests). */
   now?: () => number;
+}
+
+/**
+ * The gate's cap and per-endpoint settings for a run's policy. Pinned: every endpoint at `trials`,
+ * never moving. Adaptive: an endpoint starts where `startOf` puts it (given the policy's start) and
+ * rises up to `max`, which also caps all endpoints together.
+ */
+export function policyGate(
+  policy: ConcurrencyPolicy,
+  startOf: (key: string, start: number) => number = (_key, start) => start,
+): Pick<GateOptions, "globalMax" | "settingsFor"> {
+  if (policy.mode === "pinned") {
+    const trials = Math.max(1, policy.trials);
+    return { globalMax: trials, settingsFor: () => ({ start: trials, max: trials, pinned: true }) };
+  }
+  return { globalMax: policy.max, settingsFor: (key) => ({ start: startOf(key, policy.start), max: policy.max }) };
 }
 
 /** What a model turn reported, as the loop sees it. */

@@ -11,7 +11,7 @@ import type { InstanceLease, Target } from "../../targets/contract.js";
 import type { LayoutBoard } from "../../targets/layout-board.js";
 import type { TargetSet } from "../../targets/target-set.js";
 import type { BrowserProvider } from "./browser-pool.js";
-import { ConcurrencyGate, type EndpointReport, type TurnTiming } from "./concurrency-gate.js";
+import { ConcurrencyGate, policyGate, type EndpointReport, type TurnTiming } from "./concurrency-gate.js";
 import {
   emptyLoopOutcome,
   loopUsage,
@@ -32,7 +32,7 @@ import { isStorageFault, messageOf } from "../../errors.js";
 import { costOfUsage, type PriceBook } from "../../pricing.js";
 import { measuredCost } from "../external/model-measure.js";
 import { spendCheck, type RunSpend } from "../trial/cost-limit.js";
-import { knownUsage, type TraceMode } from "../../vocabulary.js";
+import { concurrencyCeiling, knownUsage, type ConcurrencyPolicy, type TraceMode } from "../../vocabulary.js";
 
 /** What the scheduler needs from the store (src/store/). */
 export interface SuiteStore {
@@ -53,9 +53,9 @@ export interface SuiteOptions {
   trials: PlannedTrial[];
   /** The run's folder; each trial gets a subfolder. */
   runDir: string;
-  /** Trials at once when no `gate` is given (pinned); with a gate, its run-wide cap. */
-  concurrency: number;
-  /** Adaptive (or pinned) trial slots per model endpoint; default: `concurrency`, pinned. */
+  /** The run's concurrency policy: sizes the listeners, and the gate when none is given. */
+  concurrency: ConcurrencyPolicy;
+  /** Adaptive (or pinned) trial slots per model endpoint; default: the policy's own gate, without machine samples. */
   gate?: ConcurrencyGate;
   /** The model endpoint a trial's agent talks to (the gate's key); default one for all. */
   endpointOf?: (trial: PlannedTrial) => string;
@@ -116,11 +116,8 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
     options.onReporterError?.(failure);
   });
   // Every running trial listens on the run's signal (its deadline joins it): many listeners is expected.
-  setMaxListeners(Math.max(10, options.concurrency * 4), options.signal);
-  const pinned = Math.max(1, options.concurrency);
-  const gate =
-    options.gate ??
-    new ConcurrencyGate({ globalMax: pinned, settingsFor: () => ({ start: pinned, max: pinned, pinned: true }) });
+  setMaxListeners(Math.max(10, concurrencyCeiling(options.concurrency) * 4), options.signal);
+  const gate = options.gate ?? new ConcurrencyGate(policyGate(options.concurrency));
   const endpointOf = options.endpointOf ?? (() => "model");
   const modelLimit = pLimit(Math.max(1, options.modelConcurrency));
   const ends: TrialEnd[] = [];

@@ -91,7 +91,7 @@ export async function startHarness(): Promise<Harness> {
         trials: selected,
         env: {},
         prices: createPriceBook(),
-        concurrency: options.concurrency ?? 2,
+        concurrency: { mode: "pinned", trials: options.concurrency ?? 2 },
         modelConcurrency: 2,
         wrapSession: options.wrapSession,
         repetition: { window: 3, recoveryLimit: 1 },

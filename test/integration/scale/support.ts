@@ -183,7 +183,7 @@ export async function runThrough(options: {
     trials,
     env: {},
     prices: createPriceBook(),
-    concurrency: options.concurrency ?? 2,
+    concurrency: { mode: "pinned", trials: options.concurrency ?? 2 },
     modelConcurrency: 2,
     repetition: { window: 3, recoveryLimit: 1 },
     reporters: options.reporters ?? [],
