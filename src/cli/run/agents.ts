@@ -24,18 +24,7 @@ import type { StoredAgentOptions, StoredRunOptions } from "../../store/run-optio
 import { finalizeAgents, resolveNamedAgents, type RunAgentValues, type RunLoopDefaults } from "./named-agents.js";
 import type { ValueSource } from "../args.js";
 import { modelProxyWithKey } from "./model-proxy-key.js";
-
-/** The agent options as resolved (flag, config or default), with where each came from. */
-export type AgentValues = {
-  model?: string[];
-  "base-url"?: string;
-  mode?: string;
-  "api-key-env"?: string;
-  temperature?: number;
-  "reasoning-effort"?: string;
-  "max-tokens"?: number;
-  stream?: boolean;
-};
+import type { RunValues } from "./options.js";
 
 /** The options that make the unnamed agent (`run`'s model options but --agent and --no-preflight). */
 const AGENT_KEYS = [
@@ -47,7 +36,11 @@ const AGENT_KEYS = [
   "reasoning-effort",
   "max-tokens",
   "stream",
-] as const satisfies readonly (keyof AgentValues)[];
+] as const satisfies readonly (keyof RunValues)[];
+
+/** The agent options as resolved (flag, config or default): those of `run`'s table that make the unnamed agent. */
+export type AgentValues = Partial<Pick<RunValues, (typeof AGENT_KEYS)[number]>>;
+
 /** Flags that ask for an unnamed agent (made of --model/--mode) next to or instead of named ones. */
 const UNNAMED_AGENT_FLAGS = ["model", "mode", "base-url", "api-key-env"] as const;
 

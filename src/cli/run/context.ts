@@ -17,56 +17,19 @@ import { parseShard, shardFromEnv, type ShardSource } from "../../runner/schedul
 import type { Store } from "../../store/store.js";
 import type { PoolReport } from "../../targets/instance-pool.js";
 import type { Task } from "../../task/schema.js";
-import { concurrencyCeiling, type ConcurrencyPolicy, type TraceMode } from "../../vocabulary.js";
+import { concurrencyCeiling, type ConcurrencyPolicy } from "../../vocabulary.js";
 import { pricesOf, type ValueSource } from "../args.js";
 import { commandSandbox } from "./command-sandbox.js";
 import type { CommandIO } from "../io.js";
 import { planOutputs, type OutputPlan } from "../reporters.js";
 import { checkedRunId } from "./run-id.js";
-import { hasTaskFilter, type FailedPairs, type TaskFilter } from "./selection.js";
+import { hasTaskFilter, type FailedPairs } from "./selection.js";
 import type { RunStage } from "./storage-fault.js";
 import type { Runtime } from "../../runtime/suite-runtime.js";
 import { DEFAULT_ADAPTIVE_MAX } from "../../config/options.js";
-import type { DecisionSummary, UntilDecidedValues } from "./until-decided.js";
+import type { DecisionSummary } from "./until-decided.js";
 import type { AgentValues, CommandAgentPlan } from "./agents.js";
-
-/** The options of `umpire run` as parsed (flag, config file or built-in default). */
-export type RunValues = AgentValues &
-  TaskFilter &
-  UntilDecidedValues & {
-    agent?: string[];
-    "no-preflight"?: boolean;
-    repeat: number;
-    concurrency?: number;
-    "max-concurrency"?: number;
-    "model-concurrency"?: number;
-    tag?: string[];
-    resume?: string;
-    "run-id"?: string;
-    "allow-drafts"?: boolean;
-    retries: number;
-    "max-failures"?: number;
-    "exit-first"?: boolean;
-    "no-sandbox"?: boolean;
-    "last-failed"?: boolean;
-    "failed-in"?: string;
-    list?: boolean;
-    shard?: string;
-    "shard-history"?: string;
-    "browser-endpoint"?: string[];
-    "fixtures-host"?: string;
-    "repetition-window": number;
-    "recovery-limit": number;
-    db: string;
-    out: string;
-    "price-in"?: number;
-    "price-out"?: number;
-    json?: boolean;
-    report?: boolean;
-    trace: TraceMode;
-    reporter?: string[];
-    quiet?: boolean;
-  };
+import type { RunValues } from "./options.js";
 
 /** The parsed command line of `umpire run`, and where the run got to (for storage faults). */
 export interface RunRequest {

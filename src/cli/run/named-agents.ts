@@ -14,16 +14,12 @@ import { UmpireError, isUmpireError } from "../../errors.js";
 import { registerSecret, registerUrlSecrets } from "../../safety/secrets.js";
 import { didYouMean } from "../../task/suggest.js";
 import type { ValueSource } from "../args.js";
+import type { RunValues } from "./options.js";
 
 /** The run options a named agent may inherit (and a flag overrides), with their sources. */
-export interface RunAgentValues {
-  temperature?: number;
-  "reasoning-effort"?: string;
-  "max-tokens"?: number;
-  stream?: boolean;
-  "repetition-window"?: number;
-  "recovery-limit"?: number;
-}
+export type RunAgentValues = Partial<
+  Pick<RunValues, "temperature" | "reasoning-effort" | "max-tokens" | "stream" | "repetition-window" | "recovery-limit">
+>;
 
 /** The loop's knobs every agent of a run gets unless it sets its own. */
 export interface RunLoopDefaults {
@@ -97,7 +93,7 @@ function resolveModelAgent(
       apiKeyEnv: def.apiKeyEnv,
       mode: def.mode ?? "structured",
       temperature: pick("temperature", def.temperature as number | undefined),
-      reasoningEffort: pick("reasoning-effort", def.reasoningEffort as string | undefined),
+      reasoningEffort: pick("reasoning-effort", def.reasoningEffort as RunAgentValues["reasoning-effort"]),
       maxTokens: pick("max-tokens", def.maxTokens as number | undefined),
       stream: pick("stream", def.stream as boolean | undefined) ?? false,
       env,

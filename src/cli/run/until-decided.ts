@@ -18,6 +18,7 @@ import { storedPlan, type PlannedTrial } from "../../runner/schedule/trial-plan.
 import type { Store } from "../../store/store.js";
 import type { TrialRecord } from "../../store/records.js";
 import { trialId } from "../../vocabulary.js";
+import type { Values } from "../args.js";
 import { resolveBaseline } from "../baseline.js";
 import { compareGroups } from "../../report/compare.js";
 import { changeLines, sidesOf } from "../../report/agent-changes.js";
@@ -46,13 +47,8 @@ export const UNTIL_DECIDED_OPTIONS = {
   },
 } as const;
 
-export interface UntilDecidedValues {
-  "until-decided"?: boolean;
-  baseline?: string;
-  "max-trials"?: number;
-  "max-cost"?: number;
-  resume?: string;
-}
+/** The options above as parsed, and `--resume` (a resumed run keeps the baseline it stored). */
+export type UntilDecidedValues = Values<typeof UNTIL_DECIDED_OPTIONS> & { resume?: string };
 
 export interface TaskStanding {
   task: string;
