@@ -1,5 +1,5 @@
 /**
- * The shared words (shared/DESIGN.md): each is declared here once, on the bottom layer, so the
+ * The shared words: each is declared here once, on the bottom layer, so the
  * agent, the checks, the runner, the store and the report speak of one thing by one name.
  * `test/unit/vocabulary.test.ts` fails when any of these names is declared again under src/.
  * Nothing here imports anything: every layer may import this file.
@@ -45,7 +45,7 @@ export type OutputMode = (typeof OUTPUT_MODES)[number];
 export const TRIAL_MODES = [...OUTPUT_MODES, "external"] as const;
 export type TrialMode = (typeof TRIAL_MODES)[number];
 
-/** Why a trial's loop stopped: exactly one per finished trial (DESIGN.md). */
+/** Why a trial's loop stopped: exactly one per finished trial. */
 export const STOP_REASONS = [
   // the agent ended it, or a limit did
   "answered",
