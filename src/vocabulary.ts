@@ -1,7 +1,7 @@
 /**
  * The shared words: each is declared here once, on the bottom layer, so the
  * agent, the checks, the runner, the store and the report speak of one thing by one name.
- * `test/unit/vocabulary.test.ts` fails when any of these names is declared again under src/.
+ * `test/unit/house/vocabulary.test.ts` fails when any of these names is declared again under src/.
  * Nothing here imports anything: every layer may import this file.
  */
 import { randomBytes } from "node:crypto";

@@ -23,7 +23,7 @@ import { startWebTarget } from "../../../src/targets/web-target.js";
 import { loadTasksOrThrow } from "../../../src/task/loader.js";
 import { TaskFileSchema, type Task } from "../../../src/task/schema.js";
 import { TargetDecl } from "../../../src/task/target-decl.js";
-import { textFields } from "../../unit/schema-fields.js";
+import { textFields } from "../../unit/house/schema-fields.js";
 
 const APP = join(import.meta.dirname, "recorder-app", "app.mjs");
 const TRIAL = "vars-run-0007";

@@ -8,13 +8,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { ConfigFileSchema } from "../../src/config/schema.js";
-import { TaskFileSchema } from "../../src/task/schema.js";
+import { ConfigFileSchema } from "../../../src/config/schema.js";
+import { TaskFileSchema } from "../../../src/task/schema.js";
 import { schemaFields } from "./schema-fields.js";
 import { CONFIG_FIELDS, TASK_FIELDS } from "./schema-field-coverage.table.js";
 
-const ROOT = join(import.meta.dirname, "../..");
-const TABLE = "test/unit/schema-field-coverage.table.ts";
+const ROOT = join(import.meta.dirname, "../../..");
+const TABLE = "test/unit/house/schema-field-coverage.table.ts";
 
 /** Every problem of one schema's rows, as lines a developer can act on. */
 function coverageProblems(what: string, tableName: string, schema: z.ZodType, table: Record<string, string>): string[] {

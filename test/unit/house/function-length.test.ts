@@ -10,7 +10,7 @@ import { join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
-const root = resolve(__dirname, "../..");
+const root = resolve(__dirname, "../../..");
 const MAX_LINES = 120;
 
 /**

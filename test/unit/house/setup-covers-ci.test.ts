@@ -6,9 +6,9 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { DEBIAN_PACKAGES, DEBIAN_PYTHON } from "../../scripts/setup.js";
+import { DEBIAN_PACKAGES, DEBIAN_PYTHON } from "../../../scripts/setup.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
+const ROOT = resolve(import.meta.dirname, "../../..");
 const CI = readFileSync(join(ROOT, ".ci/run"), "utf8");
 const commands = CI.split("\n")
   .map((line) => line.replace(/#.*$/, "").trim())

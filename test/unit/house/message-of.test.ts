@@ -5,9 +5,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { firstLineOf, messageOf, UmpireError } from "../../src/errors.js";
+import { firstLineOf, messageOf, UmpireError } from "../../../src/errors.js";
 
-const root = resolve(__dirname, "../..");
+const root = resolve(__dirname, "../../..");
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

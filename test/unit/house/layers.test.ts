@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
-const root = resolve(__dirname, "../..");
+const root = resolve(__dirname, "../../..");
 
 /** Layer (a folder without its trailing slash, or a file) -> the layers it may import besides itself. */
 function readLayerTable(markdown: string): Record<string, string[]> {
@@ -122,6 +122,14 @@ describe("layering", () => {
         .filter((child) => !layers.includes(child));
     });
     expect(missing).toEqual([]);
+  });
+
+  it("the README's Layout names every entry of src/ and points at this table", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const layout = readme.split(/^## /m).find((s) => s.startsWith("Layout"))!;
+    const missing = readdirSync(join(root, "src")).filter((name) => !layout.includes(`src/${name}`));
+    expect(missing).toEqual([]);
+    expect(layout).toContain("docs/ARCHITECTURE.md");
   });
 
   it("imports only go down the layers", () => {

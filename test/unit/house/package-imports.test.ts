@@ -10,9 +10,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { clauseLoadsModule } from "../support/source-imports.js";
+import { clauseLoadsModule } from "../../support/source-imports.js";
 
-const root = resolve(__dirname, "../..");
+const root = resolve(__dirname, "../../..");
 const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;

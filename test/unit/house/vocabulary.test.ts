@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ACTION_STATUSES, knownUsage, newRunId, trialId } from "../../src/vocabulary.js";
+import { ACTION_STATUSES, knownUsage, newRunId, trialId } from "../../../src/vocabulary.js";
 
-const root = resolve(__dirname, "../..");
+const root = resolve(__dirname, "../../..");
 const src = join(root, "src");
 
 /** Names that must have exactly one declaration under src/ (and where it is). */

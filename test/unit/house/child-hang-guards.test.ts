@@ -9,9 +9,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { CHILD_KILL_AFTER_MS } from "../support/cli-child.js";
+import { CHILD_KILL_AFTER_MS } from "../../support/cli-child.js";
 
-const root = resolve(__dirname, "../..");
+const root = resolve(__dirname, "../../..");
 /** The functions of node:child_process that start a child. */
 const STARTERS = new Set(["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]);
 /** Mentions of the CLI's executable (not in comments: the scan reads string literals only). */

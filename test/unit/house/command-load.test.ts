@@ -8,9 +8,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { clauseLoadsModule } from "../support/source-imports.js";
+import { clauseLoadsModule } from "../../support/source-imports.js";
 
-const root = resolve(__dirname, "../..");
+const root = resolve(__dirname, "../../..");
 
 /** The relative modules `source` imports at load time, as the specifiers written. */
 function staticValueImports(source: string): string[] {
