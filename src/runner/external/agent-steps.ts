@@ -9,7 +9,7 @@ import { readAgentFile } from "./agent-files.js";
 import type { TrialEnvironment } from "../trial/environment.js";
 import { MAX_AGENT_EVENTS, LineBuffer, parseAgentEventLine, type AgentEnvelope } from "./agent-events.js";
 import type { LoopOutcome, PlayedTurn } from "../trial/loop.js";
-import type { createTrialLog } from "../trial/trial-log.js";
+import { logObservation, type createTrialLog } from "../trial/trial-log.js";
 import type { Task } from "../../task/schema.js";
 import { ACTION_STATUSES } from "../../vocabulary.js";
 
@@ -96,16 +96,11 @@ export class StepFollower {
       this.out.timing.captureMs += observation.captureMs;
       const path = log.screenshot(observation.png, observation.sha256);
       this.out.lastScreenshot = path;
-      log.step("observation_event", {
-        type: "web",
-        text: null,
-        image: { type: "url", source: path, media_type: "image/png" },
-        metadata: {
-          url: env.page.url(),
-          origin: "umpire",
-          captured_at: observation.capturedAt,
-          image_size: [observation.width, observation.height],
-        },
+      logObservation(log, path, {
+        url: env.page.url(),
+        origin: "umpire",
+        captured_at: observation.capturedAt,
+        image_size: [observation.width, observation.height],
       });
       return { path, width: observation.width, height: observation.height };
     } catch (error) {

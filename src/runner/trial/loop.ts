@@ -11,7 +11,7 @@ import type { Task } from "../../task/schema.js";
 import type { Observation } from "./environment.js";
 import { reasonOf, type ActionResult, type Executor } from "./executor.js";
 import type { ActionStatus, ReportedUsage, StopReason, TurnOutcome, Usage } from "../../vocabulary.js";
-import type { TrialLog } from "./trial-log.js";
+import { logObservation, type TrialLog } from "./trial-log.js";
 import { firstLineOf, isStorageFault } from "../../errors.js";
 import type { SpendStop } from "./cost-limit.js";
 import { isStuckCall, type Expiry, type StuckCall, type TrialDeadline } from "./deadline.js";
@@ -250,21 +250,16 @@ class TrialLoop {
     this.out.timing.captureMs += observation.captureMs;
     const path = log.screenshot(observation.png, observation.sha256);
     this.out.lastScreenshot = path;
-    log.step("observation_event", {
-      type: "web",
-      text: null,
-      image: { type: "url", source: path, media_type: "image/png" },
-      metadata: {
-        url: observation.url ?? null,
-        title: observation.title ?? null,
-        text: observation.text ?? "",
-        viewport_size: [task.viewport.width, task.viewport.height],
-        image_size: [observation.width, observation.height],
-        captured_at: observation.capturedAt,
-        capture_ms: Math.round(observation.captureMs),
-        // What the capture waited for: the start page's requests, animations, a moving layout (page-settle.ts).
-        ...(observation.settle ? { settle: observation.settle } : {}),
-      },
+    logObservation(log, path, {
+      url: observation.url ?? null,
+      title: observation.title ?? null,
+      text: observation.text ?? "",
+      viewport_size: [task.viewport.width, task.viewport.height],
+      image_size: [observation.width, observation.height],
+      captured_at: observation.capturedAt,
+      capture_ms: Math.round(observation.captureMs),
+      // What the capture waited for: the start page's requests, animations, a moving layout (page-settle.ts).
+      ...(observation.settle ? { settle: observation.settle } : {}),
     });
     return { observation, path };
   }

@@ -52,6 +52,19 @@ export function writeOrFault<T>(path: string, write: () => T): T {
   }
 }
 
+/**
+ * An observation's step event, the one way both trial kinds write it: the screenshot stored at `path`
+ * (a PNG in the trial folder) and what umpire knew of the page when it took it (`metadata`).
+ */
+export function logObservation(log: Pick<TrialLog, "step">, path: string, metadata: Record<string, unknown>): void {
+  log.step("observation_event", {
+    type: "web",
+    text: null,
+    image: { type: "url", source: path, media_type: "image/png" },
+    metadata,
+  });
+}
+
 export function createTrialLog(folder: string, now: () => Date = () => new Date()): TrialLog {
   writeOrFault(folder, () => mkdirSync(join(folder, "screens"), { recursive: true }));
   const file = join(folder, "events.jsonl");
