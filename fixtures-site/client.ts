@@ -3,7 +3,7 @@
  * site's control API. Uses the global fetch; every non-2xx answer becomes a
  * FixtureControlError that names the endpoint and carries the server's message.
  */
-import type { Box } from "../src/targets/page-geometry.js";
+import type { Box } from "../src/browser/page-geometry.js";
 import type { LayoutMark, LayoutReport } from "./layout-report.js";
 import type { NoteFile } from "./notes.js";
 import type { FixtureEffectType, FixtureScenario } from "./scenarios.js";

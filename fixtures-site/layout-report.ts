@@ -2,7 +2,7 @@
  * The layout report a page posts about itself (see docs/ARCHITECTURE.md, "Layout"): where the
  * marked elements are, in CSS pixels relative to the viewport, and which regions move.
  */
-import type { Box, MarkGeometry, PageView } from "../src/targets/page-geometry.js";
+import type { Box, MarkGeometry, PageView } from "../src/browser/page-geometry.js";
 
 /** A `data-mark` element's place and state, measured by umpire's in-page geometry (page-geometry.ts). */
 export interface LayoutMark extends MarkGeometry {

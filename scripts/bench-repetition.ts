@@ -20,11 +20,11 @@ import { pathToFileURL } from "node:url";
 import { PNG } from "pngjs";
 import type { Page } from "playwright";
 import { launchChromium } from "../src/browser/chromium.js";
-import { compareScreens, DEFAULT_MAX_DIFF_RATIO } from "../src/runner/repetition/image-diff.js";
-import { createRepetitionDetector, type RepetitionStep } from "../src/runner/repetition/detector.js";
-import { maskBoxesForCapture, type Box } from "../src/runner/repetition/masks.js";
-import type { Capture } from "../src/runner/repetition/decoded-cache.js";
-import { decodePng } from "../src/runner/repetition/png-decode.js";
+import { compareScreens, DEFAULT_MAX_DIFF_RATIO } from "../src/runner/trial/repetition/image-diff.js";
+import { createRepetitionDetector, type RepetitionStep } from "../src/runner/trial/repetition/detector.js";
+import { maskBoxesForCapture, type Box } from "../src/runner/trial/repetition/masks.js";
+import type { Capture } from "../src/runner/trial/repetition/decoded-cache.js";
+import { decodePng } from "../src/runner/trial/repetition/png-decode.js";
 
 export interface Percentiles {
   median: number;

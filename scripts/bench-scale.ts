@@ -13,12 +13,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { startRuntime } from "../src/cli/suite-runtime.js";
+import { startRuntime } from "../src/runtime/suite-runtime.js";
 import {
   createLocalBrowserProvider,
   createRemoteBrowserProvider,
   type BrowserProvider,
-} from "../src/runner/browser-pool.js";
+} from "../src/runner/schedule/browser-pool.js";
 import { openStore } from "../src/store/open.js";
 import { loadTasksOrThrow } from "../src/task/loader.js";
 import {

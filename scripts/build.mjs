@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const ASSETS = ["src/report/html/assets", "fixtures-site/site/browser"];
 /** Single files tsc does not emit: the sandbox's own init, run inside bubblewrap as plain JavaScript. */
-const FILES = ["src/runner/sandbox-init.mjs"];
+const FILES = ["src/runner/external/sandbox-init.mjs"];
 
 let tsc;
 try {

@@ -31,7 +31,7 @@ export const DEBIAN_EXTRAS = [
 
 const DEBIAN_BROWSERS = ["chromium-headless-shell", "chromium"];
 
-/** Every Debian package setup may install: `.ci/run` installs nothing else (test/unit/setup-covers-ci.test.ts). */
+/** Every Debian package setup may install: `.ci/run` installs nothing else (test/unit/house/setup-covers-ci.test.ts). */
 export const DEBIAN_PACKAGES = [...DEBIAN_BROWSERS, ...DEBIAN_EXTRAS.map((p) => p.name)];
 
 const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0;

@@ -70,7 +70,7 @@ function faultWords(code: string): string {
 /**
  * The `storage` error for a fault while writing `path` (a folder under --out or the --db file):
  * names the path and what went wrong. Whether the run was stored, and so what the fix is, only the
- * command knows (src/cli/storage-fault.ts words it). Returns `error` itself when it is not a storage fault.
+ * command knows (src/cli/run/storage-fault.ts words it). Returns `error` itself when it is not a storage fault.
  */
 export function storageError(error: unknown, path: string, flag: "--out" | "--db"): unknown {
   if (!isStorageFault(error) || error instanceof UmpireError) return error;

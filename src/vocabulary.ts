@@ -1,7 +1,7 @@
 /**
- * The shared words (shared/DESIGN.md): each is declared here once, on the bottom layer, so the
+ * The shared words: each is declared here once, on the bottom layer, so the
  * agent, the checks, the runner, the store and the report speak of one thing by one name.
- * `test/unit/vocabulary.test.ts` fails when any of these names is declared again under src/.
+ * `test/unit/house/vocabulary.test.ts` fails when any of these names is declared again under src/.
  * Nothing here imports anything: every layer may import this file.
  */
 import { randomBytes } from "node:crypto";
@@ -58,7 +58,7 @@ export type OutputMode = (typeof OUTPUT_MODES)[number];
 export const TRIAL_MODES = [...OUTPUT_MODES, "external"] as const;
 export type TrialMode = (typeof TRIAL_MODES)[number];
 
-/** Why a trial's loop stopped: exactly one per finished trial (DESIGN.md). */
+/** Why a trial's loop stopped: exactly one per finished trial. */
 export const STOP_REASONS = [
   // the agent ended it, or a limit did
   "answered",
@@ -90,6 +90,19 @@ export const TRACE_MODES = ["off", "on", "retain-on-failure"] as const;
 export type TraceMode = (typeof TRACE_MODES)[number];
 /** The trace's file name in the trial folder: the runner writes it, the report links it. */
 export const TRACE_FILE = "trace.zip";
+
+/**
+ * How many trials a run plays at once, decided once from the options and handed as this one value
+ * to the concurrency gate, the target pools and the store: pinned to `trials` (`--concurrency N`),
+ * or adaptive per model endpoint, the embedded model's endpoint starting at `start`, all endpoints
+ * together never above `max` (`--max-concurrency`).
+ */
+export type ConcurrencyPolicy = { mode: "pinned"; trials: number } | { mode: "adaptive"; start: number; max: number };
+
+/** The most trials a policy ever runs at once: the run-wide cap, and what pools and browsers are sized to. */
+export function concurrencyCeiling(policy: ConcurrencyPolicy): number {
+  return policy.mode === "pinned" ? policy.trials : policy.max;
+}
 
 /** Token counts as the model server reported them. See docs/reporting.md for what each includes. */
 export interface Usage {

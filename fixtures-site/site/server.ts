@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { pageGeometryScript } from "../../src/targets/page-geometry.js";
+import { pageGeometryScript } from "../../src/browser/page-geometry.js";
 import { getMatch, matchSummaryJson } from "../data/matches.js";
 import { parseLayoutReport } from "../layout-report.js";
 import { MAX_NOTE_BYTES, NoteNameError, writeNote } from "../notes.js";

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright";
 import type { FixtureControlClient } from "../../fixtures-site/client.js";
-import { normalizeKey } from "../../src/runner/executor.js";
+import { normalizeKey } from "../../src/runner/trial/executor.js";
 import type { Task } from "../../src/task/schema.js";
 import type { ProposedAction } from "../../src/toolbox/tools.js";
 

@@ -2,10 +2,10 @@
  * The observation's capture, old path against new, on the same fixture page in the same
  * browser, alternating so that load on the machine falls on both alike: Playwright's
  * `page.screenshot` (what the runner used before) and Chromium's `Page.captureScreenshot` with
- * `optimizeForSpeed` through CDP (src/runner/fast-capture.ts; same pixels, tested in
+ * `optimizeForSpeed` through CDP (src/runner/page/fast-capture.ts; same pixels, tested in
  * test/integration/runner/fast-capture.test.ts). Reports medians and the PNG sizes.
  */
-import { ViewportCapture } from "../../src/runner/fast-capture.js";
+import { ViewportCapture } from "../../src/runner/page/fast-capture.js";
 import { median, ratio, round } from "./stats.js";
 import type { BenchWorld } from "./world.js";
 

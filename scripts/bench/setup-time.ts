@@ -5,7 +5,7 @@
  * beforehand, so both show the same page). Samples alternate between the two.
  *
  * To say where umpire's extra time goes, a third variant repeats TrialEnvironment.open's steps
- * one by one with a timer around each. It mirrors src/runner/environment.ts and must follow it
+ * one by one with a timer around each. It mirrors src/runner/trial/environment.ts and must follow it
  * when that changes; its total is printed beside the real one as a check.
  */
 import { fixtureTarget } from "../../src/targets/fixture-target.js";
@@ -13,7 +13,7 @@ import { mkdir } from "node:fs/promises";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { allowedOrigins, TrialEnvironment } from "../../src/runner/environment.js";
+import { allowedOrigins, TrialEnvironment } from "../../src/runner/trial/environment.js";
 import type { Task } from "../../src/task/schema.js";
 import { median, ratio, round, summarize, type Summary } from "./stats.js";
 import type { BenchWorld } from "./world.js";

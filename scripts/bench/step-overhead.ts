@@ -12,9 +12,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentSessionLike } from "../../src/runner/loop.js";
-import { trialFolderName } from "../../src/runner/plan.js";
-import type { PlannedTrial } from "../../src/runner/plan.js";
+import type { AgentSessionLike } from "../../src/runner/trial/loop.js";
+import { trialFolderName } from "../../src/runner/schedule/trial-plan.js";
+import type { PlannedTrial } from "../../src/runner/schedule/trial-plan.js";
 import type { Task } from "../../src/task/schema.js";
 import { replayBare, type BareStep, type ReplayAction } from "./bare-loop.js";
 import { attributeStep, type StepAttribution } from "./step-attribution.js";

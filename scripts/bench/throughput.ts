@@ -11,7 +11,7 @@ import { machineUsageSince, snapshotMachine, type MachineUsage } from "./machine
 import { readTreeCpu, readTreeMemory, sampleTree, supported } from "./process-tree.js";
 import { median, ratio, round } from "./stats.js";
 import type { BenchWorld } from "./world.js";
-import { describeConcurrency } from "../../src/runner/concurrency-gate.js";
+import { describeConcurrency } from "../../src/runner/schedule/concurrency-gate.js";
 
 export interface ConcurrencyResult {
   /** Trials allowed in flight: pinned, or "adaptive" (the run's gate decided; see `adaptive`). */

@@ -13,13 +13,13 @@ import { join } from "node:path";
 import type { Browser } from "playwright";
 import { resolveAgentConfigs, type AgentConfig } from "../../src/agent/config.js";
 import { launchChromium } from "../../src/browser/chromium.js";
-import { executeTrials, type Runtime } from "../../src/cli/suite-runtime.js";
+import { executeTrials, type Runtime } from "../../src/runtime/suite-runtime.js";
 import { createPriceBook } from "../../src/pricing.js";
-import { createLocalBrowserProvider } from "../../src/runner/browser-pool.js";
-import type { AgentSessionLike } from "../../src/runner/loop.js";
-import { planTrials, type PlannedTrial } from "../../src/runner/plan.js";
-import type { Reporter } from "../../src/runner/reporters.js";
-import type { SuiteResult } from "../../src/runner/run-suite.js";
+import { createLocalBrowserProvider } from "../../src/runner/schedule/browser-pool.js";
+import type { AgentSessionLike } from "../../src/runner/trial/loop.js";
+import { planTrials, type PlannedTrial } from "../../src/runner/schedule/trial-plan.js";
+import type { RunHooks } from "../../src/runner/schedule/run-hooks.js";
+import type { SuiteResult } from "../../src/runner/schedule/run-suite.js";
 import { startReferenceModel } from "../../src/sim/server.js";
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/store.js";
@@ -35,7 +35,7 @@ export interface BenchRunOptions {
   repeat?: number;
   concurrency: number;
   wrapSession?: (session: AgentSessionLike, trial: PlannedTrial) => AgentSessionLike;
-  reporters?: Reporter[];
+  reporters?: RunHooks[];
   /** Adaptive concurrency (as when --concurrency is not given), at most this many trials; `concurrency` is where it starts. */
   adaptiveMax?: number;
 }
@@ -135,8 +135,9 @@ export async function startBenchWorld(options: {
         trials,
         env: {},
         prices: createPriceBook(),
-        concurrency: run.concurrency,
-        ...(run.adaptiveMax ? { adaptiveMax: run.adaptiveMax } : {}),
+        concurrency: run.adaptiveMax
+          ? { mode: "adaptive", start: run.concurrency, max: run.adaptiveMax }
+          : { mode: "pinned", trials: run.concurrency },
         modelConcurrency: run.adaptiveMax ?? run.concurrency,
         repetition: { window: 3, recoveryLimit: 1 },
         reporters: run.reporters ?? [],

@@ -16,10 +16,9 @@
  *   why `x`/`y` lists are rejected.
  */
 import type { ProposedAction, ToolName } from "../toolbox/tools.js";
-import { preview, validateToolCall, type InvalidKind } from "./action-validation.js";
+import type { InvalidKind } from "./action-validation.js";
 import type { TurnOutcome } from "../vocabulary.js";
-import type { AssistantToolCall, ChatMessage } from "./history.js";
-import { messageOf } from "../errors.js";
+import type { ChatMessage } from "./history.js";
 
 /** One tool call as it arrived (non-streamed or reassembled from stream fragments). */
 export interface RawToolCall {

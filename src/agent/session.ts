@@ -109,7 +109,7 @@ class Session implements AgentSession {
   private pending: PendingTurn | null = null;
   private inFlight = false;
 
-  constructor(private readonly options: AgentSessionOptions) {
+  constructor(readonly options: AgentSessionOptions) {
     const { config } = options;
     this.config = config;
     // A named agent may narrow the task's tools; it can never widen them.

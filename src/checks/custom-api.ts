@@ -4,7 +4,7 @@
  * and returns the same judgement. A custom check module imports only this file
  * (src/checks/custom-api.ts); the fixture suite's own checks (tasks/checks/) are written that way.
  *
- *   import { defineCheck } from "../../src/checks/custom-api.js";
+ *   import { defineCheck } from "./custom-api.js";
  *   export const cartTotal = defineCheck<{ total: number }>({
  *     name: (o) => `cart total ${o.total}`,
  *     validate: (o) => (typeof o.total === "number" ? [] : [{ path: ["total"], message: "total must be a number", fix: "e.g. total: 42" }]),

@@ -9,9 +9,9 @@ import type { Divergence, DivergenceTools } from "../report/divergence.js";
 import { flippedDivergences } from "../report/divergence-pairs.js";
 import type { RunRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
-import { compareScreens } from "../runner/repetition/image-diff.js";
-import { createDecodedImageCache, type Capture } from "../runner/repetition/decoded-cache.js";
-import { sameAttempt } from "../runner/repetition/signature.js";
+import { compareScreens } from "../runner/trial/repetition/image-diff.js";
+import { createDecodedImageCache, type Capture } from "../runner/trial/repetition/decoded-cache.js";
+import { sameAttempt } from "../runner/trial/repetition/signature.js";
 
 export function divergenceTools(): DivergenceTools {
   // A trajectory's screens are compared once each, in turn order: a small cache is enough.

@@ -17,9 +17,10 @@ import { oneLine } from "../safety/terminal.js";
 import { openStore } from "../store/open.js";
 import { CheckSpec, type Task } from "../task/schema.js";
 import type { CommandIO } from "./io.js";
-import { pageMarksCheck, readPageMarks, type TaskNegatives } from "./negatives.js";
-import type { PageMark } from "./page-marks-check.js";
-import { probesFor, runSelfTest } from "./self-test.js";
+import { pageMarksCheck, readPageMarks, type TaskNegatives } from "../authoring/negatives.js";
+import type { PageMark } from "../authoring/page-marks-check.js";
+import { probesFor } from "../authoring/probes.js";
+import { runSelfTest } from "../authoring/self-test.js";
 
 const SNAPSHOT_MODULE = fileURLToPath(
   new URL(`../importer/state-snapshot-check.${import.meta.url.endsWith(".ts") ? "ts" : "js"}`, import.meta.url),

@@ -7,7 +7,7 @@ import { EXIT } from "./exit-codes.js";
 import type { Command, CommandIO } from "./io.js";
 import { scrubbingStream } from "./scrubbing-stream.js";
 import { listenForStop } from "./stop-signals.js";
-import { VERSION } from "./version.js";
+import { VERSION } from "../runtime/version.js";
 
 /** Commands load lazily so `umpire validate` does not pay for Playwright or SQLite. */
 export const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {

@@ -11,10 +11,10 @@
  * - `dot`: one character per finished trial.
  * Timers are unref'd and cleared at the run's end: a view never keeps the process alive.
  */
-import type { PlayedTurn as TurnRecord } from "../runner/loop.js";
+import type { PlayedTurn as TurnRecord } from "../runner/trial/loop.js";
 import { oneLine } from "../safety/terminal.js";
-import type { PlannedTrial } from "../runner/plan.js";
-import type { Reporter, TrialEnd } from "../runner/reporters.js";
+import type { PlannedTrial } from "../runner/schedule/trial-plan.js";
+import type { RunHooks, TrialEnd } from "../runner/schedule/run-hooks.js";
 
 export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
@@ -112,7 +112,7 @@ function fit(line: string, columns: number): string {
 }
 
 /** The terminal view: finished lines scroll up, the block of trials in flight is redrawn below them. */
-export function createLiveView(stream: ProgressStream, options: ProgressOptions = {}): Reporter {
+export function createLiveView(stream: ProgressStream, options: ProgressOptions = {}): RunHooks {
   const state = new RunState(options.now ?? Date.now);
   let drawn = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -163,7 +163,7 @@ export function createLiveView(stream: ProgressStream, options: ProgressOptions 
 }
 
 /** The log view: a line per finished trial, and a heartbeat when the log would otherwise go quiet. */
-export function createLineProgress(stream: ProgressStream, options: ProgressOptions = {}): Reporter {
+export function createLineProgress(stream: ProgressStream, options: ProgressOptions = {}): RunHooks {
   const now = options.now ?? Date.now;
   const state = new RunState(now);
   const heartbeatMs = options.heartbeatMs ?? 30_000;
@@ -207,7 +207,7 @@ export function dotLine(verdicts: readonly (string | null)[]): string {
 }
 
 /** `dot`: one character per finished trial (. passed, F failed, E error, C cancelled), 80 to a line. */
-export function createDotProgress(stream: ProgressStream): Reporter {
+export function createDotProgress(stream: ProgressStream): RunHooks {
   let count = 0;
   return {
     onTrialEnd(end) {

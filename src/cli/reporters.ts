@@ -6,7 +6,7 @@
  * ("Reporters") documents the interface and a custom reporter.
  *
  * A reporter has two kinds of hooks: the run's live hooks (`onRunBegin` ... `onRunEnd`, called
- * while `umpire run` happens, isolated by src/runner/reporters.ts' multiplexer) and `onStoredRun`,
+ * while `umpire run` happens, isolated by src/runner/schedule/run-hooks.ts' multiplexer) and `onStoredRun`,
  * called once the run is stored (the end of `umpire run`; `umpire show` calls only this one).
  * - `list`, `dot`: the terminal's progress (stderr while a run happens, then the summary on stdout);
  * - `json`, `junit`, `markdown`: written from the stored run, to FILE, or to stdout when no file
@@ -24,7 +24,7 @@ import { writeRunReport } from "../report/html/writer.js";
 import { junitXml } from "../report/junit.js";
 import { runSummaryMarkdown } from "../report/run-summary.js";
 import { runToJson, trialToJson, type RunJson } from "../report/trial-json.js";
-import type { Reporter as RunHooks } from "../runner/reporters.js";
+import type { RunHooks } from "../runner/schedule/run-hooks.js";
 import type { CheckRecord, RunRecord, TrialRecord } from "../store/records.js";
 import type { Store } from "../store/store.js";
 import { didYouMean } from "../task/suggest.js";

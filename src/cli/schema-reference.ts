@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { PACKAGE_ROOT } from "./version.js";
+import { PACKAGE_ROOT } from "../runtime/version.js";
 
 export function schemaReference(file: string, schemaName: string, projectDir: string): string | undefined {
   const installed = join(projectDir, "node_modules", "umpire", "schema", schemaName);

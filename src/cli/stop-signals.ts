@@ -7,7 +7,7 @@
  * 130, 143, 129.
  */
 import { EXIT } from "./exit-codes.js";
-import { CANCEL_GRACE_MS } from "../runner/deadline.js";
+import { CANCEL_GRACE_MS } from "../runner/trial/deadline.js";
 
 const EXIT_FOR_SIGNAL = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated, SIGHUP: EXIT.hangup } as const;
 type StopSignal = keyof typeof EXIT_FOR_SIGNAL;
@@ -25,7 +25,7 @@ export function listenForStop(controller: AbortController): StopListener {
       first = signal;
       const how = signal === "SIGINT" ? "interrupted" : `${signal} received`;
       process.stderr.write(
-        // A browser call that does not answer is abandoned after CANCEL_GRACE_MS (src/runner/deadline.ts).
+        // A browser call that does not answer is abandoned after CANCEL_GRACE_MS (src/runner/trial/deadline.ts).
         `\numpire: ${how}; finishing the current action (at most ${CANCEL_GRACE_MS / 1000} s) and storing what exists (Ctrl-C again to stop now)\n`,
       );
       controller.abort(new Error(signal === "SIGINT" ? "cancelled by user" : `cancelled by ${signal}`));

@@ -12,7 +12,7 @@ export const WITHHELD_VARIABLES: readonly string[] = ["HAI_API_KEY"];
 
 /**
  * `modelProxy`: the agent's OpenAI-compatible model calls go through a proxy umpire runs per trial, which
- * adds the key umpire holds and measures tokens, cost and latency itself (src/runner/model-proxy.ts).
+ * adds the key umpire holds and measures tokens, cost and latency itself (src/runner/external/model-proxy.ts).
  */
 export const ModelProxySchema = z
   .object({

@@ -248,6 +248,16 @@ export const OPTIONS = {
   },
   "price-out": { kind: "number", arg: "USD", min: 0, help: "price every model's output at USD per million tokens" },
   json: { kind: "boolean", help: "print only JSON" },
+  // shared by the commands that listen (serve-fixtures, serve-model, report --serve, show-report), each with its help
+  port: {
+    kind: "int",
+    arg: "N",
+    min: 0,
+    max: 65535,
+    default: 0,
+    defaultText: "0: a free port",
+    help: "the port to listen on",
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 export type SharedOptionName = keyof typeof OPTIONS;

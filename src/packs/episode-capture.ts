@@ -19,7 +19,7 @@
  *   canvas, START cover, the utterance in #query) is hidden, as BrowserGym removes it.
  * - `window.__umpireEpisode()` (read-only) returns a copy of the record.
  * What it relies on: the page's CSP stays on (umpire's CDP relay refuses Page.setBypassCSP to command
- * agents, src/runner/trial-browser.ts) and a reload fails the trial (the pack's effects check).
+ * agents, src/runner/external/trial-browser.ts) and a reload fails the trial (the pack's effects check).
  */
 import { EPISODE_READER } from "../checks/episode-check.js";
 

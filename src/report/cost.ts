@@ -92,7 +92,7 @@ function measuredCalls(metrics: unknown): StoredCall[] | null {
   return proxy.calls as StoredCall[];
 }
 
-/** The same rule as the run's (src/runner/model-measure.ts): successful chat completions bill tokens. */
+/** The same rule as the run's (src/runner/external/model-measure.ts): successful chat completions bill tokens. */
 function repriceCalls(
   calls: readonly StoredCall[],
   fallbackModel: string,

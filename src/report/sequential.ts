@@ -178,7 +178,7 @@ export const isSettled = (d: string) => d !== "undecided";
 
 /**
  * The next round: one more repeat of every task still undecided, in order, up to what --max-trials
- * leaves. The CLI (src/cli/until-decided.ts) and the simulation (scripts/simulate-sequential.ts) both
+ * leaves. The CLI (src/cli/run/until-decided.ts) and the simulation (scripts/simulate-sequential.ts) both
  * use it, so what the simulation verifies is what the CLI does.
  */
 export function nextRound<T extends { decision: string }>(

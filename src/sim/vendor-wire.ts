@@ -43,7 +43,12 @@ export function chatFromResponses(body: Item): ChatView {
     messages.push(observation(url));
   };
   for (const item of input) {
-    if (item.type !== "reasoning" && item.type !== "message" && item.type !== "computer_call" && item.type !== "function_call") {
+    if (
+      item.type !== "reasoning" &&
+      item.type !== "message" &&
+      item.type !== "computer_call" &&
+      item.type !== "function_call"
+    ) {
       const last = messages[messages.length - 1];
       if (last) delete last.open;
     }
@@ -55,7 +60,8 @@ export function chatFromResponses(body: Item): ChatView {
     } else if (item.type === "message" || item.type === "computer_call" || item.type === "function_call") {
       // One reply's output items are one assistant turn (the policy counts turns, not items).
       const last = messages[messages.length - 1];
-      const turn: WireMessage = last?.role === "assistant" && last.open === true ? last : { role: "assistant", content: null, open: true };
+      const turn: WireMessage =
+        last?.role === "assistant" && last.open === true ? last : { role: "assistant", content: null, open: true };
       if (turn !== last) messages.push(turn);
       if (item.type === "message" && Array.isArray(item.content)) {
         turn.content = `${String(turn.content ?? "")}${(item.content as Item[]).map((p) => String(p.text ?? "")).join("")}`;

@@ -6,7 +6,8 @@
  */
 import type Database from "better-sqlite3";
 import type { CheckInput } from "./records.js";
-import { checkFromRow, toBit, toJson } from "./rows.js";
+import { INSERT_CHECK } from "./queries.js";
+import { checkFromRow, checkRow, toBit, toJson } from "./rows.js";
 import type { Verdict } from "../vocabulary.js";
 
 /** A check that could not be judged from the stored evidence. */
@@ -104,24 +105,8 @@ export function recordRejudgement(db: Database.Database, trialId: string, input:
       "UPDATE trials SET verdict = ?, claimed = ?, verified = ?, stop_detail = ?, rejudged_at = ? WHERE id = ?",
     ).run(input.verdict, toBit(input.claimed), toBit(input.verified), input.stopDetail, at, trialId);
     db.prepare("DELETE FROM checks WHERE trial_id = ? AND attempt = ?").run(trialId, attempt);
-    const insertCheck =
-      db.prepare(`INSERT INTO checks (trial_id, attempt, idx, kind, name, required, pass, confidence, reason, evidence, ms)
-      VALUES (@trial_id, @attempt, @idx, @kind, @name, @required, @pass, @confidence, @reason, @evidence, @ms)`);
-    input.checks.forEach((c, idx) =>
-      insertCheck.run({
-        trial_id: trialId,
-        attempt,
-        idx,
-        kind: c.kind,
-        name: c.name,
-        required: toBit(c.required),
-        pass: toBit(c.pass),
-        confidence: c.confidence,
-        reason: c.reason,
-        evidence: toJson(c.evidence ?? null),
-        ms: c.ms,
-      }),
-    );
+    const insertCheck = db.prepare(INSERT_CHECK);
+    input.checks.forEach((c, idx) => insertCheck.run(checkRow(trialId, attempt, idx, c)));
   })();
 }
 

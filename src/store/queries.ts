@@ -5,6 +5,11 @@
 import type Database from "better-sqlite3";
 import { SELF_TEST_TAG } from "../vocabulary.js";
 
+/** One check row (`checkRow` in rows.ts), written when a trial ends and when it is judged again. */
+export const INSERT_CHECK = `
+  INSERT INTO checks (trial_id, attempt, idx, kind, name, required, pass, confidence, reason, evidence, ms)
+  VALUES (@trial_id, @attempt, @idx, @kind, @name, @required, @pass, @confidence, @reason, @evidence, @ms)`;
+
 /** Named so the emitted .d.ts can spell it (an inferred type would name a namespace it cannot reach). */
 type Statement = Database.Statement;
 
@@ -124,9 +129,7 @@ export class StoreQueries {
     this.insertAction = db.prepare(`
       INSERT INTO actions (trial_id, attempt, turn_idx, idx, call_id, tool, args, status, message, executor_ms)
       VALUES (@trial_id, @attempt, @turn_idx, @idx, @call_id, @tool, @args, @status, @message, @executor_ms)`);
-    this.insertCheck = db.prepare(`
-      INSERT INTO checks (trial_id, attempt, idx, kind, name, required, pass, confidence, reason, evidence, ms)
-      VALUES (@trial_id, @attempt, @idx, @kind, @name, @required, @pass, @confidence, @reason, @evidence, @ms)`);
+    this.insertCheck = db.prepare(INSERT_CHECK);
     this.deleteChecks = db.prepare(`DELETE FROM checks WHERE trial_id = @trial_id AND attempt = @attempt`);
 
     this.turns = db.prepare(ofAttempt("turns", "attempt, idx"));

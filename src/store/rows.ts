@@ -3,7 +3,7 @@
  * Kept apart from the queries so each query reads as SQL and nothing else.
  */
 import { hostname } from "node:os";
-import type { ActionRecord, CheckRecord, RunRecord, TrialRecord, TurnRecord } from "./records.js";
+import type { ActionRecord, CheckInput, CheckRecord, RunRecord, TrialRecord, TurnRecord } from "./records.js";
 import type { Usage } from "../vocabulary.js";
 
 type Row = Record<string, unknown>;
@@ -149,6 +149,23 @@ export function checkFromRow(r: Row): CheckRecord {
     reason: String(r.reason),
     evidence: parseJson<unknown>(r.evidence, null),
     ms: Number(r.ms),
+  };
+}
+
+/** A check's row, the inverse of `checkFromRow`: what a trial's end and a re-judgement both write. */
+export function checkRow(trialId: string, attempt: number, idx: number, c: CheckInput): Row {
+  return {
+    trial_id: trialId,
+    attempt,
+    idx,
+    kind: c.kind,
+    name: c.name,
+    required: toBit(c.required),
+    pass: toBit(c.pass),
+    confidence: c.confidence,
+    reason: c.reason,
+    evidence: toJson(c.evidence ?? null),
+    ms: c.ms,
   };
 }
 

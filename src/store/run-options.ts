@@ -42,6 +42,27 @@ export const StoredAgentOptionsSchema = z.looseObject({
  */
 export const StoredCommandAgentSchema = z.looseObject({ name: z.string() });
 
+/** A stored adaptive policy as runs before issue 40 stored it: display text, with no start. */
+const LEGACY_ADAPTIVE = /^adaptive \(max (\d+)\)$/;
+
+/**
+ * The run's concurrency policy (`ConcurrencyPolicy`, src/vocabulary.ts). Earlier rows read as one: a
+ * number was a pinned run, the text `adaptive (max N)` an adaptive one whose start was not kept (null).
+ */
+const StoredConcurrencySchema = z.union([
+  z.object({ mode: z.literal("pinned"), trials: z.number().int().min(1) }),
+  z.object({ mode: z.literal("adaptive"), start: z.number().int().min(1).nullable(), max: z.number().int().min(1) }),
+  z
+    .number()
+    .int()
+    .min(1)
+    .transform((trials) => ({ mode: "pinned" as const, trials })),
+  z
+    .string()
+    .regex(LEGACY_ADAPTIVE)
+    .transform((text) => ({ mode: "adaptive" as const, start: null, max: Number(LEGACY_ADAPTIVE.exec(text)![1]) })),
+]);
+
 /** One shard's part of the run (`--shard i/n`), as that shard stored it. */
 const ShardSchema = z.looseObject({
   index: z.number().int().optional(),
@@ -67,8 +88,8 @@ export const StoredRunOptionsSchema = z.looseObject({
     })
     .optional(),
   repeat: z.number().int().min(1).default(1),
-  /** Pinned trials at once, or `adaptive (max N)`. */
-  concurrency: z.union([z.number(), z.string()]).optional(),
+  /** The run's concurrency policy: pinned, or adaptive with its start and ceiling. */
+  concurrency: StoredConcurrencySchema.optional(),
   /** Every model agent's config (redacted), named ones included: --resume reruns the named ones as stored. */
   agents: z.array(JsonObject).default([]),
   agentNames: z.array(z.string()).default([]),

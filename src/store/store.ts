@@ -33,7 +33,7 @@ import type {
 } from "./records.js";
 import { redactSecrets } from "./redact.js";
 import { scrubDeep } from "../safety/secrets.js";
-import { actionFromRow, checkFromRow, runFromRow, toBit, toJson, trialFromRow, turnFromRow } from "./rows.js";
+import { actionFromRow, checkFromRow, checkRow, runFromRow, toBit, toJson, trialFromRow, turnFromRow } from "./rows.js";
 import { StoreQueries } from "./queries.js";
 import {
   clearRejudged,
@@ -302,21 +302,7 @@ export class Store {
         answer: result.answer ?? null,
       });
       this.q.deleteChecks.run({ trial_id: id, attempt });
-      checks.forEach((c, idx) => {
-        this.q.insertCheck.run({
-          trial_id: id,
-          attempt,
-          idx,
-          kind: c.kind,
-          name: c.name,
-          required: toBit(c.required),
-          pass: toBit(c.pass),
-          confidence: c.confidence,
-          reason: c.reason,
-          evidence: toJson(c.evidence ?? null),
-          ms: c.ms,
-        });
-      });
+      checks.forEach((c, idx) => this.q.insertCheck.run(checkRow(id, attempt, idx, c)));
     })();
     return this.requireTrial(id);
   }

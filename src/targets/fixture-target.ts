@@ -49,7 +49,7 @@ export function fixtureTarget(fixtures: { siteUrl: string; client: FixtureContro
     },
     markSpec: () => null,
     async close() {
-      // The fixture site's lifetime is the runtime's (src/cli/suite-runtime.ts).
+      // The fixture site's lifetime is the runtime's (src/runtime/suite-runtime.ts).
     },
   };
 }

@@ -17,7 +17,7 @@ import {
   type GeometryWindow,
   type MarkGeometry,
   type PageView,
-} from "./page-geometry.js";
+} from "../browser/page-geometry.js";
 
 export interface ResolvedMark extends MarkGeometry {
   name: string;

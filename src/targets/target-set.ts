@@ -9,6 +9,7 @@ import { FIXTURE_TARGET, type TargetDecl } from "../task/target-decl.js";
 import type { Target } from "./contract.js";
 import { fixtureTarget } from "./fixture-target.js";
 import { startWebTarget } from "./web-target.js";
+import type { ConcurrencyPolicy } from "../vocabulary.js";
 
 export interface TargetSet {
   get(name: string): Target;
@@ -24,8 +25,8 @@ export interface StartTargetsOptions {
   configDir: string;
   logDir: string;
   env: NodeJS.ProcessEnv;
-  /** The run's concurrency (its ceiling when adaptive), for `instances: auto`. */
-  concurrency?: number;
+  /** The run's concurrency policy, for `instances: auto` (never above its ceiling). */
+  concurrency?: ConcurrencyPolicy;
   fixtures?: { siteUrl: string; client: FixtureControlClient };
   /** Targets umpire starts itself by name (a benchmark pack's folder server): used before the config's. */
   builtIn?: Readonly<Record<string, () => Promise<Target>>>;

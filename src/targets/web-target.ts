@@ -20,6 +20,7 @@ import { TargetResetError, type InstanceLease, type Target, type TrialTarget } f
 import { InstancePool } from "./instance-pool.js";
 import { autoInstances } from "./pool-size.js";
 import { readTargetVersion } from "./target-version.js";
+import { concurrencyCeiling, type ConcurrencyPolicy } from "../vocabulary.js";
 
 export interface WebTargetOptions {
   name: string;
@@ -29,8 +30,8 @@ export interface WebTargetOptions {
   /** Where the start command's output goes (a file per target). */
   logDir: string;
   env: NodeJS.ProcessEnv;
-  /** The run's concurrency (its ceiling when adaptive): what `instances: auto` never exceeds. */
-  concurrency?: number;
+  /** The run's concurrency policy: its ceiling is what `instances: auto` never exceeds. */
+  concurrency?: ConcurrencyPolicy;
   signal?: AbortSignal;
   /** Told of a start that goes on with a doubt (readyUrl answered 4xx: app-process.ts). */
   onNotice?: (message: string) => void;
@@ -121,7 +122,11 @@ async function startInstances(
     const memoryBytes = instances[0]!.app?.memoryBytes();
     let size = decl.instances === "auto" ? 1 : decl.instances;
     let sizedBy: string | undefined;
-    if (decl.instances === "auto") ({ size, sizedBy } = autoInstances(options.concurrency ?? 1, memoryBytes));
+    if (decl.instances === "auto")
+      ({ size, sizedBy } = autoInstances(
+        options.concurrency ? concurrencyCeiling(options.concurrency) : 1,
+        memoryBytes,
+      ));
     const rest = await Promise.all(Array.from({ length: size - 1 }, (_, i) => makeInstance(i + 1)));
     instances.push(...rest);
     await Promise.all(rest.map(launch));

@@ -10,7 +10,7 @@ import { promisify } from "node:util";
  * Every child a test starts is killed after this long unless it says otherwise: below vitest's
  * testTimeout (600 s), so a hung `umpire` fails its one test with its output instead of holding
  * the whole suite (issue 37: a stuck `umpire run` child kept `npm test` waiting for good).
- * test/unit/child-hang-guards.test.ts fails on a child started without one.
+ * test/unit/house/child-hang-guards.test.ts fails on a child started without one.
  */
 export const CHILD_KILL_AFTER_MS = 540_000;
 

@@ -1,6 +1,6 @@
 /**
  * Reading TypeScript import declarations as the compiler emits them, for the tests that hold src/ to
- * rules about what loads at run time (test/unit/package-imports.test.ts, test/unit/command-load.test.ts).
+ * rules about what loads at run time (test/unit/house/package-imports.test.ts, test/unit/house/command-load.test.ts).
  */
 
 /**

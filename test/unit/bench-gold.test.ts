@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { GOLD_PROJECT_NAMES } from "../../scripts/bench/args.js";
 import { GOLD_PROJECTS, goldCell, goldLines, type GoldBench } from "../../scripts/bench/gold.js";
 import { goldRow, headlineTable } from "../../scripts/bench/summary.js";
-import type { ProbeResult } from "../../src/cli/self-test.js";
+import type { ProbeResult } from "../../src/authoring/probes.js";
 
 function result(verdict: string, over: Partial<ProbeResult> = {}): ProbeResult {
   return {

@@ -32,7 +32,7 @@
   }
 
   // Where a mark is, whether it is visible and whether something covers it: umpire's one in-page
-  // geometry (src/targets/page-geometry.ts), which the server sends in front of this script.
+  // geometry (src/browser/page-geometry.ts), which the server sends in front of this script.
   var geometry = window.__umpireGeometry;
 
   function describeMark(el) {

@@ -25,11 +25,11 @@ import { toolParametersSchema } from "../step-schema.js";
 import { TOOL_DESCRIPTIONS } from "../../toolbox/tools.js";
 import type { Protocol, ProtocolConversation, ProtocolSetup } from "./protocol.js";
 import { imageSize } from "./image-size.js";
-import { ReplySlots, unsuccessful, type Mapped } from "./slots.js";
+import { ReplySlots, type Mapped } from "./slots.js";
 
 /** umpire's tools that the computer tool itself covers (they are not offered as functions). */
 const COMPUTER_TOOLS: ReadonlySet<ToolName> = new Set(["click", "double_click", "write", "press", "scroll", "wait"]);
-/** The executor's wheel notch, in CSS pixels (src/runner/executor.ts). */
+/** The executor's wheel notch, in CSS pixels (src/runner/trial/executor.ts). */
 const WHEEL_PIXELS = 100;
 
 type Item = Record<string, unknown>;

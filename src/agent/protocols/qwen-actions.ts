@@ -14,7 +14,7 @@ import type { InvalidKind } from "../action-validation.js";
 import type { QwenVersion } from "./qwen-tool.js";
 import type { Size } from "./smart-resize.js";
 
-/** The executor's wheel notch (src/runner/executor.ts: 100 px per notch); `pixels` are counted in them. */
+/** The executor's wheel notch (src/runner/trial/executor.ts: 100 px per notch); `pixels` are counted in them. */
 export const PIXELS_PER_NOTCH = 100;
 /** The most notches umpire's `scroll` takes in one action. */
 const MAX_NOTCHES = 20;

@@ -17,7 +17,7 @@ import type { TargetDecl } from "../../task/target-decl.js";
 import { OPTIONS as O } from "../../config/options.js";
 import { EXIT } from "../exit-codes.js";
 import { describeControl } from "../page-survey.js";
-import { surveyAfterSteps } from "../survey-after.js";
+import { surveyAfterSteps } from "../../authoring/survey-after.js";
 import { loadOne } from "./try.js";
 import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";

@@ -14,11 +14,11 @@ import { openStore } from "../../store/open.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import type { Task } from "../../task/schema.js";
 import type { ParsedCommand } from "../args.js";
-import type { PageMark } from "../page-marks-check.js";
+import type { PageMark } from "../../authoring/page-marks-check.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
-import { negativesReport, runNegatives, writeNegatives, type TaskNegatives } from "../negatives.js";
+import { negativesReport, runNegatives, writeNegatives, type TaskNegatives } from "../../authoring/negatives.js";
 
 export const NEGATIVES_OPTIONS = {
   "dry-run": { kind: "boolean", help: "report what the checks catch and miss; write nothing into the task files" },

@@ -17,7 +17,7 @@ import { projectTargets } from "../../config/project.js";
 import { OPTIONS as O } from "../../config/options.js";
 import type { OptionSpec } from "../../config/option.js";
 import { UmpireError } from "../../errors.js";
-import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "../../runner/stop-reason.js";
+import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "../../runner/trial/stop-reason.js";
 import { openStore } from "../../store/open.js";
 import type { Store } from "../../store/store.js";
 import type { TrialRecord } from "../../store/records.js";

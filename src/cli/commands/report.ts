@@ -39,10 +39,7 @@ const OPTIONS = {
     help: "serve the report on 127.0.0.1 and print its URL\n(for a remote machine); Ctrl-C stops",
   },
   port: {
-    kind: "int",
-    arg: "N",
-    min: 0,
-    max: 65535,
+    ...O.port,
     default: DEFAULT_REPORT_PORT,
     defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`,
     help: "the port --serve listens on",

@@ -8,21 +8,14 @@
 import { startFixtureSite } from "../../../fixtures-site/fixture-site.js";
 import { UmpireError, messageOf } from "../../errors.js";
 import type { ParsedCommand } from "../args.js";
+import { OPTIONS as O } from "../../config/options.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type CommandIO } from "../io.js";
 
 const OPTIONS = {
-  port: { kind: "int", arg: "N", min: 0, max: 65535, default: 0, defaultText: "0: a free port", help: "site port" },
-  "control-port": {
-    kind: "int",
-    arg: "N",
-    min: 0,
-    max: 65535,
-    default: 0,
-    defaultText: "0: a free port",
-    help: "control API port",
-  },
+  port: { ...O.port, help: "site port" },
+  "control-port": { ...O.port, help: "control API port" },
   host: { kind: "string", arg: "H", default: "127.0.0.1", help: "interface the site listens on" },
   // Not --host's default: sharing the site with a remote browser must not share the session controls.
   "control-host": {

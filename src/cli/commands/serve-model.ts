@@ -9,24 +9,17 @@ import { PROFILE_NAMES, isProfileName } from "../../sim/profiles.js";
 import { startReferenceModel } from "../../sim/server.js";
 import { DEFAULT_RATE_WINDOW_MS } from "../../sim/rate-limit.js";
 import type { OptionSpec } from "../../config/option.js";
+import { OPTIONS as O } from "../../config/options.js";
 import { loadTasksOrThrowAsync } from "../../task/loader.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
-import { rateTuning } from "../reference-tuning.js";
+import { rateTuning } from "../../runtime/reference-tuning.js";
 import { EXIT } from "../exit-codes.js";
 import { untilAborted, type CommandIO } from "../io.js";
 
 const OPTIONS = {
-  port: {
-    kind: "int",
-    arg: "N",
-    min: 0,
-    max: 65535,
-    default: 0,
-    defaultText: "0: a free port",
-    help: "port; the base URL is printed on stdout",
-  },
+  port: { ...O.port, help: "port; the base URL is printed on stdout" },
   host: { kind: "string", arg: "H", default: "127.0.0.1", help: "interface to listen on" },
   // Checked below against the profile list (printed under the options) with its own message.
   profile: {

@@ -18,10 +18,7 @@ import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
   port: {
-    kind: "int",
-    arg: "N",
-    min: 0,
-    max: 65535,
+    ...O.port,
     default: DEFAULT_REPORT_PORT,
     defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`,
     help: "the port to listen on (127.0.0.1 only)",

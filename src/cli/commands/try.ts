@@ -1,9 +1,9 @@
 /**
  * `umpire try TASK [--negative NAME]`: plays the task's gold `reference` (or one negative) once on
- * the reference model, exactly as `validate --self-test` plays that probe (src/cli/self-test.ts),
+ * the reference model, exactly as `validate --self-test` plays that probe (src/authoring/self-test.ts),
  * and shows the author where each step went: a line per step naming the mark it aimed at and how
  * the action went (a mark not found is reported at its step), a picture per step with the click
- * marked (src/cli/step-pictures.ts), and the checks' results. Stored like the self-test's probes.
+ * marked (src/authoring/step-pictures.ts), and the checks' results. Stored like the self-test's probes.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -21,11 +21,12 @@ import { EXIT } from "../exit-codes.js";
 import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
-import { probesFor, runSelfTest, type Probe } from "../self-test.js";
-import { pictureName, writeStepPictures } from "../step-pictures.js";
+import { probesFor, type Probe } from "../../authoring/probes.js";
+import { runSelfTest } from "../../authoring/self-test.js";
+import { pictureName, writeStepPictures } from "../../authoring/step-pictures.js";
 import { describeControl, markNamesLine } from "../page-survey.js";
 import { pageControls, type PageControl } from "../../targets/page-controls.js";
-import { triedStepLine, triedStepSymbol, triedSteps } from "../tried-steps.js";
+import { triedStepLine, triedStepSymbol, triedSteps } from "../../authoring/tried-steps.js";
 
 const OPTIONS = {
   negative: { kind: "string", arg: "NAME", help: "play this negative instead of the gold reference" },

@@ -15,7 +15,7 @@ import { missingSeeds } from "../../targets/restore-seed.js";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { projectTargets } from "../../config/project.js";
 import { terminalStyle } from "../../report/table-layout.js";
-import type { SelfTestOutcome } from "../self-test.js";
+import type { SelfTestOutcome } from "../../authoring/self-test.js";
 import { resolve } from "node:path";
 import { plural } from "../../report/format.js";
 
@@ -125,7 +125,9 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     // Imported here, not at the top: the self-test plays trials and stores them (the runner, Playwright,
     // SQLite), and a validation without it needs none of them: loading them was over half of the CPU
     // `umpire validate` spent on one task file (2.1-2.6 s before, 1.0-1.2 s after).
-    const { isSound, runSelfTest, selfTestClosing, selfTestFindings, selfTestTable } = await import("../self-test.js");
+    const { isSound, runSelfTest, selfTestClosing, selfTestFindings, selfTestTable } = await import(
+      "../../authoring/self-test.js"
+    );
     const { openStore } = await import("../../store/open.js");
     const store = openStore(resolve(io.cwd, parsed.values.db));
     let outcome: SelfTestOutcome;

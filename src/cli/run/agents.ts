@@ -17,25 +17,14 @@ import { redactCommandAgent, resolveCommandAgent } from "../../config/command-ag
 import type { LoadedConfig } from "../../config/loader.js";
 import { DEFAULT_MODE, OPTIONS as O } from "../../config/options.js";
 import { firstLineOf, UmpireError } from "../../errors.js";
-import type { SandboxMode } from "../../runner/agent-sandbox.js";
-import type { CommandAgentSpec } from "../../runner/external-trial.js";
+import type { SandboxMode } from "../../runner/external/agent-sandbox.js";
+import type { CommandAgentSpec } from "../../runner/external/command-agent.js";
 import { withoutUrlCredentials } from "../../safety/secrets.js";
 import type { StoredAgentOptions, StoredRunOptions } from "../../store/run-options.js";
-import { finalizeAgents, resolveNamedAgents, type RunAgentValues, type RunLoopDefaults } from "../agents.js";
+import { finalizeAgents, resolveNamedAgents, type RunAgentValues, type RunLoopDefaults } from "./named-agents.js";
 import type { ValueSource } from "../args.js";
-import { modelProxyWithKey } from "../model-proxy-key.js";
-
-/** The agent options as resolved (flag, config or default), with where each came from. */
-export type AgentValues = {
-  model?: string[];
-  "base-url"?: string;
-  mode?: string;
-  "api-key-env"?: string;
-  temperature?: number;
-  "reasoning-effort"?: string;
-  "max-tokens"?: number;
-  stream?: boolean;
-};
+import { modelProxyWithKey } from "./model-proxy-key.js";
+import type { RunValues } from "./options.js";
 
 /** The options that make the unnamed agent (`run`'s model options but --agent and --no-preflight). */
 const AGENT_KEYS = [
@@ -47,7 +36,11 @@ const AGENT_KEYS = [
   "reasoning-effort",
   "max-tokens",
   "stream",
-] as const satisfies readonly (keyof AgentValues)[];
+] as const satisfies readonly (keyof RunValues)[];
+
+/** The agent options as resolved (flag, config or default): those of `run`'s table that make the unnamed agent. */
+export type AgentValues = Partial<Pick<RunValues, (typeof AGENT_KEYS)[number]>>;
+
 /** Flags that ask for an unnamed agent (made of --model/--mode) next to or instead of named ones. */
 const UNNAMED_AGENT_FLAGS = ["model", "mode", "base-url", "api-key-env"] as const;
 

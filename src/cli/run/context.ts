@@ -9,66 +9,28 @@ import type { LoadedConfig } from "../../config/loader.js";
 import type { ProjectTargets } from "../../config/project.js";
 import { UmpireError } from "../../errors.js";
 import type { PriceBook } from "../../pricing.js";
-import type { SandboxMode } from "../../runner/agent-sandbox.js";
-import { totalCapacity } from "../../runner/browser-pool.js";
-import type { EndpointReport } from "../../runner/concurrency-gate.js";
-import type { PlannedTrial } from "../../runner/plan.js";
-import { parseShard, shardFromEnv, type ShardSource } from "../../runner/shards.js";
+import type { SandboxMode } from "../../runner/external/agent-sandbox.js";
+import { totalCapacity } from "../../runner/schedule/browser-pool.js";
+import type { EndpointReport } from "../../runner/schedule/concurrency-gate.js";
+import type { PlannedTrial } from "../../runner/schedule/trial-plan.js";
+import { parseShard, shardFromEnv, type ShardSource } from "../../runner/schedule/shards.js";
 import type { Store } from "../../store/store.js";
 import type { PoolReport } from "../../targets/instance-pool.js";
 import type { Task } from "../../task/schema.js";
-import type { TraceMode } from "../../vocabulary.js";
+import { concurrencyCeiling, type ConcurrencyPolicy } from "../../vocabulary.js";
 import { pricesOf, type ValueSource } from "../args.js";
-import { commandSandbox } from "../command-sandbox.js";
+import { commandSandbox } from "./command-sandbox.js";
 import type { CommandIO } from "../io.js";
 import { planOutputs, type OutputPlan } from "../reporters.js";
-import { checkedRunId } from "../run-id.js";
-import { hasTaskFilter, type FailedPairs, type TaskFilter } from "../selection.js";
-import type { RunStage } from "../storage-fault.js";
-import type { Runtime } from "../suite-runtime.js";
+import { checkedRunId } from "./run-id.js";
+import { hasTaskFilter, type FailedPairs } from "./selection.js";
+import type { RunStage } from "./storage-fault.js";
+import type { Runtime } from "../../runtime/suite-runtime.js";
 import { DEFAULT_ADAPTIVE_MAX } from "../../config/options.js";
-import type { DecisionSummary, UntilDecidedValues } from "../until-decided.js";
+import type { DecisionSummary } from "./until-decided.js";
 import type { AgentValues, CommandAgentPlan } from "./agents.js";
-import type { PackValues, SelectedPack } from "./pack.js";
-
-/** The options of `umpire run` as parsed (flag, config file or built-in default). */
-export type RunValues = AgentValues &
-  TaskFilter &
-  PackValues &
-  UntilDecidedValues & {
-    agent?: string[];
-    "no-preflight"?: boolean;
-    repeat: number;
-    concurrency?: number;
-    "max-concurrency"?: number;
-    "model-concurrency"?: number;
-    tag?: string[];
-    resume?: string;
-    "run-id"?: string;
-    "allow-drafts"?: boolean;
-    retries: number;
-    "max-failures"?: number;
-    "exit-first"?: boolean;
-    "no-sandbox"?: boolean;
-    "last-failed"?: boolean;
-    "failed-in"?: string;
-    list?: boolean;
-    shard?: string;
-    "shard-history"?: string;
-    "browser-endpoint"?: string[];
-    "fixtures-host"?: string;
-    "repetition-window": number;
-    "recovery-limit": number;
-    db: string;
-    out: string;
-    "price-in"?: number;
-    "price-out"?: number;
-    json?: boolean;
-    report?: boolean;
-    trace: TraceMode;
-    reporter?: string[];
-    quiet?: boolean;
-  };
+import type { SelectedPack } from "./pack.js";
+import type { RunValues } from "./options.js";
 
 /** The parsed command line of `umpire run`, and where the run got to (for storage faults). */
 export interface RunRequest {
@@ -86,9 +48,8 @@ const DEFAULT_MAX_INVALID_OUTPUTS = 3;
 /** What the options mean for the run, worked out once before anything is opened. */
 export interface RunSettings {
   endpoints: string[];
-  concurrency: number;
-  /** Not pinned: each model endpoint's concurrency adapts up to this ceiling. */
-  adaptiveMax: number | undefined;
+  /** Decided here once; the gate, the target pools and the stored run all take this one value. */
+  concurrency: ConcurrencyPolicy;
   modelConcurrency: number;
   repetition: { window: number; recoveryLimit: number };
   loopDefaults: { repetitionWindow: number; recoveryLimit: number; maxInvalidOutputs: number };
@@ -114,9 +75,6 @@ export async function runSettings({ values, config, io }: RunRequest): Promise<R
   // Pinned by --concurrency; otherwise where the embedded model's adaptive limit starts: with local browsers
   // half the cores, since a trial on the instant embedded model keeps about a core busy (it rises while the CPU allows).
   const embeddedStart = Math.max(1, Math.floor(availableParallelism() / 2));
-  const concurrency =
-    values.concurrency ??
-    (endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : embeddedStart);
   if (values.concurrency !== undefined && values["max-concurrency"] !== undefined) {
     throw new UmpireError(
       "usage",
@@ -124,11 +82,15 @@ export async function runSettings({ values, config, io }: RunRequest): Promise<R
       "drop --concurrency to adapt up to the ceiling, or drop --max-concurrency to pin",
     );
   }
-  // Not pinned: each model endpoint's concurrency adapts (src/runner/concurrency-controller.ts) up to this ceiling.
-  const adaptiveMax =
-    values.concurrency === undefined
-      ? (values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX))
-      : undefined;
+  // Not pinned: each model endpoint's concurrency adapts (src/runner/schedule/concurrency-controller.ts) up to a ceiling.
+  const concurrency: ConcurrencyPolicy =
+    values.concurrency !== undefined
+      ? { mode: "pinned", trials: values.concurrency }
+      : {
+          mode: "adaptive",
+          start: endpoints.length ? Math.min(totalCapacity(endpoints), availableParallelism()) : embeddedStart,
+          max: values["max-concurrency"] ?? (endpoints.length ? totalCapacity(endpoints) : DEFAULT_ADAPTIVE_MAX),
+        };
   const repetition = { window: values["repetition-window"], recoveryLimit: values["recovery-limit"] };
   const prices = pricesOf(values, config);
   const dbPath = resolve(io.cwd, values.db);
@@ -159,8 +121,7 @@ export async function runSettings({ values, config, io }: RunRequest): Promise<R
   return {
     endpoints,
     concurrency,
-    adaptiveMax,
-    modelConcurrency: values["model-concurrency"] ?? adaptiveMax ?? concurrency,
+    modelConcurrency: values["model-concurrency"] ?? concurrencyCeiling(concurrency),
     repetition,
     loopDefaults: {
       repetitionWindow: repetition.window,

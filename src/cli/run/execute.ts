@@ -3,14 +3,14 @@
  * the comparison with the baseline), with a heartbeat that tells readers the run is alive and an
  * exit hook that marks it interrupted if the process dies (a second Ctrl-C). Its teardown stops both.
  */
-import type { PlannedTrial } from "../../runner/plan.js";
+import type { PlannedTrial } from "../../runner/schedule/trial-plan.js";
 import { messageOf } from "../../errors.js";
 import { HEARTBEAT_MS } from "../../store/rows.js";
 import { poolReports } from "../../targets/pool-report.js";
 import { EXIT } from "../exit-codes.js";
 import { liveReporters, type Reporter } from "../reporters.js";
-import { executeTrials } from "../suite-runtime.js";
-import { addRepeatsUntilDecided } from "../until-decided.js";
+import { executeTrials } from "../../runtime/suite-runtime.js";
+import { addRepeatsUntilDecided } from "./until-decided.js";
 import { fromPhase, type Outcome, type RunContext } from "./context.js";
 import type { Phase } from "./phases.js";
 
@@ -75,7 +75,6 @@ async function executePlan(ctx: RunContext): Promise<Outcome> {
       env: io.env,
       prices: settings.prices,
       concurrency: settings.concurrency,
-      adaptiveMax: settings.adaptiveMax,
       modelConcurrency: settings.modelConcurrency,
       repetition: settings.repetition,
       reporters,

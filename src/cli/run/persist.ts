@@ -9,9 +9,9 @@ import { describeChromium, locateChromium } from "../../browser/chromium.js";
 import { UmpireError } from "../../errors.js";
 import { oneLine } from "../../safety/terminal.js";
 import type { CommandIO } from "../io.js";
-import { referenceTuningFromEnv } from "../reference-tuning.js";
-import { collectRunEnvironment } from "../run-environment.js";
-import { startRuntime } from "../suite-runtime.js";
+import { referenceTuningFromEnv } from "../../runtime/reference-tuning.js";
+import { collectRunEnvironment } from "../../runtime/run-environment.js";
+import { startRuntime } from "../../runtime/suite-runtime.js";
 import { fromPhase, type RunContext } from "./context.js";
 import type { Phase } from "./phases.js";
 
@@ -40,7 +40,7 @@ export const persistPhase: Phase<RunContext> = {
       config: project,
       ...(pack ? { builtInTargets: pack.targets } : {}),
       logDir: plan.runDir,
-      concurrency: settings.adaptiveMax ?? settings.concurrency,
+      concurrency: settings.concurrency,
       env: io.env,
       signal: io.signal,
     });

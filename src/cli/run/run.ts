@@ -15,7 +15,7 @@ import { executePhase } from "./execute.js";
 import { finishPhase } from "./finish.js";
 import { phaseGroup, runPhases } from "./phases.js";
 import { persistPhase } from "./persist.js";
-import { planPhase } from "./plan.js";
+import { planPhase } from "./plan-trials.js";
 import { selectPhase } from "./select.js";
 
 const RUN_PHASES = [selectPhase, planPhase, phaseGroup("trials", [persistPhase, executePhase]), finishPhase];

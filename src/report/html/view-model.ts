@@ -88,7 +88,7 @@ export interface ClickMark {
 
 /**
  * The image pixel a [0,1000] coordinate lands on, exactly as the executor computes it
- * (src/runner/executor.ts, Holo's formula): round(v/1000 * size), 1000 onto the last pixel.
+ * (src/runner/trial/executor.ts, Holo's formula): round(v/1000 * size), 1000 onto the last pixel.
  */
 export function landingPixel(value: number, size: number): number {
   return Math.min(Math.round((value / 1000) * size), size - 1);

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readTrialLog, TRIAL_LOG_VERSION } from "../../../src/runner/trial-log.js";
+import { readTrialLog, TRIAL_LOG_VERSION } from "../../../src/runner/trial/trial-log.js";
 import { readFixtureTask } from "../../support/fixture-tasks.js";
 import { execChild } from "../../support/cli-child.js";
 

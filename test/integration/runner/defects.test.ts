@@ -13,10 +13,10 @@ import type { Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFixtureSite, type FixtureSite } from "../../../fixtures-site/fixture-site.js";
 import { launchChromium } from "../../../src/browser/chromium.js";
-import { TrialEnvironment } from "../../../src/runner/environment.js";
-import { Executor } from "../../../src/runner/executor.js";
-import { runLoop, type AgentSessionLike, type AgentTurn } from "../../../src/runner/loop.js";
-import { createTrialLog } from "../../../src/runner/trial-log.js";
+import { TrialEnvironment } from "../../../src/runner/trial/environment.js";
+import { Executor } from "../../../src/runner/trial/executor.js";
+import { runLoop, type AgentSessionLike, type AgentTurn } from "../../../src/runner/trial/loop.js";
+import { createTrialLog } from "../../../src/runner/trial/trial-log.js";
 import { loadTasksOrThrow } from "../../../src/task/loader.js";
 import type { Task } from "../../../src/task/schema.js";
 

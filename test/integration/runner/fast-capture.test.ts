@@ -7,7 +7,7 @@ import { PNG } from "pngjs";
 import type { Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../src/browser/chromium.js";
-import { ViewportCapture } from "../../../src/runner/fast-capture.js";
+import { ViewportCapture } from "../../../src/runner/page/fast-capture.js";
 
 let browser: Browser;
 beforeAll(async () => {

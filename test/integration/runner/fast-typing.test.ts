@@ -7,8 +7,8 @@
 import type { Browser, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../src/browser/chromium.js";
-import { typeText } from "../../../src/runner/fast-typing.js";
-import { PageCdpSession } from "../../../src/runner/page-cdp.js";
+import { typeText } from "../../../src/runner/page/fast-typing.js";
+import { PageCdpSession } from "../../../src/runner/page/page-cdp.js";
 
 let browser: Browser;
 beforeAll(async () => {

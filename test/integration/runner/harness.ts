@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/config.js";
-import { executeTrials, startRuntime, type Runtime } from "../../../src/cli/suite-runtime.js";
+import { executeTrials, startRuntime, type Runtime } from "../../../src/runtime/suite-runtime.js";
 import { createPriceBook } from "../../../src/pricing.js";
-import { planTrials, storedPlan, type PlannedTrial } from "../../../src/runner/plan.js";
-import type { Reporter } from "../../../src/runner/reporters.js";
-import type { AgentSessionLike } from "../../../src/runner/loop.js";
-import type { SuiteResult } from "../../../src/runner/run-suite.js";
+import { planTrials, storedPlan, type PlannedTrial } from "../../../src/runner/schedule/trial-plan.js";
+import type { RunHooks } from "../../../src/runner/schedule/run-hooks.js";
+import type { AgentSessionLike } from "../../../src/runner/trial/loop.js";
+import type { SuiteResult } from "../../../src/runner/schedule/run-suite.js";
 import { openStore } from "../../../src/store/open.js";
 import type { Store } from "../../../src/store/store.js";
 import { loadTasksOrThrow } from "../../../src/task/loader.js";
@@ -36,7 +36,7 @@ export interface RunOptions {
   mode?: "structured" | "tools" | "both";
   repeat?: number;
   signal?: AbortSignal;
-  reporters?: Reporter[];
+  reporters?: RunHooks[];
   runId?: string;
   /** Only these planned trials (by seq) are executed; all are stored as planned. */
   only?: (trial: PlannedTrial) => boolean;
@@ -91,7 +91,7 @@ export async function startHarness(): Promise<Harness> {
         trials: selected,
         env: {},
         prices: createPriceBook(),
-        concurrency: options.concurrency ?? 2,
+        concurrency: { mode: "pinned", trials: options.concurrency ?? 2 },
         modelConcurrency: 2,
         wrapSession: options.wrapSession,
         repetition: { window: 3, recoveryLimit: 1 },

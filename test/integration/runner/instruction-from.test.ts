@@ -6,7 +6,7 @@
 import type { Browser, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../src/browser/chromium.js";
-import { readInstruction } from "../../../src/runner/page-instruction.js";
+import { readInstruction } from "../../../src/runner/page/page-instruction.js";
 
 let browser: Browser;
 let page: Page;

@@ -10,7 +10,7 @@
  *   (played as written, as the fixture's "keeps clicking the covered Save" negatives are);
  * - a button moved between the picture and the click (through the real executor): the click's result
  *   says it "missed its mark", which `try` and the self-test read (test/unit/runner/mark-hit.test.ts,
- *   test/unit/cli/probe-exercise.test.ts).
+ *   test/unit/authoring/probe-exercise.test.ts).
  * The trial log says what each observation waited for (observation_event metadata.settle).
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -19,9 +19,9 @@ import { join } from "node:path";
 import type { Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../src/browser/chromium.js";
-import { TrialEnvironment } from "../../../src/runner/environment.js";
-import { Executor } from "../../../src/runner/executor.js";
-import { missedMark } from "../../../src/runner/mark-hit.js";
+import { TrialEnvironment } from "../../../src/runner/trial/environment.js";
+import { Executor } from "../../../src/runner/trial/executor.js";
+import { missedMark } from "../../../src/runner/page/mark-hit.js";
 import type { Target } from "../../../src/targets/contract.js";
 import { startWebTarget } from "../../../src/targets/web-target.js";
 import { loadTasksOrThrow } from "../../../src/task/loader.js";

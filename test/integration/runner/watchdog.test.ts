@@ -3,7 +3,7 @@
  * the loop runs under the trial's deadline, so no page could be found that hangs a trial outside
  * one (hanging-pages.test.ts plays those: each is ended by the call's own deadline). The backstop is
  * for the call someone forgets to wrap; the test-only fault `UMPIRE_TEST_FAULT=unwrapped-hang:click`
- * (src/runner/test-fault.ts) makes the executor wait forever in an await nothing tracks, before the
+ * (src/runner/trial/test-fault.ts) makes the executor wait forever in an await nothing tracks, before the
  * gold's first click, on the real settling example app, through the real CLI, Chromium and the
  * embedded reference model. The trial must end `error` (umpire was stuck, not the agent), naming the
  * action it was stuck in, after its time limit plus grace and not long after.
@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TRIAL_GRACE_MS } from "../../../src/runner/deadline.js";
+import { TRIAL_GRACE_MS } from "../../../src/runner/trial/deadline.js";
 import { openStore } from "../../../src/store/open.js";
 import { ROOT, startCli, type CliResult } from "../../support/cli-child.js";
 

@@ -1,8 +1,8 @@
 /** What a `--browser-endpoint` URL means: protocol, capacity, the label used in messages. */
 import { describe, expect, it } from "vitest";
 import { isUmpireError } from "../../../src/errors.js";
-import { parseBrowserEndpoint } from "../../../src/runner/browser-endpoint.js";
-import { totalCapacity } from "../../../src/runner/browser-pool.js";
+import { parseBrowserEndpoint } from "../../../src/runner/schedule/browser-endpoint.js";
+import { totalCapacity } from "../../../src/runner/schedule/browser-pool.js";
 
 describe("parseBrowserEndpoint", () => {
   it("takes ws:// for a Playwright server, and strips ?capacity before connecting", () => {

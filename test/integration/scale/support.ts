@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { resolveAgentConfigs, type AgentConfig } from "../../../src/agent/config.js";
 import { CHROMIUM_FLAGS, requireChromium } from "../../../src/browser/chromium.js";
-import { executeTrials, type Runtime } from "../../../src/cli/suite-runtime.js";
+import { executeTrials, type Runtime } from "../../../src/runtime/suite-runtime.js";
 import { createPriceBook } from "../../../src/pricing.js";
-import type { BrowserLease, BrowserProvider } from "../../../src/runner/browser-pool.js";
-import { planTrials, type PlannedTrial } from "../../../src/runner/plan.js";
-import type { Reporter } from "../../../src/runner/reporters.js";
-import type { SuiteResult } from "../../../src/runner/run-suite.js";
+import type { BrowserLease, BrowserProvider } from "../../../src/runner/schedule/browser-pool.js";
+import { planTrials, type PlannedTrial } from "../../../src/runner/schedule/trial-plan.js";
+import type { RunHooks } from "../../../src/runner/schedule/run-hooks.js";
+import type { SuiteResult } from "../../../src/runner/schedule/run-suite.js";
 import type { Store } from "../../../src/store/store.js";
 import type { Task } from "../../../src/task/schema.js";
 
@@ -157,7 +157,7 @@ export async function runThrough(options: {
   tasks: Task[];
   agents: AgentConfig[];
   concurrency?: number;
-  reporters?: Reporter[];
+  reporters?: RunHooks[];
 }): Promise<{ result: SuiteResult; trials: PlannedTrial[] }> {
   const { runtime, store, runId, agents } = options;
   const trials = planTrials(runId, options.tasks, agents, 1);
@@ -183,7 +183,7 @@ export async function runThrough(options: {
     trials,
     env: {},
     prices: createPriceBook(),
-    concurrency: options.concurrency ?? 2,
+    concurrency: { mode: "pinned", trials: options.concurrency ?? 2 },
     modelConcurrency: 2,
     repetition: { window: 3, recoveryLimit: 1 },
     reporters: options.reporters ?? [],

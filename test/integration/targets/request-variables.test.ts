@@ -16,14 +16,14 @@ import { launchChromium } from "../../../src/browser/chromium.js";
 import { runChecks } from "../../../src/checks/registry.js";
 import type { CheckResult, PageProbe } from "../../../src/checks/types.js";
 import { ConfigFileSchema } from "../../../src/config/schema.js";
-import { startUrl } from "../../../src/runner/environment.js";
-import { newSeededContext } from "../../../src/runner/trial-context.js";
+import { startUrl } from "../../../src/runner/trial/environment.js";
+import { newSeededContext } from "../../../src/runner/trial/trial-context.js";
 import type { Target, TrialBrowserSeed } from "../../../src/targets/contract.js";
 import { startWebTarget } from "../../../src/targets/web-target.js";
 import { loadTasksOrThrow } from "../../../src/task/loader.js";
 import { TaskFileSchema, type Task } from "../../../src/task/schema.js";
 import { TargetDecl } from "../../../src/task/target-decl.js";
-import { textFields } from "../../unit/schema-fields.js";
+import { textFields } from "../../unit/house/schema-fields.js";
 
 const APP = join(import.meta.dirname, "recorder-app", "app.mjs");
 const TRIAL = "vars-run-0007";

@@ -5,7 +5,7 @@
  * on the image it saw, at DPR 1 and 2.
  */
 import { describe, expect, it } from "vitest";
-import { pointToCss } from "../../../src/runner/executor.js";
+import { pointToCss } from "../../../src/runner/trial/executor.js";
 import { mapQwenAction } from "../../../src/agent/protocols/qwen-actions.js";
 import { QWEN_ACTIONS, computerUseTool } from "../../../src/agent/protocols/qwen-tool.js";
 import { parseQwen, type QwenParseContext } from "../../../src/agent/protocols/qwen.js";

@@ -9,7 +9,7 @@ import { mapUiTarsCall, parseUiTarsText } from "../../../src/agent/protocols/ui-
 import { UI_TARS_COMPUTER_USE, uiTarsPrompt } from "../../../src/agent/protocols/ui-tars-prompt.js";
 import { parseUiTars } from "../../../src/agent/protocols/ui-tars.js";
 import { smartResize } from "../../../src/agent/protocols/smart-resize.js";
-import { pointToCss } from "../../../src/runner/executor.js";
+import { pointToCss } from "../../../src/runner/trial/executor.js";
 
 const screen = { width: 1288, height: 812 };
 const one = (text: string) => {

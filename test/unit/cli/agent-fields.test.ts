@@ -4,7 +4,7 @@
  * (What the agent config then changes in requests and in the loop is shown by the flags' tests.)
  */
 import { describe, expect, it } from "vitest";
-import { finalizeAgents, resolveNamedAgents } from "../../../src/cli/agents.js";
+import { finalizeAgents, resolveNamedAgents } from "../../../src/cli/run/named-agents.js";
 import type { LoadedConfig } from "../../../src/config/loader.js";
 import { redactCommandAgent, resolveCommandAgent } from "../../../src/config/command-agent.js";
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { agentDefinitionHash } from "../../../src/agent/config.js";
-import { finalizeAgents, resolveNamedAgents } from "../../../src/cli/agents.js";
+import { finalizeAgents, resolveNamedAgents } from "../../../src/cli/run/named-agents.js";
 import type { LoadedConfig } from "../../../src/config/loader.js";
 
 const config: LoadedConfig = {

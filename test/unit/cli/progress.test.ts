@@ -12,9 +12,9 @@ import {
   duration,
   isLiveTerminal,
 } from "../../../src/cli/progress.js";
-import type { PlayedTurn as TurnRecord } from "../../../src/runner/loop.js";
-import type { PlannedTrial } from "../../../src/runner/plan.js";
-import type { TrialEnd } from "../../../src/runner/reporters.js";
+import type { PlayedTurn as TurnRecord } from "../../../src/runner/trial/loop.js";
+import type { PlannedTrial } from "../../../src/runner/schedule/trial-plan.js";
+import type { TrialEnd } from "../../../src/runner/schedule/run-hooks.js";
 
 const trial = (seq: number, id = `task-${seq}`): PlannedTrial =>
   ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readsFixtureLayout } from "../../../src/cli/suite-runtime.js";
+import { readsFixtureLayout } from "../../../src/runtime/suite-runtime.js";
 
 describe("readsFixtureLayout: which models make the observation wait for the page's layout report", () => {
   it("the reference model, with or without a profile, grounds on the layout report", () => {

@@ -1,10 +1,10 @@
 /**
- * `umpire run`'s choice to accept draft tasks (src/cli/run-drafts.ts): only with --allow-drafts (flag or
+ * `umpire run`'s choice to accept draft tasks (src/cli/run/run-drafts.ts): only with --allow-drafts (flag or
  * config), and a resumed run keeps the choice it was started with unless today's flag overrules it.
  * The CLI's effect is shown in test/integration/importer/import-awaited-requests.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { runAllowsDrafts } from "../../../src/cli/run-drafts.js";
+import { runAllowsDrafts } from "../../../src/cli/run/run-drafts.js";
 
 const startedWithDrafts = { config: { file: null, options: { "allow-drafts": { value: true, source: "flag" } } } };
 const startedWithout = { config: { file: null, options: {} } };

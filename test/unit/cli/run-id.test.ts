@@ -1,6 +1,6 @@
 /** `--run-id` names one folder under --out (issue 24): the rule itself, every shape of escape. */
 import { describe, expect, it } from "vitest";
-import { checkedRunId } from "../../../src/cli/run-id.js";
+import { checkedRunId } from "../../../src/cli/run/run-id.js";
 import { newRunId } from "../../../src/vocabulary.js";
 
 describe("checkedRunId", () => {

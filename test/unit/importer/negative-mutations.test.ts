@@ -1,6 +1,6 @@
 /** The gold's mutations `umpire negatives` plays: each changes one thing and says what, none repeats another or answer-now. */
 import { describe, expect, it } from "vitest";
-import { deriveMutations, siblingOf } from "../../../src/cli/negative-mutations.js";
+import { deriveMutations, siblingOf } from "../../../src/authoring/negative-mutations.js";
 import type { Task } from "../../../src/task/schema.js";
 
 const step = (tool: string, target?: string, args: Record<string, unknown> = {}) =>

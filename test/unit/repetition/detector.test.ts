@@ -3,9 +3,9 @@ import {
   createRepetitionDetector,
   type RepetitionDetectorOptions,
   type RepetitionStep,
-} from "../../../src/runner/repetition/detector.js";
-import { cssBoxesToImageBoxes, type Box } from "../../../src/runner/repetition/masks.js";
-import type { Capture } from "../../../src/runner/repetition/decoded-cache.js";
+} from "../../../src/runner/trial/repetition/detector.js";
+import { cssBoxesToImageBoxes, type Box } from "../../../src/runner/trial/repetition/masks.js";
+import type { Capture } from "../../../src/runner/trial/repetition/decoded-cache.js";
 import { drawPage, HEIGHT, REGIONS, toCapture, WIDTH } from "./page-images.js";
 
 type Action = RepetitionStep["actions"][number];

@@ -1,8 +1,8 @@
 import { PNG } from "pngjs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { compareScreens, DEFAULT_MAX_DIFF_RATIO } from "../../../src/runner/repetition/image-diff.js";
-import { createDecodedImageCache, type Capture } from "../../../src/runner/repetition/decoded-cache.js";
-import { decodePng, reusedRowCount, toRgba } from "../../../src/runner/repetition/png-decode.js";
+import { compareScreens, DEFAULT_MAX_DIFF_RATIO } from "../../../src/runner/trial/repetition/image-diff.js";
+import { createDecodedImageCache, type Capture } from "../../../src/runner/trial/repetition/decoded-cache.js";
+import { decodePng, reusedRowCount, toRgba } from "../../../src/runner/trial/repetition/png-decode.js";
 import { cloneRaster, drawPage, drawText, REGIONS, setPixel, toCapture, type Raster } from "./page-images.js";
 
 /** A labelled comparison whose answer must not depend on downscaling or the AA heuristic. */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { cssBoxesToImageBoxes, maskBoxesForCapture, splitTaskMasks } from "../../../src/runner/repetition/masks.js";
+import {
+  cssBoxesToImageBoxes,
+  maskBoxesForCapture,
+  splitTaskMasks,
+} from "../../../src/runner/trial/repetition/masks.js";
 
 describe("mask conversion", () => {
   const dpr2 = { image: { width: 2560, height: 1600 }, viewport: { width: 1280, height: 800 } };

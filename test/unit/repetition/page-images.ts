@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { PNG, type PackerOptions } from "pngjs";
-import type { Capture } from "../../../src/runner/repetition/decoded-cache.js";
+import type { Capture } from "../../../src/runner/trial/repetition/decoded-cache.js";
 
 export type Rgb = [number, number, number];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actionSignature, sameAttempt } from "../../../src/runner/repetition/signature.js";
+import { actionSignature, sameAttempt } from "../../../src/runner/trial/repetition/signature.js";
 
 const click = (x: number, y: number, element = "Save button") => ({ tool: "click" as const, args: { element, x, y } });
 

@@ -4,7 +4,7 @@ import {
   describeActions,
   reflectionMessage,
   stuckReport,
-} from "../../../src/runner/repetition/wording.js";
+} from "../../../src/runner/trial/repetition/wording.js";
 
 describe("wording", () => {
   it("describes actions in the past and bare forms", () => {

@@ -1,30 +1,14 @@
-/**
- * A comparison knows when a task's content changed between the runs (issue #12 §3): the task is
- * marked "task changed; not a like-for-like comparison" and the regression gate ignores it unless
- * `--include-changed-tasks` is given. Through `umpire compare` on a real SQLite store.
- */
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import { definitionHash } from "../../../src/definition-hash.js";
-import { openStore } from "../../../src/store/open.js";
 import type { Store } from "../../../src/store/store.js";
-import { tempDir } from "../store/fixtures.js";
+import { withTempStore } from "../store/fixtures.js";
 import { fakeIO, seedRun, type SeedTrial } from "./seed.js";
 
 let dir: string;
-let cleanup: () => void;
 let db: string;
 let store: Store;
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-  db = join(dir, "umpire.db");
-  store = openStore(db);
-});
-afterEach(() => {
-  store.close();
-  cleanup();
-});
+withTempStore((t) => ({ dir, db, store } = t));
 
 async function cli(argv: string[]) {
   const f = fakeIO(dir);

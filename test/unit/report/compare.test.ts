@@ -1,28 +1,18 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import { compareGroups, groupTrialsBy } from "../../../src/report/compare.js";
 import { judgeRegression } from "../../../src/report/regression.js";
-import { openStore } from "../../../src/store/open.js";
 import type { Store } from "../../../src/store/store.js";
-import { tempDir } from "../store/fixtures.js";
+import { withTempStore } from "../store/fixtures.js";
 import { fakeIO, seedRun, type SeedTrial } from "./seed.js";
 import { parseXml, type XmlElement } from "./xml-check.js";
 
 let dir: string;
-let cleanup: () => void;
 let db: string;
 let store: Store;
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-  db = join(dir, "umpire.db");
-  store = openStore(db);
-});
-afterEach(() => {
-  store.close();
-  cleanup();
-});
+withTempStore((t) => ({ dir, db, store } = t));
 
 const TASKS = ["save-bb042", "cookie-reject", "lazy-scorecard", "compare-two", "long-scroll", "canvas-read"];
 

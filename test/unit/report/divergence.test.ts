@@ -17,7 +17,7 @@ import {
 import { representative } from "../../../src/report/divergence-pairs.js";
 import type { TaskRow } from "../../../src/report/compare.js";
 import type { TrialRecord } from "../../../src/store/records.js";
-import { sameAttempt } from "../../../src/runner/repetition/signature.js";
+import { sameAttempt } from "../../../src/runner/trial/repetition/signature.js";
 
 const shot = (name: string) => ({ path: `/screens/${name}.png`, width: 1280, height: 800 });
 const click = (x: number, y: number, element = "a button") => ({

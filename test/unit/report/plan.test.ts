@@ -1,24 +1,13 @@
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
-import { openStore } from "../../../src/store/open.js";
 import type { Store } from "../../../src/store/store.js";
-import { tempDir } from "../store/fixtures.js";
+import { withTempStore } from "../store/fixtures.js";
 import { fakeIO, seedRun } from "./seed.js";
 
 let dir: string;
-let cleanup: () => void;
 let db: string;
 let store: Store;
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-  db = join(dir, "umpire.db");
-  store = openStore(db);
-});
-afterEach(() => {
-  store.close();
-  cleanup();
-});
+withTempStore((t) => ({ dir, db, store } = t));
 
 async function cli(argv: string[]) {
   const f = fakeIO(dir);

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import { compareGroups } from "../../../src/report/compare.js";
 import { formatCostPerSuccess, formatDelta, formatMs, formatUsd } from "../../../src/report/format.js";
@@ -9,7 +9,7 @@ import { renderTable, terminalStyle, visibleWidth } from "../../../src/report/ta
 import { openStore } from "../../../src/store/open.js";
 import type { Store } from "../../../src/store/store.js";
 import type { TrialRecord } from "../../../src/store/records.js";
-import { tempDir } from "../store/fixtures.js";
+import { tempDir, withTempStore } from "../store/fixtures.js";
 import { fakeIO, seedRun } from "./seed.js";
 
 describe("format", () => {
@@ -60,18 +60,9 @@ describe("table layout", () => {
 
 describe("views of stored runs", () => {
   let dir: string;
-  let cleanup: () => void;
   let store: Store;
   let db: string;
-  beforeEach(() => {
-    ({ dir, cleanup } = tempDir());
-    db = join(dir, "umpire.db");
-    store = openStore(db);
-  });
-  afterEach(() => {
-    store.close();
-    cleanup();
-  });
+  withTempStore((t) => ({ dir, db, store } = t));
 
   function twoRuns(): [TrialRecord[], TrialRecord[]] {
     const a = seedRun(store, {

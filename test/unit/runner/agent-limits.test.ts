@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, utimesSync } fro
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { holdAgentLimits } from "../../../src/runner/agent-limits.js";
-import { identityArgs, sandboxArgv } from "../../../src/runner/agent-sandbox.js";
+import { holdAgentLimits } from "../../../src/runner/external/agent-limits.js";
+import { identityArgs, sandboxArgv } from "../../../src/runner/external/agent-sandbox.js";
 
 const FORK = `const { spawn } = require("node:child_process"); let n = 0; const kids = [];
 for (let i = 0; i < 200; i++) { try { const c = spawn("sleep", ["10"]); c.on("error", () => {}); if (!c.pid) break; kids.push(c); n++; } catch { break; } }

@@ -1,6 +1,6 @@
 /** The agent's CDP allow-list (trial-browser.ts): what a page needs passes, what leaves the trial's guard does not. */
 import { describe, expect, it } from "vitest";
-import { refusalOf } from "../../../src/runner/trial-browser.js";
+import { refusalOf } from "../../../src/runner/external/trial-browser.js";
 
 describe("refusalOf", () => {
   it("lets through what Playwright, Puppeteer and a plain CDP client send for a page", () => {

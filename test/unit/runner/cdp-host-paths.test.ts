@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { hostPathRefusal } from "../../../src/runner/trial-browser.js";
+import { hostPathRefusal } from "../../../src/runner/external/trial-browser.js";
 
 const dir = mkdtempSync(join(tmpdir(), "umpire-cdp-paths-"));
 const workspace = join(dir, "workspace");

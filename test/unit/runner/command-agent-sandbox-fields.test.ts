@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { CommandAgentSchema, resolveCommandAgent } from "../../../src/config/command-agent.js";
-import { agentEnvironment } from "../../../src/runner/agent-sandbox.js";
-import { egressAllowList } from "../../../src/runner/external-trial.js";
+import { agentEnvironment } from "../../../src/runner/external/agent-sandbox.js";
+import { egressAllowList } from "../../../src/runner/external/external-trial.js";
 
 const agent = (extra: Record<string, unknown>) =>
   resolveCommandAgent(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { pinnedBy } from "../../../src/cli/run/finish.js";
-import { ConcurrencyController } from "../../../src/runner/concurrency-controller.js";
-import { ConcurrencyGate, describeConcurrency } from "../../../src/runner/concurrency-gate.js";
+import { ConcurrencyController } from "../../../src/runner/schedule/concurrency-controller.js";
+import { ConcurrencyGate, describeConcurrency } from "../../../src/runner/schedule/concurrency-gate.js";
 
 /** `n` answered turns at ~2 s each (the latency profile's figure) with trials waiting. */
 function answer(c: ConcurrencyController, n: number, at = { now: 0 }, modelMs = 2000, waiting = 5) {

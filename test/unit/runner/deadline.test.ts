@@ -1,11 +1,11 @@
 /**
- * The trial's call deadline (src/runner/deadline.ts) with real timers and short limits: a call
+ * The trial's call deadline (src/runner/trial/deadline.ts) with real timers and short limits: a call
  * that never answers is abandoned past the limit plus grace, naming the innermost call in flight;
  * the user's stop shortens it to the cancel grace; a broken page fails calls at once; the
  * watchdog fires with what was in flight. Limits are tens of milliseconds; no assertion is on time.
  */
 import { describe, expect, it } from "vitest";
-import { type StuckCall, TrialDeadline, isStuckCall, withDeadline } from "../../../src/runner/deadline.js";
+import { type StuckCall, TrialDeadline, isStuckCall, withDeadline } from "../../../src/runner/trial/deadline.js";
 
 const never = <T = never>() => new Promise<T>(() => undefined);
 

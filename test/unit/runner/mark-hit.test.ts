@@ -3,7 +3,7 @@
  * and the self-test read them back: the one place both sides of that sentence are held together.
  */
 import { describe, expect, it } from "vitest";
-import { aimedMark, hitClause, marksHit, missedMark } from "../../../src/runner/mark-hit.js";
+import { aimedMark, hitClause, marksHit, missedMark } from "../../../src/runner/page/mark-hit.js";
 
 describe("mark hits", () => {
   it("names the marks under the point, innermost first, and a missed aim", () => {

@@ -1,5 +1,5 @@
 /**
- * The model proxy (src/runner/model-proxy.ts) against a real upstream HTTP server that does what a hostile
+ * The model proxy (src/runner/external/model-proxy.ts) against a real upstream HTTP server that does what a hostile
  * or careless endpoint may do: echo the Authorization header it got back to the caller, split a stream's
  * events across chunks. The agent never reads the key; streamed usage is measured; a path without the
  * trial's token, a route the proxy does not forward and a dead upstream are refused or answered, never hung.
@@ -7,8 +7,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startModelProxy, type ModelCall } from "../../../src/runner/model-proxy.js";
-import { measuredCost, measuredUsage } from "../../../src/runner/model-measure.js";
+import { startModelProxy } from "../../../src/runner/external/model-proxy.js";
+import type { ModelCall } from "../../../src/runner/trial/measured-use.js";
+import { measuredCost, measuredUsage } from "../../../src/runner/external/model-measure.js";
 import { clearSecrets, registerSecret } from "../../../src/safety/secrets.js";
 
 const KEY = "sk-upstream-secret-0123456789";

@@ -5,7 +5,7 @@ import {
   StarvationWatch,
   STARVED_CPU_BUSY,
   type LoadProbe,
-} from "../../../src/runner/starvation.js";
+} from "../../../src/runner/trial/starvation.js";
 
 /** A load signal the test sets: what the machine looked like over the wait that just ended. */
 function controlledLoad(): { probe: LoadProbe; set: (cpuBusy: number, lagMs?: number) => void } {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { verdictOf } from "../../../src/checks/verdict.js";
 import type { CheckResult } from "../../../src/checks/types.js";
-import { withoutForgeable } from "../../../src/runner/untrusted-checks.js";
+import { withoutForgeable } from "../../../src/runner/trial/untrusted-checks.js";
 
 function check(kind: string, pass: boolean, extra: Partial<CheckResult> = {}): CheckResult {
   return {

@@ -2,7 +2,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
+import { openStore } from "../../../src/store/open.js";
 import type { CheckInput, TrialInput, TrialResult } from "../../../src/store/records.js";
+import type { Store } from "../../../src/store/store.js";
 
 export function tempDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "umpire-store-"));
@@ -60,3 +63,31 @@ export const failingCheck: CheckInput = {
   evidence: { answer: 'done <ok> & "quoted"' },
   ms: 1,
 };
+
+/** What `withTempStore` opens for each test: the store, its file and the folder around it. */
+export interface TempStore {
+  store: Store;
+  db: string;
+  dir: string;
+}
+
+/**
+ * A fresh store in a temporary folder for every test of the calling scope (a file or a describe):
+ * opened before each test and handed to `use`, closed and removed after it. The report tests each
+ * wrote these hooks by hand.
+ */
+export function withTempStore(use: (opened: TempStore) => void): void {
+  let opened: TempStore | undefined;
+  let cleanup: (() => void) | undefined;
+  beforeEach(() => {
+    const temp = tempDir();
+    cleanup = temp.cleanup;
+    const db = join(temp.dir, "umpire.db");
+    opened = { store: openStore(db), db, dir: temp.dir };
+    use(opened);
+  });
+  afterEach(() => {
+    opened?.store.close();
+    cleanup?.();
+  });
+}

@@ -38,6 +38,15 @@ function runWrittenAs(json: string) {
 }
 
 describe("stored run options", () => {
+  it("reads the concurrency policy in every stored form: a number (pinned), the text of earlier adaptive runs, the typed value", () => {
+    const read = (concurrency: unknown) => runOptionsOf(runWrittenAs(JSON.stringify({ concurrency }))).concurrency;
+    expect(read(4)).toEqual({ mode: "pinned", trials: 4 });
+    expect(read("adaptive (max 32)")).toEqual({ mode: "adaptive", start: null, max: 32 });
+    expect(read({ mode: "adaptive", start: 2, max: 8 })).toEqual({ mode: "adaptive", start: 2, max: 8 });
+    expect(read({ mode: "pinned", trials: 3 })).toEqual({ mode: "pinned", trials: 3 });
+    expect(() => read("as fast as it goes")).toThrow(/concurrency/);
+  });
+
   it("reads a row of umpire's first versions: no named or command agents, numbers as text, defaults filled in", () => {
     // The shape 4bd1be1 wrote: no unnamedAgents, commandAgents, config or agentNames; temperature as the flag's text.
     const run = runWrittenAs(

@@ -1,0 +1,415 @@
+/**
+ * `umpire validate --self-test`: proves each task sound on the reference model. A task is sound
+ * when its gold trajectory passes in both output modes, an agent that answers "Done." at once
+ * fails, and every declared negative (a known-wrong trajectory) is played as written and fails on
+ * a required check (each check its `failsOn` names among them). A probe the model could not play
+ * as written proves nothing ("not exercised"). Each required check should fail in some probe
+ * (check coverage): one that never does may be unable to fail. The trials are stored as a run
+ * tagged `self-test`, so `show`, `report` and the HTML view work on them.
+ */
+import { join } from "node:path";
+import { resolveAgentConfigs, type AgentConfig } from "../agent/config.js";
+import { createPriceBook } from "../pricing.js";
+import { renderTable, type TableStyle } from "../report/table-layout.js";
+import { describeConcurrency, type EndpointReport } from "../runner/schedule/concurrency-gate.js";
+import { storedPlan, type PlannedTrial } from "../runner/schedule/trial-plan.js";
+import { SELF_TEST_TAG, newRunId, trialId } from "../vocabulary.js";
+import type { TrialEnd } from "../runner/schedule/run-hooks.js";
+import type { ObservedHook } from "../runner/trial/trial.js";
+import type { RequestRecord } from "../sim/log.js";
+import type { Store } from "../store/store.js";
+import type { Task } from "../task/schema.js";
+import type { ProjectTargets } from "../config/project.js";
+import { judgeExercise } from "./probe-exercise.js";
+import { AT_ONCE_PROBES, blameCarriedState, blameInterference, INTERFERENCE, type ProbeRun } from "./probe-causes.js";
+import { coverageLine, judgeProbe, uncoveredChecks, type CoverageGap, type ProbeFacts } from "./probe-judgement.js";
+import { executeTrials, startRuntime } from "../runtime/suite-runtime.js";
+import { VERSION } from "../runtime/version.js";
+import { collectRunEnvironment } from "../runtime/run-environment.js";
+
+import { probesFor, runsAtOnce, type Probe, type ProbeResult } from "./probes.js";
+
+export interface SelfTestOptions {
+  tasks: Task[];
+  /** The project's config file (its targets); default only the fixture. */
+  config?: ProjectTargets;
+  /** Where the run is stored (the results database) and where its trial folders go. */
+  store: Store;
+  outDir: string;
+  concurrency: number;
+  signal: AbortSignal;
+  env: NodeJS.ProcessEnv;
+  /** Told of each trial's end, with the probe it played (the at-once pair's are named apart from the gold's). */
+  onTrialEnd?: (end: TrialEnd, probe: string) => void;
+  /** The probes to play per task (default all of probesFor: `umpire try` plays one). */
+  probes?: (task: Task) => Probe[];
+  /** Told of what the run goes on despite (a target's readyUrl answered 4xx). */
+  onNotice?: (message: string) => void;
+  /** Told of each observation's page (`umpire try` lists the controls of every step's page). */
+  onObserved?: ObservedHook;
+}
+
+export interface SelfTestOutcome {
+  runId: string;
+  results: ProbeResult[];
+  /** Required checks no probe failed: each may be unable to fail. */
+  uncovered: CoverageGap[];
+  /** How many trials ran at once and what the machine's CPU did meanwhile (the run summary's report). */
+  concurrency: EndpointReport[];
+  /** The run was stopped (Ctrl-C) before every probe ran. */
+  interrupted: boolean;
+  /** The reference model's log records of a trial: the step each turn played, the mark it missed. */
+  records: (trialId: string) => RequestRecord[];
+}
+
+interface Planned {
+  trials: PlannedTrial[];
+  configs: AgentConfig[];
+  probes: Map<string, { task: Task; probe: Probe }>;
+}
+
+function planProbes(
+  runId: string,
+  tasks: readonly Task[],
+  env: NodeJS.ProcessEnv,
+  probesOf: (task: Task) => Probe[],
+  config?: ProjectTargets,
+): Planned & { pairs: PlannedTrial[][] } {
+  const configs = new Map<string, AgentConfig>();
+  const trials: PlannedTrial[] = [];
+  const probes = new Map<string, { task: Task; probe: Probe }>();
+  for (const task of [...tasks].sort((a, b) => a.id.localeCompare(b.id))) {
+    for (const probe of probesOf(task)) {
+      const [config] = resolveAgentConfigs({ model: probe.model, mode: probe.mode, env });
+      configs.set(config!.label, config!);
+      const seq = trials.length;
+      const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: config!, repeat: 0 };
+      trials.push(trial);
+      probes.set(trial.id, { task, probe });
+    }
+  }
+  // Each pair is run alone, after the rest, so its two trials start at the same moment.
+  const pairs: PlannedTrial[][] = [];
+  for (const task of [...tasks].sort((a, b) => a.id.localeCompare(b.id)).filter((t) => runsAtOnce(t, config))) {
+    const [config] = resolveAgentConfigs({ model: "reference", mode: "structured", env });
+    pairs.push(
+      AT_ONCE_PROBES.map((name) => {
+        const seq = trials.length + pairs.length * 2 + (name.endsWith("2") ? 1 : 0);
+        const trial: PlannedTrial = { id: trialId(runId, seq), seq, task, agent: config!, repeat: 0 };
+        const probe: Probe = {
+          name,
+          model: "reference",
+          mode: "structured",
+          expect: "passed",
+          trajectory: "reference",
+        };
+        probes.set(trial.id, { task, probe });
+        return trial;
+      }),
+    );
+  }
+  return { trials, configs: [...configs.values()], probes, pairs };
+}
+
+export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOutcome> {
+  const runId = `selftest-${newRunId()}`;
+  // `umpire try` names its own probes: it plays them once, without the at-once pairs.
+  const probesOf = options.probes ?? probesFor;
+  const { trials, configs, probes, pairs } = planProbes(
+    runId,
+    options.tasks,
+    options.env,
+    probesOf,
+    options.probes ? undefined : options.config,
+  );
+  const { store } = options;
+  const runDir = join(options.outDir, runId);
+  const runtime = await startRuntime({
+    tasks: options.tasks,
+    agents: configs,
+    config: options.config,
+    logDir: runDir,
+    concurrency: { mode: "pinned", trials: Math.max(2, options.concurrency) },
+    env: options.env,
+    signal: options.signal,
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+  });
+  let status: "finished" | "interrupted" = "interrupted";
+  try {
+    const stored = {
+      selfTest: true,
+      paths: options.tasks.map((t) => t.file),
+      concurrency: { mode: "pinned" as const, trials: options.concurrency },
+    };
+    store.createRun({ id: runId, umpireVersion: VERSION, folder: runDir, tags: [SELF_TEST_TAG], options: stored });
+    // A self-test's verdicts depend on the browser and fonts as much as a run's: it stores them too.
+    const environment = await collectRunEnvironment({
+      browsers: runtime.browsers,
+      targets: runtime.targets,
+      tasks: options.tasks,
+      env: options.env,
+    });
+    store.setRunEnvironment(runId, { ...environment });
+    store.addTrials(
+      runId,
+      [...trials, ...pairs.flat()].map((t) => storedPlan(t)),
+    );
+    const execute = (batch: PlannedTrial[], concurrency: number) =>
+      executeTrials({
+        runtime,
+        store,
+        runId,
+        runDir,
+        trials: batch,
+        env: options.env,
+        prices: createPriceBook(),
+        concurrency: { mode: "pinned", trials: concurrency },
+        modelConcurrency: concurrency,
+        repetition: { window: 3, recoveryLimit: 1 },
+        reporters: options.onTrialEnd
+          ? [{ onTrialEnd: (end: TrialEnd) => options.onTrialEnd!(end, probes.get(end.trial.id)?.probe.name ?? "") }]
+          : [],
+        signal: options.signal,
+        ...(options.onObserved ? { onObserved: options.onObserved } : {}),
+      });
+    const executed = await execute(trials, options.concurrency);
+    const ends = [...executed.ends];
+    for (const pair of pairs) {
+      if (options.signal.aborted) break;
+      ends.push(...(await execute(pair, 2)).ends);
+    }
+    status = executed.status === "interrupted" || store.unfinishedTrials(runId).length > 0 ? "interrupted" : "finished";
+    const log = runtime.model?.log;
+    const records = (id: string) => log?.forUser(id) ?? [];
+    const judged = judgeAll(ends, probes, store, records);
+    // Causes in another probe: a target with no per-trial reset, two trials at once (probe-causes.ts).
+    const results = blameInterference(blameCarriedState(judged, options.config));
+    const uncovered = coverageOf(results, store);
+    return {
+      runId,
+      results,
+      uncovered,
+      concurrency: executed.concurrency,
+      interrupted: status === "interrupted",
+      records,
+    };
+  } finally {
+    try {
+      if (status === "finished") store.finishRun(runId, "finished");
+      else store.markInterrupted(runId);
+    } catch {
+      /* a run that was never created (the runtime failed first) has nothing to mark */
+    }
+    await runtime.close();
+  }
+}
+
+/** The negative's name of a `negative:<name>` probe, else null. */
+function negativeName(probe: Probe): string | null {
+  return probe.trajectory?.startsWith("negatives.") ? probe.trajectory.slice("negatives.".length) : null;
+}
+
+/** The steps a probe plays: gold, its negative's, or none (answer-now). */
+function stepsOf(task: Task, probe: Probe): Task["reference"] | null {
+  if (probe.trajectory === null) return null;
+  const negative = negativeName(probe);
+  return negative === null ? task.reference : (task.negatives[negative] ?? null);
+}
+
+/** Every probe judged: its own facts, plus the marks its task's other probes played. */
+function judgeAll(
+  ends: readonly TrialEnd[],
+  probes: Map<string, { task: Task; probe: Probe }>,
+  store: Store,
+  recordsOf: (trialId: string) => RequestRecord[],
+): (ProbeResult & ProbeRun)[] {
+  const gathered = ends.map((end) => {
+    const { task, probe } = probes.get(end.trial.id)!;
+    const stored = store.trial(end.trial.id);
+    const actions = store.actions(end.trial.id);
+    const steps = stepsOf(task, probe);
+    const exercise = steps
+      ? judgeExercise({
+          trajectory: probe.trajectory!,
+          steps,
+          records: recordsOf(end.trial.id),
+          actions,
+          stopReason: end.stopReason,
+          stopDetail: stored?.stopDetail ?? "",
+        })
+      : null;
+    return { end, task, probe, stored, actions, exercise };
+  });
+  return gathered.map(({ end, task, probe, stored, actions, exercise }) => {
+    const others = gathered.filter((g) => g.task === task && g.end !== end);
+    const marksFoundElsewhere = new Set(others.flatMap((g) => g.exercise?.marksPlayed ?? []));
+    const reflections = ((stored?.metrics.repetition ?? {}) as { reflections?: number }).reflections ?? 0;
+    const facts: ProbeFacts = {
+      expect: probe.expect,
+      verdict: end.verdict,
+      stopReason: end.stopReason,
+      stopDetail: stored?.stopDetail ?? "",
+      error: stored?.error ?? null,
+      reflections,
+      checks: store.checks(end.trial.id),
+      exercise,
+      failsOn: negativeName(probe) ? (task.negativeFailsOn?.[negativeName(probe)!] ?? []) : [],
+      actionMessages: actions.map((a) => a.message),
+      marksFoundElsewhere,
+    };
+    const judged = judgeProbe(facts);
+    return {
+      task: task.id,
+      probe,
+      trialId: end.trial.id,
+      verdict: end.verdict,
+      stopReason: end.stopReason,
+      stopLine: end.stopLine,
+      reflections,
+      exercised: judged.exercised,
+      failedChecks: judged.failedChecks,
+      reasons: judged.reasons,
+      clockWait: judged.clockWait,
+      ok: judged.ok,
+      target: task.target,
+      startedAt: stored?.startedAt ?? null,
+      endedAt: stored?.endedAt ?? null,
+      playedClean: judged.exercised && lastAttemptOf(actions).every((a) => a.status === "success"),
+    };
+  });
+}
+
+/** The actions of a trial's last attempt (a retried trial keeps its earlier ones). */
+function lastAttemptOf<A extends { attempt: number }>(actions: readonly A[]): A[] {
+  const last = Math.max(0, ...actions.map((a) => a.attempt));
+  return actions.filter((a) => a.attempt === last);
+}
+
+function coverageOf(results: readonly ProbeResult[], store: Store): CoverageGap[] {
+  const tasks = [...new Set(results.map((r) => r.task))];
+  return tasks.flatMap((task) =>
+    uncoveredChecks(
+      task,
+      results
+        .filter((r) => r.task === task && r.verdict !== "error" && r.verdict !== "cancelled")
+        .map((r) => ({ expect: r.probe.expect, exercised: r.exercised, checks: store.checks(r.trialId) })),
+    ),
+  );
+}
+
+/** The lines under the table: one per probe that is not what soundness needs, with its reasons; then coverage. */
+export function selfTestFindings(
+  results: readonly ProbeResult[],
+  uncovered: readonly CoverageGap[],
+  strict: boolean,
+  concurrency?: number,
+): string[] {
+  const lines: string[] = [];
+  for (const r of results.filter((x) => !x.ok)) {
+    const got = r.exercised
+      ? `expected ${r.probe.expect}, got ${r.verdict} (${r.stopReason})`
+      : `NOT EXERCISED (${r.verdict}, ${r.stopReason})`;
+    lines.push(`${r.task} ${r.probe.name}: ${got}`);
+    for (const reason of r.reasons) lines.push(`  - ${reason}`);
+    if (r.clockWait) lines.push(`  - a wall-clock wait was involved: ${r.clockWait}; ${slowAdvice(concurrency)}`);
+  }
+  for (const gap of uncovered) lines.push(`${strict ? "error" : "warning"}: ${coverageLine(gap)}`);
+  return lines;
+}
+
+/** The run summary's closing advice in its saturated-machine warning (src/runner/schedule/concurrency-gate.ts). */
+const FEWER_AT_ONCE = / Run again with fewer trials at once \([^)]*\)\.$/;
+
+/** What to do about a wait that ran out: fewer trials at once, unless the run already played one at a time. */
+function slowAdvice(concurrency: number | undefined): string {
+  if (concurrency === 1)
+    return "the self-test already played one trial at a time, so the machine or the app was slow: free the machine, or give the task's limits more time";
+  return "on a busy machine run the self-test again with --concurrency 1";
+}
+
+/** Sound: every probe is what soundness needs, and under --strict every required check failed in some probe. */
+export function isSound(results: readonly ProbeResult[], uncovered: readonly CoverageGap[], strict: boolean): boolean {
+  return results.every((r) => r.ok) && (!strict || uncovered.length === 0);
+}
+
+/**
+ * The self-test's closing lines: sound or not, and, when the machine's CPU was saturated for a
+ * good part of it, the run summary's warning. Only a probe whose outcome involved a wall-clock wait
+ * or a timeout can be the machine's doing: when every failed probe is such, and the machine was
+ * saturated, "unsound" is said as "not proven". A negative that passed is never the CPU's fault.
+ */
+export function selfTestClosing(
+  results: readonly ProbeResult[],
+  reports: readonly EndpointReport[],
+  uncovered: readonly CoverageGap[] = [],
+  strict = false,
+  concurrency?: number,
+): string[] {
+  const warning = describeConcurrency(reports)
+    .filter((line) => line.startsWith("warning:"))
+    // The run summary's advice to run fewer trials at once means nothing to a self-test already at one.
+    .map((line) =>
+      concurrency === 1 ? line.replace(FEWER_AT_ONCE, " The self-test already played one trial at a time.") : line,
+    );
+  const bad = results.filter((r) => !r.ok);
+  if (isSound(results, uncovered, strict)) return ["every task is sound", ...warning];
+  if (bad.length === 0)
+    return [`some tasks are unsound under --strict: a required check never failed in any probe`, ...warning];
+  if (bad.every((r) => r.reasons.includes(INTERFERENCE))) {
+    return [`some targets are declared isolated and are not: ${INTERFERENCE}`, ...warning];
+  }
+  if (bad.every((r) => r.reasons.some((x) => x.includes("has no per-trial reset")))) {
+    return [
+      "some targets have no per-trial reset: a probe started on the state the one before it left (see above)",
+      ...warning,
+    ];
+  }
+  const machineMayExplain = warning.length > 0 && bad.every((r) => r.clockWait !== null);
+  if (!machineMayExplain) {
+    return [
+      "some tasks are unsound: their checks cannot tell right from wrong, or a probe was not played as written",
+      ...warning,
+    ];
+  }
+  if (concurrency === 1) {
+    return [
+      "some tasks are not proven sound, on a saturated machine, though the self-test played one trial at a time: free the machine and run it again before reading their checks as wrong",
+      ...warning,
+    ];
+  }
+  return [
+    "some tasks are not proven sound, on a saturated machine: run the self-test again with fewer trials at once (--concurrency 1) before reading their checks as wrong",
+    ...warning,
+  ];
+}
+
+/** One row per task: each probe's verdict, marked where it is not what soundness needs. */
+export function selfTestTable(results: ProbeResult[], style: TableStyle): string {
+  const tasks = [...new Set(results.map((r) => r.task))];
+  const rows = tasks.map((task) => {
+    const mine = results.filter((r) => r.task === task);
+    return { task, sound: mine.every((r) => r.ok), mine };
+  });
+  const got = (m: ProbeResult) => {
+    if (m.ok) return "ok";
+    if (!m.exercised) return "not exercised";
+    return `${m.verdict} (${m.stopReason}${m.reflections ? `, ${m.reflections} reflections` : ""})`;
+  };
+  return renderTable(
+    [
+      { head: "task", priority: 100, cell: (r: (typeof rows)[number]) => r.task },
+      {
+        head: "sound",
+        priority: 99,
+        cell: (r) => ({ text: r.sound ? "yes" : "NO", colour: r.sound ? "green" : "red" }),
+      },
+      {
+        head: "probes (expected verdict: got)",
+        priority: 98,
+        cell: (r) => r.mine.map((m) => `${m.probe.name} ${m.probe.expect}: ${got(m)}`).join("; "),
+      },
+    ],
+    rows,
+    style,
+  );
+}
