@@ -32,7 +32,7 @@ import {
   type TrialOutcome,
   type TrialSpec,
 } from "../trial/trial.js";
-import { createTrialLog } from "../trial/trial-log.js";
+import { createTrialLog, type TrialLog } from "../trial/trial-log.js";
 import { launchTrialBrowser, type TrialBrowser } from "./trial-browser.js";
 import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.js";
 
@@ -61,6 +61,35 @@ export type ExternalTrialDeps = Pick<
   TrialDeps,
   "target" | "fixtureSiteUrl" | "board" | "env" | "signal" | "onTurn" | "movedAside" | "trace"
 >;
+
+/** The trial browser's guards, wired to the trial log: CDP refusals as errors, network refusals as blocked requests. */
+function guardTrialBrowser(
+  trialBrowser: TrialBrowser,
+  log: TrialLog,
+  blocked: ReturnType<typeof blockedRequestLog>,
+  origins: Iterable<string>,
+): void {
+  trialBrowser.onRefusal((refusal) => {
+    const verb = refusal.action === "refused" ? "refused the agent's" : "rewrote the agent's";
+    log.step("error_event", {
+      error: `umpire ${verb} ${refusal.method}: ${refusal.reason}`,
+      origin: "cdp_guard",
+      tool_req: null,
+      guard: refusal,
+    });
+  });
+  // The browser's network reaches the task's origins only; what its proxy refuses is logged like a blocked request.
+  trialBrowser.allowOrigins(origins);
+  trialBrowser.onNetworkRefusal((refused) =>
+    blocked.record({
+      url: refused.url,
+      method: refused.method,
+      resourceType: refused.method === "CONNECT" ? "tunnel" : "other",
+      navigation: false,
+      frameUrl: "",
+    }),
+  );
+}
 
 export async function runExternalTrial(
   spec: TrialSpec,
@@ -95,26 +124,7 @@ export async function runExternalTrial(
   try {
     mkdirSync(join(workspaceDir, "downloads"), { recursive: true });
     trialBrowser = await launchTrialBrowser({ downloadsDir: join(workspaceDir, "downloads"), workspaceDir });
-    trialBrowser.onRefusal((refusal) => {
-      const verb = refusal.action === "refused" ? "refused the agent's" : "rewrote the agent's";
-      log.step("error_event", {
-        error: `umpire ${verb} ${refusal.method}: ${refusal.reason}`,
-        origin: "cdp_guard",
-        tool_req: null,
-        guard: refusal,
-      });
-    });
-    // The browser's network reaches the task's origins only; what its proxy refuses is logged like a blocked request.
-    trialBrowser.allowOrigins(originsForTask(spec.task, deps.target, deps.fixtureSiteUrl));
-    trialBrowser.onNetworkRefusal((refused) =>
-      blocked.record({
-        url: refused.url,
-        method: refused.method,
-        resourceType: refused.method === "CONNECT" ? "tunnel" : "other",
-        navigation: false,
-        frameUrl: "",
-      }),
-    );
+    guardTrialBrowser(trialBrowser, log, blocked, originsForTask(spec.task, deps.target, deps.fixtureSiteUrl));
     // Playwright's artifacts in this process's temp folder (a killed umpire's goes with it), not /tmp/playwright-artifacts-*.
     artifacts = processTempDir("artifacts-");
     browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint, { artifactsDir: artifacts });

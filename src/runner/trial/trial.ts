@@ -115,10 +115,8 @@ function effectsSource(target: Target, trialId: string): string | null {
   return target.effectsSourceFor?.(trialId) ?? target.effectsSource;
 }
 
-export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps): Promise<TrialOutcome> {
-  const started = performance.now();
-  const log = createTrialLog(folder);
-  const workspaceDir = join(folder, "workspace");
+/** The trial log's first event: who plays what, and where an earlier folder of the same trial went. */
+function logTrialStarted(log: TrialLog, spec: TrialSpec, deps: TrialDeps): void {
   log.emit(
     "AgentStartedEvent",
     startedEventData({
@@ -130,6 +128,13 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
     }),
   );
+}
+
+export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps): Promise<TrialOutcome> {
+  const started = performance.now();
+  const log = createTrialLog(folder);
+  const workspaceDir = join(folder, "workspace");
+  logTrialStarted(log, spec, deps);
   let env: TrialEnvironment | undefined;
   let loop: LoopOutcome | undefined;
   let guard: RepetitionGuard | undefined;

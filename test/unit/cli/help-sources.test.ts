@@ -42,8 +42,9 @@ describe("help texts name the values their sources declare", () => {
       }
     }
     expect(drift).toEqual([]);
-    // --mode, --reasoning-effort and --trace at least (run's table), so the check is not vacuous.
-    expect(lists).toBeGreaterThanOrEqual(3);
+    // --reasoning-effort and --trace at least (run's table), so the check is not vacuous; --mode's help
+    // is written from the protocol registry itself (src/agent/protocols/registry.ts), one line per protocol.
+    expect(lists).toBeGreaterThanOrEqual(2);
   });
 
   it("--reporter's help lists the built-in reporters of the registry", () => {
