@@ -153,7 +153,8 @@ function survey({ candidates, attr, tag }: { candidates: string; attr: string; t
   };
   document.querySelectorAll(`[${tag}]`).forEach((el) => el.removeAttribute(tag));
   const found: Candidate[] = [];
-  for (const el of Array.from(document.querySelectorAll(candidates))) {
+  // An element with a test id is a mark without any declaration, whatever it is (a clickable <li> too).
+  for (const el of Array.from(document.querySelectorAll(`${candidates}, [${attr}]`))) {
     const rect = el.getBoundingClientRect();
     const style = getComputedStyle(el);
     if (rect.width <= 0 || rect.height <= 0 || style.visibility === "hidden" || style.display === "none") continue;

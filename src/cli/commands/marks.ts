@@ -239,7 +239,7 @@ function printSurvey(
   const framed = controls.filter((c) => !c.resolvable).length;
   const when = out.after === undefined ? "" : ` (after ${out.after} gold steps)`;
   io.stdout.write(
-    `${out.url}${when}: ${controls.length} controls${flagged ? `, ${flagged} ambiguous` : ""}${framed ? `, ${framed} in iframes` : ""}\n`,
+    `${out.url}${when}: ${controls.length} control${controls.length === 1 ? "" : "s"}${flagged ? `, ${flagged} ambiguous` : ""}${framed ? `, ${framed} in iframes` : ""}\n`,
   );
   io.stdout.write(
     `paste the declarations under targets.<name>.marks; steps aim at a mark by its name (target: NAME)\n\n`,
