@@ -11,17 +11,31 @@
  * - an environment built from an allow-list (see `agentEnvironment`).
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { processTempDir } from "../../browser/scratch.js";
+import { browserScratchDir, processTempDir } from "../../browser/scratch.js";
 
 /** Debian's bubblewrap; `UMPIRE_BWRAP` (read by the CLI) names another. */
 export const BWRAP = "/usr/bin/bwrap";
 /** The sandbox's first program (bound read-only inside). */
 export const INIT_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), "sandbox-init.mjs");
+
+let initCopy: string | undefined;
+/**
+ * The init script as the sandbox binds it: a copy in this process's temp folder (readable by all), so a
+ * sandbox that runs as a uid of its own (root without a cgroup) reaches it even when umpire is installed
+ * under a folder only root may enter (a CI clone in a `mktemp -d` folder, a checkout under /root).
+ */
+export function sandboxInitScript(): string {
+  if (initCopy && existsSync(initCopy)) return initCopy;
+  initCopy = join(browserScratchDir(), "sandbox-init.mjs");
+  copyFileSync(INIT_SCRIPT, initCopy);
+  chmodSync(initCopy, 0o644);
+  return initCopy;
+}
 /**
  * The file descriptor on which the sandbox's first program says it is up, before the agent's
  * command starts. A sandbox that exits without saying so never started: the harness's failure.
@@ -260,7 +274,7 @@ export function sandboxArgv(plan: SandboxPlan): string[] {
   args.push("--ro-bind", plan.cwd, plan.cwd);
   for (const path of hidden.filter((p) => !holdsCwd(p))) mask(path);
   // Its trial folder (writable) and the init script, over the hidden places.
-  args.push("--bind", plan.agentDir, plan.agentDir, "--ro-bind", INIT_SCRIPT, "/tmp/umpire-init.mjs");
+  args.push("--bind", plan.agentDir, plan.agentDir, "--ro-bind", sandboxInitScript(), "/tmp/umpire-init.mjs");
   args.push("--bind", plan.egressSocket, "/tmp/umpire-egress.sock");
   args.push(
     ...identityArgs(plan.identity ?? "userns"),

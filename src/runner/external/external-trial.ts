@@ -38,7 +38,7 @@ import { startTrialModelProxy, type TrialModelProxy } from "./trial-model-proxy.
 
 import {
   agentEnvironment,
-  INIT_SCRIPT,
+  sandboxInitScript,
   openEgress,
   sandboxArgv,
   sandboxIdentity,
@@ -517,7 +517,7 @@ function sandboxLimits(spec: TrialSpec, agent: CommandAgentSpec, s: Supervision)
     // UMPIRE_AGENT_LIMITS=prlimit skips the cgroups (to see the fallback hold on a machine that has them).
     cgroups: process.env.UMPIRE_AGENT_LIMITS !== "prlimit",
     // What bubblewrap binds, as that uid: the agent's folder, node, the init script, the trial folder, the socket's folder.
-    reach: [agent.cwd, INIT_SCRIPT, process.execPath, dirname(s.agentDir), browserScratchDir()],
+    reach: [agent.cwd, sandboxInitScript(), process.execPath, dirname(s.agentDir), browserScratchDir()],
     bwrap: agent.sandbox.kind === "bwrap" ? agent.sandbox.binary : undefined,
   });
   s.log.step("flow_event", {

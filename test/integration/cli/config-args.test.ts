@@ -164,7 +164,9 @@ describe("config file and argument errors through the real CLI", () => {
     const help = await umpire(["run", "--help"], folder);
     expect(help.code).toBe(0);
     expect(help.out).toMatch(new RegExp(`--temperature T +sampling temperature \\(default ${DEFAULT_TEMPERATURE}\\)`));
-    expect(help.out).toMatch(/--mode M +structured \| tools \| both/);
+    // --mode's values, one line each, written from the protocol registry.
+    expect(help.out).toMatch(/--mode M +structured +Holo structured outputs/);
+    expect(help.out).toMatch(/\n +both +every Holo protocol/);
     expect(help.out).toContain("(default both)");
     expect(help.out).toMatch(/--repeat N +repeats per task and agent config \(default 1\)/);
     expect(help.out).toMatch(/--db FILE +the results database \(default results\/umpire\.db\)/);

@@ -12,6 +12,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
+import { blockedOnTheWay } from "../../../src/runner/external/agent-limits.js";
 import { REPO_ROOT, runCli } from "../../support/cli.js";
 import { events, scratch, trialFolder } from "./support.js";
 
@@ -95,6 +96,14 @@ function startBait(): Bait {
  * the sandbox's own. The run's folders are opened to other users for that one (mkdtemp makes them
  * 0700): the sandbox's uid must reach its agent folder; the store and the key stay out of its sight.
  */
+/**
+ * A uid of the sandbox's own must reach the agent's files; this test's agent loads Playwright from the
+ * checkout, which a clone in a `mktemp -d` folder (0700, as `fresh-clone-check` makes) keeps from other
+ * users. There the prlimit row proves the other half of the rule: the bound is reported `unenforced`, with
+ * the folder that stops it, never claimed.
+ */
+const CHECKOUT_BLOCKED = blockedOnTheWay(join(REPO_ROOT, "node_modules/playwright/index.mjs"));
+
 const BOUNDS: { mode: string; limitsEnv: Record<string, string>; enforcedBy: string[] }[] = [
   { mode: "cgroup", limitsEnv: {}, enforcedBy: ["cgroup-v1", "cgroup-v2"] },
   { mode: "prlimit", limitsEnv: { UMPIRE_AGENT_LIMITS: "prlimit" }, enforcedBy: ["prlimit"] },
@@ -104,7 +113,8 @@ describe("a hostile command agent through the real CLI", () => {
   it.each(BOUNDS)(
     "in the sandbox, beside a gold agent ($mode): every route refused and logged, no pass, nothing outside its trial, the sibling passes, the bounds hold",
     async ({ mode, limitsEnv, enforcedBy }) => {
-      if (mode !== "cgroup") chmodSync(s.dir, 0o755);
+      const ownUid = mode !== "cgroup" && CHECKOUT_BLOCKED === null;
+      if (ownUid) chmodSync(s.dir, 0o755);
       const { file, steal, storeDir, db, key, bait } = issue38Config(mode);
       const config = parse(readFileSync(file, "utf8"));
       const outside = join(s.dir, `outside-${mode}.txt`);
@@ -212,18 +222,23 @@ describe("a hostile command agent through the real CLI", () => {
       // Enforced, never merely noted: a cgroup on this machine and in CI (root, cgroup v1), prlimit without one
       // (under root as a uid of the sandbox's own, since the kernel exempts root from RLIMIT_NPROC).
       expect(enforcedBy, JSON.stringify(limits)).toContain(limits.enforced_by);
-      expect(limits.unenforced, limits.unenforced).toBeUndefined();
-      if (limits.enforced_by === "prlimit" && process.getuid?.() === 0) expect(limits.uid).toBeGreaterThan(0);
-      expect(seen.fork.code, JSON.stringify(seen.fork)).toBe(0);
-      expect(Number(seen.fork.last)).toBeGreaterThan(0);
-      expect(Number(seen.fork.last)).toBeLessThan(256);
-      const memoryReached = seen.memory.last.startsWith("failed at")
-        ? Number(seen.memory.last.slice(10))
-        : Number(seen.memory.last || 0);
-      expect(memoryReached, JSON.stringify(seen.memory)).toBeLessThan(2048);
-      expect(
-        seen.memory.signal === "SIGKILL" || seen.memory.last.startsWith("failed at") || seen.memory.code !== 0,
-      ).toBe(true);
+      if (mode !== "cgroup" && !ownUid) {
+        // The checkout is out of other users' reach (see CHECKOUT_BLOCKED): said, with the folder, not claimed.
+        expect(limits.unenforced).toMatch(/not reachable by other users \(.* has no x permission for others\)/);
+      } else {
+        expect(limits.unenforced, limits.unenforced).toBeUndefined();
+        if (limits.enforced_by === "prlimit" && process.getuid?.() === 0) expect(limits.uid).toBeGreaterThan(0);
+        expect(seen.fork.code, JSON.stringify(seen.fork)).toBe(0);
+        expect(Number(seen.fork.last)).toBeGreaterThan(0);
+        expect(Number(seen.fork.last)).toBeLessThan(256);
+        const memoryReached = seen.memory.last.startsWith("failed at")
+          ? Number(seen.memory.last.slice(10))
+          : Number(seen.memory.last || 0);
+        expect(memoryReached, JSON.stringify(seen.memory)).toBeLessThan(2048);
+        expect(
+          seen.memory.signal === "SIGKILL" || seen.memory.last.startsWith("failed at") || seen.memory.code !== 0,
+        ).toBe(true);
+      }
 
       // Issue 38, 2: host files through the browser are refused and logged.
       for (const name of ["uploadStore", "uploadKey", "uploadHome", "uploadSibling"])

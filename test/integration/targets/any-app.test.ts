@@ -274,7 +274,7 @@ describe("checks on any app", () => {
     expect(by("the app holds apple").pass).toBe(true);
     expect(by("wrong-http")).toMatchObject({
       pass: false,
-      reason: expect.stringContaining("/0/name is apple, expected banana"),
+      reason: expect.stringContaining("`/0/name` is 'apple', expected 'banana'"),
     });
     expect(checksOf("stock-apple").length).toBe(13);
     expect(JSON.stringify(checksOf("stock-apple"))).not.toContain(SECRET);

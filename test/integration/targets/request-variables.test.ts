@@ -141,6 +141,7 @@ const NOT_SENT: Record<string, string> = {
   "checks[kind=effects].": "matched against the effects log already read",
   "checks[kind=answer].": "matched against the answer",
   "checks[kind=http].name": "a label",
+  "checks[kind=episode].name": "a label",
   "checks[kind=http].json[]": "expectations on the response",
   "checks[kind=http].contains[]": "a matcher on the response",
   "checks[kind=storage].": "read from the trial's browser storage",
