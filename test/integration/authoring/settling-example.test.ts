@@ -67,8 +67,12 @@ describe("examples/settling as shipped", () => {
     for (const task of ["clear-inbox", "rename-node", "delete-record", "archive-all", "look-but-keep"])
       expect(out).toMatch(new RegExp(`│ ${task}\\s+│ yes`));
     // The confirm accepted in one task's gold and declined in another's, each judged by the app's state.
-    expect(out).toMatch(/look-but-keep \[reference:negative-accepted\/structured\]: failed .*archived is true/);
-    expect(out).toMatch(/archive-all \[reference:negative-declined\/structured\]: failed .*archived is false/);
+    expect(out).toMatch(
+      /look-but-keep \[reference:negative-accepted\/structured\]: failed .*`\/archive\/archived` is true/,
+    );
+    expect(out).toMatch(
+      /archive-all \[reference:negative-declined\/structured\]: failed .*`\/archive\/archived` is false/,
+    );
   });
 });
 
