@@ -68,10 +68,10 @@ describe("examples/settling as shipped", () => {
       expect(out).toMatch(new RegExp(`│ ${task}\\s+│ yes`));
     // The confirm accepted in one task's gold and declined in another's, each judged by the app's state.
     expect(out).toMatch(
-      /look-but-keep \[reference:negative-accepted\/structured\]: failed .*`\/archive\/archived` is true/,
+      /look-but-keep negative:accepted \[reference:negative-accepted\/structured\]: failed .*`\/archive\/archived` is true/,
     );
     expect(out).toMatch(
-      /archive-all \[reference:negative-declined\/structured\]: failed .*`\/archive\/archived` is false/,
+      /archive-all negative:declined \[reference:negative-declined\/structured\]: failed .*`\/archive\/archived` is false/,
     );
   });
 });
