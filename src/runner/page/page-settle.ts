@@ -10,7 +10,11 @@
  * - the layout stands still for one frame, when the last frame the executor's settle wait saw moved it
  *   (a tray animated by script has no Animation object), and on the first observation.
  * Both are bounded (ANIMATION_WAIT_MS in all). With no animation running and no movement seen, it costs
- * no frame and no round trip: the step bench's time per step stays the same.
+ * no frame.
+ * A page can start moving after the wait looked: a response the script reads a task later opens a tray
+ * while the picture is taken. So after the capture the page is asked once more (`movedSinceWait`: a
+ * finite animation running, or a control away from where the wait left it); when it moved, the
+ * observation waits again and takes the picture again (environment.ts `holdPicture`).
  *
  * The code runs in the page: `pageSettle` is serialised into every trial document by an init script
  * (as page-geometry.ts is) and reached at `window.__umpireSettle`; it uses no name from outside its body.
@@ -50,6 +54,11 @@ export interface PageSettle {
   wait(capMs: number, stable: boolean): Promise<AnimationWait>;
   /** Whether the layout moved across one rendered frame (the executor's settle frame). */
   frameMoved(): Promise<boolean>;
+  /**
+   * After the capture: whether the page moved since the last `wait` ended (a finite animation now
+   * running, or a control at another place), so the picture may show a moment between two rests.
+   */
+  movedSinceWait(capMs: number): boolean;
 }
 
 export interface SettleWindow {
@@ -87,6 +96,8 @@ function pageSettle(): PageSettle {
     }
     return { waitable, ignored };
   };
+  // The controls where the last wait left them: what the picture after it must still show.
+  let atRest: string | undefined;
   return {
     async wait(capMs, stable) {
       const started = performance.now();
@@ -122,7 +133,12 @@ function pageSettle(): PageSettle {
           before = after;
         }
       }
+      atRest = signature();
       return { animations: seen.size, unfinished, ignored, layout, waitedMs: Math.round(performance.now() - started) };
+    },
+    movedSinceWait(capMs) {
+      if (running(capMs).waitable.length > 0) return true;
+      return atRest !== undefined && signature() !== atRest;
     },
     async frameMoved() {
       const before = signature();

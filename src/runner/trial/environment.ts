@@ -564,9 +564,11 @@ export class TrialEnvironment {
     if (this.dialogLayout && !this.options.target.markSpec(this.options.task))
       this.options.board?.forget(this.options.trialId);
     const shotStarted = performance.now();
-    let png = await this.call("capturing the screenshot (Page.captureScreenshot)", this.screenshot());
+    const first = await this.call("capturing the screenshot (Page.captureScreenshot)", this.screenshot());
     this.starvation.capture(performance.now() - shotStarted);
-    const retaken = flush ? await this.pairMarksWithPicture((shot) => (png = shot)) : 0;
+    const held = await this.holdPicture(flush, state, first);
+    const { png, retaken } = held;
+    state = held.state;
     const { width, height } = pngSize(png);
     const mode = this.options.task.observation;
     const observation: Observation = {
@@ -683,21 +685,47 @@ export class TrialEnvironment {
   }
 
   /**
-   * The marks the model grounds on and the picture it is sent are of one moment: the marks are read
-   * again after the capture, and when they moved meanwhile (a response that arrived, a late layout),
-   * both are taken again (at most PAIR_ATTEMPTS times). Returns how many times the picture was retaken.
+   * The picture is of a page at rest, and the marks the model grounds on are of the same moment. After
+   * the capture the page is asked whether it moved since its settle wait (an animation that a late
+   * response started, a control at another place) and, with declared marks, the marks are read again.
+   * When either moved, the page is let settle again (animations finished, one still frame) and the
+   * marks and the picture are taken again, at most PAIR_ATTEMPTS times; a page that never stands still
+   * within the wait keeps the picture it has. Returns the picture, the page read that goes with it and
+   * how many times it was retaken.
    */
-  private async pairMarksWithPicture(use: (png: Buffer) => void): Promise<number> {
+  private async holdPicture(
+    flush: boolean,
+    state: PageRead,
+    png: Buffer,
+  ): Promise<{ png: Buffer; state: PageRead; retaken: number }> {
     const spec = this.options.target.markSpec(this.options.task);
-    if (!spec || !this.lastLayout) return 0;
     for (let retaken = 0; retaken < PAIR_ATTEMPTS; retaken++) {
-      const now = await this.call("reading the marks after the capture (page.evaluate)", resolveMarks(this.page, spec));
-      if (sameMarks(this.lastLayout, now)) return retaken;
-      this.lastLayout = now;
-      this.options.board?.publish(this.options.trialId, now);
-      use(await this.call("capturing the screenshot again (Page.captureScreenshot)", this.screenshot()));
+      const moved = await this.call("asking the page whether it moved during the capture", this.movedSinceWait());
+      let marksMoved = false;
+      if (flush && spec && this.lastLayout) {
+        const now = await this.call(
+          "reading the marks after the capture (page.evaluate)",
+          resolveMarks(this.page, spec),
+        );
+        marksMoved = !sameMarks(this.lastLayout, now);
+      }
+      if (!moved && !marksMoved) return { png, state, retaken };
+      state = await this.readPage(flush, true);
+      await this.call("resolving the marks on the page (page.evaluate)", this.publishMarks());
+      png = await this.call("capturing the screenshot again (Page.captureScreenshot)", this.screenshot());
+      if (state.settle?.layout === "moving") return { png, state, retaken: retaken + 1 };
     }
-    return PAIR_ATTEMPTS;
+    return { png, state, retaken: PAIR_ATTEMPTS };
+  }
+
+  /** Whether the page moved since the settle wait of its last read (false without the settle script, or when a dialog opened). */
+  private async movedSinceWait(): Promise<boolean> {
+    const asked = this.page.evaluate((capMs) => {
+      const settle = (window as unknown as SettleWindow).__umpireSettle;
+      return settle ? settle.movedSinceWait(capMs) : false;
+    }, ANIMATION_WAIT_MS);
+    const moved = await this.dialogs.race(asked).catch(() => false);
+    return moved === true;
   }
 
   /** Resolves the target's marks on the page as the screenshot will show it, for the reference model. */

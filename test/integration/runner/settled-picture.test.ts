@@ -5,6 +5,8 @@
  *   the eight items only if the first picture (and its marks) waited for the list;
  * - a tray that slides in 500 px over 700 ms and a modal that fades and drops in over 600 ms: the gold
  *   clicks on the field and the button inside them land only if the picture waited for the motion;
+ * - the same tray starting its slide after the settle wait looked, as the picture is taken (a reply a
+ *   script reads a task later): the picture is taken again once the page rests (holdPicture);
  * - every page runs an infinite spinner, which no observation waits for;
  * - a button under a transparent veil: the click aimed at it lands on the veil, as the picture shows
  *   (played as written, as the fixture's "keeps clicking the covered Save" negatives are);
@@ -66,6 +68,17 @@ task(
   ],
   "Saved name: Ada",
 );
+task(
+  "late-tray",
+  "/late-tray",
+  [
+    "{ tool: click, target: edit }",
+    "{ tool: click, target: name-field }",
+    "{ tool: write, args: { content: Ada } }",
+    "{ tool: click, target: save }",
+  ],
+  "Saved name: Ada",
+);
 task("modal", "/modal", ["{ tool: click, target: delete }", "{ tool: click, target: confirm }"], "Deleted record 7");
 task("covered", "/covered", ["{ tool: click, target: buy }"], "Bought");
 
@@ -119,6 +132,17 @@ describe("the picture is the page at rest (#37)", () => {
     expect(afterEdit.animations).toBeGreaterThanOrEqual(1);
     expect(afterEdit.unfinished).toBe(0);
     expect(afterEdit.ignored).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a tray that starts sliding after the settle wait looked: the picture is taken again once it rests", async () => {
+    const { result, steps } = await tryGold("late-tray");
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    expect(steps[1]).toMatch(/^✓ step 2 of 5 \(click name-field\) on mark name-field .*onto mark name-field/);
+    const afterEdit = settles(trialLog("late-tray"))[1] as { retaken?: number; animations: number; unfinished: number };
+    // The first picture caught the slide starting; the second waited for it to end.
+    expect(afterEdit.retaken).toBeGreaterThanOrEqual(1);
+    expect(afterEdit.animations).toBeGreaterThanOrEqual(1);
+    expect(afterEdit.unfinished).toBe(0);
   });
 
   it("a fading modal: the picture waits for it, the click on Confirm lands", async () => {

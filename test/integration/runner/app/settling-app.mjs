@@ -4,6 +4,9 @@
 //   "Clear all" first stood opens an item instead.
 // - /tray: "Edit" slides a tray in over 700 ms (a CSS transition of 500 px); the name field ends 500 px
 //   left of where it starts, so a click aimed mid-slide lands on the tray's empty right half.
+// - /late-tray: the same tray, but "Edit" only arms it: it starts sliding once the page is next asked
+//   whether the name field is visible (as a reply a script reads a task later opens it), so it starts
+//   after a settle wait looked and before the picture is taken.
 // - /modal: "Delete" fades a modal in over 600 ms while it drops 80 px into place; a click aimed at
 //   "Confirm" mid-fade lands above it.
 // - /covered: "Buy" sits under a transparent veil: any click on it lands on the veil (as the picture
@@ -66,6 +69,29 @@ const pages = {
   document.querySelector("[data-testid=edit]").onclick = () => document.getElementById("tray").classList.add("open");
   document.querySelector("[data-testid=save]").onclick = () => {
     document.getElementById("status").textContent = "Saved name: " + document.querySelector("[data-testid=name-field]").value;
+  };
+</script>`,
+  ),
+  "/late-tray": page(
+    "Late tray",
+    `<h1>Node</h1><button data-testid="edit">Edit</button>
+<div class="tray" id="tray"><label>Name <input data-testid="name-field" autocomplete="off"></label>
+  <p><button data-testid="save">Save</button></p></div>
+<script>
+  const tray = document.getElementById("tray");
+  const field = document.querySelector("[data-testid=name-field]");
+  let armed = false;
+  const checkVisibility = Element.prototype.checkVisibility;
+  Element.prototype.checkVisibility = function (options) {
+    if (armed && this === field) {
+      armed = false;
+      setTimeout(() => tray.classList.add("open"), 0);
+    }
+    return checkVisibility.call(this, options);
+  };
+  document.querySelector("[data-testid=edit]").onclick = () => (armed = true);
+  document.querySelector("[data-testid=save]").onclick = () => {
+    document.getElementById("status").textContent = "Saved name: " + field.value;
   };
 </script>`,
   ),
