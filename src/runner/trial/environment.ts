@@ -132,6 +132,8 @@ export interface BlockedRequest {
 const PAGE_TEXT_LIMIT = 4_000;
 /** How many times an observation retakes its picture when the marks moved during the capture. */
 const PAIR_ATTEMPTS = 2;
+/** How long the start page may take to load (`load`), at most: a later navigation gets 15 s. */
+const START_PAGE_TIMEOUT_MS = 60_000;
 /** A page read that waited for nothing (no settle script in the page). */
 const STILL: AnimationWait = { animations: 0, unfinished: 0, ignored: 0, layout: "not checked", waitedMs: 0 };
 
@@ -325,7 +327,11 @@ export class TrialEnvironment {
       await env.guard();
       env.watchTabs();
       page.setDefaultTimeout(options.navigationTimeoutMs ?? 15_000);
-      await page.goto(start, { waitUntil: "load" });
+      // The start page gets longer than a later navigation: on a starved machine a real app's first load
+      // (TiddlyWiki under the gold bench's load) passed 15 s, an error no agent caused. Still bounded by
+      // the opening's own deadline.
+      const startTimeout = Math.min(options.deadline?.remainingMs() ?? START_PAGE_TIMEOUT_MS, START_PAGE_TIMEOUT_MS);
+      await page.goto(start, { waitUntil: "load", timeout: options.navigationTimeoutMs ?? startTimeout });
       if (task.instructionFrom) env.instruction = await readInstruction(page, task.instructionFrom);
       return env;
     } catch (error) {
