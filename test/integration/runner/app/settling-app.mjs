@@ -38,6 +38,24 @@ const page = (title, body) =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><style>${css}</style></head>` +
   `<body><div class="spinner"></div><p id="status" data-testid="status"></p>${body}</body></html>`;
 
+/** The node page with its sliding tray; `opening` is the script that opens it when "Edit" is clicked. */
+function trayPage(title, opening) {
+  return page(
+    title,
+    `<h1>Node</h1><button data-testid="edit">Edit</button>
+<div class="tray" id="tray"><label>Name <input data-testid="name-field" autocomplete="off"></label>
+  <p><button data-testid="save">Save</button></p></div>
+<script>
+  const tray = document.getElementById("tray");
+  const field = document.querySelector("[data-testid=name-field]");
+  ${opening}
+  document.querySelector("[data-testid=save]").onclick = () => {
+    document.getElementById("status").textContent = "Saved name: " + field.value;
+  };
+</script>`,
+  );
+}
+
 const pages = {
   "/list": page(
     "List",
@@ -60,27 +78,10 @@ const pages = {
   };
 </script>`,
   ),
-  "/tray": page(
-    "Tray",
-    `<h1>Node</h1><button data-testid="edit">Edit</button>
-<div class="tray" id="tray"><label>Name <input data-testid="name-field" autocomplete="off"></label>
-  <p><button data-testid="save">Save</button></p></div>
-<script>
-  document.querySelector("[data-testid=edit]").onclick = () => document.getElementById("tray").classList.add("open");
-  document.querySelector("[data-testid=save]").onclick = () => {
-    document.getElementById("status").textContent = "Saved name: " + document.querySelector("[data-testid=name-field]").value;
-  };
-</script>`,
-  ),
-  "/late-tray": page(
+  "/tray": trayPage("Tray", `document.querySelector("[data-testid=edit]").onclick = () => tray.classList.add("open");`),
+  "/late-tray": trayPage(
     "Late tray",
-    `<h1>Node</h1><button data-testid="edit">Edit</button>
-<div class="tray" id="tray"><label>Name <input data-testid="name-field" autocomplete="off"></label>
-  <p><button data-testid="save">Save</button></p></div>
-<script>
-  const tray = document.getElementById("tray");
-  const field = document.querySelector("[data-testid=name-field]");
-  let armed = false;
+    `let armed = false;
   const checkVisibility = Element.prototype.checkVisibility;
   Element.prototype.checkVisibility = function (options) {
     if (armed && this === field) {
@@ -89,11 +90,7 @@ const pages = {
     }
     return checkVisibility.call(this, options);
   };
-  document.querySelector("[data-testid=edit]").onclick = () => (armed = true);
-  document.querySelector("[data-testid=save]").onclick = () => {
-    document.getElementById("status").textContent = "Saved name: " + field.value;
-  };
-</script>`,
+  document.querySelector("[data-testid=edit]").onclick = () => (armed = true);`,
   ),
   "/modal": page(
     "Modal",
