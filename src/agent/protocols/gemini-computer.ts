@@ -51,6 +51,8 @@ class GeminiComputerConversation implements ProtocolConversation {
   private readonly tools: Part[];
   private frame = { width: 1280, height: 800 };
   private pending: PendingCall[] = [];
+  /** User text said while calls wait for their responses: it follows them (responses come first). */
+  private notes: string[] = [];
   private slotCall = new Map<string, number>();
 
   constructor(private readonly setup: ProtocolSetup) {
@@ -87,7 +89,9 @@ class GeminiComputerConversation implements ProtocolConversation {
         ...(i === lastComputer && image && { parts: [image] }),
       },
     }));
+    parts.push(...this.notes.map((text) => ({ text })));
     this.pending = [];
+    this.notes = [];
     this.slotCall.clear();
     if (this.history.length === 0) parts.push({ text: this.setup.instruction });
     if (lastComputer < 0) {
@@ -154,7 +158,8 @@ class GeminiComputerConversation implements ProtocolConversation {
   }
 
   addUserText(text: string): void {
-    this.pushUser([{ text }]);
+    if (this.pending.length > 0) this.notes.push(text);
+    else this.pushUser([{ text }]);
   }
 
   messages(): ChatMessage[] {

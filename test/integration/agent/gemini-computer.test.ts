@@ -137,10 +137,15 @@ describe("Gemini computer use", () => {
       ["press", { keys: ["Control", "Shift", "K"] }],
     ]);
     s.addResults(turn.actions.map((a) => ({ id: a.id, status: "success" as const, output: "ok" })));
+    // A reflection prompt said while the calls wait follows their responses, which must come first.
+    s.addUserText("Check the scroll position.");
     server.enqueue(reply([{ functionCall: { name: "click_at", args: { x: "left" } } }]));
     const bad = await s.nextTurn({ screenshot: { data: png(1280, 800) } });
     expect(bad.outcome).toBe("invalid");
     expect(bad.invalid[0]!.message).toContain("click_at needs integer x and y");
+    const answer = server.requests[1]!.body.contents[2].parts;
+    expect(answer.map((p: object) => Object.keys(p)[0])).toEqual(["functionResponse", "functionResponse", "text"]);
+    expect(answer[2].text).toBe("Check the scroll position.");
   });
 
   it("MAX_TOKENS is a cut-off, SAFETY and a blocked prompt are refusals, a 429 is retried", async () => {
