@@ -41,6 +41,7 @@ export const OUTPUT_MODES = [
   "tools",
   "openai-computer",
   "anthropic-computer",
+  "gemini-computer",
   "qwen2.5-vl",
   "qwen3-vl",
   "ui-tars",

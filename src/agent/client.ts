@@ -10,7 +10,7 @@
 import OpenAI from "openai";
 import type { RetryPolicy } from "./config.js";
 import type { ModelReply } from "./reply.js";
-import { replyFromCompletion, replyFromMessage, replyFromResponse } from "./reply.js";
+import { replyFromCompletion, replyFromGenerateContent, replyFromMessage, replyFromResponse } from "./reply.js";
 import { abortReason, classifyFailure, retryDelayMs, sleep, type FailureKind, type ModelFailure } from "./retry.js";
 import { createEndpointFetch, type FetchFunction } from "./http-fetch.js";
 import { StreamAccumulator } from "./stream.js";
@@ -78,6 +78,8 @@ export class ModelClient {
   private readonly sdk: OpenAI;
   /** Anthropic's SDK, loaded on first use: only Messages API protocols need it. */
   private anthropicSdk: Promise<{ beta: { messages: { create: (...args: never[]) => unknown } } }> | null = null;
+  /** Google's SDK, loaded on first use: only Gemini's generateContent protocol needs it. */
+  private googleSdk: Promise<{ models: { generateContent: (params: never) => Promise<unknown> } }> | null = null;
   private readonly recordingFetch: FetchFunction;
   /** Body of the latest non-2xx response (see classifyFailure for why it is kept). */
   private lastErrorBody: string | undefined;
@@ -133,6 +135,36 @@ export class ModelClient {
   }
 
   /**
+   * The Google Gen AI client (Gemini API), with the same fetch and base URL, its own retries off
+   * (`attempts: 1`); the SDK appends `/v1beta/models/{model}:generateContent` to the base URL.
+   */
+  private google() {
+    this.googleSdk ??= import("@google/genai").then(({ GoogleGenAI }) => {
+      const endpoint = splitBaseUrl(this.options.baseUrl);
+      return new GoogleGenAI({
+        apiKey: this.options.apiKey ?? "no-key",
+        httpOptions: {
+          baseUrl: endpoint.baseURL,
+          timeout: this.options.requestTimeoutMs,
+          retryOptions: { attempts: 1 },
+          fetch: this.recordingFetch as never,
+        },
+      }) as never;
+    });
+    return this.googleSdk;
+  }
+
+  /** generateContent as a `create(body, options)`: the signal and the per-request headers go in its config. */
+  private async generateContent(): Promise<(body: unknown, options: { signal: AbortSignal }) => Promise<unknown>> {
+    const google = await this.google();
+    return (body, options) => {
+      const params = body as { config?: Record<string, unknown> };
+      const config = { ...params.config, abortSignal: options.signal };
+      return google.models.generateContent({ ...params, config } as never);
+    };
+  }
+
+  /**
    * Sends one chat completion request (streamed when `body.stream` is true), retrying per the
    * policy. Resolves with the reply or a classified failure; rejects only when `signal` aborts.
    */
@@ -183,16 +215,22 @@ export class ModelClient {
     // The body is plain data with H's extra top-level fields; the SDK serialises it as given.
     const api = this.options.api ?? "chat-completions";
     const anthropic = api === "messages" ? await this.anthropic() : null;
-    const create = (
-      anthropic
+    const gemini = api === "generate-content" ? await this.generateContent() : null;
+    const create = (gemini ??
+      (anthropic
         ? anthropic.beta.messages.create.bind(anthropic.beta.messages)
         : api === "responses"
           ? this.sdk.responses.create.bind(this.sdk.responses)
-          : this.sdk.chat.completions.create.bind(this.sdk.chat.completions)
-    ) as (body: unknown, options: typeof requestOptions) => Promise<unknown>;
-    const read = { "chat-completions": replyFromCompletion, responses: replyFromResponse, messages: replyFromMessage }[
-      api
-    ];
+          : this.sdk.chat.completions.create.bind(this.sdk.chat.completions))) as (
+      body: unknown,
+      options: typeof requestOptions,
+    ) => Promise<unknown>;
+    const read = {
+      "chat-completions": replyFromCompletion,
+      responses: replyFromResponse,
+      messages: replyFromMessage,
+      "generate-content": replyFromGenerateContent,
+    }[api];
 
     const timeoutFailure = (): AttemptResult => ({
       ok: false,

@@ -92,13 +92,14 @@ export function lookupModel(id: string): ModelInfo {
 /**
  * The protocol a known vendor model id speaks natively, or null (Holo and unknown ids keep Holo's
  * modes): OpenAI's computer-use models (`computer-use-preview*`, gpt-5.4 and later), Anthropic's
- * Claude models, UI-TARS-1.5, Qwen2.5-VL and Qwen3-VL. Used when no mode was chosen; the agent's label then names the protocol.
+ * Claude models, Gemini's computer-use models (`gemini-*computer-use*`), UI-TARS-1.5, Qwen2.5-VL and Qwen3-VL. Used when no mode was chosen; the agent's label then names the protocol.
  */
 export function nativeProtocolOf(
   model: string,
-): "openai-computer" | "anthropic-computer" | "ui-tars" | "qwen2.5-vl" | "qwen3-vl" | null {
+): "openai-computer" | "anthropic-computer" | "gemini-computer" | "ui-tars" | "qwen2.5-vl" | "qwen3-vl" | null {
   if (/^computer-use-preview|^gpt-5\.(?:[4-9]|\d{2})|^gpt-(?:[6-9]|\d{2})/.test(model)) return "openai-computer";
   if (/^claude-/.test(model)) return "anthropic-computer";
+  if (/^(?:models\/)?gemini-.*computer-use/.test(model)) return "gemini-computer";
   // Open-weight ids as vLLM serves them (Hugging Face names, e.g. ByteDance-Seed/UI-TARS-1.5-7B,
   // Qwen/Qwen2.5-VL-72B-Instruct). UI-TARS before 1.5 answers in thousandths, which umpire does not speak.
   const name = model.split("/").at(-1) ?? model;

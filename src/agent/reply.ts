@@ -121,3 +121,55 @@ export function replyFromMessage(message: unknown): ModelReply {
     raw: body,
   };
 }
+
+/** Gemini's finish reasons in Chat Completions words: a cut-off is `length`, a safety stop `content_filter`. */
+const GEMINI_STOP_WORDS: Record<string, string> = {
+  STOP: "stop",
+  MAX_TOKENS: "length",
+  SAFETY: "content_filter",
+  RECITATION: "content_filter",
+  BLOCKLIST: "content_filter",
+  PROHIBITED_CONTENT: "content_filter",
+  SPII: "content_filter",
+  IMAGE_SAFETY: "content_filter",
+  IMAGE_PROHIBITED_CONTENT: "content_filter",
+};
+
+/**
+ * Reads a Gemini `generateContent` body: the first candidate's text parts (`thought: true` ones are
+ * the reasoning); its functionCall parts stay in `raw` for the protocol. A prompt blocked before any
+ * candidate (`promptFeedback.blockReason`) is a refusal.
+ */
+export function replyFromGenerateContent(response: unknown): ModelReply {
+  const body = (response ?? {}) as Record<string, unknown>;
+  const candidates = Array.isArray(body.candidates) ? (body.candidates as Record<string, unknown>[]) : [];
+  const candidate = candidates[0] ?? {};
+  const content = (candidate.content ?? {}) as { parts?: unknown };
+  const parts = Array.isArray(content.parts) ? (content.parts as Record<string, unknown>[]) : [];
+  const text = (thought: boolean) =>
+    parts
+      .filter((p) => typeof p?.text === "string" && (p.thought === true) === thought)
+      .map((p) => String(p.text))
+      .join("\n") || null;
+  const blocked = (body.promptFeedback as { blockReason?: unknown } | undefined)?.blockReason;
+  const finish = typeof candidate.finishReason === "string" ? candidate.finishReason : null;
+  const finishReason =
+    blocked !== undefined && candidates.length === 0
+      ? "content_filter"
+      : finish === null
+        ? null
+        : (GEMINI_STOP_WORDS[finish] ?? finish.toLowerCase());
+  const refusal =
+    finishReason === "content_filter"
+      ? `the model stopped for ${String(blocked ?? finish)}${candidate.finishMessage ? `: ${String(candidate.finishMessage)}` : ""}`
+      : null;
+  return {
+    content: text(false),
+    reasoning: text(true),
+    refusal,
+    toolCalls: [],
+    finishReason,
+    usage: body.usageMetadata,
+    raw: body,
+  };
+}

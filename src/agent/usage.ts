@@ -12,6 +12,17 @@ export function readUsage(usage: unknown): ReportedUsage {
   const u = usage as Record<string, unknown>;
   // Responses API (`input_tokens`, `output_tokens`, `*_tokens_details`) and Anthropic's Messages
   // API (`input_tokens` + cache reads and writes, `output_tokens`) name their fields otherwise.
+  // Gemini's usageMetadata: the prompt count includes the cached part; thoughts are billed as output.
+  if ("promptTokenCount" in u || "candidatesTokenCount" in u) {
+    const candidates = count(u.candidatesTokenCount);
+    const thoughts = count(u.thoughtsTokenCount);
+    return {
+      inputTokens: count(u.promptTokenCount),
+      outputTokens: candidates === null ? null : candidates + (thoughts ?? 0),
+      reasoningTokens: thoughts,
+      cachedTokens: count(u.cachedContentTokenCount),
+    };
+  }
   if ("input_tokens" in u || "output_tokens" in u) {
     const cacheRead = count(u.cache_read_input_tokens);
     const cacheWrite = count(u.cache_creation_input_tokens);

@@ -67,6 +67,17 @@ export const LINT_RULES = {
     "Anthropic: every tool_use is answered by a tool_result with its id at the start of the next user message.",
   "anthropic-alternation": "Anthropic: messages start with `user` and alternate user / assistant.",
   "anthropic-cache-breakpoints": "Anthropic: at most 4 blocks carry `cache_control`.",
+  // Gemini computer use (generateContent; gemini-lint.ts)
+  "gemini-computer-tool":
+    'Gemini: `tools` holds one `computerUse` tool with `environment: "ENVIRONMENT_BROWSER"`, excluding only predefined function names; declared functions do not reuse them.',
+  "gemini-contents":
+    "Gemini: `contents` starts with a `user` turn, every role is `user` or `model`, and two `model` turns never follow each other.",
+  "gemini-function-responses":
+    "Gemini: every functionCall of a model turn is answered, in order and by name (and id when it has one), by a functionResponse at the start of the next user turn.",
+  "gemini-screenshot":
+    "Gemini: a turn of computer-use calls is answered with the new screenshot as inlineData (a base64 PNG or JPEG) in a functionResponse's `parts`.",
+  "gemini-safety-acknowledged":
+    'Gemini: a functionCall carrying `safety_decision` is answered with `safety_acknowledgement: "true"` in its response.',
 } as const;
 export type LintRule = keyof typeof LINT_RULES;
 

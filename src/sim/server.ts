@@ -37,6 +37,7 @@ import { completionBody, completionChunks, completionMeta, errorBody, makeUsage,
 import { messageOf } from "../errors.js";
 import { lintVendorRequest } from "./vendor-lint.js";
 import { chatFromMessages, chatFromResponses, messagesBody, responsesBody, type Vendor } from "./vendor-wire.js";
+import { chatFromGenerateContent, geminiCall, generateContentBody, lastPoint } from "./gemini-wire.js";
 
 export interface ReferenceModelOptions {
   /** 0 (the default) picks a free port. */
@@ -127,8 +128,16 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
   // The vendors' computer-use protocols (vendor-wire.ts). Anthropic's SDK appends /v1/messages to
   // its base URL, so umpire's base URL (ending in /v1) reaches it as /v1/v1/messages.
   const vendorContext = { options, log, closing, defaultProfile };
+  const geminiHandler = vendorHandler("gemini", vendorContext);
   app.post("/v1/responses", vendorHandler("openai", vendorContext));
   app.post(["/v1/messages", "/v1/v1/messages"], vendorHandler("anthropic", vendorContext));
+  // Gemini's SDK appends /v1beta/models/{model}:generateContent to its base URL (the model is in the path).
+  app.post(["/v1beta/models/:call", "/v1/v1beta/models/:call"], (req, res, next) => {
+    const { model, method } = geminiCall(String(req.params.call));
+    if (method !== "generateContent") return next();
+    res.locals.model = model;
+    return geminiHandler(req, res);
+  });
 
   app.use((req, res) => {
     res
@@ -396,16 +405,15 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
     res.setHeader("x-umpire-lint", lintHeaderValue(violations));
     const finish = (status: number, outcome: string) =>
       log.add({ ...record, status, outcome, serverMs: performance.now() - started });
-    const parsedModel = isRecord(body) ? parseReferenceModel(body.model, defaultProfile) : null;
+    // Gemini names the model in the path, not the body.
+    const modelId: unknown = vendor === "gemini" ? res.locals.model : isRecord(body) ? body.model : undefined;
+    record.model = typeof modelId === "string" ? modelId : record.model;
+    const parsedModel = isRecord(body) ? parseReferenceModel(modelId, defaultProfile) : null;
     if (!isRecord(body) || !parsedModel?.profile) {
       res
         .status(404)
         .json(
-          errorBody(
-            `The model '${String(isRecord(body) ? body.model : "")}' does not exist`,
-            "invalid_request_error",
-            "model_not_found",
-          ),
+          errorBody(`The model '${String(modelId ?? "")}' does not exist`, "invalid_request_error", "model_not_found"),
         );
       return void finish(404, "model_not_found");
     }
@@ -423,7 +431,12 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
         );
       return void finish(400, "lint");
     }
-    const view = vendor === "openai" ? chatFromResponses(body) : chatFromMessages(body);
+    const view =
+      vendor === "gemini"
+        ? chatFromGenerateContent(body, req.headers)
+        : vendor === "openai"
+          ? chatFromResponses(body)
+          : chatFromMessages(body);
     record.user = view.user;
     const profile = parsedModel.profile;
     const seed = options.seed ?? 0;
@@ -445,7 +458,8 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
       trajectory: plan.trajectory,
       ...(plan.missing ? { missing: plan.missing } : {}),
     });
-    const maxTokens = [body.max_output_tokens, body.max_tokens].find(
+    const generation = isRecord(body.generationConfig) ? body.generationConfig : {};
+    const maxTokens = [body.max_output_tokens, body.max_tokens, generation.maxOutputTokens].find(
       (v): v is number => typeof v === "number" && v > 0,
     );
     const output = renderOutput(plan, { mode: "tools", profile, seed, maxTokens });
@@ -453,24 +467,37 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
     const { completionTokens } = completionUsage(output);
     const prompt = promptTokens({ messages: view.messages }, view.messages);
     await profileLatency(profile, options, seed, view.user, progress.turn, closing.signal);
-    const model = String(body.model);
+    const model = String(modelId);
     const reply =
-      vendor === "openai"
-        ? responsesBody(output, view.frame, model, {
-            input_tokens: prompt,
-            input_tokens_details: { cached_tokens: 0 },
-            output_tokens: completionTokens,
-            output_tokens_details: { reasoning_tokens: 0 },
-            total_tokens: prompt + completionTokens,
-          })
-        : messagesBody(output, view.frame, model, {
-            input_tokens: prompt,
-            cache_read_input_tokens: 0,
-            cache_creation_input_tokens: 0,
-            output_tokens: completionTokens,
-          });
+      vendor === "gemini"
+        ? generateContentBody(output, view.frame, model, geminiUsage(prompt, completionTokens), lastPoint(body))
+        : vendor === "openai"
+          ? responsesBody(output, view.frame, model, {
+              input_tokens: prompt,
+              input_tokens_details: { cached_tokens: 0 },
+              output_tokens: completionTokens,
+              output_tokens_details: { reasoning_tokens: 0 },
+              total_tokens: prompt + completionTokens,
+            })
+          : messagesBody(output, view.frame, model, {
+              input_tokens: prompt,
+              cache_read_input_tokens: 0,
+              cache_creation_input_tokens: 0,
+              output_tokens: completionTokens,
+            });
     res.status(200).json(reply);
     finish(200, output.kind);
+  };
+}
+
+/** Gemini's usageMetadata for a turn (no cache and no thoughts in the reference model). */
+function geminiUsage(prompt: number, completion: number): Record<string, number> {
+  return {
+    promptTokenCount: prompt,
+    candidatesTokenCount: completion,
+    cachedContentTokenCount: 0,
+    thoughtsTokenCount: 0,
+    totalTokenCount: prompt + completion,
   };
 }
 

@@ -4,6 +4,7 @@
  * listed with the Holo rules in LINT_RULES so `umpire lint --rules` shows them all. Pure.
  */
 import { imageSize } from "../agent/protocols/image-size.js";
+import { lintGenerateContent } from "./gemini-lint.js";
 import type { RequestHeaders, Violation } from "./lint.js";
 import { isRecord } from "./request.js";
 import type { Vendor } from "./vendor-wire.js";
@@ -12,6 +13,7 @@ type Item = Record<string, unknown>;
 
 export function lintVendorRequest(vendor: Vendor, body: unknown, headers: RequestHeaders = {}): Violation[] {
   if (!isRecord(body)) return [{ rule: "body-shape", message: "the body is not a JSON object", path: "$" }];
+  if (vendor === "gemini") return lintGenerateContent(body);
   return vendor === "openai" ? lintResponses(body) : lintMessages(body, headers);
 }
 

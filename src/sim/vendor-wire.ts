@@ -9,7 +9,7 @@ import { imageSize } from "../agent/protocols/image-size.js";
 import type { AssistantOutput } from "./output.js";
 import { isRecord, type WireMessage } from "./request.js";
 
-export type Vendor = "openai" | "anthropic";
+export type Vendor = "openai" | "anthropic" | "gemini";
 type Item = Record<string, unknown>;
 
 /** The chat form of a vendor request, and the size of its newest screenshot (pixels the reply uses). */

@@ -23,10 +23,12 @@ export type ProtocolName = OutputMode;
 /**
  * Which HTTP API a protocol's requests go to (the session's client picks the SDK call from it):
  * `chat-completions` (POST /chat/completions), `responses` (OpenAI's POST /responses), `messages`
- * (Anthropic's POST /v1/messages, through `@anthropic-ai/sdk`). The reply reaches the protocol as a
- * `ModelReply` whose `raw` is the whole response body.
+ * (Anthropic's POST /v1/messages, through `@anthropic-ai/sdk`), `generate-content` (Gemini's POST
+ * /v1beta/models/{model}:generateContent, through `@google/genai`; the request is that SDK's
+ * `generateContent` parameters). The reply reaches the protocol as a `ModelReply` whose `raw` is the
+ * whole response body.
  */
-export type ProtocolApi = "chat-completions" | "responses" | "messages";
+export type ProtocolApi = "chat-completions" | "responses" | "messages" | "generate-content";
 
 /** What a protocol is told when a trial's conversation starts. */
 export interface ProtocolSetup {

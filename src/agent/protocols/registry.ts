@@ -8,6 +8,7 @@ import { OUTPUT_MODES } from "../../vocabulary.js";
 import { holoStructured } from "./holo-structured.js";
 import { holoTools } from "./holo-tools.js";
 import { anthropicComputer } from "./anthropic-computer.js";
+import { geminiComputer } from "./gemini-computer.js";
 import { openaiComputer } from "./openai-computer.js";
 import type { Protocol, ProtocolName } from "./protocol.js";
 import { qwen25, qwen3 } from "./qwen.js";
@@ -18,6 +19,7 @@ export const PROTOCOLS: Readonly<Record<ProtocolName, Protocol>> = {
   tools: holoTools,
   "openai-computer": openaiComputer,
   "anthropic-computer": anthropicComputer,
+  "gemini-computer": geminiComputer,
   "qwen2.5-vl": qwen25,
   "qwen3-vl": qwen3,
   "ui-tars": uiTars,
