@@ -2,7 +2,7 @@
  * Grounding: turning a layout mark the fixture page reports (CSS pixels, relative to the
  * viewport) into the [0, 1000] coordinates Holo emits, relative to the screenshot in the
  * request. The screenshot may be larger than the viewport (device pixel ratio 2 gives a
- * 2560x1600 image of a 1280x800 viewport), so CSS pixels are scaled by imageWidth/viewport.width
+ * 2560x1600 image of a 1280x800 viewport), so CSS pixels are scaled by image/viewport on each axis
  * first and then normalised by the image's own size.
  */
 
@@ -71,8 +71,9 @@ export function normalisePoint(
   viewport: { width: number; height: number },
   frame: ScreenFrame = viewport,
 ): { x: number; y: number; pixel: { x: number; y: number }; clamped: boolean } {
-  const scale = frame.width / viewport.width;
-  const pixel = { x: css.x * scale, y: css.y * scale };
+  // A screenshot always shows the whole viewport, so each axis scales by itself: a picture resized to
+  // another aspect ratio (smart_resize, an agent's minPixels/maxPixels) stretches, it does not crop.
+  const pixel = { x: (css.x * frame.width) / viewport.width, y: (css.y * frame.height) / viewport.height };
   const rawX = Math.round((pixel.x / frame.width) * 1000);
   const rawY = Math.round((pixel.y / frame.height) * 1000);
   const x = clamp(rawX);
