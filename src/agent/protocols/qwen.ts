@@ -5,7 +5,8 @@
  *
  * Sent: the cookbook's system message ("You are a helpful assistant."), the task as the first user
  * message, every observation as a user message with the screenshot (the image the server resizes
- * itself, as in the cookbook: umpire sends the original bytes), the image budget applied as for
+ * itself, as in the cookbook: umpire sends the original bytes, or with the agent's minPixels/maxPixels
+ * the screenshot smart-resized by them), the image budget applied as for
  * every protocol; `tools` = the `computer_use` function declaring the screen's resolution (Qwen2.5-VL:
  * the smart-resized size of the latest screenshot; Qwen3-VL: 1000x1000), then umpire's tools that
  * no `computer_use` action covers (navigate, go_back, http_get, write_note; answer for Qwen2.5-VL,

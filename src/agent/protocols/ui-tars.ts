@@ -5,7 +5,8 @@
  * Sent: `You are a helpful assistant.` as the system message (OSWorld's `uitars_agent.py`, which the
  * repository points to for the full loop), the computer-use prompt with the instruction as the first
  * user message (`ui-tars-prompt.ts`), every observation a user message with the screenshot (the
- * original bytes; the server resizes), the image budget applied, and each reply kept as the model
+ * original bytes, the server resizing them; or with the agent's minPixels/maxPixels, smart-resized by
+ * umpire within them), the image budget applied, and each reply kept as the model
  * wrote it (`Thought: ...\nAction: ...`, reasoning outside it never). There is no tool-result turn in
  * this format: the next screenshot is the feedback, so a successful action adds nothing; a refused
  * or failed one is told in a user message, since the model cannot see why nothing happened.
