@@ -71,6 +71,16 @@ export const AgentConfigSchema = z
     name: z.string().min(1).optional(),
     /** Screenshots kept in context (default DEFAULT_IMAGE_BUDGET); never above the lint's limit. */
     imageBudget: z.number().int().min(1).max(MAX_IMAGE_BUDGET).optional(),
+    /** The screen declared to the model (OpenAI, Anthropic, Gemini computer tools); each screenshot is scaled down to fit it. */
+    displaySize: z
+      .object({ width: z.number().int().min(64).max(8192), height: z.number().int().min(64).max(8192) })
+      .strict()
+      .optional(),
+    /** Qwen and UI-TARS: the smart_resize bounds umpire resizes each screenshot to before sending it. */
+    minPixels: z.number().int().positive().optional(),
+    maxPixels: z.number().int().positive().optional(),
+    /** Anthropic: the documented prompt-caching breakpoints (default on). */
+    promptCaching: z.boolean().optional(),
     /** The system prompt's policy text (replaces umpire's default policy lines); the protocol parts stay generated. */
     policy: z.string().min(1).optional(),
     /** The tools this agent may use; each trial offers their intersection with the task's. */
@@ -157,7 +167,7 @@ export function resolveAgentConfigs(options: AgentOptions = {}): AgentConfig[] {
 
 /**
  * The hash of an agent's resolved definition: everything that changes what the agent does (model,
- * endpoint, mode, sampling, image budget, policy text, tools, loop knobs), and nothing that only
+ * endpoint, mode, sampling, image budget, policy text, tools, loop knobs, family knobs), and nothing that only
  * names it (label, name) or prices it. Two runs of an agent of the same name with different hashes
  * are not like-for-like; `compare` says so. Endpoints are hashed without credentials.
  */
@@ -174,6 +184,11 @@ export function agentDefinitionHash(config: AgentConfig): string {
     policy: c.policy ?? null,
     tools: c.tools ? [...c.tools].sort() : null,
     loop: c.loop ?? {},
+    // The family knobs only when set, so an agent without them keeps the hash it had before they existed.
+    ...(c.displaySize && { displaySize: c.displaySize }),
+    ...(c.minPixels !== undefined && { minPixels: c.minPixels }),
+    ...(c.maxPixels !== undefined && { maxPixels: c.maxPixels }),
+    ...(c.promptCaching !== undefined && { promptCaching: c.promptCaching }),
   });
 }
 

@@ -71,9 +71,17 @@ export const ModelAgentSchema = z
       .optional()
       .describe("Its OpenAI-compatible endpoint (default: the model's own, or umpire's embedded reference model)"),
     apiKeyEnv: apiKeyEnvField("The NAME of the environment variable holding the key (never the key)"),
-    mode: z.enum(OUTPUT_MODES).optional().describe("structured or tools (default: structured)"),
+    protocol: z
+      .enum(OUTPUT_MODES)
+      .optional()
+      .describe(
+        `The protocol it speaks: ${OUTPUT_MODES.join(", ")} (default: the family of a known model id, said in the run's header; else structured)`,
+      ),
+    mode: z.enum(OUTPUT_MODES).optional().describe("The older name of protocol (both given must agree)"),
     temperature: option("temperature"),
-    reasoningEffort: option("reasoning-effort"),
+    reasoningEffort: option("reasoning-effort").describe(
+      "Holo and OpenAI: the reasoning effort sent (low, medium, high; default from defaults or medium)",
+    ),
     maxTokens: option("max-tokens"),
     stream: option("stream"),
     imageBudget: z
@@ -88,6 +96,36 @@ export const ModelAgentSchema = z
       .describe(
         `Screenshots kept in context, 1 to ${MAX_IMAGE_BUDGET} (default ${DEFAULT_IMAGE_BUDGET}); older ones become "[screenshot evicted]"`,
       ),
+    displaySize: z
+      .object({
+        width: z.number().int().min(64).max(8192).describe("Width in pixels"),
+        height: z.number().int().min(64).max(8192).describe("Height in pixels"),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "OpenAI, Anthropic and Gemini computer tools: the screen declared to the model; each screenshot is scaled down to fit it (aspect ratio kept)",
+      ),
+    minPixels: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "Qwen and UI-TARS: the least pixels a screenshot is smart-resized to before sending (within the family's bounds)",
+      ),
+    maxPixels: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "Qwen and UI-TARS: the most pixels a screenshot is smart-resized to before sending (within the family's bounds)",
+      ),
+    promptCaching: z
+      .boolean()
+      .optional()
+      .describe("Anthropic: cache_control breakpoints on the system prompt and the newest user turn (default true)"),
     systemPrompt: z
       .string()
       .min(1)

@@ -11,6 +11,7 @@ import { formatProblem, formatProblems } from "../task/format-problems.js";
 import { dottedPath, type Problem } from "../task/problem.js";
 import { parseYamlSource } from "../task/yaml-source.js";
 import { plainIssues } from "../task/zod-issues.js";
+import { agentProtocolProblems } from "./agent-protocol.js";
 import { protocolMarkupIn } from "./agents.js";
 import { CONFIG_FILE_NAMES, ConfigFileSchema, type ConfigFile } from "./schema.js";
 
@@ -180,8 +181,11 @@ export function validateConfigText(
     };
   }
   const parsed = ConfigFileSchema.safeParse(data, { reportInput: true });
-  if (parsed.success) return { data: parsed.data };
   const lineOf = source.problems.length === 0 ? source.lineOf : () => undefined;
+  if (parsed.success) {
+    const problems = agentsProtocolProblems(parsed.data, file, lineOf);
+    return problems.length > 0 ? { problems } : { data: parsed.data };
+  }
   return {
     problems: sortByLine(
       plainIssues(parsed.error.issues, ConfigFileSchema, data).map((issue) => ({
@@ -195,6 +199,30 @@ export function validateConfigText(
       })),
     ),
   };
+}
+
+/** Each model agent's protocol and knobs checked against its protocol's registry entry (#41). */
+function agentsProtocolProblems(
+  data: ConfigFile,
+  file: string,
+  lineOf: ReturnType<typeof parseYamlSource>["lineOf"],
+): Problem[] {
+  return Object.entries(data.agents ?? {}).flatMap(([name, agent]) =>
+    agent.kind !== "model"
+      ? []
+      : agentProtocolProblems(agent).map((p) => {
+          const at = ["agents", name, p.field];
+          return {
+            file,
+            line: lineOf(at, { key: true }),
+            path: dottedPath(at),
+            message: p.message,
+            fix: p.fix,
+            severity: "error" as const,
+            rule: "agents",
+          };
+        }),
+  );
 }
 
 function sortByLine(problems: Problem[]): Problem[] {

@@ -2,8 +2,8 @@
  * Grounding: turning a layout mark the fixture page reports (CSS pixels, relative to the
  * viewport) into the [0, 1000] coordinates Holo emits, relative to the screenshot in the
  * request. The screenshot may be larger than the viewport (device pixel ratio 2 gives a
- * 2560x1600 image of a 1280x800 viewport), so CSS pixels are scaled by imageWidth/viewport.width
- * first and then normalised by the image's own size.
+ * 2560x1600 image of a 1280x800 viewport), so CSS pixels are scaled by image/viewport first and
+ * then normalised by the image's own size.
  */
 
 /** One element the page marks with `data-mark`, in CSS pixels relative to the viewport. */
@@ -62,6 +62,9 @@ export function markCentre(mark: Pick<LayoutMark, "x" | "y" | "width" | "height"
   return { x: mark.x + mark.width / 2, y: mark.y + mark.height / 2 };
 }
 
+/** An image this much taller (height/width) than the viewport is a full-page capture, not a resized picture. */
+const FULL_PAGE_RATIO = 1.25;
+
 /**
  * Maps a CSS-pixel point to [0, 1000] in the screenshot's frame. Without a screenshot the
  * viewport itself is the frame.
@@ -71,8 +74,13 @@ export function normalisePoint(
   viewport: { width: number; height: number },
   frame: ScreenFrame = viewport,
 ): { x: number; y: number; pixel: { x: number; y: number }; clamped: boolean } {
-  const scale = frame.width / viewport.width;
-  const pixel = { x: css.x * scale, y: css.y * scale };
+  const scaleX = frame.width / viewport.width;
+  // A picture of the viewport resized to a slightly other aspect ratio (smart_resize rounds each side to
+  // its factor, e.g. for an agent's minPixels/maxPixels) is stretched, so each axis scales by itself; a
+  // much taller image is a full-page capture, where the vertical scale is the width's.
+  const stretched = frame.height / frame.width <= (viewport.height / viewport.width) * FULL_PAGE_RATIO;
+  const scaleY = stretched ? frame.height / viewport.height : scaleX;
+  const pixel = { x: css.x * scaleX, y: css.y * scaleY };
   const rawX = Math.round((pixel.x / frame.width) * 1000);
   const rawY = Math.round((pixel.y / frame.height) * 1000);
   const x = clamp(rawX);

@@ -14,7 +14,10 @@
  *   computer's last one carrying the new screenshot. Only the newest `imageBudget` screenshots stay
  *   (older ones become the text "[screenshot evicted]", as Anthropic's reference loop does).
  * - Prompt caching: `cache_control: {type: "ephemeral"}` on the system prompt and on the last block
- *   of the newest user message (the documented incremental pattern; 2 of the 4 breakpoints).
+ *   of the newest user message (the documented incremental pattern; 2 of the 4 breakpoints); none
+ *   with the agent's `promptCaching: false`.
+ * - An agent's `displaySize` is a box the scaled screenshot must also fit (aspect ratio kept); the
+ *   declared display is still the picture sent.
  */
 import type { ToolName } from "../../toolbox/tools.js";
 import { TOOL_DESCRIPTIONS } from "../../toolbox/tools.js";
@@ -110,7 +113,7 @@ class AnthropicComputerConversation implements ProtocolConversation {
     const content: Block[] = [];
     let image: Block | null = null;
     if (observation.screenshot) {
-      const scaled = scaleScreenshot(observation.screenshot.data);
+      const scaled = scaleScreenshot(observation.screenshot.data, this.setup.config.displaySize);
       this.frame = { width: scaled.width, height: scaled.height };
       const mediaType = observation.screenshot.mimeType ?? "image/png";
       image = { type: "image", source: { type: "base64", media_type: mediaType, data: scaled.base64 } };
@@ -133,14 +136,15 @@ class AnthropicComputerConversation implements ProtocolConversation {
 
   request(): Record<string, unknown> {
     const { config } = this.setup;
+    const caching = config.promptCaching !== false;
     const messages = structuredClone(this.history);
     const last = messages[messages.length - 1];
     const tail = last?.content[last.content.length - 1];
-    if (last?.role === "user" && tail) tail.cache_control = { type: "ephemeral" };
+    if (caching && last?.role === "user" && tail) tail.cache_control = { type: "ephemeral" };
     return {
       model: config.model,
       max_tokens: config.maxTokens,
-      system: [{ type: "text", text: this.system, cache_control: { type: "ephemeral" } }],
+      system: [{ type: "text", text: this.system, ...(caching && { cache_control: { type: "ephemeral" } }) }],
       tools: [
         {
           type: this.version.type,
@@ -260,5 +264,6 @@ export const anthropicComputer: Protocol = {
   family: "Anthropic",
   summary: "Anthropic computer use: the Messages API's computer tool (tool_use / tool_result with screenshots)",
   api: "messages",
+  knobs: { imageBudget: true, displaySize: true, promptCaching: true },
   open: (setup) => new AnthropicComputerConversation(setup),
 };

@@ -261,5 +261,7 @@ export const geminiComputer: Protocol = {
   family: "Gemini",
   summary: "Gemini computer use: generateContent with the computerUse tool (functionCall / functionResponse)",
   api: "generate-content",
+  // Gemini's coordinates are relative to the screenshot, which is sent as taken: no display to declare.
+  knobs: { imageBudget: true },
   open: (setup) => new GeminiComputerConversation(setup),
 };

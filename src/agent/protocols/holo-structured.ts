@@ -62,6 +62,7 @@ export const holoStructured: Protocol = {
   family: "Holo",
   summary: "Holo structured outputs: one JSON step {note, thought, tool_call} per reply",
   api: "chat-completions",
+  knobs: { imageBudget: true, reasoningEffort: true },
   open(setup: ProtocolSetup) {
     const { config } = setup;
     const schema = buildStepSchema(setup.offered);

@@ -57,6 +57,7 @@ export const holoTools: Protocol = {
   family: "Holo",
   summary: "Holo function calling: the task's tools as `tools`, several calls per reply",
   api: "chat-completions",
+  knobs: { imageBudget: true, reasoningEffort: true },
   open(setup: ProtocolSetup) {
     const { config } = setup;
     const system = toolsSystemPrompt({

@@ -25,6 +25,7 @@ import { toolParametersSchema } from "../step-schema.js";
 import { TOOL_DESCRIPTIONS } from "../../toolbox/tools.js";
 import type { Protocol, ProtocolConversation, ProtocolSetup } from "./protocol.js";
 import { imageSize } from "./image-size.js";
+import { fittedSize, resizeScreenshot } from "./screenshot-scale.js";
 import { ReplySlots, type Mapped } from "./slots.js";
 
 /** umpire's tools that the computer tool itself covers (they are not offered as functions). */
@@ -108,8 +109,10 @@ class OpenAIComputerConversation implements ProtocolConversation {
   }
 
   observe(observation: Observation): void {
-    const image = screenshotUrl(observation);
-    if (observation.screenshot) this.frame = imageSize(observation.screenshot.data) ?? this.frame;
+    const display = this.setup.config.displaySize;
+    const sent = display ? fitScreenshot(observation, display) : observation;
+    const image = screenshotUrl(sent);
+    if (sent.screenshot) this.frame = imageSize(sent.screenshot.data) ?? this.frame;
     if (this.preview) this.tools[0] = previewTool(this.frame);
     const notes = this.resultTexts.filter((t) => t !== "");
     this.resultTexts = [];
@@ -231,6 +234,13 @@ function systemText(setup: ProtocolSetup): string {
   ].join("\n");
 }
 
+/** The observation with its screenshot scaled down to fit the agent's `displaySize` (the picture the model sees). */
+function fitScreenshot(observation: Observation, box: { width: number; height: number }): Observation {
+  if (!observation.screenshot) return observation;
+  const fitted = resizeScreenshot(observation.screenshot.data, (w, h) => fittedSize(w, h, box));
+  return { ...observation, screenshot: { ...observation.screenshot, data: fitted.base64 } };
+}
+
 function previewTool(frame: { width: number; height: number }): Item {
   return {
     type: "computer_use_preview",
@@ -275,5 +285,7 @@ export const openaiComputer: Protocol = {
   family: "OpenAI",
   summary: "OpenAI computer use: the Responses API's computer tool (computer_call / computer_call_output)",
   api: "responses",
+  // The full input goes every turn, as OpenAI's guide keeps it: no image budget.
+  knobs: { displaySize: true, reasoningEffort: true },
   open: (setup) => new OpenAIComputerConversation(setup),
 };

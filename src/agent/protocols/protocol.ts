@@ -47,8 +47,30 @@ export interface Protocol {
   /** One line for `--help` and the docs. */
   readonly summary: string;
   readonly api: ProtocolApi;
+  /**
+   * The family's own knobs an `agents:` entry may set for it. The config refuses any other on an
+   * agent of this protocol (file, field, fix), so no knob is ever accepted and silently not sent.
+   */
+  readonly knobs: ProtocolKnobs;
   /** Starts one trial's conversation (its system prompt written, no observation yet). */
   open(setup: ProtocolSetup): ProtocolConversation;
+}
+
+/**
+ * Which of the family knobs a protocol reads from its `AgentConfig`, each of which changes what is sent:
+ * - `imageBudget`: screenshots kept in context (older ones evicted);
+ * - `reasoningEffort`: the request's reasoning effort;
+ * - `displaySize`: the screen declared to the model; each screenshot is scaled down to fit it;
+ * - `promptCaching`: the documented cache breakpoints, on (the default) or off;
+ * - `pixels`: `minPixels`/`maxPixels`, the smart_resize bounds umpire resizes each screenshot to
+ *   before sending (both sides multiples of `factor`), within the family's own bounds [min, max].
+ */
+export interface ProtocolKnobs {
+  readonly imageBudget?: true;
+  readonly reasoningEffort?: true;
+  readonly displaySize?: true;
+  readonly promptCaching?: true;
+  readonly pixels?: { readonly factor: number; readonly min: number; readonly max: number };
 }
 
 /** One trial's conversation in a protocol's wire shape. */

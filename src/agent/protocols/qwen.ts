@@ -5,7 +5,8 @@
  *
  * Sent: the cookbook's system message ("You are a helpful assistant."), the task as the first user
  * message, every observation as a user message with the screenshot (the image the server resizes
- * itself, as in the cookbook: umpire sends the original bytes), the image budget applied as for
+ * itself, as in the cookbook: umpire sends the original bytes, or with the agent's minPixels/maxPixels
+ * the screenshot smart-resized by them), the image budget applied as for
  * every protocol; `tools` = the `computer_use` function declaring the screen's resolution (Qwen2.5-VL:
  * the smart-resized size of the latest screenshot; Qwen3-VL: 1000x1000), then umpire's tools that
  * no `computer_use` action covers (navigate, go_back, http_get, write_note; answer for Qwen2.5-VL,
@@ -47,8 +48,14 @@ import {
   QWEN25_FACTOR,
   QWEN25_MAX_PIXELS,
   QWEN25_MIN_PIXELS,
+  QWEN3_FACTOR,
+  QWEN3_MAX_PIXELS,
+  QWEN3_MIN_PIXELS,
+  agentPixelBounds,
+  resizedToBounds,
   screenshotSize,
   smartResize,
+  type PixelBounds,
   type Size,
 } from "./smart-resize.js";
 
@@ -58,6 +65,12 @@ export const QWEN_SYSTEM = "You are a helpful assistant.";
 const QWEN3_DISPLAY: Size = { width: 1000, height: 1000 };
 /** A generous per-screenshot allowance for the pre-send estimate. */
 const IMAGE_TOKEN_ESTIMATE = 2_000;
+
+/** Each version's smart_resize: its factor and qwen-vl-utils' default bounds (an agent's minPixels/maxPixels stay within). */
+const PIXELS: Record<QwenVersion, PixelBounds> = {
+  "2.5": { factor: QWEN25_FACTOR, min: QWEN25_MIN_PIXELS, max: QWEN25_MAX_PIXELS },
+  "3": { factor: QWEN3_FACTOR, min: QWEN3_MIN_PIXELS, max: QWEN3_MAX_PIXELS },
+};
 
 /** umpire tools some `computer_use` action stands for (the rest are offered as functions of their own). */
 const COVERED: Record<QwenVersion, ReadonlySet<ToolName>> = {
@@ -102,9 +115,11 @@ export class QwenConversation implements ProtocolConversation {
   }
 
   observe(observation: Observation): void {
-    this.history.push(observationMessage(observation));
+    // With the agent's minPixels/maxPixels, umpire smart-resizes the screenshot itself (the server's resize is then a no-op).
+    const sent = resizedToBounds(observation, agentPixelBounds(PIXELS[this.version], this.config));
+    this.history.push(observationMessage(sent));
     evictOldImages(this.history, this.config.imageBudget);
-    const size = observation.screenshot ? screenshotSize(observation.screenshot.data) : null;
+    const size = sent.screenshot ? screenshotSize(sent.screenshot.data) : null;
     if (this.version === "2.5" && size) {
       this.display = smartResize(size, QWEN25_FACTOR, QWEN25_MIN_PIXELS, QWEN25_MAX_PIXELS);
     }
@@ -293,6 +308,7 @@ function qwenProtocol(version: QwenVersion): Protocol {
         ? "Qwen2.5-VL computer_use function: pixels of the smart-resized screenshot"
         : "Qwen3-VL computer_use function: coordinates in [0, 1000]",
     api: "chat-completions",
+    knobs: { imageBudget: true, pixels: PIXELS[version] },
     open: (setup: ProtocolSetup) => new QwenConversation(setup, version),
   };
 }

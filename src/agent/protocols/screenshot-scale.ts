@@ -16,8 +16,33 @@ export const MAX_PIXELS = 1_150_000;
  * both limits with exactly the screenshot's aspect ratio (a multiple of width:height in lowest terms,
  * when one fits), so a pixel of the sent picture stands for the same fraction of the page on both axes.
  */
-export function scaledSize(width: number, height: number): { width: number; height: number; factor: number } {
-  const factor = Math.min(1, MAX_LONG_EDGE / Math.max(width, height), Math.sqrt(MAX_PIXELS / (width * height)));
+export function scaledSize(
+  width: number,
+  height: number,
+  box?: { width: number; height: number },
+): { width: number; height: number; factor: number } {
+  const limit = Math.min(MAX_LONG_EDGE / Math.max(width, height), Math.sqrt(MAX_PIXELS / (width * height)));
+  return sizeAt(width, height, Math.min(limit, fitFactor(width, height, box)));
+}
+
+/**
+ * The size a `width` x `height` screenshot is sent at to fit a declared display `box` (an agent's
+ * `displaySize`): the largest within the box with the screenshot's aspect ratio, never larger than it was.
+ */
+export function fittedSize(
+  width: number,
+  height: number,
+  box: { width: number; height: number } | undefined,
+): { width: number; height: number; factor: number } {
+  return sizeAt(width, height, fitFactor(width, height, box));
+}
+
+function fitFactor(width: number, height: number, box: { width: number; height: number } | undefined): number {
+  return box ? Math.min(1, box.width / width, box.height / height) : 1;
+}
+
+function sizeAt(width: number, height: number, scale: number): { width: number; height: number; factor: number } {
+  const factor = Math.min(1, scale);
   if (factor === 1) return { width, height, factor };
   const g = gcd(width, height);
   const k = Math.floor((width * factor) / (width / g));
@@ -30,16 +55,36 @@ function gcd(a: number, b: number): number {
 }
 
 /**
- * The screenshot as sent (base64 PNG) and its size. A PNG over the limits is resampled by area
- * averaging; anything else (JPEG) is sent as it is, at its own size.
+ * The screenshot as Anthropic's scaling sends it (base64 PNG), fitted into `box` too when one is
+ * given, and its size. A PNG over the limits is resampled by area averaging; anything else (JPEG) is
+ * sent as it is, at its own size.
  */
-export function scaleScreenshot(data: Uint8Array | string): { base64: string; width: number; height: number } {
+export function scaleScreenshot(
+  data: Uint8Array | string,
+  box?: { width: number; height: number },
+): { base64: string; width: number; height: number } {
+  return resizeScreenshot(data, (w, h) => scaledSize(w, h, box));
+}
+
+/**
+ * The screenshot resized to the size `target` gives for its own (a PNG resampled by area averaging,
+ * or repeated pixels where it grows), as base64 with its size; unchanged when the size is the same
+ * or the bytes are no PNG (JPEG is sent as it is, at its own size).
+ */
+export function resizeScreenshot(
+  data: Uint8Array | string,
+  target: (width: number, height: number) => { width: number; height: number },
+): { base64: string; width: number; height: number } {
   const bytes = typeof data === "string" ? Buffer.from(data, "base64") : Buffer.from(data);
   const size = imageSize(bytes) ?? { width: 0, height: 0 };
-  const target = scaledSize(size.width || 1, size.height || 1);
-  if (target.factor === 1 || bytes.readUInt32BE(0) !== 0x89504e47) {
+  const to = target(size.width || 1, size.height || 1);
+  if ((to.width === size.width && to.height === size.height) || bytes.readUInt32BE(0) !== 0x89504e47) {
     return { base64: bytes.toString("base64"), width: size.width, height: size.height };
   }
+  return { base64: resamplePng(bytes, to).toString("base64"), width: to.width, height: to.height };
+}
+
+function resamplePng(bytes: Buffer, target: { width: number; height: number }): Buffer {
   const source = PNG.sync.read(bytes);
   const out = new PNG({ width: target.width, height: target.height });
   const sx = source.width / target.width;
@@ -62,5 +107,5 @@ export function scaleScreenshot(data: Uint8Array | string): { base64: string; wi
       for (let c = 0; c < 4; c++) out.data[o + c] = Math.round(sum[c]! / n);
     }
   }
-  return { base64: PNG.sync.write(out).toString("base64"), width: target.width, height: target.height };
+  return PNG.sync.write(out);
 }

@@ -9,6 +9,8 @@
  * Also the pixel size of a screenshot read from its header (PNG, JPEG, WebP), so a protocol can
  * size its frame from the bytes it sends without decoding them.
  */
+import type { Observation } from "../history.js";
+import { resizeScreenshot } from "./screenshot-scale.js";
 
 /** Qwen2.5-VL's processor: 14 px patches merged 2x2 (`preprocessor_config.json`). */
 export const QWEN25_FACTOR = 28;
@@ -17,6 +19,9 @@ export const QWEN3_FACTOR = 32;
 /** qwen-vl-utils' defaults for a factor of 28: 4 and 16384 merged patches. */
 export const QWEN25_MIN_PIXELS = 4 * 28 * 28;
 export const QWEN25_MAX_PIXELS = 16384 * 28 * 28;
+/** Qwen3-VL's qwen-vl-utils defaults for images: 4 and 16384 merged patches of 32 px. */
+export const QWEN3_MIN_PIXELS = 4 * 32 * 32;
+export const QWEN3_MAX_PIXELS = 16384 * 32 * 32;
 /** qwen-vl-utils refuses images more elongated than this. */
 export const MAX_RATIO = 200;
 
@@ -98,6 +103,38 @@ export function imageSize(bytes: Uint8Array): Size | null {
     }
   }
   return null;
+}
+
+/** A family's smart_resize: its factor and its own pixel bounds. */
+export interface PixelBounds {
+  factor: number;
+  min: number;
+  max: number;
+}
+
+/**
+ * The bounds an agent's `minPixels`/`maxPixels` ask for within the family's own, or null when it
+ * sets neither (the screenshot then goes as it is and the server resizes it by its own bounds).
+ */
+export function agentPixelBounds(
+  family: PixelBounds,
+  config: { minPixels?: number; maxPixels?: number },
+): PixelBounds | null {
+  if (config.minPixels === undefined && config.maxPixels === undefined) return null;
+  return { factor: family.factor, min: config.minPixels ?? family.min, max: config.maxPixels ?? family.max };
+}
+
+/**
+ * The observation with its screenshot smart-resized by `bounds` before sending: both sides multiples
+ * of the factor, the pixels within [min, max]. The server's own smart_resize then leaves it as it
+ * is (the agent's bounds lie within the family's), so the model's pixels are in exactly this picture.
+ */
+export function resizedToBounds(observation: Observation, bounds: PixelBounds | null): Observation {
+  if (!bounds || !observation.screenshot) return observation;
+  const sent = resizeScreenshot(observation.screenshot.data, (width, height) =>
+    smartResize({ width, height }, bounds.factor, bounds.min, bounds.max),
+  );
+  return { ...observation, screenshot: { ...observation.screenshot, data: sent.base64 } };
 }
 
 /** The size of a screenshot given as bytes or base64 (as an `Observation` carries it). */

@@ -5,7 +5,8 @@
  * Sent: `You are a helpful assistant.` as the system message (OSWorld's `uitars_agent.py`, which the
  * repository points to for the full loop), the computer-use prompt with the instruction as the first
  * user message (`ui-tars-prompt.ts`), every observation a user message with the screenshot (the
- * original bytes; the server resizes), the image budget applied, and each reply kept as the model
+ * original bytes, the server resizing them; or with the agent's minPixels/maxPixels, smart-resized by
+ * umpire within them), the image budget applied, and each reply kept as the model
  * wrote it (`Thought: ...\nAction: ...`, reasoning outside it never). There is no tool-result turn in
  * this format: the next screenshot is the feedback, so a successful action adds nothing; a refused
  * or failed one is told in a user message, since the model cannot see why nothing happened.
@@ -32,9 +33,17 @@ import type { Protocol, ProtocolConversation, ProtocolSetup } from "./protocol.j
 import { QWEN_SYSTEM } from "./qwen.js";
 import { mapUiTarsCall, parseUiTarsText } from "./ui-tars-parse.js";
 import { UI_TARS_FACTOR, UI_TARS_MAX_PIXELS, UI_TARS_MIN_PIXELS, uiTarsPrompt } from "./ui-tars-prompt.js";
-import { screenshotSize, smartResize, type Size } from "./smart-resize.js";
+import {
+  agentPixelBounds,
+  resizedToBounds,
+  screenshotSize,
+  smartResize,
+  type PixelBounds,
+  type Size,
+} from "./smart-resize.js";
 
 const IMAGE_TOKEN_ESTIMATE = 2_000;
+const UI_TARS_PIXELS: PixelBounds = { factor: UI_TARS_FACTOR, min: UI_TARS_MIN_PIXELS, max: UI_TARS_MAX_PIXELS };
 const UNSUCCESSFUL_PREFIXES = ["Rejected: ", "Failed: ", "Skipped: "];
 
 export class UiTarsConversation implements ProtocolConversation {
@@ -49,9 +58,11 @@ export class UiTarsConversation implements ProtocolConversation {
   }
 
   observe(observation: Observation): void {
-    this.history.push(observationMessage(observation));
+    // With the agent's minPixels/maxPixels, umpire smart-resizes the screenshot itself (the server's resize is then a no-op).
+    const sent = resizedToBounds(observation, agentPixelBounds(UI_TARS_PIXELS, this.config));
+    this.history.push(observationMessage(sent));
     evictOldImages(this.history, this.config.imageBudget);
-    const size = observation.screenshot ? screenshotSize(observation.screenshot.data) : null;
+    const size = sent.screenshot ? screenshotSize(sent.screenshot.data) : null;
     if (size) this.screen = smartResize(size, UI_TARS_FACTOR, UI_TARS_MIN_PIXELS, UI_TARS_MAX_PIXELS);
   }
 
@@ -175,5 +186,6 @@ export const uiTars: Protocol = {
   family: "UI-TARS",
   summary: "UI-TARS-1.5 text actions (Thought / Action), pixels of the smart-resized screenshot",
   api: "chat-completions",
+  knobs: { imageBudget: true, pixels: UI_TARS_PIXELS },
   open: (setup: ProtocolSetup) => new UiTarsConversation(setup),
 };

@@ -8,7 +8,7 @@
  * the run's flags (`--model`/`--mode` make an unnamed agent of their own).
  */
 import { resolveAgentConfigs, type AgentConfig } from "../../agent/config.js";
-import { nativeProtocolOf } from "../../agent/models.js";
+import { agentProtocol, protocolNote } from "../../config/agent-protocol.js";
 import type { ModelAgentDefinition } from "../../config/agents.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import { UmpireError, isUmpireError } from "../../errors.js";
@@ -92,8 +92,8 @@ function resolveModelAgent(
       model: def.model,
       baseUrl: def.baseUrl,
       apiKeyEnv: def.apiKeyEnv,
-      // No mode: a vendor's model speaks its own protocol (the agent's label says which), others Holo structured.
-      mode: def.mode ?? nativeProtocolOf(def.model) ?? "structured",
+      // No protocol: a vendor's model speaks its own (the run's header says so), others Holo structured.
+      mode: agentProtocol(def).name,
       temperature: pick("temperature", def.temperature as number | undefined),
       reasoningEffort: pick("reasoning-effort", def.reasoningEffort as RunAgentValues["reasoning-effort"]),
       maxTokens: pick("max-tokens", def.maxTokens as number | undefined),
@@ -107,7 +107,7 @@ function resolveModelAgent(
         error.code,
         `${where}: agents.${name}: ${error.message}`,
         error.hint
-          ?.replace(/--mode /g, "mode: ")
+          ?.replace(/--mode /g, "protocol: ")
           .replace(/--base-url/g, "baseUrl")
           .replace(/--api-key-env/g, "apiKeyEnv"),
       );
@@ -123,10 +123,24 @@ function resolveModelAgent(
     label: name,
     name,
     ...(def.imageBudget !== undefined && { imageBudget: def.imageBudget }),
+    // The family's knobs (the config check refused any its protocol does not read).
+    ...(def.displaySize !== undefined && { displaySize: def.displaySize }),
+    ...(def.minPixels !== undefined && { minPixels: def.minPixels }),
+    ...(def.maxPixels !== undefined && { maxPixels: def.maxPixels }),
+    ...(def.promptCaching !== undefined && { promptCaching: def.promptCaching }),
     ...(policy !== undefined && { policy }),
     ...(def.tools !== undefined && { tools: def.tools as AgentConfig["tools"] }),
     loop: Object.fromEntries(Object.entries(loop).filter(([, v]) => v !== undefined)),
   };
+}
+
+/** A line per named model agent of `agents` whose protocol was inferred or defaulted, saying which and why. */
+export function protocolNotes(config: LoadedConfig, agents: readonly AgentConfig[]): string[] {
+  return agents.flatMap((agent) => {
+    const def = agent.name === undefined ? undefined : config.data.agents?.[agent.name];
+    const note = def?.kind === "model" ? protocolNote(agent.name!, def) : null;
+    return note === null ? [] : [note];
+  });
 }
 
 /**

@@ -15,6 +15,7 @@ import { runAllowsDrafts } from "./run-drafts.js";
 import { failedPairs, filterTasks, nothingSelected, refuseSelfTestRun } from "./selection.js";
 import { untilDecidedBaseline } from "./until-decided.js";
 import { chooseAgents, restoreAgents, type AgentRequest, type StoredRun } from "./agents.js";
+import { protocolNotes } from "./named-agents.js";
 import { fromPhase, type RunContext, type Selection } from "./context.js";
 import type { Phase } from "./phases.js";
 import { packNotice, selectPack } from "./pack.js";
@@ -88,6 +89,8 @@ async function selectNew(ctx: RunContext): Promise<Selection> {
   if (tasks.length === 0) throw nothingSelected(allTasks, values);
   const restore = earlier && !values.agent?.length;
   const agents = restore ? restoreAgents(earlier, "--last-failed", agentRequest(ctx)) : chooseAgents(agentRequest(ctx));
+  // A named agent whose protocol its entry does not write: the header says which it speaks, and why.
+  if (!values.quiet) for (const line of protocolNotes(ctx.config, agents.agents)) io.stderr.write(`umpire: ${line}\n`);
   return { tasks, project, paths, ...agents, ...(failed ? { failed } : {}), ...(pack ? { pack } : {}) };
 }
 

@@ -203,6 +203,8 @@ const RESETS =
 const MODEL_PROXY = "test/integration/security/model-proxy.test.ts";
 const SANDBOX_FIELDS = "test/unit/runner/command-agent-sandbox-fields.test.ts";
 const DEFAULTS = "test/unit/config/defaults-feed-options.test.ts > every defaults key sets its option (source config)";
+const KNOBS = "test/integration/agent/family-knobs.test.ts";
+const FAMILIES = "test/integration/cli/agent-protocols.test.ts";
 const MODEL_AGENT =
   "test/unit/cli/agent-fields.test.ts > each field of agents.<name> reaches the resolved agent config";
 const COMMAND_AGENT =
@@ -292,6 +294,12 @@ export const CONFIG_FIELDS: Record<string, string> = {
     ]),
   ),
   ...Object.fromEntries(modelAgent.map((key) => [`agents.*[kind=model].${key}`, MODEL_AGENT])),
+  "agents.*[kind=model].protocol": `${FAMILIES} > one run, one named agent per registered protocol, then compare --by agent: a row each, every one passed`,
+  "agents.*[kind=model].displaySize.width": `${KNOBS} > OpenAI: displaySize scales the screenshot to fit, reasoningEffort is the request's effort`,
+  "agents.*[kind=model].displaySize.height": `${KNOBS} > Anthropic: displaySize is the declared display and the picture, promptCaching: false drops every breakpoint`,
+  "agents.*[kind=model].minPixels": `${KNOBS} > Qwen3-VL: minPixels/maxPixels smart-resize the screenshot (factor 32); coordinates stay thousandths`,
+  "agents.*[kind=model].maxPixels": `${KNOBS} > Qwen2.5-VL: maxPixels smart-resizes the screenshot umpire sends and the screen it declares`,
+  "agents.*[kind=model].promptCaching": `${KNOBS} > Anthropic: displaySize is the declared display and the picture, promptCaching: false drops every breakpoint`,
   "agents.*[kind=model].imageBudget":
     "test/integration/cli/named-agents.test.ts > run in one run; the recorded requests show the difference",
   "agents.*[kind=model].systemPrompt":
