@@ -24,6 +24,7 @@ import { TrialEnvironment } from "../trial/environment.js";
 import { originsForTask } from "../../targets/contract.js";
 import { emptyLoopOutcome, type LoopOutcome, type PlayedTurn } from "../trial/loop.js";
 import {
+  abandonTrial,
   blockedRequestLog,
   concludeTrial,
   logEnvironmentFacts,
@@ -162,9 +163,7 @@ export async function runExternalTrial(
   } catch (e) {
     if (isStorageFault(e)) {
       // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
-      await env?.close().catch(() => undefined);
-      await deps.target.endTrial(spec.id);
-      deps.board?.forget(spec.id);
+      await abandonTrial(spec, deps, env);
       await browser?.close().catch(() => undefined);
       await trialBrowser?.close().catch(() => undefined);
       throw storageError(e, folder, "--out");
@@ -174,11 +173,7 @@ export async function runExternalTrial(
     loop = emptyLoopOutcome("environment_error", error);
   }
   try {
-    return await concludeTrial(spec, folder, {
-      target: deps.target,
-      board: deps.board,
-      env: deps.env,
-      signal: deps.signal,
+    return await concludeTrial(spec, folder, deps, {
       log,
       trialEnv: env,
       loop,
@@ -187,6 +182,8 @@ export async function runExternalTrial(
       repetition: {},
       blocked,
       driver: { external: true, sandboxed: agent.sandbox.kind === "bwrap" },
+      // The command keeps its own time (supervise's deadline); the checks get their full limit.
+      deadline: undefined,
     });
   } finally {
     await browser?.close().catch(() => undefined);
