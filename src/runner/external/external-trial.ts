@@ -5,7 +5,6 @@
  * the deadline and the caps, and then judges and stores the trial like any other
  * (`concludeTrial`). The command's output is untrusted input throughout.
  */
-import { traceSpecFor } from "../trial/trial-trace.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -27,6 +26,7 @@ import {
   abandonTrial,
   blockedRequestLog,
   concludeTrial,
+  environmentOptions,
   logEnvironmentFacts,
   withPageInstruction,
   type TrialDeps,
@@ -129,18 +129,7 @@ export async function runExternalTrial(
     // Playwright's artifacts in this process's temp folder (a killed umpire's goes with it), not /tmp/playwright-artifacts-*.
     artifacts = processTempDir("artifacts-");
     browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint, { artifactsDir: artifacts });
-    env = await TrialEnvironment.open({
-      browser,
-      task: spec.task,
-      trialId: spec.id,
-      workspaceDir,
-      target: deps.target,
-      fixtureSiteUrl: deps.fixtureSiteUrl,
-      board: deps.board,
-      onBlockedRequest: blocked.record,
-      trace: traceSpecFor(deps.trace, folder),
-      repeat: spec.repeat,
-    });
+    env = await TrialEnvironment.open({ ...environmentOptions(spec, folder, deps, blocked), browser });
     logEnvironmentFacts(log, env);
     const cdp = await browser.newBrowserCDPSession();
     const { browserContextIds } = (await cdp.send("Target.getBrowserContexts")) as { browserContextIds: string[] };

@@ -149,18 +149,10 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     // A task whose instruction comes from the page gets its session once the page has given it.
     let session = spec.task.instructionFrom ? undefined : deps.createSession(spec);
     const opening = TrialEnvironment.open({
+      ...environmentOptions(spec, folder, deps, blocked),
       browser: deps.browser,
-      task: spec.task,
-      trialId: spec.id,
-      workspaceDir,
-      target: deps.target,
-      fixtureSiteUrl: deps.fixtureSiteUrl,
-      board: deps.board,
-      onBlockedRequest: blocked.record,
       layoutFlush: session?.readsPageLayout !== false,
-      repeat: spec.repeat,
       dialogs: spec.task.dialogs ?? deps.target.dialogs ?? "agent",
-      trace: traceSpecFor(deps.trace, folder),
       deadline,
       ...browserEventLog(log),
     });
@@ -235,6 +227,26 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     driver: undefined,
     deadline,
   });
+}
+
+/** What both trial kinds open their environment with: the task and trial, its workspace, the target, the fixture site, the guards' log, the trace. */
+export function environmentOptions(
+  spec: TrialSpec,
+  folder: string,
+  deps: Pick<TrialDeps, "target" | "fixtureSiteUrl" | "board" | "trace">,
+  blocked: { record: (blocked: BlockedRequest) => void },
+): Omit<TrialEnvironmentOptions, "browser"> {
+  return {
+    task: spec.task,
+    trialId: spec.id,
+    workspaceDir: join(folder, "workspace"),
+    target: deps.target,
+    fixtureSiteUrl: deps.fixtureSiteUrl,
+    board: deps.board,
+    onBlockedRequest: blocked.record,
+    repeat: spec.repeat,
+    trace: traceSpecFor(deps.trace, folder),
+  };
 }
 
 /** What of a trial's deps its conclusion reads: the target (effects, endTrial), the board, the checks' secrets, the run's signal. */
