@@ -18,6 +18,11 @@ export interface RequestInput {
   outputFields: Record<string, unknown>;
   /** Sent as `user`: the reference model reads the fixture session id from it. */
   trialId: string;
+  /**
+   * H's top-level fields (`reasoning_effort`, `chat_template_kwargs`), written unless false: Holo's
+   * protocols send them, the other families' (Qwen, UI-TARS) do not.
+   */
+  holoFields?: boolean;
 }
 
 /** Builds the JSON body for `POST /chat/completions`. */
@@ -28,8 +33,9 @@ export function buildRequestBody(input: RequestInput): Record<string, unknown> {
     messages: input.messages,
     temperature: config.temperature,
     max_tokens: config.maxTokens,
-    reasoning_effort: config.reasoningEffort,
-    chat_template_kwargs: { enable_thinking: true },
+    ...(input.holoFields === false
+      ? {}
+      : { reasoning_effort: config.reasoningEffort, chat_template_kwargs: { enable_thinking: true } }),
     user: input.trialId,
     ...input.outputFields,
   };

@@ -1,8 +1,28 @@
 /**
+ * A declared command started in a process group of its own (detached, so its whole group can be
+ * ended), stdout and stderr piped: a string through the shell, an argv list as it is.
+ */
+export function spawnInGroup(
+  command: string | readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): ChildProcessByStdio<null, Readable, Readable> {
+  const [program, args, shell] =
+    typeof command === "string" ? [command, [], true] : [command[0]!, command.slice(1), false];
+  return spawn(program, args as string[], {
+    cwd: options.cwd,
+    env: options.env,
+    shell,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/**
  * Runs a command from a task or config file (never from model output) with the trial's
  * variables in its environment, a deadline that ends its whole process group, and its output kept.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
 
 export interface CommandOutcome {
   code: number | null;
@@ -20,15 +40,7 @@ export function runCommand(
   options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
 ): Promise<CommandOutcome> {
   return new Promise((resolve) => {
-    const [program, args, shell] =
-      typeof command === "string" ? [command, [], true] : [command[0]!, command.slice(1), false];
-    const child = spawn(program, args as string[], {
-      cwd: options.cwd,
-      env: options.env,
-      shell,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawnInGroup(command, options);
     let stdout = "";
     let stderr = "";
     let timedOut = false;

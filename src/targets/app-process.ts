@@ -4,9 +4,10 @@
  * whole group) when the run ends, by its reaper when umpire is killed (group-reaper.ts), and by
  * the next run when the reaper died too (app-records.ts).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { spawnInGroup } from "../checks/run-command.js";
 import { UmpireError } from "../errors.js";
 import { recordApp } from "./app-records.js";
 import { reapWithUmpire } from "./group-reaper.js";
@@ -76,17 +77,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 export async function startAppProcess(options: StartOptions): Promise<AppProcess> {
   mkdirSync(dirname(options.logFile), { recursive: true });
   const log = createWriteStream(options.logFile, { flags: "a" });
-  const [program, args, shell] =
-    typeof options.command === "string"
-      ? [options.command, [], true]
-      : [options.command[0]!, options.command.slice(1), false];
-  const child = spawn(program, args as string[], {
-    cwd: options.cwd,
-    env: options.env,
-    shell,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawnInGroup(options.command, options);
   const reaper = child.pid ? reapWithUmpire(child.pid) : undefined;
   // Should the reaper die with umpire, the next run finds the group by this record (app-records.ts).
   const forget = child.pid ? recordApp(child.pid, options.name) : () => undefined;

@@ -10,7 +10,7 @@ import path from "node:path";
 import type { Effect } from "../checks/types.js";
 import { runCommand } from "../checks/run-command.js";
 import { failureLine, messageOf } from "../errors.js";
-import type { TargetDecl } from "../task/target-decl.js";
+import type { ResetDecl, TargetDecl } from "../task/target-decl.js";
 import { substituteTrialVars, substituteTrialVarsDeep, type TrialVars } from "../task/trial-vars.js";
 import { browserSeed } from "./browser-seed.js";
 import { withEnvSecrets } from "./env-secrets.js";
@@ -297,56 +297,91 @@ async function readEffects(
     .map((e) => ({ type: e.type, at: e.at, detail: e.detail ?? {} }));
 }
 
-/** The declared reset on one instance, given the trial id, its workspace and the instance's variables. */
+/** The declared reset of one kind: `ResetDecl` narrowed to it. */
+type ResetOf<K extends ResetDecl["kind"]> = Extract<ResetDecl, { kind: K }>;
+
+/**
+ * The declared reset on one instance, given the trial id, its workspace and the instance's variables.
+ * One case per reset kind: a kind added to `ResetDecl` does not compile until it has one here.
+ */
 async function resetInstance(
   options: WebTargetOptions,
   inst: Instance,
-  { trialId, workspaceDir }: TrialTarget,
+  trial: TrialTarget,
   restart: (inst: Instance, between?: () => Promise<void>) => Promise<void>,
 ): Promise<void> {
   const { name, decl } = options;
+  const r = decl.reset;
+  switch (r.kind) {
+    case "none":
+      return;
+    case "restart":
+      return restart(inst);
+    case "restore": {
+      const at = (p: string) => path.resolve(options.configDir, substituteTrialVars(p, inst.vars));
+      const copy = () => restoreSeed(at(r.from), at(r.to), name);
+      return (r.restart ?? decl.start !== undefined) ? restart(inst, copy) : copy();
+    }
+    case "http":
+      return httpReset(options, inst, trial, r);
+    case "command":
+      return commandReset(options, inst, trial, r);
+    default: {
+      const unknown: never = r;
+      throw new Error(`target ${name}: unknown reset kind ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** An `http` reset: the declared request, the trial's variables filled in; anything but 2xx fails it. */
+async function httpReset(
+  options: WebTargetOptions,
+  inst: Instance,
+  { trialId, workspaceDir }: TrialTarget,
+  r: ResetOf<"http">,
+): Promise<void> {
+  const { name } = options;
   const vars: TrialVars = { ...inst.vars, TRIAL_ID: trialId, WORKSPACE: workspaceDir };
   const baseUrl = inst.baseUrl;
-  const r = decl.reset;
-  if (r.kind === "none") return;
-  if (r.kind === "restart") return restart(inst);
-  if (r.kind === "restore") {
-    const at = (p: string) => path.resolve(options.configDir, substituteTrialVars(p, inst.vars));
-    const copy = () => restoreSeed(at(r.from), at(r.to), name);
-    return (r.restart ?? decl.start !== undefined) ? restart(inst, copy) : copy();
+  const url = resolveUrl(r.url, vars, baseUrl);
+  const headers: Record<string, string> = { "x-umpire-trial": trialId };
+  for (const [k, v] of Object.entries(r.headers))
+    headers[k] = withEnvSecrets(substituteTrialVars(v, vars), options.env, `target ${name} reset`);
+  const body =
+    r.body === undefined
+      ? JSON.stringify({ trialId, workspace: workspaceDir, targetUrl: baseUrl })
+      : typeof r.body === "string"
+        ? substituteTrialVars(r.body, vars)
+        : JSON.stringify(substituteTrialVarsDeep(r.body, vars));
+  if (r.method !== "GET") headers["content-type"] ??= "application/json";
+  let status: number;
+  let text = "";
+  try {
+    const res = await fetch(url, {
+      method: r.method,
+      headers,
+      body: r.method === "GET" ? undefined : body,
+      signal: AbortSignal.timeout(r.timeoutSeconds * 1000),
+    });
+    status = res.status;
+    text = await res.text().catch(() => "");
+  } catch (e) {
+    throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} failed: ${messageOf(e)}`);
   }
-  if (r.kind === "http") {
-    const url = resolveUrl(r.url, vars, baseUrl);
-    const headers: Record<string, string> = { "x-umpire-trial": trialId };
-    for (const [k, v] of Object.entries(r.headers))
-      headers[k] = withEnvSecrets(substituteTrialVars(v, vars), options.env, `target ${name} reset`);
-    const body =
-      r.body === undefined
-        ? JSON.stringify({ trialId, workspace: workspaceDir, targetUrl: baseUrl })
-        : typeof r.body === "string"
-          ? substituteTrialVars(r.body, vars)
-          : JSON.stringify(substituteTrialVarsDeep(r.body, vars));
-    if (r.method !== "GET") headers["content-type"] ??= "application/json";
-    let status: number;
-    let text = "";
-    try {
-      const res = await fetch(url, {
-        method: r.method,
-        headers,
-        body: r.method === "GET" ? undefined : body,
-        signal: AbortSignal.timeout(r.timeoutSeconds * 1000),
-      });
-      status = res.status;
-      text = await res.text().catch(() => "");
-    } catch (e) {
-      throw new TargetResetError(`target ${name}: the reset ${r.method} ${url} failed: ${messageOf(e)}`);
-    }
-    if (status < 200 || status > 299)
-      throw new TargetResetError(
-        `target ${name}: the reset ${r.method} ${url} answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`,
-      );
-    return;
-  }
+  if (status < 200 || status > 299)
+    throw new TargetResetError(
+      `target ${name}: the reset ${r.method} ${url} answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`,
+    );
+}
+
+/** A `command` reset: the declared command with the trial's variables in its environment; a non-zero exit fails it. */
+async function commandReset(
+  options: WebTargetOptions,
+  inst: Instance,
+  { trialId, workspaceDir }: TrialTarget,
+  r: ResetOf<"command">,
+): Promise<void> {
+  const { name } = options;
   const { PORT, INSTANCE, INSTANCE_DIR } = inst.vars;
   const outcome = await runCommand(r.command, {
     cwd: path.resolve(options.configDir, r.cwd ?? "."),
@@ -355,7 +390,7 @@ async function resetInstance(
       ...r.env,
       TRIAL_ID: trialId,
       WORKSPACE: workspaceDir,
-      TARGET_URL: baseUrl,
+      TARGET_URL: inst.baseUrl,
       ...(PORT ? { PORT } : {}),
       INSTANCE: INSTANCE!,
       INSTANCE_DIR: INSTANCE_DIR!,

@@ -7,14 +7,20 @@
  * protocol module hands in.
  */
 import { FIELD_LIMIT, capDeep, capText } from "../../safety/limits.js";
-import type { AgentConfig } from "../config.js";
-import { evictOldImages, observationMessage, userTextMessage, type ChatMessage, type Observation } from "../history.js";
+import type { ToolName } from "../../toolbox/tools.js";
+import type { ChatMessage } from "../history.js";
 import type { CallSlot, ParseContext, ParsedReply, RawReply } from "../parse.js";
 import { buildRequestBody } from "../request.js";
-import type { ProtocolConversation, ProtocolSetup } from "./protocol.js";
+import { ChatConversation } from "./chat-conversation.js";
+import type { ProtocolSetup } from "./protocol.js";
 
-/** A generous per-screenshot allowance for the pre-send estimate (a 1280x800 image is ~1.3k tokens). */
-const IMAGE_TOKEN_ESTIMATE = 2_000;
+/** What a Holo protocol's system prompt is written from. */
+export interface HoloPromptInput {
+  instruction: string;
+  tools: readonly ToolName[];
+  imageBudget?: number;
+  policy?: string;
+}
 
 /** What one Holo protocol adds to the shared conversation. */
 export interface HoloDialect {
@@ -41,22 +47,14 @@ function capAssistant(message: ChatMessage): ChatMessage {
   return { ...message, content: capped } as ChatMessage;
 }
 
-export class HoloChatConversation implements ProtocolConversation {
-  private readonly history: ChatMessage[];
-  private readonly config: AgentConfig;
-
+export class HoloChatConversation extends ChatConversation {
   constructor(
-    private readonly setup: ProtocolSetup,
+    setup: ProtocolSetup,
     system: string,
     private readonly dialect: HoloDialect,
   ) {
-    this.config = setup.config;
-    this.history = [{ role: "system", content: system }];
-  }
-
-  observe(observation: Observation): void {
-    this.history.push(observationMessage(observation));
-    evictOldImages(this.history, this.config.imageBudget);
+    // The estimate counts 3 screenshots at most, whatever the budget.
+    super(setup, [{ role: "system", content: system }], 3);
   }
 
   request(): Record<string, unknown> {
@@ -68,42 +66,31 @@ export class HoloChatConversation implements ProtocolConversation {
     });
   }
 
-  read(reply: RawReply, turn: number): ParsedReply {
-    const parsed = this.dialect.parse(reply, { trialId: this.setup.trialId, turn, offered: this.setup.offered });
-    if (parsed.assistant) this.history.push(capAssistant(parsed.assistant));
-    return parsed;
+  protected parse(reply: RawReply, turn: number): ParsedReply {
+    return this.dialect.parse(reply, { trialId: this.setup.trialId, turn, offered: this.setup.offered });
+  }
+
+  protected override kept(assistant: ChatMessage): ChatMessage {
+    return capAssistant(assistant);
   }
 
   answer(slot: CallSlot, text: string): void {
     this.history.push(this.dialect.resultMessage(slot, text));
   }
+}
 
-  addUserText(text: string): void {
-    this.history.push(userTextMessage(text));
-  }
-
-  messages(): ChatMessage[] {
-    return structuredClone(this.history);
-  }
-
-  /**
-   * About 4 characters a token for text, a fixed allowance per image: the loop uses it while the
-   * server has not reported usage, so a 20 MB instruction is refused instead of sent.
-   */
-  estimateInputTokens(observation: Observation): number {
-    let chars = 0;
-    let images = 0;
-    for (const message of [...this.history, observationMessage(observation)]) {
-      const content = (message as { content?: unknown }).content;
-      if (typeof content === "string") chars += content.length;
-      else if (Array.isArray(content)) {
-        for (const part of content as { type?: string; text?: string }[]) {
-          if (part.type === "image_url") images += 1;
-          else if (typeof part.text === "string") chars += part.text.length;
-        }
-      }
-    }
-    images = Math.min(images, 3); // all but the last 3 are evicted before sending
-    return Math.ceil(chars / 4) + images * IMAGE_TOKEN_ESTIMATE;
-  }
+/** A Holo conversation: the system prompt written from the trial's setup by the protocol's `prompt`, then its dialect. */
+export function openHoloConversation(
+  setup: ProtocolSetup,
+  prompt: (input: HoloPromptInput) => string,
+  dialect: HoloDialect,
+): HoloChatConversation {
+  const { config } = setup;
+  const system = prompt({
+    instruction: setup.instruction,
+    tools: setup.offered,
+    ...(config.imageBudget !== undefined && { imageBudget: config.imageBudget }),
+    ...(config.policy !== undefined && { policy: config.policy }),
+  });
+  return new HoloChatConversation(setup, system, dialect);
 }

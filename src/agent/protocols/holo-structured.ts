@@ -7,7 +7,6 @@
  * `<tool_output tool="...">`. The note is the model's only memory between turns.
  */
 import { messageOf } from "../../errors.js";
-import type { ToolName } from "../../toolbox/tools.js";
 import { preview, validateToolCall, type InvalidKind } from "../action-validation.js";
 import type { ChatMessage } from "../history.js";
 import {
@@ -22,7 +21,7 @@ import {
 } from "../parse.js";
 import { buildSystemPrompt, outputFormatBlock } from "../prompt.js";
 import { buildStepSchema } from "../step-schema.js";
-import { HoloChatConversation } from "./holo-chat.js";
+import { openHoloConversation, type HoloPromptInput } from "./holo-chat.js";
 import type { Protocol, ProtocolSetup } from "./protocol.js";
 
 /** The reply-format paragraph of the system prompt. */
@@ -35,12 +34,7 @@ export const STRUCTURED_REPLY_FORMAT = [
 ] as const;
 
 /** The system prompt of a structured trial: umpire's prompt, then the schema block. */
-export function structuredSystemPrompt(input: {
-  instruction: string;
-  tools: readonly ToolName[];
-  imageBudget?: number;
-  policy?: string;
-}): string {
+export function structuredSystemPrompt(input: HoloPromptInput): string {
   return buildSystemPrompt({
     ...input,
     replyFormat: STRUCTURED_REPLY_FORMAT,
@@ -64,16 +58,8 @@ export const holoStructured: Protocol = {
   api: "chat-completions",
   knobs: { imageBudget: true, reasoningEffort: true },
   open(setup: ProtocolSetup) {
-    const { config } = setup;
-    const schema = buildStepSchema(setup.offered);
-    const system = structuredSystemPrompt({
-      instruction: setup.instruction,
-      tools: setup.offered,
-      ...(config.imageBudget !== undefined && { imageBudget: config.imageBudget }),
-      ...(config.policy !== undefined && { policy: config.policy }),
-    });
-    return new HoloChatConversation(setup, system, {
-      outputFields: { structured_outputs: { json: schema } },
+    return openHoloConversation(setup, structuredSystemPrompt, {
+      outputFields: { structured_outputs: { json: buildStepSchema(setup.offered) } },
       parse: parseStructured,
       resultMessage: (slot: CallSlot, text: string) => toolOutputMessage(slot.tool, text),
     });

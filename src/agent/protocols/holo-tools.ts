@@ -6,25 +6,21 @@
  * answered by a `tool` message with its `tool_call_id`; the assistant text is where the model keeps
  * facts, since reasoning and old screenshots are not kept.
  */
-import { messageOf } from "../../errors.js";
-import type { ProposedAction, ToolName } from "../../toolbox/tools.js";
-import { validateToolCall } from "../action-validation.js";
-import type { InvalidKind } from "../action-validation.js";
-import { userTextMessage, type AssistantToolCall, type ChatMessage } from "../history.js";
+import { validateToolCall, type InvalidKind } from "../action-validation.js";
 import {
   actionId,
   looksLikeRefusal,
   refused,
   splitThink,
-  type CallSlot,
-  type InvalidProposal,
   type ParseContext,
   type ParsedReply,
   type RawReply,
 } from "../parse.js";
 import { buildSystemPrompt } from "../prompt.js";
 import { buildFunctionTools } from "../step-schema.js";
-import { HoloChatConversation } from "./holo-chat.js";
+import { toolResultMessage } from "./chat-conversation.js";
+import { noCallReply, readFunctionCalls } from "./function-calls.js";
+import { openHoloConversation, type HoloPromptInput } from "./holo-chat.js";
 import type { Protocol, ProtocolSetup } from "./protocol.js";
 
 /** The reply-format paragraph of the system prompt (no schema, no tool-format example, no JSON). */
@@ -35,21 +31,8 @@ export const TOOLS_REPLY_FORMAT = [
 ] as const;
 
 /** The system prompt of a function-calling trial. */
-export function toolsSystemPrompt(input: {
-  instruction: string;
-  tools: readonly ToolName[];
-  imageBudget?: number;
-  policy?: string;
-}): string {
+export function toolsSystemPrompt(input: HoloPromptInput): string {
   return buildSystemPrompt({ ...input, replyFormat: TOOLS_REPLY_FORMAT });
-}
-
-/**
- * One result: a `tool` message with the call's id; a slot the assistant message does not carry
- * (a reply with text and no call) has no id to answer, so it is a plain user message.
- */
-function resultMessage(slot: CallSlot, text: string): ChatMessage {
-  return slot.inAssistantMessage ? { role: "tool", tool_call_id: slot.id, content: text } : userTextMessage(text);
 }
 
 export const holoTools: Protocol = {
@@ -59,17 +42,10 @@ export const holoTools: Protocol = {
   api: "chat-completions",
   knobs: { imageBudget: true, reasoningEffort: true },
   open(setup: ProtocolSetup) {
-    const { config } = setup;
-    const system = toolsSystemPrompt({
-      instruction: setup.instruction,
-      tools: setup.offered,
-      ...(config.imageBudget !== undefined && { imageBudget: config.imageBudget }),
-      ...(config.policy !== undefined && { policy: config.policy }),
-    });
-    return new HoloChatConversation(setup, system, {
+    return openHoloConversation(setup, toolsSystemPrompt, {
       outputFields: { tools: buildFunctionTools(setup.offered), tool_choice: "required" },
       parse: parseToolCalls,
-      resultMessage,
+      resultMessage: toolResultMessage,
     });
   },
 };
@@ -80,7 +56,6 @@ export function parseToolCalls(reply: RawReply, ctx: ParseContext): ParsedReply 
   const text = rest.trim() === "" ? null : rest.trim();
   if (reply.refusal) return refused(reply.refusal, leaked);
   if (reply.toolCalls.length === 0) {
-    const id = actionId(ctx.trialId, ctx.turn, 1);
     if (text !== null && leaked === null && looksLikeRefusal(text)) return refused(text, null);
     const [kind, message]: [InvalidKind, string] =
       leaked !== null
@@ -88,76 +63,22 @@ export function parseToolCalls(reply: RawReply, ctx: ParseContext): ParsedReply 
         : text === null
           ? ["empty_output", "your reply was empty; call one of the tools"]
           : ["no_tool_call", "your reply contained no tool call; every reply must call at least one of the tools"];
-    return {
-      outcome: "invalid",
-      actions: [],
-      invalid: [{ id, kind, message }],
-      slots: [{ id, tool: "none", valid: false, inAssistantMessage: false }],
-      note: text,
-      thought: null,
-      leakedReasoning: leaked,
-      assistant: text === null ? null : { role: "assistant", content: text },
-    };
+    return noCallReply(actionId(ctx.trialId, ctx.turn, 1), kind, message, text, leaked);
   }
-
-  const actions: ProposedAction[] = [];
-  const invalid: InvalidProposal[] = [];
-  const slots: CallSlot[] = [];
-  const rebuilt: AssistantToolCall[] = [];
-  const usedIds = new Set<string>();
-  let firstRejected: string | null = null;
-
-  reply.toolCalls.forEach((call, index) => {
-    const id = call.id && !usedIds.has(call.id) ? call.id : actionId(ctx.trialId, ctx.turn, index + 1);
-    usedIds.add(id);
-    const tool = call.name ?? "";
-    let args: unknown;
-    let argsJson = call.arguments;
-    let result: ReturnType<typeof validateToolCall>;
-    try {
-      args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-      argsJson = JSON.stringify(args);
-      result = validateToolCall(id, call.name, args, ctx.offered);
-    } catch (error) {
-      result = {
-        ok: false,
-        kind: "invalid_json",
-        message: `${tool || "call"}: the arguments are not valid JSON (${messageOf(error)})`,
-      };
-    }
-    if (result.ok && leaked !== null) {
-      result = {
-        ok: false,
-        kind: "think_leak",
-        message: "reasoning (<think>...</think>) appeared in the reply text; no call of this reply was run",
-      };
-    }
-    if (result.ok && firstRejected !== null) {
-      result = {
-        ok: false,
-        kind: "skipped",
-        message: `not run: call ${firstRejected} before it in the same reply was rejected, and calls run in order`,
-      };
-    }
-    if (result.ok) {
-      actions.push(result.action);
-      argsJson = JSON.stringify(result.action.args);
-    } else {
-      firstRejected ??= id;
-      invalid.push({ id, ...(tool !== "" && { tool }), kind: result.kind, message: result.message });
-    }
-    slots.push({ id, tool: tool || "unknown", valid: result.ok, inAssistantMessage: true });
-    rebuilt.push({ id, type: "function", function: { name: tool, arguments: argsJson } });
+  return readFunctionCalls(reply, text, leaked, {
+    trialId: ctx.trialId,
+    turn: ctx.turn,
+    historyArgs: "validated",
+    resolve: (name, args, id) => {
+      const result = validateToolCall(id, name, args, ctx.offered);
+      // Leaked reasoning rejects every call of the reply (each still answered, in order).
+      return result.ok && leaked !== null
+        ? {
+            ok: false,
+            kind: "think_leak",
+            message: "reasoning (<think>...</think>) appeared in the reply text; no call of this reply was run",
+          }
+        : result;
+    },
   });
-
-  return {
-    outcome: actions.length > 0 ? "actions" : "invalid",
-    actions,
-    invalid,
-    slots,
-    note: text,
-    thought: null,
-    leakedReasoning: leaked,
-    assistant: { role: "assistant", content: text, tool_calls: rebuilt },
-  };
 }

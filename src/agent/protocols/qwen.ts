@@ -18,30 +18,23 @@
  * (`reasoning_content`, or `<think>` left in the content by a server without a reasoning parser) is
  * kept for the log and never put back into history.
  */
-import { messageOf } from "../../errors.js";
-import type { ProposedAction, ToolName } from "../../toolbox/tools.js";
+import type { ToolName } from "../../toolbox/tools.js";
 import { validateToolCall } from "../action-validation.js";
-import type { AgentConfig } from "../config.js";
-import {
-  evictOldImages,
-  observationMessage,
-  userTextMessage,
-  type AssistantToolCall,
-  type ChatMessage,
-  type Observation,
-} from "../history.js";
+import { userTextMessage, type Observation } from "../history.js";
 import {
   actionId,
   looksLikeRefusal,
   refused,
   splitThink,
   type CallSlot,
-  type InvalidProposal,
   type ParsedReply,
   type RawReply,
 } from "../parse.js";
+import { buildRequestBody } from "../request.js";
 import { buildFunctionTools } from "../step-schema.js";
-import type { Protocol, ProtocolConversation, ProtocolSetup } from "./protocol.js";
+import { ChatConversation, toolResultMessage } from "./chat-conversation.js";
+import { noCallReply, readFunctionCalls } from "./function-calls.js";
+import type { Protocol, ProtocolSetup } from "./protocol.js";
 import { mapQwenAction, type Mapped } from "./qwen-actions.js";
 import { COMPUTER_USE, computerUseTool, type QwenVersion } from "./qwen-tool.js";
 import {
@@ -63,8 +56,6 @@ import {
 export const QWEN_SYSTEM = "You are a helpful assistant.";
 /** Qwen3-VL answers in thousandths: its cookbook declares this screen whatever the image. */
 const QWEN3_DISPLAY: Size = { width: 1000, height: 1000 };
-/** A generous per-screenshot allowance for the pre-send estimate. */
-const IMAGE_TOKEN_ESTIMATE = 2_000;
 
 /** Each version's smart_resize: its factor and qwen-vl-utils' default bounds (an agent's minPixels/maxPixels stay within). */
 const PIXELS: Record<QwenVersion, PixelBounds> = {
@@ -94,31 +85,31 @@ export function qwenTaskText(instruction: string, version: QwenVersion, policy?:
 }
 
 /** The Qwen computer-use conversation of one trial. */
-export class QwenConversation implements ProtocolConversation {
-  private readonly history: ChatMessage[];
-  private readonly config: AgentConfig;
+export class QwenConversation extends ChatConversation {
   /** Offered umpire tools with no `computer_use` action: functions of their own. */
   private readonly own: ToolName[];
   /** The screen the model's coordinates are in (the latest screenshot's frame for Qwen2.5-VL). */
   private display: Size = QWEN3_DISPLAY;
 
   constructor(
-    private readonly setup: ProtocolSetup,
+    setup: ProtocolSetup,
     readonly version: QwenVersion,
   ) {
-    this.config = setup.config;
+    super(
+      setup,
+      [
+        { role: "system", content: QWEN_SYSTEM },
+        userTextMessage(qwenTaskText(setup.instruction, version, setup.config.policy)),
+      ],
+      setup.config.imageBudget ?? 3,
+    );
     this.own = setup.offered.filter((tool) => !COVERED[version].has(tool));
-    this.history = [
-      { role: "system", content: QWEN_SYSTEM },
-      userTextMessage(qwenTaskText(setup.instruction, version, setup.config.policy)),
-    ];
   }
 
-  observe(observation: Observation): void {
+  override observe(observation: Observation): void {
     // With the agent's minPixels/maxPixels, umpire smart-resizes the screenshot itself (the server's resize is then a no-op).
     const sent = resizedToBounds(observation, agentPixelBounds(PIXELS[this.version], this.config));
-    this.history.push(observationMessage(sent));
-    evictOldImages(this.history, this.config.imageBudget);
+    super.observe(sent);
     const size = sent.screenshot ? screenshotSize(sent.screenshot.data) : null;
     if (this.version === "2.5" && size) {
       this.display = smartResize(size, QWEN25_FACTOR, QWEN25_MIN_PIXELS, QWEN25_MAX_PIXELS);
@@ -131,24 +122,17 @@ export class QwenConversation implements ProtocolConversation {
   }
 
   request(): Record<string, unknown> {
-    const { config } = this;
-    const body: Record<string, unknown> = {
-      model: config.model,
+    return buildRequestBody({
+      config: this.config,
       messages: this.history,
-      temperature: config.temperature,
-      max_tokens: config.maxTokens,
-      user: this.setup.trialId,
-      tools: [computerUseTool(this.version, this.display), ...buildFunctionTools(this.own)],
-    };
-    if (config.stream) {
-      body.stream = true;
-      body.stream_options = { include_usage: true };
-    }
-    return body;
+      outputFields: { tools: [computerUseTool(this.version, this.display), ...buildFunctionTools(this.own)] },
+      trialId: this.setup.trialId,
+      holoFields: false,
+    });
   }
 
-  read(reply: RawReply, turn: number): ParsedReply {
-    const parsed = parseQwen(reply, {
+  protected parse(reply: RawReply, turn: number): ParsedReply {
+    return parseQwen(reply, {
       trialId: this.setup.trialId,
       turn,
       offered: this.setup.offered,
@@ -156,38 +140,10 @@ export class QwenConversation implements ProtocolConversation {
       version: this.version,
       display: this.display,
     });
-    if (parsed.assistant) this.history.push(parsed.assistant);
-    return parsed;
   }
 
   answer(slot: CallSlot, text: string): void {
-    this.history.push(
-      slot.inAssistantMessage ? { role: "tool", tool_call_id: slot.id, content: text } : userTextMessage(text),
-    );
-  }
-
-  addUserText(text: string): void {
-    this.history.push(userTextMessage(text));
-  }
-
-  messages(): ChatMessage[] {
-    return structuredClone(this.history);
-  }
-
-  estimateInputTokens(observation: Observation): number {
-    let chars = 0;
-    let images = 0;
-    for (const message of [...this.history, observationMessage(observation)]) {
-      const content = (message as { content?: unknown }).content;
-      if (typeof content === "string") chars += content.length;
-      else if (Array.isArray(content)) {
-        for (const part of content as { type?: string; text?: string }[]) {
-          if (part.type === "image_url") images += 1;
-          else if (typeof part.text === "string") chars += part.text.length;
-        }
-      }
-    }
-    return Math.ceil(chars / 4) + Math.min(images, this.config.imageBudget ?? 3) * IMAGE_TOKEN_ESTIMATE;
+    this.history.push(toolResultMessage(slot, text));
   }
 }
 
@@ -225,78 +181,21 @@ export function parseQwen(reply: RawReply, ctx: QwenParseContext): ParsedReply {
   const text = rest.trim() === "" ? null : rest.trim();
   if (reply.refusal) return refused(reply.refusal, leaked);
   if (reply.toolCalls.length === 0) {
-    const id = actionId(ctx.trialId, ctx.turn, 1);
     if (text !== null && looksLikeRefusal(text)) return refused(text, leaked);
     const kind = text === null ? "empty_output" : "no_tool_call";
     const message =
       text === null
         ? "your reply was empty; call computer_use or one of the functions"
         : "your reply contained no function call; every reply must call computer_use or one of the functions";
-    return {
-      outcome: "invalid",
-      actions: [],
-      invalid: [{ id, kind, message }],
-      slots: [{ id, tool: "none", valid: false, inAssistantMessage: false }],
-      note: text,
-      thought: null,
-      leakedReasoning: leaked,
-      assistant: text === null ? null : { role: "assistant", content: text },
-    };
+    return noCallReply(actionId(ctx.trialId, ctx.turn, 1), kind, message, text, leaked);
   }
-  const actions: ProposedAction[] = [];
-  const invalid: InvalidProposal[] = [];
-  const slots: CallSlot[] = [];
-  const rebuilt: AssistantToolCall[] = [];
-  const usedIds = new Set<string>();
-  let firstRejected: string | null = null;
-  reply.toolCalls.forEach((call, index) => {
-    const id = call.id && !usedIds.has(call.id) ? call.id : actionId(ctx.trialId, ctx.turn, index + 1);
-    usedIds.add(id);
-    const name = call.name ?? "";
-    let argsJson = call.arguments;
-    let result: ReturnType<typeof validateToolCall>;
-    try {
-      const args: unknown = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-      argsJson = JSON.stringify(args);
-      result = resolveCall(name, args, id, ctx);
-    } catch (error) {
-      result = {
-        ok: false,
-        kind: "invalid_json",
-        message: `${name || "call"}: the arguments are not valid JSON (${messageOf(error)})`,
-      };
-    }
-    if (result.ok && firstRejected !== null) {
-      result = {
-        ok: false,
-        kind: "skipped",
-        message: `not run: call ${firstRejected} before it in the same reply was rejected, and calls run in order`,
-      };
-    }
-    if (result.ok) actions.push(result.action);
-    else {
-      firstRejected ??= id;
-      invalid.push({ id, ...(name !== "" && { tool: name }), kind: result.kind, message: result.message });
-    }
-    slots.push({
-      id,
-      tool: result.ok ? result.action.tool : name || "unknown",
-      valid: result.ok,
-      inAssistantMessage: true,
-    });
-    // History keeps the model's own call (computer_use and its arguments), never umpire's translation.
-    rebuilt.push({ id, type: "function", function: { name, arguments: argsJson } });
+  // History keeps the model's own call (computer_use and its arguments), never umpire's translation.
+  return readFunctionCalls(reply, text, leaked, {
+    trialId: ctx.trialId,
+    turn: ctx.turn,
+    historyArgs: "model",
+    resolve: (name, args, id) => resolveCall(name, args, id, ctx),
   });
-  return {
-    outcome: actions.length > 0 ? "actions" : "invalid",
-    actions,
-    invalid,
-    slots,
-    note: text,
-    thought: null,
-    leakedReasoning: leaked,
-    assistant: { role: "assistant", content: text, tool_calls: rebuilt },
-  };
 }
 
 function qwenProtocol(version: QwenVersion): Protocol {

@@ -17,8 +17,7 @@
  */
 import type { ProposedAction } from "../../toolbox/tools.js";
 import { validateToolCall } from "../action-validation.js";
-import type { AgentConfig } from "../config.js";
-import { evictOldImages, observationMessage, userTextMessage, type ChatMessage, type Observation } from "../history.js";
+import { userTextMessage, type ChatMessage, type Observation } from "../history.js";
 import {
   actionId,
   looksLikeRefusal,
@@ -29,7 +28,9 @@ import {
   type ParsedReply,
   type RawReply,
 } from "../parse.js";
-import type { Protocol, ProtocolConversation, ProtocolSetup } from "./protocol.js";
+import { buildRequestBody } from "../request.js";
+import { ChatConversation } from "./chat-conversation.js";
+import type { Protocol, ProtocolSetup } from "./protocol.js";
 import { QWEN_SYSTEM } from "./qwen.js";
 import { mapUiTarsCall, parseUiTarsText } from "./ui-tars-parse.js";
 import { UI_TARS_FACTOR, UI_TARS_MAX_PIXELS, UI_TARS_MIN_PIXELS, uiTarsPrompt } from "./ui-tars-prompt.js";
@@ -42,79 +43,46 @@ import {
   type Size,
 } from "./smart-resize.js";
 
-const IMAGE_TOKEN_ESTIMATE = 2_000;
 const UI_TARS_PIXELS: PixelBounds = { factor: UI_TARS_FACTOR, min: UI_TARS_MIN_PIXELS, max: UI_TARS_MAX_PIXELS };
 const UNSUCCESSFUL_PREFIXES = ["Rejected: ", "Failed: ", "Skipped: "];
 
-export class UiTarsConversation implements ProtocolConversation {
-  private readonly history: ChatMessage[];
-  private readonly config: AgentConfig;
+export class UiTarsConversation extends ChatConversation {
   private screen: Size = { width: 1000, height: 1000 };
 
-  constructor(private readonly setup: ProtocolSetup) {
-    this.config = setup.config;
+  constructor(setup: ProtocolSetup) {
     const instruction = setup.config.policy ? `${setup.instruction}\n${setup.config.policy}` : setup.instruction;
-    this.history = [{ role: "system", content: QWEN_SYSTEM }, userTextMessage(uiTarsPrompt(instruction))];
+    super(
+      setup,
+      [{ role: "system", content: QWEN_SYSTEM }, userTextMessage(uiTarsPrompt(instruction))],
+      setup.config.imageBudget ?? 3,
+    );
   }
 
-  observe(observation: Observation): void {
+  override observe(observation: Observation): void {
     // With the agent's minPixels/maxPixels, umpire smart-resizes the screenshot itself (the server's resize is then a no-op).
     const sent = resizedToBounds(observation, agentPixelBounds(UI_TARS_PIXELS, this.config));
-    this.history.push(observationMessage(sent));
-    evictOldImages(this.history, this.config.imageBudget);
+    super.observe(sent);
     const size = sent.screenshot ? screenshotSize(sent.screenshot.data) : null;
     if (size) this.screen = smartResize(size, UI_TARS_FACTOR, UI_TARS_MIN_PIXELS, UI_TARS_MAX_PIXELS);
   }
 
   request(): Record<string, unknown> {
-    const { config } = this;
-    const body: Record<string, unknown> = {
-      model: config.model,
+    return buildRequestBody({
+      config: this.config,
       messages: this.history,
-      temperature: config.temperature,
-      max_tokens: config.maxTokens,
-      user: this.setup.trialId,
-    };
-    if (config.stream) {
-      body.stream = true;
-      body.stream_options = { include_usage: true };
-    }
-    return body;
+      outputFields: {},
+      trialId: this.setup.trialId,
+      holoFields: false,
+    });
   }
 
-  read(reply: RawReply, turn: number): ParsedReply {
-    const parsed = parseUiTars(reply, this.setup.trialId, turn, this.setup.offered, this.screen);
-    if (parsed.assistant) this.history.push(parsed.assistant);
-    return parsed;
+  protected parse(reply: RawReply, turn: number): ParsedReply {
+    return parseUiTars(reply, this.setup.trialId, turn, this.setup.offered, this.screen);
   }
 
   /** Only what did not simply succeed is told: the screenshot shows the rest. */
   answer(_slot: CallSlot, text: string): void {
     if (UNSUCCESSFUL_PREFIXES.some((p) => text.startsWith(p))) this.history.push(userTextMessage(text));
-  }
-
-  addUserText(text: string): void {
-    this.history.push(userTextMessage(text));
-  }
-
-  messages(): ChatMessage[] {
-    return structuredClone(this.history);
-  }
-
-  estimateInputTokens(observation: Observation): number {
-    let chars = 0;
-    let images = 0;
-    for (const message of [...this.history, observationMessage(observation)]) {
-      const content = (message as { content?: unknown }).content;
-      if (typeof content === "string") chars += content.length;
-      else if (Array.isArray(content)) {
-        for (const part of content as { type?: string; text?: string }[]) {
-          if (part.type === "image_url") images += 1;
-          else if (typeof part.text === "string") chars += part.text.length;
-        }
-      }
-    }
-    return Math.ceil(chars / 4) + Math.min(images, this.config.imageBudget ?? 3) * IMAGE_TOKEN_ESTIMATE;
   }
 }
 

@@ -5,7 +5,6 @@
  * the deadline and the caps, and then judges and stores the trial like any other
  * (`concludeTrial`). The command's output is untrusted input throughout.
  */
-import { traceSpecFor } from "../trial/trial-trace.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -24,8 +23,10 @@ import { TrialEnvironment } from "../trial/environment.js";
 import { originsForTask } from "../../targets/contract.js";
 import { emptyLoopOutcome, type LoopOutcome, type PlayedTurn } from "../trial/loop.js";
 import {
+  abandonTrial,
   blockedRequestLog,
   concludeTrial,
+  environmentOptions,
   logEnvironmentFacts,
   withPageInstruction,
   type TrialDeps,
@@ -128,18 +129,7 @@ export async function runExternalTrial(
     // Playwright's artifacts in this process's temp folder (a killed umpire's goes with it), not /tmp/playwright-artifacts-*.
     artifacts = processTempDir("artifacts-");
     browser = await chromium.connectOverCDP(trialBrowser.umpireEndpoint, { artifactsDir: artifacts });
-    env = await TrialEnvironment.open({
-      browser,
-      task: spec.task,
-      trialId: spec.id,
-      workspaceDir,
-      target: deps.target,
-      fixtureSiteUrl: deps.fixtureSiteUrl,
-      board: deps.board,
-      onBlockedRequest: blocked.record,
-      trace: traceSpecFor(deps.trace, folder),
-      repeat: spec.repeat,
-    });
+    env = await TrialEnvironment.open({ ...environmentOptions(spec, folder, deps, blocked), browser });
     logEnvironmentFacts(log, env);
     const cdp = await browser.newBrowserCDPSession();
     const { browserContextIds } = (await cdp.send("Target.getBrowserContexts")) as { browserContextIds: string[] };
@@ -162,9 +152,7 @@ export async function runExternalTrial(
   } catch (e) {
     if (isStorageFault(e)) {
       // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
-      await env?.close().catch(() => undefined);
-      await deps.target.endTrial(spec.id);
-      deps.board?.forget(spec.id);
+      await abandonTrial(spec, deps, env);
       await browser?.close().catch(() => undefined);
       await trialBrowser?.close().catch(() => undefined);
       throw storageError(e, folder, "--out");
@@ -174,11 +162,7 @@ export async function runExternalTrial(
     loop = emptyLoopOutcome("environment_error", error);
   }
   try {
-    return await concludeTrial(spec, folder, {
-      target: deps.target,
-      board: deps.board,
-      env: deps.env,
-      signal: deps.signal,
+    return await concludeTrial(spec, folder, deps, {
       log,
       trialEnv: env,
       loop,
@@ -187,6 +171,8 @@ export async function runExternalTrial(
       repetition: {},
       blocked,
       driver: { external: true, sandboxed: agent.sandbox.kind === "bwrap" },
+      // The command keeps its own time (supervise's deadline); the checks get their full limit.
+      deadline: undefined,
     });
   } finally {
     await browser?.close().catch(() => undefined);

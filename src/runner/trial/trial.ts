@@ -149,18 +149,10 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     // A task whose instruction comes from the page gets its session once the page has given it.
     let session = spec.task.instructionFrom ? undefined : deps.createSession(spec);
     const opening = TrialEnvironment.open({
+      ...environmentOptions(spec, folder, deps, blocked),
       browser: deps.browser,
-      task: spec.task,
-      trialId: spec.id,
-      workspaceDir,
-      target: deps.target,
-      fixtureSiteUrl: deps.fixtureSiteUrl,
-      board: deps.board,
-      onBlockedRequest: blocked.record,
       layoutFlush: session?.readsPageLayout !== false,
-      repeat: spec.repeat,
       dialogs: spec.task.dialogs ?? deps.target.dialogs ?? "agent",
-      trace: traceSpecFor(deps.trace, folder),
       deadline,
       ...browserEventLog(log),
     });
@@ -217,20 +209,14 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
   } catch (e) {
     if (isStorageFault(e)) {
       // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
-      await env?.close().catch(() => undefined);
-      await deps.target.endTrial(spec.id);
-      deps.board?.forget(spec.id);
+      await abandonTrial(spec, deps, env);
       throw e;
     }
     error = firstLineOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
   if (!loop) loop = emptyLoopOutcome("environment_error", error ?? "environment failed");
-  return concludeTrial(spec, folder, {
-    target: deps.target,
-    board: deps.board,
-    env: deps.env,
-    signal: deps.signal,
+  return concludeTrial(spec, folder, deps, {
     log,
     trialEnv: env,
     loop,
@@ -238,18 +224,51 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     started,
     repetition: guard?.metrics() ?? {},
     blocked,
+    driver: undefined,
     deadline,
   });
 }
 
-/** What a trial hands to `concludeTrial` once its agent (umpire's loop or an external one) has stopped. */
+/** What both trial kinds open their environment with: the task and trial, its workspace, the target, the fixture site, the guards' log, the trace. */
+export function environmentOptions(
+  spec: TrialSpec,
+  folder: string,
+  deps: Pick<TrialDeps, "target" | "fixtureSiteUrl" | "board" | "trace">,
+  blocked: { record: (blocked: BlockedRequest) => void },
+): Omit<TrialEnvironmentOptions, "browser"> {
+  return {
+    task: spec.task,
+    trialId: spec.id,
+    workspaceDir: join(folder, "workspace"),
+    target: deps.target,
+    fixtureSiteUrl: deps.fixtureSiteUrl,
+    board: deps.board,
+    onBlockedRequest: blocked.record,
+    repeat: spec.repeat,
+    trace: traceSpecFor(deps.trace, folder),
+  };
+}
+
+/** What of a trial's deps its conclusion reads: the target (effects, endTrial), the board, the checks' secrets, the run's signal. */
+export type ConclusionDeps = Pick<TrialDeps, "target" | "board" | "env" | "signal">;
+
+/** A trial umpire could not record (a storage fault): its context closed and its target and board freed, no verdict. */
+export async function abandonTrial(
+  spec: TrialSpec,
+  deps: ConclusionDeps,
+  env: TrialEnvironment | undefined,
+): Promise<void> {
+  await env?.close().catch(() => undefined);
+  await deps.target.endTrial(spec.id);
+  deps.board?.forget(spec.id);
+}
+
+/**
+ * What a trial hands to `concludeTrial` once its agent (umpire's loop or an external command) has
+ * stopped. Both trial kinds build it, and no field is optional: a field added here does not compile
+ * until each kind says what it is (`undefined` where it has none).
+ */
 export interface TrialEnding {
-  /** The task's target: its effects source, and what endTrial frees. */
-  target: TrialDeps["target"];
-  board?: TrialDeps["board"];
-  /** Where checks read ${env:NAME} secrets. */
-  env?: TrialDeps["env"];
-  signal: AbortSignal;
   log: TrialLog;
   trialEnv: TrialEnvironment | undefined;
   loop: LoopOutcome;
@@ -258,28 +277,36 @@ export interface TrialEnding {
   started: number;
   repetition: Record<string, number>;
   blocked: { finish: () => void };
-  /** Who drove the browser: a command agent's trials are judged without what it could forge (untrusted-checks.ts). */
-  driver?: Driver;
+  /** Who drove the browser: a command agent's trials are judged without what it could forge (untrusted-checks.ts); undefined for umpire's loop. */
+  driver: Driver | undefined;
   /** The trial's call deadline: after a stop, the checks and the teardown wait on the browser only briefly. */
-  deadline?: TrialDeadline;
+  deadline: TrialDeadline | undefined;
 }
 
 /**
  * The part every trial shares after its agent stopped, whoever ran the loop: independent checks
  * on the world, teardown of the context and the fixture session, verdict, claim, and the
- * closing events. Never throws.
+ * closing events; the one place a `TrialOutcome` is made. Never throws but for a storage fault.
  */
-export async function concludeTrial(spec: TrialSpec, folder: string, ending: TrialEnding): Promise<TrialOutcome> {
+export async function concludeTrial(
+  spec: TrialSpec,
+  folder: string,
+  deps: ConclusionDeps,
+  ending: TrialEnding,
+): Promise<TrialOutcome> {
   const { log, trialEnv: env, started, repetition } = ending;
   let loop = ending.loop;
-  const deps = ending;
   let error = ending.error;
   const checkStarted = performance.now();
   // A page with a native dialog open answers no check; closing the tab would cancel it, so umpire does.
   if (env?.dialogs.open) await bounded(env.dialogs.answer(false, "umpire", "the trial ended with it open"));
   // A page that stopped answering fails the checks at their deadline instead of holding the trial.
   const checksMs = ending.deadline?.conclusionMs(checksDeadlineMs(spec.task)) ?? checksDeadlineMs(spec.task);
-  const judged = await withDeadline(judgeEndState(spec, folder, ending, loop), checksMs, "the end-state checks").catch(
+  const judged = await withDeadline(
+    judgeEndState(spec, folder, deps, ending, loop),
+    checksMs,
+    "the end-state checks",
+  ).catch(
     (e: unknown): Awaited<ReturnType<typeof judgeEndState>> => ({
       checks: [],
       checkError: `checks could not run: ${firstLineOf(e)}`,
@@ -288,9 +315,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   if (judged.storageFault) {
     // The end state could not be recorded: no verdict (the scheduler leaves the trial for --resume).
     await judged.probes?.close();
-    await env?.close().catch(() => undefined);
-    await deps.target.endTrial(spec.id);
-    deps.board?.forget(spec.id);
+    await abandonTrial(spec, deps, env);
     throw judged.storageFault;
   }
   const checks = judged.checks;
@@ -313,7 +338,7 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
   const infraError = INFRASTRUCTURE_STOPS.has(loop.stopReason) || (error !== null && checks.length === 0);
   // Stopped by the user (or its environment torn down by the stop): not the agent's failure, nor the harness's.
   const cancelled =
-    loop.stopReason === "cancelled" || loop.stoppedByRunLimit === true || (ending.signal.aborted && infraError);
+    loop.stopReason === "cancelled" || loop.stoppedByRunLimit === true || (deps.signal.aborted && infraError);
   let verdict = verdictOf(checks, { infraError, cancelled });
   // A failure on a starved machine whose wall-clock waits ran out is the harness's, not the agent's.
   const starved = verdict === "failed" ? starvedWaits(env) : [];
@@ -391,10 +416,10 @@ export async function concludeTrial(spec: TrialSpec, folder: string, ending: Tri
 async function judgeEndState(
   spec: TrialSpec,
   folder: string,
+  deps: ConclusionDeps,
   ending: TrialEnding,
   loop: LoopOutcome,
 ): Promise<{ checks: CheckResult[]; probes?: PageProbeHandle; checkError?: string; storageFault?: unknown }> {
-  const deps = ending;
   const env = ending.trialEnv;
   const workspaceDir = join(folder, "workspace");
   let probes: PageProbeHandle | undefined;
@@ -404,7 +429,7 @@ async function judgeEndState(
     const needsEffects = forbidden.length > 0 || spec.task.checks.some((c) => c.kind === "effects");
     const effects = needsEffects && deps.target.hasEffects ? await deps.target.effects(spec.id) : [];
     // A command agent's page checks judge a fresh load in a context it never had (check-probes.ts).
-    probes = env ? pageProbeOf(env, deps.target, deps.driver?.external === true) : undefined;
+    probes = env ? pageProbeOf(env, deps.target, ending.driver?.external === true) : undefined;
     const recorder = recordEvidence(
       {
         workspaceDir,
@@ -431,7 +456,7 @@ async function judgeEndState(
     let checks = await runChecks(spec.task.checks, recorder.ctx);
     // The end state the checks read, kept so `umpire rejudge` can judge it again without a model turn.
     await keepEvidence(folder, recorder, needsEffects && deps.target.hasEffects ? effects : null);
-    if (deps.driver) checks = withoutForgeable(checks, deps.driver, loop.stopReason === "agent_crashed");
+    if (ending.driver) checks = withoutForgeable(checks, ending.driver, loop.stopReason === "agent_crashed");
     const forbiddenResult = judgeForbiddenEffects(forbidden, effects, effectsSource(deps.target, spec.id));
     if (forbiddenResult) checks.push(forbiddenResult);
     return { checks, probes };
@@ -538,7 +563,6 @@ export function blockedRequestLog(log: TrialLog): { record: (blocked: BlockedReq
   };
 }
 
-/** The waits that ran out on a starved machine in this trial, its time limit included. */
 /**
  * The deciding waits of the trial's observations that ran out on a starved machine. The trial's own
  * time limit is not one of them: a model or agent that is slow (or hangs) on a busy machine is still

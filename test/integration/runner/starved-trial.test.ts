@@ -73,9 +73,8 @@ async function trialWithSettleRunOut(cpuBusy: number) {
   await sent;
   expect(await env.settle(1)).toBe(false);
   const log = createTrialLog(folder);
-  const outcome = await concludeTrial({ id, task, agentLabel: "test", repeat: 1 }, folder, {
-    target,
-    signal: new AbortController().signal,
+  const deps = { target, signal: new AbortController().signal };
+  const outcome = await concludeTrial({ id, task, agentLabel: "test", repeat: 1 }, folder, deps, {
     log,
     trialEnv: env,
     loop: emptyLoopOutcome("answered", ""),
@@ -83,6 +82,8 @@ async function trialWithSettleRunOut(cpuBusy: number) {
     started: performance.now(),
     repetition: {},
     blocked: { finish: () => undefined },
+    driver: undefined,
+    deadline: undefined,
   });
   return { outcome, events: readFileSync(join(folder, "events.jsonl"), "utf8") };
 }
