@@ -98,5 +98,13 @@ describe("a MiniWoB++ episode the environment ended", () => {
     expect(enterText.checks[0]?.reason).toContain("the episode did not finish");
     // Each turn of the run was one request: 1 for click-test, 3 for enter-text.
     expect(model.requests.filter((r) => r.method === "POST")).toHaveLength(1 + CLICKS_BEFORE_ANSWER + 1);
+
+    // `show` of the pack run gives, as for any suite, per agent the cost per success and the time per step, and
+    // per trial its time per step: 4 priced turns ($1 / $4 per million tokens, 100 in + 20 out each) bought 1 pass.
+    const show = await runCli(["show", "episode", "--db", db]);
+    expect(show.stdout).toMatch(
+      /^clicker · structured: 1\/2 passed, cost per success \$0\.00072\d*, time per step \d/m,
+    );
+    expect(show.stdout).toMatch(/miniwob-click-test[^\n]*\n(?:[^\n]*\n)*?\s+per step \(1 turns\): [\d.]+ m?s = model /);
   }, 300_000);
 });
