@@ -34,6 +34,7 @@ import { machineUsageSince, snapshotMachine } from "./bench/machine-load.js";
 import { benchSetup } from "./bench/setup-time.js";
 import { benchStartup, STARTUP_AIM_RATIO } from "./bench/startup.js";
 import { benchStepOverhead } from "./bench/step-overhead.js";
+import { benchMiniwobStep } from "./bench/miniwob-step.js";
 import {
   BENCH_AIMS,
   detailLines,
@@ -66,6 +67,7 @@ function sizes(quick: boolean) {
     stepRepeats: quick ? 2 : 6,
     attributionSamples: quick ? 8 : 20,
     anyAppSamples: quick ? 5 : 20,
+    miniwobRounds: quick ? 2 : 6,
     throughput: quick ? THROUGHPUT_SETS.quick : THROUGHPUT_SETS.full,
     captureSamples: quick ? 10 : 40,
     latency: quick ? LATENCY_SETS.quick : LATENCY_SETS.full,
@@ -161,6 +163,10 @@ async function main(args: BenchArgs): Promise<number> {
     if (wanted.has("anyapp"))
       results.anyApp = await section("anyapp", async () =>
         benchAnyAppStep(await needWorld(), ROOT, size.anyAppSamples),
+      );
+    if (wanted.has("miniwob"))
+      results.miniwob = await section("miniwob", async () =>
+        benchMiniwobStep(await needWorld(), ROOT, { rounds: size.miniwobRounds }),
       );
     if (wanted.has("capture"))
       results.capture = await section("capture", async () =>

@@ -68,6 +68,8 @@ export const STOP_REASONS = [
   "token_budget",
   "cost_limit",
   "timeout",
+  // the environment ended its episode (a benchmark's page set its done flag): nothing left to play
+  "episode_done",
   // the user, the repetition guard
   "cancelled",
   "stuck",

@@ -1,6 +1,6 @@
 // A scripted oracle for MiniWoB++-protocol environments: a command agent (docs/external-agents.md) that
 // reads the utterance umpire gives it (UMPIRE_INSTRUCTION) and the page's DOM, and does what it says for
-// the kinds it knows (click a named button, enter a text, tick checkboxes). For any other kind it answers
+// the kinds it knows (click the button, click a named button, enter a text, tick checkboxes). For any other kind it answers
 // without acting: those environments are the ones no probe exercises. It uses only trusted input (mouse
 // and keyboard through CDP), as a person would.
 //   ORACLE_MODE=answer-now  answers at once (every environment must fail)
@@ -61,6 +61,10 @@ try {
 }
 
 async function solve(page, text) {
+  if (/^Click the button\.?$/.test(text)) {
+    await page.locator("#area button").first().click();
+    return "clicked the button";
+  }
   let m = /^Click on the "(.+)" button\.?$/.exec(text);
   if (m) {
     await page

@@ -16,6 +16,7 @@ export const BENCH_NAMES = [
   "setup",
   "step",
   "anyapp",
+  "miniwob",
   "capture",
   "cpu",
   "throughput",
@@ -37,6 +38,8 @@ export const BENCH_DESCRIPTIONS: Record<BenchName, string> = {
   step: "the harness's time per step vs a bare Playwright loop replaying the same actions",
   anyapp:
     "per-step harness time on the example app (TodoMVC, marks resolved each step) vs the bare loop on it, beside the fixture's",
+  miniwob:
+    "per-step harness time on MiniWoB++ (the test pack's environments and seeds, the oracle's actions): umpire's loop vs a bare Playwright loop",
   capture: "the observation's capture: page.screenshot (old path) vs CDP Page.captureScreenshot with optimizeForSpeed",
   cpu: "CPU per trial counted by the kernel (a cgroup around `umpire run`): the fixture suite, and the latency tasks at 2 s a turn, by process kind",
   throughput: "trials per minute at concurrency 1, 2, 4 with 500 ms model latency, and peak memory per trial",

@@ -142,7 +142,7 @@ function toCss(x: number, y: number, frame: { width: number; height: number }, d
   return { x: px / dpr, y: py / dpr };
 }
 
-async function perform(
+export async function perform(
   page: Page,
   action: ProposedAction,
   frame: { width: number; height: number },
@@ -182,7 +182,7 @@ async function perform(
 }
 
 /** A PNG of the viewport; like umpire, tries again when Chromium refuses mid-navigation. */
-async function screenshot(page: Page): Promise<Buffer> {
+export async function screenshot(page: Page): Promise<Buffer> {
   for (let attempt = 1; ; attempt++) {
     try {
       // caret "initial" as umpire: "hide" would inject a style on every capture.

@@ -3,6 +3,7 @@
  * followed by the details that say where the time goes.
  */
 import type { AnyAppStepBench } from "./any-app-step.js";
+import type { MiniwobStepBench } from "./miniwob-step.js";
 import type { StoreScaleFigures } from "./store-scale.js";
 import Table from "cli-table3";
 import type { ReferenceModelTiming } from "./reference-model.js";
@@ -42,6 +43,8 @@ export interface BenchResults {
   step?: SectionOutcome<StepBench>;
   /** Per-step harness time on the example app (TodoMVC) and on the fixture, each against the bare loop. */
   anyApp?: SectionOutcome<AnyAppStepBench>;
+  /** Per-step harness time on MiniWoB++ (the test pack): umpire's loop vs a bare loop, same environments and seeds. */
+  miniwob?: SectionOutcome<MiniwobStepBench>;
   capture?: SectionOutcome<CaptureBench>;
   /** CPU per trial counted by the kernel around `umpire run` (scripts/bench/cpu-per-trial.ts). */
   cpu?: SectionOutcome<CpuBench>;
@@ -95,6 +98,7 @@ const LABELS: Record<BenchName, string> = {
   startup: "CLI start-up, --version",
   step: "Per-step harness time (wall - model)",
   anyapp: "Per-step time, TodoMVC vs fixture",
+  miniwob: "Per-step harness time, MiniWoB++",
   setup: "Trial set-up to first page",
   throughput: "Throughput, 500 ms model latency",
   sessions: "Fixture session creation",
@@ -253,6 +257,18 @@ export function headlineTable(results: BenchResults): string {
         "<= fixture x1.25",
         met(ok),
         `n=${r.samples} each`,
+      ];
+    }),
+    rowFor("miniwob", results.miniwob, (o) => {
+      const r = o.result as MiniwobStepBench;
+      return [
+        LABELS.miniwob,
+        `${fmt(r.umpirePerStepMs)} ms/step`,
+        `${fmt(r.barePerStepMs)} ms/step, bare loop`,
+        `${fmt(r.ratio, 2)}x`,
+        `<= ${BENCH_AIMS.stepRatio}x`,
+        met(r.ratio <= BENCH_AIMS.stepRatio),
+        `${r.rounds} rounds x ${r.envs.length} envs, ${r.passed}/${r.episodes} passed`,
       ];
     }),
     rowFor("setup", results.setup, (o) => {
@@ -440,6 +456,20 @@ export function detailLines(results: BenchResults): string[] {
   }
   const machine = (m: MachineUsage) =>
     `machine: ${fmt(m.coresBusy ?? NaN, 2)} of ${m.cores} cores busy (all processes), load ${fmt(m.loadAverage1m, 2)}`;
+  if (results.miniwob?.status === "ok") {
+    const r = results.miniwob.result;
+    const u = r.umpireParts;
+    const b = r.bareParts;
+    lines.push(
+      `miniwob (the test pack, ${r.viewport}, the oracle's actions on the same seeds, ${machine(results.miniwob.machine)}):`,
+      `  umpire per step ${fmt(r.umpirePerStepMs)} ms = executor ${fmt(u.executor)} + observe ${fmt(u.capture)} + client/done read/log/store ${fmt(u.other)}`,
+      `  bare per step   ${fmt(r.barePerStepMs)} ms = input + settle ${fmt(b.actionAndSettle)} + screenshot ${fmt(b.screenshot)} + done read ${fmt(b.doneRead, 1)}; overhead ${fmt(r.overheadPerStepMs)} ms/step`,
+      ...r.envs.map(
+        (e) =>
+          `  ${e.env.padEnd(16)} ${e.steps.join("/")} steps: umpire ${fmt(e.umpirePerStepMs)} vs bare ${fmt(e.barePerStepMs)} ms/step (${fmt(e.ratio, 2)}x); umpire ${[...new Set(e.stops)].join("/")}, ${e.verdicts.filter((v) => v === "passed").length}/${e.verdicts.length} passed; bare rewards ${e.bareRewards.join(", ")}`,
+      ),
+    );
+  }
   if (results.step?.status === "ok") {
     const r = results.step.result;
     const u = r.umpireBreakdownPerStepMs;

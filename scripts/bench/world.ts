@@ -6,7 +6,7 @@
  * `startRuntime`, because `startRuntime` does not let the latency be chosen.
  */
 import { LayoutBoard } from "../../src/targets/layout-board.js";
-import { startTargets } from "../../src/targets/target-set.js";
+import { startTargets, type TargetSet } from "../../src/targets/target-set.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,6 +38,8 @@ export interface BenchRunOptions {
   reporters?: RunHooks[];
   /** Adaptive concurrency (as when --concurrency is not given), at most this many trials; `concurrency` is where it starts. */
   adaptiveMax?: number;
+  /** The run's targets instead of the world's (a benchmark pack's folder server). */
+  targets?: TargetSet;
 }
 
 export interface BenchRun {
@@ -128,7 +130,7 @@ export async function startBenchWorld(options: {
       );
       const started = performance.now();
       const result = await executeTrials({
-        runtime,
+        runtime: run.targets ? { ...runtime, targets: run.targets } : runtime,
         store,
         runId,
         runDir: join(dir, runId),

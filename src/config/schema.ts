@@ -18,6 +18,28 @@ export const PricesSection = z
   .describe("Prices per model id, in USD per million tokens; they add to and override the built-in table");
 
 /**
+ * `packs`: where the project's benchmark checkouts are (docs/benchmarks.md). A path relative to the
+ * config file's folder. `--pack-dir` overrides it; it overrides `MINIWOB_DIR` (the built-in default).
+ */
+export const PacksSection = z
+  .object({
+    miniwob: z
+      .object({
+        dir: z
+          .string()
+          .min(1)
+          .describe(
+            "A MiniWoB++ checkout's miniwob/html folder (or the checkout), relative to this file's folder; --pack-dir overrides it, it overrides MINIWOB_DIR",
+          ),
+      })
+      .strict()
+      .optional()
+      .describe("The MiniWoB++ pack (umpire run --pack miniwob)"),
+  })
+  .strict()
+  .describe("Benchmark packs run from your own checkout (docs/benchmarks.md)");
+
+/**
  * `defaults`: a default for each run option the option table marks `config` (under its camelCase
  * name: `--max-tokens` is `maxTokens`). Precedence: command-line flag > this section > built-in.
  */
@@ -40,6 +62,7 @@ export const CONFIG_SECTIONS = {
     "Web apps under test, by name (tasks name them with target:); see docs/your-app.md",
   ),
   import: ImportSection.optional(),
+  packs: PacksSection.optional(),
 };
 
 /** The sections, and the one rule across them: every default agent is defined under `agents:`. */

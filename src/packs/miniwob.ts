@@ -59,6 +59,8 @@ export interface MiniwobSelection {
   split?: MiniwobSplit | "all";
   /** Added to every derived seed: another set of episodes, still replayable. */
   seed?: number;
+  /** Where `dir` was named, for the error when it is not a MiniWoB++ folder. */
+  source?: PackDirSource;
 }
 
 export interface MiniwobPack {
@@ -72,22 +74,34 @@ export interface MiniwobPack {
   seedBase: number;
 }
 
+/** Where the folder was named (`--pack-dir x`, `umpire.config.yaml: packs.miniwob.dir x`), and how to fix it there. */
+export interface PackDirSource {
+  label: string;
+  fix: string;
+}
+
+const CLONE_FIX =
+  "git clone https://github.com/Farama-Foundation/miniwob-plusplus and pass --pack-dir <clone>/miniwob/html (or set MINIWOB_DIR)";
+
 /** The `miniwob/html` folder of a checkout, whichever of its levels the user named. */
-export function miniwobHtmlDir(dir: string): string {
+export function miniwobHtmlDir(dir: string, source: PackDirSource = { label: dir, fix: CLONE_FIX }): string {
   const base = resolve(dir);
+  if (!existsSync(base)) {
+    throw new UmpireError("input", `${source.label}: no such folder (${base})`, source.fix);
+  }
   for (const candidate of [base, join(base, "html"), join(base, "miniwob", "html")]) {
     if (existsSync(join(candidate, "core", "core.js")) && existsSync(join(candidate, "miniwob"))) return candidate;
   }
   throw new UmpireError(
     "input",
-    `${dir} is not a MiniWoB++ html folder (no core/core.js and miniwob/ under it)`,
-    "git clone https://github.com/Farama-Foundation/miniwob-plusplus and pass --pack-dir <clone>/miniwob/html (or set MINIWOB_DIR)",
+    `${source.label}: ${base} is not a MiniWoB++ html folder (no core/core.js and miniwob/ in it, in html/ or in miniwob/html/)`,
+    source.fix,
   );
 }
 
 /** Builds the pack's tasks: BrowserGym's list, narrowed by the selection, each checked against the folder. */
 export function loadMiniwobPack(selection: MiniwobSelection): MiniwobPack {
-  const htmlDir = miniwobHtmlDir(selection.dir);
+  const htmlDir = miniwobHtmlDir(selection.dir, selection.source);
   const present = new Set(
     readdirSync(join(htmlDir, "miniwob"))
       .filter((f) => f.endsWith(".html"))

@@ -26,6 +26,7 @@ import {
   plural,
 } from "./format.js";
 import { explainDuration } from "./latency.js";
+import { costPerSuccess, sumCosts } from "./cost.js";
 import type { RegressionVerdict } from "./regression.js";
 import { SEPARATOR, paint, renderTable, type Cell, type Colour, type Column, type TableStyle } from "./table-layout.js";
 
@@ -276,6 +277,36 @@ export function metricLines(metrics: Record<string, unknown>): string[] {
   return flat.length > 0 ? [`   metrics: ${flat.join(", ")}`, ...lines] : lines;
 }
 
+/** A trial's time per step of umpire's loop: the model's turn and the harness's part (executor + capture); null without turns. */
+function perStep(t: TrialRecord): string | null {
+  if (t.turns <= 0) return null;
+  const model = (t.modelMs ?? 0) / t.turns;
+  const harness = ((t.executorMs ?? 0) + (t.captureMs ?? 0)) / t.turns;
+  return `${formatMs(model + harness)} = model ${formatMs(model)} + executor and capture ${formatMs(harness)}`;
+}
+
+/**
+ * Per agent config (model and mode) of a run: its passes, cost per success and time per step (over its
+ * trials' turns), as on any suite; a benchmark pack's run reads the same.
+ */
+export function agentSummaryLines(details: readonly TrialDetail[]): string[] {
+  const groups = new Map<string, TrialRecord[]>();
+  for (const { trial } of details) {
+    const key = `${trial.model} · ${trial.mode}`;
+    groups.set(key, [...(groups.get(key) ?? []), trial]);
+  }
+  return [...groups].map(([key, trials]) => {
+    const passed = trials.filter((t) => t.verdict === "passed").length;
+    const cost = formatCostPerSuccess(costPerSuccess(sumCosts(trials.map((t) => t.costUsd)), passed));
+    const turns = trials.reduce((n, t) => n + t.turns, 0);
+    const step =
+      turns > 0
+        ? formatMs(trials.reduce((n, t) => n + (t.modelMs ?? 0) + (t.executorMs ?? 0) + (t.captureMs ?? 0), 0) / turns)
+        : "no turns of umpire's loop";
+    return `${key}: ${passed}/${trials.length} passed, cost per success ${cost}, time per step ${step}`;
+  });
+}
+
 /** One trial's detail lines: stop detail, tokens, timing breakdown, metrics, every check. */
 export function trialDetailText(d: TrialDetail, style: TableStyle): string {
   const t = d.trial;
@@ -305,6 +336,8 @@ export function trialDetailText(d: TrialDetail, style: TableStyle): string {
     lines.push(
       `   time: wall ${formatMs(e.wallMs)} = model ${formatMs(e.modelMs)} + executor ${formatMs(e.executorMs)} + capture ${formatMs(e.captureMs)} + checks ${formatMs(e.checkMs)} + other ${formatMs(Math.max(0, e.otherMs))}${t.ttftMsAvg !== null ? `; mean time to first token ${formatMs(t.ttftMsAvg)}` : ""}`,
     );
+    const step = perStep(t);
+    if (step) lines.push(`   per step (${t.turns} turns): ${step}`);
   }
   lines.push(...metricLines(t.metrics));
   if (t.error) lines.push(`   error: ${paint(oneLine(t.error), "yellow", style.color)}`);
@@ -353,5 +386,6 @@ export function showText(run: RunRecord, details: readonly TrialDetail[], style:
     { head: "wall", priority: 90, align: "right", cell: (d) => formatMs(d.trial.wallMs) },
   ];
   const table = details.length > 0 ? renderTable(columns, details, style) : "(no trials)";
-  return `${header}\n${table}\n\n${details.map((d) => trialDetailText(d, style)).join("\n\n")}\n`;
+  const agents = agentSummaryLines(details).join("\n");
+  return `${header}\n${table}\n${agents ? `${agents}\n` : ""}\n${details.map((d) => trialDetailText(d, style)).join("\n\n")}\n`;
 }

@@ -4,6 +4,8 @@
  * --repeat, --grep, --task-tag, outputs) apply as to any suite. What of the selection cannot run,
  * and BrowserGym's settings the numbers follow, are said before the first trial.
  */
+import { dirname, resolve } from "node:path";
+import type { LoadedConfig } from "../../config/loader.js";
 import type { OptionSpec } from "../../config/option.js";
 import { UmpireError } from "../../errors.js";
 import {
@@ -11,6 +13,7 @@ import {
   MINIWOB_PACK,
   MINIWOB_SETTINGS,
   type MiniwobPack,
+  type PackDirSource,
   startMiniwobTarget,
 } from "../../packs/miniwob.js";
 import type { Target } from "../../targets/contract.js";
@@ -25,7 +28,7 @@ export const PACK_OPTIONS = {
   "pack-dir": {
     kind: "string",
     arg: "DIR",
-    defaultText: "$MINIWOB_DIR",
+    defaultText: "the config file's packs.miniwob.dir, else $MINIWOB_DIR",
     help: "the benchmark's folder: a MiniWoB++ checkout's miniwob/html",
   },
   "pack-tasks": {
@@ -66,11 +69,65 @@ export interface SelectedPack {
   targets: Record<string, () => Promise<Target>>;
 }
 
-/** The pack `values` ask for, or undefined without --pack. */
+/** `packs.miniwob.dir` of the config file the command read, with the folder it is relative to. */
+export interface ConfigPackDir {
+  /** The config file as shown. */
+  file: string;
+  /** The config file's folder: a relative `dir` resolves against it. */
+  folder: string;
+  dir: string;
+}
+
+/** The `packs.miniwob.dir` of a loaded config, or undefined when it has none. */
+export function configPackDir(config: LoadedConfig, cwd: string): ConfigPackDir | undefined {
+  const dir = config.data.packs?.miniwob?.dir;
+  if (!config.file || dir === undefined) return undefined;
+  return { file: config.file, folder: dirname(resolve(cwd, config.file)), dir };
+}
+
+/**
+ * The benchmark's folder and where it was named: --pack-dir, else the config file's `packs.miniwob.dir`
+ * (relative to the file's folder), else MINIWOB_DIR: flag > config file > built-in default, as for options.
+ */
+function packDirOf(
+  values: PackValues,
+  env: NodeJS.ProcessEnv,
+  config: ConfigPackDir | undefined,
+): { dir: string; source: PackDirSource } | undefined {
+  const flag = values["pack-dir"];
+  if (flag !== undefined)
+    return {
+      dir: flag,
+      source: {
+        label: `--pack-dir ${flag}`,
+        fix: "pass --pack-dir <clone>/miniwob/html (a MiniWoB++ checkout's folder)",
+      },
+    };
+  if (config)
+    return {
+      dir: resolve(config.folder, config.dir),
+      source: {
+        label: `${config.file}: packs.miniwob.dir ${config.dir}`,
+        fix: `set packs.miniwob.dir in ${config.file} to a MiniWoB++ checkout's miniwob/html folder (relative to the file's folder), or pass --pack-dir`,
+      },
+    };
+  if (env.MINIWOB_DIR)
+    return {
+      dir: env.MINIWOB_DIR,
+      source: {
+        label: `MINIWOB_DIR=${env.MINIWOB_DIR}`,
+        fix: "set MINIWOB_DIR to <clone>/miniwob/html, or pass --pack-dir",
+      },
+    };
+  return undefined;
+}
+
+/** The pack `values` ask for, or undefined without --pack. `config`: the config file's `packs.miniwob.dir`, if any. */
 export function selectPack(
   values: PackValues,
   positionals: readonly string[],
   env: NodeJS.ProcessEnv,
+  config?: ConfigPackDir,
 ): SelectedPack | undefined {
   const asked = ["pack-dir", "pack-tasks"].filter((k) => values[k as keyof PackValues] !== undefined);
   if (!values.pack) {
@@ -80,12 +137,12 @@ export function selectPack(
   if (positionals.length > 0) {
     throw new UmpireError("usage", "--pack does not go with task paths", "run the pack and your own tasks as two runs");
   }
-  const dir = values["pack-dir"] ?? env.MINIWOB_DIR;
-  if (!dir) {
+  const where = packDirOf(values, env, config);
+  if (!where) {
     throw new UmpireError(
       "usage",
       "--pack miniwob needs the benchmark's folder",
-      "git clone https://github.com/Farama-Foundation/miniwob-plusplus, then --pack-dir <clone>/miniwob/html or MINIWOB_DIR=...",
+      "git clone https://github.com/Farama-Foundation/miniwob-plusplus, then --pack-dir <clone>/miniwob/html, packs: { miniwob: { dir: ... } } in umpire.config.yaml, or MINIWOB_DIR=...",
     );
   }
   const tasks = (values["pack-tasks"] ?? [])
@@ -93,7 +150,7 @@ export function selectPack(
     .map((t) => t.trim())
     .filter(Boolean);
   const split = (values["pack-split"] ?? "all") as "all" | "train" | "test";
-  const pack = loadMiniwobPack({ dir, tasks, split, seed: values["pack-seed"] ?? 0 });
+  const pack = loadMiniwobPack({ dir: where.dir, source: where.source, tasks, split, seed: values["pack-seed"] ?? 0 });
   return { name: MINIWOB_PACK, pack, targets: { [MINIWOB_PACK]: () => startMiniwobTarget(pack) } };
 }
 

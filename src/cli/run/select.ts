@@ -18,7 +18,7 @@ import { chooseAgents, restoreAgents, type AgentRequest, type StoredRun } from "
 import { protocolNotes } from "./named-agents.js";
 import { fromPhase, type RunContext, type Selection } from "./context.js";
 import type { Phase } from "./phases.js";
-import { packNotice, selectPack } from "./pack.js";
+import { configPackDir, packNotice, selectPack } from "./pack.js";
 
 export const selectPhase: Phase<RunContext> = {
   title: "select",
@@ -82,7 +82,7 @@ async function selectNew(ctx: RunContext): Promise<Selection> {
   const project = projectTargets(ctx.config, paths, io.cwd);
   const loadOptions = { cwd: io.cwd, targets: project.targets, allowDrafts: runAllowsDrafts(values, ctx.sources) };
   // A benchmark pack's environments are the tasks (its checkout, not task files).
-  const pack = selectPack(values, positionals, io.env);
+  const pack = selectPack(values, positionals, io.env, configPackDir(ctx.config, io.cwd));
   if (pack && !values.quiet) for (const line of packNotice(pack)) io.stderr.write(`umpire: ${line}\n`);
   const allTasks = pack ? pack.pack.tasks : await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES, "run");
   const tasks = filterTasks(allTasks, values);

@@ -64,6 +64,19 @@ export function pageProbeOf(
   };
 }
 
+/**
+ * For the loop: words saying the environment ended its episode (the capture's record is done: the page's
+ * own code set WOB_DONE_GLOBAL; a forged write is refused and ends nothing), or null while it runs.
+ */
+export function episodeDoneOf(env: Pick<TrialEnvironment, "page">): () => Promise<string | null> {
+  return async () => {
+    const record = await readEpisode(env.page);
+    if (!record?.done) return null;
+    const reason = record.reason ? `, ${record.reason}` : "";
+    return `the environment ended the episode (raw reward ${record.rawReward}${reason})`;
+  };
+}
+
 /** The episode capture's record in `page` (null without a capture), read through umpire's own page access. */
 async function readEpisode(page: Page): Promise<EpisodeRecord | null> {
   return page.evaluate((reader) => {

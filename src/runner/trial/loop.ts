@@ -102,6 +102,12 @@ export interface LoopOptions {
    * and its watchdog ends a loop stuck past the time limit plus grace, whatever it waits for.
    */
   deadline?: TrialDeadline;
+  /**
+   * Whether the environment has ended its episode (a benchmark's page set its done flag, read from umpire's
+   * own episode capture): words saying so, or null while it runs. Asked after each action and before each
+   * request; an ended episode stops the trial `episode_done`, the rest of the turn's actions skipped.
+   */
+  episodeDone?: () => Promise<string | null>;
 }
 
 export interface LoopOutcome {
@@ -197,8 +203,31 @@ class TrialLoop {
     const unobserved = await this.observeOrStop({ rethrowStorage: true, checkAborted: false });
     if (unobserved) return unobserved;
     for (;;) {
-      const ended = this.checkBeforeRequest() ?? (await this.playTurn());
+      const ended = this.checkBeforeRequest() ?? (await this.episodeStop()) ?? (await this.playTurn());
       if (ended) return ended;
+    }
+  }
+
+  /** Words saying the environment ended its episode, or null while it runs (or without an episode). */
+  private async episodeEnded(): Promise<string | null> {
+    const { episodeDone, deadline } = this.options;
+    if (!episodeDone) return null;
+    const read = episodeDone();
+    return (deadline?.call("reading whether the episode ended", read) ?? read).catch((error: unknown) => {
+      if (isStuckCall(error)) throw error;
+      // A page that cannot be read now is no ended episode; the checks read it again at the end.
+      return null;
+    });
+  }
+
+  /** Before a request: an episode the environment ended (its time limit, say) stops the trial. */
+  private async episodeStop(): Promise<LoopOutcome | null> {
+    try {
+      const done = await this.episodeEnded();
+      return done === null ? null : this.stop("episode_done", done);
+    } catch (error) {
+      if (isStuckCall(error)) return this.stuck(error);
+      throw error;
     }
   }
 
@@ -436,7 +465,7 @@ class TrialLoop {
         return this.stuck(error);
       }
     }
-    const { results, answer, hitActionLimit, stuck } = await this.execute(turn, decision);
+    const { results, answer, hitActionLimit, stuck, episodeDone } = await this.execute(turn, decision);
     this.logResults(turn, results);
     record.actions = results.map((r, idx) => ({
       ...r,
@@ -483,6 +512,7 @@ class TrialLoop {
       log.step("flow_event", { flow: "reflection", origin: "repetition", message: decision.message });
     }
     options.onTurn(record);
+    if (episodeDone !== null) return this.stop("episode_done", episodeDone);
     if (hitActionLimit) return this.stop("action_limit", `${task.limits.actions} actions used`);
     if (this.signal.aborted) return this.abortedStop();
     return this.observeOrStop({ rethrowStorage: true, checkAborted: true });
@@ -492,16 +522,24 @@ class TrialLoop {
   private async execute(
     turn: AgentTurn,
     decision: GuardDecision,
-  ): Promise<{ results: ActionResult[]; answer: string | null; hitActionLimit: boolean; stuck?: StuckCall }> {
+  ): Promise<{
+    results: ActionResult[];
+    answer: string | null;
+    hitActionLimit: boolean;
+    stuck?: StuckCall;
+    episodeDone: string | null;
+  }> {
     const { executor, task, userSignal } = this.options;
     const results: ActionResult[] = [];
     let answer: string | null = null;
     let hitActionLimit = false;
     let stuck: StuckCall | undefined;
+    let episodeDone: string | null = null;
     for (const action of turn.actions) {
       const skip = (why: string) =>
         results.push({ id: action.id, tool: action.tool, status: "skipped", message: `not run: ${why}`, ms: 0 });
       if (stuck) skip("umpire was stuck in the action before");
+      else if (episodeDone !== null) skip("the environment ended its episode before this action");
       else if (answer !== null) skip("the trial ended with the answer before this action");
       else if (action.tool === "answer") answer = String(action.args.content ?? "");
       else if (decision.kind !== "continue") skip(`paused: ${decision.condition}`);
@@ -533,9 +571,15 @@ class TrialLoop {
         if (warning) result.message += ` Warning: ${warning}`;
         this.out.timing.executorMs += result.ms;
         results.push(result);
+        if (!stuck)
+          episodeDone = await this.episodeEnded().catch((error: unknown) => {
+            if (!isStuckCall(error)) throw error;
+            stuck = error;
+            return null;
+          });
       }
     }
-    return { results, answer, hitActionLimit, ...(stuck ? { stuck } : {}) };
+    return { results, answer, hitActionLimit, episodeDone, ...(stuck ? { stuck } : {}) };
   }
 
   private logResults(turn: AgentTurn, results: readonly ActionResult[]): void {

@@ -12,6 +12,7 @@ export const STOP_WORDS: Record<StopReason, string> = {
   token_budget: "token budget exhausted",
   cost_limit: "money limit reached",
   timeout: "time limit reached",
+  episode_done: "the environment ended its episode",
   cancelled: "cancelled by the user",
   stuck: "stuck",
   model_refused: "model refused",

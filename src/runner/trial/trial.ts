@@ -30,7 +30,7 @@ import { completionReason, createTrialLog, startedEventData, type TrialLog } fro
 import { isStorageFault, firstLineOf, storageError } from "../../errors.js";
 import { describeStarvation, type StarvedWait } from "./starvation.js";
 import { withoutForgeable, type Driver } from "./untrusted-checks.js";
-import { pageProbeOf, safeOrigin, storageProbeOf, type PageProbeHandle } from "./check-probes.js";
+import { episodeDoneOf, pageProbeOf, safeOrigin, storageProbeOf, type PageProbeHandle } from "./check-probes.js";
 import type { TraceMode, Verdict } from "../../vocabulary.js";
 import { traceSpecFor } from "./trial-trace.js";
 import { TrialDeadline, withDeadline } from "./deadline.js";
@@ -205,6 +205,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       onTurn: deps.onTurn,
       ...(deps.spendStop ? { spendStop: deps.spendStop } : {}),
       openDialog: () => opened.dialogs.describeOpen(),
+      // A benchmark's episode that the environment ended leaves nothing to play: the trial stops there.
+      ...(spec.task.checks.some((c) => c.kind === "episode") ? { episodeDone: episodeDoneOf(opened) } : {}),
     });
   } catch (e) {
     if (isStorageFault(e)) {

@@ -108,6 +108,7 @@ describe("config file", () => {
       "defaultAgents",
       "targets",
       "import",
+      "packs",
     ]);
     const schema = exportConfigSchema() as any;
     const keys = Object.keys(schema.properties.defaults.properties).sort();

@@ -250,6 +250,8 @@ const modelAgent = [
 ];
 
 export const CONFIG_FIELDS: Record<string, string> = {
+  "packs.miniwob.dir":
+    "test/unit/packs/pack-dir.test.ts > comes from packs.miniwob.dir of the config file, relative to the file's folder",
   $schema:
     "test/unit/config/config-file.test.ts > is a composition of sections; every config-settable option is a defaults key",
   "prices.*.input": "test/unit/report/cost.test.ts > a config file's prices add models and override the built-in ones",
