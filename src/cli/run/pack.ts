@@ -29,7 +29,7 @@ export const PACK_OPTIONS = {
     kind: "string",
     arg: "DIR",
     defaultText: "$MINIWOB_DIR",
-    help: "the benchmark's folder: a MiniWoB++ checkout's miniwob/html",
+    help: "the benchmark's folder: a MiniWoB++ checkout's miniwob/html (with --resume of a pack\nrun: where its checkout is now)",
   },
   "pack-tasks": {
     kind: "string",
