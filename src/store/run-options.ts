@@ -74,6 +74,22 @@ const ShardSchema = z.looseObject({
   plan: z.string().optional(),
 });
 
+/**
+ * A benchmark pack's run (`umpire run --pack`): its tasks are made from the user's checkout, not read
+ * from files, so the run stores what makes them again (--resume, --last-failed, rejudge).
+ */
+const StoredPackSchema = z.looseObject({
+  /** The pack, e.g. `miniwob`. */
+  name: z.string(),
+  /** The benchmark's folder as found (absolute). */
+  dir: z.string(),
+  /** The environments asked for (`--pack-tasks`); empty: all of the split. */
+  tasks: z.array(z.string()).default([]),
+  split: z.enum(["all", "train", "test"]).default("all"),
+  /** `--pack-seed`: added to every episode's seed. */
+  seed: z.number().int().min(0).default(0),
+});
+
 export const StoredRunOptionsSchema = z.looseObject({
   /** The task paths as given (empty: the default `tasks/`). */
   paths: z.array(z.string()).default([]),
@@ -115,7 +131,9 @@ export const StoredRunOptionsSchema = z.looseObject({
   shard: ShardSchema.optional(),
   /** Set by `umpire merge` on the merged run: the shards' common part of `shard` (no index). */
   shards: ShardSchema.optional(),
-  /** A self-test's run (`umpire validate --self-test`), which stores only paths and concurrency. */
+  /** Set by a run of a benchmark pack (`--pack`): what makes its tasks again. */
+  pack: StoredPackSchema.optional(),
+  /** A self-test's run (`umpire validate --self-test`), which stores only paths and concurrency (and a pack's, its pack). */
   selfTest: z.boolean().optional(),
 });
 
@@ -126,6 +144,7 @@ export type StoredRunOptionsInput = z.input<typeof StoredRunOptionsSchema>;
 export type StoredAgentOptions = z.output<typeof StoredAgentOptionsSchema>;
 export type StoredCommandAgent = z.output<typeof StoredCommandAgentSchema>;
 export type StoredShard = z.output<typeof ShardSchema>;
+export type StoredPack = z.output<typeof StoredPackSchema>;
 
 /**
  * The options of stored run `runId`, parsed. Throws `input` naming the run, the field and the

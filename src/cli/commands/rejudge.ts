@@ -19,6 +19,7 @@ import type { OptionSpec } from "../../config/option.js";
 import { UmpireError } from "../../errors.js";
 import { INFRASTRUCTURE_STOPS, STOP_WORDS } from "../../runner/trial/stop-reason.js";
 import { openStore } from "../../store/open.js";
+import { runOptionsOf } from "../../store/run-options.js";
 import type { Store } from "../../store/store.js";
 import type { TrialRecord } from "../../store/records.js";
 import { taskContentHash } from "../../task/content-hash.js";
@@ -28,12 +29,18 @@ import type { Verdict } from "../../vocabulary.js";
 import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
+import { restorePack } from "../run/pack.js";
 import type { CommandIO } from "../io.js";
 
 const OPTIONS = {
   task: { kind: "string", multiple: true, arg: "ID", help: "re-judge only this task's trials (repeatable)" },
   json: { ...O.json, help: "print JSON only" },
   db: O.db,
+  "pack-dir": {
+    kind: "string",
+    arg: "DIR",
+    help: "a benchmark pack's run: where its checkout is now, when not where the run found it\n(docs/benchmarks.md)",
+  },
 } as const satisfies Record<string, OptionSpec>;
 
 export const run = defineCommand({
@@ -82,7 +89,15 @@ async function todaysTasks(
   trials: readonly TrialRecord[],
   io: CommandIO,
   config: Parameters<typeof projectTargets>[0],
+  pack: { run: { id: string; options: unknown }; dir: string | undefined },
 ): Promise<Map<string, Task>> {
+  // A pack's run: its tasks are made again from the checkout, as the run stored them, not read from files.
+  const stored = runOptionsOf(pack.run).pack;
+  if (stored) {
+    const again = { id: pack.run.id, again: `umpire rejudge ${pack.run.id}` };
+    const made = restorePack(stored, again, pack.dir === undefined ? {} : { "pack-dir": pack.dir }, io.env);
+    return new Map(made.pack.tasks.map((t) => [t.id, t]));
+  }
   const files = [...new Set(trials.map((t) => t.taskFile))];
   const project = projectTargets(config, files, io.cwd);
   const tasks = await loadTasksOrThrowAsync(files, { cwd: io.cwd, targets: project.targets }, CUSTOM_CHECK_RULES);
@@ -204,7 +219,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
         );
       trials = trials.filter((t) => wanted.includes(t.taskId));
     }
-    const tasks = await todaysTasks(trials, io, parsed.config);
+    const tasks = await todaysTasks(trials, io, parsed.config, { run: runRecord, dir: values["pack-dir"] });
     const browser = () => (launched ??= launchChromium({}, io.env));
     const results: TrialRejudged[] = [];
     for (const trial of trials) {

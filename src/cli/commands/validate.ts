@@ -18,6 +18,8 @@ import { terminalStyle } from "../../report/table-layout.js";
 import type { SelfTestOutcome } from "../../authoring/self-test.js";
 import { resolve } from "node:path";
 import { plural } from "../../report/format.js";
+import { PACK_OPTIONS } from "../run/pack.js";
+import { validatePack } from "../validate-pack.js";
 
 const OPTIONS = {
   json: {
@@ -26,11 +28,11 @@ const OPTIONS = {
   },
   "self-test": {
     kind: "boolean",
-    help: `also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative is played\nas written and fails (on each check its failsOn names); stored as a run tagged\nself-test (exit ${EXIT.failed} when a task is unsound)`,
+    help: `also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative is played\nas written and fails (on each check its failsOn names); stored as a run tagged\nself-test (exit ${EXIT.failed} when a task is unsound). With --pack: answer-now fails\nevery environment, the scripted oracle passes those it knows, the rest are listed`,
   },
   strict: {
     kind: "boolean",
-    help: "with --self-test: a required check that no probe failed (it may be unable to fail)\nmakes the task unsound, not only a warning",
+    help: "with --self-test: a required check that no probe failed (it may be unable to fail)\nmakes the task unsound, not only a warning; with --pack, an environment no probe exercised",
   },
   "allow-drafts": O["allow-drafts"],
   concurrency: { ...O.concurrency, defaultText: "the number of cores", help: "trials at once during the self-test" },
@@ -40,13 +42,19 @@ const OPTIONS = {
     ...O.config,
     help: "the config file declaring targets (default: umpire.config.* in the working folder, else beside the tasks)",
   },
+  ...PACK_OPTIONS,
+  pack: {
+    ...PACK_OPTIONS.pack,
+    help: "a public benchmark's pack from your own checkout instead of task files: lists its\nenvironments, and with --self-test proves what it can (docs/benchmarks.md)",
+  },
 } as const;
 
 export const run = defineCommand({
   name: "validate",
   options: OPTIONS,
   positionals: [{ name: "paths", variadic: true }],
-  description: "Checks task files (files, folders or task ids; default tasks/) and prints each task and its problems.",
+  description:
+    "Checks task files (files, folders or task ids; default tasks/) and prints each task and its problems;\nwith --pack, a benchmark pack's environments.",
   epilogue: exitCodesHelp({
     ok: "every task is valid (and, with --self-test, sound)",
     failed: "with --self-test: a task is unsound",
@@ -72,6 +80,7 @@ function rowsOf(result: LoadResult): TaskRow[] {
 }
 
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
+  if (parsed.values.pack) return validatePack(parsed.values, parsed.positionals, io);
   // Tasks name targets, declared in the config file (the working folder's, --config, or the one beside the tasks).
   const project = projectTargets(parsed.config, parsed.positionals, io.cwd);
   const result = await loadTasksAsync(

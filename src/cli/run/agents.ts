@@ -296,7 +296,7 @@ function storedCommandAgents(
  * a model session or the preflight: umpire makes no model request for a command agent. The
  * store's mode column knows structured|tools only (docs/external-agents.md, "Limits").
  */
-function commandAgentConfig(name: string, model: string | undefined): AgentConfig {
+export function commandAgentConfig(name: string, model: string | undefined): AgentConfig {
   return {
     label: name,
     model: model ?? `command:${name}`,

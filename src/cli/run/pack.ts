@@ -14,8 +14,11 @@ import {
   MINIWOB_SETTINGS,
   type MiniwobPack,
   type PackDirSource,
+  type MiniwobSelection,
+  miniwobHtmlDir,
   startMiniwobTarget,
 } from "../../packs/miniwob.js";
+import type { StoredPack } from "../../store/run-options.js";
 import type { Target } from "../../targets/contract.js";
 
 export const PACK_OPTIONS = {
@@ -29,7 +32,7 @@ export const PACK_OPTIONS = {
     kind: "string",
     arg: "DIR",
     defaultText: "the config file's packs.miniwob.dir, else $MINIWOB_DIR",
-    help: "the benchmark's folder: a MiniWoB++ checkout's miniwob/html",
+    help: "the benchmark's folder: a MiniWoB++ checkout's miniwob/html (with --resume of a pack\nrun: where its checkout is now)",
   },
   "pack-tasks": {
     kind: "string",
@@ -67,6 +70,8 @@ export interface SelectedPack {
   name: string;
   pack: MiniwobPack;
   targets: Record<string, () => Promise<Target>>;
+  /** What was asked (the folder as found, the environments, split and seed): stored, so the run's tasks can be made again. */
+  selection: PackSelection;
 }
 
 /** `packs.miniwob.dir` of the config file the command read, with the folder it is relative to. */
@@ -122,6 +127,9 @@ function packDirOf(
   return undefined;
 }
 
+/** What a pack run asked for (the folder, environments, split and seed), as stored. */
+type PackSelection = Required<Omit<MiniwobSelection, "source">>;
+
 /** The pack `values` ask for, or undefined without --pack. `config`: the config file's `packs.miniwob.dir`, if any. */
 export function selectPack(
   values: PackValues,
@@ -150,8 +158,72 @@ export function selectPack(
     .map((t) => t.trim())
     .filter(Boolean);
   const split = (values["pack-split"] ?? "all") as "all" | "train" | "test";
-  const pack = loadMiniwobPack({ dir: where.dir, source: where.source, tasks, split, seed: values["pack-seed"] ?? 0 });
-  return { name: MINIWOB_PACK, pack, targets: { [MINIWOB_PACK]: () => startMiniwobTarget(pack) } };
+  return packOf({ dir: where.dir, tasks, split, seed: values["pack-seed"] ?? 0 }, where.source);
+}
+
+function packOf(selection: PackSelection, source?: PackDirSource): SelectedPack {
+  const pack = loadMiniwobPack({ ...selection, ...(source ? { source } : {}) });
+  return {
+    name: MINIWOB_PACK,
+    pack,
+    targets: { [MINIWOB_PACK]: () => startMiniwobTarget(pack) },
+    selection: { ...selection, dir: pack.htmlDir },
+  };
+}
+
+/** What a run stores of its pack (`options.pack`): enough to make the same tasks and seeds again. */
+export function storedPack(selected: SelectedPack): StoredPack {
+  const { dir, tasks, split, seed } = selected.selection;
+  return { name: selected.name, dir, tasks: [...tasks], split, seed };
+}
+
+/** A MiniWoB++ html folder, or null when `dir` is not one (moved, deleted, unmounted). */
+function reachable(dir: string | undefined): string | null {
+  if (!dir) return null;
+  try {
+    return miniwobHtmlDir(dir);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The pack of stored run `runId`, made again for `--resume`, `--last-failed` or `rejudge`: the same
+ * environments, split and seeds, from the folder the run used. When that folder is gone, `--pack-dir`
+ * (or MINIWOB_DIR) names where the checkout is now; without either the error says so.
+ */
+export function restorePack(
+  stored: StoredPack,
+  run: { id: string; again: string },
+  /** The pack options the command line gave (not their defaults). */
+  values: PackValues,
+  env: NodeJS.ProcessEnv,
+): SelectedPack {
+  const changed = (["pack", "pack-tasks", "pack-split", "pack-seed"] as const).filter((k) => values[k] !== undefined);
+  if (changed.length > 0) {
+    throw new UmpireError(
+      "usage",
+      `--${changed[0]}: run ${run.id} is a run of pack ${stored.name}, made again as it was stored (its environments, split and seeds)`,
+      `drop --${changed[0]}; only --pack-dir goes with it, to name where the checkout is now (or start a new run with --pack)`,
+    );
+  }
+  if (stored.name !== MINIWOB_PACK) {
+    throw new UmpireError(
+      "input",
+      `run ${run.id} ran pack ${stored.name}, which this umpire does not know`,
+      `use the umpire version that ran it, or start a new run with --pack ${MINIWOB_PACK}`,
+    );
+  }
+  const asked = values["pack-dir"];
+  const dir = asked ?? reachable(stored.dir) ?? reachable(env.MINIWOB_DIR);
+  if (!dir) {
+    throw new UmpireError(
+      "input",
+      `run ${run.id} ran pack ${stored.name} from ${stored.dir}, which is not a MiniWoB++ html folder now (no core/core.js and miniwob/ under it)${env.MINIWOB_DIR ? `, nor is MINIWOB_DIR (${env.MINIWOB_DIR})` : ""}`,
+      `pass --pack-dir <the checkout>/miniwob/html (or set MINIWOB_DIR): ${run.again} --pack-dir DIR`,
+    );
+  }
+  return packOf({ dir, tasks: stored.tasks, split: stored.split, seed: stored.seed });
 }
 
 /** The lines said before the run: the settings the numbers follow, and every environment that does not run or cannot pass. */

@@ -19,6 +19,7 @@ import { runFolder } from "../../runtime/suite-runtime.js";
 import { VERSION } from "../../runtime/version.js";
 import { withoutUrlCredentials } from "../../safety/secrets.js";
 import { commandSpecs, storable } from "./agents.js";
+import { storedPack } from "./pack.js";
 import { fromPhase, type Plan, type RunContext, type Selection } from "./context.js";
 import type { Phase } from "./phases.js";
 
@@ -173,6 +174,7 @@ function storedOptions(ctx: RunContext, selection: Selection, shard: StoredShard
     config: resolvedConfig(ctx),
     taskParts: selection.tasks.map((t) => ({ task: t.id, parts: taskPartHashes(t) })),
     ...(shard ? { shard } : {}),
+    ...(selection.pack ? { pack: storedPack(selection.pack) } : {}),
   };
 }
 

@@ -18,7 +18,7 @@ import { chooseAgents, restoreAgents, type AgentRequest, type StoredRun } from "
 import { protocolNotes } from "./named-agents.js";
 import { fromPhase, type RunContext, type Selection } from "./context.js";
 import type { Phase } from "./phases.js";
-import { configPackDir, packNotice, selectPack } from "./pack.js";
+import { configPackDir, packNotice, restorePack, selectPack, type SelectedPack } from "./pack.js";
 
 export const selectPhase: Phase<RunContext> = {
   title: "select",
@@ -44,13 +44,6 @@ export function readStoredRun(store: Store, ref: string, flag: string): StoredRu
 
 /** `--resume RUN`: the run's own tasks and agents (today's flags on top of its unnamed agent's options). */
 async function selectResumed(ctx: RunContext, ref: string): Promise<Selection> {
-  if (ctx.values.pack) {
-    throw new UmpireError(
-      "usage",
-      "--pack does not go with --resume yet",
-      "run the environments left with --pack miniwob --last-failed (or --pack-tasks)",
-    );
-  }
   if (ctx.values.agent?.length) {
     throw new UmpireError(
       "usage",
@@ -63,10 +56,24 @@ async function selectResumed(ctx: RunContext, ref: string): Promise<Selection> {
   const project = projectTargets(ctx.config, paths, ctx.io.cwd);
   const allowDrafts = runAllowsDrafts(ctx.values, ctx.sources, stored.options);
   const loadOptions = { cwd: ctx.io.cwd, targets: project.targets, allowDrafts };
-  const tasks = await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES, "run");
+  // A pack's run makes its tasks again from the checkout, as stored; else they are the run's task files.
+  const pack = storedRunPack(ctx, stored, `umpire run --resume ${stored.id}`);
+  const tasks = pack ? pack.pack.tasks : await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES, "run");
   const agents = restoreAgents(stored, "--resume", agentRequest(ctx));
   const resumed = { id: stored.id, folder: stored.folder, repeat: stored.options.repeat };
-  return { tasks, project, paths, ...agents, resumed };
+  return { tasks, project, paths, ...agents, resumed, ...(pack ? { pack } : {}) };
+}
+
+/** The pack of a stored run, made again (and its settings said), or undefined for a run of task files. */
+function storedRunPack(ctx: RunContext, stored: StoredRun, again: string): SelectedPack | undefined {
+  if (!stored.options.pack) return undefined;
+  // Only what the command line gives counts against the stored pack (--pack-split and --pack-seed have defaults).
+  const given = Object.fromEntries(
+    Object.entries(ctx.values).filter(([k]) => k.startsWith("pack") && ctx.sources[k] === "flag"),
+  );
+  const pack = restorePack(stored.options.pack, { id: stored.id, again }, given, ctx.io.env);
+  if (!ctx.values.quiet) for (const line of packNotice(pack)) ctx.io.stderr.write(`umpire: ${line}\n`);
+  return pack;
 }
 
 /**
@@ -81,9 +88,11 @@ async function selectNew(ctx: RunContext): Promise<Selection> {
   const paths = positionals.length || !earlier ? positionals : earlier.options.paths;
   const project = projectTargets(ctx.config, paths, io.cwd);
   const loadOptions = { cwd: io.cwd, targets: project.targets, allowDrafts: runAllowsDrafts(values, ctx.sources) };
-  // A benchmark pack's environments are the tasks (its checkout, not task files).
-  const pack = selectPack(values, positionals, io.env, configPackDir(ctx.config, io.cwd));
-  if (pack && !values.quiet) for (const line of packNotice(pack)) io.stderr.write(`umpire: ${line}\n`);
+  // A benchmark pack's environments are the tasks (its checkout, not task files); --last-failed of a pack's run without --pack makes its pack again.
+  const again = values["failed-in"] ? `umpire run --failed-in ${values["failed-in"]}` : "umpire run --last-failed";
+  const fromEarlier = earlier && !values.pack && !positionals.length ? storedRunPack(ctx, earlier, again) : undefined;
+  const pack = fromEarlier ?? selectPack(values, positionals, io.env, configPackDir(ctx.config, io.cwd));
+  if (pack && !fromEarlier && !values.quiet) for (const line of packNotice(pack)) io.stderr.write(`umpire: ${line}\n`);
   const allTasks = pack ? pack.pack.tasks : await loadTasksOrThrowAsync(paths, loadOptions, CUSTOM_CHECK_RULES, "run");
   const tasks = filterTasks(allTasks, values);
   if (tasks.length === 0) throw nothingSelected(allTasks, values);
