@@ -102,6 +102,7 @@ async function playProject(
   const loaded = await loadTasksAsync([project.tasks], { cwd, targets: targets.targets }, CUSTOM_CHECK_RULES);
   const scratch = mkdtempSync(join(tmpdir(), `umpire-bench-gold-${project.name}-`));
   const store = openStore(join(scratch, "umpire.db"));
+  let keep = false;
   try {
     const outcome = await runSelfTest({
       tasks: loaded.tasks,
@@ -113,10 +114,12 @@ async function playProject(
       env: process.env,
       probes: (task) => Array.from({ length: repeats }, () => probesFor(task)[0]!),
     });
-    return outcome.results;
+    // A failed or errored gold trial is umpire's defect until shown otherwise: its folder and the store are the evidence.
+    keep = outcome.results.some((r) => r.verdict !== "passed");
+    return { results: outcome.results, kept: keep ? scratch : undefined };
   } finally {
     store.close();
-    rmSync(scratch, { recursive: true, force: true });
+    if (!keep) rmSync(scratch, { recursive: true, force: true });
   }
 }
 
@@ -130,7 +133,7 @@ export async function benchGold(root: string, options: GoldOptions, log: (line: 
         for (const project of projects) {
           const started = performance.now();
           const machine = snapshotMachine();
-          const results = await playProject(root, project, options.repeats, concurrency);
+          const { results, kept } = await playProject(root, project, options.repeats, concurrency);
           const where = {
             project: project.name,
             concurrency,
@@ -141,6 +144,8 @@ export async function benchGold(root: string, options: GoldOptions, log: (line: 
           const cell = goldCell(where, results);
           cells.push(cell);
           log(`bench: gold ${goldCellLine(cell)}`);
+          for (const f of cell.failed) log(`bench: gold   failed ${f.task} (${f.trialId}): ${f.reasons.join("; ")}`);
+          if (kept) log(`bench: gold   kept ${kept} (the trials' folders under out/, the store umpire.db)`);
         }
       }
     } finally {
