@@ -319,7 +319,7 @@ export function unsoundPairs(results: readonly ProbeResult[]): UnsoundPair[] {
     .map((r) => ({
       task: r.task,
       protocol: r.protocol,
-      passesIn: golds.filter((g) => g.task === r.task && g.ok).map((g) => g.protocol),
+      passesIn: golds.filter((g) => g.task === r.task && g.ok && g.protocol !== r.protocol).map((g) => g.protocol),
     }))
     .filter((pair) => pair.passesIn.length > 0);
 }
