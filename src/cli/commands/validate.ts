@@ -38,7 +38,7 @@ const OPTIONS = {
   },
   "self-test": {
     kind: "boolean",
-    help: `also prove each task sound on the reference model: its gold trajectory passes in\neach --mode protocol (default both Holo modes), answering "Done." at once fails, and every declared negative is played\nas written and fails (on each check its failsOn names); stored as a run tagged\nself-test (exit ${EXIT.failed} when a task is unsound)`,
+    help: `also prove each task sound on the reference model: its gold trajectory passes in\neach --mode protocol (default both Holo modes), answering "Done." at once fails, and\nevery declared negative is played as written and fails (on each check its failsOn\nnames); stored as a run tagged self-test (exit ${EXIT.failed} when a task is unsound)`,
   },
   mode: {
     kind: "enum",
