@@ -202,6 +202,7 @@ function judgePackProbe(
   return {
     task: task.id,
     probe,
+    protocol: probe.mode,
     trialId: end.trial.id,
     verdict: end.verdict,
     stopReason: end.stopReason,

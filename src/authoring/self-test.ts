@@ -13,7 +13,7 @@ import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
 import { describeConcurrency, type EndpointReport } from "../runner/schedule/concurrency-gate.js";
 import { storedPlan, type PlannedTrial } from "../runner/schedule/trial-plan.js";
-import { SELF_TEST_TAG, newRunId, trialId } from "../vocabulary.js";
+import { SELF_TEST_TAG, newRunId, trialId, type OutputMode } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/schedule/run-hooks.js";
 import type { ObservedHook } from "../runner/trial/trial.js";
 import type { RequestRecord } from "../sim/log.js";
@@ -27,7 +27,7 @@ import { executeTrials, startRuntime } from "../runtime/suite-runtime.js";
 import { VERSION } from "../runtime/version.js";
 import { collectRunEnvironment } from "../runtime/run-environment.js";
 
-import { probesFor, runsAtOnce, type Probe, type ProbeResult } from "./probes.js";
+import { isHoloMode, probesFor, runsAtOnce, type Probe, type ProbeResult } from "./probes.js";
 
 export interface SelfTestOptions {
   tasks: Task[];
@@ -41,8 +41,10 @@ export interface SelfTestOptions {
   env: NodeJS.ProcessEnv;
   /** Told of each trial's end, with the probe it played (the at-once pair's are named apart from the gold's). */
   onTrialEnd?: (end: TrialEnd, probe: string) => void;
-  /** The probes to play per task (default all of probesFor: `umpire try` plays one). */
+  /** The probes to play per task (default all of probesFor in `protocols`: `umpire try` plays one). */
   probes?: (task: Task) => Probe[];
+  /** The protocols gold is played in (default Holo's two; probesFor says what else each adds). */
+  protocols?: readonly OutputMode[];
   /** Told of what the run goes on despite (a target's readyUrl answered 4xx). */
   onNotice?: (message: string) => void;
   /** Told of each observation's page (`umpire try` lists the controls of every step's page). */
@@ -114,7 +116,7 @@ function planProbes(
 export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOutcome> {
   const runId = `selftest-${newRunId()}`;
   // `umpire try` names its own probes: it plays them once, without the at-once pairs.
-  const probesOf = options.probes ?? probesFor;
+  const probesOf = options.probes ?? ((task: Task) => probesFor(task, options.protocols));
   const { trials, configs, probes, pairs } = planProbes(
     runId,
     options.tasks,
@@ -260,6 +262,7 @@ function judgeAll(
     const judged = judgeProbe(facts);
     return {
       task: task.id,
+      protocol: probe.mode,
       probe,
       trialId: end.trial.id,
       verdict: end.verdict,
@@ -297,6 +300,34 @@ function coverageOf(results: readonly ProbeResult[], store: Store): CoverageGap[
   );
 }
 
+/** A task whose gold passes in some protocols and not in others: the pair, not the task, is unsound. */
+export interface UnsoundPair {
+  task: string;
+  protocol: OutputMode;
+  /** The protocols the same gold trajectory passed in. */
+  passesIn: OutputMode[];
+}
+
+/**
+ * The task/protocol pairs whose gold failed while the task's gold passed in another protocol (a gold
+ * failing in every protocol played is the task's own defect, said as such by its probes' lines).
+ */
+export function unsoundPairs(results: readonly ProbeResult[]): UnsoundPair[] {
+  const golds = results.filter((r) => r.probe.trajectory === "reference" && r.probe.name === `gold/${r.protocol}`);
+  return golds
+    .filter((r) => !r.ok)
+    .map((r) => ({
+      task: r.task,
+      protocol: r.protocol,
+      passesIn: golds.filter((g) => g.task === r.task && g.ok && g.protocol !== r.protocol).map((g) => g.protocol),
+    }))
+    .filter((pair) => pair.passesIn.length > 0);
+}
+
+function pairLine(pair: UnsoundPair): string {
+  return `unsound task/protocol pair: ${pair.task} in ${pair.protocol} (its gold passes in ${pair.passesIn.join(", ")}, not in ${pair.protocol})`;
+}
+
 /** The lines under the table: one per probe that is not what soundness needs, with its reasons; then coverage. */
 export function selfTestFindings(
   results: readonly ProbeResult[],
@@ -313,6 +344,7 @@ export function selfTestFindings(
     for (const reason of r.reasons) lines.push(`  - ${reason}`);
     if (r.clockWait) lines.push(`  - a wall-clock wait was involved: ${r.clockWait}; ${slowAdvice(concurrency)}`);
   }
+  for (const pair of unsoundPairs(results)) lines.push(pairLine(pair));
   for (const gap of uncovered) lines.push(`${strict ? "error" : "warning"}: ${coverageLine(gap)}`);
   return lines;
 }
@@ -358,6 +390,13 @@ export function selfTestClosing(
   if (bad.every((r) => r.reasons.includes(INTERFERENCE))) {
     return [`some targets are declared isolated and are not: ${INTERFERENCE}`, ...warning];
   }
+  const pairs = unsoundPairs(results);
+  if (pairs.length > 0 && bad.every((r) => pairs.some((p) => p.task === r.task && p.protocol === r.protocol))) {
+    return [
+      `some task/protocol pairs are unsound: their gold passes in another protocol but not in ${pairs.map((p) => `${p.protocol} (${p.task})`).join(", ")}`,
+      ...warning,
+    ];
+  }
   if (bad.every((r) => r.reasons.some((x) => x.includes("has no per-trial reset")))) {
     return [
       "some targets have no per-trial reset: a probe started on the state the one before it left (see above)",
@@ -383,30 +422,37 @@ export function selfTestClosing(
   ];
 }
 
-/** One row per task: each probe's verdict, marked where it is not what soundness needs. */
+/**
+ * One row per task: each probe's verdict, marked where it is not what soundness needs. When a vendor
+ * protocol was played, one row per task and protocol, the protocol named in its own column.
+ */
 export function selfTestTable(results: ProbeResult[], style: TableStyle): string {
-  const tasks = [...new Set(results.map((r) => r.task))];
-  const rows = tasks.map((task) => {
-    const mine = results.filter((r) => r.task === task);
-    return { task, sound: mine.every((r) => r.ok), mine };
+  const byProtocol = results.some((r) => !isHoloMode(r.protocol));
+  const keys = [...new Set(results.map((r) => (byProtocol ? `${r.task}\u0000${r.protocol}` : r.task)))];
+  const rows = keys.map((key) => {
+    const [task, protocol = ""] = key.split("\u0000");
+    const mine = results.filter((r) => r.task === task && (!byProtocol || r.protocol === protocol));
+    return { task: task!, protocol, sound: mine.every((r) => r.ok), mine };
   });
   const got = (m: ProbeResult) => {
     if (m.ok) return "ok";
     if (!m.exercised) return "not exercised";
     return `${m.verdict} (${m.stopReason}${m.reflections ? `, ${m.reflections} reflections` : ""})`;
   };
+  type Row = (typeof rows)[number];
   return renderTable(
     [
-      { head: "task", priority: 100, cell: (r: (typeof rows)[number]) => r.task },
+      { head: "task", priority: 100, cell: (r: Row) => r.task },
+      ...(byProtocol ? [{ head: "protocol", priority: 100, cell: (r: Row) => r.protocol }] : []),
       {
         head: "sound",
         priority: 99,
-        cell: (r) => ({ text: r.sound ? "yes" : "NO", colour: r.sound ? "green" : "red" }),
+        cell: (r: Row) => ({ text: r.sound ? "yes" : "NO", colour: r.sound ? ("green" as const) : ("red" as const) }),
       },
       {
         head: "probes (expected verdict: got)",
         priority: 98,
-        cell: (r) => r.mine.map((m) => `${m.probe.name} ${m.probe.expect}: ${got(m)}`).join("; "),
+        cell: (r: Row) => r.mine.map((m) => `${m.probe.name} ${m.probe.expect}: ${got(m)}`).join("; "),
       },
     ],
     rows,

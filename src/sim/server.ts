@@ -127,7 +127,7 @@ export async function startReferenceModel(options: ReferenceModelOptions): Promi
   app.post("/v1/chat/completions", completionHandler({ options, log, attempts, closing, defaultProfile, limiter }));
   // The vendors' computer-use protocols (vendor-wire.ts). Anthropic's SDK appends /v1/messages to
   // its base URL, so umpire's base URL (ending in /v1) reaches it as /v1/v1/messages.
-  const vendorContext = { options, log, closing, defaultProfile };
+  const vendorContext = { options, log, closing, defaultProfile, attempts, limiter };
   const geminiHandler = vendorHandler("gemini", vendorContext);
   app.post("/v1/responses", vendorHandler("openai", vendorContext));
   app.post(["/v1/messages", "/v1/v1/messages"], vendorHandler("anthropic", vendorContext));
@@ -387,6 +387,8 @@ interface VendorContext {
   log: RequestLog;
   closing: AbortController;
   defaultProfile: ProfileName;
+  attempts: AttemptCounter;
+  limiter: RateLimiter | null;
 }
 
 /**
@@ -395,7 +397,7 @@ interface VendorContext {
  * the vendor's documented rules (vendor-lint.ts).
  */
 function vendorHandler(vendor: Vendor, ctx: VendorContext) {
-  const { options, log, closing, defaultProfile } = ctx;
+  const { options, log, closing, defaultProfile, attempts, limiter } = ctx;
   return async (req: Request, res: Response) => {
     const started = performance.now();
     const body: unknown = req.body;
@@ -439,9 +441,23 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
           : chatFromMessages(body);
     record.user = view.user;
     const profile = parsedModel.profile;
+    record.profile = profile;
+    record.mode = vendor;
     const seed = options.seed ?? 0;
     const progress = readProgress(view.messages);
     record.turn = progress.turn;
+    const generation = isRecord(body.generationConfig) ? body.generationConfig : {};
+    const maxTokens = [body.max_output_tokens, body.max_tokens, generation.maxOutputTokens].find(
+      (v): v is number => typeof v === "number" && v > 0,
+    );
+    // The rate limit and flaky-http's faults are HTTP's, so every route answers them as chat completions does.
+    const prompt = promptTokens({ messages: view.messages }, view.messages);
+    if (limiter && refusedByRateLimit(limiter, res, prompt + (maxTokens ?? 0))) return void finish(429, "rate-limited");
+    const fault: HttpFault = profile === "flaky-http" ? flakyFault(seed, progress.turn, attempts.next(body)) : "none";
+    if (fault === "server-error" || fault === "rate-limited") {
+      sendFault(fault, res);
+      return void finish(fault === "server-error" ? 500 : 429, fault);
+    }
     const plan = await planTurn(view.messages, {
       tasks: options.tasks,
       profile,
@@ -449,23 +465,17 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
       seed,
       layout: () => readLayout(options.fixtures, view.user),
       scenario: () => readScenario(options.fixtures, view.user),
+      ...(options.markWait ? { markWait: options.markWait } : {}),
     });
     Object.assign(record, {
-      profile,
-      mode: vendor,
       taskId: plan.taskId,
       step: plan.step,
       trajectory: plan.trajectory,
       ...(plan.missing ? { missing: plan.missing } : {}),
     });
-    const generation = isRecord(body.generationConfig) ? body.generationConfig : {};
-    const maxTokens = [body.max_output_tokens, body.max_tokens, generation.maxOutputTokens].find(
-      (v): v is number => typeof v === "number" && v > 0,
-    );
     const output = renderOutput(plan, { mode: "tools", profile, seed, maxTokens });
     record.tool = output.toolCalls[0]?.name ?? null;
     const { completionTokens } = completionUsage(output);
-    const prompt = promptTokens({ messages: view.messages }, view.messages);
     await profileLatency(profile, options, seed, view.user, progress.turn, closing.signal);
     const model = String(modelId);
     const reply =
@@ -485,6 +495,10 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
               cache_creation_input_tokens: 0,
               output_tokens: completionTokens,
             });
+    if (fault === "dropped-connection") {
+      finish(200, fault);
+      return dropMidway(res, "application/json", [JSON.stringify(reply)]);
+    }
     res.status(200).json(reply);
     finish(200, output.kind);
   };

@@ -5,6 +5,7 @@
  * decided turn is then written back as that vendor's reply (computer_call / tool_use in pixels of
  * the last screenshot, function calls, a final message, a refusal, a cut-off).
  */
+import { EVICTED_PLACEHOLDER } from "../agent/history.js";
 import { imageSize } from "../agent/protocols/image-size.js";
 import type { AssistantOutput } from "./output.js";
 import { isRecord, type WireMessage } from "./request.js";
@@ -93,7 +94,11 @@ export function chatFromMessages(body: Item): ChatView {
   if (system) messages.push({ role: "system", content: system });
   const visit = (blocks: Item[]) => {
     for (const block of blocks) {
-      if (block.type === "text") messages.push({ role: "user", content: String(block.text) });
+      // A screenshot umpire evicted (its image budget) was still a turn's observation: counted as one,
+      // or every turn past the budget would read as the same turn and the log would misname its step.
+      if (block.type === "text" && block.text === EVICTED_PLACEHOLDER)
+        messages.push({ role: "user", content: [OBSERVATION_OPEN, block, OBSERVATION_CLOSE] });
+      else if (block.type === "text") messages.push({ role: "user", content: String(block.text) });
       if (block.type === "image" && isRecord(block.source)) {
         const url = `data:${String(block.source.media_type)};base64,${String(block.source.data)}`;
         frame = sizeOf(url) ?? frame;

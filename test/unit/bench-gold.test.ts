@@ -13,6 +13,7 @@ import type { ProbeResult } from "../../src/authoring/probes.js";
 function result(verdict: string, over: Partial<ProbeResult> = {}): ProbeResult {
   return {
     task: "add-todo",
+    protocol: "structured",
     probe: {
       name: "gold/structured",
       model: "reference",

@@ -100,6 +100,11 @@ class AnthropicComputerConversation implements ProtocolConversation {
   /** tool_use ids of the last reply, in order, and the text each result carries. */
   private pendingUses: { id: string; computer: boolean; text: string }[] = [];
   private slotUse = new Map<string, number>();
+  /**
+   * Text said while tool_use blocks await their results (a reflection, a rejection): it joins the
+   * next user message after the tool_result blocks, which the Messages API requires to come first.
+   */
+  private heldText: Block[] = [];
 
   constructor(private readonly setup: ProtocolSetup) {
     this.system = systemText(setup);
@@ -125,6 +130,8 @@ class AnthropicComputerConversation implements ProtocolConversation {
       content.push({ type: "tool_result", tool_use_id: use.id, content: parts });
     });
     const placed = lastComputer >= 0;
+    content.push(...this.heldText);
+    this.heldText = [];
     this.pendingUses = [];
     this.slotUse.clear();
     if (this.history.length === 0) content.push({ type: "text", text: this.setup.instruction });
@@ -201,7 +208,8 @@ class AnthropicComputerConversation implements ProtocolConversation {
   }
 
   addUserText(text: string): void {
-    this.pushUser([{ type: "text", text }]);
+    if (this.pendingUses.length > 0) this.heldText.push({ type: "text", text });
+    else this.pushUser([{ type: "text", text }]);
   }
 
   messages(): ChatMessage[] {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CUSTOM_CHECK_RULES } from "../../checks/custom-rules.js";
 import { OPTIONS as O } from "../../config/options.js";
-import { HOLO_MODES } from "../../vocabulary.js";
+import { OUTPUT_MODES, type OutputMode } from "../../vocabulary.js";
 import { projectTargets } from "../../config/project.js";
 import { UmpireError } from "../../errors.js";
 import { oneLine } from "../../safety/terminal.js";
@@ -21,7 +21,7 @@ import { EXIT } from "../exit-codes.js";
 import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
-import { probesFor, type Probe } from "../../authoring/probes.js";
+import { isHoloMode, probesFor, type Probe } from "../../authoring/probes.js";
 import { runSelfTest } from "../../authoring/self-test.js";
 import { pictureName, writeStepPictures } from "../../authoring/step-pictures.js";
 import { describeControl, markNamesLine } from "../page-survey.js";
@@ -33,9 +33,9 @@ const OPTIONS = {
   mode: {
     kind: "enum",
     arg: "M",
-    values: HOLO_MODES,
+    values: OUTPUT_MODES,
     default: "structured",
-    help: "the output mode the reference model plays in",
+    help: `the protocol the reference model plays in, as run's --mode names it:\n${OUTPUT_MODES.join(", ")}`,
   },
   pictures: {
     kind: "string",
@@ -98,8 +98,8 @@ export async function loadOne(
   return { task, project };
 }
 
-function probeOf(task: Task, negative: string | undefined, mode: (typeof HOLO_MODES)[number]): Probe {
-  const all = probesFor(task);
+function probeOf(task: Task, negative: string | undefined, mode: OutputMode): Probe {
+  const all = probesFor(task, [mode]);
   if (negative === undefined) return all.find((p) => p.name === `gold/${mode}`)!;
   const found = all.find((p) => p.name === `negative:${negative}`);
   if (!found) {
@@ -110,16 +110,18 @@ function probeOf(task: Task, negative: string | undefined, mode: (typeof HOLO_MO
       names.length ? `one of: ${names.join(", ")}` : "the task declares no negatives",
     );
   }
-  return { ...found, mode };
+  return { ...found, mode, name: isHoloMode(mode) ? found.name : `${found.name}/${mode}` };
 }
 
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const arg = parsed.positionals[0]!;
   const { values } = parsed;
   const { task, project } = await loadOne(arg, parsed, io, "try", values["allow-drafts"] === true);
-  const probe = probeOf(task, values.negative, values.mode as (typeof HOLO_MODES)[number]);
+  const probe = probeOf(task, values.negative, values.mode as OutputMode);
   const steps = (probe.trajectory === "reference" ? task.reference : task.negatives[values.negative!]) ?? [];
-  io.stderr.write(`umpire try: playing ${task.id} ${probe.name} (${steps.length} steps) on the reference model\n`);
+  io.stderr.write(
+    `umpire try: playing ${task.id} ${probe.name} (${steps.length} steps) on the reference model in ${probe.mode}\n`,
+  );
   const outDir = resolve(io.cwd, values.out);
   const store = openStore(resolve(io.cwd, values.db));
   try {

@@ -20,15 +20,35 @@ import { resolve } from "node:path";
 import { plural } from "../../report/format.js";
 import { PACK_OPTIONS } from "../run/pack.js";
 import { validatePack } from "../validate-pack.js";
+import { HOLO_MODES, OUTPUT_MODES, type OutputMode } from "../../vocabulary.js";
+
+/** `--mode` of the self-test: any protocol (run's `--mode` names), both (Holo's two), all (every protocol). */
+const SELF_TEST_MODE_CHOICES = [...OUTPUT_MODES, "both", "all"] as const;
+
+/** The protocols `--mode` names, in the registry's order, each once. */
+export function selfTestProtocols(given: readonly string[]): OutputMode[] {
+  const wanted = new Set(
+    given.flatMap((m) => (m === "all" ? OUTPUT_MODES : m === "both" ? HOLO_MODES : [m as OutputMode])),
+  );
+  return OUTPUT_MODES.filter((m) => wanted.has(m));
+}
 
 const OPTIONS = {
   json: {
     kind: "boolean",
-    help: "print the result as one JSON document: {ok, tasks, problems}, and with\n--self-test also selfTest: {sound, runId, results, uncovered, warnings} (null when the\nfiles are invalid; warnings: the machine's CPU was saturated, as in the run summary)",
+    help: "print the result as one JSON document: {ok, tasks, problems}, and with\n--self-test also selfTest: {sound, runId, protocols, results (each naming its protocol),\nunsoundPairs, uncovered, warnings} (null when the files are invalid; warnings: the\nmachine's CPU was saturated, as in the run summary)",
   },
   "self-test": {
     kind: "boolean",
-    help: `also prove each task sound on the reference model: its gold trajectory passes in\nboth modes, answering "Done." at once fails, and every declared negative is played\nas written and fails (on each check its failsOn names); stored as a run tagged\nself-test (exit ${EXIT.failed} when a task is unsound). With --pack: answer-now fails\nevery environment, the scripted oracle passes those it knows, the rest are listed`,
+    help: `also prove each task sound on the reference model: its gold trajectory passes in\neach --mode protocol (default both Holo modes), answering "Done." at once fails, and\nevery declared negative is played as written and fails (on each check its failsOn\nnames); stored as a run tagged self-test (exit ${EXIT.failed} when a task is unsound). With --pack: answer-now fails\nevery environment, the scripted oracle passes those it knows, the rest are listed`,
+  },
+  mode: {
+    kind: "enum",
+    arg: "M",
+    multiple: true,
+    values: SELF_TEST_MODE_CHOICES,
+    default: ["both"],
+    help: `with --self-test: the protocols the gold trajectory is played in (repeatable): one of\n${OUTPUT_MODES.join(", ")},\nboth (structured and tools) or all (every protocol umpire speaks). Answer-now and the\nnegatives are played in structured; each vendor protocol also plays answer-now, and\nthe first one every negative`,
   },
   strict: {
     kind: "boolean",
@@ -123,18 +143,22 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     );
   }
 
+  if (!selfTestRequested && parsed.sources.mode === "flag")
+    io.stderr.write("umpire validate: --mode chooses the self-test's protocols; without --self-test it does nothing\n");
   if (selfTestRequested) {
     if (!ok) {
       io.stderr.write("umpire validate: fix the task files first; the self-test runs only valid tasks\n");
       return EXIT.usage;
     }
     const concurrency = parsed.values.concurrency ?? availableParallelism();
-    io.stderr.write(`umpire validate: self-test of ${plural(result.tasks.length, "task")} on the reference model
-`);
+    const protocols = selfTestProtocols(parsed.values.mode);
+    io.stderr.write(
+      `umpire validate: self-test of ${plural(result.tasks.length, "task")} on the reference model, gold in ${protocols.join(", ")}\n`,
+    );
     // Imported here, not at the top: the self-test plays trials and stores them (the runner, Playwright,
     // SQLite), and a validation without it needs none of them: loading them was over half of the CPU
     // `umpire validate` spent on one task file (2.1-2.6 s before, 1.0-1.2 s after).
-    const { isSound, runSelfTest, selfTestClosing, selfTestFindings, selfTestTable } = await import(
+    const { isSound, runSelfTest, selfTestClosing, selfTestFindings, selfTestTable, unsoundPairs } = await import(
       "../../authoring/self-test.js"
     );
     const { openStore } = await import("../../store/open.js");
@@ -147,6 +171,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
         store,
         outDir: resolve(io.cwd, parsed.values.out),
         concurrency,
+        protocols,
         signal: io.signal,
         env: io.env,
         onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
@@ -166,7 +191,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     const stored = `stored as run ${runId} (tagged self-test): umpire show ${runId}, umpire report ${runId}`;
     if (parsed.values.json) {
       io.stdout.write(
-        `${JSON.stringify({ ...validation, selfTest: { sound, runId, results, uncovered, warnings } }, null, 2)}\n`,
+        `${JSON.stringify({ ...validation, selfTest: { sound, runId, protocols, results, unsoundPairs: unsoundPairs(results), uncovered, warnings } }, null, 2)}\n`,
       );
       io.stderr.write(`umpire validate: ${stored}\n`);
     } else {

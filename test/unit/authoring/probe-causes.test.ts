@@ -27,6 +27,7 @@ function result(name: string, over: Partial<Result> = {}): Result {
   const gold = name.startsWith("gold/");
   return {
     task: "clear-list",
+    protocol: "structured",
     probe: { name, model: "reference", mode: "structured", expect: gold ? "passed" : "failed", trajectory: null },
     trialId: `t-${name}`,
     verdict: gold ? "passed" : "failed",

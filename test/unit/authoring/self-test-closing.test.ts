@@ -21,6 +21,7 @@ async function machine(cpuBusy: number): Promise<EndpointReport[]> {
 
 const probe = (ok: boolean): ProbeResult => ({
   task: "scorecard-note-bb042",
+  protocol: "structured",
   probe: { name: "gold/structured", model: "reference", mode: "structured", expect: "passed", trajectory: "reference" },
   trialId: "t-0000",
   verdict: ok ? "passed" : "failed",
