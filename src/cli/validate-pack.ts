@@ -5,6 +5,7 @@
  * answer-now fails every environment, the pack's scripted oracle passes the ones it knows, and every
  * environment no probe exercised is listed. Exit codes as the task self-test's.
  */
+import type { LoadedConfig } from "../config/loader.js";
 import { resolve } from "node:path";
 import type { PackOracle, PackSelfTestOutcome } from "../authoring/pack-self-test.js";
 import { UmpireError } from "../errors.js";
@@ -15,7 +16,7 @@ import { oneLine } from "../safety/terminal.js";
 import { formatTaskTable, statusOf, type TaskRow } from "../task/format-problems.js";
 import { EXIT } from "./exit-codes.js";
 import type { CommandIO } from "./io.js";
-import { packNotice, selectPack, storedPack, type PackValues, type SelectedPack } from "./run/pack.js";
+import { configPackDir, packNotice, selectPack, storedPack, type PackValues, type SelectedPack } from "./run/pack.js";
 
 export interface ValidatePackValues extends PackValues {
   json?: boolean;
@@ -63,6 +64,8 @@ export async function validatePack(
   values: ValidatePackValues,
   positionals: readonly string[],
   io: CommandIO,
+  /** The config file the command read: its `packs.miniwob.dir` names the folder when no flag does. */
+  config: LoadedConfig,
 ): Promise<number> {
   if (positionals.length > 0)
     throw new UmpireError(
@@ -70,7 +73,7 @@ export async function validatePack(
       "--pack does not go with task paths",
       "validate the pack and your tasks as two commands",
     );
-  const selected = selectPack(values, positionals, io.env)!;
+  const selected = selectPack(values, positionals, io.env, configPackDir(config, io.cwd))!;
   for (const line of packNotice(selected)) io.stderr.write(`umpire: ${line}\n`);
   const rows = rowsOf(selected);
   const pack = {

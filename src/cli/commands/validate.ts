@@ -100,7 +100,7 @@ function rowsOf(result: LoadResult): TaskRow[] {
 }
 
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
-  if (parsed.values.pack) return validatePack(parsed.values, parsed.positionals, io);
+  if (parsed.values.pack) return validatePack(parsed.values, parsed.positionals, io, parsed.config);
   // Tasks name targets, declared in the config file (the working folder's, --config, or the one beside the tasks).
   const project = projectTargets(parsed.config, parsed.positionals, io.cwd);
   const result = await loadTasksAsync(

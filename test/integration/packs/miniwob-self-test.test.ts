@@ -31,7 +31,7 @@ interface ProbeJson {
 }
 
 describe("the self-test of a benchmark pack", () => {
-  it("answer-now fails every environment, the oracle passes the three it knows, drag-box is listed as not exercised", async () => {
+  it("answer-now fails every environment, the oracle passes the four it knows, drag-box is listed as not exercised", async () => {
     const r = await validate(["--self-test", "--pack", "miniwob", "--pack-dir", HTML, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as {
@@ -43,6 +43,7 @@ describe("the self-test of a benchmark pack", () => {
     expect(out.tasks.map((t) => t.id)).toEqual([
       "miniwob-click-button",
       "miniwob-click-checkboxes",
+      "miniwob-click-test",
       "miniwob-drag-box",
       "miniwob-enter-text",
     ]);
@@ -56,12 +57,14 @@ describe("the self-test of a benchmark pack", () => {
     expect(got("answer-now")).toEqual([
       ["miniwob-click-button", "failed", true],
       ["miniwob-click-checkboxes", "failed", true],
+      ["miniwob-click-test", "failed", true],
       ["miniwob-drag-box", "failed", true],
       ["miniwob-enter-text", "failed", true],
     ]);
     expect(got("oracle")).toEqual([
       ["miniwob-click-button", "passed", true],
       ["miniwob-click-checkboxes", "passed", true],
+      ["miniwob-click-test", "passed", true],
       ["miniwob-enter-text", "passed", true],
     ]);
     expect(selfTest.notExercised).toEqual([
@@ -72,7 +75,12 @@ describe("the self-test of a benchmark pack", () => {
     const shown = await runCli(["show", selfTest.runId, "--db", s.db, "--json"]);
     expect(shown.code, shown.stderr).toBe(0);
     const trials = (JSON.parse(shown.stdout) as { trials: { agent: string; verdict: string }[] }).trials;
-    expect(trials.filter((t) => t.agent === "oracle").map((t) => t.verdict)).toEqual(["passed", "passed", "passed"]);
+    expect(trials.filter((t) => t.agent === "oracle").map((t) => t.verdict)).toEqual([
+      "passed",
+      "passed",
+      "passed",
+      "passed",
+    ]);
 
     // --strict: an environment no probe exercised makes the pack unsound (exit 1).
     const strict = await validate([
@@ -135,7 +143,7 @@ describe("the self-test of a benchmark pack", () => {
     const notACheckout = await validate(["--pack", "miniwob", "--pack-dir", s.dir]);
     expect(notACheckout.code).toBe(2);
     expect(notACheckout.stderr).toContain(`${s.dir} is not a MiniWoB++ html folder`);
-    expect(notACheckout.stderr).toContain("--pack-dir <clone>/miniwob/html (or set MINIWOB_DIR)");
+    expect(notACheckout.stderr).toContain("fix: pass --pack-dir <clone>/miniwob/html");
     const withPaths = await validate(["tasks", "--pack", "miniwob", "--pack-dir", HTML]);
     expect(withPaths.code).toBe(2);
     expect(withPaths.stderr).toContain("--pack does not go with task paths");
