@@ -123,17 +123,8 @@ class AnthropicComputerConversation implements ProtocolConversation {
       const mediaType = observation.screenshot.mimeType ?? "image/png";
       image = { type: "image", source: { type: "base64", media_type: mediaType, data: scaled.base64 } };
     }
-    const lastComputer = this.pendingUses.map((u) => u.computer).lastIndexOf(true);
-    this.pendingUses.forEach((use, i) => {
-      const parts: Block[] = [{ type: "text", text: use.text || "done" }];
-      if (i === lastComputer && image) parts.push(image);
-      content.push({ type: "tool_result", tool_use_id: use.id, content: parts });
-    });
-    const placed = lastComputer >= 0;
-    content.push(...this.heldText);
-    this.heldText = [];
-    this.pendingUses = [];
-    this.slotUse.clear();
+    const { results, placed } = this.takeResults(image);
+    content.push(...results);
     if (this.history.length === 0) content.push({ type: "text", text: this.setup.instruction });
     if (observation.url !== undefined) content.push({ type: "text", text: `URL: ${observation.url}` });
     if (image && !placed) content.push(image);
@@ -141,7 +132,29 @@ class AnthropicComputerConversation implements ProtocolConversation {
     this.evictImages();
   }
 
+  /**
+   * The tool_result blocks answering the last reply's tool_use blocks (the newest computer one carrying
+   * `image`), then the text held meanwhile; the pending uses are answered after this.
+   */
+  private takeResults(image: Block | null): { results: Block[]; placed: boolean } {
+    const results: Block[] = [];
+    const lastComputer = this.pendingUses.map((u) => u.computer).lastIndexOf(true);
+    this.pendingUses.forEach((use, i) => {
+      const parts: Block[] = [{ type: "text", text: use.text || "done" }];
+      if (i === lastComputer && image) parts.push(image);
+      results.push({ type: "tool_result", tool_use_id: use.id, content: parts });
+    });
+    results.push(...this.heldText);
+    this.heldText = [];
+    this.pendingUses = [];
+    this.slotUse.clear();
+    return { results, placed: lastComputer >= 0 };
+  }
+
   request(): Record<string, unknown> {
+    // A request with tool_use blocks still unanswered (the loop asks again with no new picture, after a
+    // refused or paused turn) answers them first, as the Messages API requires of the next user message.
+    if (this.pendingUses.length > 0) this.pushUser(this.takeResults(null).results);
     const { config } = this.setup;
     const caching = config.promptCaching !== false;
     const messages = structuredClone(this.history);
