@@ -16,6 +16,7 @@ import { oneLine } from "../safety/terminal.js";
 import { formatTaskTable, statusOf, type TaskRow } from "../task/format-problems.js";
 import { EXIT } from "./exit-codes.js";
 import type { CommandIO } from "./io.js";
+import { selfTestProgress } from "./self-test-progress.js";
 import { configPackDir, packNotice, selectPack, storedPack, type PackValues, type SelectedPack } from "./run/pack.js";
 
 export interface ValidatePackValues extends PackValues {
@@ -126,11 +127,7 @@ async function packSelfTest(
       concurrency,
       signal: io.signal,
       env: io.env,
-      onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
-      onTrialEnd: (end, probe) =>
-        io.stderr.write(
-          `  ${oneLine(end.trial.task.id)} ${probe} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason}${end.verdict === "passed" ? "" : `: ${oneLine(end.stopLine)}`})\n`,
-        ),
+      ...selfTestProgress(io),
     });
   } finally {
     store.close();

@@ -9,6 +9,7 @@ import { OPTIONS as O } from "../../config/options.js";
 import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
+import { selfTestProgress } from "../self-test-progress.js";
 import { formatProblems, formatTaskTable, statusOf, type TaskRow } from "../../task/format-problems.js";
 import { loadTasksAsync, noTaskFiles, type LoadResult } from "../../task/loader.js";
 import { missingSeeds } from "../../targets/restore-seed.js";
@@ -174,11 +175,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
         protocols,
         signal: io.signal,
         env: io.env,
-        onNotice: (message) => io.stderr.write(`umpire: ${message}\n`),
-        onTrialEnd: (end, probe) =>
-          io.stderr.write(
-            `  ${oneLine(end.trial.task.id)} ${probe} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason}${end.verdict === "passed" ? "" : `: ${oneLine(end.stopLine)}`})\n`,
-          ),
+        ...selfTestProgress(io),
       });
     } finally {
       store.close();
