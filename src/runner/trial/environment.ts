@@ -130,7 +130,7 @@ export interface BlockedRequest {
 }
 
 const PAGE_TEXT_LIMIT = 4_000;
-/** How many times an observation retakes its picture when the marks moved during the capture. */
+/** How many times an observation retakes its picture when the page or its marks moved during the capture. */
 const PAIR_ATTEMPTS = 2;
 /** How long the start page may take to load (`load`), at most: a later navigation gets 15 s. */
 const START_PAGE_TIMEOUT_MS = 60_000;
