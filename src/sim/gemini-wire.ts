@@ -5,6 +5,7 @@
  * a Gemini response (predefined computer-use functionCalls on the 1000 x 1000 grid, functionCalls of
  * the declared tools, a final text, a SAFETY stop, a MAX_TOKENS cut-off) with `usageMetadata`.
  */
+import { EVICTED_PLACEHOLDER } from "../agent/history.js";
 import { imageSize } from "../agent/protocols/image-size.js";
 import type { AssistantOutput } from "./output.js";
 import { isRecord, type WireMessage } from "./request.js";
@@ -40,6 +41,11 @@ export function chatFromGenerateContent(body: Item, headers: Record<string, unkn
       content: [OBSERVATION_OPEN, { type: "image_url", image_url: { url } }, OBSERVATION_CLOSE],
     });
   };
+  const evicted = () =>
+    messages.push({
+      role: "user",
+      content: [OBSERVATION_OPEN, { type: "text", text: EVICTED_PLACEHOLDER }, OBSERVATION_CLOSE],
+    });
   for (const content of Array.isArray(body.contents) ? (body.contents as Item[]) : []) {
     const parts = partsOf(content);
     if (content.role === "model") {
@@ -47,7 +53,9 @@ export function chatFromGenerateContent(body: Item, headers: Record<string, unkn
       continue;
     }
     for (const part of parts) {
-      if (typeof part.text === "string") messages.push({ role: "user", content: part.text });
+      // A screenshot umpire evicted (its image budget) was still a turn's observation, as on the Anthropic route.
+      if (part.text === EVICTED_PLACEHOLDER) evicted();
+      else if (typeof part.text === "string") messages.push({ role: "user", content: part.text });
       if (isRecord(part.inlineData)) seeImage(part);
       const response = part.functionResponse as Item | undefined;
       if (!isRecord(response)) continue;
@@ -56,6 +64,7 @@ export function chatFromGenerateContent(body: Item, headers: Record<string, unkn
       if (text) messages.push({ role: "user", content: text });
       for (const inner of Array.isArray(response.parts) ? (response.parts as Item[]) : [])
         if (isRecord(inner.inlineData)) seeImage(inner);
+        else if (inner.text === EVICTED_PLACEHOLDER) evicted();
     }
   }
   const declared = (Array.isArray(body.tools) ? (body.tools as Item[]) : []).flatMap((t) =>
