@@ -6,6 +6,7 @@
  * the declared tools, a final text, a SAFETY stop, a MAX_TOKENS cut-off) with `usageMetadata`.
  */
 import { EVICTED_PLACEHOLDER } from "../agent/history.js";
+import { isPredefined } from "../agent/protocols/gemini-actions.js";
 import { imageSize } from "../agent/protocols/image-size.js";
 import type { AssistantOutput } from "./output.js";
 import { isRecord, type WireMessage } from "./request.js";
@@ -52,6 +53,11 @@ export function chatFromGenerateContent(body: Item, headers: Record<string, unkn
       messages.push(assistantTurn(parts, messages.length));
       continue;
     }
+    // The responses to a turn's computer-use calls carry that turn's screenshot (on the last of them); once
+    // evicted, their `parts` are dropped, as Google's reference agent drops them, so none carries an image.
+    const computerResponses = parts.filter((p) => isComputerResponse(p.functionResponse));
+    const lastComputer = computerResponses[computerResponses.length - 1];
+    const screenshotDropped = computerResponses.length > 0 && !computerResponses.some((p) => hasImage(p));
     for (const part of parts) {
       // A screenshot umpire evicted (its image budget) was still a turn's observation, as on the Anthropic route.
       if (part.text === EVICTED_PLACEHOLDER) evicted();
@@ -65,6 +71,7 @@ export function chatFromGenerateContent(body: Item, headers: Record<string, unkn
       for (const inner of Array.isArray(response.parts) ? (response.parts as Item[]) : [])
         if (isRecord(inner.inlineData)) seeImage(inner);
         else if (inner.text === EVICTED_PLACEHOLDER) evicted();
+      if (part === lastComputer && screenshotDropped) evicted();
     }
   }
   const declared = (Array.isArray(body.tools) ? (body.tools as Item[]) : []).flatMap((t) =>
@@ -72,6 +79,17 @@ export function chatFromGenerateContent(body: Item, headers: Record<string, unkn
   );
   const user = headers[TRIAL_HEADER];
   return { messages, frame, user: typeof user === "string" ? user : null, tools: [...COVERED, "answer", ...declared] };
+}
+
+function isComputerResponse(response: unknown): boolean {
+  return isRecord(response) && isPredefined(String(response.name));
+}
+
+function hasImage(part: Item): boolean {
+  const inner = (part.functionResponse as Item).parts;
+  return (
+    Array.isArray(inner) && inner.some((p) => isRecord(p) && (isRecord(p.inlineData) || p.text === EVICTED_PLACEHOLDER))
+  );
 }
 
 function partsOf(content: unknown): Item[] {
