@@ -41,6 +41,11 @@ export interface Observation {
   title?: string;
   /** Visible page text, for tasks observed as "screenshot+text". */
   text?: string;
+  /**
+   * Device pixels per CSS pixel of `screenshot` as taken (the task's deviceScaleFactor; absent: 1). Only a
+   * protocol whose distances are fractions of the viewport reads it (Gemini's scroll magnitude).
+   */
+  devicePixelRatio?: number;
 }
 
 /** The `<observation>` user message; the plain case is exactly H's three-part layout. */

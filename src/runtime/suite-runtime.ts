@@ -221,7 +221,10 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
         trialId: trial.id,
         ...(config.endpoint.kind === "embedded" ? { baseUrl: runtime.model!.baseUrl } : {}),
       });
-      const bridged = bridgeAgentSession(session, { readsPageLayout: readsFixtureLayout(config.model) });
+      const bridged = bridgeAgentSession(session, {
+        readsPageLayout: readsFixtureLayout(config.model),
+        deviceScaleFactor: trial.task.viewport.deviceScaleFactor,
+      });
       return options.wrapSession ? options.wrapSession(bridged, trial) : bridged;
     },
     // A named agent's loop knobs win over the run's options for its own trials.

@@ -121,11 +121,14 @@ export function lastPoint(body: Item): { x: number; y: number } | null {
   return point;
 }
 
-/** One planned call as a predefined function (on the 1000 grid), or null for a declared tool. */
+/**
+ * One planned call as a predefined function (on the 1000 grid), or null for a declared tool. A scroll's
+ * notches (100 CSS px each) become a magnitude on the grid of the viewport's CSS size (`viewport`).
+ */
 function predefinedCall(
   name: string,
   args: Item,
-  frame: ChatView["frame"],
+  viewport: ChatView["frame"],
   point: { x: number; y: number } | null,
 ): Item | null {
   switch (name) {
@@ -149,7 +152,7 @@ function predefinedCall(
       return { name: "go_back", args: {} };
     case "scroll": {
       const vertical = args.direction === "up" || args.direction === "down";
-      const side = vertical ? frame.height : frame.width;
+      const side = vertical ? viewport.height : viewport.width;
       const magnitude = Math.round(((Number(args.amount) * 100) / side) * 1000);
       const at = args.x === undefined ? { x: 500, y: 500 } : { x: args.x, y: args.y };
       return { name: "scroll_at", args: { ...at, direction: args.direction, magnitude } };
@@ -159,10 +162,10 @@ function predefinedCall(
   }
 }
 
-/** The planned turn as a generateContent response. */
+/** The planned turn as a generateContent response; `viewport` is the page's, in CSS pixels. */
 export function generateContentBody(
   output: AssistantOutput,
-  frame: ChatView["frame"],
+  viewport: ChatView["frame"],
   model: string,
   usage: Item,
   point: { x: number; y: number } | null,
@@ -172,7 +175,7 @@ export function generateContentBody(
   let answer: string | null = null;
   for (const call of output.toolCalls) {
     const args = safeJson(call.arguments);
-    const predefined = args ? predefinedCall(call.name, args, frame, point) : null;
+    const predefined = args ? predefinedCall(call.name, args, viewport, point) : null;
     if (predefined) {
       parts.push({ functionCall: predefined });
       if (call.name === "click") point = { x: Number(args!.x), y: Number(args!.y) };

@@ -17,7 +17,7 @@ import { asPageLayout, type LayoutSource, type PageLayout } from "./grounding.js
 import { lintHeaderValue, lintRequest, type Violation } from "./lint.js";
 import { RequestLog, type RequestRecord } from "./log.js";
 import { modelEntry, modelList } from "./models.js";
-import { completionUsage, renderOutput } from "./output.js";
+import { completionUsage, renderOutput, type AssistantOutput } from "./output.js";
 import { lastScreenshotFrame, planTurn, type MarkWait, type ReferenceTask } from "./policy.js";
 import {
   DEFAULT_TURN_JITTER_MS,
@@ -36,7 +36,14 @@ import { promptTokens } from "./usage.js";
 import { completionBody, completionChunks, completionMeta, errorBody, makeUsage, sseEvent, SSE_DONE } from "./wire.js";
 import { messageOf } from "../errors.js";
 import { lintVendorRequest } from "./vendor-lint.js";
-import { chatFromMessages, chatFromResponses, messagesBody, responsesBody, type Vendor } from "./vendor-wire.js";
+import {
+  chatFromMessages,
+  chatFromResponses,
+  messagesBody,
+  responsesBody,
+  type ChatView,
+  type Vendor,
+} from "./vendor-wire.js";
 import { chatFromGenerateContent, geminiCall, generateContentBody, lastPoint } from "./gemini-wire.js";
 
 export interface ReferenceModelOptions {
@@ -480,7 +487,13 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
     const model = String(modelId);
     const reply =
       vendor === "gemini"
-        ? generateContentBody(output, view.frame, model, geminiUsage(prompt, completionTokens), lastPoint(body))
+        ? generateContentBody(
+            output,
+            await cssViewport(output, view, options.fixtures),
+            model,
+            geminiUsage(prompt, completionTokens),
+            lastPoint(body),
+          )
         : vendor === "openai"
           ? responsesBody(output, view.frame, model, {
               input_tokens: prompt,
@@ -525,6 +538,20 @@ async function readScenario(fixtures: LayoutSource | undefined, user: string | n
 }
 
 /** Reads the trial's layout; a missing client, session or report is reported, never thrown. */
+/**
+ * The page's viewport in CSS pixels, which Gemini's scroll magnitude is a fraction of: the layout's, read
+ * only for a turn that scrolls; without one, the screenshot (as at DPR 1).
+ */
+async function cssViewport(
+  output: AssistantOutput,
+  view: ChatView,
+  fixtures: LayoutSource | undefined,
+): Promise<ChatView["frame"]> {
+  if (!output.toolCalls.some((c) => c.name === "scroll")) return view.frame;
+  const { layout } = await readLayout(fixtures, view.user);
+  return layout?.viewport ?? view.frame;
+}
+
 async function readLayout(
   fixtures: LayoutSource | undefined,
   user: string | null,

@@ -5,7 +5,10 @@
  *
  * Coordinates: Gemini answers on a 1000 x 1000 grid over the screenshot it saw (0-999), and umpire's
  * executor takes [0, 1000] relative to that same screenshot, so x and y pass unchanged: exact at any
- * device pixel ratio, since neither side is in device pixels.
+ * device pixel ratio, since neither side is in device pixels. Distances are fractions of the viewport
+ * too: scroll_at's `magnitude` is on the same grid (Google's reference agent denormalises it as it does y,
+ * or x sideways, against the screen size its browser's viewport is set to, and wheels that many CSS px),
+ * so it is counted against the viewport in CSS pixels, the screenshot's size over its device pixel ratio.
  */
 import type { ToolName } from "../../toolbox/tools.js";
 import type { Mapped } from "./slots.js";
@@ -79,15 +82,18 @@ export function excludedFunctions(offered: readonly ToolName[]): string[] {
 const grid = (v: unknown): number | null =>
   typeof v === "number" && Number.isFinite(v) ? Math.max(0, Math.min(1000, Math.round(v))) : null;
 
+/** The viewport in CSS pixels, which Gemini's distances are fractions of. */
+export interface CssViewport {
+  width: number;
+  height: number;
+}
+
 /**
  * One predefined call as umpire's actions, in order (type_text_at is a click, an optional clear and
- * the typing). `frame` is the screenshot's pixel size, which scroll magnitudes are counted against.
+ * the typing). `viewport` is the page's viewport in CSS pixels (the screenshot's size over its device
+ * pixel ratio), which scroll distances are counted against.
  */
-export function mapGeminiAction(
-  name: GeminiFunction,
-  args: Record<string, unknown>,
-  frame: { width: number; height: number },
-): Mapped[] {
+export function mapGeminiAction(name: GeminiFunction, args: Record<string, unknown>, viewport: CssViewport): Mapped[] {
   const x = grid(args.x);
   const y = grid(args.y);
   const at = x !== null && y !== null ? { x, y } : null;
@@ -114,9 +120,9 @@ export function mapGeminiAction(
         ? [{ tool: "press", args: { keys: args.keys.split("+").filter(Boolean) } }]
         : [{ refuse: 'key_combination needs `keys`, a string such as "Control+C"' }];
     case "scroll_document":
-      return scrollDocument(args.direction, frame);
+      return scrollDocument(args.direction, viewport);
     case "scroll_at":
-      return at ? scrollAt(args, at, frame) : needPoint();
+      return at ? scrollAt(args, at, viewport) : needPoint();
     default:
       return [{ refuse: `the computer-use function '${name}' is not one umpire knows` }];
   }
@@ -135,29 +141,28 @@ function typeTextAt(args: Record<string, unknown>, at: { x: number; y: number },
 
 const DIRECTIONS = new Set(["up", "down", "left", "right"]);
 
-/** A page down/up is the key (as Google's reference computer does); sideways, half the screenshot's width. */
-function scrollDocument(direction: unknown, frame: { width: number; height: number }): Mapped[] {
+/** A page down/up is the key (as Google's reference computer does); sideways, half the viewport's width. */
+function scrollDocument(direction: unknown, viewport: CssViewport): Mapped[] {
   if (direction === "down") return [{ tool: "press", args: { keys: ["PageDown"] } }];
   if (direction === "up") return [{ tool: "press", args: { keys: ["PageUp"] } }];
   if (direction === "left" || direction === "right")
-    return [{ tool: "scroll", args: { direction, amount: notches(frame.width / 2) } }];
+    return [{ tool: "scroll", args: { direction, amount: notches(viewport.width / 2) } }];
   return [{ refuse: "scroll_document needs `direction`: up, down, left or right" }];
 }
 
-/** `magnitude` is on the 1000 grid of the scrolled axis; umpire scrolls in wheel notches of 100 px. */
-function scrollAt(
-  args: Record<string, unknown>,
-  at: { x: number; y: number },
-  frame: { width: number; height: number },
-): Mapped[] {
+/**
+ * `magnitude` is on the 1000 grid of the scrolled axis, so magnitude / 1000 of the viewport's CSS height
+ * (width sideways) is the distance; umpire scrolls in wheel notches of 100 CSS px, the nearest count of them.
+ */
+function scrollAt(args: Record<string, unknown>, at: { x: number; y: number }, viewport: CssViewport): Mapped[] {
   const direction = String(args.direction);
   if (!DIRECTIONS.has(direction)) return [{ refuse: "scroll_at needs `direction`: up, down, left or right" }];
   const magnitude = typeof args.magnitude === "number" ? args.magnitude : DEFAULT_MAGNITUDE;
-  const side = direction === "up" || direction === "down" ? frame.height : frame.width;
+  const side = direction === "up" || direction === "down" ? viewport.height : viewport.width;
   return [{ tool: "scroll", args: { direction, amount: notches((magnitude / 1000) * side), ...at } }];
 }
 
-/** Pixels of the screenshot as wheel notches (at least 1, at most the tool's 20). */
+/** CSS pixels as wheel notches (at least 1, at most the tool's 20). */
 export function notches(pixels: number): number {
   return Math.max(1, Math.min(20, Math.round(pixels / WHEEL_PIXELS)));
 }

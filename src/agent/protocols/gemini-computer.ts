@@ -50,6 +50,8 @@ class GeminiComputerConversation implements ProtocolConversation {
   private readonly system: string;
   private readonly tools: Part[];
   private frame = { width: 1280, height: 800 };
+  /** The viewport in CSS pixels: the screenshot's size over its device pixel ratio. */
+  private viewport = { width: 1280, height: 800 };
   private pending: PendingCall[] = [];
   /** User text said while calls wait for their responses: it follows them (responses come first). */
   private notes: string[] = [];
@@ -76,6 +78,8 @@ class GeminiComputerConversation implements ProtocolConversation {
     if (observation.screenshot) {
       const { data, mimeType = "image/png" } = observation.screenshot;
       this.frame = imageSize(data) ?? this.frame;
+      const ratio = observation.devicePixelRatio ?? 1;
+      this.viewport = { width: this.frame.width / ratio, height: this.frame.height / ratio };
       const base64 = typeof data === "string" ? data : Buffer.from(data).toString("base64");
       image = { inlineData: { mimeType, data: base64 } };
     }
@@ -141,7 +145,7 @@ class GeminiComputerConversation implements ProtocolConversation {
         texts: [],
       });
       const mapped = isPredefined(call.name)
-        ? mapGeminiAction(call.name, args, this.frame)
+        ? mapGeminiAction(call.name, args, this.viewport)
         : [{ tool: call.name as ToolName, args }];
       for (const m of mapped) this.slotCall.set(r.add(call.name, m), index);
     }

@@ -1,6 +1,6 @@
 /**
  * Joins the model side's session to the loop: the runner's observation becomes the agent's
- * `<observation>` (the exact PNG bytes), and executor results become tool results in the
+ * `<observation>` (the exact PNG bytes, with the task's device pixel ratio), and executor results become tool results in the
  * session's vocabulary.
  */
 import type { AgentSession } from "../../agent/session.js";
@@ -8,7 +8,7 @@ import type { AgentSessionLike } from "./loop.js";
 
 export function bridgeAgentSession(
   session: AgentSession,
-  options: { readsPageLayout?: boolean } = {},
+  options: { readsPageLayout?: boolean; deviceScaleFactor?: number } = {},
 ): AgentSessionLike {
   return {
     ...(options.readsPageLayout !== undefined ? { readsPageLayout: options.readsPageLayout } : {}),
@@ -19,6 +19,7 @@ export function bridgeAgentSession(
           ...(observation.url !== undefined ? { url: observation.url } : {}),
           ...(observation.title !== undefined ? { title: observation.title } : {}),
           ...(observation.text !== undefined ? { text: observation.text } : {}),
+          ...(options.deviceScaleFactor !== undefined ? { devicePixelRatio: options.deviceScaleFactor } : {}),
         },
         signal,
       );

@@ -123,7 +123,7 @@ describe("Gemini computer use", () => {
     ]);
   });
 
-  it("scroll_at's magnitude counts against the screenshot; key_combination splits on +; unknown args are refused", async () => {
+  it("scroll_at's magnitude counts against the CSS viewport; key_combination splits on +; unknown args are refused", async () => {
     const s = gemini();
     server.enqueue(
       reply([
@@ -131,7 +131,8 @@ describe("Gemini computer use", () => {
         { functionCall: { name: "key_combination", args: { keys: "Control+Shift+K" } } },
       ]),
     );
-    const turn = await s.nextTurn({ screenshot: { data: png(1280, 800) } });
+    // A DPR 2 screenshot of a 1280x800 viewport: 500 of 1000 is 400 CSS px, 4 notches (not 800 px of the picture).
+    const turn = await s.nextTurn({ screenshot: { data: png(2560, 1600) }, devicePixelRatio: 2 });
     expect(turn.actions.map((a) => [a.tool, a.args])).toEqual([
       ["scroll", { direction: "down", amount: 4, x: 500, y: 500 }],
       ["press", { keys: ["Control", "Shift", "K"] }],

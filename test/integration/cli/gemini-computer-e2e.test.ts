@@ -3,7 +3,8 @@
  * HTTP to the embedded reference model (strict: a request breaking Gemini's lint is answered 400, so
  * the trial would error), real Chromium, the real store. answer-only-bb042 passes with the gold policy
  * at DPR 1 and 2 (every click said on Gemini's 1000 grid landed on its element) and fails with its
- * declared wrong answer; tokens come from usageMetadata and cost from the prices given.
+ * declared wrong answer; tokens come from usageMetadata and cost from the prices given. long-scroll-bb017's
+ * scroll_at calls scroll the same CSS distance at DPR 1 and 2.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,13 +21,13 @@ const dir = mkdtempSync(join(tmpdir(), "umpire-gemini-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The task as written, and a copy at device pixel ratio 2. */
-function writeTasks(): string[] {
-  const doc = parse(readFixtureTask(join(ROOT, "tasks/answer-only-bb042.yaml")));
+function writeTasks(task = "answer-only-bb042"): string[] {
+  const doc = parse(readFixtureTask(join(ROOT, `tasks/${task}.yaml`)));
   delete doc.$schema;
-  writeFileSync(join(dir, "dpr1.yaml"), stringify(doc));
+  writeFileSync(join(dir, `${task}-dpr1.yaml`), stringify(doc));
   const dpr2 = { ...doc, id: `${doc.id}-dpr2`, viewport: { width: 1280, height: 800, deviceScaleFactor: 2 } };
-  writeFileSync(join(dir, "dpr2.yaml"), stringify(dpr2));
-  return ["dpr1.yaml", "dpr2.yaml"];
+  writeFileSync(join(dir, `${task}-dpr2.yaml`), stringify(dpr2));
+  return [`${task}-dpr1.yaml`, `${task}-dpr2.yaml`];
 }
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -77,6 +78,38 @@ describe("umpire run --mode gemini-computer", () => {
         // type_text_at clicks where it types: the search box twice, then the result link.
         expect(clicks.length).toBeGreaterThanOrEqual(3);
         for (const c of clicks) expect(JSON.stringify(c.args)).toMatch(/1000 x 1000 grid/);
+      }
+    } finally {
+      store.close();
+    }
+  }, 240_000);
+
+  it("scrolls as far at DPR 2 as at DPR 1: scroll_at's magnitude is a fraction of the CSS viewport", async () => {
+    // The gold scrolls 10 notches (1000 CSS px) at a time: magnitude 1250 of the 800 px tall viewport.
+    const r = await run([
+      "run",
+      ...writeTasks("long-scroll-bb017"),
+      "--mode",
+      "gemini-computer",
+      "--db",
+      "scroll.db",
+      "--out",
+      "runs",
+      "--json",
+    ]);
+    expect(r.err).not.toMatch(/umpire_lint/);
+    const trials = JSON.parse(r.out).trials as TrialJson[];
+    expect(trials).toHaveLength(2);
+    for (const t of trials) expect(t).toMatchObject({ verdict: "passed", mode: "gemini-computer" });
+    const store = openStore(join(dir, "scroll.db"), { readonly: true });
+    try {
+      for (const t of store.trials(store.listRuns()[0]!.id)) {
+        const scrolls = store.actions(t.id).filter((a) => a.tool === "scroll");
+        expect(scrolls).toHaveLength(5);
+        for (const s of scrolls) {
+          expect(s.args).toMatchObject({ direction: "down", amount: 10 });
+          expect(s.message).toMatch(/^scrolled down by 10/);
+        }
       }
     } finally {
       store.close();

@@ -1,5 +1,7 @@
 /** Gemini computer use, pure parts (#41): the predefined functions mapped or refused, exclusions, usage, finish reasons. */
 import { describe, expect, it } from "vitest";
+import { PNG } from "pngjs";
+import { resolveAgentConfigs } from "../../../src/agent/config.js";
 import { nativeProtocolOf } from "../../../src/agent/models.js";
 import {
   excludedFunctions,
@@ -39,7 +41,7 @@ describe("Gemini's predefined functions onto umpire's tools", () => {
     expect(mapGeminiAction("scroll_document", { direction: "left" }, FRAME)).toEqual([
       { tool: "scroll", args: { direction: "left", amount: 6 } },
     ]);
-    // The documented default magnitude, 800 of 1000, of an 800 px tall screenshot: 640 px, 6 notches.
+    // The documented default magnitude, 800 of 1000, of an 800 CSS px tall viewport: 640 px, 6 notches.
     expect(mapGeminiAction("scroll_at", { x: 10, y: 20, direction: "up" }, FRAME)).toEqual([
       { tool: "scroll", args: { direction: "up", amount: 6, x: 10, y: 20 } },
     ]);
@@ -60,6 +62,43 @@ describe("Gemini's predefined functions onto umpire's tools", () => {
     expect(mapGeminiAction("type_text_at", { x: 1, y: 1 }, FRAME)[0]).toHaveProperty("refuse");
     expect(notches(5_000)).toBe(20);
     expect(notches(1)).toBe(1);
+  });
+
+  it("counts scroll distances against the viewport in CSS px, so a scroll is as far at DPR 1 as at 2", () => {
+    const [config] = resolveAgentConfigs({
+      model: "gemini-2.5-computer-use-preview-10-2025",
+      mode: "gemini-computer",
+      baseUrl: "http://127.0.0.1:9",
+      env: {},
+    });
+    const calls = [
+      // 500 of 1000 of an 800 CSS px tall viewport: 400 px, 4 notches of 100 px.
+      { functionCall: { name: "scroll_at", args: { x: 500, y: 500, direction: "down", magnitude: 500 } } },
+      // The documented default, 800: 640 px, the nearest count of notches is 6.
+      { functionCall: { name: "scroll_at", args: { x: 500, y: 500, direction: "up" } } },
+      // Sideways, 250 of a 1280 CSS px wide viewport: 320 px, 3 notches.
+      { functionCall: { name: "scroll_at", args: { x: 1, y: 2, direction: "right", magnitude: 250 } } },
+      // The document sideways: half the viewport's width, 640 px.
+      { functionCall: { name: "scroll_document", args: { direction: "left" } } },
+    ];
+    const body = { candidates: [{ content: { role: "model", parts: calls }, finishReason: "STOP" }] };
+    for (const dpr of [1, 2]) {
+      const conv = PROTOCOLS["gemini-computer"].open({
+        config: config!,
+        instruction: "Read the result.",
+        offered: ["click", "press", "scroll", "answer"],
+        trialId: `trial-dpr${dpr}`,
+      });
+      const shot = PNG.sync.write(new PNG({ width: 1280 * dpr, height: 800 * dpr }));
+      conv.observe({ screenshot: { data: shot }, devicePixelRatio: dpr });
+      const { actions } = conv.read(replyFromGenerateContent(body), 1);
+      expect(actions.map((a) => [a.args.direction, a.args.amount])).toEqual([
+        ["down", 4],
+        ["up", 6],
+        ["right", 3],
+        ["left", 6],
+      ]);
+    }
   });
 
   it("excludes what umpire refuses and what needs a tool the task does not offer", () => {
