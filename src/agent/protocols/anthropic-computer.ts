@@ -59,7 +59,10 @@ export function mapClaudeAction(input: Block, frame: { width: number; height: nu
       if (typeof input.text === "string" && input.text !== "")
         return { refuse: `a ${action} while holding ${input.text} is not one of umpire's actions` };
       if (!point)
-        return { refuse: `${action} without a coordinate [x, y] clicks wherever the pointer is; give the coordinate` };
+        return {
+          refuse: `${action} without a coordinate [x, y] clicks wherever the pointer is; give the coordinate`,
+          kind: "missing_fields",
+        };
       return { tool: action === "left_click" ? "click" : "double_click", args: { element, ...point } };
     case "type":
       return { tool: "write", args: { content: input.text, press_enter: false } };
@@ -83,9 +86,33 @@ export function mapClaudeAction(input: Block, frame: { width: number; height: nu
       // Every turn already ends with a fresh screenshot: waiting 0 s is the honest way to ask for one.
       return { tool: "wait", args: { seconds: 0 } };
     default:
-      return { refuse: `the computer action '${action}' is not one of umpire's actions (${UNSUPPORTED_HINT})` };
+      return {
+        refuse: `the computer action '${action}' is not one of umpire's actions (${UNSUPPORTED_HINT})`,
+        kind: CLAUDE_DOCUMENTED.has(action) ? "unsupported_action" : "unknown_tool",
+      };
   }
 }
+
+/** The actions Anthropic documents for computer_20250124 and computer_20251124 (zoom: 20251124 only). */
+const CLAUDE_DOCUMENTED: ReadonlySet<string> = new Set([
+  "key",
+  "type",
+  "mouse_move",
+  "left_click",
+  "left_click_drag",
+  "right_click",
+  "middle_click",
+  "double_click",
+  "triple_click",
+  "screenshot",
+  "cursor_position",
+  "left_mouse_down",
+  "left_mouse_up",
+  "scroll",
+  "hold_key",
+  "wait",
+  "zoom",
+]);
 
 const UNSUPPORTED_HINT =
   "umpire runs left_click, double_click, type, key, scroll, wait and screenshot; right, middle and triple clicks, drags, " +

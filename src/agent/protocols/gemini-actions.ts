@@ -98,7 +98,12 @@ export function mapGeminiAction(name: GeminiFunction, args: Record<string, unkno
   const y = grid(args.y);
   const at = x !== null && y !== null ? { x, y } : null;
   const element = `point (${String(args.x)}, ${String(args.y)}) of the screenshot's 1000 x 1000 grid`;
-  const needPoint = (): Mapped[] => [{ refuse: `${name} needs integer x and y on the 0-999 grid` }];
+  const needPoint = (): Mapped[] => [
+    {
+      refuse: `${name} needs integer x and y on the 0-999 grid`,
+      kind: args.x === undefined || args.y === undefined ? "missing_fields" : "wrong_type",
+    },
+  ];
   const unsupported = GEMINI_UNSUPPORTED[name];
   if (unsupported !== undefined) return [{ refuse: unsupported }];
   switch (name) {
@@ -118,19 +123,25 @@ export function mapGeminiAction(name: GeminiFunction, args: Record<string, unkno
     case "key_combination":
       return typeof args.keys === "string" && args.keys !== ""
         ? [{ tool: "press", args: { keys: args.keys.split("+").filter(Boolean) } }]
-        : [{ refuse: 'key_combination needs `keys`, a string such as "Control+C"' }];
+        : [{ refuse: 'key_combination needs `keys`, a string such as "Control+C"', kind: "missing_fields" }];
     case "scroll_document":
       return scrollDocument(args.direction, viewport);
     case "scroll_at":
       return at ? scrollAt(args, at, viewport) : needPoint();
     default:
-      return [{ refuse: `the computer-use function '${name}' is not one umpire knows` }];
+      return [{ refuse: `the computer-use function '${name}' is not one umpire knows`, kind: "unknown_tool" }];
   }
 }
 
 /** Click, clear (Control+A, Delete, as Google's reference computer does) unless told not to, type, Enter. */
 function typeTextAt(args: Record<string, unknown>, at: { x: number; y: number }, element: string): Mapped[] {
-  if (typeof args.text !== "string") return [{ refuse: "type_text_at needs `text`, a string" }];
+  if (typeof args.text !== "string")
+    return [
+      {
+        refuse: "type_text_at needs `text`, a string",
+        kind: args.text === undefined ? "missing_fields" : "wrong_type",
+      },
+    ];
   const out: Mapped[] = [{ tool: "click", args: { element, ...at } }];
   if (args.clear_before_typing !== false) {
     out.push({ tool: "press", args: { keys: ["Control", "a"] } }, { tool: "press", args: { keys: ["Delete"] } });
@@ -147,7 +158,7 @@ function scrollDocument(direction: unknown, viewport: CssViewport): Mapped[] {
   if (direction === "up") return [{ tool: "press", args: { keys: ["PageUp"] } }];
   if (direction === "left" || direction === "right")
     return [{ tool: "scroll", args: { direction, amount: notches(viewport.width / 2) } }];
-  return [{ refuse: "scroll_document needs `direction`: up, down, left or right" }];
+  return [{ refuse: "scroll_document needs `direction`: up, down, left or right", kind: "invalid_value" }];
 }
 
 /**
@@ -156,7 +167,8 @@ function scrollDocument(direction: unknown, viewport: CssViewport): Mapped[] {
  */
 function scrollAt(args: Record<string, unknown>, at: { x: number; y: number }, viewport: CssViewport): Mapped[] {
   const direction = String(args.direction);
-  if (!DIRECTIONS.has(direction)) return [{ refuse: "scroll_at needs `direction`: up, down, left or right" }];
+  if (!DIRECTIONS.has(direction))
+    return [{ refuse: "scroll_at needs `direction`: up, down, left or right", kind: "invalid_value" }];
   const magnitude = typeof args.magnitude === "number" ? args.magnitude : DEFAULT_MAGNITUDE;
   const side = direction === "up" || direction === "down" ? viewport.height : viewport.width;
   return [{ tool: "scroll", args: { direction, amount: notches((magnitude / 1000) * side), ...at } }];

@@ -188,9 +188,10 @@ class GeminiComputerConversation implements ProtocolConversation {
     if (r.slots.length === 0) {
       if (reply.finishReason === "content_filter")
         return { ...base, outcome: "refused", actions: [], invalid: [], slots: [] };
-      if (text !== null && this.setup.offered.includes("answer"))
+      const malformed = reply.finishReason === "malformed_function_call";
+      if (text !== null && !malformed && this.setup.offered.includes("answer"))
         r.add("answer", { tool: "answer", args: { content: text } }, false);
-      else r.nothing(text, "use the computer-use functions");
+      else r.nothing(text, "use the computer-use functions", malformed);
     }
     const { actions, invalid, slots } = r;
     return { ...base, outcome: actions.length > 0 ? "actions" : "invalid", actions, invalid, slots };

@@ -61,7 +61,7 @@ export function mapComputerAction(action: Item, frame: { width: number; height: 
       const sy = Number(action.scroll_y ?? 0);
       const vertical = Math.abs(sy) >= Math.abs(sx);
       const delta = vertical ? sy : sx;
-      if (delta === 0) return { refuse: "a scroll of 0 pixels moves nothing" };
+      if (delta === 0) return { refuse: "a scroll of 0 pixels moves nothing", kind: "invalid_value" };
       const direction = vertical ? (sy > 0 ? "down" : "up") : sx > 0 ? "right" : "left";
       const amount = Math.max(1, Math.min(20, Math.round(Math.abs(delta) / WHEEL_PIXELS)));
       return { tool: "scroll", args: { direction, amount, ...point() } };
@@ -76,7 +76,7 @@ export function mapComputerAction(action: Item, frame: { width: number; height: 
     case "drag":
       return { refuse: "dragging is not one of umpire's actions" };
     default:
-      return { refuse: `the computer action '${String(action.type)}' is not one umpire knows` };
+      return { refuse: `the computer action '${String(action.type)}' is not one umpire knows`, kind: "unknown_tool" };
   }
 }
 

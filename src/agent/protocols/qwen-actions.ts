@@ -45,7 +45,7 @@ export function mapQwenAction(version: QwenVersion, args: unknown, display: Size
   if (typeof action !== "string") return fail("missing_fields", "computer_use: `action` is missing");
   const documented = version === "2.5" ? QWEN25_KNOWN : QWEN3_KNOWN;
   if (!documented.has(action)) {
-    return fail("invalid_value", `computer_use: '${action}' is not one of the actions: ${[...documented].join(", ")}`);
+    return fail("unknown_tool", `computer_use: '${action}' is not one of the actions: ${[...documented].join(", ")}`);
   }
   const unsupported = UNSUPPORTED[action];
   if (unsupported) return fail("unsupported_action", `computer_use ${action}: ${unsupported}`);

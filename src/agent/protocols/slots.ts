@@ -7,8 +7,19 @@ import type { ProposedAction, ToolName } from "../../toolbox/tools.js";
 import { validateToolCall, type InvalidKind } from "../action-validation.js";
 import { actionId, type CallSlot, type InvalidProposal } from "../parse.js";
 
+/**
+ * Why a vendor action is refused, in the kinds every protocol reports (action-validation.ts): an action
+ * outside the family's documented vocabulary is `unknown_tool`; a documented one umpire has no equivalent
+ * for (a right-click, a drag) is `unsupported_action`, the default; a documented one with its arguments
+ * missing or wrong is `missing_fields`, `wrong_type` or `invalid_value`, as a Holo tool call's would be.
+ */
+export type RefusalKind = Extract<
+  InvalidKind,
+  "unknown_tool" | "unsupported_action" | "missing_fields" | "wrong_type" | "invalid_value"
+>;
+
 /** What one vendor action becomes: an umpire tool call, or why it cannot be one. */
-export type Mapped = { tool: ToolName; args: Record<string, unknown> } | { refuse: string };
+export type Mapped = { tool: ToolName; args: Record<string, unknown> } | { refuse: string; kind?: RefusalKind };
 
 export class ReplySlots {
   readonly actions: ProposedAction[] = [];
@@ -30,7 +41,8 @@ export class ReplySlots {
   ): string {
     const id = actionId(this.trialId, this.turn, this.slots.length + 1);
     let problem: { kind: InvalidKind; message: string } | null = null;
-    if ("refuse" in mapped) problem = { kind: "unknown_tool", message: `not run: ${mapped.refuse}` };
+    if ("refuse" in mapped)
+      problem = { kind: mapped.kind ?? "unsupported_action", message: `not run: ${mapped.refuse}` };
     else if ("invalid" in mapped) problem = mapped.invalid;
     else {
       const checked = validateToolCall(id, mapped.tool, mapped.args, this.offered);
@@ -50,11 +62,15 @@ export class ReplySlots {
     return id;
   }
 
-  /** A reply with nothing to run: empty, or text without the tool. */
-  nothing(text: string | null, hint: string): void {
+  /**
+   * A reply with nothing to run: empty, text without the tool, or (`malformed`) a call the API itself could
+   * not parse, which is `invalid_json` as a Holo tool call's unparseable arguments are.
+   */
+  nothing(text: string | null, hint: string, malformed = false): void {
     const id = actionId(this.trialId, this.turn, 1);
-    const [kind, message]: [InvalidKind, string] =
-      text === null
+    const [kind, message]: [InvalidKind, string] = malformed
+      ? ["invalid_json", `your function call was malformed and could not be read; ${hint}`]
+      : text === null
         ? ["empty_output", `your reply was empty; ${hint}`]
         : ["no_tool_call", `your reply called no tool; ${hint}`];
     this.invalid.push({ id, kind, message });

@@ -78,7 +78,7 @@ describe("Anthropic computer use", () => {
     expect(first.content.map((b: { type: string }) => b.type)).toEqual(["text", "image"]);
 
     expect(turn.actions.map((a) => [a.tool, a.args.x, a.args.y])).toEqual([["click", 500, 500]]);
-    expect(turn.invalid[0]).toMatchObject({ tool: "right_click", kind: "unknown_tool" });
+    expect(turn.invalid[0]).toMatchObject({ tool: "right_click", kind: "unsupported_action" });
     expect(turn.usage).toEqual({ inputTokens: 2400, outputTokens: 80, reasoningTokens: null, cachedTokens: 2000 });
 
     s.addResults([{ id: turn.actions[0]!.id, status: "success", output: "Clicked at (640, 400)" }]);

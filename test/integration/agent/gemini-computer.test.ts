@@ -95,7 +95,7 @@ describe("Gemini computer use", () => {
       ["press", { keys: ["Delete"] }],
       ["write", { content: "BB-042", press_enter: true }],
     ]);
-    expect(turn.invalid[0]).toMatchObject({ tool: "hover_at", kind: "unknown_tool" });
+    expect(turn.invalid[0]).toMatchObject({ tool: "hover_at", kind: "unsupported_action" });
     expect(turn.invalid[0]!.message).toContain("hover");
     expect(turn.note).toContain("safety decisions acknowledged: type_text_at: require_confirmation typing");
     expect(turn.reasoning).toBe("Looking for the search box.");

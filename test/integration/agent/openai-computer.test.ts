@@ -107,7 +107,7 @@ describe("OpenAI computer use", () => {
       ["press", { keys: ["ENTER"] }],
     ]);
     expect(turn.invalid).toEqual([
-      expect.objectContaining({ tool: "move", kind: "unknown_tool", message: expect.stringContaining("hover") }),
+      expect.objectContaining({ tool: "move", kind: "unsupported_action", message: expect.stringContaining("hover") }),
     ]);
     expect(turn.note).toContain("malicious_instructions");
     expect(turn.reasoning).toBe("Search for the match.");

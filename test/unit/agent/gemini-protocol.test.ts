@@ -56,7 +56,7 @@ describe("Gemini's predefined functions onto umpire's tools", () => {
       expect(mapped).toHaveProperty("refuse");
     }
     expect(mapGeminiAction("scroll_at", { x: 1, y: 1, direction: "diagonal" }, FRAME)).toEqual([
-      { refuse: "scroll_at needs `direction`: up, down, left or right" },
+      { refuse: "scroll_at needs `direction`: up, down, left or right", kind: "invalid_value" },
     ]);
     expect(mapGeminiAction("key_combination", {}, FRAME)[0]).toHaveProperty("refuse");
     expect(mapGeminiAction("type_text_at", { x: 1, y: 1 }, FRAME)[0]).toHaveProperty("refuse");

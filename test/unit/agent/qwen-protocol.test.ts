@@ -103,7 +103,7 @@ describe("computer_use actions onto umpire's tools", () => {
       kind: "unsupported_action",
     });
     // answer and triple_click are Qwen3-VL's; Qwen2.5-VL's tool has neither.
-    expect(mapQwenAction("2.5", { action: "answer", text: "x" }, screen)).toMatchObject({ kind: "invalid_value" });
+    expect(mapQwenAction("2.5", { action: "answer", text: "x" }, screen)).toMatchObject({ kind: "unknown_tool" });
     expect(mapQwenAction("2.5", { action: "left_click", coordinate: [1289, 10] }, screen)).toMatchObject({
       kind: "out_of_range",
     });
