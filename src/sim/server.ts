@@ -495,13 +495,18 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
             lastPoint(body),
           )
         : vendor === "openai"
-          ? responsesBody(output, view.frame, model, {
-              input_tokens: prompt,
-              input_tokens_details: { cached_tokens: 0 },
-              output_tokens: completionTokens,
-              output_tokens_details: { reasoning_tokens: 0 },
-              total_tokens: prompt + completionTokens,
-            })
+          ? responsesBody(
+              output,
+              { ...view.frame, viewport: await cssViewport(output, view, options.fixtures) },
+              model,
+              {
+                input_tokens: prompt,
+                input_tokens_details: { cached_tokens: 0 },
+                output_tokens: completionTokens,
+                output_tokens_details: { reasoning_tokens: 0 },
+                total_tokens: prompt + completionTokens,
+              },
+            )
           : messagesBody(output, view.frame, model, {
               input_tokens: prompt,
               cache_read_input_tokens: 0,
@@ -539,7 +544,8 @@ async function readScenario(fixtures: LayoutSource | undefined, user: string | n
 
 /** Reads the trial's layout; a missing client, session or report is reported, never thrown. */
 /**
- * The page's viewport in CSS pixels, which Gemini's scroll magnitude is a fraction of: the layout's, read
+ * The page's viewport in CSS pixels, which Gemini's scroll magnitude is a fraction of (and OpenAI's scroll
+ * pixels a multiple of): the layout's, read
  * only for a turn that scrolls; without one, the screenshot (as at DPR 1).
  */
 async function cssViewport(

@@ -134,16 +134,14 @@ export function chatFromMessages(body: Item): ChatView {
   };
 }
 
+/** The screenshot's size in pixels and, when known, the page's viewport in CSS px. */
+type WireFrame = { width: number; height: number; viewport?: { width: number; height: number } };
+
 /**
  * One planned call in the vendor's computer vocabulary, in pixels of `frame`; null for a non-computer
  * tool. `write` with `press_enter` is typing and then the Enter key, as both vendors spell it.
  */
-function computerActions(
-  vendor: Vendor,
-  name: string,
-  args: Item,
-  frame: { width: number; height: number },
-): Item[] | null {
+function computerActions(vendor: Vendor, name: string, args: Item, frame: WireFrame): Item[] | null {
   const one = computerAction(vendor, name, args, frame);
   if (!one) return null;
   if (name !== "write" || args.press_enter !== true) return [one];
@@ -151,12 +149,7 @@ function computerActions(
 }
 
 /** One planned call as one vendor action (pixels of `frame`), or null for a tool outside the computer. */
-function computerAction(
-  vendor: Vendor,
-  name: string,
-  args: Item,
-  frame: { width: number; height: number },
-): Item | null {
+function computerAction(vendor: Vendor, name: string, args: Item, frame: WireFrame): Item | null {
   const px = (v: unknown, size: number) => Math.round(((v as number) / 1000) * size);
   const x = px(args.x, frame.width);
   const y = px(args.y, frame.height);
@@ -176,8 +169,14 @@ function computerAction(
       return openai ? { type: "wait" } : { action: "wait", duration: args.seconds };
     case "scroll": {
       const at = args.x === undefined ? { x: Math.round(frame.width / 2), y: Math.round(frame.height / 2) } : { x, y };
-      const d = Number(args.amount) * 100;
-      const [sx, sy] = { up: [0, -d], down: [0, d], left: [-d, 0], right: [d, 0] }[String(args.direction)] ?? [0, d];
+      // OpenAI's scroll_x/scroll_y are in the screenshot's pixels: a notch of 100 CSS px is more of them at DPR 2.
+      const css = Number(args.amount) * 100;
+      const dy = Math.round(css * (frame.height / (frame.viewport?.height ?? frame.height)));
+      const dx = Math.round(css * (frame.width / (frame.viewport?.width ?? frame.width)));
+      const [sx, sy] = { up: [0, -dy], down: [0, dy], left: [-dx, 0], right: [dx, 0] }[String(args.direction)] ?? [
+        0,
+        dy,
+      ];
       return openai
         ? { type: "scroll", ...at, scroll_x: sx, scroll_y: sy }
         : { action: "scroll", coordinate: [at.x, at.y], scroll_direction: args.direction, scroll_amount: args.amount };
@@ -200,8 +199,8 @@ function malformedAction(vendor: Vendor): Item {
     : { action: "triple_click", coordinate: [1, 1] };
 }
 
-/** The planned turn as a Responses API body. */
-export function responsesBody(output: AssistantOutput, frame: ChatView["frame"], model: string, usage: Item): Item {
+/** The planned turn as a Responses API body; `frame` is the screenshot's, with the page's CSS viewport when known. */
+export function responsesBody(output: AssistantOutput, frame: WireFrame, model: string, usage: Item): Item {
   const items: Item[] = [];
   if (output.reasoning)
     items.push({ type: "reasoning", id: `rs_${rand()}`, summary: [{ type: "summary_text", text: output.reasoning }] });

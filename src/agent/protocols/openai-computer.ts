@@ -40,8 +40,18 @@ export function isPreviewModel(model: string): boolean {
   return model.startsWith("computer-use-preview");
 }
 
+/**
+ * The screenshot the model saw, and the page's viewport in CSS px when known: scroll distances come in the
+ * screenshot's pixels, which at DPR 2 (or after `displaySize` fitting) are not the page's.
+ */
+export interface ComputerFrame {
+  width: number;
+  height: number;
+  viewport?: { width: number; height: number };
+}
+
 /** Maps one OpenAI computer action onto umpire's tools, in the frame of the screenshot the model saw. */
-export function mapComputerAction(action: Item, frame: { width: number; height: number }): Mapped {
+export function mapComputerAction(action: Item, frame: ComputerFrame): Mapped {
   const norm = (x: unknown, size: number) => Math.max(0, Math.min(1000, Math.round(((x as number) / size) * 1000)));
   const point = () => ({ x: norm(action.x, frame.width), y: norm(action.y, frame.height) });
   const element = `point (${String(action.x)}, ${String(action.y)}) of the screenshot`;
@@ -63,7 +73,10 @@ export function mapComputerAction(action: Item, frame: { width: number; height: 
       const delta = vertical ? sy : sx;
       if (delta === 0) return { refuse: "a scroll of 0 pixels moves nothing", kind: "invalid_value" };
       const direction = vertical ? (sy > 0 ? "down" : "up") : sx > 0 ? "right" : "left";
-      const amount = Math.max(1, Math.min(20, Math.round(Math.abs(delta) / WHEEL_PIXELS)));
+      const cssPerPixel = vertical
+        ? (frame.viewport?.height ?? frame.height) / frame.height
+        : (frame.viewport?.width ?? frame.width) / frame.width;
+      const amount = Math.max(1, Math.min(20, Math.round((Math.abs(delta) * cssPerPixel) / WHEEL_PIXELS)));
       return { tool: "scroll", args: { direction, amount, ...point() } };
     }
     case "wait":
@@ -89,7 +102,7 @@ class OpenAIComputerConversation implements ProtocolConversation {
   /** Function calls waiting for their outputs (call_id by slot id). */
   private pendingFunctions = new Map<string, string>();
   private resultTexts: string[] = [];
-  private frame = { width: 1280, height: 800 };
+  private frame: ComputerFrame = { width: 1280, height: 800 };
   private readonly instructions: string;
 
   constructor(private readonly setup: ProtocolSetup) {
@@ -112,7 +125,15 @@ class OpenAIComputerConversation implements ProtocolConversation {
     const display = this.setup.config.displaySize;
     const sent = display ? fitScreenshot(observation, display) : observation;
     const image = screenshotUrl(sent);
-    if (sent.screenshot) this.frame = imageSize(sent.screenshot.data) ?? this.frame;
+    if (sent.screenshot) {
+      const taken = observation.screenshot ? imageSize(observation.screenshot.data) : null;
+      const ratio = observation.devicePixelRatio ?? 1;
+      const seen = imageSize(sent.screenshot.data) ?? this.frame;
+      this.frame = {
+        ...seen,
+        ...(taken && { viewport: { width: taken.width / ratio, height: taken.height / ratio } }),
+      };
+    }
     if (this.preview) this.tools[0] = previewTool(this.frame);
     const notes = this.resultTexts.filter((t) => t !== "");
     this.resultTexts = [];
