@@ -2,6 +2,7 @@
  * The terminal views of `compare`, `runs` and `show`: pure functions from query results (and a
  * comparison) to text. The commands only fetch, call these and write.
  */
+import { cpuLine } from "./run-cpu.js";
 import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
@@ -386,6 +387,6 @@ export function showText(run: RunRecord, details: readonly TrialDetail[], style:
     { head: "wall", priority: 90, align: "right", cell: (d) => formatMs(d.trial.wallMs) },
   ];
   const table = details.length > 0 ? renderTable(columns, details, style) : "(no trials)";
-  const agents = agentSummaryLines(details).join("\n");
+  const agents = [...agentSummaryLines(details), ...(details.length > 0 ? [cpuLine(run)] : [])].join("\n");
   return `${header}\n${table}\n${agents ? `${agents}\n` : ""}\n${details.map((d) => trialDetailText(d, style)).join("\n\n")}\n`;
 }

@@ -2,6 +2,7 @@
  * The JSON shape of a trial, shared by `umpire run --json` and `umpire show --json` so scripts
  * read one format. Costs are numbers in USD or null when unknown (never 0 for unknown).
  */
+import { cpuJson, type RunCpuJson } from "./run-cpu.js";
 import type { CheckRecord, RunRecord, TrialRecord } from "../store/records.js";
 import { environmentOf } from "./environment-diff.js";
 
@@ -118,6 +119,8 @@ export interface RunJson {
   umpireVersion: string;
   /** What the run ran on (browser, Playwright, Node, OS, fonts, targets, umpire); null when not recorded. */
   environment: Record<string, unknown> | null;
+  /** The CPU its trials spent (umpire and every process it started), per trial a mean (src/report/run-cpu.ts). */
+  cpu: RunCpuJson;
   trials: TrialJson[];
 }
 
@@ -131,6 +134,7 @@ export function runToJson(run: RunRecord, trials: TrialJson[]): RunJson {
     tags: run.tags,
     umpireVersion: run.umpireVersion,
     environment: environmentOf(run) ?? null,
+    cpu: cpuJson(run),
     trials,
   };
 }

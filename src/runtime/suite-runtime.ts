@@ -42,6 +42,7 @@ import { endLeftoverApps } from "../targets/app-records.js";
 import { removeDeadBrowserFolders } from "../browser/scratch.js";
 import { exposeSite, type ExposedSite } from "./fixtures-exposure.js";
 import type { ReferenceTuning } from "./reference-tuning.js";
+import { startCpuSpan } from "./process-cpu.js";
 
 export interface Runtime {
   fixtures: FixtureSite;
@@ -199,7 +200,9 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     ...policyGate(options.concurrency, (key, start) => (key === EMBEDDED_ENDPOINT ? start : REMOTE_START)),
     sampler: createMachineSampler(),
   });
-  return runSuite({
+  // The CPU of the trials, umpire's and every process it started, read before the browsers close (issue 42).
+  const cpu = startCpuSpan();
+  const result = await runSuite({
     runId: options.runId,
     trials: options.trials,
     runDir: resolve(options.runDir),
@@ -249,6 +252,8 @@ export async function executeTrials(options: ExecuteOptions): Promise<SuiteResul
     trace: options.trace,
     ...(options.onObserved ? { onObserved: options.onObserved } : {}),
   });
+  if (result.ends.length > 0) options.store.addRunCpu(options.runId, cpu.end(result.ends.length));
+  return result;
 }
 
 /**

@@ -385,6 +385,19 @@ CREATE INDEX IF NOT EXISTS trials_by_run_summary ON trials (run_id, status, verd
     run: allowAnyProtocolMode,
     rebuildsTables: true,
   },
+  // Issue 42: the CPU a run's trials spent (umpire and every process it started). Self-contained: renumber freely.
+  {
+    version: 12,
+    umpireVersion: "0.2.0",
+    description: "runs: CPU seconds of the trials, how many trials and how long, or why not measured",
+    sql: `
+ALTER TABLE runs ADD COLUMN cpu_seconds REAL;
+ALTER TABLE runs ADD COLUMN cpu_trials INTEGER;
+ALTER TABLE runs ADD COLUMN cpu_wall_seconds REAL;
+ALTER TABLE runs ADD COLUMN cpu_processes INTEGER;
+ALTER TABLE runs ADD COLUMN cpu_not_measured TEXT;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

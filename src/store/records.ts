@@ -36,6 +36,27 @@ export interface RunRecord {
   folder: string | null;
   /** The browser, Playwright, OS, scale factors, fonts and target versions the run ran on (issue 29); absent when not recorded. */
   environment?: Record<string, unknown>;
+  /** The CPU its trials spent (issue 42); absent when the run never recorded it (older umpire, or no trial ran). */
+  cpu?: RunCpu;
+}
+
+/**
+ * The CPU a run's trials spent: umpire's process and every process it started (browsers, renderers,
+ * command agents, app servers), read from /proc when the trials started and ended; a resumed run adds
+ * each session's. At concurrency above 1 the mean per trial is the run's share per trial, not any
+ * one episode's own.
+ */
+export interface RunCpu {
+  /** CPU seconds (user + system); null when not measured. */
+  seconds: number | null;
+  /** Trials that ended in the measured spans (retried attempts' CPU included in `seconds`). */
+  trials: number;
+  /** Wall seconds of the measured spans. */
+  wallSeconds: number;
+  /** Processes in umpire's tree at the end of the last span; null when not measured. */
+  processes: number | null;
+  /** Why it was not measured (or, with `seconds`, why a resumed session was not): null when it all was. */
+  notMeasured: string | null;
 }
 
 /** A run with its trials counted, for `umpire runs`. */

@@ -33,6 +33,17 @@ export function runFromRow(r: Row): RunRecord {
     umpireVersion: String(r.umpire_version),
     folder: str(r.folder),
     ...(r.environment ? { environment: parseJson<Record<string, unknown>>(r.environment, {}) } : {}),
+    ...(r.cpu_trials !== null && r.cpu_trials !== undefined
+      ? {
+          cpu: {
+            seconds: num(r.cpu_seconds),
+            trials: Number(r.cpu_trials),
+            wallSeconds: Number(r.cpu_wall_seconds ?? 0),
+            processes: num(r.cpu_processes),
+            notMeasured: str(r.cpu_not_measured),
+          },
+        }
+      : {}),
   };
 }
 

@@ -22,6 +22,7 @@ import type {
   DurationHistoryEntry,
   TrialInput,
   RunInput,
+  RunCpu,
   RunRecord,
   RunStatus,
   RunSummary,
@@ -52,6 +53,7 @@ type Row = Record<string, unknown>;
 const WRITE_METHODS = [
   "recordRejudgement",
   "setRunEnvironment",
+  "addRunCpu",
   "createRun",
   "finishRun",
   "markInterrupted",
@@ -130,6 +132,32 @@ export class Store {
   /** Records the environment the run ran on (issue 29: browser, Playwright, OS, fonts, target versions). */
   setRunEnvironment(id: string, environment: Record<string, unknown>): void {
     const info = this.db.prepare("UPDATE runs SET environment = ? WHERE id = ?").run(toJson(environment), id);
+    if (info.changes === 0) throw new UmpireError("not_found", `no run ${id} in ${this.file}`);
+  }
+
+  /**
+   * Adds a session's CPU to the run's (issue 42): a resumed run sums its sessions. A session not
+   * measured leaves the seconds as they were and says why; a run never measured keeps seconds null.
+   */
+  addRunCpu(id: string, span: RunCpu): void {
+    const info = this.db
+      .prepare(
+        `UPDATE runs SET
+           cpu_seconds = CASE WHEN @seconds IS NULL THEN cpu_seconds ELSE COALESCE(cpu_seconds, 0) + @seconds END,
+           cpu_trials = COALESCE(cpu_trials, 0) + @trials,
+           cpu_wall_seconds = COALESCE(cpu_wall_seconds, 0) + @wall,
+           cpu_processes = COALESCE(@processes, cpu_processes),
+           cpu_not_measured = COALESCE(@notMeasured, cpu_not_measured)
+         WHERE id = @id`,
+      )
+      .run({
+        id,
+        seconds: span.seconds,
+        trials: span.trials,
+        wall: span.wallSeconds,
+        processes: span.processes,
+        notMeasured: span.notMeasured,
+      });
     if (info.changes === 0) throw new UmpireError("not_found", `no run ${id} in ${this.file}`);
   }
 

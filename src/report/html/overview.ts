@@ -7,6 +7,7 @@
  */
 import type { RunRecord, TrialRecord } from "../../store/records.js";
 import { environmentOf, environmentSummary } from "../environment-diff.js";
+import { cpuLine } from "../run-cpu.js";
 import { summarizeTrials, type TrialSetStats } from "../aggregate.js";
 import {
   formatCostPerSuccess,
@@ -208,6 +209,7 @@ export function overviewHtml(input: OverviewInput): string {
       : ""
   }</p>
 <p class="run-meta" id="run-environment">environment: ${environmentSummary(environmentOf(run))}</p>
+<p class="run-meta" id="run-cpu">${cpuLine(run)}</p>
 </header>
 ${summaryHtml(trials)}
 ${matrixHtml(trials, input.tasks)}

@@ -98,21 +98,26 @@ export class TrialDeadline {
   /** Steps labelled by `during`: named by the watchdog when no tracked call is in flight. */
   private readonly steps = new Map<number, { what: string; since: number }>();
   private readonly rearm = new Set<() => void>();
+  private readonly onAbort = () => {
+    this.cancelledAt = Date.now();
+    for (const arm of [...this.rearm]) arm();
+  };
 
   constructor(
-    signal?: AbortSignal,
+    private readonly signal?: AbortSignal,
     private readonly graceMs = TRIAL_GRACE_MS,
     private readonly cancelGraceMs = CANCEL_GRACE_MS,
   ) {
-    signal?.addEventListener(
-      "abort",
-      () => {
-        this.cancelledAt = Date.now();
-        for (const arm of [...this.rearm]) arm();
-      },
-      { once: true },
-    );
+    signal?.addEventListener("abort", this.onAbort, { once: true });
     if (signal?.aborted) this.cancelledAt = Date.now();
+  }
+
+  /**
+   * Stops listening on the run's signal. The run's signal outlives every trial: a deadline that kept
+   * its listener would leave one per trial ever run on it (Node warns at 11: MaxListenersExceededWarning).
+   */
+  dispose(): void {
+    this.signal?.removeEventListener("abort", this.onAbort);
   }
 
   /** Starts (or restarts) the time limit: calls may run until `limitMs` plus the grace from now. */

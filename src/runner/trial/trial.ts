@@ -212,23 +212,28 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
     if (isStorageFault(e)) {
       // umpire could not record the trial: no verdict at all (the scheduler leaves it for --resume).
       await abandonTrial(spec, deps, env);
+      deadline.dispose();
       throw e;
     }
     error = firstLineOf(e);
     log.emit("AgentErrorEvent", { error, trace: e instanceof Error ? (e.stack ?? "") : "", info: {} });
   }
   if (!loop) loop = emptyLoopOutcome("environment_error", error ?? "environment failed");
-  return concludeTrial(spec, folder, deps, {
-    log,
-    trialEnv: env,
-    loop,
-    error,
-    started,
-    repetition: guard?.metrics() ?? {},
-    blocked,
-    driver: undefined,
-    deadline,
-  });
+  try {
+    return await concludeTrial(spec, folder, deps, {
+      log,
+      trialEnv: env,
+      loop,
+      error,
+      started,
+      repetition: guard?.metrics() ?? {},
+      blocked,
+      driver: undefined,
+      deadline,
+    });
+  } finally {
+    deadline.dispose();
+  }
 }
 
 /** What both trial kinds open their environment with: the task and trial, its workspace, the target, the fixture site, the guards' log, the trace. */

@@ -4,6 +4,7 @@
  * the user's stop shortens it to the cancel grace; a broken page fails calls at once; the
  * watchdog fires with what was in flight. Limits are tens of milliseconds; no assertion is on time.
  */
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { type StuckCall, TrialDeadline, isStuckCall, withDeadline } from "../../../src/runner/trial/deadline.js";
 
@@ -107,5 +108,15 @@ describe("TrialDeadline", () => {
     watch.dispose();
     expect(settled).toBe(false);
     expect(expiry.stuck).toMatchObject({ what: "executing click (action 1 of the trial)", untracked: true });
+  });
+
+  it("a disposed deadline no longer listens on the run's signal, which outlives every trial (issue 42)", () => {
+    const run = new AbortController();
+    for (let trial = 0; trial < 20; trial++) new TrialDeadline(run.signal, 10, 10).dispose();
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
+    const live = new TrialDeadline(run.signal, 10, 10);
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(1);
+    run.abort();
+    expect(live.cancelled).toBe(true);
   });
 });
