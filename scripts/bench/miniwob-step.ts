@@ -63,6 +63,8 @@ export interface MiniwobStepBench {
   episodes: number;
   passed: number;
   viewport: string;
+  /** The pictures both loops took (checked equal: the same PNG size at the same scale), e.g. "498x321 PNG". */
+  picture: string;
 }
 
 interface Timed {
@@ -146,11 +148,13 @@ async function bareRun(browser: Browser, origin: string, task: Task, seed: numbe
     const parts = { actionAndSettle: 0, screenshot: 0, doneRead: 0 };
     let steps = 0;
     let done = false;
+    let picture = "";
     for (const action of actions) {
       if (done) break;
       let t = performance.now();
-      await screenshot(page);
+      const png = await screenshot(page);
       parts.screenshot += performance.now() - t;
+      picture = `${png.readUInt32BE(16)}x${png.readUInt32BE(20)} PNG`;
       t = performance.now();
       await perform(page, action, frame, task.viewport.deviceScaleFactor);
       while (inflight > 0) await new Promise((r) => setTimeout(r, 25));
@@ -161,7 +165,7 @@ async function bareRun(browser: Browser, origin: string, task: Task, seed: numbe
       steps += 1;
     }
     const reward = (await page.evaluate("window.__umpireEpisode().rawReward")) as number | null;
-    return { steps, parts, reward, totalMs: parts.screenshot + parts.actionAndSettle + parts.doneRead };
+    return { steps, parts, reward, picture, totalMs: parts.screenshot + parts.actionAndSettle + parts.doneRead };
   } finally {
     await context.close().catch(() => undefined);
   }
@@ -174,14 +178,16 @@ async function umpireRound(
   tasks: Task[],
   round: number,
   plans: Map<string, ProposedAction[]>,
-): Promise<Map<string, Timed & { stop: string; verdict: string }>> {
+): Promise<Map<string, Timed & { stop: string; verdict: string; picture: string }>> {
   const target = await startMiniwobTarget({ htmlDir, seedBase: round });
   const targets: TargetSet = { get: () => target, all: () => [target], close: () => target.close() };
   const timing = new Map<string, { first: number; capture: number; modelMs: number; last: number; played: number }>();
   const executorMs = new Map<string, number>();
+  const pictures = new Map<string, string>();
   const wrap = (session: AgentSessionLike, trial: PlannedTrial): AgentSessionLike => ({
     async nextTurn(observation, signal) {
       const t0 = performance.now();
+      pictures.set(trial.task.id, `${observation.width}x${observation.height} PNG`);
       const turn = await session.nextTurn(observation, signal);
       const plan = plans.get(trial.task.id)!;
       const at = timing.get(trial.task.id) ?? {
@@ -224,7 +230,7 @@ async function umpireRound(
         },
       ],
     });
-    const out = new Map<string, Timed & { stop: string; verdict: string }>();
+    const out = new Map<string, Timed & { stop: string; verdict: string; picture: string }>();
     for (const trial of run.trials) {
       const at = timing.get(trial.task.id);
       const stored = world.store.trials(trial.id.slice(0, trial.id.lastIndexOf("-"))).find((t) => t.id === trial.id);
@@ -237,6 +243,7 @@ async function umpireRound(
         steps: at.played,
         stop: stored.stopReason ?? "none",
         verdict: stored.verdict ?? "none",
+        picture: pictures.get(trial.task.id) ?? "none",
       });
     }
     return out;
@@ -265,6 +272,7 @@ export async function benchMiniwobStep(
   const umpireParts: { executor: number; capture: number; other: number }[] = [];
   const bareParts: { actionAndSettle: number; screenshot: number; doneRead: number }[] = [];
   const umpireRounds: number[] = [];
+  let picture = "";
   const bareRounds: number[] = [];
   try {
     // Round 0 is the warm-up (JIT, the servers' first requests): planned and played, not counted.
@@ -282,6 +290,12 @@ export async function benchMiniwobStep(
         const seed = episodeSeed(task.id, 0, round);
         const bare = await bareRun(world.browser, server.url, task, seed, plans.get(task.id)!);
         const mine = umpire.get(task.id)!;
+        // Like with like: both loops send the same picture (a PNG of the same size at the task's scale).
+        if (bare.picture !== mine.picture)
+          throw new Error(
+            `bench miniwob: ${task.id}: umpire's picture ${mine.picture}, the bare loop's ${bare.picture}`,
+          );
+        picture = mine.picture;
         if (round === 0) continue;
         const env = task.id.replace(`${MINIWOB_PACK}-`, "");
         const entry = byEnv.get(env) ?? { umpire: [], bare: [], stops: [], verdicts: [], rewards: [] };
@@ -354,5 +368,6 @@ export async function benchMiniwobStep(
     episodes: envs.reduce((n, e) => n + e.verdicts.length, 0),
     passed: envs.reduce((n, e) => n + e.verdicts.filter((v) => v === "passed").length, 0),
     viewport: `${MINIWOB_SETTINGS.viewport.width}x${MINIWOB_SETTINGS.viewport.height} at ${MINIWOB_SETTINGS.viewport.deviceScaleFactor}x`,
+    picture,
   };
 }

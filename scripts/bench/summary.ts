@@ -461,7 +461,7 @@ export function detailLines(results: BenchResults): string[] {
     const u = r.umpireParts;
     const b = r.bareParts;
     lines.push(
-      `miniwob (the test pack, ${r.viewport}, the oracle's actions on the same seeds, ${machine(results.miniwob.machine)}):`,
+      `miniwob (the test pack, ${r.viewport}, both loops' pictures ${r.picture}, the oracle's actions on the same seeds, ${machine(results.miniwob.machine)}):`,
       `  umpire per step ${fmt(r.umpirePerStepMs)} ms = executor ${fmt(u.executor)} + observe ${fmt(u.capture)} + client/done read/log/store ${fmt(u.other)}`,
       `  bare per step   ${fmt(r.barePerStepMs)} ms = input + settle ${fmt(b.actionAndSettle)} + screenshot ${fmt(b.screenshot)} + done read ${fmt(b.doneRead, 1)}; overhead ${fmt(r.overheadPerStepMs)} ms/step`,
       ...r.envs.map(

@@ -66,11 +66,14 @@ export function pageProbeOf(
 
 /**
  * For the loop: words saying the environment ended its episode (the capture's record is done: the page's
- * own code set WOB_DONE_GLOBAL; a forged write is refused and ends nothing), or null while it runs.
+ * own code set WOB_DONE_GLOBAL; a forged write is refused and ends nothing), or null while it runs. The
+ * record comes with the page read that ended the last settle or observation when there was one since the
+ * last input (environment.ts `takeEpisodeRead`), else from a read of its own.
  */
-export function episodeDoneOf(env: Pick<TrialEnvironment, "page">): () => Promise<string | null> {
+export function episodeDoneOf(env: Pick<TrialEnvironment, "page" | "takeEpisodeRead">): () => Promise<string | null> {
   return async () => {
-    const record = await readEpisode(env.page);
+    const taken = env.takeEpisodeRead();
+    const record = taken ? taken.record : await readEpisode(env.page);
     if (!record?.done) return null;
     const reason = record.reason ? `, ${record.reason}` : "";
     return `the environment ended the episode (raw reward ${record.rawReward}${reason})`;

@@ -108,6 +108,20 @@ export interface TrialEnvironmentOptions {
   trace?: TraceSpec;
   /** The trial's call deadline (deadline.ts): every browser call of an observation or input runs under it. */
   deadline?: TrialDeadline;
+  /**
+   * The global of the page's episode reader (a benchmark pack's episode capture, episode-capture.ts). When
+   * set, the page read that ends an input's settle and the one that ends an observation also read the
+   * episode's record, so the loop's "has the episode ended?" costs no page round trip of its own
+   * (`takeEpisodeRead`).
+   */
+  episodeReader?: string;
+}
+
+/** The part of an episode record the loop stops on, read with the page read that ended a settle or an observation. */
+export interface EpisodeRead {
+  done: boolean;
+  rawReward: number | null;
+  reason: string | null;
 }
 
 /** A tab the agent's page opened. */
@@ -215,6 +229,11 @@ export class TrialEnvironment {
   private moving = false;
   /** Whether the first observation (the start page's) was taken. */
   private observed = false;
+  /**
+   * The episode as the last page read of a settle or an observation found it (`episodeReader`), until the
+   * loop takes it; `{ record: null }` when the page has no reader. Cleared when an input starts.
+   */
+  private episodeRead: { record: EpisodeRead | null } | undefined;
 
   private constructor(
     readonly options: TrialEnvironmentOptions,
@@ -287,6 +306,15 @@ export class TrialEnvironment {
           this.options.onTab?.(tab);
         });
     });
+  }
+
+  /**
+   * Whether observations wait for the page's layout report from now on (`layoutFlush`): a task whose
+   * instruction comes from the page gets its agent session once the page has given it, and only then is
+   * it known whether that agent reads the report.
+   */
+  setLayoutFlush(on: boolean): void {
+    this.options.layoutFlush = on;
   }
 
   /** Types into whatever has focus: the key events of `page.keyboard.type`, without its wait per key (fast-typing.ts). */
@@ -422,6 +450,7 @@ export class TrialEnvironment {
   async settle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const until = Date.now() + timeoutMs;
     const ended = this.starvation.begin("settle", timeoutMs);
+    this.episodeRead = undefined;
     // The input's handlers may have started a request the browser has not reported to us yet (the
     // report crosses the CDP connection after the input's own answer): one frame of the page first,
     // or a busy machine reads "nothing in flight" and the picture shows the page before the Save.
@@ -435,6 +464,8 @@ export class TrialEnvironment {
     // (`await res.json()`, then the DOM): let one frame pass, so the picture and the marks show that.
     // Settled is decided before that frame: a request the frame itself starts (a layout report) is not the input's.
     const settled = this.inflight === 0;
+    // The episode read with the first frame is older than the wait: only a frame after it may stand for the page now.
+    if (waited) this.episodeRead = undefined;
     if (waited && settled && !this.dialogs.open) await this.nextFrame();
     return settled;
   }
@@ -444,15 +475,40 @@ export class TrialEnvironment {
    * noting whether the layout moved across it: the next observation then waits for it to stand still.
    */
   private async nextFrame(): Promise<void> {
-    const frame = this.page.evaluate(() => {
+    const frame = this.page.evaluate(async (reader) => {
       const settle = (window as unknown as SettleWindow).__umpireSettle;
-      if (settle) return settle.frameMoved();
-      return new Promise<boolean>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(false), 0)));
-    });
-    const moved = await this.dialogs
-      .race(Promise.race([frame, new Promise<boolean>((r) => setTimeout(() => r(false), 250))]))
-      .catch(() => false);
-    this.moving = moved === true;
+      const moved = settle
+        ? await settle.frameMoved()
+        : await new Promise<boolean>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(false), 0)));
+      // The episode as this frame left it (the loop's "has the episode ended?" after the input): no read of its own.
+      // (The same lines as the post-capture read's: a function serialised into the page can call no helper of ours.)
+      const readEpisode = reader ? (window as unknown as Record<string, unknown>)[reader] : undefined;
+      const record = typeof readEpisode === "function" ? (readEpisode() as EpisodeRead) : null;
+      const episode = record
+        ? { done: record.done === true, rawReward: record.rawReward, reason: record.reason }
+        : null;
+      return { moved, episode: reader ? episode : undefined };
+    }, this.options.episodeReader);
+    const late = new Promise<undefined>((r) => setTimeout(() => r(undefined), 250));
+    const read = await this.dialogs.race(Promise.race([frame, late])).catch(() => undefined);
+    const answered = read !== undefined && read !== DIALOG_OPENED;
+    this.moving = answered && read.moved === true;
+    this.episodeRead = answered && read.episode !== undefined ? { record: read.episode } : undefined;
+  }
+
+  /**
+   * The episode's record as the page read that ended the last settle or observation found it, once: undefined
+   * when nothing read it since the last input (the loop then reads the page itself), or without `episodeReader`.
+   */
+  takeEpisodeRead(): { record: EpisodeRead | null } | undefined {
+    const read = this.episodeRead;
+    this.episodeRead = undefined;
+    return read;
+  }
+
+  /** An input is about to change the page: an episode read before it says nothing about after it. */
+  forgetEpisodeRead(): void {
+    this.episodeRead = undefined;
   }
 
   /**
@@ -462,6 +518,7 @@ export class TrialEnvironment {
   async observe(): Promise<Observation> {
     const started = performance.now();
     const capturedAt = new Date().toISOString();
+    this.episodeRead = undefined;
     if (!this.dialogs.open) {
       // A dialog can open while the page is read or captured; the page then answers nothing until it closes.
       const observed = await this.dialogs.race(this.observePage(started, capturedAt));
@@ -706,7 +763,10 @@ export class TrialEnvironment {
   ): Promise<{ png: Buffer; state: PageRead; retaken: number }> {
     const spec = this.options.target.markSpec(this.options.task);
     for (let retaken = 0; retaken < PAIR_ATTEMPTS; retaken++) {
-      const moved = await this.call("asking the page whether it moved during the capture", this.movedSinceWait());
+      const { moved, episode } = await this.call(
+        "asking the page whether it moved during the capture",
+        this.movedSinceWait(),
+      );
       let marksMoved = false;
       if (flush && spec && this.lastLayout) {
         const now = await this.call(
@@ -715,7 +775,11 @@ export class TrialEnvironment {
         );
         marksMoved = !sameMarks(this.lastLayout, now);
       }
-      if (!moved && !marksMoved) return { png, state, retaken };
+      if (!moved && !marksMoved) {
+        // The last page read of the observation: what it found of the episode is the loop's before the request.
+        this.episodeRead = episode !== undefined ? { record: episode } : undefined;
+        return { png, state, retaken };
+      }
       state = await this.readPage(flush, true);
       await this.call("resolving the marks on the page (page.evaluate)", this.publishMarks());
       png = await this.call("capturing the screenshot again (Page.captureScreenshot)", this.screenshot());
@@ -724,14 +788,28 @@ export class TrialEnvironment {
     return { png, state, retaken: PAIR_ATTEMPTS };
   }
 
-  /** Whether the page moved since the settle wait of its last read (false without the settle script, or when a dialog opened). */
-  private async movedSinceWait(): Promise<boolean> {
-    const asked = this.page.evaluate((capMs) => {
-      const settle = (window as unknown as SettleWindow).__umpireSettle;
-      return settle ? settle.movedSinceWait(capMs) : false;
-    }, ANIMATION_WAIT_MS);
-    const moved = await this.dialogs.race(asked).catch(() => false);
-    return moved === true;
+  /**
+   * Whether the page moved since the settle wait of its last read (false without the settle script, or when a
+   * dialog opened); with `episodeReader`, the episode's record read in the same evaluation (undefined without).
+   */
+  private async movedSinceWait(): Promise<{ moved: boolean; episode?: EpisodeRead | null }> {
+    const asked = this.page.evaluate(
+      ({ capMs, reader }) => {
+        const settle = (window as unknown as SettleWindow).__umpireSettle;
+        const moved = settle ? settle.movedSinceWait(capMs) : false;
+        // The episode as the picture shows it (the loop's "has the episode ended?" before the request).
+        const readEpisode = reader ? (window as unknown as Record<string, unknown>)[reader] : undefined;
+        const record = typeof readEpisode === "function" ? (readEpisode() as EpisodeRead) : null;
+        const episode = record
+          ? { done: record.done === true, rawReward: record.rawReward, reason: record.reason }
+          : null;
+        return { moved, episode: reader ? episode : undefined };
+      },
+      { capMs: ANIMATION_WAIT_MS, reader: this.options.episodeReader },
+    );
+    const read = await this.dialogs.race(asked).catch(() => undefined);
+    if (read === undefined || read === DIALOG_OPENED) return { moved: false };
+    return { moved: read.moved === true, ...(read.episode !== undefined ? { episode: read.episode } : {}) };
   }
 
   /** Resolves the target's marks on the page as the screenshot will show it, for the reference model. */

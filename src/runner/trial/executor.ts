@@ -130,6 +130,8 @@ export class Executor {
     if (signal.aborted) return result("skipped", `not run: ${reasonOf(signal)}`);
     // Test-only (test-fault.ts): a hang no deadline covers, so a test can prove the watchdog ends it.
     await unwrappedHang(action.tool);
+    // The page may change from here on: the episode's record read before says nothing about after.
+    this.options.env.forgetEpisodeRead();
     try {
       return await this.perform(action.tool, action.args, signal, result);
     } catch (error) {

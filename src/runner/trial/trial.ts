@@ -30,6 +30,7 @@ import { completionReason, createTrialLog, startedEventData, type TrialLog } fro
 import { isStorageFault, firstLineOf, storageError } from "../../errors.js";
 import { describeStarvation, type StarvedWait } from "./starvation.js";
 import { withoutForgeable, type Driver } from "./untrusted-checks.js";
+import { EPISODE_READER } from "../../checks/episode-check.js";
 import { episodeDoneOf, pageProbeOf, safeOrigin, storageProbeOf, type PageProbeHandle } from "./check-probes.js";
 import type { TraceMode, Verdict } from "../../vocabulary.js";
 import { traceSpecFor } from "./trial-trace.js";
@@ -152,6 +153,8 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       ...environmentOptions(spec, folder, deps, blocked),
       browser: deps.browser,
       layoutFlush: session?.readsPageLayout !== false,
+      // A benchmark's episode: the loop's "has it ended?" rides the page reads a settle and an observation make.
+      ...(spec.task.checks.some((c) => c.kind === "episode") ? { episodeReader: EPISODE_READER } : {}),
       dialogs: spec.task.dialogs ?? deps.target.dialogs ?? "agent",
       deadline,
       ...browserEventLog(log),
@@ -162,7 +165,11 @@ export async function runTrial(spec: TrialSpec, folder: string, deps: TrialDeps)
       throw error;
     });
     const opened = env;
-    session ??= deps.createSession(withPageInstruction(spec, opened));
+    if (!session) {
+      session = deps.createSession(withPageInstruction(spec, opened));
+      // Opened before its session existed, on the safe side: the layout wait stays only for an agent that reads it.
+      opened.setLayoutFlush(session.readsPageLayout !== false);
+    }
     logEnvironmentFacts(log, opened);
     // The frame of the last screenshot sent: the executor scales [0,1000] coordinates against it.
     let lastFrame = {
