@@ -4,6 +4,7 @@
  */
 import type { CheckRecord, RunRecord, TrialRecord } from "../store/records.js";
 import { environmentOf } from "./environment-diff.js";
+import { runNotes, type RunNotes } from "./run-notes.js";
 
 export interface TrialJson {
   id: string;
@@ -118,6 +119,10 @@ export interface RunJson {
   umpireVersion: string;
   /** What the run ran on (browser, Playwright, Node, OS, fonts, targets, umpire); null when not recorded. */
   environment: Record<string, unknown> | null;
+  /** Named agents whose protocol was inferred from the model id (or defaulted), not written in their entry. */
+  inferredProtocols: RunNotes["inferredProtocols"];
+  /** Task x agent pairs left out: the agent's protocol cannot offer a tool the task needs (never failures). */
+  notPlayed: RunNotes["notPlayed"];
   trials: TrialJson[];
 }
 
@@ -131,6 +136,8 @@ export function runToJson(run: RunRecord, trials: TrialJson[]): RunJson {
     tags: run.tags,
     umpireVersion: run.umpireVersion,
     environment: environmentOf(run) ?? null,
+    // #41: named agents whose protocol was inferred, and the pairs left out as not playable.
+    ...runNotes(run),
     trials,
   };
 }
