@@ -6,7 +6,6 @@ import type { ProjectTargets } from "../config/project.js";
 import type { Task } from "../task/schema.js";
 import { HOLO_MODES, type OutputMode } from "../vocabulary.js";
 import { missingTools, notPlayableText, playability, toolsOfSteps } from "../agent/protocols/playable.js";
-import type { ToolName } from "../toolbox/tools.js";
 
 /** What one self-test trial is for, and the verdict that makes the task sound. */
 export interface Probe {
@@ -80,7 +79,8 @@ export function probesFor(task: Task, protocols: readonly OutputMode[] = HOLO_MO
 export interface NotPlayable {
   task: string;
   protocol: OutputMode;
-  missing: ToolName[];
+  /** The tools of the toolbox the task's gold uses and the protocol cannot offer. */
+  missing: string[];
 }
 
 /** The pairs of `tasks` x `protocols` that are not playable, in task then protocol order. */

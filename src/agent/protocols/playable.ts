@@ -40,6 +40,6 @@ export function playability(task: Pick<Task, "reference">, protocol: ProtocolNam
 }
 
 /** The words every report of a pair uses: "not playable in ui-tars: needs http_get, write_note, which ...". */
-export function notPlayableText(protocol: ProtocolName, missing: readonly ToolName[]): string {
+export function notPlayableText(protocol: ProtocolName, missing: readonly string[]): string {
   return `not playable in ${protocol}: needs ${missing.join(", ")}, which ${protocol}'s action space has no way to express`;
 }
