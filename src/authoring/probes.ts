@@ -5,6 +5,7 @@
 import type { ProjectTargets } from "../config/project.js";
 import type { Task } from "../task/schema.js";
 import { HOLO_MODES, type OutputMode } from "../vocabulary.js";
+import { missingTools, notPlayableText, playability, toolsOfSteps } from "../agent/protocols/playable.js";
 
 /** What one self-test trial is for, and the verdict that makes the task sound. */
 export interface Probe {
@@ -31,22 +32,31 @@ export function isHoloMode(mode: OutputMode): boolean {
  * them. Answer-now and every negative are played in structured whatever the selection: they prove
  * the checks. Each vendor protocol selected also plays answer-now (one turn: its "Done." must fail
  * too), and the first one selected plays every negative as well, so a negative is proven played as
- * written through a vendor's action vocabulary and coordinates, not only Holo's.
+ * written through a vendor's action vocabulary and coordinates, not only Holo's. A protocol the task
+ * is not playable in (its gold needs a tool the protocol cannot offer: `notPlayableIn`) plays none
+ * (when none selected can, gold is played in structured, which offers every tool), and a vendor protocol plays only the negatives its action space can express (structured plays them all).
  */
 export function probesFor(task: Task, protocols: readonly OutputMode[] = HOLO_MODES): Probe[] {
+  const expressible = (mode: OutputMode, n: string) =>
+    isHoloMode(mode) || missingTools(toolsOfSteps(task.negatives[n] ?? []), mode).length === 0;
   const negatives = (mode: OutputMode, suffix: string) =>
-    Object.keys(task.negatives).map(
-      (n): Probe => ({
-        name: `negative:${n}${suffix}`,
-        model: `reference:negative-${n}`,
-        mode,
-        expect: "failed",
-        trajectory: `negatives.${n}`,
-      }),
-    );
-  const vendors = protocols.filter((mode) => !isHoloMode(mode));
+    Object.keys(task.negatives)
+      .filter((n) => expressible(mode, n))
+      .map(
+        (n): Probe => ({
+          name: `negative:${n}${suffix}`,
+          model: `reference:negative-${n}`,
+          mode,
+          expect: "failed",
+          trajectory: `negatives.${n}`,
+        }),
+      );
+  // Gold must pass somewhere for the task to be sound: in structured when no protocol selected can play it.
+  const selected = protocols.filter((mode) => playability(task, mode).playable);
+  const playable: readonly OutputMode[] = selected.length > 0 ? selected : ["structured"];
+  const vendors = playable.filter((mode) => !isHoloMode(mode));
   return [
-    ...protocols.filter(isHoloMode).map(
+    ...playable.filter(isHoloMode).map(
       (mode): Probe => ({
         name: `gold/${mode}`,
         model: "reference",
@@ -63,6 +73,29 @@ export function probesFor(task: Task, protocols: readonly OutputMode[] = HOLO_MO
       ...(i === 0 ? negatives(mode, `/${mode}`) : []),
     ]),
   ];
+}
+
+/** A task/protocol pair the self-test does not play: the task's gold needs tools the protocol cannot offer. */
+export interface NotPlayable {
+  task: string;
+  protocol: OutputMode;
+  /** The tools of the toolbox the task's gold uses and the protocol cannot offer. */
+  missing: string[];
+}
+
+/** The pairs of `tasks` x `protocols` that are not playable, in task then protocol order. */
+export function notPlayableIn(tasks: readonly Task[], protocols: readonly OutputMode[]): NotPlayable[] {
+  return tasks.flatMap((task) =>
+    protocols.flatMap((protocol) => {
+      const { missing } = playability(task, protocol);
+      return missing.length > 0 ? [{ task: task.id, protocol, missing }] : [];
+    }),
+  );
+}
+
+/** The line a not-playable pair gets under the self-test's table. */
+export function notPlayableLine(pair: NotPlayable): string {
+  return `${pair.task} ${notPlayableText(pair.protocol, pair.missing)}`;
 }
 
 /** Whether a task's trials may run at the same moment on its target: declared isolated, or on several instances. */

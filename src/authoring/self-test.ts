@@ -13,7 +13,7 @@ import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
 import { describeConcurrency, type EndpointReport } from "../runner/schedule/concurrency-gate.js";
 import { storedPlan, type PlannedTrial } from "../runner/schedule/trial-plan.js";
-import { SELF_TEST_TAG, newRunId, trialId, type OutputMode } from "../vocabulary.js";
+import { HOLO_MODES, SELF_TEST_TAG, newRunId, trialId, type OutputMode } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/schedule/run-hooks.js";
 import type { ObservedHook } from "../runner/trial/trial.js";
 import type { RequestRecord } from "../sim/log.js";
@@ -27,7 +27,16 @@ import { executeTrials, startRuntime } from "../runtime/suite-runtime.js";
 import { VERSION } from "../runtime/version.js";
 import { collectRunEnvironment } from "../runtime/run-environment.js";
 
-import { isHoloMode, probesFor, runsAtOnce, type Probe, type ProbeResult } from "./probes.js";
+import {
+  isHoloMode,
+  notPlayableIn,
+  notPlayableLine,
+  probesFor,
+  runsAtOnce,
+  type NotPlayable,
+  type Probe,
+  type ProbeResult,
+} from "./probes.js";
 
 export interface SelfTestOptions {
   tasks: Task[];
@@ -54,6 +63,11 @@ export interface SelfTestOptions {
 export interface SelfTestOutcome {
   runId: string;
   results: ProbeResult[];
+  /**
+   * The task/protocol pairs not played: the task's gold needs tools the protocol cannot offer. Neither
+   * unsound nor a failure (the task is sound where it can be played); said, and in the JSON.
+   */
+  notPlayable: NotPlayable[];
   /** Required checks no probe failed: each may be unable to fail. */
   uncovered: CoverageGap[];
   /** How many trials ran at once and what the machine's CPU did meanwhile (the run summary's report). */
@@ -190,6 +204,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     return {
       runId,
       results,
+      notPlayable: options.probes ? [] : notPlayableIn(options.tasks, options.protocols ?? HOLO_MODES),
       uncovered,
       concurrency: executed.concurrency,
       interrupted: status === "interrupted",
@@ -328,14 +343,18 @@ function pairLine(pair: UnsoundPair): string {
   return `unsound task/protocol pair: ${pair.task} in ${pair.protocol} (its gold passes in ${pair.passesIn.join(", ")}, not in ${pair.protocol})`;
 }
 
-/** The lines under the table: one per probe that is not what soundness needs, with its reasons; then coverage. */
+/**
+ * The lines under the table: one per task/protocol pair not playable, one per probe that is not what
+ * soundness needs, with its reasons; then coverage.
+ */
 export function selfTestFindings(
   results: readonly ProbeResult[],
   uncovered: readonly CoverageGap[],
   strict: boolean,
   concurrency?: number,
+  notPlayable: readonly NotPlayable[] = [],
 ): string[] {
-  const lines: string[] = [];
+  const lines: string[] = notPlayable.map(notPlayableLine);
   for (const r of results.filter((x) => !x.ok)) {
     const got = r.exercised
       ? `expected ${r.probe.expect}, got ${r.verdict} (${r.stopReason})`
@@ -426,14 +445,29 @@ export function selfTestClosing(
  * One row per task: each probe's verdict, marked where it is not what soundness needs. When a vendor
  * protocol was played, one row per task and protocol, the protocol named in its own column.
  */
-export function selfTestTable(results: ProbeResult[], style: TableStyle): string {
-  const byProtocol = results.some((r) => !isHoloMode(r.protocol));
+export function selfTestTable(
+  results: ProbeResult[],
+  style: TableStyle,
+  notPlayable: readonly NotPlayable[] = [],
+): string {
+  const byProtocol = results.some((r) => !isHoloMode(r.protocol)) || notPlayable.length > 0;
   const keys = [...new Set(results.map((r) => (byProtocol ? `${r.task}\u0000${r.protocol}` : r.task)))];
-  const rows = keys.map((key) => {
+  const played = keys.map((key) => {
     const [task, protocol = ""] = key.split("\u0000");
     const mine = results.filter((r) => r.task === task && (!byProtocol || r.protocol === protocol));
-    return { task: task!, protocol, sound: mine.every((r) => r.ok), mine };
+    return { task: task!, protocol, sound: mine.every((r) => r.ok), mine, missing: [] as string[] };
   });
+  // A pair not playable is a row of its own, neither sound nor unsound.
+  const rows = [
+    ...played,
+    ...notPlayable.map((p) => ({
+      task: p.task,
+      protocol: p.protocol as string,
+      sound: true,
+      mine: [],
+      missing: p.missing,
+    })),
+  ].sort((a, b) => a.task.localeCompare(b.task));
   const got = (m: ProbeResult) => {
     if (m.ok) return "ok";
     if (!m.exercised) return "not exercised";
@@ -447,12 +481,18 @@ export function selfTestTable(results: ProbeResult[], style: TableStyle): string
       {
         head: "sound",
         priority: 99,
-        cell: (r: Row) => ({ text: r.sound ? "yes" : "NO", colour: r.sound ? ("green" as const) : ("red" as const) }),
+        cell: (r: Row) =>
+          r.missing.length > 0
+            ? { text: "not playable", colour: "yellow" as const }
+            : { text: r.sound ? "yes" : "NO", colour: r.sound ? ("green" as const) : ("red" as const) },
       },
       {
         head: "probes (expected verdict: got)",
         priority: 98,
-        cell: (r: Row) => r.mine.map((m) => `${m.probe.name} ${m.probe.expect}: ${got(m)}`).join("; "),
+        cell: (r: Row) =>
+          r.missing.length > 0
+            ? `none: needs ${r.missing.join(", ")}, which ${r.protocol}'s action space has no way to express`
+            : r.mine.map((m) => `${m.probe.name} ${m.probe.expect}: ${got(m)}`).join("; "),
       },
     ],
     rows,

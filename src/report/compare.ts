@@ -124,11 +124,11 @@ export interface Comparison {
 /** Known modes first, in the protocol registry's order (TRIAL_MODES); anything else keeps first appearance. */
 const MODE_ORDER: readonly string[] = TRIAL_MODES;
 
-/** Splits one run's (or several runs') trials into groups by mode or model, in a stable order. */
+/** Splits one run's (or several runs') trials into groups by mode, model or agent (`agentFamilyLabel`), in a stable order. */
 export function groupTrialsBy(trials: readonly ReportTrial[], by: "mode" | "model" | "agent"): CompareGroupInput[] {
   const groups = new Map<string, ReportTrial[]>();
   for (const t of [...trials].sort((a, b) => a.runId.localeCompare(b.runId) || a.seq - b.seq)) {
-    const label = by === "mode" ? t.mode : by === "model" ? t.model : t.agentLabel;
+    const label = by === "mode" ? t.mode : by === "model" ? t.model : agentFamilyLabel(t);
     (groups.get(label) ?? groups.set(label, []).get(label)!).push(t);
   }
   const labels = [...groups.keys()];
@@ -137,6 +137,16 @@ export function groupTrialsBy(trials: readonly ReportTrial[], by: "mode" | "mode
     const ts = groups.get(label)!;
     return { label, runIds: [...new Set(ts.map((t) => t.runId))], trials: ts };
   });
+}
+
+/**
+ * An agent's row under `--by agent`, readable as its family: a named agent's name with its protocol,
+ * `holo (tools)`, whatever the name says (an unnamed agent's label, `model/mode`, already names it).
+ */
+export function agentFamilyLabel(t: Pick<ReportTrial, "agentLabel" | "model" | "mode">): string {
+  return t.agentLabel === `${t.model}/${t.mode}` || t.agentLabel === t.mode
+    ? t.agentLabel
+    : `${t.agentLabel} (${t.mode})`;
 }
 
 function rank(mode: string): number {

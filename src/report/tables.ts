@@ -27,6 +27,7 @@ import {
   plural,
 } from "./format.js";
 import { explainDuration } from "./latency.js";
+import { runNoteLines, runNotes } from "./run-notes.js";
 import { costPerSuccess, sumCosts } from "./cost.js";
 import type { RegressionVerdict } from "./regression.js";
 import { SEPARATOR, paint, renderTable, type Cell, type Colour, type Column, type TableStyle } from "./table-layout.js";
@@ -357,6 +358,7 @@ export function showText(run: RunRecord, details: readonly TrialDetail[], style:
   const header = [
     `run ${paint(run.id, "bold", style.color)}: ${run.status}, started ${formatTime(run.startedAt)}${run.endedAt ? `, ended ${formatTime(run.endedAt)}` : ""} UTC${run.tags.length ? `, tags ${run.tags.join(", ")}` : ""}, umpire ${run.umpireVersion}`,
     `${paint("environment", "dim", style.color)}: ${environmentSummary(environmentOf(run))}`,
+    ...runNoteLines(runNotes(run)).map(oneLine),
   ].join("\n");
   const columns: Column<TrialDetail>[] = [
     { head: "#", priority: 60, align: "right", cell: (d) => String(d.trial.seq) },

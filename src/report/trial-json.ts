@@ -5,6 +5,7 @@
 import { cpuJson, type RunCpuJson } from "./run-cpu.js";
 import type { CheckRecord, RunRecord, TrialRecord } from "../store/records.js";
 import { environmentOf } from "./environment-diff.js";
+import { runNotes, type RunNotes } from "./run-notes.js";
 
 export interface TrialJson {
   id: string;
@@ -121,6 +122,10 @@ export interface RunJson {
   environment: Record<string, unknown> | null;
   /** The CPU its trials spent (umpire and every process it started), per trial a mean (src/report/run-cpu.ts). */
   cpu: RunCpuJson;
+  /** Named agents whose protocol was inferred from the model id (or defaulted), not written in their entry. */
+  inferredProtocols: RunNotes["inferredProtocols"];
+  /** Task x agent pairs left out: the agent's protocol cannot offer a tool the task needs (never failures). */
+  notPlayed: RunNotes["notPlayed"];
   trials: TrialJson[];
 }
 
@@ -135,6 +140,8 @@ export function runToJson(run: RunRecord, trials: TrialJson[]): RunJson {
     umpireVersion: run.umpireVersion,
     environment: environmentOf(run) ?? null,
     cpu: cpuJson(run),
+    // #41: named agents whose protocol was inferred, and the pairs left out as not playable.
+    ...runNotes(run),
     trials,
   };
 }

@@ -90,6 +90,28 @@ const StoredPackSchema = z.looseObject({
   seed: z.number().int().min(0).default(0),
 });
 
+/**
+ * A task x agent pair a run left out because the agent's protocol cannot offer a tool the task's gold
+ * needs (#41): not played, never a failure. `reason` is the sentence said at run time.
+ */
+const StoredNotPlayedSchema = z.looseObject({
+  task: z.string(),
+  file: z.string(),
+  agent: z.string(),
+  protocol: z.string(),
+  missing: z.array(z.string()),
+  reason: z.string(),
+});
+
+/** A named model agent's protocol and where it came from (`protocol:`, `mode:`, its model id, the default). */
+const StoredAgentProtocolSchema = z.looseObject({
+  agent: z.string(),
+  protocol: z.string(),
+  family: z.string(),
+  source: z.string(),
+  model: z.string(),
+});
+
 export const StoredRunOptionsSchema = z.looseObject({
   /** The task paths as given (empty: the default `tasks/`). */
   paths: z.array(z.string()).default([]),
@@ -133,6 +155,10 @@ export const StoredRunOptionsSchema = z.looseObject({
   shards: ShardSchema.optional(),
   /** Set by a run of a benchmark pack (`--pack`): what makes its tasks again. */
   pack: StoredPackSchema.optional(),
+  /** The task x agent pairs left out: the agent's protocol cannot offer a tool the task needs. */
+  notPlayed: z.array(StoredNotPlayedSchema).optional(),
+  /** Each named model agent's protocol and its source (`umpire show` says those inferred from a model id). */
+  agentProtocols: z.array(StoredAgentProtocolSchema).optional(),
   /** A self-test's run (`umpire validate --self-test`), which stores only paths and concurrency (and a pack's, its pack). */
   selfTest: z.boolean().optional(),
 });
@@ -145,6 +171,8 @@ export type StoredAgentOptions = z.output<typeof StoredAgentOptionsSchema>;
 export type StoredCommandAgent = z.output<typeof StoredCommandAgentSchema>;
 export type StoredShard = z.output<typeof ShardSchema>;
 export type StoredPack = z.output<typeof StoredPackSchema>;
+export type StoredNotPlayed = z.output<typeof StoredNotPlayedSchema>;
+export type StoredAgentProtocol = z.output<typeof StoredAgentProtocolSchema>;
 
 /**
  * The options of stored run `runId`, parsed. Throws `input` naming the run, the field and the

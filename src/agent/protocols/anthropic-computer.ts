@@ -27,6 +27,7 @@ import type { ModelReply } from "../reply.js";
 import { toolParametersSchema } from "../step-schema.js";
 import { parseArguments } from "./openai-computer.js";
 import type { Protocol, ProtocolConversation, ProtocolSetup } from "./protocol.js";
+import { EVERY_TOOL } from "./every-tool.js";
 import { scaleScreenshot } from "./screenshot-scale.js";
 import { ReplySlots, unsuccessful, type Mapped } from "./slots.js";
 
@@ -313,5 +314,6 @@ export const anthropicComputer: Protocol = {
   summary: "Anthropic computer use: the Messages API's computer tool (tool_use / tool_result with screenshots)",
   api: "messages",
   knobs: { imageBudget: true, displaySize: true, promptCaching: true },
+  tools: EVERY_TOOL,
   open: (setup) => new AnthropicComputerConversation(setup),
 };

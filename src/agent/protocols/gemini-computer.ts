@@ -28,6 +28,7 @@ import { excludedFunctions, GEMINI_COVERED, isPredefined, mapGeminiAction } from
 import { imageSize } from "./image-size.js";
 import { parseArguments } from "./openai-computer.js";
 import type { Protocol, ProtocolConversation, ProtocolSetup } from "./protocol.js";
+import { EVERY_TOOL } from "./every-tool.js";
 import { ReplySlots, unsuccessful } from "./slots.js";
 
 type Part = Record<string, unknown>;
@@ -268,5 +269,6 @@ export const geminiComputer: Protocol = {
   api: "generate-content",
   // Gemini's coordinates are relative to the screenshot, which is sent as taken: no display to declare.
   knobs: { imageBudget: true },
+  tools: EVERY_TOOL,
   open: (setup) => new GeminiComputerConversation(setup),
 };

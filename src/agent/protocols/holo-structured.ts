@@ -23,6 +23,7 @@ import { buildSystemPrompt, outputFormatBlock } from "../prompt.js";
 import { buildStepSchema } from "../step-schema.js";
 import { openHoloConversation, type HoloPromptInput } from "./holo-chat.js";
 import type { Protocol, ProtocolSetup } from "./protocol.js";
+import { EVERY_TOOL } from "./every-tool.js";
 
 /** The reply-format paragraph of the system prompt. */
 export const STRUCTURED_REPLY_FORMAT = [
@@ -57,6 +58,7 @@ export const holoStructured: Protocol = {
   summary: "Holo structured outputs: one JSON step {note, thought, tool_call} per reply",
   api: "chat-completions",
   knobs: { imageBudget: true, reasoningEffort: true },
+  tools: EVERY_TOOL,
   open(setup: ProtocolSetup) {
     return openHoloConversation(setup, structuredSystemPrompt, {
       outputFields: { structured_outputs: { json: buildStepSchema(setup.offered) } },

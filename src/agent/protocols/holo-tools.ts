@@ -22,6 +22,7 @@ import { toolResultMessage } from "./chat-conversation.js";
 import { noCallReply, readFunctionCalls } from "./function-calls.js";
 import { openHoloConversation, type HoloPromptInput } from "./holo-chat.js";
 import type { Protocol, ProtocolSetup } from "./protocol.js";
+import { EVERY_TOOL } from "./every-tool.js";
 
 /** The reply-format paragraph of the system prompt (no schema, no tool-format example, no JSON). */
 export const TOOLS_REPLY_FORMAT = [
@@ -41,6 +42,7 @@ export const holoTools: Protocol = {
   summary: "Holo function calling: the task's tools as `tools`, several calls per reply",
   api: "chat-completions",
   knobs: { imageBudget: true, reasoningEffort: true },
+  tools: EVERY_TOOL,
   open(setup: ProtocolSetup) {
     return openHoloConversation(setup, toolsSystemPrompt, {
       outputFields: { tools: buildFunctionTools(setup.offered), tool_choice: "required" },

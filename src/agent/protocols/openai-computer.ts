@@ -24,6 +24,7 @@ import type { ModelReply } from "../reply.js";
 import { toolParametersSchema } from "../step-schema.js";
 import { TOOL_DESCRIPTIONS } from "../../toolbox/tools.js";
 import type { Protocol, ProtocolConversation, ProtocolSetup } from "./protocol.js";
+import { EVERY_TOOL } from "./every-tool.js";
 import { imageSize } from "./image-size.js";
 import { fittedSize, resizeScreenshot } from "./screenshot-scale.js";
 import { ReplySlots, type Mapped } from "./slots.js";
@@ -308,5 +309,6 @@ export const openaiComputer: Protocol = {
   api: "responses",
   // The full input goes every turn, as OpenAI's guide keeps it: no image budget.
   knobs: { displaySize: true, reasoningEffort: true },
+  tools: EVERY_TOOL,
   open: (setup) => new OpenAIComputerConversation(setup),
 };

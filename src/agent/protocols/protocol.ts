@@ -52,9 +52,18 @@ export interface Protocol {
    * agent of this protocol (file, field, fix), so no knob is ever accepted and silently not sent.
    */
   readonly knobs: ProtocolKnobs;
+  /**
+   * For each of umpire's tools, whether the protocol can offer it to the model (an action of the
+   * family's own, or a function beside it). A task whose gold uses a tool this says `false` for is not
+   * playable in the protocol (`playable.ts`): the self-test says so and `umpire run` does not play it.
+   */
+  readonly tools: ProtocolTools;
   /** Starts one trial's conversation (its system prompt written, no observation yet). */
   open(setup: ProtocolSetup): ProtocolConversation;
 }
+
+/** Every tool of umpire's toolbox, each with whether a protocol can offer it (a tool added to the toolbox must be decided in each). */
+export type ProtocolTools = Readonly<Record<ToolName, boolean>>;
 
 /**
  * Which of the family knobs a protocol reads from its `AgentConfig`, each of which changes what is sent:

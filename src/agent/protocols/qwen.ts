@@ -35,6 +35,7 @@ import { buildFunctionTools } from "../step-schema.js";
 import { ChatConversation, toolResultMessage } from "./chat-conversation.js";
 import { noCallReply, readFunctionCalls } from "./function-calls.js";
 import type { Protocol, ProtocolSetup } from "./protocol.js";
+import { EVERY_TOOL } from "./every-tool.js";
 import { mapQwenAction, type Mapped } from "./qwen-actions.js";
 import { COMPUTER_USE, computerUseTool, type QwenVersion } from "./qwen-tool.js";
 import {
@@ -208,6 +209,7 @@ function qwenProtocol(version: QwenVersion): Protocol {
         : "Qwen3-VL computer_use function: coordinates in [0, 1000]",
     api: "chat-completions",
     knobs: { imageBudget: true, pixels: PIXELS[version] },
+    tools: EVERY_TOOL,
     open: (setup: ProtocolSetup) => new QwenConversation(setup, version),
   };
 }

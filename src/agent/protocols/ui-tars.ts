@@ -30,7 +30,7 @@ import {
 } from "../parse.js";
 import { buildRequestBody } from "../request.js";
 import { ChatConversation } from "./chat-conversation.js";
-import type { Protocol, ProtocolSetup } from "./protocol.js";
+import type { Protocol, ProtocolSetup, ProtocolTools } from "./protocol.js";
 import { QWEN_SYSTEM } from "./qwen.js";
 import { mapUiTarsCall, parseUiTarsText } from "./ui-tars-parse.js";
 import { UI_TARS_FACTOR, UI_TARS_MAX_PIXELS, UI_TARS_MIN_PIXELS, uiTarsPrompt } from "./ui-tars-prompt.js";
@@ -44,6 +44,24 @@ import {
 } from "./smart-resize.js";
 
 const UI_TARS_PIXELS: PixelBounds = { factor: UI_TARS_FACTOR, min: UI_TARS_MIN_PIXELS, max: UI_TARS_MAX_PIXELS };
+/**
+ * What the published action space can say (`mapUiTarsCall`): click, left_double, type, hotkey, scroll,
+ * wait and finished. The prompt is verbatim, so no function can be added beside it: no navigation, no
+ * HTTP read, no note writer.
+ */
+const UI_TARS_TOOLS: ProtocolTools = {
+  click: true,
+  double_click: true,
+  write: true,
+  press: true,
+  scroll: true,
+  wait: true,
+  navigate: false,
+  go_back: false,
+  answer: true,
+  http_get: false,
+  write_note: false,
+};
 const UNSUCCESSFUL_PREFIXES = ["Rejected: ", "Failed: ", "Skipped: "];
 
 export class UiTarsConversation extends ChatConversation {
@@ -155,5 +173,6 @@ export const uiTars: Protocol = {
   summary: "UI-TARS-1.5 text actions (Thought / Action), pixels of the smart-resized screenshot",
   api: "chat-completions",
   knobs: { imageBudget: true, pixels: UI_TARS_PIXELS },
+  tools: UI_TARS_TOOLS,
   open: (setup: ProtocolSetup) => new UiTarsConversation(setup),
 };

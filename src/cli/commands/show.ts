@@ -67,8 +67,9 @@ export const run = defineCommand({
   description: `Shows one run (default: the latest; a unique prefix of its id is enough): per trial the verdict,
 stop reason and detail, claimed/verified, turns, actions, tokens, cost, wall time and where it went,
 repetition metrics, and every check with its pass, confidence and reason. The run's environment
-(umpire, browser, Playwright, Node, OS, fonts, target versions) heads it; --json also gives each
-trial's (its target, viewport and sandbox).`,
+(umpire, browser, Playwright, Node, OS, fonts, target versions) heads it, with each named agent whose
+protocol was inferred from its model id and each task x agent pair not played (the agent's protocol
+cannot offer a tool the task needs); --json also gives each trial's (its target, viewport and sandbox).`,
   run: execute,
 });
 

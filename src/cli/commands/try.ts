@@ -22,6 +22,8 @@ import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import type { CommandIO } from "../io.js";
 import { isHoloMode, probesFor, type Probe } from "../../authoring/probes.js";
+import { missingTools, notPlayableText, toolsOfSteps } from "../../agent/protocols/playable.js";
+import type { ToolName } from "../../toolbox/tools.js";
 import { runSelfTest } from "../../authoring/self-test.js";
 import { pictureName, writeStepPictures } from "../../authoring/step-pictures.js";
 import { describeControl, markNamesLine } from "../page-survey.js";
@@ -100,7 +102,9 @@ export async function loadOne(
 
 function probeOf(task: Task, negative: string | undefined, mode: OutputMode): Probe {
   const all = probesFor(task, [mode]);
-  if (negative === undefined) return all.find((p) => p.name === `gold/${mode}`)!;
+  // Gold in the protocol asked for even where it cannot be played: the refusal below names why.
+  if (negative === undefined)
+    return { name: `gold/${mode}`, model: "reference", mode, expect: "passed", trajectory: "reference" };
   const found = all.find((p) => p.name === `negative:${negative}`);
   if (!found) {
     const names = Object.keys(task.negatives);
@@ -113,12 +117,26 @@ function probeOf(task: Task, negative: string | undefined, mode: OutputMode): Pr
   return { ...found, mode, name: isHoloMode(mode) ? found.name : `${found.name}/${mode}` };
 }
 
+/** Refuses, before any trial, steps that use a tool the protocol cannot offer: they could not be played as written. */
+function refuseNotPlayable(task: Task, probe: Probe, steps: readonly { tool: ToolName }[]): void {
+  const missing = missingTools(toolsOfSteps(steps), probe.mode);
+  if (missing.length === 0) return;
+  const which =
+    probe.trajectory === "reference" ? "its gold" : `its negative ${probe.name.split(":")[1]?.split("/")[0]}`;
+  throw new UmpireError(
+    "usage",
+    `try: ${task.file} (${which}) is ${notPlayableText(probe.mode, missing)}`,
+    `try it with another --mode (structured and tools offer every tool)`,
+  );
+}
+
 async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Promise<number> {
   const arg = parsed.positionals[0]!;
   const { values } = parsed;
   const { task, project } = await loadOne(arg, parsed, io, "try", values["allow-drafts"] === true);
   const probe = probeOf(task, values.negative, values.mode as OutputMode);
   const steps = (probe.trajectory === "reference" ? task.reference : task.negatives[values.negative!]) ?? [];
+  refuseNotPlayable(task, probe, steps);
   io.stderr.write(
     `umpire try: playing ${task.id} ${probe.name} (${steps.length} steps) on the reference model in ${probe.mode}\n`,
   );

@@ -37,7 +37,7 @@ export function selfTestProtocols(given: readonly string[]): OutputMode[] {
 const OPTIONS = {
   json: {
     kind: "boolean",
-    help: "print the result as one JSON document: {ok, tasks, problems}, and with\n--self-test also selfTest: {sound, runId, protocols, results (each naming its protocol),\nunsoundPairs, uncovered, warnings} (null when the files are invalid; warnings: the\nmachine's CPU was saturated, as in the run summary)",
+    help: "print the result as one JSON document: {ok, tasks, problems}, and with\n--self-test also selfTest: {sound, runId, protocols, results (each naming its protocol),\nunsoundPairs, notPlayable (task/protocol pairs whose gold needs tools the protocol\ncannot offer: not played, not unsound), uncovered, warnings} (null when the files\nare invalid; warnings: the machine's CPU was saturated, as in the run summary)",
   },
   "self-test": {
     kind: "boolean",
@@ -188,13 +188,13 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
     const stored = `stored as run ${runId} (tagged self-test): umpire show ${runId}, umpire report ${runId}`;
     if (parsed.values.json) {
       io.stdout.write(
-        `${JSON.stringify({ ...validation, selfTest: { sound, runId, protocols, results, unsoundPairs: unsoundPairs(results), uncovered, warnings } }, null, 2)}\n`,
+        `${JSON.stringify({ ...validation, selfTest: { sound, runId, protocols, results, unsoundPairs: unsoundPairs(results), notPlayable: outcome.notPlayable, uncovered, warnings } }, null, 2)}\n`,
       );
       io.stderr.write(`umpire validate: ${stored}\n`);
     } else {
-      const findings = selfTestFindings(results, uncovered, strict, concurrency);
+      const findings = selfTestFindings(results, uncovered, strict, concurrency, outcome.notPlayable);
       io.stdout.write(
-        `\n${selfTestTable(results, terminalStyle(io.stdout, io.env))}\n${findings.length ? `\n${findings.map(oneLine).join("\n")}\n\n` : ""}${closing.join("\n")}\n${stored}\n`,
+        `\n${selfTestTable(results, terminalStyle(io.stdout, io.env), outcome.notPlayable)}\n${findings.length ? `\n${findings.map(oneLine).join("\n")}\n\n` : ""}${closing.join("\n")}\n${stored}\n`,
       );
     }
     if (outcome.interrupted) return EXIT.interrupted;

@@ -14,6 +14,7 @@ import { totalCapacity } from "../../runner/schedule/browser-pool.js";
 import type { EndpointReport } from "../../runner/schedule/concurrency-gate.js";
 import type { PlannedTrial } from "../../runner/schedule/trial-plan.js";
 import { parseShard, shardFromEnv, type ShardSource } from "../../runner/schedule/shards.js";
+import type { StoredNotPlayed } from "../../store/run-options.js";
 import type { Store } from "../../store/store.js";
 import type { PoolReport } from "../../targets/instance-pool.js";
 import type { Task } from "../../task/schema.js";
@@ -183,6 +184,8 @@ export interface Selection {
   resumed?: { id: string; folder: string | null; repeat: number };
   /** `--pack`: the benchmark whose environments are the tasks, and its target. */
   pack?: SelectedPack;
+  /** The task x agent pairs left out: the agent's protocol cannot offer a tool the task needs (`not-playable.ts`). */
+  notPlayed?: StoredNotPlayed[];
 }
 
 /** What the plan phase decided: the run, its folder and the trials to run now. */

@@ -9,6 +9,8 @@
  */
 import { resolveAgentConfigs, type AgentConfig } from "../../agent/config.js";
 import { agentProtocol, protocolNote } from "../../config/agent-protocol.js";
+import { PROTOCOLS } from "../../agent/protocols/registry.js";
+import type { StoredAgentProtocol } from "../../store/run-options.js";
 import type { ModelAgentDefinition } from "../../config/agents.js";
 import type { LoadedConfig } from "../../config/loader.js";
 import { UmpireError, isUmpireError } from "../../errors.js";
@@ -132,6 +134,17 @@ function resolveModelAgent(
     ...(def.tools !== undefined && { tools: def.tools as AgentConfig["tools"] }),
     loop: Object.fromEntries(Object.entries(loop).filter(([, v]) => v !== undefined)),
   };
+}
+
+/** Each named model agent's protocol and its source, as the run stores it (`umpire show` says the inferred ones). */
+export function agentProtocolRecords(config: LoadedConfig, agents: readonly AgentConfig[]): StoredAgentProtocol[] {
+  return agents.flatMap((agent) => {
+    const def = agent.name === undefined ? undefined : config.data.agents?.[agent.name];
+    if (def?.kind !== "model") return [];
+    const chosen = agentProtocol(def);
+    const family = PROTOCOLS[chosen.name].family;
+    return [{ agent: agent.name!, protocol: chosen.name, family, source: chosen.source, model: def.model }];
+  });
 }
 
 /** A line per named model agent of `agents` whose protocol was inferred or defaulted, saying which and why. */

@@ -19,6 +19,7 @@ import { runFolder } from "../../runtime/suite-runtime.js";
 import { VERSION } from "../../runtime/version.js";
 import { withoutUrlCredentials } from "../../safety/secrets.js";
 import { commandSpecs, storable } from "./agents.js";
+import { agentProtocolRecords } from "./named-agents.js";
 import { storedPack } from "./pack.js";
 import { fromPhase, type Plan, type RunContext, type Selection } from "./context.js";
 import type { Phase } from "./phases.js";
@@ -44,13 +45,16 @@ export const planPhase: Phase<RunContext> = {
 /** Every trial the selected tasks x agents x repeats give, with the commands of command agents. */
 function fullPlan(ctx: RunContext, selection: Selection, runId: string, repeat: number): PlannedTrial[] {
   const commands = commandSpecs(selection.commandAgents, ctx.settings.sandbox, ctx.io.env, ctx.values.list === true);
-  return planTrials(
+  const trials = planTrials(
     runId,
     selection.tasks,
     [...selection.agents, ...selection.commandAgents.map((c) => c.config)],
     repeat,
     commands,
   );
+  // A pair the agent's protocol cannot play is left out (its ids stay those of the full plan, as with --last-failed).
+  const skipped = new Set((selection.notPlayed ?? []).map((p) => pairKey(p.task, p.agent)));
+  return skipped.size ? trials.filter((t) => !skipped.has(pairKey(t.task.id, t.agent.label))) : trials;
 }
 
 /** `--resume`: the run's unfinished trials, matched by task, agent and repeat to today's plan of its tasks and agents. */
@@ -175,6 +179,8 @@ function storedOptions(ctx: RunContext, selection: Selection, shard: StoredShard
     taskParts: selection.tasks.map((t) => ({ task: t.id, parts: taskPartHashes(t) })),
     ...(shard ? { shard } : {}),
     ...(selection.pack ? { pack: storedPack(selection.pack) } : {}),
+    ...(selection.notPlayed?.length ? { notPlayed: selection.notPlayed } : {}),
+    ...(agents.some((a) => a.name !== undefined) ? { agentProtocols: agentProtocolRecords(ctx.config, agents) } : {}),
   };
 }
 

@@ -16,6 +16,7 @@ import { failedPairs, filterTasks, nothingSelected, refuseSelfTestRun } from "./
 import { untilDecidedBaseline } from "./until-decided.js";
 import { chooseAgents, restoreAgents, type AgentRequest, type StoredRun } from "./agents.js";
 import { protocolNotes } from "./named-agents.js";
+import { pairsToSkip, skipLine } from "./not-playable.js";
 import { fromPhase, type RunContext, type Selection } from "./context.js";
 import type { Phase } from "./phases.js";
 import { configPackDir, packNotice, restorePack, selectPack, type SelectedPack } from "./pack.js";
@@ -100,7 +101,18 @@ async function selectNew(ctx: RunContext): Promise<Selection> {
   const agents = restore ? restoreAgents(earlier, "--last-failed", agentRequest(ctx)) : chooseAgents(agentRequest(ctx));
   // A named agent whose protocol its entry does not write: the header says which it speaks, and why.
   if (!values.quiet) for (const line of protocolNotes(ctx.config, agents.agents)) io.stderr.write(`umpire: ${line}\n`);
-  return { tasks, project, paths, ...agents, ...(failed ? { failed } : {}), ...(pack ? { pack } : {}) };
+  // A task an agent's protocol cannot play: the run is refused, or (several agents) the pair left out and said.
+  const notPlayed = pairsToSkip(tasks, agents.agents, agents.commandAgents.length);
+  for (const pair of notPlayed) io.stderr.write(`${skipLine(pair)}\n`);
+  return {
+    tasks,
+    project,
+    paths,
+    ...agents,
+    ...(failed ? { failed } : {}),
+    ...(pack ? { pack } : {}),
+    ...(notPlayed.length ? { notPlayed } : {}),
+  };
 }
 
 function agentRequest(ctx: RunContext): AgentRequest {
