@@ -53,6 +53,34 @@ async function chooseFromList(page: Page, wanted: string): Promise<string> {
   return `chose ${wanted}`;
 }
 
+/**
+ * click-scroll-list: a click selects the first option alone; each further one is reached with
+ * Control+ArrowDown (which moves without selecting) and added with Control+Space (umpire's press tool gives both).
+ */
+async function chooseFromScrollList(page: Page, wanted: readonly string[]): Promise<string> {
+  const options = (await page.locator("#area select option").allTextContents()).map((o) => o.trim());
+  const at = wanted.map((w) => options.indexOf(w)).sort((a, b) => a - b);
+  if (at.length === 0 || at[0]! < 0) return ORACLE_UNREAD;
+  await page.locator("#area select option").nth(at[0]!).click();
+  for (let i = 1, now = at[0]!; i < at.length; i++) {
+    for (; now < at[i]!; now++) await page.keyboard.press("Control+ArrowDown");
+    await page.keyboard.press("Control+Space");
+  }
+  await clickText(page, "#area button", "Submit");
+  return `chose ${wanted.join(", ")}`;
+}
+
+/** copy-paste: select all in the text area, copy, paste into the text input (the keys a person would press). */
+async function copyPaste(page: Page, nth: number): Promise<string> {
+  await page.locator("#area textarea").nth(nth).click();
+  await page.keyboard.press("Control+a");
+  await page.keyboard.press("Control+c");
+  await page.locator("#area input[type=text], #area input:not([type])").first().click();
+  await page.keyboard.press("Control+v");
+  await clickText(page, "#area button", "Submit");
+  return `pasted the text of text area ${nth + 1}`;
+}
+
 /** click-checkboxes-soft: each label is a synonym of a word asked for, from the table the page defines. */
 async function tickSynonyms(page: Page, words: readonly string[]): Promise<string> {
   const table = await page.evaluate(() => (window as unknown as { SYNONYMS?: string[][] }).SYNONYMS ?? []);
@@ -212,8 +240,21 @@ const SOLVERS: readonly Solver[] = [
     },
   },
   {
+    utterance: /^Copy the text in the textarea below, paste it into the textbox and press Submit\.$/,
+    act: (page) => copyPaste(page, 0),
+  },
+  {
+    utterance:
+      /^Copy the text from the (\d)(?:st|nd|rd|th) text area below and paste it into the text input, then press Submit\.$/,
+    act: (page, m) => copyPaste(page, Number(m[1]) - 1),
+  },
+  {
     utterance: /^Solve the math problem and type your answer into the textbox\. Press submit when done\.$/,
     act: (page) => solveArithmetic(page),
+  },
+  {
+    utterance: /^Select (.+) from the scroll list and click Submit\.$/,
+    act: (page, m) => chooseFromScrollList(page, m[1]!.split(/,\s*/)),
   },
   { utterance: /^Select (.+) from the list and click Submit\.$/, act: (page, m) => chooseFromList(page, m[1]!) },
   {
