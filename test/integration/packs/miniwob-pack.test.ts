@@ -103,7 +103,7 @@ describe("the MiniWoB++ pack on umpire's test pack", () => {
       ["miniwob-click-tab", "passed", expect.stringMatching(/^clicked Tab #[123]$/)],
       ["miniwob-login-user", "passed", expect.stringMatching(/^logged in as \w+$/)],
     ]);
-  }, 400_000);
+  }, 600_000);
 
   it("answer-now fails every environment, and every forged reward fails as forged or absent", async () => {
     const run = await runPack("negatives", ["answer-now", "forger", "forge-click", "forge-script", "reload"]);
