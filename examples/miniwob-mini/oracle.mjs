@@ -1,6 +1,7 @@
 // A scripted oracle for MiniWoB++-protocol environments: a command agent (docs/external-agents.md) that
 // reads the utterance umpire gives it (UMPIRE_INSTRUCTION) and the page's DOM, and does what it says for
-// the kinds it knows (click the button, click a named button, enter a text, tick checkboxes). For any other kind it answers
+// the test pack's kinds (click the button, click a named button, a link or a tab, enter a text, log in, tick
+// checkboxes), as umpire's shipped oracle (src/packs/miniwob-oracle-agent.ts) does. For any other kind it answers
 // without acting: those environments are the ones no probe exercises. It uses only trusted input (mouse
 // and keyboard through CDP), as a person would.
 //   ORACLE_MODE=answer-now  answers at once (every environment must fail)
@@ -74,6 +75,34 @@ async function solve(page, text) {
       .click();
     return `clicked ${m[1]}`;
   }
+  m = /^Click on the link "(.+)"\.$/.exec(text);
+  if (m) {
+    await page
+      .locator("#area .alink", { hasText: exactly(m[1]) })
+      .first()
+      .click();
+    return `clicked the link ${m[1]}`;
+  }
+  m = /^Click on Tab #(\d+)\.$/.exec(text);
+  if (m) {
+    await page
+      .locator("#area ul a", { hasText: exactly(`Tab #${m[1]}`) })
+      .first()
+      .click();
+    return `clicked Tab #${m[1]}`;
+  }
+  m = /^Enter the username "(.+)" and the password "(.+)" into the text fields and press login\.$/.exec(text);
+  if (m) {
+    await page.locator("#username").click();
+    await page.keyboard.type(m[1]);
+    await page.locator("#password").click();
+    await page.keyboard.type(m[2]);
+    await page
+      .locator("#area button", { hasText: exactly("Login") })
+      .first()
+      .click();
+    return `logged in as ${m[1]}`;
+  }
   m = /^Enter "(.+)" into the text field and press Submit\.?$/.exec(text);
   if (m) {
     await page.locator("#area input[type=text]").first().click();
@@ -97,4 +126,8 @@ async function solve(page, text) {
 
 function escapeRe(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function exactly(s) {
+  return new RegExp(`^\\s*${escapeRe(s)}\\s*$`);
 }

@@ -10,7 +10,41 @@
 import { fileURLToPath } from "node:url";
 
 /** The environments the oracle solves (by the utterance each one gives). */
-export const ORACLE_ENVIRONMENTS: readonly string[] = ["click-test", "click-button", "enter-text", "click-checkboxes"];
+export const ORACLE_ENVIRONMENTS: readonly string[] = [
+  "click-test",
+  "click-test-2",
+  "click-button",
+  "click-button-sequence",
+  "unicode-test",
+  "click-link",
+  "click-tab",
+  "click-dialog",
+  "click-dialog-2",
+  "click-collapsible",
+  "click-collapsible-nodelay",
+  "click-collapsible-2",
+  "click-collapsible-2-nodelay",
+  "click-tab-2",
+  "click-tab-2-easy",
+  "click-tab-2-hard",
+  "focus-text",
+  "focus-text-2",
+  "enter-text",
+  "enter-text-2",
+  "enter-text-dynamic",
+  "enter-password",
+  "login-user",
+  "simple-arithmetic",
+  "copy-paste",
+  "copy-paste-2",
+  "choose-list",
+  "click-scroll-list",
+  "click-option",
+  "click-checkboxes",
+  "click-checkboxes-large",
+  "click-checkboxes-soft",
+  "click-checkboxes-transfer",
+];
 
 /** The answer the oracle gives, without acting, to an utterance it cannot read. */
 export const ORACLE_UNREAD = "no probe for this environment";

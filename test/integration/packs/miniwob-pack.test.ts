@@ -27,7 +27,7 @@ interface TrialJson {
   metrics: { fromEnvironment?: { instruction?: string; seed?: number } };
 }
 
-async function runPack(name: string, agents: string[], extra: string[] = []) {
+async function runPack(name: string, agents: string[], extra: string[] = [], envs = ENVS) {
   const out = join(s.dir, name);
   const result = await runCli(
     [
@@ -37,7 +37,7 @@ async function runPack(name: string, agents: string[], extra: string[] = []) {
       "--pack-dir",
       join(PACK, "html"),
       "--pack-tasks",
-      ENVS,
+      envs,
       "--config",
       join(PACK, "umpire.config.yaml"),
       ...agents.flatMap((a) => ["--agent", a]),
@@ -95,7 +95,15 @@ describe("the MiniWoB++ pack on umpire's test pack", () => {
     const other = await runPack("other-seed", ["oracle"], ["--pack-seed", "7"]);
     const moved = other.trials.filter((t) => t.metrics.fromEnvironment?.seed !== first.get(key(t))?.seed);
     expect(moved.length).toBe(other.trials.length);
-  }, 300_000);
+
+    // The example oracle knows the test pack's other kinds too: a link in a paragraph, a tab, a login form.
+    const more = await runPack("more-kinds", ["oracle"], [], "click-link,click-tab,login-user");
+    expect(more.trials.map((t) => [t.task, t.verdict, t.answer]).sort()).toEqual([
+      ["miniwob-click-link", "passed", expect.stringMatching(/^clicked the link \w+$/)],
+      ["miniwob-click-tab", "passed", expect.stringMatching(/^clicked Tab #[123]$/)],
+      ["miniwob-login-user", "passed", expect.stringMatching(/^logged in as \w+$/)],
+    ]);
+  }, 600_000);
 
   it("answer-now fails every environment, and every forged reward fails as forged or absent", async () => {
     const run = await runPack("negatives", ["answer-now", "forger", "forge-click", "forge-script", "reload"]);

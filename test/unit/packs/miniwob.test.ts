@@ -43,8 +43,18 @@ describe("the MiniWoB++ pack", () => {
 
   it("narrows by split, refuses unknown names and a folder that is no checkout, with the fix", () => {
     const ids = (split: "train" | "test") => loadMiniwobPack({ dir: PACK, split }).tasks.map((t) => t.id);
-    expect(ids("train")).toEqual(["miniwob-click-checkboxes", "miniwob-drag-box", "miniwob-enter-text"]);
-    expect(ids("test")).toEqual(["miniwob-click-button", "miniwob-click-test"]);
+    expect(ids("train")).toEqual([
+      "miniwob-click-checkboxes",
+      "miniwob-drag-box",
+      "miniwob-enter-text",
+      "miniwob-login-user",
+    ]);
+    expect(ids("test")).toEqual([
+      "miniwob-click-button",
+      "miniwob-click-link",
+      "miniwob-click-tab",
+      "miniwob-click-test",
+    ]);
     expect(() => loadMiniwobPack({ dir: PACK, tasks: ["click-buton"] })).toThrow(
       /not a MiniWoB\+\+ environment.*click-buton/,
     );
