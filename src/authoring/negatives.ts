@@ -50,6 +50,12 @@ export interface NegativesOptions {
   onProbe?: (line: string) => void;
 }
 
+/** What both self-test runs of `negatives` (the survey and the probes) take from its options as they are. */
+function selfTestSettings(options: NegativesOptions) {
+  const { config, store, outDir, concurrency, signal, env } = options;
+  return { config, store, outDir, concurrency, signal, env };
+}
+
 function knownMarks(task: Task, config: ProjectTargets): string[] {
   return [...Object.keys(config.targets[task.target]?.marks ?? {}), ...Object.keys(task.marks)];
 }
@@ -93,13 +99,8 @@ export async function runNegatives(options: NegativesOptions): Promise<{ runId: 
     negativeFailsOn: undefined,
   }));
   const outcome = await runSelfTest({
+    ...selfTestSettings(options),
     tasks: probed,
-    config: options.config,
-    store: options.store,
-    outDir: options.outDir,
-    concurrency: options.concurrency,
-    signal: options.signal,
-    env: options.env,
     onTrialEnd: (end) =>
       options.onProbe?.(`  ${end.trial.task.id} [${end.trial.agent.label}]: ${end.verdict} (${end.stopReason})`),
   });
@@ -224,12 +225,7 @@ async function surveyPageMarks(options: NegativesOptions): Promise<Map<string, P
         negatives: {},
         negativeFailsOn: undefined,
       })),
-      config: options.config,
-      store: options.store,
-      outDir: options.outDir,
-      concurrency: options.concurrency,
-      signal: options.signal,
-      env: options.env,
+      ...selfTestSettings(options),
       probes: (task) => probesFor({ ...task, negatives: {} }).filter((p) => p.name === "gold/structured"),
     });
     return new Map(

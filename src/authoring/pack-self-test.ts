@@ -1,26 +1,14 @@
-/**
- * `umpire validate --self-test --pack NAME`: the self-test of a benchmark pack, whose environments have
- * no gold trajectory (their episodes are random per seed). It proves what it can: the reference
- * model answering at once fails every environment (the check cannot be passed by doing nothing), and
- * the pack's scripted oracle, a command agent that reads the DOM, passes each environment it knows
- * (the pipe works end to end: served page, seed, utterance, the agent's input, the episode capture,
- * the check). An environment the oracle does not know is one no probe exercises: listed, not hidden.
- * The trials are stored as a run tagged `self-test`, like the task self-test's.
- */
-import { join } from "node:path";
+import { closeSelfTestRun, openSelfTestRun, probeBatch, selfTestStatus, startSelfTestRun } from "./self-test-run.js";
 import { resolveAgentConfigs, type AgentConfig } from "../agent/config.js";
-import { createPriceBook } from "../pricing.js";
 import type { EndpointReport } from "../runner/schedule/concurrency-gate.js";
 import type { TrialEnd } from "../runner/schedule/run-hooks.js";
-import { storedPlan, type PlannedTrial } from "../runner/schedule/trial-plan.js";
-import { executeTrials, startRuntime } from "../runtime/suite-runtime.js";
-import { collectRunEnvironment } from "../runtime/run-environment.js";
-import { VERSION } from "../runtime/version.js";
+import type { PlannedTrial } from "../runner/schedule/trial-plan.js";
+import { executeTrials } from "../runtime/suite-runtime.js";
 import type { StoredRunOptionsInput } from "../store/run-options.js";
 import type { Store } from "../store/store.js";
 import type { Target } from "../targets/contract.js";
 import type { Task } from "../task/schema.js";
-import { SELF_TEST_TAG, newRunId, trialId } from "../vocabulary.js";
+import { newRunId, trialId } from "../vocabulary.js";
 import type { Probe, ProbeResult } from "./probes.js";
 
 /** The pack's scripted oracle: a command agent, and the environments it knows. */
@@ -114,49 +102,17 @@ export async function runPackSelfTest(options: PackSelfTestOptions): Promise<Pac
   const runId = `selftest-${newRunId()}`;
   const planned = planPackProbes(runId, options);
   const { store } = options;
-  const runDir = join(options.outDir, runId);
-  const runtime = await startRuntime({
-    tasks: options.tasks,
-    agents: planned.agents,
-    builtInTargets: options.targets,
-    logDir: runDir,
-    concurrency: { mode: "pinned", trials: Math.max(1, options.concurrency) },
-    env: options.env,
-    signal: options.signal,
-    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
-  });
+  const run = await startSelfTestRun(runId, options, { agents: planned.agents, builtInTargets: options.targets }, 1);
   let status: "finished" | "interrupted" = "interrupted";
   try {
     const concurrency = { mode: "pinned" as const, trials: options.concurrency };
-    const stored: StoredRunOptionsInput = { ...options.runOptions, selfTest: true, concurrency };
-    store.createRun({ id: runId, umpireVersion: VERSION, folder: runDir, tags: [SELF_TEST_TAG], options: stored });
-    const environment = await collectRunEnvironment({
-      browsers: runtime.browsers,
-      targets: runtime.targets,
-      tasks: options.tasks,
-      env: options.env,
-    });
-    store.setRunEnvironment(runId, { ...environment });
-    store.addTrials(
-      runId,
-      planned.trials.map((t) => storedPlan(t)),
-    );
+    await openSelfTestRun(run, options.tasks, planned.trials, { ...options.runOptions, selfTest: true, concurrency });
     const probeOf = (end: TrialEnd) => planned.probes.get(end.trial.id)?.probe.name ?? "";
     const executed = await executeTrials({
-      runtime,
-      store,
-      runId,
-      runDir,
-      trials: planned.trials,
-      env: options.env,
-      prices: createPriceBook(),
-      concurrency,
-      modelConcurrency: options.concurrency,
-      repetition: { window: 3, recoveryLimit: 1 },
+      ...probeBatch(run, planned.trials, options.concurrency),
       reporters: options.onTrialEnd ? [{ onTrialEnd: (end: TrialEnd) => options.onTrialEnd!(end, probeOf(end)) }] : [],
-      signal: options.signal,
     });
-    status = executed.status === "interrupted" || store.unfinishedTrials(runId).length > 0 ? "interrupted" : "finished";
+    status = selfTestStatus(run, executed);
     const results = executed.ends.map((end) => judgePackProbe(end, planned.probes.get(end.trial.id)!, store, options));
     const unread = results.filter((r) => r.probe.name === "oracle" && !r.exercised);
     const notExercised = [
@@ -168,13 +124,7 @@ export async function runPackSelfTest(options: PackSelfTestOptions): Promise<Pac
     ];
     return { runId, results, notExercised, concurrency: executed.concurrency, interrupted: status === "interrupted" };
   } finally {
-    try {
-      if (status === "finished") store.finishRun(runId, "finished");
-      else store.markInterrupted(runId);
-    } catch {
-      /* a run that was never created (the runtime failed first) has nothing to mark */
-    }
-    await runtime.close();
+    await closeSelfTestRun(run, status);
   }
 }
 

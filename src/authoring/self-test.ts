@@ -1,19 +1,19 @@
 /**
  * `umpire validate --self-test`: proves each task sound on the reference model. A task is sound
- * when its gold trajectory passes in both output modes, an agent that answers "Done." at once
- * fails, and every declared negative (a known-wrong trajectory) is played as written and fails on
- * a required check (each check its `failsOn` names among them). A probe the model could not play
- * as written proves nothing ("not exercised"). Each required check should fail in some probe
- * (check coverage): one that never does may be unable to fail. The trials are stored as a run
- * tagged `self-test`, so `show`, `report` and the HTML view work on them.
+ * when its gold trajectory passes in every protocol chosen that can play it, an agent that answers
+ * "Done." at once fails, and every declared negative (a known-wrong trajectory) is played as written and
+ * fails on a required check (each check its `failsOn` names among them). A probe the model could not play
+ * as written proves nothing ("not exercised"); a protocol that cannot offer a tool the gold needs is "not
+ * playable" there, neither sound nor unsound. Each required check should fail in some probe (check
+ * coverage): one that never does may be unable to fail. The trials are stored as a run tagged
+ * `self-test` (`self-test-run.ts`), so `show`, `report` and the HTML view work on them.
  */
-import { join } from "node:path";
+import { closeSelfTestRun, openSelfTestRun, probeBatch, selfTestStatus, startSelfTestRun } from "./self-test-run.js";
 import { resolveAgentConfigs, type AgentConfig } from "../agent/config.js";
-import { createPriceBook } from "../pricing.js";
 import { renderTable, type TableStyle } from "../report/table-layout.js";
 import { describeConcurrency, type EndpointReport } from "../runner/schedule/concurrency-gate.js";
-import { storedPlan, type PlannedTrial } from "../runner/schedule/trial-plan.js";
-import { HOLO_MODES, SELF_TEST_TAG, newRunId, trialId, type OutputMode } from "../vocabulary.js";
+import type { PlannedTrial } from "../runner/schedule/trial-plan.js";
+import { HOLO_MODES, newRunId, trialId, type OutputMode } from "../vocabulary.js";
 import type { TrialEnd } from "../runner/schedule/run-hooks.js";
 import type { ObservedHook } from "../runner/trial/trial.js";
 import type { RequestRecord } from "../sim/log.js";
@@ -23,9 +23,7 @@ import type { ProjectTargets } from "../config/project.js";
 import { judgeExercise } from "./probe-exercise.js";
 import { AT_ONCE_PROBES, blameCarriedState, blameInterference, INTERFERENCE, type ProbeRun } from "./probe-causes.js";
 import { coverageLine, judgeProbe, uncoveredChecks, type CoverageGap, type ProbeFacts } from "./probe-judgement.js";
-import { executeTrials, startRuntime } from "../runtime/suite-runtime.js";
-import { VERSION } from "../runtime/version.js";
-import { collectRunEnvironment } from "../runtime/run-environment.js";
+import { executeTrials } from "../runtime/suite-runtime.js";
 
 import {
   isHoloMode,
@@ -139,17 +137,8 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
     options.probes ? undefined : options.config,
   );
   const { store } = options;
-  const runDir = join(options.outDir, runId);
-  const runtime = await startRuntime({
-    tasks: options.tasks,
-    agents: configs,
-    config: options.config,
-    logDir: runDir,
-    concurrency: { mode: "pinned", trials: Math.max(2, options.concurrency) },
-    env: options.env,
-    signal: options.signal,
-    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
-  });
+  const run = await startSelfTestRun(runId, options, { agents: configs, config: options.config }, 2);
+  const { runtime } = run;
   let status: "finished" | "interrupted" = "interrupted";
   try {
     const stored = {
@@ -157,35 +146,13 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
       paths: options.tasks.map((t) => t.file),
       concurrency: { mode: "pinned" as const, trials: options.concurrency },
     };
-    store.createRun({ id: runId, umpireVersion: VERSION, folder: runDir, tags: [SELF_TEST_TAG], options: stored });
-    // A self-test's verdicts depend on the browser and fonts as much as a run's: it stores them too.
-    const environment = await collectRunEnvironment({
-      browsers: runtime.browsers,
-      targets: runtime.targets,
-      tasks: options.tasks,
-      env: options.env,
-    });
-    store.setRunEnvironment(runId, { ...environment });
-    store.addTrials(
-      runId,
-      [...trials, ...pairs.flat()].map((t) => storedPlan(t)),
-    );
+    await openSelfTestRun(run, options.tasks, [...trials, ...pairs.flat()], stored);
     const execute = (batch: PlannedTrial[], concurrency: number) =>
       executeTrials({
-        runtime,
-        store,
-        runId,
-        runDir,
-        trials: batch,
-        env: options.env,
-        prices: createPriceBook(),
-        concurrency: { mode: "pinned", trials: concurrency },
-        modelConcurrency: concurrency,
-        repetition: { window: 3, recoveryLimit: 1 },
+        ...probeBatch(run, batch, concurrency),
         reporters: options.onTrialEnd
           ? [{ onTrialEnd: (end: TrialEnd) => options.onTrialEnd!(end, probes.get(end.trial.id)?.probe.name ?? "") }]
           : [],
-        signal: options.signal,
         ...(options.onObserved ? { onObserved: options.onObserved } : {}),
       });
     const executed = await execute(trials, options.concurrency);
@@ -194,7 +161,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
       if (options.signal.aborted) break;
       ends.push(...(await execute(pair, 2)).ends);
     }
-    status = executed.status === "interrupted" || store.unfinishedTrials(runId).length > 0 ? "interrupted" : "finished";
+    status = selfTestStatus(run, executed);
     const log = runtime.model?.log;
     const records = (id: string) => log?.forUser(id) ?? [];
     const judged = judgeAll(ends, probes, store, records);
@@ -211,13 +178,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestOut
       records,
     };
   } finally {
-    try {
-      if (status === "finished") store.finishRun(runId, "finished");
-      else store.markInterrupted(runId);
-    } catch {
-      /* a run that was never created (the runtime failed first) has nothing to mark */
-    }
-    await runtime.close();
+    await closeSelfTestRun(run, status);
   }
 }
 

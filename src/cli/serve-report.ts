@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { createReadStream, existsSync, realpathSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { extname, join, resolve, sep } from "node:path";
+import { OPTIONS } from "../config/options.js";
 import { UmpireError } from "../errors.js";
 import { CONTENT_SECURITY_POLICY } from "../report/html/page.js";
 
@@ -29,6 +30,13 @@ const TYPES: Record<string, string> = {
 
 /** The port `show-report` and `report --serve` listen on unless told otherwise (Playwright's report port). */
 export const DEFAULT_REPORT_PORT = 9323;
+
+/** `--port` of both commands that serve a report: the one shared port option, with the report's default. */
+export const REPORT_PORT_OPTION = {
+  ...OPTIONS.port,
+  default: DEFAULT_REPORT_PORT,
+  defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`,
+} as const;
 
 export interface ServedReport {
   url: string;

@@ -3,12 +3,11 @@
  * trial carries a <failure> listing its failed checks' reasons; an infrastructure error is an
  * <error>; a trial cancelled by the user, or not finished, is <skipped>. Output is well-formed XML whatever the reasons contain.
  */
-import type { TrialRecord } from "../store/records.js";
-import type { CheckLike } from "./trial-json.js";
+import type { CheckSummary, TrialRecord } from "../store/records.js";
 
 export interface JUnitSuite {
   name: string;
-  trials: readonly { trial: TrialRecord; checks: readonly CheckLike[] }[];
+  trials: readonly { trial: TrialRecord; checks: readonly CheckSummary[] }[];
 }
 
 // Characters XML 1.0 forbids even when escaped (C0 controls except tab, LF, CR; lone surrogates; U+FFFE/F).
@@ -34,7 +33,7 @@ const attrs = (pairs: Record<string, string | number>) =>
 
 const seconds = (ms: number | null) => ((ms ?? 0) / 1000).toFixed(3);
 
-function testcase(trial: TrialRecord, checks: readonly CheckLike[]): string {
+function testcase(trial: TrialRecord, checks: readonly CheckSummary[]): string {
   const name = `${trial.taskId} [${trial.mode}] #${trial.repeat}`;
   const head = `    <testcase ${attrs({ classname: `umpire.${trial.taskId}`, name, time: seconds(trial.wallMs), file: trial.taskFile })}`;
   const stop = `stop: ${trial.stopReason ?? "none"}${trial.stopDetail ? `: ${trial.stopDetail}` : ""}; claimed ${trial.claimed}, verified ${trial.verified}; model ${trial.model}; trial ${trial.id}`;

@@ -3,7 +3,7 @@
  * read one format. Costs are numbers in USD or null when unknown (never 0 for unknown).
  */
 import { cpuJson, type RunCpuJson } from "./run-cpu.js";
-import type { CheckRecord, RunRecord, TrialRecord } from "../store/records.js";
+import { checkSummary, type CheckSummary, type RunRecord, type TrialRecord } from "../store/records.js";
 import { environmentOf } from "./environment-diff.js";
 import { runNotes, type RunNotes } from "./run-notes.js";
 
@@ -54,10 +54,8 @@ export interface TrialJson {
   folder: string | null;
 }
 
-export type CheckLike = Pick<CheckRecord, "kind" | "name" | "required" | "pass" | "confidence" | "reason">;
-
 /** One trial and its checks as JSON. `trial.costUsd` is written as given (see `reportedCost`). */
-export function trialToJson(trial: TrialRecord, checks: readonly CheckLike[]): TrialJson {
+export function trialToJson(trial: TrialRecord, checks: readonly CheckSummary[]): TrialJson {
   return {
     id: trial.id,
     task: trial.taskId,
@@ -80,14 +78,7 @@ export function trialToJson(trial: TrialRecord, checks: readonly CheckLike[]): T
     claimed: trial.claimed,
     verified: trial.verified,
     answer: trial.answer,
-    checks: checks.map((c) => ({
-      kind: c.kind,
-      name: c.name,
-      required: c.required,
-      pass: c.pass,
-      confidence: c.confidence,
-      reason: c.reason,
-    })),
+    checks: checks.map(checkSummary),
     turns: trial.turns,
     actions: trial.actions,
     usage: {

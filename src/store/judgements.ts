@@ -5,7 +5,7 @@
  * history, show and the reports read it without knowing; `trials.rejudged_at` marks it.
  */
 import type Database from "better-sqlite3";
-import type { CheckInput } from "./records.js";
+import { checkInput, type CheckInput } from "./records.js";
 import { INSERT_CHECK } from "./queries.js";
 import { checkFromRow, checkRow, toBit, toJson } from "./rows.js";
 import type { Verdict } from "../vocabulary.js";
@@ -49,16 +49,7 @@ function storedChecks(db: Database.Database, trialId: string, attempt: number): 
   const rows = db
     .prepare("SELECT * FROM checks WHERE trial_id = ? AND attempt = ? ORDER BY idx")
     .all(trialId, attempt) as Row[];
-  return rows.map(checkFromRow).map(({ kind, name, required, pass, confidence, reason, evidence, ms }) => ({
-    kind,
-    name,
-    required,
-    pass,
-    confidence,
-    reason,
-    evidence,
-    ms,
-  }));
+  return rows.map(checkFromRow).map(checkInput);
 }
 
 /** Stores a re-judgement of the trial's current attempt and makes it the trial's verdict. One transaction. */

@@ -257,6 +257,19 @@ export interface CheckInput {
   ms: number;
 }
 
+/** What names and judges a check, without its evidence and time (a trial's JSON, a JUnit case). */
+export type CheckSummary = Pick<CheckInput, "kind" | "name" | "required" | "pass" | "confidence" | "reason">;
+
+/** Those fields of a check, picked from anything that carries them (a check's result, a stored row). */
+export function checkSummary(c: CheckSummary): CheckSummary {
+  return { kind: c.kind, name: c.name, required: c.required, pass: c.pass, confidence: c.confidence, reason: c.reason };
+}
+
+/** A check's stored fields, picked from anything that carries them: what a trial's end and a re-judgement write. */
+export function checkInput(c: CheckInput): CheckInput {
+  return { ...checkSummary(c), evidence: c.evidence, ms: c.ms };
+}
+
 export interface CheckRecord extends CheckInput {
   trialId: string;
   attempt: number;

@@ -16,24 +16,9 @@ import { didYouMean } from "./suggest.js";
 import { SECRET_SCOPE, stringsIn, TRIAL_SCOPE, type VariableScope, variableProblems } from "./trial-vars.js";
 import { expectedValuesLeak } from "./leak-rule.js";
 import { error, warning, type TaskRule } from "./rule.js";
-import {
-  stepsUseAllowedTools,
-  stepTargets,
-  stepTargetsDeclared,
-  stepArgs,
-  limitsInRange,
-  referenceWithinLimits,
-  referenceEndsWithAnswer,
-} from "./step-rules.js";
-import {
-  pathsInWorkspace,
-  regexesCompile,
-  checksTestSomething,
-  checksConsistent,
-  effectsConsistent,
-  answerToolForAnswerCheck,
-} from "./check-rules.js";
-import { allowedOriginsAreOrigins, narrowToolsConfigured, knownTarget, targetVocabulary } from "./target-rules.js";
+import * as stepRules from "./step-rules.js";
+import * as checkRules from "./check-rules.js";
+import * as targetRules from "./target-rules.js";
 
 /** known-tools, on raw data: runs even when the file fails the schema, and suggests the intended tool. */
 export function knownToolsInRaw(raw: unknown): RuleFinding[] {
@@ -179,25 +164,25 @@ const notDraft: TaskRule = {
 
 export const TASK_RULES: readonly TaskRule[] = [
   notDraft,
-  knownTarget,
-  targetVocabulary,
+  targetRules.knownTarget,
+  targetRules.targetVocabulary,
   requestVariables,
   customModulesExist,
-  checksConsistent,
-  stepsUseAllowedTools,
-  stepTargets,
-  stepTargetsDeclared,
-  stepArgs,
-  limitsInRange,
-  referenceWithinLimits,
-  referenceEndsWithAnswer,
-  pathsInWorkspace,
-  regexesCompile,
-  checksTestSomething,
-  effectsConsistent,
-  allowedOriginsAreOrigins,
-  narrowToolsConfigured,
-  answerToolForAnswerCheck,
+  checkRules.checksConsistent,
+  stepRules.stepsUseAllowedTools,
+  stepRules.stepTargets,
+  stepRules.stepTargetsDeclared,
+  stepRules.stepArgs,
+  stepRules.limitsInRange,
+  stepRules.referenceWithinLimits,
+  stepRules.referenceEndsWithAnswer,
+  checkRules.pathsInWorkspace,
+  checkRules.regexesCompile,
+  checkRules.checksTestSomething,
+  checkRules.effectsConsistent,
+  targetRules.allowedOriginsAreOrigins,
+  targetRules.narrowToolsConfigured,
+  checkRules.answerToolForAnswerCheck,
   noExpectedValuesInInstruction,
   fileNameMatchesId,
 ];

@@ -147,25 +147,16 @@ export const referenceWithinLimits: TaskRule = {
   name: "reference-within-limits",
   check: (task) => {
     const steps = task.reference.length;
-    const findings: RuleFinding[] = [];
-    if (steps > task.limits.actions)
-      findings.push(
+    // One action a step; the reference model plays one step per turn.
+    return (["actions", "turns"] as const)
+      .filter((limit) => steps > task.limits[limit])
+      .map((limit) =>
         error(
           ["reference"],
-          `the gold trajectory takes ${steps} actions but limits.actions is ${task.limits.actions}`,
-          "raise limits.actions",
+          `the gold trajectory takes ${steps} ${limit} but limits.${limit} is ${task.limits[limit]}`,
+          `raise limits.${limit}`,
         ),
       );
-    // The reference model plays one step per turn.
-    if (steps > task.limits.turns)
-      findings.push(
-        error(
-          ["reference"],
-          `the gold trajectory takes ${steps} turns but limits.turns is ${task.limits.turns}`,
-          "raise limits.turns",
-        ),
-      );
-    return findings;
   },
 };
 

@@ -10,6 +10,7 @@ import type { AgentConfig } from "../config.js";
 import { evictOldImages, observationMessage, userTextMessage, type ChatMessage, type Observation } from "../history.js";
 import type { CallSlot, ParsedReply, RawReply } from "../parse.js";
 import type { ProtocolConversation, ProtocolSetup } from "./protocol.js";
+import { agentPixelBounds, resizedToBounds, screenshotSize, type PixelBounds, type Size } from "./smart-resize.js";
 
 /** A generous per-screenshot allowance for the pre-send estimate (a 1280x800 image is ~1.3k tokens). */
 const IMAGE_TOKEN_ESTIMATE = 2_000;
@@ -32,9 +33,22 @@ export abstract class ChatConversation implements ProtocolConversation {
   }
 
   observe(observation: Observation): void {
-    this.history.push(observationMessage(observation));
+    // With the agent's minPixels/maxPixels, umpire smart-resizes the screenshot itself (the server's resize is then a no-op).
+    const family = this.pixelBounds();
+    const sent = family ? resizedToBounds(observation, agentPixelBounds(family, this.config)) : observation;
+    this.history.push(observationMessage(sent));
     evictOldImages(this.history, this.config.imageBudget);
+    const size = family && sent.screenshot ? screenshotSize(sent.screenshot.data) : null;
+    if (size) this.sentScreenshot(size);
   }
+
+  /** The family's smart_resize bounds, for a protocol whose model resizes screenshots (Qwen, UI-TARS); else null. */
+  protected pixelBounds(): PixelBounds | null {
+    return null;
+  }
+
+  /** Told the size of each screenshot as sent (protocols with pixel bounds): the frame of the model's coordinates. */
+  protected sentScreenshot(_size: Size): void {}
 
   abstract request(): Record<string, unknown>;
 

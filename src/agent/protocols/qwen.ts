@@ -20,7 +20,7 @@
  */
 import type { ToolName } from "../../toolbox/tools.js";
 import { validateToolCall } from "../action-validation.js";
-import { userTextMessage, type Observation } from "../history.js";
+import { userTextMessage } from "../history.js";
 import {
   actionId,
   looksLikeRefusal,
@@ -45,9 +45,6 @@ import {
   QWEN3_FACTOR,
   QWEN3_MAX_PIXELS,
   QWEN3_MIN_PIXELS,
-  agentPixelBounds,
-  resizedToBounds,
-  screenshotSize,
   smartResize,
   type PixelBounds,
   type Size,
@@ -107,14 +104,12 @@ export class QwenConversation extends ChatConversation {
     this.own = setup.offered.filter((tool) => !COVERED[version].has(tool));
   }
 
-  override observe(observation: Observation): void {
-    // With the agent's minPixels/maxPixels, umpire smart-resizes the screenshot itself (the server's resize is then a no-op).
-    const sent = resizedToBounds(observation, agentPixelBounds(PIXELS[this.version], this.config));
-    super.observe(sent);
-    const size = sent.screenshot ? screenshotSize(sent.screenshot.data) : null;
-    if (this.version === "2.5" && size) {
-      this.display = smartResize(size, QWEN25_FACTOR, QWEN25_MIN_PIXELS, QWEN25_MAX_PIXELS);
-    }
+  protected override pixelBounds(): PixelBounds {
+    return PIXELS[this.version];
+  }
+
+  protected override sentScreenshot(size: Size): void {
+    if (this.version === "2.5") this.display = smartResize(size, QWEN25_FACTOR, QWEN25_MIN_PIXELS, QWEN25_MAX_PIXELS);
   }
 
   /** The screen declared to the model now, in which its coordinates are read. */

@@ -17,7 +17,7 @@
  */
 import type { ProposedAction } from "../../toolbox/tools.js";
 import { validateToolCall } from "../action-validation.js";
-import { userTextMessage, type ChatMessage, type Observation } from "../history.js";
+import { userTextMessage, type ChatMessage } from "../history.js";
 import {
   actionId,
   looksLikeRefusal,
@@ -34,14 +34,7 @@ import type { Protocol, ProtocolSetup, ProtocolTools } from "./protocol.js";
 import { QWEN_SYSTEM } from "./qwen.js";
 import { mapUiTarsCall, parseUiTarsText } from "./ui-tars-parse.js";
 import { UI_TARS_FACTOR, UI_TARS_MAX_PIXELS, UI_TARS_MIN_PIXELS, uiTarsPrompt } from "./ui-tars-prompt.js";
-import {
-  agentPixelBounds,
-  resizedToBounds,
-  screenshotSize,
-  smartResize,
-  type PixelBounds,
-  type Size,
-} from "./smart-resize.js";
+import { smartResize, type PixelBounds, type Size } from "./smart-resize.js";
 
 const UI_TARS_PIXELS: PixelBounds = { factor: UI_TARS_FACTOR, min: UI_TARS_MIN_PIXELS, max: UI_TARS_MAX_PIXELS };
 /**
@@ -76,12 +69,12 @@ export class UiTarsConversation extends ChatConversation {
     );
   }
 
-  override observe(observation: Observation): void {
-    // With the agent's minPixels/maxPixels, umpire smart-resizes the screenshot itself (the server's resize is then a no-op).
-    const sent = resizedToBounds(observation, agentPixelBounds(UI_TARS_PIXELS, this.config));
-    super.observe(sent);
-    const size = sent.screenshot ? screenshotSize(sent.screenshot.data) : null;
-    if (size) this.screen = smartResize(size, UI_TARS_FACTOR, UI_TARS_MIN_PIXELS, UI_TARS_MAX_PIXELS);
+  protected override pixelBounds(): PixelBounds {
+    return UI_TARS_PIXELS;
+  }
+
+  protected override sentScreenshot(size: Size): void {
+    this.screen = smartResize(size, UI_TARS_FACTOR, UI_TARS_MIN_PIXELS, UI_TARS_MAX_PIXELS);
   }
 
   request(): Record<string, unknown> {

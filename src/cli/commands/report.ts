@@ -1,7 +1,7 @@
 /** `umpire report [run]`: writes the run's static HTML report and prints the path of its index.html. */
 import { pathToFileURL } from "node:url";
 import { openInBrowser } from "../open-in-browser.js";
-import { DEFAULT_REPORT_PORT, serveUntilStopped } from "../serve-report.js";
+import { REPORT_PORT_OPTION, serveUntilStopped } from "../serve-report.js";
 import { UmpireError } from "../../errors.js";
 import { writeRunReport } from "../../report/html/writer.js";
 import { OPTIONS as O, PRICE_OPTIONS } from "../../config/options.js";
@@ -38,12 +38,7 @@ const OPTIONS = {
     kind: "boolean",
     help: "serve the report on 127.0.0.1 and print its URL\n(for a remote machine); Ctrl-C stops",
   },
-  port: {
-    ...O.port,
-    default: DEFAULT_REPORT_PORT,
-    defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`,
-    help: "the port --serve listens on",
-  },
+  port: { ...REPORT_PORT_OPTION, help: "the port --serve listens on" },
 } as const;
 
 export const run = defineCommand({

@@ -13,16 +13,11 @@ import type { ParsedCommand } from "../args.js";
 import { defineCommand } from "../command.js";
 import { EXIT } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
-import { DEFAULT_REPORT_PORT, serveUntilStopped } from "../serve-report.js";
+import { REPORT_PORT_OPTION, serveUntilStopped } from "../serve-report.js";
 import { withReadStore } from "../read-store.js";
 
 const OPTIONS = {
-  port: {
-    ...O.port,
-    default: DEFAULT_REPORT_PORT,
-    defaultText: `${DEFAULT_REPORT_PORT} (0: a free port)`,
-    help: "the port to listen on (127.0.0.1 only)",
-  },
+  port: { ...REPORT_PORT_OPTION, help: "the port to listen on (127.0.0.1 only)" },
   db: { ...O.db, help: "the database whose latest run's report is served\\nwhen no folder is given" },
 } as const;
 

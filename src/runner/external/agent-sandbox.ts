@@ -23,6 +23,9 @@ export const BWRAP = "/usr/bin/bwrap";
 /** The sandbox's first program (bound read-only inside). */
 export const INIT_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), "sandbox-init.mjs");
 
+/** The host's file system read-only, a fresh /dev and the sandbox's own /proc: what the probe and the agent's command both see first. */
+const SYSTEM_VIEW = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+
 let initCopy: string | undefined;
 /**
  * The init script as the sandbox binds it: a copy in this process's temp folder (readable by all), so a
@@ -111,20 +114,7 @@ function probe(binary: string, identity: SandboxIdentity): string | null {
       : `${binary} (UMPIRE_BWRAP) does not exist`;
   const r = spawnSync(
     binary,
-    [
-      "--ro-bind",
-      "/",
-      "/",
-      "--dev",
-      "/dev",
-      "--proc",
-      "/proc",
-      ...identityArgs(identity),
-      "--unshare-pid",
-      "--unshare-net",
-      "--die-with-parent",
-      "true",
-    ],
+    [...SYSTEM_VIEW, ...identityArgs(identity), "--unshare-pid", "--unshare-net", "--die-with-parent", "true"],
     {
       encoding: "utf8",
       timeout: 20_000,
@@ -248,18 +238,7 @@ function agentTreeUnderPrivate(path: string): string | undefined {
 
 /** The argv that runs the agent's command inside the sandbox. */
 export function sandboxArgv(plan: SandboxPlan): string[] {
-  const args = [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    ...PRIVATE_FOLDERS.flatMap((f) => ["--tmpfs", f]),
-    "--dir",
-    "/tmp/home",
-  ];
+  const args = [...SYSTEM_VIEW, ...PRIVATE_FOLDERS.flatMap((f) => ["--tmpfs", f]), "--dir", "/tmp/home"];
   // The agent's tree, and umpire's own (an agent may use the packages installed beside umpire), when private.
   const trees = new Set(
     [agentTreeUnderPrivate(plan.cwd), agentTreeUnderPrivate(INIT_SCRIPT)].filter((t) => t !== undefined),

@@ -26,6 +26,7 @@ import {
   abandonTrial,
   blockedRequestLog,
   concludeTrial,
+  logTrialStarted,
   environmentOptions,
   logEnvironmentFacts,
   withPageInstruction,
@@ -105,16 +106,11 @@ export async function runExternalTrial(
   // The trial's token is in agent/trial.json: a folder only its owner may enter, a file only its owner may read.
   mkdirSync(agentDir, { recursive: true, mode: 0o700 });
   chmodSync(agentDir, 0o700);
-  log.emit("AgentStartedEvent", {
-    trial: spec.id,
-    task: spec.task.id,
-    agent: spec.agentLabel,
-    repeat: spec.repeat,
+  logTrialStarted(log, spec, deps, {
     kind: "command",
     command: agent.command,
     sandbox: agent.sandbox.kind,
     ...(agent.sandbox.kind === "none" ? { sandbox_none_reason: agent.sandbox.why } : {}),
-    ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
   });
   const blocked = blockedRequestLog(log);
   let trialBrowser: TrialBrowser | undefined;

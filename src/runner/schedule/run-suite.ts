@@ -142,24 +142,15 @@ export async function runSuite(suiteOptions: SuiteOptions): Promise<SuiteResult>
     const observe = (turn: TurnTiming) => gate.observeTurn(endpointOf(trial), turn);
     let outcome: TrialOutcome;
     try {
-      outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe, lease);
-      if (leftForResume(outcome)) return;
-      options.store.finishTrial(trial.id, outcome, {
-        costUsd: trialCost(options, trial, outcome),
-        retried: false,
-        attempt,
-      });
-      // Infrastructure failures are retried (--retries, default once); each earlier attempt stays stored (and in its folder) as evidence.
-      while (outcome.verdict === "error" && !options.signal.aborted && attempt - firstAttempt < retries) {
-        options.store.resetTrial(trial.id);
-        attempt += 1;
+      for (;;) {
         outcome = await attemptTrial(trial, attempt, options, modelLimit, reporter.onStep, observe, lease);
         if (leftForResume(outcome)) return;
-        options.store.finishTrial(trial.id, outcome, {
-          costUsd: trialCost(options, trial, outcome),
-          retried: true,
-          attempt,
-        });
+        const costUsd = trialCost(options, trial, outcome);
+        options.store.finishTrial(trial.id, outcome, { costUsd, retried: attempt > firstAttempt, attempt });
+        // Infrastructure failures are retried (--retries, default once); each earlier attempt stays stored (and in its folder) as evidence.
+        if (outcome.verdict !== "error" || options.signal.aborted || attempt - firstAttempt >= retries) break;
+        options.store.resetTrial(trial.id);
+        attempt += 1;
       }
     } catch (error) {
       if (!isStorageFault(error)) throw error;

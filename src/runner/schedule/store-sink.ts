@@ -4,6 +4,7 @@
  * folder so a moved or merged results folder stays valid.
  */
 import { relative, join } from "node:path";
+import { checkInput } from "../../store/records.js";
 import type { Store } from "../../store/store.js";
 import { capDeep, capField } from "../../safety/limits.js";
 import type { TrialOutcome } from "../trial/trial.js";
@@ -106,16 +107,7 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
             ...(loop.measured ? { modelProxy: storedMeasurement(loop.measured) } : {}),
           },
         },
-        outcome.checks.map((c) => ({
-          kind: c.kind,
-          name: c.name,
-          required: c.required,
-          pass: c.pass,
-          confidence: c.confidence,
-          reason: c.reason,
-          evidence: c.evidence,
-          ms: c.ms,
-        })),
+        outcome.checks.map(checkInput),
       );
     },
   };

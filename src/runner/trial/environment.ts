@@ -551,17 +551,7 @@ export class TrialEnvironment {
     );
     this.dialogLayout = layout;
     this.publishDialogMarks(layout);
-    const { width, height } = pngSize(png);
-    const observation: Observation = {
-      png,
-      sha256: createHash("sha256").update(png).digest("hex"),
-      width,
-      height,
-      capturedAt,
-      captureMs: 0,
-      volatile: [],
-      selectorMasks: [],
-    };
+    const observation = pictureOf(png, capturedAt, { volatile: [], selectorMasks: [] });
     if (this.options.task.observation !== "screenshot") {
       observation.url = this.page.url();
       observation.title = "";
@@ -632,18 +622,8 @@ export class TrialEnvironment {
     const held = await this.holdPicture(flush, state, first);
     const { png, retaken } = held;
     state = held.state;
-    const { width, height } = pngSize(png);
     const mode = this.options.task.observation;
-    const observation: Observation = {
-      png,
-      sha256: createHash("sha256").update(png).digest("hex"),
-      width,
-      height,
-      capturedAt,
-      captureMs: 0,
-      volatile: state.volatile,
-      selectorMasks: state.selectorMasks,
-    };
+    const observation = pictureOf(png, capturedAt, state);
     if (state.settle || requests || retaken)
       observation.settle = {
         ...(state.settle ?? STILL),
@@ -839,6 +819,26 @@ export class TrialEnvironment {
 }
 
 /** Width and height from a PNG's IHDR chunk. */
+/** An observation of these PNG bytes (their hash and size), with the page's moving regions and masks; its capture time is added last. */
+function pictureOf(
+  png: Buffer,
+  capturedAt: string,
+  boxes: Pick<Observation, "volatile" | "selectorMasks">,
+): Observation {
+  const { width, height } = pngSize(png);
+  const sha256 = createHash("sha256").update(png).digest("hex");
+  return {
+    png,
+    sha256,
+    width,
+    height,
+    capturedAt,
+    captureMs: 0,
+    volatile: boxes.volatile,
+    selectorMasks: boxes.selectorMasks,
+  };
+}
+
 export function pngSize(png: Buffer): { width: number; height: number } {
   if (png.length < 24 || png.readUInt32BE(12) !== 0x49484452) throw new Error("not a PNG image");
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };

@@ -116,8 +116,16 @@ function effectsSource(target: Target, trialId: string): string | null {
   return target.effectsSourceFor?.(trialId) ?? target.effectsSource;
 }
 
-/** The trial log's first event: who plays what, and where an earlier folder of the same trial went. */
-function logTrialStarted(log: TrialLog, spec: TrialSpec, deps: TrialDeps): void {
+/**
+ * The trial log's first event, for both kinds of trial: the log's format and version, who plays what
+ * (`agent`: what a command agent's trial adds), and where an earlier folder of the same trial went.
+ */
+export function logTrialStarted(
+  log: TrialLog,
+  spec: TrialSpec,
+  deps: Pick<TrialDeps, "movedAside">,
+  agent: Record<string, unknown> = {},
+): void {
   log.emit(
     "AgentStartedEvent",
     startedEventData({
@@ -125,6 +133,7 @@ function logTrialStarted(log: TrialLog, spec: TrialSpec, deps: TrialDeps): void 
       task: spec.task.id,
       agent: spec.agentLabel,
       repeat: spec.repeat,
+      ...agent,
       // Said in the log so nobody mistakes the moved folder's contents for this trial's.
       ...(deps.movedAside ? { previousFolderMovedTo: deps.movedAside } : {}),
     }),

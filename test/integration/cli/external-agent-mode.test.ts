@@ -10,7 +10,8 @@ import { stringify } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../support/cli.js";
 import { runInProcess } from "../../support/cli-in-process.js";
-import { scratch } from "../security/support.js";
+import { readTrialLog, TRIAL_LOG_FORMAT, TRIAL_LOG_VERSION } from "../../../src/runner/trial/trial-log.js";
+import { events, scratch, trialFolder } from "../security/support.js";
 
 const s = scratch("external-mode");
 afterAll(() => s.cleanup());
@@ -70,7 +71,22 @@ describe("agents of kind command are stored and shown as mode external", () => {
 
     const show = await runInProcess(["show", "ext-mode", "--db", s.db, "--json"]);
     expect(show.code, show.stderr).toBe(0);
-    const trials = JSON.parse(show.stdout).trials as { agent: string; mode: string }[];
+    const trials = JSON.parse(show.stdout).trials as { id: string; agent: string; mode: string }[];
+    // Both kinds of trial open their event log alike: the log's format and version, then the trial.
+    for (const trial of trials) {
+      const first = events(trialFolder(s.out, "ext-mode", trial.id))[0]!;
+      expect(first, trial.agent).toMatchObject({
+        type: "AgentStartedEvent",
+        data: { format: TRIAL_LOG_FORMAT, format_version: TRIAL_LOG_VERSION, trial: trial.id, agent: trial.agent },
+      });
+      expect(readTrialLog(join(trialFolder(s.out, "ext-mode", trial.id), "events.jsonl")).version).toBe(
+        TRIAL_LOG_VERSION,
+      );
+    }
+    expect(trials.map((t) => events(trialFolder(s.out, "ext-mode", t.id))[0]!.data.kind).sort()).toEqual([
+      "command",
+      undefined,
+    ]);
     expect(Object.fromEntries(trials.map((t) => [t.agent, t.mode]))).toEqual({
       "give-up": "external",
       "reference/structured": "structured",
