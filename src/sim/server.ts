@@ -225,6 +225,40 @@ function newRecord(req: Request, body: unknown): PendingRecord {
 }
 
 /**
+ * The policy's plan for this turn (every route asks it the same way: the trial's layout and scenario
+ * read from the fixture session `user` names), written into the request's log record.
+ */
+async function planRecorded(
+  record: PendingRecord,
+  messages: Parameters<typeof planTurn>[0],
+  user: string | null,
+  turn: {
+    options: ReferenceModelOptions;
+    profile: ProfileName;
+    negative: Parameters<typeof planTurn>[1]["negative"];
+    seed: number;
+  },
+): ReturnType<typeof planTurn> {
+  const { options } = turn;
+  const plan = await planTurn(messages, {
+    tasks: options.tasks,
+    profile: turn.profile,
+    negative: turn.negative,
+    seed: turn.seed,
+    layout: () => readLayout(options.fixtures, user),
+    scenario: () => readScenario(options.fixtures, user),
+    ...(options.markWait ? { markWait: options.markWait } : {}),
+  });
+  Object.assign(record, {
+    taskId: plan.taskId,
+    step: plan.step,
+    trajectory: plan.trajectory,
+    ...(plan.missing ? { missing: plan.missing } : {}),
+  });
+  return plan;
+}
+
+/**
  * Charged like hosted limits: the prompt plus the response allowance the request reserves. A request
  * over the limit is answered 429 with retry-after (seconds) and retry-after-ms; true when it was.
  */
@@ -344,20 +378,11 @@ function completionHandler(ctx: CompletionContext) {
 
     const mode = requestMode(body);
     record.mode = mode;
-    const plan = await planTurn(messages, {
-      tasks: options.tasks,
+    const plan = await planRecorded(record, messages, record.user, {
+      options,
       profile,
       negative: parsedModel.negative,
       seed,
-      layout: () => readLayout(options.fixtures, record.user),
-      scenario: () => readScenario(options.fixtures, record.user),
-      ...(options.markWait ? { markWait: options.markWait } : {}),
-    });
-    Object.assign(record, {
-      taskId: plan.taskId,
-      step: plan.step,
-      trajectory: plan.trajectory,
-      ...(plan.missing ? { missing: plan.missing } : {}),
     });
     const output = renderOutput(plan, { mode, profile, seed, maxTokens, frame: lastScreenshotFrame(messages) });
     record.tool =
@@ -465,20 +490,11 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
       sendFault(fault, res);
       return void finish(fault === "server-error" ? 500 : 429, fault);
     }
-    const plan = await planTurn(view.messages, {
-      tasks: options.tasks,
+    const plan = await planRecorded(record, view.messages, view.user, {
+      options,
       profile,
       negative: parsedModel.negative,
       seed,
-      layout: () => readLayout(options.fixtures, view.user),
-      scenario: () => readScenario(options.fixtures, view.user),
-      ...(options.markWait ? { markWait: options.markWait } : {}),
-    });
-    Object.assign(record, {
-      taskId: plan.taskId,
-      step: plan.step,
-      trajectory: plan.trajectory,
-      ...(plan.missing ? { missing: plan.missing } : {}),
     });
     const output = renderOutput(plan, { mode: "tools", profile, seed, maxTokens });
     record.tool = output.toolCalls[0]?.name ?? null;
