@@ -124,11 +124,16 @@ export interface Comparison {
 /** Known modes first, in the protocol registry's order (TRIAL_MODES); anything else keeps first appearance. */
 const MODE_ORDER: readonly string[] = TRIAL_MODES;
 
-/** Splits one run's (or several runs') trials into groups by mode, model or agent (`agentFamilyLabel`), in a stable order. */
+/**
+ * Splits one run's (or several runs') trials into groups by mode, model or agent, in a stable order; agents
+ * of different protocols are labelled with their family (`agentFamilyLabel`).
+ */
 export function groupTrialsBy(trials: readonly ReportTrial[], by: "mode" | "model" | "agent"): CompareGroupInput[] {
   const groups = new Map<string, ReportTrial[]>();
+  // Agents of one protocol need no family beside their names; agents of several are read as families.
+  const families = new Set(trials.map((t) => t.mode)).size > 1;
   for (const t of [...trials].sort((a, b) => a.runId.localeCompare(b.runId) || a.seq - b.seq)) {
-    const label = by === "mode" ? t.mode : by === "model" ? t.model : agentFamilyLabel(t);
+    const label = by === "mode" ? t.mode : by === "model" ? t.model : families ? agentFamilyLabel(t) : t.agentLabel;
     (groups.get(label) ?? groups.set(label, []).get(label)!).push(t);
   }
   const labels = [...groups.keys()];
