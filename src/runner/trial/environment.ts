@@ -818,7 +818,6 @@ export class TrialEnvironment {
   }
 }
 
-/** Width and height from a PNG's IHDR chunk. */
 /** An observation of these PNG bytes (their hash and size), with the page's moving regions and masks; its capture time is added last. */
 function pictureOf(
   png: Buffer,
@@ -839,6 +838,7 @@ function pictureOf(
   };
 }
 
+/** Width and height from a PNG's IHDR chunk. */
 export function pngSize(png: Buffer): { width: number; height: number } {
   if (png.length < 24 || png.readUInt32BE(12) !== 0x49484452) throw new Error("not a PNG image");
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
