@@ -3,8 +3,9 @@
  * and `@anthropic-ai/sdk`'s beta types (`BetaToolComputerUse20251124`, `...20250124`) document it.
  *
  * - Tool: `{type: "computer_20251124", name: "computer", display_width_px, display_height_px}` with
- *   the beta `computer-use-2025-11-24` (Claude Opus 4.5 and later); `computer_20250124` with
- *   `computer-use-2025-01-24` for the Claude 4 / 3.7 models before it. The task's other tools are
+ *   the beta `computer-use-2025-11-24` (Claude Opus 4.5, Opus 4.6, Sonnet 4.6, Opus 4.7 and later);
+ *   `computer_20250124` with `computer-use-2025-01-24` for Sonnet 4.5, Haiku 4.5, Opus 4.1, Claude 4
+ *   and 3.7 (`computerToolVersion`). The task's other tools are
  *   client tools beside it (`name`, `description`, `input_schema`); `answer` is the final message.
  * - Screenshots are scaled as Anthropic recommends (screenshot-scale.ts) and the scaled size is the
  *   declared display, so Claude's pixel coordinates are in the very picture it saw: umpire sends
@@ -36,9 +37,16 @@ const COMPUTER_TOOLS: ReadonlySet<ToolName> = new Set(["click", "double_click", 
 type Block = Record<string, unknown>;
 type Message = { role: "user" | "assistant"; content: Block[] };
 
-/** The computer tool version and its beta header for a model id. */
+/**
+ * The computer tool version and its beta header for a model id, as Anthropic's "Computer use tool" page
+ * lists them: `computer-use-2025-11-24` for Claude Opus 4.7, Opus 4.6, Sonnet 4.6 and Opus 4.5 (and, by
+ * default, any model newer than the list); `computer-use-2025-01-24` for Claude Sonnet 4.5, Haiku 4.5,
+ * Opus 4.1, Sonnet 4, Opus 4 and the 3.x models. (Sonnet 4.5 and Haiku 4.5 are on the older tool although
+ * Opus 4.5 is on the newer one: the version follows the model, not the generation.)
+ */
 export function computerToolVersion(model: string): { type: string; beta: string } {
-  const older = /claude-(3-7|sonnet-4-2|opus-4-2|opus-4-1|sonnet-4-0|opus-4-0)|claude-3/.test(model);
+  const older =
+    /claude-3|claude-(sonnet|haiku)-4-5|claude-opus-4-1|claude-(sonnet|opus)-4(-0|-\d{8}|$)/.test(model);
   return older
     ? { type: "computer_20250124", beta: "computer-use-2025-01-24" }
     : { type: "computer_20251124", beta: "computer-use-2025-11-24" };
