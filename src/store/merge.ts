@@ -10,6 +10,7 @@
  * - A merged run's status is recomputed: `finished` when every trial of the whole plan is present
  *   and done (shards record the plan's size), `running` while a source is still running, else
  *   `interrupted`. Its `shard` option (this store ran shard i of n) becomes `shards` (n, plan size).
+ * - A merged run's CPU is its shards' summed, only when this merge reads every shard (`mergedCpu`).
  * - Files must share the schema version; anything else is refused before the target is touched.
  *   One transaction: a refusal midway (a run id reused for different trials) leaves no trace.
  * - Sources are never migrated here: `checkVersions` refuses a source at another schema version
@@ -164,6 +165,8 @@ export function mergeStores(options: MergeOptions): MergeResult {
 interface RunAccumulator {
   sources: MergedRunSource[];
   rows: Row[];
+  /** The target held this run before this merge (an earlier merge's CPU may stand). */
+  inTarget: boolean;
   plans: Set<string>;
   shardIndexes: Set<number>;
 }
@@ -207,7 +210,13 @@ function mergeInto(
     for (const run of src.prepare(`SELECT * FROM runs ORDER BY id`).all() as Row[]) {
       const id = String(run.id);
       const trials = src.prepare(`SELECT * FROM trials WHERE run_id = ? ORDER BY seq`).all(id) as Row[];
-      const acc = runs.get(id) ?? { sources: [], rows: [], plans: new Set<string>(), shardIndexes: new Set<number>() };
+      const acc = runs.get(id) ?? {
+        sources: [],
+        rows: [],
+        inTarget: db.prepare(`SELECT 1 FROM runs WHERE id = ?`).get(id) !== undefined,
+        plans: new Set<string>(),
+        shardIndexes: new Set<number>(),
+      };
       runs.set(id, acc);
       acc.sources.push({
         file,
@@ -298,6 +307,12 @@ function settleRun(
   db.prepare(
     `UPDATE runs SET status = ?, started_at = ?, ended_at = ?, tags = ?, options = ?, folder = ? WHERE id = ?`,
   ).run(status, startedAt, endedAt, JSON.stringify(tags), JSON.stringify(options), folder, id);
+  const cpu = mergedCpu(acc, shards?.total);
+  if (cpu)
+    db.prepare(`UPDATE runs SET ${CPU_COLUMNS.map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`).run({
+      ...cpu,
+      id,
+    });
 
   if (acc.plans.size > 1) {
     warnings.push(
@@ -320,6 +335,53 @@ function settleRun(
     );
   }
   return { id, status, trials: counts.n, done: counts.done, planned, folder, sources: acc.sources };
+}
+
+const CPU_COLUMNS = ["cpu_seconds", "cpu_trials", "cpu_wall_seconds", "cpu_processes", "cpu_not_measured"] as const;
+type CpuColumns = Record<(typeof CPU_COLUMNS)[number], number | string | null>;
+
+/**
+ * A merged run's CPU (issue 42 §3): the sum of its shards' when this merge reads every shard's store,
+ * each once, so the CPU covers exactly the trials it is divided by. A merged run merged again keeps
+ * its CPU; an unsharded run found in several files is one run (its first row). Otherwise, when some
+ * shard is missing, the CPU is "not measured" with why, unless the target already held the run (an
+ * earlier merge's CPU stands). Null: leave the row's CPU as it is.
+ */
+function mergedCpu(acc: RunAccumulator, total: number | undefined): CpuColumns | null {
+  const cpuOf = (r: Row): CpuColumns =>
+    Object.fromEntries(CPU_COLUMNS.map((c) => [c, (r[c] as number | string | null) ?? null])) as CpuColumns;
+  const alreadyMerged = acc.rows.find((r) => runOptionsOf(storedRun(r)).shards !== undefined);
+  if (alreadyMerged) return cpuOf(alreadyMerged);
+  const byShard = new Map<number, Row>();
+  for (const r of acc.rows) {
+    const index = shardOf(r)?.index;
+    if (typeof index === "number" && !byShard.has(index)) byShard.set(index, r);
+  }
+  if (byShard.size === 0 || !total) return cpuOf(acc.rows[0]!);
+  const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !byShard.has(i));
+  if (missing.length > 0) {
+    if (acc.inTarget) return null;
+    return {
+      cpu_seconds: null,
+      cpu_trials: 0,
+      cpu_wall_seconds: null,
+      cpu_processes: null,
+      cpu_not_measured: `merged without shard(s) ${missing.map((i) => `${i}/${total}`).join(", ")}; a merged run's CPU is summed only when one merge reads every shard's store`,
+    };
+  }
+  const shardRows = [...byShard.entries()].sort(([a], [b]) => a - b);
+  const unmeasured = shardRows.filter(([, r]) => r.cpu_seconds === null || r.cpu_seconds === undefined);
+  const notes = shardRows
+    .filter(([, r]) => typeof r.cpu_not_measured === "string")
+    .map(([i, r]) => `shard ${i}/${total}: ${String(r.cpu_not_measured)}`);
+  const sum = (c: string) => shardRows.reduce((n, [, r]) => n + Number(r[c] ?? 0), 0);
+  return {
+    cpu_seconds: unmeasured.length > 0 ? null : sum("cpu_seconds"),
+    cpu_trials: sum("cpu_trials"),
+    cpu_wall_seconds: sum("cpu_wall_seconds"),
+    cpu_processes: Math.max(...shardRows.map(([, r]) => Number(r.cpu_processes ?? 0))),
+    cpu_not_measured: notes.length > 0 ? notes.join("; ") : null,
+  };
 }
 
 /** Positive when `a` is further along than `b`: a later attempt, or the same attempt in a later state. */

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import { SCHEMA_VERSION } from "../../../src/store/migrations.js";
 import { openStore } from "../../../src/store/open.js";
-import type { TrialRecord } from "../../../src/store/records.js";
+import type { RunRecord, TrialRecord } from "../../../src/store/records.js";
 import { capture } from "./support.js";
 
 const TASKS = ["answer-only-bb042", "infeasible-bb999", "api-note-bb042"];
@@ -34,6 +34,15 @@ function trialsOf(file: string, runId: string): TrialRecord[] {
 }
 
 /** Every row of every table, in key order: two equal dumps are equal stores. */
+function runOf(file: string, runId: string): RunRecord {
+  const store = openStore(file, { readonly: true });
+  try {
+    return store.getRun(runId);
+  } finally {
+    store.close();
+  }
+}
+
 function dump(file: string): string {
   const db = new Database(file, { readonly: true });
   try {
@@ -157,6 +166,15 @@ describe("umpire merge", () => {
       expect(run.options).not.toHaveProperty("shard");
       expect(run.options).toMatchObject({ shards: { total: 3, trials: 6 } });
       expect(run.folder).toBe(join(dir, "merged", "runs", "SHARDED"));
+      // CPU per episode divides the CPU of all three shards by all six trials (the first shard's alone before).
+      const shards = [1, 2, 3].map((i) => runOf(join(machine(i), `shard-${i}.db`), "SHARDED").cpu!);
+      expect(shards.every((c) => c.seconds !== null && c.seconds > 0)).toBe(true);
+      expect(run.cpu?.trials).toBe(6);
+      expect(run.cpu?.seconds).toBeCloseTo(
+        shards.reduce((n, c) => n + (c.seconds ?? 0), 0),
+        6,
+      );
+      expect(run.cpu?.notMeasured).toBeNull();
     } finally {
       store.close();
     }
@@ -198,6 +216,9 @@ describe("umpire merge", () => {
     expect(partial.code).toBe(0);
     expect(partial.out).toContain("run SHARDED: interrupted, 4 of 6 trials done");
     expect(partial.err).toContain("shard(s) 2/3 not merged yet");
+    const cpu = runOf(join(dir, "partial", "umpire.db"), "SHARDED").cpu;
+    expect(cpu?.seconds).toBeNull();
+    expect(cpu?.notMeasured).toContain("merged without shard(s) 2/3");
   });
 
   it("works in the CI layout: every machine's results/ downloaded into one folder, the machines gone", async () => {
