@@ -28,6 +28,7 @@ import {
 } from "./format.js";
 import { explainDuration } from "./latency.js";
 import { runNoteLines, runNotes } from "./run-notes.js";
+import { invalidCallsByAgent, invalidCallsText } from "./invalid-calls.js";
 import { costPerSuccess, sumCosts } from "./cost.js";
 import type { RegressionVerdict } from "./regression.js";
 import { SEPARATOR, paint, renderTable, type Cell, type Colour, type Column, type TableStyle } from "./table-layout.js";
@@ -289,9 +290,11 @@ function perStep(t: TrialRecord): string | null {
 
 /**
  * Per agent config (model and mode) of a run: its passes, cost per success and time per step (over its
- * trials' turns), as on any suite; a benchmark pack's run reads the same.
+ * trials' turns), as on any suite; a benchmark pack's run reads the same. Then the calls umpire refused,
+ * by kind, when there were any (invalid-calls.ts).
  */
 export function agentSummaryLines(details: readonly TrialDetail[]): string[] {
+  const invalid = new Map(invalidCallsByAgent(details.map((d) => d.trial)).map((c) => [`${c.model} · ${c.mode}`, c]));
   const groups = new Map<string, TrialRecord[]>();
   for (const { trial } of details) {
     const key = `${trial.model} · ${trial.mode}`;
@@ -305,7 +308,8 @@ export function agentSummaryLines(details: readonly TrialDetail[]): string[] {
       turns > 0
         ? formatMs(trials.reduce((n, t) => n + (t.modelMs ?? 0) + (t.executorMs ?? 0) + (t.captureMs ?? 0), 0) / turns)
         : "no turns of umpire's loop";
-    return `${key}: ${passed}/${trials.length} passed, cost per success ${cost}, time per step ${step}`;
+    const refused = invalidCallsText(invalid.get(key));
+    return `${key}: ${passed}/${trials.length} passed, cost per success ${cost}, time per step ${step}${refused ? `; ${refused}` : ""}`;
   });
 }
 

@@ -6,6 +6,7 @@ import { cpuJson, type RunCpuJson } from "./run-cpu.js";
 import { checkSummary, type CheckSummary, type RunRecord, type TrialRecord } from "../store/records.js";
 import { environmentOf } from "./environment-diff.js";
 import { runNotes, type RunNotes } from "./run-notes.js";
+import { invalidCallsByAgent, type InvalidCalls } from "./invalid-calls.js";
 
 export interface TrialJson {
   id: string;
@@ -117,6 +118,8 @@ export interface RunJson {
   inferredProtocols: RunNotes["inferredProtocols"];
   /** Task x agent pairs left out: the agent's protocol cannot offer a tool the task needs (never failures). */
   notPlayed: RunNotes["notPlayed"];
+  /** Per agent config (model and mode): the calls umpire refused, by kind; only configs whose trials recorded them. */
+  invalidCalls: InvalidCalls[];
   trials: TrialJson[];
 }
 
@@ -133,6 +136,7 @@ export function runToJson(run: RunRecord, trials: TrialJson[]): RunJson {
     cpu: cpuJson(run),
     // #41: named agents whose protocol was inferred, and the pairs left out as not playable.
     ...runNotes(run),
+    invalidCalls: invalidCallsByAgent(trials),
     trials,
   };
 }

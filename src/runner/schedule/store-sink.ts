@@ -101,6 +101,8 @@ export function createStoreSink(store: Store, runDir: string): SuiteStore {
           metrics: {
             repetition: outcome.repetition,
             evidence: loop.evidence,
+            // Refused proposals by kind (umpire's loop; `show` sums them per agent). Absent: not recorded.
+            ...(loop.invalid ? { invalid: loop.invalid } : {}),
             ...(outcome.browserEvents ?? {}),
             ...(outcome.fromEnvironment ? { fromEnvironment: outcome.fromEnvironment } : {}),
             ...targetMetrics(outcome),

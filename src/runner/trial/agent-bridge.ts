@@ -26,7 +26,7 @@ export function bridgeAgentSession(
       return {
         outcome: turn.outcome,
         actions: turn.actions,
-        invalid: turn.invalid.map((i) => ({ id: i.id, tool: i.tool, message: i.message })),
+        invalid: turn.invalid.map((i) => ({ id: i.id, tool: i.tool, kind: i.kind, message: i.message })),
         note: turn.note,
         thought: turn.thought,
         content: turn.content,

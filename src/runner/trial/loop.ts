@@ -15,12 +15,14 @@ import { logObservation, type TrialLog } from "./trial-log.js";
 import { firstLineOf, isStorageFault } from "../../errors.js";
 import type { SpendStop } from "./cost-limit.js";
 import { isStuckCall, type Expiry, type StuckCall, type TrialDeadline } from "./deadline.js";
+import type { InvalidKind } from "../../agent/action-validation.js";
 
 /** The model side's turn, as the agent session returns it (docs/ARCHITECTURE.md). */
 export interface AgentTurn {
   outcome: TurnOutcome;
   actions: ProposedAction[];
-  invalid: { id: string; tool?: string; message: string }[];
+  /** Proposals not run, each with its kind (action-validation.ts: the model's fault, or a vendor action umpire cannot do). */
+  invalid: { id: string; tool?: string; kind: InvalidKind; message: string }[];
   note?: string | null;
   thought?: string | null;
   content?: string | null;
@@ -127,6 +129,20 @@ export interface LoopOutcome {
   stoppedByRunLimit?: boolean;
   /** A command agent's model calls as umpire's model proxy measured them (its usage is then this, not its claim). */
   measured?: MeasuredModelUse;
+  /**
+   * Umpire's own loop: the model's proposals it refused, counted by kind (action-validation.ts); `skipped`
+   * calls (valid, after a refused one) are not refusals and not counted. Absent for other loops.
+   */
+  invalid?: InvalidCounts;
+}
+
+/** Refused proposals by kind: stored with a turn (`flags.invalid`) and a trial (`metrics.invalid`). */
+export type InvalidCounts = Partial<Record<InvalidKind, number>>;
+
+/** A turn's refusals counted by kind (`skipped` left out), added to `into`. */
+export function countInvalid(invalid: AgentTurn["invalid"], into: InvalidCounts = {}): InvalidCounts {
+  for (const { kind } of invalid) if (kind !== "skipped") into[kind] = (into[kind] ?? 0) + 1;
+  return into;
 }
 
 /** The trial's summed tokens, or null when no turn reported usage (its cost is then unknown, not zero). */
@@ -178,7 +194,7 @@ interface Current {
  * did (`stop` sets exactly one stop reason) and null when the loop goes on.
  */
 class TrialLoop {
-  private readonly out = emptyLoopOutcome("answered", "");
+  private readonly out: LoopOutcome = { ...emptyLoopOutcome("answered", ""), invalid: {} };
   private readonly deadline = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private readonly signal: AbortSignal;
@@ -240,7 +256,7 @@ class TrialLoop {
         : "umpire was stuck past the trial's time limit plus grace, in no call it tracks (the trial's watchdog ended it)",
     );
     this.abandoned = true;
-    return { ...outcome, usage: { ...outcome.usage }, timing: { ...outcome.timing } };
+    return { ...outcome, usage: { ...outcome.usage }, timing: { ...outcome.timing }, invalid: { ...outcome.invalid } };
   }
 
   /** A call abandoned at its deadline (deadline.ts) ends the trial: error when umpire was stuck, timeout when the agent was. */
@@ -362,6 +378,10 @@ class TrialLoop {
     }
     this.logPolicy(turn);
     const record = this.turnRecord(turn, startedAt);
+    // Refusals by kind, on the turn (its stored flags) and summed over the trial.
+    const refused = countInvalid(turn.invalid);
+    if (Object.keys(refused).length > 0) record.flags.invalid = refused;
+    countInvalid(turn.invalid, (out.invalid ??= {}));
     const ended = this.endOnOutcome(turn, record);
     if (ended) return ended;
     for (const invalid of turn.invalid) {
@@ -371,6 +391,8 @@ class TrialLoop {
         origin: "validation",
         tool_req: invalid.tool ? { tool_name: invalid.tool, id: invalid.id } : null,
         call_id: invalid.id,
+        // The schema's ErrorEvent has no field for it (its `kind` is the event's): umpire's own, beside it.
+        invalid_kind: invalid.kind,
       });
     }
     if (turn.outcome === "invalid" || turn.actions.length === 0) return this.afterInvalid(turn, record);

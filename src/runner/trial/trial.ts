@@ -395,6 +395,7 @@ export async function concludeTrial(
       tokens: loop.usage,
       timing: loop.timing,
       repetition,
+      ...(loop.invalid ? { invalid: loop.invalid } : {}),
       ...(waits ? { waits } : {}),
     },
   });

@@ -4,7 +4,8 @@
  * the run) against the embedded reference model in strict mode (a request breaking its family's
  * documented rules is answered 400, so the trial would error), real HTTP through each vendor's SDK,
  * real Chromium and a real SQLite file, then `umpire compare RUN --by agent` as a table and as JSON.
- * Also: the protocol of an agent that writes none, said in the run's header; and the config refusals
+ * Also: the protocol of an agent that writes none, said in the run's header and by `show` of a stored run
+ * (its model id a Claude one, sent to a reference model that does not serve it); and the config refusals
  * (a `mode:` disagreeing with `protocol:`, a knob its family does not read, pixels out of range).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { protocolList } from "../../../src/agent/protocols/registry.js";
+import { startReferenceModel } from "../../../src/sim/server.js";
 import { ROOT, runInProcess } from "../../support/cli-in-process.js";
 
 const TASK = join(ROOT, "tasks/answer-only-bb042.yaml");
@@ -98,6 +100,39 @@ describe("named agents choose a protocol", () => {
     // An agent that writes its protocol speaks it, and nothing needs saying.
     expect(r.err).not.toContain("agent chosen:");
   });
+
+  it("show of a stored run says the protocol inferred from the model id, in text and in --json inferredProtocols", async () => {
+    // The reference model serves no Claude model: the trial ends in error (404), but the run, and what
+    // its header said about the agent's protocol, is stored.
+    const served = await startReferenceModel({ tasks: [] });
+    try {
+      const cwd = project(
+        "stored-inferred",
+        `agents:\n  claude:\n    model: claude-opus-4-6\n    baseUrl: ${served.baseUrl}\n`,
+      );
+      const store = ["--db", "u.db", "--out", "runs"];
+      const run = await umpire(["run", TASK, "--agent", "claude", "--no-preflight", ...store, "--json"], cwd);
+      const body = JSON.parse(run.out) as { runId: string; trials: { mode: string; verdict: string }[] };
+      expect(body.trials.map((t) => [t.mode, t.verdict])).toEqual([["anthropic-computer", "error"]]);
+
+      const line = "agent claude: protocol anthropic-computer (Anthropic), inferred from its model id claude-opus-4-6";
+      const text = await umpire(["show", body.runId, "--db", "u.db"], cwd);
+      expect(text.code).toBe(0);
+      expect(text.out.split("\n")).toContain(line);
+      const json = await umpire(["show", body.runId, "--db", "u.db", "--json"], cwd);
+      expect(JSON.parse(json.out).inferredProtocols).toEqual([
+        {
+          agent: "claude",
+          protocol: "anthropic-computer",
+          family: "Anthropic",
+          source: "model",
+          model: "claude-opus-4-6",
+        },
+      ]);
+    } finally {
+      await served.close();
+    }
+  }, 600_000);
 
   it("refuses, naming file, line, field and fix: mode disagreeing with protocol, a knob its family does not read, pixels out of range", async () => {
     const cwd = project(

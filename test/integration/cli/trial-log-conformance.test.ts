@@ -3,8 +3,11 @@
  * reference model over real HTTP, a real SQLite file):
  * - every line of every trial's events.jsonl validates against H's published Agents API schema
  *   (schema/agents-api-openapi.json, OpenAPI 3.1 = JSON Schema 2020-12) in both modes, for a stuck
- *   trial (reference:loop) and an infeasible one; the first event states the log's format version
- *   and a newer version is refused by the reader (issue #12 §4, #14 "Versioned formats");
+ *   trial (reference:loop), an infeasible one and one whose replies umpire refused; the first event
+ *   states the log's format version and a newer version is refused by the reader (issue #12 §4, #14
+ *   "Versioned formats");
+ * - a refused reply's kind (#41) is in its error_event (`invalid_kind`), on its stored turn, and counted
+ *   by kind per agent config in `show` (text and --json);
  * - the stored trial is complete (#12 §3): `show --json` has the answer and the task as it was run,
  *   and the HTML report shows the task's title from the store after the task file is gone.
  */
@@ -73,6 +76,7 @@ interface TrialJson {
 }
 let trials: TrialJson[] = [];
 let mainRun: string;
+let refusedRun: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "umpire-log-"));
@@ -118,7 +122,20 @@ beforeAll(async () => {
     dir,
   );
   expect(stuck.code, stuck.err).toBe(1);
-  trials = [...body.trials, ...JSON.parse(stuck.out).trials];
+  // Replies umpire refuses, one of each kind the malformed profile gives the Qwen3-VL protocol on its first
+  // four turns (seed 0): unparseable arguments, an unknown function, a click without its coordinate, and a
+  // right_click (documented by Qwen, no umpire equivalent). The config file is written after the runs above.
+  writeFileSync(
+    join(dir, "umpire.config.yaml"),
+    "agents:\n  qwen:\n    model: reference:malformed\n    protocol: qwen3-vl\n    maxInvalidOutputs: 4\n",
+  );
+  const refused = await umpire(
+    ["run", "scorecard-note-bb042.yaml", "--agent", "qwen", "--json", "--db", db(), "--out", "runs"],
+    dir,
+  );
+  expect(refused.code, refused.err).toBe(1);
+  refusedRun = JSON.parse(refused.out).runId;
+  trials = [...body.trials, ...JSON.parse(stuck.out).trials, ...JSON.parse(refused.out).trials];
 }, 600_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -129,10 +146,11 @@ function logOf(t: TrialJson): string {
 }
 
 describe("events.jsonl conforms to the Agents API schema", () => {
-  it("covers both modes, a stuck trial and an infeasible one", () => {
+  it("covers both modes, a stuck trial, an infeasible one and a refused family's", () => {
     expect(trials.map((t) => `${t.task}/${t.mode}/${t.stopReason}/${t.verdict}`).sort()).toEqual([
       "infeasible-bb999/structured/answered/passed",
       "infeasible-bb999/tools/answered/passed",
+      "scorecard-note-bb042/qwen3-vl/invalid_output/failed",
       "scorecard-note-bb042/structured/answered/passed",
       "scorecard-note-bb042/structured/stuck/failed",
       "scorecard-note-bb042/tools/answered/passed",
@@ -205,6 +223,56 @@ describe("events.jsonl conforms to the Agents API schema", () => {
         `newer-events\\.jsonl is trial log format version ${TRIAL_LOG_VERSION + 1}; this umpire reads versions up to ${TRIAL_LOG_VERSION}`,
       ),
     );
+  });
+});
+
+describe("a refused reply's kind (#41)", () => {
+  const KINDS = ["invalid_json", "unknown_tool", "missing_fields", "unsupported_action"];
+
+  it("each refused call's error_event carries its kind beside the schema's fields (every line validated above)", () => {
+    const refused = trials.find((t) => t.mode === "qwen3-vl")!;
+    const events = readTrialLog(logOf(refused)).events.map((e) => e.data);
+    const errors = events.filter((d) => d.kind === "error_event" && d.origin === "validation");
+    expect(errors.map((d) => d.invalid_kind)).toEqual(KINDS);
+    expect(errors.at(-1)).toMatchObject({
+      tool_req: { tool_name: "computer_use" },
+      error: expect.stringContaining("right_click"),
+    });
+    // The policy event's details name the kind too, call by call.
+    const details = events
+      .filter((d) => d.kind === "policy_event")
+      .flatMap((d) => d.validation_details as { kind: string }[]);
+    expect(details.map((d) => d.kind)).toEqual(KINDS);
+  });
+
+  it("show --json counts them by kind per agent config, on the trial and each turn; show's text says them", async () => {
+    const json = await umpire(["show", refusedRun, "--json", "--turns", "--db", db()], dir);
+    expect(json.code, json.err).toBe(0);
+    const body = JSON.parse(json.out) as {
+      invalidCalls: unknown[];
+      trials: { metrics: { invalid?: unknown }; turnLog: { flags: { invalid?: unknown } }[] }[];
+    };
+    const byKind = { invalid_json: 1, missing_fields: 1, unknown_tool: 1, unsupported_action: 1 };
+    expect(body.invalidCalls).toEqual([{ model: "reference:malformed", mode: "qwen3-vl", total: 4, byKind }]);
+    expect(body.trials[0]!.metrics.invalid).toEqual(byKind);
+    expect(body.trials[0]!.turnLog.map((t) => t.flags.invalid)).toEqual(KINDS.map((k) => ({ [k]: 1 })));
+
+    const text = await umpire(["show", refusedRun, "--db", db()], dir);
+    expect(text.out).toMatch(
+      /^reference:malformed · qwen3-vl: 0\/1 passed, .*; invalid calls 4 \(invalid_json 1, missing_fields 1, unknown_tool 1, unsupported_action 1\)$/m,
+    );
+  });
+
+  it("a run with none: a count of 0 per agent config in --json, nothing said in the text", async () => {
+    const json = await umpire(["show", mainRun, "--json", "--db", db()], dir);
+    const calls = (JSON.parse(json.out) as { invalidCalls: { mode: string; total: number }[] }).invalidCalls;
+    expect(calls.map((c) => [c.mode, c.total]).sort()).toEqual([
+      ["structured", 0],
+      ["tools", 0],
+    ]);
+    const text = await umpire(["show", mainRun, "--db", db()], dir);
+    expect(text.out).toContain("passed, cost per success");
+    expect(text.out).not.toContain("invalid calls");
   });
 });
 

@@ -69,7 +69,7 @@ describe("the capture after an invalid output", () => {
       const invalid: AgentTurn = {
         outcome: "invalid",
         actions: [],
-        invalid: [{ id: "c1", message: "x and y must be numbers in [0, 1000]" }],
+        invalid: [{ id: "c1", kind: "out_of_range", message: "x and y must be numbers in [0, 1000]" }],
         content: "{}",
         usage: { inputTokens: 1200, outputTokens: 40, reasoningTokens: 10, cachedTokens: 0 },
         timing: { modelMs: 5, retries: 0 },
