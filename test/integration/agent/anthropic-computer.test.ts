@@ -4,8 +4,9 @@
  * the screenshot, screenshots scaled as Anthropic recommends and Claude's pixels mapped against the
  * scaled picture (DPR 1 and 2), refused actions, prompt caching, usage with cache reads, stop reasons.
  */
+import Anthropic from "@anthropic-ai/sdk";
 import { PNG } from "pngjs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { resolveAgentConfigs } from "../../../src/agent/config.js";
 import { createAgentSession } from "../../../src/agent/session.js";
 import { scaledSize } from "../../../src/agent/protocols/screenshot-scale.js";
@@ -171,7 +172,13 @@ describe("Anthropic computer toolset (computerTool: computer_toolset_20260801)",
   it("sends the toolset entry through the non-beta call with the members umpire cannot run switched off", async () => {
     const s = toolsetClaude();
     server.enqueue(message([{ type: "text", text: "Looking." }], "end_turn"));
+    // Both calls POST /v1/messages; the generally available one is what the SDK types the toolset in.
+    const generallyAvailable = vi.spyOn(Anthropic.Messages.prototype, "create");
+    const beta = vi.spyOn(Anthropic.Beta.Messages.prototype, "create");
     await s.nextTurn({ screenshot: { data: png(1280, 800) } });
+    expect([generallyAvailable.mock.calls.length, beta.mock.calls.length]).toEqual([1, 0]);
+    generallyAvailable.mockRestore();
+    beta.mockRestore();
     const req = server.requests[0]!;
     expect(req.url).toMatch(/\/v1\/messages$/);
     expect(req.headers["anthropic-beta"]).toBeUndefined();
