@@ -1,12 +1,18 @@
 /**
  * Anthropic computer use: the Messages API's computer tool, as Anthropic's "Computer use tool" page
- * and `@anthropic-ai/sdk`'s beta types (`BetaToolComputerUse20251124`, `...20250124`) document it.
+ * and `@anthropic-ai/sdk`'s beta types (`BetaToolComputerUse20251124`, `...20250124`) document it, or
+ * the computer toolset the SDK types (anthropic-toolset.ts), as an agent's `computerTool` chooses.
  *
  * - Tool: `{type: "computer_20251124", name: "computer", display_width_px, display_height_px}` with
  *   the beta `computer-use-2025-11-24` (Claude Opus 4.5, Opus 4.6, Sonnet 4.6, Opus 4.7 and later);
  *   `computer_20250124` with `computer-use-2025-01-24` for Sonnet 4.5, Haiku 4.5, Opus 4.1, Claude 4
- *   and 3.7 (`computerToolVersion`). The task's other tools are
- *   client tools beside it (`name`, `description`, `input_schema`); `answer` is the final message.
+ *   and 3.7 (`computerToolVersion`; `computerTool: auto`, the default, or a version named). The task's
+ *   other tools are client tools beside it (`name`, `description`, `input_schema`); `answer` is the
+ *   final message.
+ * - Toolset (`computerTool: computer_toolset_20260801`, never chosen by model id): its entry, no beta;
+ *   the members umpire cannot run switched off in `configs`; each member's call (`toolset_name:
+ *   "computer"`) mapped as the single tool's action of its name, a switched-off one refused as
+ *   unsupported, a non-member as unknown; its tool_result carries `toolset_name: "computer"`.
  * - Screenshots are scaled as Anthropic recommends (screenshot-scale.ts) and the scaled size is the
  *   declared display, so Claude's pixel coordinates are in the very picture it saw: umpire sends
  *   x as round(x / width * 1000) of that picture, at DPR 1 and 2 alike.
@@ -374,7 +380,8 @@ function contentBlocks(raw: unknown): Block[] {
 export const anthropicComputer: Protocol = {
   name: "anthropic-computer",
   family: "Anthropic",
-  summary: "Anthropic computer use: the Messages API's computer tool (tool_use / tool_result with screenshots)",
+  summary:
+    "Anthropic computer use: the Messages API's computer tool or computer toolset (tool_use / tool_result with screenshots)",
   api: "messages",
   knobs: { imageBudget: true, displaySize: true, promptCaching: true, computerTool: true },
   tools: EVERY_TOOL,
