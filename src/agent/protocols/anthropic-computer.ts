@@ -136,7 +136,7 @@ export function mapClaudeAction(input: Block, frame: { width: number; height: nu
  * outside the toolset as an unknown tool.
  */
 export function mapToolsetMember(name: string, input: Block, frame: { width: number; height: number }): Mapped {
-  if (!(COMPUTER_TOOLSET_MEMBERS as readonly string[]).includes(name))
+  if (!CLAUDE_DOCUMENTED.has(name))
     return { refuse: `'${name}' is not a member of the computer toolset`, kind: "unknown_tool" };
   if (!RUN_MEMBERS.has(name as (typeof COMPUTER_TOOLSET_MEMBERS)[number]))
     return {
@@ -149,26 +149,11 @@ export function mapToolsetMember(name: string, input: Block, frame: { width: num
   return mapClaudeAction(memberAction(name, input), frame);
 }
 
-/** The actions Anthropic documents for computer_20250124 and computer_20251124 (zoom: 20251124 only). */
-const CLAUDE_DOCUMENTED: ReadonlySet<string> = new Set([
-  "key",
-  "type",
-  "mouse_move",
-  "left_click",
-  "left_click_drag",
-  "right_click",
-  "middle_click",
-  "double_click",
-  "triple_click",
-  "screenshot",
-  "cursor_position",
-  "left_mouse_down",
-  "left_mouse_up",
-  "scroll",
-  "hold_key",
-  "wait",
-  "zoom",
-]);
+/**
+ * The actions Anthropic documents for computer_20250124 and computer_20251124 (zoom: 20251124 only):
+ * the very names of the toolset's members, one member per action.
+ */
+const CLAUDE_DOCUMENTED: ReadonlySet<string> = new Set(COMPUTER_TOOLSET_MEMBERS);
 
 const UNSUPPORTED_HINT =
   "umpire runs left_click, double_click, type, key, scroll, wait and screenshot; right, middle and triple clicks, drags, " +

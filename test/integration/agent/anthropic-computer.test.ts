@@ -7,7 +7,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { resolveAgentConfigs } from "../../../src/agent/config.js";
+import { type AgentConfig, resolveAgentConfigs } from "../../../src/agent/config.js";
 import { createAgentSession } from "../../../src/agent/session.js";
 import { scaledSize } from "../../../src/agent/protocols/screenshot-scale.js";
 import { startRecordingModel, type RecordingModel } from "../../support/recording-model.js";
@@ -26,7 +26,7 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-function claude(model = "claude-opus-4-5") {
+function claude(model = "claude-opus-4-5", computerTool?: AgentConfig["computerTool"]) {
   const [config] = resolveAgentConfigs({
     model,
     baseUrl: server.baseUrl,
@@ -35,9 +35,9 @@ function claude(model = "claude-opus-4-5") {
     retry: FAST_RETRY,
   });
   return createAgentSession({
-    config: config!,
+    config: { ...config!, ...(computerTool && { computerTool }) },
     instruction: INSTRUCTION,
-    tools: ["click", "write", "press", "scroll", "wait", "write_note", "answer"],
+    tools: ["click", "double_click", "write", "press", "scroll", "wait", "write_note", "answer"],
     trialId: "trial-an",
     baseUrl: server.baseUrl,
   });
@@ -143,22 +143,7 @@ describe("Anthropic computer use", () => {
   });
 });
 
-function toolsetClaude(model = "claude-opus-4-7") {
-  const [config] = resolveAgentConfigs({
-    model,
-    baseUrl: server.baseUrl,
-    mode: "anthropic-computer",
-    env: {},
-    retry: FAST_RETRY,
-  });
-  return createAgentSession({
-    config: { ...config!, computerTool: "computer_toolset_20260801" },
-    instruction: INSTRUCTION,
-    tools: ["click", "double_click", "write", "press", "scroll", "wait", "write_note", "answer"],
-    trialId: "trial-ts",
-    baseUrl: server.baseUrl,
-  });
-}
+const toolsetClaude = () => claude("claude-opus-4-7", "computer_toolset_20260801");
 
 const member = (id: string, name: string, input: Record<string, unknown>) => ({
   type: "tool_use",
