@@ -77,7 +77,10 @@ type AttemptResult =
 export class ModelClient {
   private readonly sdk: OpenAI;
   /** Anthropic's SDK, loaded on first use: only Messages API protocols need it. */
-  private anthropicSdk: Promise<{ beta: { messages: { create: (...args: never[]) => unknown } } }> | null = null;
+  private anthropicSdk: Promise<{
+    messages: { create: (...args: never[]) => unknown };
+    beta: { messages: { create: (...args: never[]) => unknown } };
+  }> | null = null;
   /** Google's SDK, loaded on first use: only Gemini's generateContent protocol needs it. */
   private googleSdk: Promise<{ models: { generateContent: (params: never) => Promise<unknown> } }> | null = null;
   private readonly recordingFetch: FetchFunction;
@@ -218,7 +221,12 @@ export class ModelClient {
     const gemini = api === "generate-content" ? await this.generateContent() : null;
     const create = (gemini ??
       (anthropic
-        ? anthropic.beta.messages.create.bind(anthropic.beta.messages)
+        ? // A body with `betas` (a beta tool) goes through the beta call, which sends them as the
+          // anthropic-beta header; one without (the generally available computer toolset) through
+          // messages.create, which would send `betas` as a body field.
+          body.betas !== undefined
+          ? anthropic.beta.messages.create.bind(anthropic.beta.messages)
+          : anthropic.messages.create.bind(anthropic.messages)
         : api === "responses"
           ? this.sdk.responses.create.bind(this.sdk.responses)
           : this.sdk.chat.completions.create.bind(this.sdk.chat.completions))) as (

@@ -13,6 +13,7 @@ import { HOLO_MODES, OUTPUT_MODES, type OutputMode } from "../vocabulary.js";
 import { TOOL_NAMES, type ToolName } from "../toolbox/tools.js";
 import { definitionHash } from "../definition-hash.js";
 import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET } from "./history.js";
+import { COMPUTER_TOOL_CHOICES } from "./protocols/anthropic-toolset.js";
 import { HCOMPANY_BASE_URL, HCOMPANY_MODEL_IDS, REFERENCE_MODEL_ID, lookupModel } from "./models.js";
 
 export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
@@ -81,6 +82,8 @@ export const AgentConfigSchema = z
     maxPixels: z.number().int().positive().optional(),
     /** Anthropic: the documented prompt-caching breakpoints (default on). */
     promptCaching: z.boolean().optional(),
+    /** Anthropic: the computer tool sent (`auto`: the single tool's version by model id). */
+    computerTool: z.enum(COMPUTER_TOOL_CHOICES).optional(),
     /** The system prompt's policy text (replaces umpire's default policy lines); the protocol parts stay generated. */
     policy: z.string().min(1).optional(),
     /** The tools this agent may use; each trial offers their intersection with the task's. */
@@ -189,6 +192,7 @@ export function agentDefinitionHash(config: AgentConfig): string {
     ...(c.minPixels !== undefined && { minPixels: c.minPixels }),
     ...(c.maxPixels !== undefined && { maxPixels: c.maxPixels }),
     ...(c.promptCaching !== undefined && { promptCaching: c.promptCaching }),
+    ...(c.computerTool !== undefined && { computerTool: c.computerTool }),
   });
 }
 

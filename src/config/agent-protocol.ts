@@ -43,12 +43,20 @@ export interface AgentProtocolProblem {
   fix: string;
 }
 
-type KnobField = "imageBudget" | "reasoningEffort" | "displaySize" | "promptCaching" | "minPixels" | "maxPixels";
+type KnobField =
+  | "imageBudget"
+  | "reasoningEffort"
+  | "displaySize"
+  | "promptCaching"
+  | "computerTool"
+  | "minPixels"
+  | "maxPixels";
 const KNOB_OF: Record<KnobField, keyof ProtocolKnobs> = {
   imageBudget: "imageBudget",
   reasoningEffort: "reasoningEffort",
   displaySize: "displaySize",
   promptCaching: "promptCaching",
+  computerTool: "computerTool",
   minPixels: "pixels",
   maxPixels: "pixels",
 };

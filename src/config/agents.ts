@@ -16,6 +16,7 @@ import { z } from "zod";
 import { CommandAgentSchema } from "./command-agent.js";
 import { apiKeyEnvField } from "./api-key-env.js";
 import { DEFAULT_IMAGE_BUDGET, MAX_IMAGE_BUDGET } from "../agent/history.js";
+import { COMPUTER_TOOL_CHOICES } from "../agent/protocols/anthropic-toolset.js";
 import { OUTPUT_MODES } from "../vocabulary.js";
 import { TOOL_NAMES } from "../toolbox/tools.js";
 import { configSchemaOf } from "./option.js";
@@ -126,6 +127,12 @@ export const ModelAgentSchema = z
       .boolean()
       .optional()
       .describe("Anthropic: cache_control breakpoints on the system prompt and the newest user turn (default true)"),
+    computerTool: z
+      .enum(COMPUTER_TOOL_CHOICES)
+      .optional()
+      .describe(
+        "Anthropic: the computer tool sent: auto (the default: computer_20251124 or computer_20250124 by model id), computer_toolset_20260801 (never inferred from a model id), computer_20251124 or computer_20250124",
+      ),
     systemPrompt: z
       .string()
       .min(1)

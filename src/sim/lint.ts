@@ -60,11 +60,15 @@ export const LINT_RULES = {
     "OpenAI: every pending safety check of a computer_call is acknowledged in its computer_call_output.",
   // Anthropic computer use (Messages API; vendor-lint.ts)
   "anthropic-computer-tool":
-    "Anthropic: one computer tool (`computer_YYYYMMDD`, name `computer`, integer display_width_px/height_px) and its beta in `anthropic-beta`.",
+    "Anthropic (without the toolset): one computer tool (`computer_YYYYMMDD`, name `computer`, integer display_width_px/height_px) and its beta in `anthropic-beta`.",
   "anthropic-screenshot-scaling":
-    "Anthropic: every screenshot is within 1568 px on its long edge and 1.15 megapixels, and the newest one has the declared display size.",
+    "Anthropic: every screenshot is within 1568 px on its long edge and 1.15 megapixels, and the newest one has the declared display size (the toolset declares none).",
   "anthropic-tool-results":
     "Anthropic: every tool_use is answered by a tool_result with its id at the start of the next user message.",
+  "anthropic-computer-toolset":
+    "Anthropic computer toolset: one `computer_toolset_20260801` entry of only `type`, `configs` and `cache_control` (no `name`, no display size), `configs` keyed only by its 17 members, each an object; no single computer tool beside it and no beta needed.",
+  "anthropic-toolset-results":
+    'Anthropic computer toolset: a member\'s tool_use (`toolset_name: "computer"`) is answered by a tool_result carrying `toolset_name: "computer"`, and a plain tool_use\'s by one carrying none.',
   "anthropic-alternation": "Anthropic: messages start with `user` and alternate user / assistant.",
   "anthropic-cache-breakpoints": "Anthropic: at most 4 blocks carry `cache_control`.",
   // Gemini computer use (generateContent; gemini-lint.ts)

@@ -39,6 +39,7 @@ import { lintVendorRequest } from "./vendor-lint.js";
 import {
   chatFromMessages,
   chatFromResponses,
+  declaresComputerToolset,
   messagesBody,
   responsesBody,
   type ChatView,
@@ -523,12 +524,18 @@ function vendorHandler(vendor: Vendor, ctx: VendorContext) {
                 total_tokens: prompt + completionTokens,
               },
             )
-          : messagesBody(output, view.frame, model, {
-              input_tokens: prompt,
-              cache_read_input_tokens: 0,
-              cache_creation_input_tokens: 0,
-              output_tokens: completionTokens,
-            });
+          : messagesBody(
+              output,
+              view.frame,
+              model,
+              {
+                input_tokens: prompt,
+                cache_read_input_tokens: 0,
+                cache_creation_input_tokens: 0,
+                output_tokens: completionTokens,
+              },
+              declaresComputerToolset(body),
+            );
     if (fault === "dropped-connection") {
       finish(200, fault);
       return dropMidway(res, "application/json", [JSON.stringify(reply)]);

@@ -1,8 +1,10 @@
 /**
  * The conformance lint for the vendors' computer-use requests: each rule is one the vendor documents
- * (OpenAI's "Computer use" guide and Responses API reference; Anthropic's "Computer use tool" page),
+ * (OpenAI's "Computer use" guide and Responses API reference; Anthropic's "Computer use tool" page;
+ * for Anthropic's computer toolset, `@anthropic-ai/sdk`'s types, its only documentation),
  * listed with the Holo rules in LINT_RULES so `umpire lint --rules` shows them all. Pure.
  */
+import { COMPUTER_TOOLSET_MEMBERS, COMPUTER_TOOLSET_TYPE } from "../agent/protocols/anthropic-toolset.js";
 import { imageSize } from "../agent/protocols/image-size.js";
 import { lintGenerateContent } from "./gemini-lint.js";
 import type { RequestHeaders, Violation } from "./lint.js";
@@ -79,15 +81,44 @@ function lintResponses(body: Item): Violation[] {
   return out;
 }
 
+/** The fields a computer toolset entry may carry (the SDK's `ComputerToolset20260801`). */
+const TOOLSET_FIELDS: ReadonlySet<string> = new Set(["type", "configs", "cache_control"]);
+
+/**
+ * A request declaring the computer toolset: exactly one entry, with no name or display (coordinates
+ * are the picture's), `configs` keyed only by its members, no single computer tool beside it. The
+ * toolset is generally available: no beta is asked for.
+ */
+function lintToolsetEntry(toolsets: Item[], computer: Item[]): Violation[] {
+  const problems: string[] = [];
+  if (toolsets.length !== 1) problems.push(`${toolsets.length} ${COMPUTER_TOOLSET_TYPE} entries`);
+  if (computer.length > 0) problems.push(`a single computer tool (${String(computer[0]!.type)}) beside the toolset`);
+  for (const entry of toolsets) {
+    const extra = Object.keys(entry).filter((k) => !TOOLSET_FIELDS.has(k));
+    if (extra.length > 0) problems.push(`fields the toolset entry does not take: ${extra.join(", ")}`);
+    const configs = entry.configs ?? {};
+    if (!isRecord(configs)) problems.push("configs is not an object");
+    else
+      for (const [key, value] of Object.entries(configs)) {
+        if (!(COMPUTER_TOOLSET_MEMBERS as readonly string[]).includes(key))
+          problems.push(`configs.${key} is no member`);
+        else if (value !== null && !isRecord(value)) problems.push(`configs.${key} is not an object`);
+      }
+  }
+  return problems.map((message) => ({ rule: "anthropic-computer-toolset", message, path: "tools" }));
+}
+
 function lintMessages(body: Item, headers: RequestHeaders): Violation[] {
   const out: Violation[] = [];
   const tools = Array.isArray(body.tools) ? (body.tools as Item[]) : [];
   const computer = tools.filter((t) => /^computer_\d{8}$/.test(String(t.type)));
-  const tool = computer[0];
+  const toolsets = tools.filter((t) => t.type === COMPUTER_TOOLSET_TYPE);
+  const tool = toolsets.length > 0 ? undefined : computer[0];
   const beta = String(headers["anthropic-beta"] ?? "");
   const date = tool ? String(tool.type).slice(-8) : "";
   const wantBeta = `computer-use-${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6)}`;
-  if (
+  if (toolsets.length > 0) out.push(...lintToolsetEntry(toolsets, computer));
+  else if (
     computer.length !== 1 ||
     tool?.name !== "computer" ||
     !Number.isInteger(tool.display_width_px) ||
@@ -104,6 +135,8 @@ function lintMessages(body: Item, headers: RequestHeaders): Violation[] {
   let cacheBlocks = Array.isArray(body.system) ? (body.system as Item[]).filter((b) => b.cache_control).length : 0;
   cacheBlocks += tools.filter((t) => t.cache_control).length;
   let last: { width: number; height: number } | null = null;
+  /** Each tool_use id's toolset_name (null for a plain tool), which its tool_result must repeat. */
+  const family = new Map<string, unknown>();
   messages.forEach((m, i) => {
     const expected = i % 2 === 0 ? "user" : "assistant";
     if (m.role !== expected)
@@ -124,6 +157,17 @@ function lintMessages(body: Item, headers: RequestHeaders): Violation[] {
         });
       }
       last = size ?? last;
+    }
+    for (const b of content) {
+      if (b.type === "tool_use") family.set(String(b.id), b.toolset_name ?? null);
+      if (b.type !== "tool_result" || !family.has(String(b.tool_use_id))) continue;
+      const want = family.get(String(b.tool_use_id));
+      if ((b.toolset_name ?? null) !== want)
+        out.push({
+          rule: "anthropic-toolset-results",
+          message: `tool_result for ${String(b.tool_use_id)} carries toolset_name ${JSON.stringify(b.toolset_name ?? null)}, its tool_use ${JSON.stringify(want)}`,
+          path: `messages[${i}]`,
+        });
     }
     if (m.role !== "assistant") return;
     const uses = content.filter((b) => b.type === "tool_use").map((b) => String(b.id));

@@ -3,9 +3,11 @@
  * API (Anthropic) request is read as the equivalent Holo tools-mode conversation (observations,
  * assistant calls, results), so the same policies, trajectories and profiles decide the turn; the
  * decided turn is then written back as that vendor's reply (computer_call / tool_use in pixels of
- * the last screenshot, function calls, a final message, a refusal, a cut-off).
+ * the last screenshot, function calls, a final message, a refusal, a cut-off). To a Messages request
+ * declaring the computer toolset, each computer action is a call of its member (`toolset_name: "computer"`).
  */
 import { EVICTED_PLACEHOLDER } from "../agent/history.js";
+import { COMPUTER_TOOLSET_NAME, COMPUTER_TOOLSET_TYPE } from "../agent/protocols/anthropic-toolset.js";
 import { imageSize } from "../agent/protocols/image-size.js";
 import type { AssistantOutput } from "./output.js";
 import { isRecord, type WireMessage } from "./request.js";
@@ -254,21 +256,43 @@ export function responsesBody(output: AssistantOutput, frame: WireFrame, model: 
   };
 }
 
-/** The planned turn as a Messages API body. */
-export function messagesBody(output: AssistantOutput, frame: ChatView["frame"], model: string, usage: Item): Item {
+/** Whether a Messages API request declares Anthropic's computer toolset (its members are then the computer's tools). */
+export function declaresComputerToolset(body: Item): boolean {
+  return Array.isArray(body.tools) && (body.tools as Item[]).some((t) => t.type === COMPUTER_TOOLSET_TYPE);
+}
+
+/**
+ * One computer action as a tool_use block: the single tool's `computer` with the action in its input,
+ * or, to a request declaring the toolset, the member of the action's name with the rest as its input.
+ */
+function computerUse(action: Item, toolset: boolean): Item {
+  const id = `toolu_${rand()}`;
+  if (!toolset) return { type: "tool_use", id, name: "computer", input: action };
+  const { action: name, ...input } = action;
+  return { type: "tool_use", id, name, input, toolset_name: COMPUTER_TOOLSET_NAME };
+}
+
+/** The planned turn as a Messages API body; `toolset` when the request declared the computer toolset. */
+export function messagesBody(
+  output: AssistantOutput,
+  frame: ChatView["frame"],
+  model: string,
+  usage: Item,
+  toolset = false,
+): Item {
   const content: Item[] = [];
   let answer: string | null = null;
   if (output.content) content.push({ type: "text", text: output.content });
   for (const call of output.toolCalls) {
     const args = safeJson(call.arguments);
     const batch = args ? computerActions("anthropic", call.name, args, frame) : null;
-    for (const input of batch ?? []) content.push({ type: "tool_use", id: `toolu_${rand()}`, name: "computer", input });
+    for (const input of batch ?? []) content.push(computerUse(input, toolset));
     if (batch) continue;
     if (call.name === "answer" && args) answer = String(args.content);
     else content.push({ type: "tool_use", id: `toolu_${rand()}`, name: call.name, input: args ?? {} });
   }
-  if (output.kind.startsWith("malformed"))
-    content.push({ type: "tool_use", id: `toolu_${rand()}`, name: "computer", input: malformedAction("anthropic") });
+  // To the toolset, the triple click is a member umpire switched off, called anyway.
+  if (output.kind.startsWith("malformed")) content.push(computerUse(malformedAction("anthropic"), toolset));
   if (answer !== null) {
     content.splice(0, content.length, { type: "text", text: answer });
   }

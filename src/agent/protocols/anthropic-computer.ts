@@ -1,12 +1,18 @@
 /**
  * Anthropic computer use: the Messages API's computer tool, as Anthropic's "Computer use tool" page
- * and `@anthropic-ai/sdk`'s beta types (`BetaToolComputerUse20251124`, `...20250124`) document it.
+ * and `@anthropic-ai/sdk`'s beta types (`BetaToolComputerUse20251124`, `...20250124`) document it, or
+ * the computer toolset the SDK types (anthropic-toolset.ts), as an agent's `computerTool` chooses.
  *
  * - Tool: `{type: "computer_20251124", name: "computer", display_width_px, display_height_px}` with
  *   the beta `computer-use-2025-11-24` (Claude Opus 4.5, Opus 4.6, Sonnet 4.6, Opus 4.7 and later);
  *   `computer_20250124` with `computer-use-2025-01-24` for Sonnet 4.5, Haiku 4.5, Opus 4.1, Claude 4
- *   and 3.7 (`computerToolVersion`). The task's other tools are
- *   client tools beside it (`name`, `description`, `input_schema`); `answer` is the final message.
+ *   and 3.7 (`computerToolVersion`; `computerTool: auto`, the default, or a version named). The task's
+ *   other tools are client tools beside it (`name`, `description`, `input_schema`); `answer` is the
+ *   final message.
+ * - Toolset (`computerTool: computer_toolset_20260801`, never chosen by model id): its entry, no beta;
+ *   the members umpire cannot run switched off in `configs`; each member's call (`toolset_name:
+ *   "computer"`) mapped as the single tool's action of its name, a switched-off one refused as
+ *   unsupported, a non-member as unknown; its tool_result carries `toolset_name: "computer"`.
  * - Screenshots are scaled as Anthropic recommends (screenshot-scale.ts) and the scaled size is the
  *   declared display, so Claude's pixel coordinates are in the very picture it saw: umpire sends
  *   x as round(x / width * 1000) of that picture, at DPR 1 and 2 alike.
@@ -28,6 +34,14 @@ import type { ModelReply } from "../reply.js";
 import { toolParametersSchema } from "../step-schema.js";
 import { parseArguments } from "./openai-computer.js";
 import type { Protocol, ProtocolConversation, ProtocolSetup } from "./protocol.js";
+import {
+  COMPUTER_TOOLSET_MEMBERS,
+  COMPUTER_TOOLSET_NAME,
+  type ComputerToolChoice,
+  computerToolsetEntry,
+  memberAction,
+  RUN_MEMBERS,
+} from "./anthropic-toolset.js";
 import { EVERY_TOOL } from "./every-tool.js";
 import { scaleScreenshot } from "./screenshot-scale.js";
 import { ReplySlots, unsuccessful, type Mapped } from "./slots.js";
@@ -37,6 +51,21 @@ const COMPUTER_TOOLS: ReadonlySet<ToolName> = new Set(["click", "double_click", 
 type Block = Record<string, unknown>;
 type Message = { role: "user" | "assistant"; content: Block[] };
 
+/** The single computer tool's version and its beta header; the toolset has neither a name nor a beta. */
+type ComputerToolVersion = { type: string; beta: string };
+
+/**
+ * The tool an agent's `computerTool` knob asks for: a single tool's version with its beta, or the
+ * toolset (null). `auto` (the default) is the single tool by model id; the toolset is never inferred
+ * from a model id, as no public Anthropic page says which models take it.
+ */
+export function chosenComputerTool(choice: ComputerToolChoice | undefined, model: string): ComputerToolVersion | null {
+  if (choice === "computer_toolset_20260801") return null;
+  if (choice === "computer_20251124") return { type: choice, beta: "computer-use-2025-11-24" };
+  if (choice === "computer_20250124") return { type: choice, beta: "computer-use-2025-01-24" };
+  return computerToolVersion(model);
+}
+
 /**
  * The computer tool version and its beta header for a model id, as Anthropic's "Computer use tool" page
  * lists them: `computer-use-2025-11-24` for Claude Opus 4.7, Opus 4.6, Sonnet 4.6 and Opus 4.5 (and, by
@@ -44,9 +73,8 @@ type Message = { role: "user" | "assistant"; content: Block[] };
  * Opus 4.1, Sonnet 4, Opus 4 and the 3.x models. (Sonnet 4.5 and Haiku 4.5 are on the older tool although
  * Opus 4.5 is on the newer one: the version follows the model, not the generation.)
  */
-export function computerToolVersion(model: string): { type: string; beta: string } {
-  const older =
-    /claude-3|claude-(sonnet|haiku)-4-5|claude-opus-4-1|claude-(sonnet|opus)-4(-0|-\d{8}|$)/.test(model);
+export function computerToolVersion(model: string): ComputerToolVersion {
+  const older = /claude-3|claude-(sonnet|haiku)-4-5|claude-opus-4-1|claude-(sonnet|opus)-4(-0|-\d{8}|$)/.test(model);
   return older
     ? { type: "computer_20250124", beta: "computer-use-2025-01-24" }
     : { type: "computer_20251124", beta: "computer-use-2025-11-24" };
@@ -102,26 +130,30 @@ export function mapClaudeAction(input: Block, frame: { width: number; height: nu
   }
 }
 
-/** The actions Anthropic documents for computer_20250124 and computer_20251124 (zoom: 20251124 only). */
-const CLAUDE_DOCUMENTED: ReadonlySet<string> = new Set([
-  "key",
-  "type",
-  "mouse_move",
-  "left_click",
-  "left_click_drag",
-  "right_click",
-  "middle_click",
-  "double_click",
-  "triple_click",
-  "screenshot",
-  "cursor_position",
-  "left_mouse_down",
-  "left_mouse_up",
-  "scroll",
-  "hold_key",
-  "wait",
-  "zoom",
-]);
+/**
+ * Maps one call of a computer toolset member onto umpire's tools, as the single tool's action of that
+ * name: a member umpire switched off and was called anyway is refused as an unsupported action, a name
+ * outside the toolset as an unknown tool.
+ */
+export function mapToolsetMember(name: string, input: Block, frame: { width: number; height: number }): Mapped {
+  if (!CLAUDE_DOCUMENTED.has(name))
+    return { refuse: `'${name}' is not a member of the computer toolset`, kind: "unknown_tool" };
+  if (!RUN_MEMBERS.has(name as (typeof COMPUTER_TOOLSET_MEMBERS)[number]))
+    return {
+      refuse: `the computer toolset member '${name}' is switched off (configs.${name}.enabled: false) and is not one of umpire's actions (${UNSUPPORTED_HINT})`,
+      kind: "unsupported_action",
+    };
+  // press has no count: a key pressed n times is n key calls.
+  if (name === "key" && typeof input.repeat === "number" && input.repeat > 1)
+    return { refuse: `key with repeat ${input.repeat} is not one of umpire's actions; call key once per press` };
+  return mapClaudeAction(memberAction(name, input), frame);
+}
+
+/**
+ * The actions Anthropic documents for computer_20250124 and computer_20251124 (zoom: 20251124 only):
+ * the very names of the toolset's members, one member per action.
+ */
+const CLAUDE_DOCUMENTED: ReadonlySet<string> = new Set(COMPUTER_TOOLSET_MEMBERS);
 
 const UNSUPPORTED_HINT =
   "umpire runs left_click, double_click, type, key, scroll, wait and screenshot; right, middle and triple clicks, drags, " +
@@ -130,11 +162,12 @@ const UNSUPPORTED_HINT =
 class AnthropicComputerConversation implements ProtocolConversation {
   private readonly history: Message[] = [];
   private readonly system: string;
-  private readonly version: { type: string; beta: string };
+  /** The single computer tool's version, or null for the computer toolset. */
+  private readonly version: ComputerToolVersion | null;
   private readonly clientTools: Block[];
   private frame = { width: 1280, height: 800 };
   /** tool_use ids of the last reply, in order, and the text each result carries. */
-  private pendingUses: { id: string; computer: boolean; text: string }[] = [];
+  private pendingUses: { id: string; computer: boolean; member: boolean; text: string }[] = [];
   private slotUse = new Map<string, number>();
   /**
    * Text said while tool_use blocks await their results (a reflection, a rejection): it joins the
@@ -144,7 +177,7 @@ class AnthropicComputerConversation implements ProtocolConversation {
 
   constructor(private readonly setup: ProtocolSetup) {
     this.system = systemText(setup);
-    this.version = computerToolVersion(setup.config.model);
+    this.version = chosenComputerTool(setup.config.computerTool, setup.config.model);
     this.clientTools = setup.offered
       .filter((t) => !COMPUTER_TOOLS.has(t) && t !== "answer")
       .map((t) => ({ name: t, description: TOOL_DESCRIPTIONS[t], input_schema: toolParametersSchema(t) }));
@@ -178,7 +211,12 @@ class AnthropicComputerConversation implements ProtocolConversation {
     this.pendingUses.forEach((use, i) => {
       const parts: Block[] = [{ type: "text", text: use.text || "done" }];
       if (i === lastComputer && image) parts.push(image);
-      results.push({ type: "tool_result", tool_use_id: use.id, content: parts });
+      results.push({
+        type: "tool_result",
+        tool_use_id: use.id,
+        content: parts,
+        ...(use.member && { toolset_name: COMPUTER_TOOLSET_NAME }),
+      });
     });
     results.push(...this.heldText);
     this.heldText = [];
@@ -197,24 +235,27 @@ class AnthropicComputerConversation implements ProtocolConversation {
     const last = messages[messages.length - 1];
     const tail = last?.content[last.content.length - 1];
     if (caching && last?.role === "user" && tail) tail.cache_control = { type: "ephemeral" };
-    return {
-      model: config.model,
-      max_tokens: config.maxTokens,
-      system: [{ type: "text", text: this.system, ...(caching && { cache_control: { type: "ephemeral" } }) }],
-      tools: [
-        {
+    // The toolset declares no display: Claude's coordinates are in the picture sent, which is the frame.
+    const computer = this.version
+      ? {
           type: this.version.type,
           name: "computer",
           display_width_px: this.frame.width,
           display_height_px: this.frame.height,
-        },
-        ...this.clientTools,
-      ],
+        }
+      : computerToolsetEntry();
+    return {
+      model: config.model,
+      max_tokens: config.maxTokens,
+      system: [{ type: "text", text: this.system, ...(caching && { cache_control: { type: "ephemeral" } }) }],
+      tools: [computer, ...this.clientTools],
       messages,
       temperature: Math.min(1, config.temperature),
       // The trial id, as the reference model reads the fixture session from it (`user` elsewhere).
       metadata: { user_id: this.setup.trialId },
-      betas: [this.version.beta],
+      // The SDK's beta call sends `betas` as the anthropic-beta header; the toolset is generally
+      // available, and a request without `betas` goes through the non-beta messages.create (client.ts).
+      ...(this.version && { betas: [this.version.beta] }),
     };
   }
 
@@ -226,12 +267,17 @@ class AnthropicComputerConversation implements ProtocolConversation {
       if (block.type !== "tool_use") continue;
       const id = String(block.id);
       const input = parseArguments(block.input) ?? {};
-      const computer = block.name === "computer";
-      const slot = computer
-        ? r.add(String(input.action ?? "computer"), mapClaudeAction(input, this.frame))
-        : r.add(String(block.name), { tool: String(block.name) as ToolName, args: input });
+      const name = String(block.name);
+      // A toolset member's call says its family; the task's client tools carry no toolset_name.
+      const member = block.toolset_name === COMPUTER_TOOLSET_NAME;
+      const computer = member || (this.version !== null && name === "computer");
+      const slot = member
+        ? r.add(name, mapToolsetMember(name, input, this.frame))
+        : computer
+          ? r.add(String(input.action ?? "computer"), mapClaudeAction(input, this.frame))
+          : r.add(name, { tool: name as ToolName, args: input });
       this.slotUse.set(slot, this.pendingUses.length);
-      this.pendingUses.push({ id, computer, text: "" });
+      this.pendingUses.push({ id, computer, member, text: "" });
     }
     const text = reply.content?.trim() || null;
     const base = { note: text, thought: null, leakedReasoning: null, assistant: null };
@@ -319,9 +365,10 @@ function contentBlocks(raw: unknown): Block[] {
 export const anthropicComputer: Protocol = {
   name: "anthropic-computer",
   family: "Anthropic",
-  summary: "Anthropic computer use: the Messages API's computer tool (tool_use / tool_result with screenshots)",
+  summary:
+    "Anthropic computer use: the Messages API's computer tool or computer toolset (tool_use / tool_result with screenshots)",
   api: "messages",
-  knobs: { imageBudget: true, displaySize: true, promptCaching: true },
+  knobs: { imageBudget: true, displaySize: true, promptCaching: true, computerTool: true },
   tools: EVERY_TOOL,
   open: (setup) => new AnthropicComputerConversation(setup),
 };

@@ -71,6 +71,7 @@ export type ProtocolTools = Readonly<Record<ToolName, boolean>>;
  * - `reasoningEffort`: the request's reasoning effort;
  * - `displaySize`: the screen declared to the model; each screenshot is scaled down to fit it;
  * - `promptCaching`: the documented cache breakpoints, on (the default) or off;
+ * - `computerTool`: Anthropic's computer tool, by model id (`auto`) or a named version or toolset;
  * - `pixels`: `minPixels`/`maxPixels`, the smart_resize bounds umpire resizes each screenshot to
  *   before sending (both sides multiples of `factor`), within the family's own bounds [min, max].
  */
@@ -79,6 +80,7 @@ export interface ProtocolKnobs {
   readonly reasoningEffort?: true;
   readonly displaySize?: true;
   readonly promptCaching?: true;
+  readonly computerTool?: true;
   readonly pixels?: { readonly factor: number; readonly min: number; readonly max: number };
 }
 

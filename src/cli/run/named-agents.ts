@@ -130,6 +130,7 @@ function resolveModelAgent(
     ...(def.minPixels !== undefined && { minPixels: def.minPixels }),
     ...(def.maxPixels !== undefined && { maxPixels: def.maxPixels }),
     ...(def.promptCaching !== undefined && { promptCaching: def.promptCaching }),
+    ...(def.computerTool !== undefined && { computerTool: def.computerTool }),
     ...(policy !== undefined && { policy }),
     ...(def.tools !== undefined && { tools: def.tools as AgentConfig["tools"] }),
     loop: Object.fromEntries(Object.entries(loop).filter(([, v]) => v !== undefined)),

@@ -4,9 +4,10 @@
  * the screenshot, screenshots scaled as Anthropic recommends and Claude's pixels mapped against the
  * scaled picture (DPR 1 and 2), refused actions, prompt caching, usage with cache reads, stop reasons.
  */
+import Anthropic from "@anthropic-ai/sdk";
 import { PNG } from "pngjs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resolveAgentConfigs } from "../../../src/agent/config.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { type AgentConfig, resolveAgentConfigs } from "../../../src/agent/config.js";
 import { createAgentSession } from "../../../src/agent/session.js";
 import { scaledSize } from "../../../src/agent/protocols/screenshot-scale.js";
 import { startRecordingModel, type RecordingModel } from "../../support/recording-model.js";
@@ -25,7 +26,7 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-function claude(model = "claude-opus-4-5") {
+function claude(model = "claude-opus-4-5", computerTool?: AgentConfig["computerTool"]) {
   const [config] = resolveAgentConfigs({
     model,
     baseUrl: server.baseUrl,
@@ -34,9 +35,9 @@ function claude(model = "claude-opus-4-5") {
     retry: FAST_RETRY,
   });
   return createAgentSession({
-    config: config!,
+    config: { ...config!, ...(computerTool && { computerTool }) },
     instruction: INSTRUCTION,
-    tools: ["click", "write", "press", "scroll", "wait", "write_note", "answer"],
+    tools: ["click", "double_click", "write", "press", "scroll", "wait", "write_note", "answer"],
     trialId: "trial-an",
     baseUrl: server.baseUrl,
   });
@@ -139,5 +140,111 @@ describe("Anthropic computer use", () => {
     expect(cut.failures[0]).toMatchObject({ kind: "rate_limited", status: 429 });
     server.enqueue(message([], "refusal"));
     expect((await s.nextTurn({ screenshot: { data: png(1280, 800) } })).outcome).toBe("refused");
+  });
+});
+
+const toolsetClaude = () => claude("claude-opus-4-7", "computer_toolset_20260801");
+
+const member = (id: string, name: string, input: Record<string, unknown>) => ({
+  type: "tool_use",
+  id,
+  name,
+  input,
+  toolset_name: "computer",
+});
+
+describe("Anthropic computer toolset (computerTool: computer_toolset_20260801)", () => {
+  it("sends the toolset entry through the non-beta call with the members umpire cannot run switched off", async () => {
+    const s = toolsetClaude();
+    server.enqueue(message([{ type: "text", text: "Looking." }], "end_turn"));
+    // Both calls POST /v1/messages; the generally available one is what the SDK types the toolset in.
+    const generallyAvailable = vi.spyOn(Anthropic.Messages.prototype, "create");
+    const beta = vi.spyOn(Anthropic.Beta.Messages.prototype, "create");
+    await s.nextTurn({ screenshot: { data: png(1280, 800) } });
+    expect([generallyAvailable.mock.calls.length, beta.mock.calls.length]).toEqual([1, 0]);
+    generallyAvailable.mockRestore();
+    beta.mockRestore();
+    const req = server.requests[0]!;
+    expect(req.url).toMatch(/\/v1\/messages$/);
+    expect(req.headers["anthropic-beta"]).toBeUndefined();
+    expect(req.body).not.toHaveProperty("betas");
+    const off = { enabled: false };
+    expect(req.body.tools[0]).toEqual({
+      type: "computer_toolset_20260801",
+      configs: {
+        hold_key: off,
+        cursor_position: off,
+        mouse_move: off,
+        left_mouse_down: off,
+        left_mouse_up: off,
+        left_click_drag: off,
+        right_click: off,
+        middle_click: off,
+        triple_click: off,
+        zoom: off,
+      },
+    });
+    expect(req.body.tools.slice(1).map((t: { name: string }) => t.name)).toEqual(["write_note"]);
+  });
+
+  it("maps member calls as the single tool's actions, refuses a switched-off member, answers with toolset_name", async () => {
+    const s = toolsetClaude();
+    server.enqueue(
+      message([
+        member("toolu_a", "left_click", { coordinate: [640, 400] }),
+        member("toolu_b", "key", { text: "ctrl+a" }),
+        member("toolu_c", "scroll", { coordinate: [320, 200], scroll_direction: "down", scroll_amount: 3 }),
+        member("toolu_d", "wait", { duration: 2 }),
+        { type: "tool_use", id: "toolu_e", name: "write_note", input: { name: "seen.md", content: "seen" } },
+        member("toolu_f", "right_click", { coordinate: [1, 1] }),
+      ]),
+    );
+    const turn = await s.nextTurn({ screenshot: { data: png(1280, 800) } });
+    expect(turn.actions.map((a) => [a.tool, a.args])).toEqual([
+      ["click", { element: "point (640,400) of the screenshot", x: 500, y: 500 }],
+      ["press", { keys: ["ctrl", "a"] }],
+      ["scroll", { direction: "down", amount: 3, x: 250, y: 250 }],
+      ["wait", { seconds: 2 }],
+      ["write_note", { name: "seen.md", content: "seen" }],
+    ]);
+    expect(turn.invalid.map((i) => [i.tool, i.kind])).toEqual([["right_click", "unsupported_action"]]);
+    s.addResults(turn.actions.map((a) => ({ id: a.id, status: "success" as const, output: "ok" })));
+    server.enqueue(message([{ type: "text", text: "Done." }], "end_turn"));
+    await s.nextTurn({ screenshot: { data: png(1280, 800) } });
+    const body = server.requests[1]!.body;
+    const results = body.messages[2].content.filter((b: { type: string }) => b.type === "tool_result");
+    expect(results.map((r: { tool_use_id: string; toolset_name?: string }) => [r.tool_use_id, r.toolset_name])).toEqual(
+      [
+        ["toolu_a", "computer"],
+        ["toolu_b", "computer"],
+        ["toolu_c", "computer"],
+        ["toolu_d", "computer"],
+        ["toolu_e", undefined],
+        ["toolu_f", "computer"],
+      ],
+    );
+    // The new screenshot goes with the last member's result only.
+    expect(results.map((r: { content: { type: string }[] }) => r.content.at(-1)!.type)).toEqual([
+      "text",
+      "text",
+      "text",
+      "text",
+      "text",
+      "image",
+    ]);
+    expect(JSON.stringify(results[5])).toContain("switched off");
+    const breakpoints = JSON.stringify(body).match(/"cache_control"/g) ?? [];
+    expect(breakpoints.length).toBeGreaterThan(0);
+    expect(breakpoints.length).toBeLessThanOrEqual(4);
+  });
+
+  it("maps a member's pixels against the scaled DPR 2 picture it was sent", async () => {
+    const s = toolsetClaude();
+    const scaled = scaledSize(2560, 1600);
+    server.enqueue(message([member("toolu_z", "double_click", { coordinate: [scaled.width / 2, scaled.height / 4] })]));
+    const turn = await s.nextTurn({ screenshot: { data: png(2560, 1600) } });
+    const sent = Buffer.from(server.requests[0]!.body.messages[0].content[1].source.data, "base64");
+    expect([sent.readUInt32BE(16), sent.readUInt32BE(20)]).toEqual([scaled.width, scaled.height]);
+    expect(turn.actions[0]).toMatchObject({ tool: "double_click", args: { x: 500, y: 250 } });
   });
 });

@@ -35,6 +35,14 @@ const AGENTS = `agents:
     protocol: anthropic-computer
     displaySize: { width: 1024, height: 768 }
     promptCaching: false
+  claude-toolset:
+    model: reference
+    protocol: anthropic-computer
+    computerTool: computer_toolset_20260801
+  claude-older-tool:
+    model: reference
+    protocol: anthropic-computer
+    computerTool: computer_20250124
   qwen25:
     model: reference
     protocol: qwen2.5-vl
@@ -125,6 +133,18 @@ describe("family knobs of named agents change the request the reference model re
     expect(JSON.stringify(plain.body)).toContain('"cache_control":{"type":"ephemeral"}');
     expect(JSON.stringify(knobbed.body)).not.toContain("cache_control");
     expect(knobbed.click).toEqual({ x: 500, y: 500 });
+  });
+
+  it("Anthropic: computerTool sends the toolset (no name, no beta) or the single tool version it names", async () => {
+    const plain = await firstTurn("claude");
+    const toolset = await firstTurn("claude-toolset");
+    const older = await firstTurn("claude-older-tool");
+    expect(plain.body.tools[0].type).toBe("computer_20251124");
+    expect(older.body.tools[0]).toMatchObject({ type: "computer_20250124", name: "computer" });
+    expect(toolset.body.tools[0]).toMatchObject({ type: "computer_toolset_20260801" });
+    expect(toolset.body.tools[0]).not.toHaveProperty("name");
+    expect(toolset.body).not.toHaveProperty("betas");
+    expect(toolset.click).toEqual({ x: 500, y: 500 });
   });
 
   it("Qwen2.5-VL: maxPixels smart-resizes the screenshot umpire sends and the screen it declares", async () => {

@@ -158,12 +158,16 @@ describe("named agents choose a protocol", () => {
         "    model: reference",
         "    protocol: tools",
         "    mode: tools",
+        "  gpt:",
+        "    model: reference",
+        "    protocol: openai-computer",
+        "    computerTool: computer_toolset_20260801",
         "",
       ].join("\n"),
     );
     const r = await umpire(["run", TASK, "--list"], cwd);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("the config file has 4 problems");
+    expect(r.err).toContain("the config file has 5 problems");
     expect(r.err).toContain(
       "umpire.config.yaml:5: agents.mixed.mode: mode: tools disagrees with protocol: qwen3-vl (mode is protocol's older name) (fix: keep one of them",
     );
@@ -172,6 +176,9 @@ describe("named agents choose a protocol", () => {
     );
     expect(r.err).toMatch(
       /umpire\.config\.yaml:13: agents\.tars\.maxPixels: maxPixels: 99999999 is outside 78400 to 12845056 \(UI-TARS's own smart_resize bounds\)/,
+    );
+    expect(r.err).toMatch(
+      /umpire\.config\.yaml:24: agents\.gpt\.computerTool: computerTool is not a knob of protocol openai-computer.*\(fix: remove computerTool, or set protocol: to one that takes it \(anthropic-computer\)\)/,
     );
     expect(r.err).toMatch(
       /umpire\.config\.yaml:16: agents\.holo\.displaySize: displaySize is not a knob of protocol structured .*\(fix: remove displaySize, or set protocol: to one that takes it \(openai-computer, anthropic-computer/,

@@ -34,6 +34,49 @@ describe.each(["openai-computer", "anthropic-computer"])("umpire run --mode %s",
   }, 120_000);
 });
 
+describe("umpire run --agent with computerTool: computer_toolset_20260801", () => {
+  it("passes answer-only-bb042 through Anthropic's computer toolset, every request clean under the strict lint", async () => {
+    // The embedded reference model is strict: a request breaking the toolset's lint is answered 400 and the trial errors.
+    const config = join(dir, "toolset.config.yaml");
+    writeFileSync(
+      config,
+      stringify({
+        agents: {
+          "claude-toolset": {
+            model: "reference",
+            protocol: "anthropic-computer",
+            computerTool: "computer_toolset_20260801",
+          },
+        },
+      }),
+    );
+    const db = join(dir, "toolset.db");
+    const result = await runCli([
+      "run",
+      join(REPO_ROOT, "tasks/answer-only-bb042.yaml"),
+      "--config",
+      config,
+      "--agent",
+      "claude-toolset",
+      "--db",
+      db,
+      "--out",
+      join(dir, "toolset"),
+      "--no-preflight",
+    ]);
+    expect(result.stderr).not.toMatch(/umpire_lint/);
+    expect(result.stdout).toContain("1/1 passed, 0 failed, 0 errors");
+    const store = openStore(db, { readonly: true });
+    try {
+      const [trial] = store.trials(store.listRuns()[0]!.id);
+      // The gold clicks the search box and types: member calls mapped onto umpire's tools.
+      expect(store.actions(trial!.id).map((a) => a.tool)).toContain("click");
+    } finally {
+      store.close();
+    }
+  }, 120_000);
+});
+
 describe("umpire run --mode openai-computer at DPR 2", () => {
   it("scrolls as far as at DPR 1: scroll_x/scroll_y are screenshot pixels, twice the CSS pixels at DPR 2", async () => {
     // The gold scrolls 10 notches (1000 CSS px) at a time; the reference model says 2000 screenshot px.

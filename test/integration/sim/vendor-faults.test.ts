@@ -1,6 +1,6 @@
 /**
  * Every fault profile of the reference model on its vendor routes (OpenAI's Responses API, Anthropic's
- * Messages API), through umpire's session and the vendors' real SDKs over real HTTP, in strict mode:
+ * Messages API, with the single computer tool and with the computer toolset), through umpire's session and the vendors' real SDKs over real HTTP, in strict mode:
  * each profile is played as it is on chat completions, never silently replaced by gold (a profile the
  * table below does not know fails the test, so a new one must say what it does there). The HTTP
  * faults (flaky-http, the rate limit) are answered on these routes too, and retried to a good turn.
@@ -26,7 +26,8 @@ const TASK = {
     "premature-answer": [answer("too early")],
   },
 };
-const VENDORS = ["openai-computer", "anthropic-computer"] as const;
+// anthropic-toolset: anthropic-computer with computerTool: computer_toolset_20260801 (member tool_use blocks).
+const VENDORS = ["openai-computer", "anthropic-computer", "anthropic-toolset"] as const;
 type Vendor = (typeof VENDORS)[number];
 const RETRY = { maxRetries: 6, baseDelayMs: 30, maxDelayMs: 60, retryAfterCapMs: 2_000 };
 const screenshot = { data: PNG.sync.write(new PNG({ width: 1280, height: 800 })) };
@@ -44,9 +45,15 @@ afterAll(async () => {
 });
 
 function session(server: ReferenceModel, mode: Vendor, modelId: string, trialId: string) {
-  const [config] = resolveAgentConfigs({ model: modelId, mode, env: {}, retry: RETRY });
+  const toolset = mode === "anthropic-toolset";
+  const [config] = resolveAgentConfigs({
+    model: modelId,
+    mode: toolset ? "anthropic-computer" : mode,
+    env: {},
+    retry: RETRY,
+  });
   return createAgentSession({
-    config: config!,
+    config: toolset ? { ...config!, computerTool: "computer_toolset_20260801" } : config!,
     instruction: INSTRUCTION,
     tools: ["click", "write", "press", "answer"],
     trialId,

@@ -22,24 +22,30 @@ beforeAll(async () => {
       "trial-o2": HOME_LAYOUT,
       "trial-a1": HOME_LAYOUT,
       "trial-a2": HOME_LAYOUT,
+      "trial-t1": HOME_LAYOUT,
+      "trial-t2": HOME_LAYOUT,
     }),
     strict: true,
   });
 });
 afterAll(() => model?.close());
 
+// The Anthropic computer toolset (computerTool) plays as the single tool does, member by member.
+const TOOLSET = { computerTool: "computer_toolset_20260801" } as const;
 const cases = [
-  ["openai-computer", "trial-o1", 1],
-  ["openai-computer", "trial-o2", 2],
-  ["anthropic-computer", "trial-a1", 1],
-  ["anthropic-computer", "trial-a2", 2],
+  ["openai-computer", "trial-o1", 1, {}],
+  ["openai-computer", "trial-o2", 2, {}],
+  ["anthropic-computer", "trial-a1", 1, {}],
+  ["anthropic-computer", "trial-a2", 2, {}],
+  ["anthropic-computer", "trial-t1", 1, TOOLSET],
+  ["anthropic-computer", "trial-t2", 2, TOOLSET],
 ] as const;
 
-describe.each(cases)("%s on the reference model (%s, DPR %i)", (mode, trialId, dpr) => {
+describe.each(cases)("%s on the reference model (%s, DPR %i, %j)", (mode, trialId, dpr, knobs) => {
   it("plays the gold steps with exact coordinates, and every request passes the lint", async () => {
     const [config] = resolveAgentConfigs({ model: "reference", mode, env: {} });
     const session = createAgentSession({
-      config: config!,
+      config: { ...config!, ...knobs },
       instruction: INSTRUCTION,
       tools: ["click", "write", "press", "answer"],
       trialId,
@@ -66,5 +72,7 @@ describe.each(cases)("%s on the reference model (%s, DPR %i)", (mode, trialId, d
     const records = model.log.forUser(trialId);
     expect(records).toHaveLength(2);
     expect(records.map((r) => r.lint)).toEqual([[], []]);
+    const tools = (records[0]!.body as { tools?: { type?: string }[] }).tools;
+    if ("computerTool" in knobs) expect(tools?.[0]?.type).toBe("computer_toolset_20260801");
   });
 });

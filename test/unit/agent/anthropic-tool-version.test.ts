@@ -4,7 +4,14 @@ import { computerToolVersion } from "../../../src/agent/protocols/anthropic-comp
 // Anthropic's "Computer use tool" page: computer-use-2025-11-24 for Claude Opus 4.7, Opus 4.6, Sonnet 4.6
 // and Opus 4.5; computer-use-2025-01-24 for Sonnet 4.5, Haiku 4.5, Opus 4.1, Sonnet 4 and Opus 4.
 describe("the computer tool version a model id gets", () => {
-  const newer = ["claude-opus-4-5", "claude-opus-4-5-20251101", "claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-7", "claude-opus-5"];
+  const newer = [
+    "claude-opus-4-5",
+    "claude-opus-4-5-20251101",
+    "claude-opus-4-6",
+    "claude-sonnet-4-6",
+    "claude-opus-4-7",
+    "claude-opus-5",
+  ];
   const older = [
     "claude-sonnet-4-5",
     "claude-sonnet-4-5-20250929",

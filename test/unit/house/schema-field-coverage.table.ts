@@ -302,6 +302,7 @@ export const CONFIG_FIELDS: Record<string, string> = {
   "agents.*[kind=model].minPixels": `${KNOBS} > Qwen3-VL: minPixels/maxPixels smart-resize the screenshot (factor 32); coordinates stay thousandths`,
   "agents.*[kind=model].maxPixels": `${KNOBS} > Qwen2.5-VL: maxPixels smart-resizes the screenshot umpire sends and the screen it declares`,
   "agents.*[kind=model].promptCaching": `${KNOBS} > Anthropic: displaySize is the declared display and the picture, promptCaching: false drops every breakpoint`,
+  "agents.*[kind=model].computerTool": `${KNOBS} > Anthropic: computerTool sends the toolset (no name, no beta) or the single tool version it names`,
   "agents.*[kind=model].imageBudget":
     "test/integration/cli/named-agents.test.ts > run in one run; the recorded requests show the difference",
   "agents.*[kind=model].systemPrompt":
