@@ -153,4 +153,17 @@ describe("the complete example (examples/config)", () => {
     const example = readFileSync(join(root, "examples/config/umpire.config.yaml"), "utf8");
     expect(readFileSync(join(root, "docs/config.md"), "utf8")).toContain(`\`\`\`yaml\n${example}\`\`\``);
   });
+
+  it("names every registered protocol where it lists them (the example's comment, docs/config.md's `protocol` row)", () => {
+    const root = join(__dirname, "../../..");
+    const example = readFileSync(join(root, "examples/config/umpire.config.yaml"), "utf8");
+    const comment = /protocol: \w+ +# (.*)/.exec(example)?.[1] ?? "";
+    expect(comment.split(" | ")).toEqual([...OUTPUT_MODES]);
+    const row =
+      readFileSync(join(root, "docs/config.md"), "utf8")
+        .split("\n")
+        .find((l) => l.startsWith("| `protocol` |")) ?? "";
+    for (const name of OUTPUT_MODES)
+      expect(row, `docs/config.md's protocol row names ${name}`).toContain(`\`${name}\``);
+  });
 });
