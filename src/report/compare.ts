@@ -42,6 +42,17 @@ export interface CompareOptions {
   includeChangedTasks?: boolean;
 }
 
+/** Said instead of a test's result when no task has counted trials on both sides. */
+export const NOTHING_PAIRED =
+  "nothing to compare: no task has passed or failed trials on both sides, so no pass rate, test or delta";
+
+/** The task rows one side ran alone, said as `task (base only), ...`; null when every row is on both sides. */
+export function unpairedText(p: Pick<PairedAnalysis, "unpaired" | "base" | "candidate">): string | null {
+  if (p.unpaired.length === 0) return null;
+  const rows = p.unpaired.map((u) => `${u.key} (${u.side === "base" ? p.base : p.candidate} only)`);
+  return `${rows.join(", ")}: not in the pass rate, test or deltas, which read the paired tasks`;
+}
+
 /** The words shown beside a task whose content differs between the compared groups. */
 export const TASK_CHANGED = "task changed; not a like-for-like comparison";
 
@@ -77,6 +88,11 @@ export interface PairedAnalysis {
   changedAgents: string[];
   /** Tasks with counted trials on both sides. */
   tasks: number;
+  /**
+   * Task rows run on one side only (a task not playable in one protocol, a run over fewer tasks):
+   * not in the pass rate, McNemar, the bootstrap or the deltas, all of which read the paired tasks.
+   */
+  unpaired: { key: string; side: "base" | "candidate" }[];
   /** Repeats paired one to one (same task, same position in repeat order); a task the same every repeat on both sides counts once. */
   trialPairs: number;
   /** Tasks whose repeats all gave one result on each side, so counted as one pair. */
@@ -102,7 +118,13 @@ export interface PairedAnalysis {
   flaky: { key: string; base: TaskCounts | null; candidate: TaskCounts | null }[];
   /** Stable on the base side (all repeats passed) and failing in most candidate repeats. */
   stableRegressions: { key: string; base: TaskCounts; candidate: TaskCounts }[];
-  /** Candidate relative to base, in percent; null when not computable (base 0 or unknown). */
+  /**
+   * Candidate relative to base, in percent, over the paired tasks' trials only (the same tasks on
+   * both sides: a side with one more, cheaper task would otherwise look cheaper); null when not
+   * computable (nothing paired, base 0 or unknown).
+   */
+  /** Cost per success over the paired tasks' trials on each side: what the cost gate compares. */
+  costPerSuccess: { base: CostPerSuccess; candidate: CostPerSuccess };
   deltas: {
     meanCostPct: number | null;
     costPerSuccessPct: number | null;
@@ -179,10 +201,25 @@ const dimensionOf = (t: ReportTrial, dim: Dimension): string => (dim === "agent"
 /**
  * The dimensions a task row is keyed by beyond its task id. Several agents in a group key rows
  * by agent alone (an agent implies its model and mode; two named agents may share both).
+ *
+ * A dimension keys rows only when it is crossed with the groups (some value of it is in two groups),
+ * as agents are between two runs. One nested in them (two named agents of one protocol, under
+ * `--by mode`: each agent in one group only) would make every row one group's alone and pair
+ * nothing; its trials are pooled per task instead, which is what grouping by mode asks for.
  */
 function keyDimensions(groups: readonly CompareGroupInput[], by: CompareBy): Dimension[] {
+  const crossed = (dim: Dimension) => {
+    const groupsHolding = new Map<string, Set<number>>();
+    groups.forEach((g, i) => {
+      for (const t of g.trials) {
+        const value = dimensionOf(t, dim);
+        (groupsHolding.get(value) ?? groupsHolding.set(value, new Set()).get(value)!).add(i);
+      }
+    });
+    return groups.length < 2 || [...groupsHolding.values()].some((held) => held.size > 1);
+  };
   const varies = (dim: Dimension) =>
-    dim !== by && groups.some((g) => new Set(g.trials.map((t) => dimensionOf(t, dim))).size > 1);
+    dim !== by && groups.some((g) => new Set(g.trials.map((t) => dimensionOf(t, dim))).size > 1) && crossed(dim);
   // Unnamed agents (labelled model/mode) keep the mode and model dimensions they have always had.
   const named = groups.some((g) => g.trials.some((t) => t.agentLabel !== `${t.model}/${t.mode}`));
   if (named && varies("agent")) return ["agent"];
@@ -230,10 +267,10 @@ function cpsNumber(c: CostPerSuccess): number | null {
 /** The paired analysis of `candidate` (group j) against `base` (group 0). */
 function pairGroups(
   groups: readonly CompareGroupInput[],
-  summaries: readonly TrialSetStats[],
   rows: readonly TaskRow[],
   byKey: readonly Map<string, ReportTrial[]>[],
   j: number,
+  k: number,
   opts: CompareOptions,
 ): PairedAnalysis {
   let b = 0;
@@ -246,7 +283,10 @@ function pairGroups(
   const flaky: PairedAnalysis["flaky"] = [];
   const stableRegressions: PairedAnalysis["stableRegressions"] = [];
   const changedTasks: string[] = [];
+  const unpaired: PairedAnalysis["unpaired"] = [];
+  const pairedKeys: string[] = [];
   for (const row of rows) {
+    if (!row.cells[0] !== !row.cells[j]) unpaired.push({ key: row.key, side: row.cells[0] ? "base" : "candidate" });
     const bothSides = [...(byKey[0].get(row.key) ?? []), ...(byKey[j].get(row.key) ?? [])];
     if (contentDiffers(bothSides)) {
       changedTasks.push(row.key);
@@ -258,6 +298,7 @@ function pairGroups(
       flaky.push({ key: row.key, base: counts(row.key, base), candidate: counts(row.key, cand) });
     }
     if (!base || !cand || base.n === 0 || cand.n === 0) continue;
+    pairedKeys.push(row.key);
     tasksCounts.push({ basePasses: base.passes, baseN: base.n, candidatePasses: cand.passes, candidateN: cand.n });
     if (base.outcome === "pass" && cand.outcome === "fail") flippedToFail.push(row.key);
     if (base.outcome === "fail" && cand.outcome === "pass") flippedToPass.push(row.key);
@@ -283,8 +324,12 @@ function pairGroups(
   });
   const rate = (p: number, n: number) => (n > 0 ? p / n : null);
   const sum = (f: (t: PairedCounts) => number) => tasksCounts.reduce((acc, t) => acc + f(t), 0);
-  const sb = summaries[0];
-  const sc = summaries[j];
+  const pairedStats = (g: number) =>
+    summarizeTrials(
+      pairedKeys.flatMap((key) => byKey[g].get(key) ?? []),
+      k,
+    );
+  const [sb, sc] = [pairedStats(0), pairedStats(j)];
   return {
     base: groups[0].label,
     candidate: groups[j].label,
@@ -292,6 +337,7 @@ function pairGroups(
     changedTasksIncluded: opts.includeChangedTasks === true,
     changedAgents: changedAgentsBetween(groups[0].trials, groups[j].trials),
     tasks: tasksCounts.length,
+    unpaired,
     trialPairs,
     countedOnce,
     onlyBasePassed: b,
@@ -319,6 +365,7 @@ function pairGroups(
     flippedToPass,
     flaky,
     stableRegressions,
+    costPerSuccess: { base: sb.costPerSuccess, candidate: sc.costPerSuccess },
     deltas: {
       meanCostPct: pct(sb.meanCostUsd, sc.meanCostUsd),
       costPerSuccessPct: pct(cpsNumber(sb.costPerSuccess), cpsNumber(sc.costPerSuccess)),
@@ -391,6 +438,6 @@ export function compareGroups(
     k,
     groups: groups.map((g, i) => ({ label: g.label, runIds: g.runIds, summary: summaries[i] })),
     tasks: rows,
-    paired: groups.slice(1).map((_, i) => pairGroups(groups, summaries, rows, byKey, i + 1, opts)),
+    paired: groups.slice(1).map((_, i) => pairGroups(groups, rows, byKey, i + 1, k, opts)),
   };
 }

@@ -3,7 +3,7 @@
  * summary rows, each paired analysis as a list, and the regression verdict when gating.
  */
 import type { TrialSetStats } from "./aggregate.js";
-import { TASK_CHANGED, type Comparison, type PairedAnalysis } from "./compare.js";
+import { NOTHING_PAIRED, TASK_CHANGED, unpairedText, type Comparison, type PairedAnalysis } from "./compare.js";
 import { countedOnceText, howSure, OVER_REPEATS, OVER_TASKS } from "./how-sure.js";
 import {
   NONE,
@@ -81,9 +81,14 @@ function pairedMarkdown(p: PairedAnalysis): string {
   return [
     `**${e(p.candidate)} vs ${e(p.base)}** (${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")})`,
     "",
-    `- pass rate ${formatPercent(p.basePassRate)} → ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
-    `- exact McNemar, ${OVER_REPEATS}: ${p.onlyBasePassed} passed only in ${e(p.base)}, ${p.onlyCandidatePassed} only in ${e(p.candidate)}${countedOnceText(p)}, p ${formatP(p.pValue)}`,
+    ...(p.tasks === 0
+      ? [`- ${NOTHING_PAIRED}`]
+      : [
+          `- pass rate ${formatPercent(p.basePassRate)} → ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
+          `- exact McNemar, ${OVER_REPEATS}: ${p.onlyBasePassed} passed only in ${e(p.base)}, ${p.onlyCandidatePassed} only in ${e(p.candidate)}${countedOnceText(p)}, p ${formatP(p.pValue)}`,
+        ]),
     ...(howSure(p) ? [`- how sure: ${e(howSure(p)!)}`] : []),
+    ...(unpairedText(p) ? [`- unpaired: ${e(unpairedText(p)!)}`] : []),
     `- flipped pass → fail: ${list(p.flippedToFail)}; fail → pass: ${list(p.flippedToPass)}`,
     `- flaky: ${flaky}`,
     ...(p.changedTasks.length > 0

@@ -2,7 +2,7 @@
  * Regression gating for CI (`umpire compare --baseline X --fail-on-regression`): decides from a
  * paired analysis whether the candidate regressed, and says why in plain lines.
  */
-import type { PairedAnalysis } from "./compare.js";
+import { unpairedText, type PairedAnalysis } from "./compare.js";
 import type { CostPerSuccess } from "./cost.js";
 import { countedOnceText, GATE_BASIS, howSure, OVER_REPEATS } from "./how-sure.js";
 
@@ -31,7 +31,8 @@ const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
  *   exact McNemar p-value is below alpha;
  * - a stable task (every baseline repeat passed) fails in most of its candidate repeats;
  * - cost per success rose more than `maxCostIncreasePct` (when set), or nothing succeeded any more
- *   where the baseline had successes at a known cost.
+ *   where the baseline had successes at a known cost. Pass `paired.costPerSuccess`: over the paired
+ *   tasks only, so a candidate run over fewer (or other) tasks is not judged on its task mix.
  */
 export function judgeRegression(
   paired: PairedAnalysis,
@@ -71,6 +72,11 @@ export function judgeRegression(
     } else if (cost.base === "no_success") {
       notes.push(`nothing succeeded in ${paired.base}; cost per success has no baseline`);
     }
+  }
+  // A task run on one side only is judged by nothing above: say so, so a candidate that skipped the
+  // hard tasks does not read as one that kept them passing.
+  if (paired.unpaired.length > 0) {
+    notes.push(`not judged, run on one side only: ${unpairedText(paired)}`);
   }
   // "No regression" from a design too small to see one is not a pass: say what it could have seen.
   if (!(paired.onlyBasePassed > paired.onlyCandidatePassed && paired.pValue < alpha)) {

@@ -6,7 +6,14 @@ import { cpuLine } from "./run-cpu.js";
 import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
 import type { TrialSetStats } from "./aggregate.js";
-import { TASK_CHANGED, type Comparison, type PairedAnalysis, type TaskCounts } from "./compare.js";
+import {
+  NOTHING_PAIRED,
+  TASK_CHANGED,
+  unpairedText,
+  type Comparison,
+  type PairedAnalysis,
+  type TaskCounts,
+} from "./compare.js";
 import { environmentOf, environmentSummary } from "./environment-diff.js";
 import { countedOnceText, howSure, OVER_REPEATS, OVER_TASKS } from "./how-sure.js";
 import {
@@ -128,9 +135,14 @@ export function pairedText(p: PairedAnalysis, style: TableStyle): string {
   const d = p.deltas;
   return [
     `${paint(`${p.candidate} vs ${p.base}`, "bold", style.color)}: ${plural(p.tasks, "paired task")}, ${plural(p.trialPairs, "paired repeat")}`,
-    `  ${label("pass rate")} ${formatPercent(p.basePassRate)} -> ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
-    `  ${label("McNemar")} ${OVER_REPEATS}: ${p.onlyBasePassed} passed only in ${p.base}, ${p.onlyCandidatePassed} only in ${p.candidate}${countedOnceText(p)}: exact p ${formatP(p.pValue)}, ${sig}`,
+    ...(p.tasks === 0
+      ? [`  ${label("paired")} ${paint(NOTHING_PAIRED, "yellow", style.color)}`]
+      : [
+          `  ${label("pass rate")} ${formatPercent(p.basePassRate)} -> ${formatPercent(p.candidatePassRate)} (${formatPoints(p.diff)}${ci})`,
+          `  ${label("McNemar")} ${OVER_REPEATS}: ${p.onlyBasePassed} passed only in ${p.base}, ${p.onlyCandidatePassed} only in ${p.candidate}${countedOnceText(p)}: exact p ${formatP(p.pValue)}, ${sig}`,
+        ]),
     ...(howSure(p) ? [`  ${label("how sure")} ${howSure(p)}`] : []),
+    ...(unpairedText(p) ? [`  ${label("unpaired")} ${unpairedText(p)}`] : []),
     `  ${label("flipped")} pass -> fail: ${paint(list(p.flippedToFail), p.flippedToFail.length ? "red" : undefined, style.color)}; fail -> pass: ${paint(list(p.flippedToPass), p.flippedToPass.length ? "green" : undefined, style.color)}`,
     `  ${label("flaky")} ${p.flaky.length === 0 ? "none" : p.flaky.map((f) => `${f.key} (${p.base} ${ratio(f.base)}, ${p.candidate} ${ratio(f.candidate)})`).join("; ")}`,
     ...(p.changedTasks.length > 0

@@ -214,16 +214,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       includeChangedTasks: values["include-changed-tasks"] === true,
     });
     const verdicts: RegressionVerdict[] = gating
-      ? comparison.paired.map((p, i) =>
-          judgeRegression(
-            p,
-            {
-              base: comparison.groups[0].summary.costPerSuccess,
-              candidate: comparison.groups[i + 1].summary.costPerSuccess,
-            },
-            { maxCostIncreasePct: maxCost },
-          ),
-        )
+      ? comparison.paired.map((p) => judgeRegression(p, p.costPerSuccess, { maxCostIncreasePct: maxCost }))
       : [];
     // Whole runs compared: what changed around them (environment), and which trials were re-judged.
     const compared = by ? [] : groups.map((g) => store.getRun(g.label));

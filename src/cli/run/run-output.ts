@@ -1,7 +1,8 @@
 /**
  * What `umpire run` prints when the trials are done: JSON only (--json), or the summary table,
- * and, when the run has both output modes, the structured-vs-function-calling comparison.
+ * and, when it has more than one mode (or named agents sharing one), the comparison of its groups.
  */
+import type { ReportTrial } from "../../report/aggregate.js";
 import { compareGroups, groupTrialsBy } from "../../report/compare.js";
 import { reportedCost } from "../../report/cost.js";
 import type { PriceBook } from "../../pricing.js";
@@ -14,7 +15,36 @@ import type { VerdictCounts } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
 import { describeConcurrency, type EndpointReport } from "../../runner/schedule/concurrency-gate.js";
 import { describePools } from "../../targets/pool-report.js";
+import { TRIAL_MODES } from "../../vocabulary.js";
 import type { PoolReport } from "../../targets/instance-pool.js";
+
+const MODE_WORDS: Readonly<Record<string, string>> = {
+  structured: "structured outputs",
+  tools: "function calling",
+  external: "external agents",
+};
+
+/**
+ * How the run's trials are compared at its end, or null with one mode. By mode, except when named
+ * agents share a mode (two Claude agents, one per tool version): pooled, they would read as one
+ * protocol and pair with nothing, so each named agent is a row (with its protocol beside the name).
+ */
+export function endOfRunSplit(
+  trials: readonly Pick<ReportTrial, "mode" | "model" | "agentLabel">[],
+): { by: "mode" | "agent"; heading: string } | null {
+  const modes = [...new Set(trials.map((t) => t.mode))];
+  const agentsOf = (mode: string) => new Set(trials.filter((t) => t.mode === mode).map((t) => t.agentLabel));
+  const named = trials.some((t) => t.agentLabel !== `${t.model}/${t.mode}`);
+  if (named && modes.some((mode) => agentsOf(mode).size > 1)) {
+    return { by: "agent", heading: "by agent (agents sharing a mode are rows of their own)" };
+  }
+  if (modes.length < 2) return null;
+  if (modes.length === 2 && modes.includes("structured") && modes.includes("tools")) {
+    return { by: "mode", heading: "structured outputs vs function calling" };
+  }
+  const ordered = [...TRIAL_MODES.filter((m) => modes.includes(m)), ...modes.filter((m) => !TRIAL_MODES.includes(m))];
+  return { by: "mode", heading: `by mode (${ordered.map((m) => MODE_WORDS[m] ?? m).join(", ")})` };
+}
 
 /** Prints the run's outcome; returns its trials' failures and errors, for the exit code. */
 export function renderRunOutcome(
@@ -45,13 +75,10 @@ export function renderRunOutcome(
   }
   const style = terminalStyle(io.stdout, io.env);
   io.stdout.write(`\nrun ${run.id} (${run.status})\n${runSummaryTable(trials, style)}\n${runSummaryLine(trials)}\n`);
-  const modes = new Set(trials.map((t) => t.mode));
-  if (modes.size > 1) {
-    // An external agent (its own loop) is a mode of its own, not one of the two protocols.
-    const heading = modes.has("external")
-      ? "by mode (structured outputs, function calling, external agents)"
-      : "structured outputs vs function calling";
-    io.stdout.write(`\n${heading}\n${compareText(compareGroups(groupTrialsBy(trials, "mode"), "mode"), style)}`);
+  const split = endOfRunSplit(trials);
+  if (split) {
+    const groups = groupTrialsBy(trials, split.by);
+    io.stdout.write(`\n${split.heading}\n${compareText(compareGroups(groups, split.by), style)}`);
   }
   for (const line of describeConcurrency(extra.concurrency ?? [])) io.stdout.write(`\n${line}`);
   for (const line of describePools(extra.pools ?? [])) io.stdout.write(`\n${line}`);

@@ -54,7 +54,7 @@ describe("agents of kind command are stored and shown as mode external", () => {
     );
     // The reference model passes, the command agent gives up: some trial failed.
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stdout).toContain("by mode (structured outputs, function calling, external agents)");
+    expect(run.stdout).toContain("by mode (structured outputs, external agents)");
 
     const raw = new Database(s.db, { readonly: true });
     const stored = raw

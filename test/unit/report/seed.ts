@@ -11,6 +11,8 @@ import type { OutputMode, StopReason, Usage, Verdict } from "../../../src/vocabu
 export interface SeedTrial {
   task: string;
   mode?: OutputMode;
+  /** A named agent's label; unset: an unnamed agent's `model/mode`. */
+  agent?: string;
   verdict: Verdict;
   stopReason?: StopReason;
   claimed?: boolean;
@@ -50,7 +52,7 @@ export function seedRun(store: Store, spec: SeedRun): string {
       seq,
       taskId: t.task,
       taskFile: `tasks/${t.task}.yaml`,
-      agentLabel: `${spec.model}/${mode}`,
+      agentLabel: t.agent ?? `${spec.model}/${mode}`,
       model: spec.model,
       mode,
       repeat,
