@@ -3,8 +3,10 @@
  * (`protocol:`, its older name `mode:`, else the family of a known model id, else Holo structured),
  * and the refusal of every knob that protocol does not read, so no knob is accepted and then not sent.
  * What a protocol reads is its registry entry's `knobs` (src/agent/protocols/), never a list here.
+ * Also the notices a knob earns without being refused (a forced version the model is not documented with).
  */
 import { nativeProtocolOf } from "../agent/models.js";
+import { chosenComputerTool, documentedComputerTool } from "../agent/protocols/anthropic-computer.js";
 import type { ProtocolKnobs, ProtocolName } from "../agent/protocols/protocol.js";
 import { PROTOCOLS, protocolList } from "../agent/protocols/registry.js";
 import type { ModelAgentDefinition } from "./agents.js";
@@ -119,4 +121,26 @@ function pixelProblems(def: ModelAgentDefinition, name: ProtocolName): AgentProt
       fix: "make minPixels at most maxPixels",
     });
   return problems;
+}
+
+/**
+ * The notices (never refusals: the user may know better, e.g. of a model newer than Anthropic's page)
+ * an entry's knobs earn: a `computerTool` forcing the single tool's version other than the one
+ * Anthropic documents for the entry's model id, which a real endpoint may refuse. An id the page does
+ * not list is not checked; a knob the protocol does not read is `agentProtocolProblems`' refusal.
+ */
+export function agentProtocolNotices(def: ModelAgentDefinition): AgentProtocolProblem[] {
+  const forced = def.computerTool;
+  if (forced === undefined || forced === "auto" || !knobFieldsOf(agentProtocol(def).name).includes("computerTool"))
+    return [];
+  const sent = chosenComputerTool(forced, def.model);
+  const documented = documentedComputerTool(def.model);
+  if (sent === null || documented === null || sent.type === documented.type) return [];
+  return [
+    {
+      field: "computerTool",
+      message: `${forced} is not the version Anthropic documents for ${def.model} (${documented.type}, beta ${documented.beta}); a real endpoint may refuse the request`,
+      fix: `computerTool: auto (or no computerTool) sends ${documented.type}; keep ${forced} only if you know ${def.model} takes it`,
+    },
+  ];
 }

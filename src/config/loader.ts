@@ -11,8 +11,8 @@ import { formatProblem, formatProblems } from "../task/format-problems.js";
 import { dottedPath, type Problem } from "../task/problem.js";
 import { parseYamlSource } from "../task/yaml-source.js";
 import { plainIssues } from "../task/zod-issues.js";
-import { agentProtocolProblems } from "./agent-protocol.js";
-import { protocolMarkupIn } from "./agents.js";
+import { agentProtocolNotices, agentProtocolProblems, type AgentProtocolProblem } from "./agent-protocol.js";
+import { protocolMarkupIn, type ModelAgentDefinition } from "./agents.js";
 import { CONFIG_FILE_NAMES, ConfigFileSchema, type ConfigFile } from "./schema.js";
 
 export interface LoadedConfig {
@@ -22,6 +22,12 @@ export interface LoadedConfig {
   data: ConfigFile;
   /** Each named agent's policy text, read from its `systemPrompt` file (relative to the config file). */
   policies: Record<string, string>;
+  /**
+   * What the file may mean otherwise than it says, without being refused (severity `warning`, with
+   * the file, line and dotted path): a named agent's `computerTool` forcing a version its model id is
+   * not documented with. `umpire validate` lists them, `umpire run` prints those of its agents. Absent when none.
+   */
+  notices?: Problem[];
 }
 
 const SCHEMA_HINT = "docs/config.md describes every key; schema/config.schema.json lets an editor check the file";
@@ -74,7 +80,8 @@ export function loadConfig(opts: { cwd: string; file?: string }): LoadedConfig {
   if ("problems" in problems) throw configError(problems.problems);
   const policies = readPolicies(problems.data, absolute, file, parseYamlSource(text).lineOf);
   if ("problems" in policies) throw configError(policies.problems);
-  return { file, data: problems.data, policies: policies.texts };
+  const notices = problems.notices ?? [];
+  return { file, data: problems.data, policies: policies.texts, ...(notices.length > 0 && { notices }) };
 }
 
 /**
@@ -140,7 +147,7 @@ export function validateConfigText(
   text: string,
   file: string,
   json: boolean,
-): { data: ConfigFile } | { problems: Problem[] } {
+): { data: ConfigFile; notices?: Problem[] } | { problems: Problem[] } {
   const problem = (message: string, fix?: string, line?: number, rule = "syntax"): Problem => ({
     file,
     line,
@@ -183,8 +190,10 @@ export function validateConfigText(
   const parsed = ConfigFileSchema.safeParse(data, { reportInput: true });
   const lineOf = source.problems.length === 0 ? source.lineOf : () => undefined;
   if (parsed.success) {
-    const problems = agentsProtocolProblems(parsed.data, file, lineOf);
-    return problems.length > 0 ? { problems } : { data: parsed.data };
+    const problems = agentsProtocolProblems(parsed.data, file, lineOf, agentProtocolProblems, "error");
+    if (problems.length > 0) return { problems };
+    const notices = agentsProtocolProblems(parsed.data, file, lineOf, agentProtocolNotices, "warning");
+    return notices.length > 0 ? { data: parsed.data, notices } : { data: parsed.data };
   }
   return {
     problems: sortByLine(
@@ -201,16 +210,21 @@ export function validateConfigText(
   };
 }
 
-/** Each model agent's protocol and knobs checked against its protocol's registry entry (#41). */
+/**
+ * Each model agent's protocol and knobs checked against its protocol's registry entry (#41): its
+ * refusals (`agentProtocolProblems`, errors) or its notices (`agentProtocolNotices`, warnings).
+ */
 function agentsProtocolProblems(
   data: ConfigFile,
   file: string,
   lineOf: ReturnType<typeof parseYamlSource>["lineOf"],
+  check: (def: ModelAgentDefinition) => AgentProtocolProblem[],
+  severity: Problem["severity"],
 ): Problem[] {
   return Object.entries(data.agents ?? {}).flatMap(([name, agent]) =>
     agent.kind !== "model"
       ? []
-      : agentProtocolProblems(agent).map((p) => {
+      : check(agent).map((p) => {
           const at = ["agents", name, p.field];
           return {
             file,
@@ -218,7 +232,7 @@ function agentsProtocolProblems(
             path: dottedPath(at),
             message: p.message,
             fix: p.fix,
-            severity: "error" as const,
+            severity,
             rule: "agents",
           };
         }),

@@ -61,6 +61,8 @@ export const LINT_RULES = {
   // Anthropic computer use (Messages API; vendor-lint.ts)
   "anthropic-computer-tool":
     "Anthropic (without the toolset): one computer tool (`computer_YYYYMMDD`, name `computer`, integer display_width_px/height_px) and its beta in `anthropic-beta`.",
+  "anthropic-computer-tool-version":
+    "Anthropic (without the toolset): the computer tool's version is the one Anthropic's \"Computer use tool\" page documents for the request's `model` (docs/model-side.md lists them); a model id the page does not list (a proxy's alias, a newer model) is not checked. That its beta matches the tool is `anthropic-computer-tool`'s.",
   "anthropic-screenshot-scaling":
     "Anthropic: every screenshot is within 1568 px on its long edge and 1.15 megapixels, and the newest one has the declared display size (the toolset declares none).",
   "anthropic-tool-results":

@@ -4,6 +4,7 @@
  * for Anthropic's computer toolset, `@anthropic-ai/sdk`'s types, its only documentation),
  * listed with the Holo rules in LINT_RULES so `umpire lint --rules` shows them all. Pure.
  */
+import { documentedComputerTool } from "../agent/protocols/anthropic-computer.js";
 import { COMPUTER_TOOLSET_MEMBERS, COMPUTER_TOOLSET_TYPE } from "../agent/protocols/anthropic-toolset.js";
 import { imageSize } from "../agent/protocols/image-size.js";
 import { lintGenerateContent } from "./gemini-lint.js";
@@ -108,6 +109,23 @@ function lintToolsetEntry(toolsets: Item[], computer: Item[]): Violation[] {
   return problems.map((message) => ({ rule: "anthropic-computer-toolset", message, path: "tools" }));
 }
 
+/**
+ * The single tool's version against the one Anthropic documents for the request's model: a forced
+ * version (`computerTool`) may be refused by the real endpoint, or cost the model documented actions.
+ * An id the page does not list is not checked; the beta's match with the tool is `anthropic-computer-tool`'s.
+ */
+function lintToolVersion(model: unknown, tools: Item[], tool: Item | undefined): Violation[] {
+  const documented = tool && typeof model === "string" ? documentedComputerTool(model) : null;
+  if (!tool || !documented || tool.type === documented.type) return [];
+  return [
+    {
+      rule: "anthropic-computer-tool-version",
+      message: `${String(tool.type)} is sent for ${String(model)}, which Anthropic documents with ${documented.type} (beta ${documented.beta})`,
+      path: `tools[${tools.indexOf(tool)}].type`,
+    },
+  ];
+}
+
 function lintMessages(body: Item, headers: RequestHeaders): Violation[] {
   const out: Violation[] = [];
   const tools = Array.isArray(body.tools) ? (body.tools as Item[]) : [];
@@ -131,6 +149,7 @@ function lintMessages(body: Item, headers: RequestHeaders): Violation[] {
       path: "tools",
     });
   }
+  out.push(...lintToolVersion(body.model, tools, tool));
   const messages = Array.isArray(body.messages) ? (body.messages as Item[]) : [];
   let cacheBlocks = Array.isArray(body.system) ? (body.system as Item[]).filter((b) => b.cache_control).length : 0;
   cacheBlocks += tools.filter((t) => t.cache_control).length;

@@ -52,7 +52,13 @@ type Block = Record<string, unknown>;
 type Message = { role: "user" | "assistant"; content: Block[] };
 
 /** The single computer tool's version and its beta header; the toolset has neither a name nor a beta. */
-type ComputerToolVersion = { type: string; beta: string };
+export type ComputerToolVersion = { type: string; beta: string };
+
+/** The single tool's two versions umpire sends, by the `computerTool` value that names each. */
+const SINGLE_TOOLS = {
+  computer_20251124: { type: "computer_20251124", beta: "computer-use-2025-11-24" },
+  computer_20250124: { type: "computer_20250124", beta: "computer-use-2025-01-24" },
+} as const satisfies Partial<Record<ComputerToolChoice, ComputerToolVersion>>;
 
 /**
  * The tool an agent's `computerTool` knob asks for: a single tool's version with its beta, or the
@@ -61,23 +67,64 @@ type ComputerToolVersion = { type: string; beta: string };
  */
 export function chosenComputerTool(choice: ComputerToolChoice | undefined, model: string): ComputerToolVersion | null {
   if (choice === "computer_toolset_20260801") return null;
-  if (choice === "computer_20251124") return { type: choice, beta: "computer-use-2025-11-24" };
-  if (choice === "computer_20250124") return { type: choice, beta: "computer-use-2025-01-24" };
+  if (choice === "computer_20251124" || choice === "computer_20250124") return SINGLE_TOOLS[choice];
   return computerToolVersion(model);
 }
 
 /**
- * The computer tool version and its beta header for a model id, as Anthropic's "Computer use tool" page
- * lists them: `computer-use-2025-11-24` for Claude Opus 4.7, Opus 4.6, Sonnet 4.6 and Opus 4.5 (and, by
- * default, any model newer than the list); `computer-use-2025-01-24` for Claude Sonnet 4.5, Haiku 4.5,
- * Opus 4.1, Sonnet 4, Opus 4 and the 3.x models. (Sonnet 4.5 and Haiku 4.5 are on the older tool although
- * Opus 4.5 is on the newer one: the version follows the model, not the generation.)
+ * A documented model's id as Anthropic, Bedrock and Vertex spell it: the name, then a dated snapshot
+ * (`-20250929`), an alias tail (`-0`, `-latest`), a Bedrock `-v1:0` or a Vertex `@20250929`, but never
+ * a further version number (`claude-opus-4` is not `claude-opus-4-5` nor `claude-opus-4.5`).
+ */
+function modelIds(...names: string[]): RegExp {
+  return new RegExp(`(?<![a-z0-9])(?:${names.join("|")})(?!\\d|\\.\\d|-[1-9]\\d{0,6}(?!\\d))`);
+}
+
+/**
+ * Anthropic's "Computer use tool" page (platform.claude.com/docs/en/agents-and-tools/tool-use/computer-use-tool),
+ * model by model: `computer-use-2025-11-24` for Claude Opus 4.7, Opus 4.6, Sonnet 4.6 and Opus 4.5;
+ * `computer-use-2025-01-24` for Sonnet 4.5, Haiku 4.5, Opus 4.1, Sonnet 4 and Opus 4, and (the page's
+ * earlier text) Claude Sonnet 3.7. Sonnet and Haiku 4.5 are on the older tool although Opus 4.5 is on
+ * the newer one: the version follows the model, not the generation. The one table of it: the tool
+ * umpire sends, the lint's `anthropic-computer-tool-version` and the config's notice all read it.
+ */
+const DOCUMENTED_TOOLS: readonly { models: RegExp; tool: ComputerToolVersion }[] = [
+  {
+    models: modelIds("claude-opus-4-7", "claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-5"),
+    tool: SINGLE_TOOLS.computer_20251124,
+  },
+  {
+    models: modelIds(
+      "claude-sonnet-4-5",
+      "claude-haiku-4-5",
+      "claude-opus-4-1",
+      "claude-sonnet-4",
+      "claude-opus-4",
+      "claude-3-7-sonnet",
+    ),
+    tool: SINGLE_TOOLS.computer_20250124,
+  },
+];
+
+/**
+ * The computer tool version and beta Anthropic documents for a model id, or null for an id its page
+ * does not list (a proxy's alias, a model newer than the page): nothing is known of those to check.
+ */
+export function documentedComputerTool(model: string): ComputerToolVersion | null {
+  return DOCUMENTED_TOOLS.find((entry) => entry.models.test(model))?.tool ?? null;
+}
+
+/**
+ * The computer tool version and its beta header umpire sends for a model id: the documented one
+ * (`documentedComputerTool`); for an id the page does not list, the newer tool (a model newer than the
+ * list), except the other 3.x ids, which keep the older one (Claude Sonnet 3.5 (new), the only other 3.x
+ * with computer use, took `computer_20241022`, a version umpire does not send; it is retired).
  */
 export function computerToolVersion(model: string): ComputerToolVersion {
-  const older = /claude-3|claude-(sonnet|haiku)-4-5|claude-opus-4-1|claude-(sonnet|opus)-4(-0|-\d{8}|$)/.test(model);
-  return older
-    ? { type: "computer_20250124", beta: "computer-use-2025-01-24" }
-    : { type: "computer_20251124", beta: "computer-use-2025-11-24" };
+  return (
+    documentedComputerTool(model) ??
+    (/claude-3/.test(model) ? SINGLE_TOOLS.computer_20250124 : SINGLE_TOOLS.computer_20251124)
+  );
 }
 
 /** Maps one Claude computer action onto umpire's tools, in the frame of the screenshot it saw. */

@@ -121,6 +121,8 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
       message: `the restore reset's seed ${seed.from} does not exist (${seed.resolved})`,
       fix: "give the seed's path relative to the config file's folder, or create it (a copy of the app's data in its starting state)",
     });
+  // The config's notices (warnings: a forced computerTool its model id is not documented with).
+  result.problems.push(...(parsed.config.notices ?? []));
   const rows = rowsOf(result);
   const ok = !result.problems.some((p) => p.severity === "error");
 

@@ -16,6 +16,8 @@ import type { LoadedConfig } from "../../config/loader.js";
 import { UmpireError, isUmpireError } from "../../errors.js";
 import { registerSecret, registerUrlSecrets } from "../../safety/secrets.js";
 import { didYouMean } from "../../task/suggest.js";
+import { formatProblem } from "../../task/format-problems.js";
+import { dottedPath } from "../../task/problem.js";
 import type { ValueSource } from "../args.js";
 import type { RunValues } from "./options.js";
 
@@ -155,6 +157,17 @@ export function protocolNotes(config: LoadedConfig, agents: readonly AgentConfig
     const note = def?.kind === "model" ? protocolNote(agent.name!, def) : null;
     return note === null ? [] : [note];
   });
+}
+
+/**
+ * The config file's notices about the named agents of `agents` (`LoadedConfig.notices`: a forced
+ * `computerTool` its model id is not documented with), one line each with the file, line and field.
+ */
+export function agentNotices(config: LoadedConfig, agents: readonly AgentConfig[]): string[] {
+  const under = new Set(agents.flatMap((a) => (a.name === undefined ? [] : [`${dottedPath(["agents", a.name])}.`])));
+  return (config.notices ?? [])
+    .filter((p) => [...under].some((prefix) => p.path.startsWith(prefix)))
+    .map((p) => formatProblem(p));
 }
 
 /**

@@ -15,7 +15,7 @@ import { runAllowsDrafts } from "./run-drafts.js";
 import { failedPairs, filterTasks, nothingSelected, refuseSelfTestRun } from "./selection.js";
 import { untilDecidedBaseline } from "./until-decided.js";
 import { chooseAgents, restoreAgents, type AgentRequest, type StoredRun } from "./agents.js";
-import { protocolNotes } from "./named-agents.js";
+import { agentNotices, protocolNotes } from "./named-agents.js";
 import { pairsToSkip, skipLine } from "./not-playable.js";
 import { fromPhase, type RunContext, type Selection } from "./context.js";
 import type { Phase } from "./phases.js";
@@ -101,6 +101,8 @@ async function selectNew(ctx: RunContext): Promise<Selection> {
   const agents = restore ? restoreAgents(earlier, "--last-failed", agentRequest(ctx)) : chooseAgents(agentRequest(ctx));
   // A named agent whose protocol its entry does not write: the header says which it speaks, and why.
   if (!values.quiet) for (const line of protocolNotes(ctx.config, agents.agents)) io.stderr.write(`umpire: ${line}\n`);
+  // A knob the file forces against the documented version: a warning, so shown under --quiet too.
+  for (const line of agentNotices(ctx.config, agents.agents)) io.stderr.write(`umpire: ${line}\n`);
   // A task an agent's protocol cannot play: the run is refused, or (several agents) the pair left out and said.
   const notPlayed = pairsToSkip(tasks, agents.agents, agents.commandAgents.length);
   for (const pair of notPlayed) io.stderr.write(`${skipLine(pair)}\n`);
