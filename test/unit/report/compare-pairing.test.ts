@@ -12,6 +12,7 @@ import { compareText } from "../../../src/report/tables.js";
 import { compareMarkdown } from "../../../src/report/markdown.js";
 import type { Store } from "../../../src/store/store.js";
 import { withTempStore } from "../store/fixtures.js";
+import type { TrialMode } from "../../../src/vocabulary.js";
 import { seedRun } from "./seed.js";
 
 let store: Store;
@@ -65,7 +66,7 @@ describe("named agents sharing a mode", () => {
 });
 
 describe("the end of a run's heading", () => {
-  const t = (mode: string, agentLabel = `m/${mode}`) => ({ mode, model: "m", agentLabel });
+  const t = (mode: TrialMode, agentLabel = `m/${mode}`) => ({ mode, model: "m", agentLabel });
   it("names the modes it compares", () => {
     expect(endOfRunSplit([t("structured")])).toBeNull();
     expect(endOfRunSplit([t("structured"), t("tools")])?.heading).toBe("structured outputs vs function calling");
