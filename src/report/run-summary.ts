@@ -12,7 +12,7 @@ const VERDICT_COLOUR: Record<string, Colour> = { passed: "green", failed: "red",
 
 const COLUMNS: Column<TrialRecord>[] = [
   { head: "task", priority: 100, cell: (t) => t.taskId },
-  { head: "mode", priority: 99, cell: (t) => ({ text: t.agentLabel, colour: "cyan" }) },
+  { head: "agent", priority: 99, cell: (t) => ({ text: t.agentLabel, colour: "cyan" }) },
   { head: "#", priority: 40, align: "right", cell: (t) => String(t.repeat) },
   {
     head: "verdict",
