@@ -14,11 +14,12 @@ import { invalidCallRate, invalidCallsByAgent, invalidRateText } from "../../../
 import { compareMarkdown } from "../../../src/report/markdown.js";
 import { compareTable } from "../../../src/report/tables.js";
 import type { TurnRecord } from "../../../src/store/records.js";
+import type { TrialMode } from "../../../src/vocabulary.js";
 import { withTempStore, type TempStore } from "../store/fixtures.js";
 import { seedRun } from "./seed.js";
 
 let seq = 0;
-function trial(agentLabel: string, mode: string, turns: number, metrics: Record<string, unknown>): ReportTrial {
+function trial(agentLabel: string, mode: TrialMode, turns: number, metrics: Record<string, unknown>): ReportTrial {
   seq += 1;
   return {
     id: `run-${seq}`,
