@@ -1,7 +1,7 @@
 /**
  * The overview page (index.html): the run's summary numbers (pass rate with its Wilson
- * interval, cost per success, false successes, invalid calls per turn) per agent config, the tasks x agent configs
- * matrix, and the table of every trial with filters and sortable columns. Rows are rendered
+ * interval, cost per success, false successes, invalid calls per turn) per agent config, the
+ * tasks x agent configs matrix, and the table of every trial with filters and sortable columns. Rows are rendered
  * here (the page reads without JavaScript); overview.js only hides and reorders them, which
  * stays fast at thousands of rows.
  */
