@@ -7,10 +7,12 @@
  * for infrastructure reasons, not because of the agent, so they are left out of pass rates, times,
  * turns and actions, and shown as `errors`; their cost is still counted, since it was spent.
  * Trials with verdict `cancelled` were stopped by the user: left out the same way, shown as
- * `cancelled`, and never paired or gated on.
+ * `cancelled`, and never paired or gated on. Refused calls (invalid-calls.ts) are counted over every
+ * finished trial that stored them, per turn.
  */
 import type { TrialRecord } from "../store/records.js";
 import { costPerSuccess, sumCosts, type CostPerSuccess } from "./cost.js";
+import { invalidCallRate, type InvalidCallRate } from "./invalid-calls.js";
 import { mean, passAtK, passHatK, percentile, wilson, type Interval } from "./stats.js";
 
 /** What a report needs of a trial; `costUsd` is the cost the report shows (see `reportedCost`). */
@@ -33,7 +35,7 @@ export type ReportTrial = Pick<
   | "wallMs"
   | "costUsd"
 > &
-  Partial<Pick<TrialRecord, "taskHash" | "agentHash">>;
+  Partial<Pick<TrialRecord, "taskHash" | "agentHash" | "metrics">>;
 
 /** A task's state in one group: every counted repeat passed, none did, or they disagree. */
 export type TaskOutcome = "pass" | "fail" | "flaky" | "none";
@@ -66,6 +68,8 @@ export interface TrialSetStats {
   stopReasons: Record<string, number>;
   /** Trials that claimed success but failed their checks. */
   falseSuccesses: number;
+  /** The model's proposals umpire's loop refused, per turn and by kind; null when no trial stored them. */
+  invalidCalls: InvalidCallRate | null;
   outcome: TaskOutcome;
 }
 
@@ -109,6 +113,7 @@ export function summarizeTrials(trials: readonly ReportTrial[], k: number): Tria
     meanActions: mean(counted.map((t) => t.actions)),
     stopReasons,
     falseSuccesses: counted.filter((t) => t.claimed === true && t.verdict === "failed").length,
+    invalidCalls: invalidCallRate(done),
     outcome: outcomeOf(passes, n),
   };
 }

@@ -70,6 +70,13 @@ export function formatMean(x: number | null): string {
   return x === null ? NONE : Number.isInteger(x) ? String(x) : x.toFixed(1);
 }
 
+/** A rate of events per unit (refused calls per turn): `0.25`, `0`, `<0.01`; null -> `—`. */
+export function formatRate(x: number | null): string {
+  if (x === null) return NONE;
+  if (x === 0) return "0";
+  return x < 0.01 ? "<0.01" : x.toFixed(2);
+}
+
 /** `answered 3, turn_limit 1`: most frequent first, then by name. */
 export function formatStopMix(mix: Record<string, number>): string {
   const entries = Object.entries(mix).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));

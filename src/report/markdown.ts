@@ -20,6 +20,7 @@ import {
   formatUsd,
   plural,
 } from "./format.js";
+import { INVALID_RATE_HEAD, invalidRateCell, invalidRateLines } from "./invalid-calls.js";
 import type { RegressionVerdict } from "./regression.js";
 
 /** Escapes what would break a table cell or start formatting. */
@@ -41,8 +42,9 @@ export function codeSpan(text: string): string {
 
 const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
 
-function cells(s: TrialSetStats | null, summary: boolean): string[] {
-  if (!s) return Array(12).fill(NONE);
+/** A row's cells after task and group; `invalid`: with the refused calls per turn after actions. */
+function cells(s: TrialSetStats | null, summary: boolean, invalid: boolean): string[] {
+  if (!s) return Array(invalid ? 13 : 12).fill(NONE);
   let passes = `${s.passes}/${s.n}`;
   if (summary) passes += ` (${formatPercent(s.passRate, 0)}, 95% CI ${formatInterval(s.interval)})`;
   if (s.errors > 0) passes += ` +${s.errors} err`;
@@ -56,6 +58,7 @@ function cells(s: TrialSetStats | null, summary: boolean): string[] {
     formatMs(s.wallP95Ms),
     formatMean(s.meanTurns),
     formatMean(s.meanActions),
+    ...(invalid ? [invalidRateCell(s.invalidCalls)] : []),
     String(s.falseSuccesses),
     String(s.cancelled),
     formatStopMix(s.stopReasons),
@@ -105,6 +108,8 @@ function pairedMarkdown(p: PairedAnalysis): string {
 
 /** The whole comparison as Markdown. */
 export function compareMarkdown(c: Comparison, verdict?: RegressionVerdict): string {
+  const invalidLines = invalidRateLines(c.groups.map((g) => ({ label: g.label, rate: g.summary.invalidCalls })));
+  const invalid = invalidLines.length > 0;
   const head = [
     "task",
     "group",
@@ -117,26 +122,32 @@ export function compareMarkdown(c: Comparison, verdict?: RegressionVerdict): str
     "p95 wall",
     "turns",
     "actions",
+    ...(invalid ? ["invalid/turn"] : []),
     "false succ.",
     "cancelled",
     "stop reasons",
   ];
-  const lines = [row(head), row(head.map((_, i) => (i >= 3 && i <= 12 ? "---:" : "---")))];
+  const lines = [row(head), row(head.map((_, i) => (i >= 3 && i < head.length - 1 ? "---:" : "---")))];
   for (const task of c.tasks) {
     c.groups.forEach((g, i) =>
       lines.push(
         row([
           i === 0 ? codeSpan(task.key) + (task.changed ? ` (${TASK_CHANGED})` : "") : "",
           escapeMarkdown(g.label),
-          ...cells(task.cells[i], false),
+          ...cells(task.cells[i], false, invalid),
         ]),
       ),
     );
   }
   c.groups.forEach((g, i) =>
-    lines.push(row([i === 0 ? "**all tasks**" : "", `**${escapeMarkdown(g.label)}**`, ...cells(g.summary, true)])),
+    lines.push(
+      row([i === 0 ? "**all tasks**" : "", `**${escapeMarkdown(g.label)}**`, ...cells(g.summary, true, invalid)]),
+    ),
   );
-  const parts = [lines.join("\n"), ...c.paired.map(pairedMarkdown)];
+  const parts = [lines.join("\n")];
+  if (invalid)
+    parts.push([`${INVALID_RATE_HEAD}:`, "", ...invalidLines.map((l) => `- ${escapeMarkdown(l)}`)].join("\n"));
+  parts.push(...c.paired.map(pairedMarkdown));
   if (verdict) {
     const title = verdict.regressed ? "**Regression** :x:" : "**No regression** :white_check_mark:";
     parts.push(

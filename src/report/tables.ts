@@ -35,7 +35,13 @@ import {
 } from "./format.js";
 import { explainDuration } from "./latency.js";
 import { runNoteLines, runNotes } from "./run-notes.js";
-import { invalidCallsByAgent, invalidCallsText } from "./invalid-calls.js";
+import {
+  INVALID_RATE_HEAD,
+  invalidCallsByAgent,
+  invalidCallsText,
+  invalidRateCell,
+  invalidRateLines,
+} from "./invalid-calls.js";
 import { costPerSuccess, sumCosts } from "./cost.js";
 import type { RegressionVerdict } from "./regression.js";
 import { SEPARATOR, paint, renderTable, type Cell, type Colour, type Column, type TableStyle } from "./table-layout.js";
@@ -63,7 +69,14 @@ function passesCell(s: TrialSetStats | null, summary: boolean): Cell {
 
 const stat = (f: (s: TrialSetStats) => string) => (r: CompareRow) => (r.stats ? f(r.stats) : NONE);
 
-function compareColumns(k: number): Column<CompareRow>[] {
+/** The comparison's columns; `invalid/turn` only when some group stored refused calls (invalid-calls.ts). */
+function compareColumns(k: number, invalid: boolean): Column<CompareRow>[] {
+  const invalidColumn: Column<CompareRow> = {
+    head: "invalid/turn",
+    priority: 62,
+    align: "right",
+    cell: (r) => (r.stats ? invalidRateCell(r.stats.invalidCalls) : NONE),
+  };
   return [
     { head: "task", priority: 100, cell: (r) => ({ text: r.task, colour: r.summary ? "bold" : undefined }) },
     { head: "group", priority: 99, cell: (r) => ({ text: r.group, colour: "cyan" }) },
@@ -81,6 +94,7 @@ function compareColumns(k: number): Column<CompareRow>[] {
     { head: "p95 wall", priority: 55, align: "right", cell: stat((s) => formatMs(s.wallP95Ms)) },
     { head: "turns", priority: 65, align: "right", cell: stat((s) => formatMean(s.meanTurns)) },
     { head: "actions", priority: 50, align: "right", cell: stat((s) => formatMean(s.meanActions)) },
+    ...(invalid ? [invalidColumn] : []),
     {
       head: "cancelled",
       priority: 45,
@@ -119,7 +133,12 @@ export function compareTable(c: Comparison, style: TableStyle): string {
     rows.push({ task: i === 0 ? "all tasks" : "", group: g.label, stats: g.summary, summary: true }),
   );
   const changed = c.tasks.filter((t) => t.changed).map((t) => `${t.key}: ${TASK_CHANGED}`);
-  return [renderTable(compareColumns(c.k), rows, style), ...changed].join("\n");
+  const invalid = invalidRateLines(c.groups.map((g) => ({ label: g.label, rate: g.summary.invalidCalls })));
+  return [
+    renderTable(compareColumns(c.k, invalid.length > 0), rows, style),
+    ...changed,
+    ...(invalid.length > 0 ? [`${INVALID_RATE_HEAD}:`, ...invalid.map((l) => `  ${l}`)] : []),
+  ].join("\n");
 }
 
 const ratio = (t: TaskCounts | null) => (t ? `${t.passes}/${t.n}` : NONE);

@@ -93,8 +93,9 @@ export const run = defineCommand({
   umpire compare [run] --baseline <run|tag> --fail-on-regression [--max-cost-increase PCT]
 
 One row per task and group: passes k/n, pass@k, pass^k, mean cost, cost per success, p50/p95 wall
-time, turns, actions, false successes, stop reasons; a summary row per group with a Wilson 95%
-interval; then each group against the first: flipped and flaky tasks, exact McNemar test,
+time, turns, actions, invalid calls per turn (when stored: then also a line per group with their
+kinds, "not recorded" where none was), false successes, stop reasons; a summary row per group with a
+Wilson 95% interval; then each group against the first: flipped and flaky tasks, exact McNemar test,
 bootstrap interval on the pass-rate difference, cost and latency deltas. For two runs, each
 flipped task's line says at which turn the candidate's trajectory left the baseline's (action
 signature, screen similarity); \`umpire report <runB> --baseline <runA>\` shows it side by side.

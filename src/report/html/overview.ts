@@ -1,7 +1,7 @@
 /**
  * The overview page (index.html): the run's summary numbers (pass rate with its Wilson
- * interval, cost per success, false successes) per agent config, the tasks x agent configs
- * matrix, and the table of every trial with filters and sortable columns. Rows are rendered
+ * interval, cost per success, false successes, invalid calls per turn) per agent config, the
+ * tasks x agent configs matrix, and the table of every trial with filters and sortable columns. Rows are rendered
  * here (the page reads without JavaScript); overview.js only hides and reorders them, which
  * stays fast at thousands of rows.
  */
@@ -18,6 +18,7 @@ import {
   formatUsd,
   plural,
 } from "../format.js";
+import { INVALID_RATE_HEAD, invalidRateText } from "../invalid-calls.js";
 import { verdictBadge, verdictKey, verdictText, yesNo } from "./badges.js";
 import { html, type Raw } from "./escape.js";
 import { COMPARE_PAGE, DIVERGENCE_PAGE, HISTORY_PAGE, trialPageHref } from "./layout.js";
@@ -49,17 +50,19 @@ function passRateText(s: TrialSetStats): string {
   return `${formatPercent(s.passRate)} (${formatInterval(s.interval)})`;
 }
 
-function summaryRow(label: string, s: TrialSetStats, cls = ""): Raw {
+/** A row of the summary; `invalid`: with the refused calls (invalid-calls.ts), when some agent stored them. */
+function summaryRow(label: string, s: TrialSetStats, invalid: boolean, cls = ""): Raw {
   return html`<tr class="${cls}">
 <th scope="row">${label}</th><td class="num">${s.passes}/${s.n}</td><td class="num">${passRateText(s)}</td><td class="num">${s.errors}</td><td class="num">${s.cancelled}</td>
 <td class="num">${s.falseSuccesses}</td><td class="num">${formatUsd(s.totalCostUsd)}</td><td class="num">${formatCostPerSuccess(s.costPerSuccess)}</td>
-<td class="num">${formatMs(s.wallP50Ms)}</td><td class="num">${s.unfinished}</td>
+<td class="num">${formatMs(s.wallP50Ms)}</td><td class="num">${s.unfinished}</td>${invalid ? html`<td class="invalid-calls">${invalidRateText(s.invalidCalls)}</td>` : ""}
 </tr>`;
 }
 
 function summaryHtml(trials: readonly TrialRecord[]): Raw {
   const all = summarizeTrials(trials, 1);
   const agents = uniqueSorted(trials.map((t) => t.agentLabel));
+  const invalid = all.invalidCalls !== null;
   const kpi = (name: string, label: string, value: string, detail: string) =>
     html`<div class="kpi" data-kpi="${name}"><span class="kpi-label">${label}</span><span class="kpi-value">${value}</span><span class="kpi-detail">${detail}</span></div>`;
   return html`<section class="summary"><h2>Summary</h2>
@@ -70,7 +73,7 @@ ${kpi("false-successes", "false successes", String(all.falseSuccesses), "claimed
 ${kpi("errors", "infrastructure errors", String(all.errors), all.unfinished ? `${all.unfinished} not finished` : "left out of the pass rate")}
 </div>
 <table class="summary-table">
-<thead><tr><th>agent config</th><th>passed</th><th>pass rate (95% CI)</th><th>errors</th><th>cancelled</th><th>false successes</th><th>cost</th><th>cost per success</th><th>p50 wall</th><th>not finished</th></tr></thead>
+<thead><tr><th>agent config</th><th>passed</th><th>pass rate (95% CI)</th><th>errors</th><th>cancelled</th><th>false successes</th><th>cost</th><th>cost per success</th><th>p50 wall</th><th>not finished</th>${invalid ? html`<th title="${INVALID_RATE_HEAD}">invalid calls per turn</th>` : ""}</tr></thead>
 <tbody>
 ${agents.map((agent) =>
   summaryRow(
@@ -79,9 +82,10 @@ ${agents.map((agent) =>
       trials.filter((t) => t.agentLabel === agent),
       1,
     ),
+    invalid,
   ),
 )}
-${agents.length > 1 ? summaryRow("all", all, "total") : ""}
+${agents.length > 1 ? summaryRow("all", all, invalid, "total") : ""}
 </tbody>
 </table>
 </section>`;

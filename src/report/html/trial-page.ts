@@ -4,6 +4,7 @@
  * timeline of turns. The summary and checks fragments are shared with the side-by-side view.
  */
 import { formatMs, formatTime, formatTokens, formatUsd } from "../format.js";
+import { storedInvalidCallsText } from "../invalid-calls.js";
 import { stopLine, verdictBadge, yesNo } from "./badges.js";
 import { html, type Raw } from "./escape.js";
 import { INDEX_PAGE, sideBySideHref, trialPageHref, type Root } from "./layout.js";
@@ -36,6 +37,7 @@ export function trialSummaryHtml(view: TrialView, root: Root): Raw {
       ? "unknown"
       : `${formatTokens(t.inputTokens)} in (${formatTokens(t.cachedTokens ?? 0)} cached), ${formatTokens(t.outputTokens)} out (${formatTokens(t.reasoningTokens ?? 0)} reasoning)`;
   const repetition = repetitionLine(t.metrics);
+  const refused = storedInvalidCallsText(t.metrics);
   const rows: [string, Raw | string][] = [
     ["agent config", t.agentLabel],
     ["model · mode", `${t.model} · ${t.mode}`],
@@ -47,6 +49,7 @@ export function trialSummaryHtml(view: TrialView, root: Root): Raw {
     ["time", timeBreakdown(view)],
     ...(t.ttftMsAvg !== null ? ([["mean first token", formatMs(t.ttftMsAvg)]] as [string, string][]) : []),
     ...(repetition ? ([["repetition", repetition]] as [string, string][]) : []),
+    ...(refused ? ([["refused calls", refused]] as [string, string][]) : []),
     ...(t.error ? ([["error", html`<span class="error-text">${t.error}</span>`]] as [string, Raw][]) : []),
     ["started · ended", `${formatTime(t.startedAt)} · ${formatTime(t.endedAt)}`],
   ];

@@ -1,11 +1,13 @@
 /**
  * One turn of a trial as the report shows it: the screenshot the model received with every
  * proposed point drawn where it landed, what the model said (thought, note; reasoning and raw
- * output collapsed), each action's status and message, and the turn's times, tokens and cost.
+ * output collapsed), the calls umpire refused by kind, each action's status and message, and the
+ * turn's times, tokens and cost.
  * The same fragment is used by the trial page and by the side-by-side view.
  */
 import type { ActionRecord } from "../../store/records.js";
 import { formatMs, formatTokens, formatUsd } from "../format.js";
+import { storedInvalidCallsText } from "../invalid-calls.js";
 import { statusBadge } from "./badges.js";
 import { html, type Raw } from "./escape.js";
 import type { Root } from "./layout.js";
@@ -112,6 +114,17 @@ function textBlock(label: string, text: string | null): Raw | string {
   return html`<div class="said said-${label}"><span class="said-label">${label}</span><p class="said-text">${text}</p></div>`;
 }
 
+/**
+ * The calls of this turn umpire refused, by kind (its stored `flags.invalid`): they were never run, so
+ * they have no action below; their messages are in the raw output and the trial's events.jsonl.
+ */
+function refusedLine(view: TurnView): Raw | string {
+  const text = storedInvalidCallsText(view.turn.flags ?? {});
+  return text
+    ? html`<p class="turn-invalid"><strong>Refused by umpire:</strong> ${text}; not run (events.jsonl has each message).</p>`
+    : "";
+}
+
 /** One turn as a `<section>`; `answer` is shown in the turn that gave it (the last one). */
 export function turnHtml(view: TurnView, root: Root, answer: string | null = null): Raw {
   const { turn, highlight } = view;
@@ -136,6 +149,7 @@ ${highlightBanner(highlight)}
 ${textBlock("thought", turn.thought)}
 ${textBlock("note", turn.note)}
 ${reasoning}
+${refusedLine(view)}
 ${view.actions.length > 0 ? html`<ol class="actions">${view.actions.map((a, i) => actionItem(a, i + 1, markByN.get(i + 1)))}</ol>` : ""}
 ${answer !== null ? html`<div class="said said-answer"><span class="said-label">answer</span><p class="said-text">${answer}</p></div>` : ""}
 ${rawOutput}

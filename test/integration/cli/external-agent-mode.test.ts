@@ -96,8 +96,22 @@ describe("agents of kind command are stored and shown as mode external", () => {
 
     const compare = await runInProcess(["compare", "ext-mode", "--by", "mode", "--db", s.db, "--json"]);
     expect(compare.code, compare.stderr).toBe(0);
-    const groups = JSON.parse(compare.stdout).comparison.groups as { label: string; summary: { trials?: number } }[];
+    const groups = JSON.parse(compare.stdout).comparison.groups as {
+      label: string;
+      summary: { trials?: number; invalidCalls: unknown };
+    }[];
     expect(groups.map((g) => g.label)).toEqual(["structured", "external"]);
+    // Refused calls: umpire's loop stored its count (none); the command agent's loop is its own, so its
+    // group has none recorded, never a 0 (docs/reporting.md, "Invalid calls in comparisons and the report").
+    expect(groups.map((g) => g.summary.invalidCalls)).toEqual([
+      expect.objectContaining({ total: 0, perTurn: 0, notRecorded: 0 }),
+      null,
+    ]);
+    const NOT_RECORDED = "external: not recorded (no trial of umpire's loop stored them)";
+    const compareText = await runInProcess(["compare", "ext-mode", "--by", "mode", "--db", s.db]);
+    expect(compareText.stdout).toMatch(/\n {2}structured: 0 per turn: no invalid calls in \d+ turns\n/);
+    expect(compareText.stdout).toContain(`\n  ${NOT_RECORDED}\n`);
+    expect(run.stdout).toContain(`\n  ${NOT_RECORDED}\n`);
 
     const reportDir = join(s.dir, "report");
     const report = await runInProcess(["report", "ext-mode", "--db", s.db, "--out", reportDir]);
@@ -105,5 +119,8 @@ describe("agents of kind command are stored and shown as mode external", () => {
     const overview = readFileSync(join(reportDir, "index.html"), "utf8");
     expect(overview).toContain('data-mode="external"');
     expect(overview).toContain('data-mode="structured"');
+    // The summary's row of the command agent says it, in the same words.
+    const row = overview.match(/<th scope="row">give-up<\/th>[\s\S]*?<\/tr>/)?.[0];
+    expect(row).toContain('<td class="invalid-calls">not recorded (no trial of umpire&#39;s loop stored them)</td>');
   });
 });

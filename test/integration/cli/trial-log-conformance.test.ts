@@ -274,6 +274,58 @@ describe("a refused reply's kind (#41)", () => {
     expect(text.out).toContain("passed, cost per success");
     expect(text.out).not.toContain("invalid calls");
   });
+
+  const refusedWords =
+    "1.00 per turn: invalid calls 4 (invalid_json 1, missing_fields 1, unknown_tool 1, unsupported_action 1) in 4 turns";
+
+  it("compare shows them per group, per turn: run against run (text, --json, --markdown) and --by agent", async () => {
+    const text = await umpire(["compare", mainRun, refusedRun, "--db", db()], dir);
+    expect(text.code, text.err).toBe(0);
+    expect(text.out).toMatch(/│ invalid\/turn │/);
+    expect(text.out).toContain(
+      `invalid calls per turn (the model's proposals umpire's loop refused, by kind):\n  ${mainRun}: 0 per turn: no invalid calls in `,
+    );
+    expect(text.out).toContain(`\n  ${refusedRun}: ${refusedWords}\n`);
+
+    const json = await umpire(["compare", mainRun, refusedRun, "--json", "--db", db()], dir);
+    const groups = (JSON.parse(json.out) as { comparison: { groups: { label: string; summary: unknown }[] } })
+      .comparison.groups;
+    expect(groups.map((g) => g.label)).toEqual([mainRun, refusedRun]);
+    expect(groups[0]!.summary).toMatchObject({ invalidCalls: { total: 0, perTurn: 0, recorded: 4, notRecorded: 0 } });
+    expect(groups[1]!.summary).toMatchObject({
+      invalidCalls: {
+        total: 4,
+        turns: 4,
+        perTurn: 1,
+        byKind: { invalid_json: 1, missing_fields: 1, unknown_tool: 1, unsupported_action: 1 },
+      },
+    });
+
+    const md = await umpire(["compare", mainRun, refusedRun, "--markdown", "--db", db()], dir);
+    expect(md.out).toContain("| actions | invalid/turn | false succ. |");
+    expect(md.out).toContain(`- ${refusedRun}: 1.00 per turn: invalid calls 4 (invalid\\_json 1, missing\\_fields 1,`);
+
+    // One row per agent of compare's own grouping: the named agent with its family, the unnamed ones by mode.
+    const byAgent = await umpire(["compare", mainRun, refusedRun, "--by", "agent", "--db", db()], dir);
+    expect(byAgent.code, byAgent.err).toBe(0);
+    expect(byAgent.out).toContain(`\n  qwen (qwen3-vl): ${refusedWords}\n`);
+    expect(byAgent.out).toMatch(/\n {2}reference\/structured: 0 per turn: no invalid calls in \d+ turns\n/);
+  });
+
+  it("the HTML report: per agent config in the summary, and on the trial page each refusing turn's kind", async () => {
+    const report = await umpire(["report", refusedRun, "--db", db(), "--out", "report-refused"], dir);
+    expect(report.code, report.err).toBe(0);
+    const index = readFileSync(join(dir, "report-refused", "index.html"), "utf8");
+    expect(index).toContain(">invalid calls per turn</th>");
+    expect(index).toContain(`<td class="invalid-calls">${refusedWords}</td>`);
+    const [page] = readdirSync(join(dir, "report-refused", "trials"));
+    const trialPage = readFileSync(join(dir, "report-refused", "trials", page!), "utf8");
+    expect(trialPage).toContain(
+      "<dt>refused calls</dt><dd>invalid calls 4 (invalid_json 1, missing_fields 1, unknown_tool 1, unsupported_action 1)</dd>",
+    );
+    const refusedTurns = [...trialPage.matchAll(/<strong>Refused by umpire:<\/strong> invalid calls 1 \((\w+) 1\)/g)];
+    expect(refusedTurns.map((m) => m[1])).toEqual(KINDS);
+  });
 });
 
 describe("the stored trial is complete", () => {

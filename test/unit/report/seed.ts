@@ -25,6 +25,8 @@ export interface SeedTrial {
   checks?: { pass: boolean; reason: string; name?: string }[];
   /** The task's content hash as planned; unset: none stored (like a schema-1 trial). */
   taskHash?: string;
+  /** Added to the loop metrics stored with the trial (e.g. `invalid`, the refused calls by kind). */
+  metrics?: Record<string, unknown>;
 }
 
 export interface SeedRun {
@@ -92,7 +94,7 @@ export function seedRun(store: Store, spec: SeedRun): string {
         costUsd,
         timing: { wallMs: t.wallMs ?? 10_000, modelMs: 8000, executorMs: 1000, captureMs: 500, checkMs: 100 },
         error: verdict === "error" ? "browser crashed" : null,
-        metrics: { stuckSteps: 0, reflections: 0, recoveries: 0 },
+        metrics: { stuckSteps: 0, reflections: 0, recoveries: 0, ...t.metrics },
       },
       (
         t.checks ?? [
