@@ -14,6 +14,8 @@
 import { formatRate, formatStopMix, NONE, plural } from "./format.js";
 
 export interface InvalidCalls {
+  /** The agent's label: a named agent's name, or an unnamed one's `model/mode`. */
+  agent: string;
   model: string;
   mode: string;
   /** Refused proposals (`skipped` calls, valid but after a refused one, are not counted). */
@@ -60,16 +62,25 @@ function addCounts(into: Record<string, number>, counts: Record<string, number>)
 const mostFrequentFirst = (byKind: Record<string, number>) =>
   Object.fromEntries(Object.entries(byKind).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
 
-/** Per agent config (model and mode, as `show` groups trials), in first-seen order. */
+/**
+ * Per agent (by label, as `show` groups trials: two named agents of one model and mode are two), in
+ * first-seen order.
+ */
 export function invalidCallsByAgent(
-  trials: readonly { model: string; mode: string; metrics: Record<string, unknown> }[],
+  trials: readonly { agentLabel: string; model: string; mode: string; metrics: Record<string, unknown> }[],
 ): InvalidCalls[] {
   const groups = new Map<string, InvalidCalls>();
   for (const trial of trials) {
     const counts = storedCounts(trial.metrics);
     if (!counts) continue;
-    const key = `${trial.model} · ${trial.mode}`;
-    const group = groups.get(key) ?? { model: trial.model, mode: trial.mode, total: 0, byKind: {} };
+    const key = trial.agentLabel;
+    const group = groups.get(key) ?? {
+      agent: trial.agentLabel,
+      model: trial.model,
+      mode: trial.mode,
+      total: 0,
+      byKind: {},
+    };
     groups.set(key, group);
     group.total += addCounts(group.byKind, counts);
   }

@@ -320,18 +320,18 @@ function perStep(t: TrialRecord): string | null {
 }
 
 /**
- * Per agent config (model and mode) of a run: its passes, cost per success and time per step (over its
+ * Per agent of a run (a named agent by its name: two of one model and mode are two): its passes, cost per success and time per step (over its
  * trials' turns), as on any suite; a benchmark pack's run reads the same. Then the calls umpire refused,
  * by kind, when there were any (invalid-calls.ts).
  */
 export function agentSummaryLines(details: readonly TrialDetail[]): string[] {
-  const invalid = new Map(invalidCallsByAgent(details.map((d) => d.trial)).map((c) => [`${c.model} · ${c.mode}`, c]));
+  const invalid = new Map(invalidCallsByAgent(details.map((d) => d.trial)).map((c) => [c.agent, c]));
   const groups = new Map<string, TrialRecord[]>();
-  for (const { trial } of details) {
-    const key = `${trial.model} · ${trial.mode}`;
-    groups.set(key, [...(groups.get(key) ?? []), trial]);
-  }
-  return [...groups].map(([key, trials]) => {
+  for (const { trial } of details) groups.set(trial.agentLabel, [...(groups.get(trial.agentLabel) ?? []), trial]);
+  return [...groups].map(([agent, trials]) => {
+    // An unnamed agent is its model and mode; a named one is its name (two may share both).
+    const { model, mode } = trials[0]!;
+    const key = agent === `${model}/${mode}` ? `${model} · ${mode}` : `${agent} (${model} · ${mode})`;
     const passed = trials.filter((t) => t.verdict === "passed").length;
     const cost = formatCostPerSuccess(costPerSuccess(sumCosts(trials.map((t) => t.costUsd)), passed));
     const turns = trials.reduce((n, t) => n + t.turns, 0);
@@ -339,7 +339,7 @@ export function agentSummaryLines(details: readonly TrialDetail[]): string[] {
       turns > 0
         ? formatMs(trials.reduce((n, t) => n + (t.modelMs ?? 0) + (t.executorMs ?? 0) + (t.captureMs ?? 0), 0) / turns)
         : "no turns of umpire's loop";
-    const refused = invalidCallsText(invalid.get(key));
+    const refused = invalidCallsText(invalid.get(agent));
     return `${key}: ${passed}/${trials.length} passed, cost per success ${cost}, time per step ${step}${refused ? `; ${refused}` : ""}`;
   });
 }

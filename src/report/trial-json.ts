@@ -118,7 +118,7 @@ export interface RunJson {
   inferredProtocols: RunNotes["inferredProtocols"];
   /** Task x agent pairs left out: the agent's protocol cannot offer a tool the task needs (never failures). */
   notPlayed: RunNotes["notPlayed"];
-  /** Per agent config (model and mode): the calls umpire refused, by kind; only configs whose trials recorded them. */
+  /** Per agent (its label; two named agents of one model and mode are two): the calls umpire refused, by kind; only agents whose trials recorded them. */
   invalidCalls: InvalidCalls[];
   trials: TrialJson[];
 }
@@ -136,7 +136,7 @@ export function runToJson(run: RunRecord, trials: TrialJson[]): RunJson {
     cpu: cpuJson(run),
     // #41: named agents whose protocol was inferred, and the pairs left out as not playable.
     ...runNotes(run),
-    invalidCalls: invalidCallsByAgent(trials),
+    invalidCalls: invalidCallsByAgent(trials.map((t) => ({ ...t, agentLabel: t.agent }))),
     trials,
   };
 }

@@ -69,7 +69,7 @@ stop reason and detail, claimed/verified, turns, actions, tokens, cost, wall tim
 repetition metrics, and every check with its pass, confidence and reason. The run's environment
 (umpire, browser, Playwright, Node, OS, fonts, target versions) heads it, with each named agent whose
 protocol was inferred from its model id and each task x agent pair not played (the agent's protocol
-cannot offer a tool the task needs). Under the trials, per agent config: passes, cost per success,
+cannot offer a tool the task needs). Under the trials, per agent: passes, cost per success,
 time per step and the model's calls umpire refused, by kind (invalidCalls in --json); --json also
 gives each trial's environment (its target, viewport and sandbox).`,
   run: execute,

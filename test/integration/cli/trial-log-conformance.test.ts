@@ -245,7 +245,7 @@ describe("a refused reply's kind (#41)", () => {
     expect(details.map((d) => d.kind)).toEqual(KINDS);
   });
 
-  it("show --json counts them by kind per agent config, on the trial and each turn; show's text says them", async () => {
+  it("show --json counts them by kind per agent, on the trial and each turn; show's text says them", async () => {
     const json = await umpire(["show", refusedRun, "--json", "--turns", "--db", db()], dir);
     expect(json.code, json.err).toBe(0);
     const body = JSON.parse(json.out) as {
@@ -253,13 +253,15 @@ describe("a refused reply's kind (#41)", () => {
       trials: { metrics: { invalid?: unknown }; turnLog: { flags: { invalid?: unknown } }[] }[];
     };
     const byKind = { invalid_json: 1, missing_fields: 1, unknown_tool: 1, unsupported_action: 1 };
-    expect(body.invalidCalls).toEqual([{ model: "reference:malformed", mode: "qwen3-vl", total: 4, byKind }]);
+    expect(body.invalidCalls).toEqual([
+      { agent: "qwen", model: "reference:malformed", mode: "qwen3-vl", total: 4, byKind },
+    ]);
     expect(body.trials[0]!.metrics.invalid).toEqual(byKind);
     expect(body.trials[0]!.turnLog.map((t) => t.flags.invalid)).toEqual(KINDS.map((k) => ({ [k]: 1 })));
 
     const text = await umpire(["show", refusedRun, "--db", db()], dir);
     expect(text.out).toMatch(
-      /^reference:malformed · qwen3-vl: 0\/1 passed, .*; invalid calls 4 \(invalid_json 1, missing_fields 1, unknown_tool 1, unsupported_action 1\)$/m,
+      /^qwen \(reference:malformed · qwen3-vl\): 0\/1 passed, .*; invalid calls 4 \(invalid_json 1, missing_fields 1, unknown_tool 1, unsupported_action 1\)$/m,
     );
   });
 

@@ -103,7 +103,7 @@ describe("a MiniWoB++ episode the environment ended", () => {
     // per trial its time per step: 4 priced turns ($1 / $4 per million tokens, 100 in + 20 out each) bought 1 pass.
     const show = await runCli(["show", "episode", "--db", db]);
     expect(show.stdout).toMatch(
-      /^clicker · structured: 1\/2 passed, cost per success \$0\.00072\d*, time per step \d/m,
+      /^clicker \(clicker · structured\): 1\/2 passed, cost per success \$0\.00072\d*, time per step \d/m,
     );
     expect(show.stdout).toMatch(/miniwob-click-test[^\n]*\n(?:[^\n]*\n)*?\s+per step \(1 turns\): [\d.]+ m?s = model /);
   }, 300_000);

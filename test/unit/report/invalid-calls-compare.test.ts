@@ -96,8 +96,8 @@ describe("compare shows them per group", () => {
       ["ext (external)", null],
     ]);
     expect(c.groups[2]!.summary.invalidCalls).toBeNull();
-    // show's grouping (model · mode) would have merged the two named agents.
-    expect(invalidCallsByAgent(trials.map((t) => ({ ...t, metrics: t.metrics ?? {} })))).toHaveLength(1);
+    // show's grouping is per agent too: the two named agents are not merged.
+    expect(invalidCallsByAgent(trials.map((t) => ({ ...t, metrics: t.metrics ?? {} })))).toHaveLength(2);
     // In --json: the comparison's group summaries and task cells carry them unrounded.
     const json = JSON.parse(JSON.stringify(c));
     expect(json.groups[0].summary.invalidCalls).toMatchObject({
