@@ -13,7 +13,7 @@ import { compareMarkdown } from "../../../src/report/markdown.js";
 import type { Store } from "../../../src/store/store.js";
 import { withTempStore } from "../store/fixtures.js";
 import type { TrialMode } from "../../../src/vocabulary.js";
-import { seedRun } from "./seed.js";
+import { seedRun, type SeedTrial } from "./seed.js";
 
 let store: Store;
 withTempStore((t) => ({ store } = t));
@@ -84,34 +84,31 @@ describe("the end of a run's heading", () => {
   });
 });
 
+/** Two runs of the reference model, a day apart, compared run against run. */
+function twoRuns(base: SeedTrial[], candidate: SeedTrial[]) {
+  const seeded = [base, candidate].map((trials, day) =>
+    seedRun(store, { model: "reference", startedAt: `2025-06-0${day + 1}T00:00:00.000Z`, trials }),
+  );
+  return compareGroups(
+    seeded.map((id, i) => ({ label: ["base", "cand"][i]!, runIds: [id], trials: store.trials(id) })),
+    "run",
+  );
+}
+
 describe("a task one side ran alone", () => {
   // The candidate ran one more task, a cheap one: over all its trials it would look cheaper.
-  function comparison() {
-    const base = seedRun(store, {
-      model: "reference",
-      startedAt: "2025-06-01T00:00:00.000Z",
-      trials: [
+  const comparison = () =>
+    twoRuns(
+      [
         { task: "a", verdict: "passed", costUsd: 0.1 },
         { task: "b", verdict: "passed", costUsd: 0.1 },
       ],
-    });
-    const cand = seedRun(store, {
-      model: "reference",
-      startedAt: "2025-06-02T00:00:00.000Z",
-      trials: [
+      [
         { task: "a", verdict: "passed", costUsd: 0.12 },
         { task: "b", verdict: "passed", costUsd: 0.12 },
         { task: "cheap", verdict: "passed", costUsd: 0.01 },
       ],
-    });
-    return compareGroups(
-      [
-        { label: "base", runIds: [base], trials: store.trials(base) },
-        { label: "cand", runIds: [cand], trials: store.trials(cand) },
-      ],
-      "run",
     );
-  }
 
   it("is named, and the deltas and the cost gate read the paired tasks only", () => {
     const c = comparison();
@@ -132,23 +129,7 @@ describe("a task one side ran alone", () => {
   });
 
   it("with nothing paired, no test result is printed", () => {
-    const one = seedRun(store, {
-      model: "reference",
-      startedAt: "2025-06-01T00:00:00.000Z",
-      trials: [{ task: "a", verdict: "passed" }],
-    });
-    const two = seedRun(store, {
-      model: "reference",
-      startedAt: "2025-06-02T00:00:00.000Z",
-      trials: [{ task: "b", verdict: "failed" }],
-    });
-    const c = compareGroups(
-      [
-        { label: "one", runIds: [one], trials: store.trials(one) },
-        { label: "two", runIds: [two], trials: store.trials(two) },
-      ],
-      "run",
-    );
+    const c = twoRuns([{ task: "a", verdict: "passed" }], [{ task: "b", verdict: "failed" }]);
     const text = compareText(c, PLAIN);
     expect(text).toContain("paired      nothing to compare: no task has passed or failed trials on both sides");
     expect(text).not.toContain("McNemar");
