@@ -172,9 +172,12 @@ export class Store {
     return judgementsOf(this.db, trialId);
   }
 
-  /** Ends a run: `finished` when its loop completed, `interrupted` when it was cancelled or killed. */
-  finishRun(id: string, status: Exclude<RunStatus, "running"> = "finished"): void {
-    const info = this.q.finishRun.run({ id, status, ended_at: now() });
+  /**
+   * Ends a run: `finished` when its loop completed, `interrupted` when it was cancelled or killed.
+   * `endedAt` defaults to now (given: a seeded store whose output must not depend on the clock, as the docs' examples).
+   */
+  finishRun(id: string, status: Exclude<RunStatus, "running"> = "finished", endedAt: string = now()): void {
+    const info = this.q.finishRun.run({ id, status, ended_at: endedAt });
     if (info.changes === 0) throw new UmpireError("not_found", `no run ${id} in ${this.file}`);
   }
 
