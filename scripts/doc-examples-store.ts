@@ -30,15 +30,35 @@ interface TaskShape {
   id: string;
   title: string;
   tags: string[];
-  turns: Record<ExampleMode, number>;
-  /** Actions beyond one per turn (function calling proposes two in one turn once). */
-  extraActions: Record<ExampleMode, number>;
-  inputTokens: Record<ExampleMode, number>;
-  outputTokens: Record<ExampleMode, number>;
-  wallMs: Record<ExampleMode, number>;
   /** The clicks, keys and text the agent sends, in order (repeated when a trial plays more turns). */
   steps: Step[];
   checks: (outcome: Outcome) => Omit<CheckInput, "ms" | "evidence">[];
+}
+
+/** A passing trial's figures: what a trial of the task in that mode costs when it goes well. */
+interface Figures {
+  turns: number;
+  /** Actions beyond one per turn (function calling proposes two in its first turn). */
+  extraActions: number;
+  inputTokens: number;
+  outputTokens: number;
+  wallMs: number;
+}
+
+/**
+ * The figures of the `k`th task (in TASKS' order) in `mode`, made up by one rule: each task takes one
+ * turn more than the one before; function calling one turn fewer than structured output, with more
+ * input (its tool definitions) and less output (no JSON wrapper).
+ */
+function figuresOf(k: number, mode: ExampleMode): Figures {
+  const tools = mode === "tools";
+  return {
+    turns: 6 + k - (tools ? 1 : 0),
+    extraActions: tools ? 1 : 0,
+    inputTokens: 21_166 + 4_000 * k + (tools ? 2_500 : 0),
+    outputTokens: 397 + 60 * k - (tools ? 90 : 0),
+    wallMs: 14_000 + 3_100 * k - (tools ? 1_800 : 0),
+  };
 }
 
 /** What happened in one trial, besides the task's figures. */
@@ -78,6 +98,8 @@ const SEARCH = [
   click(402, 188, "result-BB-042", "Opening the first hit"),
 ];
 
+const ADD_NOTE = click(1030, 96, "add-note", "Scorecard open; adding a note");
+
 const NOTE_CHECK = (pass: boolean, reason: string) => ({
   kind: "file",
   name: "note names BB-042",
@@ -92,14 +114,9 @@ const TASKS: readonly TaskShape[] = [
     id: "save-bb042",
     title: "Save a note on match BB-042",
     tags: ["trap"],
-    turns: { structured: 6, tools: 5 },
-    extraActions: { structured: 0, tools: 1 },
-    inputTokens: { structured: 21_166, tools: 23_666 },
-    outputTokens: { structured: 397, tools: 307 },
-    wallMs: { structured: 14_000, tools: 12_200 },
     steps: [
       ...SEARCH,
-      click(1030, 96, "add-note", "Scorecard open; adding a note"),
+      ADD_NOTE,
       click(527, 524, "note-save", "Note filled in; saving"),
       click(590, 410, "confirm-save", "Confirming the save"),
     ],
@@ -113,14 +130,9 @@ const TASKS: readonly TaskShape[] = [
     id: "cookie-reject",
     title: "Reject cookies, then save the BB-042 note",
     tags: ["dialog"],
-    turns: { structured: 7, tools: 6 },
-    extraActions: { structured: 0, tools: 1 },
-    inputTokens: { structured: 25_166, tools: 27_666 },
-    outputTokens: { structured: 457, tools: 367 },
-    wallMs: { structured: 17_100, tools: 15_300 },
     steps: [
       ...SEARCH,
-      click(1030, 96, "add-note", "Scorecard open; adding a note"),
+      ADD_NOTE,
       click(700, 610, "cookie-reject", "A cookie dialog covers Save; rejecting all"),
       click(527, 524, "note-save", "Dialog gone; saving"),
       click(590, 410, "confirm-save", "Confirming the save"),
@@ -148,11 +160,6 @@ const TASKS: readonly TaskShape[] = [
     id: "lazy-scorecard",
     title: "Read BB-042's result once the scorecard has loaded",
     tags: ["wait"],
-    turns: { structured: 8, tools: 7 },
-    extraActions: { structured: 0, tools: 1 },
-    inputTokens: { structured: 29_166, tools: 31_666 },
-    outputTokens: { structured: 517, tools: 427 },
-    wallMs: { structured: 20_200, tools: 18_400 },
     steps: [...SEARCH, { tool: "wait", args: { seconds: 2 }, message: "waited 2 s", note: "Spinner shown; waiting" }],
     checks: () => [
       {
@@ -169,11 +176,6 @@ const TASKS: readonly TaskShape[] = [
     id: "compare-two",
     title: "Compare the venues of BB-042 and BB-024",
     tags: ["reading"],
-    turns: { structured: 9, tools: 8 },
-    extraActions: { structured: 0, tools: 1 },
-    inputTokens: { structured: 33_166, tools: 35_666 },
-    outputTokens: { structured: 577, tools: 487 },
-    wallMs: { structured: 23_300, tools: 21_500 },
     steps: [
       ...SEARCH,
       click(88, 64, "back-home", "BB-042's venue read; back to search"),
@@ -322,11 +324,12 @@ function seedTrial(
   startedAt: string,
 ): void {
   const capped = outcome === "turn-cap";
-  const turns = capped ? TURN_CAP : task.turns[mode];
-  const stretch = turns / task.turns[mode];
-  const inputTokens = Math.round(task.inputTokens[mode] * stretch);
-  const outputTokens = Math.round(task.outputTokens[mode] * stretch);
-  const wallMs = Math.round(task.wallMs[mode] * stretch) + trial.repeat * 700;
+  const figures = figuresOf(TASKS.indexOf(task), mode);
+  const turns = capped ? TURN_CAP : figures.turns;
+  const stretch = turns / figures.turns;
+  const inputTokens = Math.round(figures.inputTokens * stretch);
+  const outputTokens = Math.round(figures.outputTokens * stretch);
+  const wallMs = Math.round(figures.wallMs * stretch) + trial.repeat * 700;
   // Structured output's stuck trials sometimes wrote JSON umpire could not parse; the loop refused those calls.
   const invalid: Record<string, number> =
     outcome === "wrong-answer" || (capped && mode === "structured") ? { invalid_json: 1 } : {};
@@ -360,7 +363,7 @@ function seedTrial(
     });
     modelMs += turnModelMs;
     if (refused) continue;
-    const perTurn = idx === 0 && task.extraActions[mode] > 0 ? 2 : 1;
+    const perTurn = idx === 0 && figures.extraActions > 0 ? 2 : 1;
     const batch = Array.from({ length: perTurn }, (_, k) => {
       const step = stepOf(task, actions + k, capped);
       executorMs += 180;
