@@ -13,10 +13,11 @@
  *   is given (then they are all stdout carries, so it stays parseable);
  * - `html`: the static report, in FILE as its folder (default: the report's usual folder).
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { writeOutputFile } from "./output-file.js";
 import { UmpireError } from "../errors.js";
 import type { PriceBook } from "../pricing.js";
 import { reportedCost } from "../report/cost.js";
@@ -80,16 +81,7 @@ function textReporter(name: string, render: (run: StoredRun) => string): Builtin
       onStoredRun(run) {
         const text = render(run);
         if (!file) return void io.stdout.write(text);
-        try {
-          mkdirSync(dirname(file), { recursive: true });
-          writeFileSync(file, text);
-        } catch (error) {
-          throw new UmpireError(
-            "input",
-            `--reporter ${name}:${file}: cannot write the file (${String(error)})`,
-            "choose a writable path",
-          );
-        }
+        writeOutputFile(file, text, `--reporter ${name}:${file}`);
         return `${name}: ${file}`;
       },
     }),

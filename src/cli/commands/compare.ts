@@ -2,7 +2,8 @@
  * `umpire compare`: two runs side by side, or one run split by mode, model, tag or agent, with paired
  * statistics; with `--fail-on-regression` it is a CI gate (exit 1 on a regression).
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { writeOutputFile } from "../output-file.js";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { defaultReportDir } from "../../report/html/writer.js";
 import { sideBySideUrl } from "../../report/html/layout.js";
@@ -238,7 +239,7 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
         name: g.label,
         trials: g.trials.map((t) => ({ trial: t as TrialRecord, checks: store.checks(t.id) })),
       }));
-      writeFileSync(resolve(io.cwd, values.junit), junitXml(suites));
+      writeOutputFile(resolve(io.cwd, values.junit), junitXml(suites), `--junit ${values.junit}`);
     }
     const divergences = by ? [] : runDivergences(store, comparison, groups, io.cwd);
     const markText = marks.map((m) => `${m}\n`).join("");

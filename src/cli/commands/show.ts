@@ -1,5 +1,5 @@
 /** `umpire show <run>`: one run's trials, stop reasons, costs, timings and every check. */
-import { writeFileSync } from "node:fs";
+import { writeOutputFile } from "../output-file.js";
 import { resolve } from "node:path";
 import { UmpireError } from "../../errors.js";
 import type { RunRecord, TrialRecord, TurnRecord } from "../../store/records.js";
@@ -98,7 +98,12 @@ async function execute(parsed: ParsedCommand<typeof OPTIONS>, io: CommandIO): Pr
           }
         : {}),
     }));
-    if (values.junit) writeFileSync(resolve(io.cwd, values.junit), junitXml([{ name: runRecord.id, trials: details }]));
+    if (values.junit)
+      writeOutputFile(
+        resolve(io.cwd, values.junit),
+        junitXml([{ name: runRecord.id, trials: details }]),
+        `--junit ${values.junit}`,
+      );
     if (values.json) {
       if (!outputs.summary)
         throw new UmpireError(

@@ -41,6 +41,16 @@ describe("junit", () => {
     expect(cases.map((c) => c.attributes.classname)).toEqual(["umpire.a", "umpire.b", "umpire.c"]);
     expect(cases[0].attributes.time).toBe("1.500");
     expect(cases[2].children.map((c) => c.name)).toEqual(["skipped"]);
+
+    // A CI step names results/junit.xml before anything made results/: the folder is made.
+    const nested = join(dir, "results", "ci", "junit.xml");
+    expect(await main(["show", runId, "--db", db, "--junit", nested], fakeIO(dir).io)).toBe(0);
+    expect(parseXml(readFileSync(nested, "utf8")).attributes).toMatchObject({ tests: "3" });
+    // A path that cannot be written is the user's to fix, said with the flag (exit 2), not an internal error (4).
+    const blocked = fakeIO(dir);
+    expect(await main(["show", runId, "--db", db, "--junit", join(file, "under-a-file.xml")], blocked.io)).toBe(2);
+    expect(blocked.err()).toContain(`--junit ${join(file, "under-a-file.xml")}: cannot write the file`);
+    expect(blocked.err()).toContain("choose a writable path");
   });
 
   it("an empty suite list is still a valid document", () => {
