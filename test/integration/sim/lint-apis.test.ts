@@ -187,7 +187,7 @@ describe("umpire lint on every API's requests", () => {
       "gemini-computer": "generate-content",
     } as const;
     const files: string[] = [];
-    for (const [mode, api] of Object.entries(apis)) {
+    for (const mode of Object.keys(apis)) {
       const r = recorded[mode as OutputMode]!;
       expect(r.path).toMatch(/chat\/completions$|responses$|messages$|:generateContent$/);
       files.push(await file(`${mode}.json`, asRecorded(r)), await file(`${mode}-body.json`, r.body));
@@ -236,13 +236,13 @@ describe("umpire lint on every API's requests", () => {
     const result = await runInProcess(["lint", ...files]);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
-      /openai-unacked\.json: 1 violation \(as responses, by its shape\)\n  openai-safety-acknowledged  input\[\d+\]/,
+      /openai-unacked\.json: 1 violation \(as responses, by its shape\)\n {2}openai-safety-acknowledged {2}input\[\d+\]/,
     );
     expect(result.stdout).toMatch(
-      /anthropic-beta\.json: 1 violation \(as messages, by its path\)\n  anthropic-computer-tool  tools/,
+      /anthropic-beta\.json: 1 violation \(as messages, by its path\)\n {2}anthropic-computer-tool {2}tools/,
     );
     expect(result.stdout).toMatch(
-      /gemini-unacked\.json: 1 violation \(as generate-content, by its path\)\n  gemini-safety-acknowledged/,
+      /gemini-unacked\.json: 1 violation \(as generate-content, by its path\)\n {2}gemini-safety-acknowledged/,
     );
   });
 
