@@ -21,7 +21,8 @@ export interface Violation {
 
 /** Every rule, with the convention it enforces (shown by `umpire lint --rules`). */
 export const LINT_RULES = {
-  "body-shape": "The body is a JSON object with a `model` string and a non-empty `messages` array.",
+  "body-shape":
+    "The body is a JSON object; a chat-completions body has a `model` string and a non-empty `messages` array.",
   "no-extra-body":
     "No literal `extra_body` key: H-specific fields go at the top level of the body (the API ignores `extra_body`).",
   "enable-thinking": "Thinking stays on: `chat_template_kwargs.enable_thinking` is true.",

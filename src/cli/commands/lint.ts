@@ -26,7 +26,7 @@ const OPTIONS = {
     kind: "enum",
     arg: "API",
     values: REQUEST_APIS,
-    help: `${REQUEST_APIS.join(" | ")}: check every file as a request of this API\n(default: the file's path, else the body's shape)`,
+    help: `${REQUEST_APIS.join(" | ")}:\ncheck every file as a request of this API (default: the file's path, else its shape)`,
   },
   json: { kind: "boolean", help: "print {file, api, decidedBy, violations} objects (or {file, error}) as JSON" },
   rules: { kind: "boolean", help: "list the rules, the family and API each belongs to, and what each checks" },
