@@ -82,7 +82,7 @@ function undecided(file: string, decision: Extract<ApiDecision, { api: null }>):
   return new UmpireError(
     "input",
     `${file}: cannot tell which API this request is for: ${decision.problem}`,
-    `name it: umpire lint --api ${decision.candidates.join("|")} ${file} (or record {"body", "path"} with the URL path it was sent to)`,
+    `pass ${decision.candidates.map((api) => `--api ${api}`).join(" or ")} (umpire lint --api ${decision.candidates[0]} ${file}), or record {"body", "path"} with the URL path it was sent to`,
   );
 }
 

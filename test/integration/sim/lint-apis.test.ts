@@ -254,7 +254,9 @@ describe("umpire lint on every API's requests", () => {
     const result = await runInProcess(["lint", both, list, broken, good]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`umpire: ${both}: cannot tell which API this request is for`);
-    expect(result.stderr).toContain(`fix: name it: umpire lint --api chat-completions|messages ${both}`);
+    expect(result.stderr).toContain(
+      `fix: pass --api chat-completions or --api messages (umpire lint --api chat-completions ${both})`,
+    );
     expect(result.stderr).toContain(`umpire: ${list}: not a request: the JSON is an array, not an object`);
     expect(result.stderr).toContain(`umpire: ${broken}: not valid JSON`);
     expect(result.stdout).toBe(`${good}: conformant (as responses, by its shape)\n`);
