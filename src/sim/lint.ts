@@ -21,7 +21,8 @@ export interface Violation {
 
 /** Every rule, with the convention it enforces (shown by `umpire lint --rules`). */
 export const LINT_RULES = {
-  "body-shape": "The body is a JSON object with a `model` string and a non-empty `messages` array.",
+  "body-shape":
+    "The body is a JSON object; a chat-completions body has a `model` string and a non-empty `messages` array.",
   "no-extra-body":
     "No literal `extra_body` key: H-specific fields go at the top level of the body (the API ignores `extra_body`).",
   "enable-thinking": "Thinking stays on: `chat_template_kwargs.enable_thinking` is true.",
@@ -60,7 +61,7 @@ export const LINT_RULES = {
     "OpenAI: every pending safety check of a computer_call is acknowledged in its computer_call_output.",
   // Anthropic computer use (Messages API; vendor-lint.ts)
   "anthropic-computer-tool":
-    "Anthropic (without the toolset): one computer tool (`computer_YYYYMMDD`, name `computer`, integer display_width_px/height_px) and its beta in `anthropic-beta`.",
+    "Anthropic (without the toolset): one computer tool (`computer_YYYYMMDD`, name `computer`, integer display_width_px/height_px) and its beta in `anthropic-beta` (checked when the headers were recorded).",
   "anthropic-computer-tool-version":
     "Anthropic (without the toolset): the computer tool's version is the one Anthropic's \"Computer use tool\" page documents for the request's `model` (docs/model-side.md lists them); a model id the page does not list (a proxy's alias, a newer model) is not checked. That its beta matches the tool is `anthropic-computer-tool`'s.",
   "anthropic-screenshot-scaling":

@@ -14,7 +14,11 @@ import type { Vendor } from "./vendor-wire.js";
 
 type Item = Record<string, unknown>;
 
-export function lintVendorRequest(vendor: Vendor, body: unknown, headers: RequestHeaders = {}): Violation[] {
+/**
+ * Lints a vendor request. `headers` absent means they were not recorded (a bare body given to
+ * `umpire lint`): the rules on a header (Anthropic's beta) are then not checked, never failed.
+ */
+export function lintVendorRequest(vendor: Vendor, body: unknown, headers?: RequestHeaders): Violation[] {
   if (!isRecord(body)) return [{ rule: "body-shape", message: "the body is not a JSON object", path: "$" }];
   if (vendor === "gemini") return lintGenerateContent(body);
   return vendor === "openai" ? lintResponses(body) : lintMessages(body, headers);
@@ -126,13 +130,13 @@ function lintToolVersion(model: unknown, tools: Item[], tool: Item | undefined):
   ];
 }
 
-function lintMessages(body: Item, headers: RequestHeaders): Violation[] {
+function lintMessages(body: Item, headers: RequestHeaders | undefined): Violation[] {
   const out: Violation[] = [];
   const tools = Array.isArray(body.tools) ? (body.tools as Item[]) : [];
   const computer = tools.filter((t) => /^computer_\d{8}$/.test(String(t.type)));
   const toolsets = tools.filter((t) => t.type === COMPUTER_TOOLSET_TYPE);
   const tool = toolsets.length > 0 ? undefined : computer[0];
-  const beta = String(headers["anthropic-beta"] ?? "");
+  const beta = headers ? String(headers["anthropic-beta"] ?? "") : null;
   const date = tool ? String(tool.type).slice(-8) : "";
   const wantBeta = `computer-use-${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6)}`;
   if (toolsets.length > 0) out.push(...lintToolsetEntry(toolsets, computer));
@@ -141,7 +145,7 @@ function lintMessages(body: Item, headers: RequestHeaders): Violation[] {
     tool?.name !== "computer" ||
     !Number.isInteger(tool.display_width_px) ||
     !Number.isInteger(tool.display_height_px) ||
-    !beta.includes(wantBeta)
+    (beta !== null && !beta.includes(wantBeta))
   ) {
     out.push({
       rule: "anthropic-computer-tool",
