@@ -58,6 +58,11 @@ export interface Divergence {
   cause: DivergenceCause | null;
   /** Screen similarity at that turn (what both agents saw before acting), 0..1; null when unknown. */
   similarity: number | null;
+  /**
+   * The turns looked at (up to the divergence, or all of them), and how many of them had both
+   * screenshots to compare: "alike screens" is said only of screens that were compared.
+   */
+  screensCompared: { turns: number; compared: number };
   /** Each side's turn at the divergence and the next one (null where that side has none). */
   baseTurns: [TrajectoryTurn | null, TrajectoryTurn | null];
   candidateTurns: [TrajectoryTurn | null, TrajectoryTurn | null];
@@ -84,6 +89,7 @@ export function findDivergence(
   candidate: TrajectorySide,
   tools: DivergenceTools,
 ): Divergence {
+  const screensCompared = { turns: 0, compared: 0 };
   const result = (i: number | null, cause: DivergenceCause | null, similarity: number | null): Divergence => ({
     key,
     direction,
@@ -92,6 +98,7 @@ export function findDivergence(
     turn: i === null ? null : i + 1,
     cause,
     similarity,
+    screensCompared,
     baseTurns: i === null ? [null, null] : [base.turns[i] ?? null, base.turns[i + 1] ?? null],
     candidateTurns: i === null ? [null, null] : [candidate.turns[i] ?? null, candidate.turns[i + 1] ?? null],
   });
@@ -101,6 +108,8 @@ export function findDivergence(
     const c = candidate.turns[i];
     if (!b || !c) return result(i, "ended", null);
     const similarity = similarityAt(b, c, tools);
+    screensCompared.turns += 1;
+    if (similarity !== null) screensCompared.compared += 1;
     if (similarity !== null && similarity < SCREENS_APART) return result(i, "screens", similarity);
     if (!sameActions(b, c, tools)) return result(i, "actions", similarity);
   }
@@ -199,7 +208,7 @@ export function divergenceLine(d: Divergence): string {
   const head = `task ${d.key} flipped ${d.direction}`;
   const base = `baseline trial ${d.base.trialId} ${d.base.verdict ?? "not run"}`;
   const pair = `(${base}, candidate trial ${d.candidate.trialId} ${d.candidate.verdict ?? "not run"})`;
-  if (d.turn === null) return `${head}: the same actions on alike screens at every turn ${pair}`;
+  if (d.turn === null) return `${head}: ${neverParted(d.screensCompared)} ${pair}`;
   const [b] = d.baseTurns;
   const [c] = d.candidateTurns;
   const when = d.cause === "screens" ? "(the pages had already parted)" : "before";
@@ -208,6 +217,14 @@ export function divergenceLine(d: Divergence): string {
   const which = differ.length ? ` (${differ.join(", ")} differ${differ.length === 1 ? "s" : ""})` : "";
   const actions = `baseline ${describeTurn(b)}, candidate ${describeTurn(c)}${which}`;
   return `${head}: diverged at turn ${d.turn}: ${actions}${screens} ${pair}`;
+}
+
+/** Two trajectories that never parted, saying only what was compared (screens need both screenshots). */
+function neverParted({ turns, compared }: Divergence["screensCompared"]): string {
+  if (compared === turns) return "the same actions on alike screens at every turn";
+  if (compared === 0)
+    return "the same actions at every turn (screens not compared: no turn has a screenshot on each side)";
+  return `the same actions at every turn, on alike screens at the ${compared} of ${turns} turns with both screenshots`;
 }
 
 /** Floor, so 99.6% alike never reads as 100% for screens that differ. */

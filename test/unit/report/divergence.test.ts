@@ -90,7 +90,27 @@ describe("findDivergence", () => {
       cand,
       tools({ "/screens/saved.png|/screens/error-page.png": SCREENS_APART + 0.05 }),
     );
-    expect(above).toMatchObject({ turn: null, cause: null });
+    expect(above).toMatchObject({ turn: null, cause: null, screensCompared: { turns: 2, compared: 2 } });
+    expect(divergenceLine(above)).toContain(": the same actions on alike screens at every turn (");
+  });
+
+  it("trajectories that never parted say 'alike screens' only of screens that were compared", () => {
+    const bare = (idx: number, ...actions: TrajectoryTurn["actions"]): TrajectoryTurn => ({
+      idx,
+      actions,
+      screenshot: null,
+    });
+    const base = side("A/1", "passed", [bare(1, click(500, 400)), turn(2, "saved", click(100, 100))]);
+    const none = side("B/1", "failed", [bare(1, click(500, 400)), bare(2, click(100, 100))]);
+    const noScreens = findDivergence("t", "pass->fail", base, none, tools());
+    expect(noScreens).toMatchObject({ turn: null, screensCompared: { turns: 2, compared: 0 } });
+    expect(divergenceLine(noScreens)).toContain(
+      ": the same actions at every turn (screens not compared: no turn has a screenshot on each side) (",
+    );
+    const some = side("B/1", "failed", [bare(1, click(500, 400)), turn(2, "saved", click(100, 100))]);
+    expect(divergenceLine(findDivergence("t", "pass->fail", base, some, tools()))).toContain(
+      ": the same actions at every turn, on alike screens at the 1 of 2 turns with both screenshots (",
+    );
   });
 
   it("a trial that ended first parts at the turn the other one still played", () => {
