@@ -59,8 +59,8 @@ function cells(s: TrialSetStats | null, summary: boolean, invalid: boolean): str
     formatMean(s.meanTurns),
     formatMean(s.meanActions),
     ...(invalid ? [invalidRateCell(s.invalidCalls)] : []),
-    String(s.falseSuccesses),
     String(s.cancelled),
+    String(s.falseSuccesses),
     formatStopMix(s.stopReasons),
   ].map(escapeMarkdown);
 }
@@ -123,8 +123,9 @@ export function compareMarkdown(c: Comparison, verdict?: RegressionVerdict): str
     "turns",
     "actions",
     ...(invalid ? ["invalid/turn"] : []),
-    "false succ.",
+    // The terminal table's order (tables.ts), so the two read alike.
     "cancelled",
+    "false succ.",
     "stop reasons",
   ];
   const lines = [row(head), row(head.map((_, i) => (i >= 3 && i < head.length - 1 ? "---:" : "---")))];

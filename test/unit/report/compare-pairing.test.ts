@@ -136,3 +136,25 @@ describe("a task one side ran alone", () => {
     expect(c.paired[0]!.deltas.meanCostPct).toBeNull();
   });
 });
+
+describe("the comparison's two tables", () => {
+  it("the Markdown table has the terminal table's columns, in its order", () => {
+    const c = twoRuns(
+      [{ task: "a", verdict: "passed" }],
+      [{ task: "a", verdict: "failed", stopReason: "cancelled", claimed: true }],
+    );
+    const terminal = compareText(c, PLAIN)
+      .split("\n")
+      .find((l) => l.startsWith("│ task"))!
+      .split("│")
+      .map((cell) => cell.trim())
+      .filter(Boolean);
+    const markdown = compareMarkdown(c)
+      .split("\n")
+      .find((l) => l.startsWith("| task"))!
+      .split("|")
+      .map((cell) => cell.trim())
+      .filter(Boolean);
+    expect(markdown).toEqual(terminal);
+  });
+});
