@@ -124,7 +124,7 @@ describe("compare shows them per group", () => {
   it("Markdown: the same column and lines", () => {
     const md = compareMarkdown(c);
     const [head, rule, first] = md.split("\n");
-    expect(head).toContain("| actions | invalid/turn | false succ. |");
+    expect(head).toContain("| actions | invalid/turn | cancelled |");
     expect(rule!.split("|").length).toBe(head!.split("|").length);
     expect(first!.split("|").length).toBe(head!.split("|").length);
     expect(md).toContain("| **all tasks** | **careful (anthropic-computer)** |");
