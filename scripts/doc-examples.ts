@@ -69,6 +69,13 @@ const EXAMPLES: readonly Example[] = [
   { name: "compare-baseline", argv: GATE, prompt: true, exit: 1 },
   { name: "markdown", argv: ["compare", CANDIDATE_RUN, "--baseline", "main", "--markdown"], lang: "markdown" },
   { name: "junit", argv: GATE, lang: "xml", exit: 1, shape: (_out, files) => excerptJunit(files.junit, 2) },
+  // One trial of `show --json`, as trialToJson writes it.
+  {
+    name: "show-json-trial",
+    argv: ["show", BASELINE_RUN, "--json"],
+    lang: "json",
+    shape: (out) => JSON.stringify(JSON.parse(out).trials[0], null, 2),
+  },
 ];
 
 /** Only the first table of an output (its box, top border to bottom border). */
