@@ -3,8 +3,10 @@
  * task, with a summary per group and a paired analysis of each group against the first.
  *
  * Pairing: a task is the same unit on both sides when its task id matches, plus its mode and model
- * when those vary inside a group (and are not what is being compared). Within a task, repeats are
- * paired in repeat order for the McNemar test; the bootstrap resamples whole tasks.
+ * when those vary inside a group and are crossed with the groups (and are not what is being
+ * compared; see keyDimensions). Within a task, repeats are paired in repeat order for the McNemar
+ * test; the bootstrap resamples whole tasks. Every number of a pair reads the paired tasks only; a
+ * task one side ran alone is listed as unpaired.
  *
  * Changed tasks: when the stored content hashes of a task differ between the two sides, the task
  * was edited between the runs, so its trials are not like-for-like. It is listed as changed and
@@ -118,13 +120,13 @@ export interface PairedAnalysis {
   flaky: { key: string; base: TaskCounts | null; candidate: TaskCounts | null }[];
   /** Stable on the base side (all repeats passed) and failing in most candidate repeats. */
   stableRegressions: { key: string; base: TaskCounts; candidate: TaskCounts }[];
+  /** Cost per success over the paired tasks' trials on each side: what the cost gate compares. */
+  costPerSuccess: { base: CostPerSuccess; candidate: CostPerSuccess };
   /**
    * Candidate relative to base, in percent, over the paired tasks' trials only (the same tasks on
    * both sides: a side with one more, cheaper task would otherwise look cheaper); null when not
    * computable (nothing paired, base 0 or unknown).
    */
-  /** Cost per success over the paired tasks' trials on each side: what the cost gate compares. */
-  costPerSuccess: { base: CostPerSuccess; candidate: CostPerSuccess };
   deltas: {
     meanCostPct: number | null;
     costPerSuccessPct: number | null;
