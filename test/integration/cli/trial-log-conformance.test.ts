@@ -304,7 +304,7 @@ describe("a refused reply's kind (#41)", () => {
     });
 
     const md = await umpire(["compare", mainRun, refusedRun, "--markdown", "--db", db()], dir);
-    expect(md.out).toContain("| actions | invalid/turn | false succ. |");
+    expect(md.out).toContain("| actions | invalid/turn | cancelled |");
     expect(md.out).toContain(`- ${refusedRun}: 1.00 per turn: invalid calls 4 (invalid\\_json 1, missing\\_fields 1,`);
 
     // One row per agent of compare's own grouping: the named agent with its family, the unnamed ones by mode.
