@@ -37,6 +37,14 @@ export type ReportTrial = Pick<
 > &
   Partial<Pick<TrialRecord, "taskHash" | "agentHash" | "metrics">>;
 
+/**
+ * Whether a trial's agent is a named one (`agents:` in the config): an unnamed agent's label is its
+ * `model/mode` (src/agent/config.ts), a named one's is its name.
+ */
+export function isNamedAgent(t: Pick<ReportTrial, "agentLabel" | "model" | "mode">): boolean {
+  return t.agentLabel !== `${t.model}/${t.mode}`;
+}
+
 /** A task's state in one group: every counted repeat passed, none did, or they disagree. */
 export type TaskOutcome = "pass" | "fail" | "flaky" | "none";
 

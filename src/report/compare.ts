@@ -21,7 +21,7 @@
  * what changed at the top (src/report/agent-changes.ts). Trials stored without a hash count as
  * unknown, never as changed.
  */
-import { summarizeGroup, summarizeTrials, type ReportTrial, type TrialSetStats } from "./aggregate.js";
+import { isNamedAgent, summarizeGroup, summarizeTrials, type ReportTrial, type TrialSetStats } from "./aggregate.js";
 import type { CostPerSuccess } from "./cost.js";
 import { detectableDrop, type Detectable } from "./power.js";
 import { bootstrapPassRateDiff, mcnemarExact, pairRepeats, type PairedCounts } from "./stats.js";
@@ -161,8 +161,7 @@ export function groupTrialsBy(trials: readonly ReportTrial[], by: "mode" | "mode
     (groups.get(label) ?? groups.set(label, []).get(label)!).push(t);
   }
   const labels = [...groups.keys()];
-  if (by === "mode") labels.sort((a, b) => rank(a) - rank(b));
-  return labels.map((label) => {
+  return (by === "mode" ? inModeOrder(labels) : labels).map((label) => {
     const ts = groups.get(label)!;
     return { label, runIds: [...new Set(ts.map((t) => t.runId))], trials: ts };
   });
@@ -173,9 +172,12 @@ export function groupTrialsBy(trials: readonly ReportTrial[], by: "mode" | "mode
  * `holo (tools)`, whatever the name says (an unnamed agent's label, `model/mode`, already names it).
  */
 export function agentFamilyLabel(t: Pick<ReportTrial, "agentLabel" | "model" | "mode">): string {
-  return t.agentLabel === `${t.model}/${t.mode}` || t.agentLabel === t.mode
-    ? t.agentLabel
-    : `${t.agentLabel} (${t.mode})`;
+  return !isNamedAgent(t) || t.agentLabel === t.mode ? t.agentLabel : `${t.agentLabel} (${t.mode})`;
+}
+
+/** Modes in the protocol registry's order (TRIAL_MODES), any other after them in the order given. */
+export function inModeOrder(modes: readonly string[]): string[] {
+  return [...modes].sort((a, b) => rank(a) - rank(b));
 }
 
 function rank(mode: string): number {
@@ -223,7 +225,7 @@ function keyDimensions(groups: readonly CompareGroupInput[], by: CompareBy): Dim
   const varies = (dim: Dimension) =>
     dim !== by && groups.some((g) => new Set(g.trials.map((t) => dimensionOf(t, dim))).size > 1) && crossed(dim);
   // Unnamed agents (labelled model/mode) keep the mode and model dimensions they have always had.
-  const named = groups.some((g) => g.trials.some((t) => t.agentLabel !== `${t.model}/${t.mode}`));
+  const named = groups.some((g) => g.trials.some(isNamedAgent));
   if (named && varies("agent")) return ["agent"];
   return (["mode", "model"] as const).filter(varies);
 }

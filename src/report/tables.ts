@@ -5,7 +5,7 @@
 import { cpuLine } from "./run-cpu.js";
 import { oneLine } from "../safety/terminal.js";
 import type { ActionRecord, CheckRecord, RunRecord, RunSummary, TrialRecord, TurnRecord } from "../store/records.js";
-import type { TrialSetStats } from "./aggregate.js";
+import { isNamedAgent, type TrialSetStats } from "./aggregate.js";
 import {
   NOTHING_PAIRED,
   TASK_CHANGED,
@@ -37,7 +37,7 @@ import { explainDuration } from "./latency.js";
 import { runNoteLines, runNotes } from "./run-notes.js";
 import {
   INVALID_RATE_HEAD,
-  invalidCallsByAgent,
+  invalidCallRate,
   invalidCallsText,
   invalidRateCell,
   invalidRateLines,
@@ -325,13 +325,12 @@ function perStep(t: TrialRecord): string | null {
  * by kind, when there were any (invalid-calls.ts).
  */
 export function agentSummaryLines(details: readonly TrialDetail[]): string[] {
-  const invalid = new Map(invalidCallsByAgent(details.map((d) => d.trial)).map((c) => [c.agent, c]));
   const groups = new Map<string, TrialRecord[]>();
   for (const { trial } of details) groups.set(trial.agentLabel, [...(groups.get(trial.agentLabel) ?? []), trial]);
   return [...groups].map(([agent, trials]) => {
     // An unnamed agent is its model and mode; a named one is its name (two may share both).
     const { model, mode } = trials[0]!;
-    const key = agent === `${model}/${mode}` ? `${model} · ${mode}` : `${agent} (${model} · ${mode})`;
+    const key = isNamedAgent(trials[0]!) ? `${agent} (${model} · ${mode})` : `${model} · ${mode}`;
     const passed = trials.filter((t) => t.verdict === "passed").length;
     const cost = formatCostPerSuccess(costPerSuccess(sumCosts(trials.map((t) => t.costUsd)), passed));
     const turns = trials.reduce((n, t) => n + t.turns, 0);
@@ -339,7 +338,7 @@ export function agentSummaryLines(details: readonly TrialDetail[]): string[] {
       turns > 0
         ? formatMs(trials.reduce((n, t) => n + (t.modelMs ?? 0) + (t.executorMs ?? 0) + (t.captureMs ?? 0), 0) / turns)
         : "no turns of umpire's loop";
-    const refused = invalidCallsText(invalid.get(agent));
+    const refused = invalidCallsText(invalidCallRate(trials) ?? undefined);
     return `${key}: ${passed}/${trials.length} passed, cost per success ${cost}, time per step ${step}${refused ? `; ${refused}` : ""}`;
   });
 }

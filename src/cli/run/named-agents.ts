@@ -164,9 +164,9 @@ export function protocolNotes(config: LoadedConfig, agents: readonly AgentConfig
  * `computerTool` its model id is not documented with), one line each with the file, line and field.
  */
 export function agentNotices(config: LoadedConfig, agents: readonly AgentConfig[]): string[] {
-  const under = new Set(agents.flatMap((a) => (a.name === undefined ? [] : [`${dottedPath(["agents", a.name])}.`])));
+  const under = agents.flatMap((a) => (a.name === undefined ? [] : [`${dottedPath(["agents", a.name])}.`]));
   return (config.notices ?? [])
-    .filter((p) => [...under].some((prefix) => p.path.startsWith(prefix)))
+    .filter((p) => under.some((prefix) => p.path.startsWith(prefix)))
     .map((p) => formatProblem(p));
 }
 

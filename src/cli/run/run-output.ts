@@ -2,8 +2,8 @@
  * What `umpire run` prints when the trials are done: JSON only (--json), or the summary table,
  * and, when it has more than one mode (or named agents sharing one), the comparison of its groups.
  */
-import type { ReportTrial } from "../../report/aggregate.js";
-import { compareGroups, groupTrialsBy } from "../../report/compare.js";
+import { isNamedAgent, type ReportTrial } from "../../report/aggregate.js";
+import { compareGroups, groupTrialsBy, inModeOrder } from "../../report/compare.js";
 import { reportedCost } from "../../report/cost.js";
 import type { PriceBook } from "../../pricing.js";
 import { runSummaryLine, runSummaryTable } from "../../report/run-summary.js";
@@ -15,7 +15,6 @@ import type { VerdictCounts } from "../exit-codes.js";
 import type { CommandIO } from "../io.js";
 import { describeConcurrency, type EndpointReport } from "../../runner/schedule/concurrency-gate.js";
 import { describePools } from "../../targets/pool-report.js";
-import { TRIAL_MODES } from "../../vocabulary.js";
 import type { PoolReport } from "../../targets/instance-pool.js";
 
 const MODE_WORDS: Readonly<Record<string, string>> = {
@@ -34,16 +33,19 @@ export function endOfRunSplit(
 ): { by: "mode" | "agent"; heading: string } | null {
   const modes = [...new Set(trials.map((t) => t.mode))];
   const agentsOf = (mode: string) => new Set(trials.filter((t) => t.mode === mode).map((t) => t.agentLabel));
-  const named = trials.some((t) => t.agentLabel !== `${t.model}/${t.mode}`);
-  if (named && modes.some((mode) => agentsOf(mode).size > 1)) {
+  if (trials.some(isNamedAgent) && modes.some((mode) => agentsOf(mode).size > 1)) {
     return { by: "agent", heading: "by agent (agents sharing a mode are rows of their own)" };
   }
   if (modes.length < 2) return null;
   if (modes.length === 2 && modes.includes("structured") && modes.includes("tools")) {
     return { by: "mode", heading: "structured outputs vs function calling" };
   }
-  const ordered = [...TRIAL_MODES.filter((m) => modes.includes(m)), ...modes.filter((m) => !TRIAL_MODES.includes(m))];
-  return { by: "mode", heading: `by mode (${ordered.map((m) => MODE_WORDS[m] ?? m).join(", ")})` };
+  return {
+    by: "mode",
+    heading: `by mode (${inModeOrder(modes)
+      .map((m) => MODE_WORDS[m] ?? m)
+      .join(", ")})`,
+  };
 }
 
 /** Prints the run's outcome; returns its trials' failures and errors, for the exit code. */
